@@ -1,0 +1,193 @@
+/*
+ * inputs/snapshot.h - the input side's one door.
+ *
+ * A snapshot is everything the cost model needs about one moment of one
+ * machine (see shared/design/snapshot-format.md).  Readers load a snapshot
+ * from a directory, a tar or compressed tar, an smemcap capture, or the live
+ * /proc into one in-memory struct snapshot; the writer (capture) produces the
+ * portable form.  Everything downstream reads only this header.
+ *
+ * Memory: all processes' VMAs sit in one array (struct vma, ~200 bytes each),
+ * all strings in one arena, pagemap records in one array per process.  Nothing
+ * is allocated per smaps line.
+ */
+#ifndef PTSCOPE_INPUTS_SNAPSHOT_H
+#define PTSCOPE_INPUTS_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst) */
+#define PAGEMAP_PFN_MASK        ((UINT64_C(1) << 55) - 1)
+#define PAGEMAP_SOFT_DIRTY      (UINT64_C(1) << 55)
+#define PAGEMAP_EXCLUSIVE       (UINT64_C(1) << 56)
+#define PAGEMAP_FILE_OR_SHARED  (UINT64_C(1) << 61)
+#define PAGEMAP_SWAPPED         (UINT64_C(1) << 62)
+#define PAGEMAP_PRESENT         (UINT64_C(1) << 63)
+
+/* /proc/kpageflags bits used by the model */
+#define KPF_ANON            12
+#define KPF_COMPOUND_HEAD   15
+#define KPF_COMPOUND_TAIL   16
+#define KPF_HUGE            17
+#define KPF_KSM             21
+#define KPF_THP             22
+#define KPF_ZERO_PAGE       24
+
+/* VmFlags two-letter codes, one bit each (fs/proc/task_mmu.c show_smap_vma_flags) */
+enum vma_flag {
+	VMF_RD, VMF_WR, VMF_EX, VMF_SH, VMF_MR, VMF_MW, VMF_ME, VMF_MS,
+	VMF_GD, VMF_PF, VMF_DW, VMF_LO, VMF_IO, VMF_SR, VMF_RR, VMF_DC,
+	VMF_DE, VMF_AC, VMF_NR, VMF_HT, VMF_SF, VMF_NL, VMF_AR, VMF_WF,
+	VMF_DD, VMF_MM, VMF_HG, VMF_NH, VMF_MG, VMF_UM, VMF_UW, VMF_SS,
+	VMF_SL, VMF_BT, VMF_MT, VMF_LF, VMF_OTHER, VMF_COUNT
+};
+#define VMA_HAS_FLAG(v, f) (((v)->vm_flags >> (f)) & 1)
+
+/* smaps counters in kB, in the order the model uses them */
+enum smaps_field {
+	SMAPS_SIZE, SMAPS_KERNEL_PAGE_SIZE, SMAPS_MMU_PAGE_SIZE, SMAPS_RSS,
+	SMAPS_PSS, SMAPS_PSS_DIRTY, SMAPS_PSS_ANON, SMAPS_PSS_FILE, SMAPS_PSS_SHMEM,
+	SMAPS_SHARED_CLEAN, SMAPS_SHARED_DIRTY, SMAPS_PRIVATE_CLEAN,
+	SMAPS_PRIVATE_DIRTY, SMAPS_REFERENCED, SMAPS_ANONYMOUS, SMAPS_KSM,
+	SMAPS_LAZY_FREE, SMAPS_ANON_HUGE_PAGES, SMAPS_SHMEM_PMD_MAPPED,
+	SMAPS_FILE_PMD_MAPPED, SMAPS_SHARED_HUGETLB, SMAPS_PRIVATE_HUGETLB,
+	SMAPS_SWAP, SMAPS_SWAP_PSS, SMAPS_LOCKED, SMAPS_THP_ELIGIBLE,
+	SMAPS_FIELD_COUNT
+};
+
+/* The smaps key of each field ("Rss", "Pss_Dirty", ...). */
+extern const char *const smaps_field_names[SMAPS_FIELD_COUNT];
+
+struct vma {
+	uint64_t start, end;            /* [start, end) virtual addresses */
+	uint64_t offset;                /* file offset in bytes */
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	char perms[5];                  /* "r-xp", NUL-terminated */
+	const char *path;               /* "" for anonymous; arena-owned */
+	uint64_t vm_flags;              /* bit per enum vma_flag */
+	uint64_t kb[SMAPS_FIELD_COUNT]; /* counters; absent fields are 0 */
+	uint32_t present_fields;        /* bit per enum smaps_field seen */
+	uint32_t extra_first, extra_count; /* unknown fields, in snapshot->extras */
+};
+
+/* An smaps line this parser does not know, kept by name. */
+struct smaps_extra {
+	const char *name;               /* arena-owned */
+	uint64_t value;                 /* in kB when the line had a kB unit */
+};
+
+struct pagemap_record {
+	uint64_t vaddr;
+	uint64_t entry;                 /* raw /proc/PID/pagemap word */
+};
+
+struct kpage {
+	uint64_t pfn, mapcount, flags;
+};
+
+/* /proc/PID/status values in kB; has_status says whether the member existed. */
+struct process_status {
+	uint64_t vm_pte_kb, vm_rss_kb, rss_anon_kb, rss_file_kb, rss_shmem_kb;
+	uint64_t vm_swap_kb;
+	bool has_vm_pte;
+};
+
+struct process {
+	int pid, ppid;
+	const char *comm;               /* from stat, without parentheses */
+	const char *cmdline;            /* NULs turned into spaces */
+	bool has_status;
+	struct process_status status;
+	struct vma *vmas;               /* points into snapshot->vmas */
+	size_t vma_count;
+	struct pagemap_record *pagemap; /* ascending vaddr; NULL when absent */
+	size_t pagemap_count;
+	bool has_pagemap;
+};
+
+enum pagemap_mode { PAGEMAP_NONE, PAGEMAP_PRESENT_ONLY, PAGEMAP_PFN };
+
+struct snapshot_info {
+	int format_version;             /* 0 for smemcap captures */
+	uint64_t page_size;
+	char arch[32], kernel[128], hostname[128], captured_at[40];
+	enum pagemap_mode pagemap;
+	long processes, skipped;        /* -1 when not stated */
+};
+
+struct meminfo_entry {
+	const char *name;
+	uint64_t kb;
+};
+
+struct snapshot {
+	char *source;                   /* the path it was read from, for messages */
+	struct snapshot_info info;
+	char *version;                  /* /proc/version text */
+	struct meminfo_entry *meminfo;
+	size_t meminfo_count;
+	struct process *processes;      /* ascending pid; only non-empty smaps */
+	size_t process_count;
+	size_t kernel_threads;          /* empty smaps, skipped */
+	size_t skipped_bad;             /* broken processes dropped by skip_bad */
+	struct vma *vmas;
+	size_t vma_count;
+	struct smaps_extra *extras;
+	size_t extra_count;
+	struct kpage *kpages;           /* ascending pfn; NULL when absent */
+	size_t kpage_count;
+	uint64_t pagemap_bytes;         /* total size of all PID/pagemap members */
+	struct arena *arena;            /* private: owns every string */
+};
+
+/* Error text: "SOURCE: MEMBER:LINE: problem", ready to print after "ptscope: ". */
+struct input_error {
+	char message[512];
+};
+
+struct read_options {
+	bool skip_bad;                  /* drop a broken process instead of failing */
+	bool progress;                  /* progress on stderr */
+};
+
+/* Load a snapshot: a directory, tar(.gz/.xz/.zst), smemcap capture, or
+ * "/proc" / NULL for the live system.  Returns 0, or -1 with *error filled. */
+int snapshot_read(const char *path, const struct read_options *options,
+		  struct snapshot **result, struct input_error *error);
+void snapshot_free(struct snapshot *snapshot);
+
+/* Binary search of snapshot->kpages; NULL when the PFN is not there. */
+const struct kpage *snapshot_find_kpage(const struct snapshot *snapshot, uint64_t pfn);
+
+/* The VMA of process p that contains vaddr, or NULL. */
+const struct vma *process_find_vma(const struct process *p, uint64_t vaddr);
+
+/* A meminfo value in kB, or 0 when absent. */
+uint64_t snapshot_meminfo_kb(const struct snapshot *snapshot, const char *name);
+
+/* ---- capture (writer) ---- */
+struct capture_options {
+	const char *output;             /* file or directory; NULL: default name */
+	const int *pids;                /* --pid list */
+	size_t pid_count;
+	const int *trees;               /* --tree roots */
+	size_t tree_count;
+	bool no_pagemap;
+	bool progress;
+	const char *proc_root;          /* "/proc" unless a test says otherwise */
+};
+
+struct capture_result {
+	char path[4096];                /* where the snapshot was written */
+	long processes, skipped;
+	enum pagemap_mode pagemap;
+};
+
+int snapshot_capture(const struct capture_options *options,
+		     struct capture_result *result, struct input_error *error);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * The one CUnit runner: registers every suite found by the Makefile and runs
+ * them in verbose basic mode.  The exit status is non-zero when anything
+ * failed, so `make check` cannot pass by accident.
+ */
+#include <CUnit/Basic.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#define SUITE(fn) fn,
+static void (*const suites[])(void) = {
+#include "tests/unit/suites.h"
+	NULL
+};
+#undef SUITE
+
+void test_add_suite(const char *name, const char *test_names, CU_TestFunc *tests)
+{
+	CU_pSuite suite = CU_add_suite(name, NULL, NULL);
+	char names[4096];
+	snprintf(names, sizeof(names), "%s", test_names);
+	char *save = NULL;
+	char *tok = strtok_r(names, ", ", &save);
+	for (size_t i = 0; suite && tests[i] && tok; i++) {
+		CU_add_test(suite, strdup(tok), tests[i]);
+		tok = strtok_r(NULL, ", ", &save);
+	}
+}
+
+void test_skip(const char *why)
+{
+	printf("\nSKIP: %s: %s\n", CU_get_current_test() ? CU_get_current_test()->pName : "?", why);
+	fflush(stdout);
+}
+
+const char *test_shared_snapshots(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("SHARED_SNAPSHOTS");
+	struct stat st;
+	if (!path[0]) {
+		if (env)
+			snprintf(path, sizeof(path), "%s", env);
+		else
+			snprintf(path, sizeof(path), "%s/../../shared/snapshots", PTSCOPE_TESTS_DIR);
+	}
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? path : NULL;
+}
+
+const char *test_fixture(const char *name)
+{
+	static char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/fixtures/%s", PTSCOPE_TESTS_DIR, name);
+	return path;
+}
+
+static char tmpdir[PATH_MAX];
+
+static void remove_tmpdir(void)
+{
+	char cmd[PATH_MAX + 16];
+	if (tmpdir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", tmpdir);
+	}
+}
+
+const char *test_tmpdir(void)
+{
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/ptscope-test.XXXXXX");
+		if (!mkdtemp(tmpdir))
+			return "/tmp";
+		atexit(remove_tmpdir);
+	}
+	return tmpdir;
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	for (size_t i = 0; suites[i]; i++)
+		suites[i]();
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
