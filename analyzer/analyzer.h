@@ -1,0 +1,104 @@
+/*
+ * analyzer/analyzer.h - the call-graph analyzer's one door.
+ *
+ * The analyzer parses kernel C files with libclang (in parallel, cached per
+ * translation unit), builds a call graph whose nodes are functions named by
+ * their clang USR and whose edges are call sites, resolves calls through
+ * function-pointer fields to every function stored in that field, and marks
+ * the "rmap paths": every function that an entry point reaches and that
+ * reaches an rmap function (a sink).
+ *
+ * Everything in a struct callgraph lives in one allocation family owned by
+ * the graph; callgraph_free() releases it.
+ */
+#ifndef PTSCOPE_ANALYZER_ANALYZER_H
+#define PTSCOPE_ANALYZER_ANALYZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum cg_role {
+	CG_ROLE_OTHER,  /* only kept with --all: not on an entry-to-sink path */
+	CG_ROLE_PATH,   /* on a path from an entry to a sink */
+	CG_ROLE_ENTRY,  /* an entry point (fork, fault, exit, munmap, ...) */
+	CG_ROLE_SINK,   /* an rmap function (mm/rmap.c, include/linux/rmap.h, --sink) */
+};
+
+enum cg_edge_kind {
+	CG_EDGE_DIRECT,
+	CG_EDGE_INDIRECT,  /* through a function-pointer field */
+};
+
+struct cg_node {
+	const char *id;     /* clang USR: unique even for two static functions of one name */
+	const char *name;
+	const char *file;   /* relative to the source root when inside it */
+	unsigned line;
+	bool defined;       /* has a body in the parsed files (else a leaf) */
+	enum cg_role role;
+};
+
+struct cg_edge {
+	size_t from, to;    /* indexes into callgraph.nodes */
+	unsigned line;      /* call-site line in the caller's file */
+	enum cg_edge_kind kind;
+	const char *field;  /* indirect edges: "struct.field" called through, else NULL */
+};
+
+/* What the run did, for the summary line and the JSON/XML "summary". */
+struct cg_summary {
+	const char *source;          /* the SOURCE argument */
+	const char *root;            /* folder that file names are relative to */
+	const char *config;          /* where the configuration came from */
+	const char *arch;            /* i386, x86, ... ("" for compile_commands) */
+	size_t files;                /* translation units asked for */
+	size_t files_parsed;         /* parsed by libclang this run */
+	size_t files_cached;         /* taken from the cache */
+	size_t files_failed;         /* libclang could not parse at all */
+	size_t errors, warnings;     /* clang diagnostics (counted, never fatal) */
+	size_t flags_dropped;        /* gcc-only flags filtered from compile commands */
+	size_t config_symbols_supplied; /* MMU symbols supplied for a tree without config */
+	size_t indirect_sites;       /* call sites through function-pointer fields */
+	size_t indirect_unresolved;  /* ... that no stored function was found for */
+	size_t functions, calls;     /* whole graph before pruning to rmap paths */
+	const char *first_error;     /* one example diagnostic, or NULL */
+};
+
+struct callgraph {
+	struct cg_node *nodes;
+	size_t node_count;
+	struct cg_edge *edges;
+	size_t edge_count;
+	struct cg_summary summary;
+	struct cg_arena *arena;      /* private: strings and arrays */
+};
+
+struct analyzer_options {
+	const char *source;          /* kernel tree or compile_commands.json */
+	const char *const *entries;  /* extra entry names or fnmatch patterns */
+	size_t entry_count;
+	const char *const *sinks;    /* extra sink names/patterns; with '/' or .c/.h: files */
+	size_t sink_count;
+	const char *const *files;    /* extra files (relative to the tree) */
+	size_t file_count;
+	int depth;                   /* max calls on an entry-to-sink path; <= 0: no bound */
+	bool all;                    /* keep the whole graph, roles still marked */
+	int jobs;                    /* parser threads; <= 0: online cores */
+	bool use_cache;
+	const char *config;          /* kernel .config (plain or compressed); NULL: find one */
+	const char *cache_dir;       /* NULL: $XDG_CACHE_HOME/ptscope or ~/.cache/ptscope */
+	bool progress;               /* "parsing N/M" on stderr */
+};
+
+/*
+ * Run the analyzer.  Returns 0 and sets *graph, or returns 1 (bad input) or
+ * 2 (internal failure) with a "FILE:LINE: problem" message in err.
+ */
+int analyzer_run(const struct analyzer_options *options, struct callgraph **graph,
+		 char *err, size_t err_size);
+void callgraph_free(struct callgraph *graph);
+
+/* The built-in entry names (NULL-terminated), for --help and tests. */
+extern const char *const analyzer_default_entries[];
+
+#endif

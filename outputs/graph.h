@@ -1,0 +1,35 @@
+/*
+ * outputs/graph.h - call-graph writers: Graphviz pictures (through cgraph
+ * and gvc), DOT, JSON (json-c) and XML (libxml2).
+ */
+#ifndef PTSCOPE_OUTPUTS_GRAPH_H
+#define PTSCOPE_OUTPUTS_GRAPH_H
+
+#include <stddef.h>
+
+#include "analyzer/analyzer.h"
+
+enum graph_format {
+	GRAPH_FORMAT_NONE,
+	GRAPH_FORMAT_SVG,
+	GRAPH_FORMAT_PNG,
+	GRAPH_FORMAT_PDF,
+	GRAPH_FORMAT_DOT,
+	GRAPH_FORMAT_JSON,
+	GRAPH_FORMAT_XML,
+};
+
+/* "json", "xml", "dot", "svg", ...; GRAPH_FORMAT_NONE when unknown. */
+enum graph_format graph_format_from_name(const char *name);
+/* From a file name's extension; GRAPH_FORMAT_NONE when unknown. */
+enum graph_format graph_format_from_path(const char *path);
+
+/*
+ * Write the graph to path (NULL or "-": stdout).  Files are written to a
+ * temporary name in the same folder and renamed, so a failure never leaves
+ * a partial file.  Returns 0, or 2 with a message in err.
+ */
+int graph_write(const struct callgraph *graph, enum graph_format format,
+		const char *path, char *err, size_t err_size);
+
+#endif
