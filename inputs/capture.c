@@ -1,0 +1,865 @@
+/*
+ * inputs/capture.c - write a live system into a snapshot (format version 1).
+ *
+ * The shape of the work:
+ *   1. list the numeric entries of /proc and narrow them to --pid / --tree;
+ *   2. for each process read smaps, status, stat, cmdline and (unless
+ *      --no-pagemap) the present/swapped pagemap words, all into memory,
+ *      then write them as tar members.  A process is written whole or not at
+ *      all: if any of its files vanishes or refuses, it is skipped and counted;
+ *   3. kpages for every distinct PFN seen, then snapshot.info, which comes
+ *      last because only then are the process and skipped counts known.
+ *
+ * Tar members need their size up front and /proc files have no size, so each
+ * file is read whole into a growing buffer that is reused for every process.
+ *
+ * The archive is written to an unnamed O_TMPFILE in the target directory and
+ * linked in (under a temporary name, then renamed) only when complete, so a
+ * capture that is killed, even by SIGKILL, leaves nothing behind.  Where the
+ * file system lacks O_TMPFILE a named temporary file is used and removed on
+ * error and on SIGINT/SIGTERM/SIGHUP.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inputs/snapshot.h"
+
+/* One read of /proc/PID/pagemap covers at most this many pages (2 MiB). */
+#define PAGEMAP_WINDOW_PAGES 512
+#define KPAGE_WINDOW_PAGES   512
+
+/* ---- growing byte and number buffers ---- */
+
+struct buffer {
+	char *data;
+	size_t length, capacity;
+};
+
+static int buffer_reserve(struct buffer *b, size_t extra)
+{
+	if (b->capacity - b->length >= extra)
+		return 0;
+	size_t capacity = b->capacity ? b->capacity : 4096;
+	while (capacity - b->length < extra)
+		capacity *= 2;
+	char *data = realloc(b->data, capacity);
+	if (!data)
+		return -1;
+	b->data = data;
+	b->capacity = capacity;
+	return 0;
+}
+
+/* Read a file whole.  Returns 0, or the errno that stopped it. */
+static int read_whole(int dir_fd, const char *name, struct buffer *b)
+{
+	b->length = 0;
+	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	for (;;) {
+		if (buffer_reserve(b, 65536) < 0) {
+			close(fd);
+			return ENOMEM;
+		}
+		ssize_t n = read(fd, b->data + b->length, b->capacity - b->length);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+			close(fd);
+			return saved;
+		}
+		if (n == 0)
+			break;
+		b->length += (size_t)n;
+	}
+	close(fd);
+	return 0;
+}
+
+/* The distinct PFNs of every pagemap, for kpages.  Duplicates (shared pages)
+ * are squeezed out whenever the array fills, so memory follows the number
+ * of distinct pages rather than the number of mappings. */
+struct pfn_set {
+	uint64_t *pfns;
+	size_t count, capacity;
+};
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void pfn_set_squeeze(struct pfn_set *set)
+{
+	if (set->count == 0)
+		return;
+	qsort(set->pfns, set->count, sizeof(*set->pfns), compare_u64);
+	size_t kept = 1;
+	for (size_t i = 1; i < set->count; i++)
+		if (set->pfns[i] != set->pfns[kept - 1])
+			set->pfns[kept++] = set->pfns[i];
+	set->count = kept;
+}
+
+static int pfn_set_add(struct pfn_set *set, uint64_t pfn)
+{
+	if (set->count == set->capacity) {
+		pfn_set_squeeze(set);
+		if (set->count >= set->capacity / 2) {
+			size_t capacity = set->capacity ? set->capacity * 2 : 65536;
+			uint64_t *pfns = realloc(set->pfns, capacity * sizeof(*pfns));
+			if (!pfns)
+				return -1;
+			set->pfns = pfns;
+			set->capacity = capacity;
+		}
+	}
+	set->pfns[set->count++] = pfn;
+	return 0;
+}
+
+/* ---- choosing the processes ---- */
+
+struct pid_list {
+	int *pids;
+	size_t count, capacity;
+};
+
+static int pid_list_add(struct pid_list *list, int pid)
+{
+	if (list->count == list->capacity) {
+		size_t capacity = list->capacity ? list->capacity * 2 : 256;
+		int *pids = realloc(list->pids, capacity * sizeof(*pids));
+		if (!pids)
+			return -1;
+		list->pids = pids;
+		list->capacity = capacity;
+	}
+	list->pids[list->count++] = pid;
+	return 0;
+}
+
+static int compare_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void pid_list_sort_unique(struct pid_list *list)
+{
+	if (list->count == 0)
+		return;
+	qsort(list->pids, list->count, sizeof(int), compare_int);
+	size_t kept = 1;
+	for (size_t i = 1; i < list->count; i++)
+		if (list->pids[i] != list->pids[kept - 1])
+			list->pids[kept++] = list->pids[i];
+	list->count = kept;
+}
+
+static bool pid_list_has(const struct pid_list *list, int pid)
+{
+	return bsearch(&pid, list->pids, list->count, sizeof(int), compare_int) != NULL;
+}
+
+/* Every numeric entry of the proc root, ascending. */
+static int list_processes(int proc_fd, struct pid_list *list)
+{
+	int fd = dup(proc_fd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	struct dirent *entry;
+	while ((entry = readdir(dir))) {
+		char *end;
+		long pid = strtol(entry->d_name, &end, 10);
+		if (!isdigit((unsigned char)entry->d_name[0]) || *end || pid <= 0 || pid > INT_MAX)
+			continue;
+		if (pid_list_add(list, (int)pid) < 0) {
+			closedir(dir);
+			return -1;
+		}
+	}
+	closedir(dir);
+	pid_list_sort_unique(list);
+	return 0;
+}
+
+/* The parent pid from /proc/PID/stat: the field after the state, which
+ * follows the last ')' (comm may itself hold spaces and parentheses). */
+static int read_ppid(int proc_fd, int pid, struct buffer *scratch)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "%d/stat", pid);
+	if (read_whole(proc_fd, name, scratch) != 0 || buffer_reserve(scratch, 1) < 0)
+		return -1;
+	scratch->data[scratch->length] = '\0';
+	const char *close_paren = strrchr(scratch->data, ')');
+	int ppid;
+	char state;
+	if (!close_paren || sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2)
+		return -1;
+	return ppid;
+}
+
+/* Roots and every process whose parent chain reaches one.  Parents are
+ * looked up in a sorted (pid, ppid) table and marked until nothing changes;
+ * the number of rounds is the depth of the deepest tree. */
+struct parent {
+	int pid, ppid;
+	bool chosen;
+};
+
+static int compare_parent(const void *a, const void *b)
+{
+	return compare_int(&((const struct parent *)a)->pid, &((const struct parent *)b)->pid);
+}
+
+static int add_trees(int proc_fd, const struct pid_list *all, const int *roots, size_t root_count,
+		     struct pid_list *chosen, struct buffer *scratch)
+{
+	struct parent *parents = calloc(all->count ? all->count : 1, sizeof(*parents));
+	if (!parents)
+		return -1;
+	for (size_t i = 0; i < all->count; i++) {
+		parents[i].pid = all->pids[i];
+		parents[i].ppid = read_ppid(proc_fd, all->pids[i], scratch);
+		for (size_t r = 0; r < root_count; r++)
+			parents[i].chosen |= parents[i].pid == roots[r];
+	}
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		for (size_t i = 0; i < all->count; i++) {
+			if (parents[i].chosen || parents[i].ppid <= 0)
+				continue;
+			struct parent key = { .pid = parents[i].ppid };
+			struct parent *up = bsearch(&key, parents, all->count, sizeof(*parents), compare_parent);
+			if (up && up->chosen)
+				parents[i].chosen = changed = true;
+		}
+	}
+	int status = 0;
+	for (size_t i = 0; i < all->count && status == 0; i++)
+		if (parents[i].chosen)
+			status = pid_list_add(chosen, parents[i].pid);
+	/* A root that does not exist is still attempted, so it is counted as skipped. */
+	for (size_t r = 0; r < root_count && status == 0; r++)
+		if (!pid_list_has(all, roots[r]))
+			status = pid_list_add(chosen, roots[r]);
+	free(parents);
+	return status;
+}
+
+static int choose_processes(int proc_fd, const struct capture_options *options,
+			    struct pid_list *chosen, struct buffer *scratch)
+{
+	struct pid_list all = { 0 };
+	int status = list_processes(proc_fd, &all);
+	if (status == 0 && options->pid_count == 0 && options->tree_count == 0) {
+		*chosen = all;
+		return 0;
+	}
+	for (size_t i = 0; status == 0 && i < options->pid_count; i++)
+		status = pid_list_add(chosen, options->pids[i]);
+	if (status == 0 && options->tree_count)
+		status = add_trees(proc_fd, &all, options->trees, options->tree_count, chosen, scratch);
+	free(all.pids);
+	pid_list_sort_unique(chosen);
+	return status;
+}
+
+/* ---- pagemap ---- */
+
+/* Parse an smaps header line "start-end perms offset dev inode [path]".
+ * Field lines ("Rss:  4 kB") never have hex digits followed by '-'. */
+static bool parse_vma_header(const char *line, const char *line_end, uint64_t *start, uint64_t *end,
+			     bool *is_vsyscall)
+{
+	char *after;
+	if (!isxdigit((unsigned char)line[0]))
+		return false;
+	*start = strtoull(line, &after, 16);
+	if (*after != '-' || !isxdigit((unsigned char)after[1]))
+		return false;
+	*end = strtoull(after + 1, &after, 16);
+	if (*after != ' ')
+		return false;
+	static const char vsyscall[] = "[vsyscall]";
+	size_t n = sizeof(vsyscall) - 1;
+	*is_vsyscall = (size_t)(line_end - line) >= n && !memcmp(line_end - n, vsyscall, n);
+	return true;
+}
+
+struct pagemap_reader {
+	uint64_t page_size;
+	struct buffer records;          /* packed little-endian {vaddr, entry} */
+	struct pfn_set *pfns;           /* NULL when PFNs are not wanted */
+	bool saw_pfn;                   /* some present page had a non-zero PFN */
+};
+
+static int append_record(struct pagemap_reader *reader, uint64_t vaddr, uint64_t entry)
+{
+	uint64_t record[2] = { htole64(vaddr), htole64(entry) };
+	if (buffer_reserve(&reader->records, sizeof(record)) < 0)
+		return ENOMEM;
+	memcpy(reader->records.data + reader->records.length, record, sizeof(record));
+	reader->records.length += sizeof(record);
+	uint64_t pfn = entry & PAGEMAP_PFN_MASK;
+	if ((entry & PAGEMAP_PRESENT) && pfn) {
+		reader->saw_pfn = true;
+		if (reader->pfns && pfn_set_add(reader->pfns, pfn) < 0)
+			return ENOMEM;
+	}
+	return 0;
+}
+
+/* One VMA, one window of at most 2 MiB at a time. */
+static int read_vma_pages(struct pagemap_reader *reader, int fd, uint64_t start, uint64_t end)
+{
+	uint64_t entries[PAGEMAP_WINDOW_PAGES];
+	uint64_t page = start / reader->page_size, last = (end + reader->page_size - 1) / reader->page_size;
+	while (page < last) {
+		uint64_t want = last - page < PAGEMAP_WINDOW_PAGES ? last - page : PAGEMAP_WINDOW_PAGES;
+		ssize_t n = pread(fd, entries, want * sizeof(uint64_t), (off_t)(page * sizeof(uint64_t)));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n < (ssize_t)sizeof(uint64_t))
+			break;          /* past the end of what the kernel reports */
+		size_t got = (size_t)n / sizeof(uint64_t);
+		for (size_t i = 0; i < got; i++) {
+			uint64_t entry = le64toh(entries[i]);
+			if (!(entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
+				continue;
+			int status = append_record(reader, (page + i) * reader->page_size, entry);
+			if (status)
+				return status;
+		}
+		page += got;
+	}
+	return 0;
+}
+
+/* Walk the VMAs of the smaps text just read and collect their pages. */
+static int read_pagemap(struct pagemap_reader *reader, int proc_fd, int pid, const struct buffer *smaps)
+{
+	reader->records.length = 0;
+	if (smaps->length == 0)
+		return 0;
+	char name[32];
+	snprintf(name, sizeof(name), "%d/pagemap", pid);
+	int fd = openat(proc_fd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	int status = 0;
+	const char *line = smaps->data, *text_end = smaps->data + smaps->length;
+	while (line < text_end && status == 0) {
+		const char *line_end = memchr(line, '\n', (size_t)(text_end - line));
+		if (!line_end)
+			line_end = text_end;
+		uint64_t start, end;
+		bool is_vsyscall;
+		if (parse_vma_header(line, line_end, &start, &end, &is_vsyscall) && !is_vsyscall && end > start)
+			status = read_vma_pages(reader, fd, start, end);
+		line = line_end + 1;
+	}
+	close(fd);
+	return status;
+}
+
+/* ---- the archive ---- */
+
+struct container {
+	const char *suffix;
+	int (*add_filter)(struct archive *);
+};
+
+static const struct container containers[] = {
+	{ ".tar.gz",  archive_write_add_filter_gzip },
+	{ ".tgz",     archive_write_add_filter_gzip },
+	{ ".tar.xz",  archive_write_add_filter_xz },
+	{ ".tar.zst", archive_write_add_filter_zstd },
+	{ ".tar",     archive_write_add_filter_none },
+};
+
+static const struct container *container_for(const char *path)
+{
+	size_t length = strlen(path);
+	for (size_t i = 0; i < sizeof(containers) / sizeof(containers[0]); i++) {
+		size_t n = strlen(containers[i].suffix);
+		if (length > n && !strcmp(path + length - n, containers[i].suffix))
+			return &containers[i];
+	}
+	return NULL;
+}
+
+struct writer {
+	struct archive *archive;
+	struct archive_entry *entry;
+	time_t mtime;
+	const char *path;
+	struct input_error *error;
+};
+
+static int set_error(struct input_error *error, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int set_error(struct input_error *error, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(error->message, sizeof(error->message), format, args);
+	va_end(args);
+	return -1;
+}
+
+static int write_header(struct writer *w, const char *name, mode_t type_and_mode, size_t size,
+			uid_t uid, gid_t gid)
+{
+	archive_entry_clear(w->entry);
+	archive_entry_set_pathname(w->entry, name);
+	archive_entry_set_mode(w->entry, type_and_mode);
+	archive_entry_set_size(w->entry, (la_int64_t)size);
+	archive_entry_set_mtime(w->entry, w->mtime, 0);
+	archive_entry_set_uid(w->entry, uid);
+	archive_entry_set_gid(w->entry, gid);
+	if (archive_write_header(w->archive, w->entry) != ARCHIVE_OK)
+		return set_error(w->error, "%s: %s: %s", w->path, name, archive_error_string(w->archive));
+	return 0;
+}
+
+static int write_member(struct writer *w, const char *name, const void *data, size_t size)
+{
+	if (write_header(w, name, AE_IFREG | 0444, size, 0, 0) < 0)
+		return -1;
+	if (size && archive_write_data(w->archive, data, size) != (la_ssize_t)size)
+		return set_error(w->error, "%s: %s: %s", w->path, name, archive_error_string(w->archive));
+	return 0;
+}
+
+/* ---- one process ---- */
+
+/* The files of one process, in the order they are read: smaps first. */
+static const char *const process_files[] = { "smaps", "status", "stat", "cmdline" };
+#define PROCESS_FILE_COUNT (sizeof(process_files) / sizeof(process_files[0]))
+
+struct capture_state {
+	const struct capture_options *options;
+	int proc_fd;
+	struct writer writer;
+	struct buffer files[PROCESS_FILE_COUNT];
+	struct pagemap_reader pagemap;
+	struct pfn_set pfns;
+	long processes, kernel_threads, skipped;
+};
+
+/* Errors that mean "this process is gone or not ours to read". */
+static bool process_went_away(int error)
+{
+	return error == ENOENT || error == ESRCH || error == EACCES || error == EPERM;
+}
+
+/* Read then write one process.  Returns -1 only when the output fails. */
+static int capture_process(struct capture_state *state, int pid)
+{
+	char name[64];
+	int status = 0;
+	struct stat owner = { 0 };
+	snprintf(name, sizeof(name), "%d", pid);
+	if (fstatat(state->proc_fd, name, &owner, 0) < 0)
+		status = errno;
+	for (size_t i = 0; i < PROCESS_FILE_COUNT && status == 0; i++) {
+		snprintf(name, sizeof(name), "%d/%s", pid, process_files[i]);
+		status = read_whole(state->proc_fd, name, &state->files[i]);
+	}
+	bool kernel_thread = status == 0 && state->files[0].length == 0;
+	state->pagemap.records.length = 0;
+	if (status == 0 && !state->options->no_pagemap && !kernel_thread)
+		status = read_pagemap(&state->pagemap, state->proc_fd, pid, &state->files[0]);
+	if (status == ENOMEM)
+		return set_error(state->writer.error, "%s: out of memory reading process %d",
+				 state->writer.path, pid);
+	if (status) {
+		if (!process_went_away(status))
+			fprintf(stderr, "ptscope: capture: process %d: %s; skipped\n", pid, strerror(status));
+		state->skipped++;
+		return 0;
+	}
+
+	/* A directory entry per process carries its owner, as smemcap's does. */
+	snprintf(name, sizeof(name), "%d/", pid);
+	if (write_header(&state->writer, name, AE_IFDIR | 0555, 0, owner.st_uid, owner.st_gid) < 0)
+		return -1;
+	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++) {
+		snprintf(name, sizeof(name), "%d/%s", pid, process_files[i]);
+		if (write_member(&state->writer, name, state->files[i].data, state->files[i].length) < 0)
+			return -1;
+	}
+	if (!state->options->no_pagemap && !kernel_thread) {
+		snprintf(name, sizeof(name), "%d/pagemap", pid);
+		if (write_member(&state->writer, name, state->pagemap.records.data,
+				 state->pagemap.records.length) < 0)
+			return -1;
+	}
+	if (kernel_thread)
+		state->kernel_threads++;
+	else
+		state->processes++;
+	return 0;
+}
+
+/* ---- kpages ---- */
+
+/* Read count[first..first+n) from a kpage file into out (zero past its end,
+ * where PFNs of device memory have no struct page). */
+static int read_kpage_words(int fd, uint64_t first, size_t n, uint64_t *out)
+{
+	memset(out, 0, n * sizeof(*out));
+	size_t done = 0;
+	while (done < n) {
+		ssize_t got = pread(fd, (char *)out + done * 8, (n - done) * 8, (off_t)((first + done) * 8));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return errno == EINVAL ? 0 : -1;
+		if (got == 0)
+			break;
+		done += (size_t)got / 8;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = le64toh(out[i]);
+	return 0;
+}
+
+static int write_kpages(struct capture_state *state)
+{
+	struct pfn_set *set = &state->pfns;
+	pfn_set_squeeze(set);
+	if (set->count == 0)
+		return 0;
+	int count_fd = openat(state->proc_fd, "kpagecount", O_RDONLY | O_CLOEXEC);
+	int flags_fd = openat(state->proc_fd, "kpageflags", O_RDONLY | O_CLOEXEC);
+	if (count_fd < 0 || flags_fd < 0) {
+		fprintf(stderr, "ptscope: capture: kpagecount/kpageflags: %s; no kpages\n", strerror(errno));
+		if (count_fd >= 0)
+			close(count_fd);
+		if (flags_fd >= 0)
+			close(flags_fd);
+		return 0;
+	}
+	struct buffer records = { 0 };
+	uint64_t counts[KPAGE_WINDOW_PAGES], flags[KPAGE_WINDOW_PAGES];
+	int status = buffer_reserve(&records, set->count * 24);
+	for (size_t i = 0; i < set->count && status == 0;) {
+		/* one window from this PFN covers every later PFN within 512 pages */
+		uint64_t first = set->pfns[i];
+		size_t j = i;
+		while (j < set->count && set->pfns[j] - first < KPAGE_WINDOW_PAGES)
+			j++;
+		size_t span = (size_t)(set->pfns[j - 1] - first + 1);
+		if (read_kpage_words(count_fd, first, span, counts) < 0 ||
+		    read_kpage_words(flags_fd, first, span, flags) < 0) {
+			status = set_error(state->writer.error, "%s: kpagecount/kpageflags: %s",
+					   state->writer.path, strerror(errno));
+			break;
+		}
+		for (; i < j; i++) {
+			uint64_t at = set->pfns[i] - first;
+			uint64_t record[3] = { htole64(set->pfns[i]), htole64(counts[at]), htole64(flags[at]) };
+			memcpy(records.data + records.length, record, sizeof(record));
+			records.length += sizeof(record);
+		}
+	}
+	close(count_fd);
+	close(flags_fd);
+	if (status == 0)
+		status = write_member(&state->writer, "kpages", records.data, records.length);
+	free(records.data);
+	return status;
+}
+
+/* ---- snapshot.info, version, meminfo ---- */
+
+static const char *const pagemap_mode_names[] = {
+	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
+};
+
+static int write_info(struct capture_state *state, enum pagemap_mode mode)
+{
+	struct utsname uts;
+	char hostname[256] = "", captured_at[40] = "", text[1024];
+	struct tm tm;
+	if (uname(&uts) < 0)
+		memset(&uts, 0, sizeof(uts));
+	gethostname(hostname, sizeof(hostname) - 1);
+	if (gmtime_r(&state->writer.mtime, &tm))
+		strftime(captured_at, sizeof(captured_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	int n = snprintf(text, sizeof(text),
+			 "format: ptscope-snapshot 1\npage_size: %llu\narch: %s\nkernel: %s\n"
+			 "hostname: %s\ncaptured_at: %s\npagemap: %s\nprocesses: %ld\nskipped: %ld\n"
+			 "kernel_threads: %ld\n",
+			 (unsigned long long)state->pagemap.page_size, uts.machine, uts.release, hostname,
+			 captured_at, pagemap_mode_names[mode], state->processes, state->skipped,
+			 state->kernel_threads);
+	return write_member(&state->writer, "snapshot.info", text, (size_t)n);
+}
+
+static int copy_system_file(struct capture_state *state, const char *name)
+{
+	struct buffer *b = &state->files[0];
+	int status = read_whole(state->proc_fd, name, b);
+	if (status)
+		return set_error(state->writer.error, "%s/%s: %s", state->options->proc_root, name,
+				 strerror(status));
+	return write_member(&state->writer, name, b->data, b->length);
+}
+
+/* ---- the output file: unnamed until complete ---- */
+
+struct output {
+	char final[PATH_MAX];           /* where the snapshot goes */
+	char directory[PATH_MAX];       /* its directory */
+	char temporary[PATH_MAX + 64];  /* named temporary, when O_TMPFILE is missing */
+	int fd;
+};
+
+/* Named temporary file to remove when a signal ends the capture. */
+static char signal_unlink_path[PATH_MAX + 64];
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction saved_actions[3];
+
+static void unlink_and_reraise(int signal_number)
+{
+	if (signal_unlink_path[0])
+		unlink(signal_unlink_path);
+	signal(signal_number, SIG_DFL);
+	raise(signal_number);
+}
+
+static void guard_temporary(const char *path)
+{
+	snprintf(signal_unlink_path, sizeof(signal_unlink_path), "%s", path);
+	struct sigaction action = { .sa_handler = unlink_and_reraise };
+	sigemptyset(&action.sa_mask);
+	for (size_t i = 0; i < 3; i++)
+		sigaction(cleanup_signals[i], &action, &saved_actions[i]);
+}
+
+static void unguard_temporary(void)
+{
+	if (!signal_unlink_path[0])
+		return;
+	for (size_t i = 0; i < 3; i++)
+		sigaction(cleanup_signals[i], &saved_actions[i], NULL);
+	signal_unlink_path[0] = '\0';
+}
+
+static int resolve_output(const char *requested, time_t now, struct output *out, struct input_error *error)
+{
+	char default_name[512], hostname[256] = "host";
+	struct tm tm;
+	gethostname(hostname, sizeof(hostname) - 1);
+	hostname[sizeof(hostname) - 1] = '\0';
+	gmtime_r(&now, &tm);
+	char date[32];
+	strftime(date, sizeof(date), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(default_name, sizeof(default_name), "ptscope-%s-%s.tar.gz", hostname, date);
+
+	struct stat st;
+	if (!requested || !*requested)
+		snprintf(out->final, sizeof(out->final), "%s", default_name);
+	else if (stat(requested, &st) == 0 && S_ISDIR(st.st_mode))
+		snprintf(out->final, sizeof(out->final), "%s/%s", requested, default_name);
+	else if (!container_for(requested))
+		return set_error(error, "%s: unknown container: name it .tar, .tar.gz, .tgz, .tar.xz or "
+				 ".tar.zst, or give a directory", requested);
+	else if (snprintf(out->final, sizeof(out->final), "%s", requested) >= (int)sizeof(out->final))
+		return set_error(error, "%s: path too long", requested);
+
+	const char *slash = strrchr(out->final, '/');
+	if (!slash)
+		snprintf(out->directory, sizeof(out->directory), ".");
+	else if (slash == out->final)
+		snprintf(out->directory, sizeof(out->directory), "/");
+	else
+		snprintf(out->directory, sizeof(out->directory), "%.*s", (int)(slash - out->final), out->final);
+	return 0;
+}
+
+static int open_output(struct output *out, struct input_error *error)
+{
+	out->temporary[0] = '\0';
+	out->fd = open(out->directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (out->fd >= 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return set_error(error, "%s: cannot write a snapshot here: %s", out->final, strerror(errno));
+	snprintf(out->temporary, sizeof(out->temporary), "%s/.ptscope-capture.XXXXXX", out->directory);
+	out->fd = mkostemp(out->temporary, O_CLOEXEC);
+	if (out->fd < 0)
+		return set_error(error, "%s: cannot write a snapshot here: %s", out->final, strerror(errno));
+	fchmod(out->fd, 0644 & ~umask(umask(0)));
+	guard_temporary(out->temporary);
+	return 0;
+}
+
+/* Give the finished file its name: link the unnamed file under a temporary
+ * name, then rename it over the final one (rename replaces atomically). */
+static int publish_output(struct output *out, struct input_error *error)
+{
+	if (fsync(out->fd) < 0)
+		return set_error(error, "%s: %s", out->final, strerror(errno));
+	if (!out->temporary[0]) {
+		char fd_path[64];
+		snprintf(out->temporary, sizeof(out->temporary), "%s/.ptscope-capture.%d", out->directory,
+			 (int)getpid());
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", out->fd);
+		unlink(out->temporary);
+		if (linkat(out->fd, "", AT_FDCWD, out->temporary, AT_EMPTY_PATH) < 0 &&
+		    linkat(AT_FDCWD, fd_path, AT_FDCWD, out->temporary, AT_SYMLINK_FOLLOW) < 0) {
+			out->temporary[0] = '\0';
+			return set_error(error, "%s: cannot name the finished file: %s", out->final, strerror(errno));
+		}
+	}
+	if (rename(out->temporary, out->final) < 0)
+		return set_error(error, "%s: %s", out->final, strerror(errno));
+	out->temporary[0] = '\0';
+	return 0;
+}
+
+static void discard_output(struct output *out)
+{
+	if (out->temporary[0])
+		unlink(out->temporary);
+	out->temporary[0] = '\0';
+}
+
+/* ---- the whole capture ---- */
+
+static void show_progress(const struct capture_state *state, size_t done, size_t total, bool last)
+{
+	if (!state->options->progress || (!last && done % 32 != 0))
+		return;
+	fprintf(stderr, "\rcapture: %zu/%zu processes, %ld skipped%s", done, total, state->skipped,
+		last ? "\n" : "");
+}
+
+static int open_archive(struct capture_state *state, const struct output *out)
+{
+	struct writer *w = &state->writer;
+	const struct container *container = container_for(out->final);
+	w->archive = archive_write_new();
+	w->entry = archive_entry_new();
+	if (!w->archive || !w->entry)
+		return set_error(w->error, "%s: out of memory", out->final);
+	/* pax only where ustar cannot say it: plain ustar for smem and old tars. */
+	if (archive_write_set_format_pax_restricted(w->archive) != ARCHIVE_OK ||
+	    container->add_filter(w->archive) != ARCHIVE_OK ||
+	    archive_write_open_fd(w->archive, out->fd) != ARCHIVE_OK)
+		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
+	return 0;
+}
+
+static int capture_all(struct capture_state *state, const struct pid_list *pids)
+{
+	if (copy_system_file(state, "version") < 0 || copy_system_file(state, "meminfo") < 0)
+		return -1;
+	for (size_t i = 0; i < pids->count; i++) {
+		if (capture_process(state, pids->pids[i]) < 0)
+			return -1;
+		show_progress(state, i + 1, pids->count, false);
+	}
+	show_progress(state, pids->count, pids->count, true);
+	enum pagemap_mode mode = state->options->no_pagemap ? PAGEMAP_NONE
+				 : state->pagemap.saw_pfn ? PAGEMAP_PFN : PAGEMAP_PRESENT_ONLY;
+	if (mode == PAGEMAP_PFN && write_kpages(state) < 0)
+		return -1;
+	if (write_info(state, mode) < 0)
+		return -1;
+	if (archive_write_close(state->writer.archive) != ARCHIVE_OK)
+		return set_error(state->writer.error, "%s: %s", state->writer.path,
+				 archive_error_string(state->writer.archive));
+	return (int)mode;
+}
+
+int snapshot_capture(const struct capture_options *options, struct capture_result *result,
+		     struct input_error *error)
+{
+	const char *proc_root = options->proc_root ? options->proc_root : "/proc";
+	struct capture_options resolved = *options;
+	resolved.proc_root = proc_root;
+	struct capture_state state = {
+		.options = &resolved,
+		.pagemap = { .page_size = (uint64_t)sysconf(_SC_PAGESIZE) },
+		.writer = { .mtime = time(NULL), .error = error },
+	};
+	state.pagemap.pfns = &state.pfns;
+	struct output out = { .fd = -1 };
+	struct pid_list pids = { 0 };
+	int mode = -1;
+
+	memset(result, 0, sizeof(*result));
+	state.proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (state.proc_fd < 0) {
+		set_error(error, "%s: %s", proc_root, strerror(errno));
+		goto done;
+	}
+	if (resolve_output(options->output, state.writer.mtime, &out, error) < 0)
+		goto done;
+	if (choose_processes(state.proc_fd, &resolved, &pids, &state.files[0]) < 0) {
+		set_error(error, "%s: cannot list processes: %s", proc_root, strerror(errno));
+		goto done;
+	}
+	if (open_output(&out, error) < 0)
+		goto done;
+	state.writer.path = out.final;
+	if (open_archive(&state, &out) < 0 || (mode = capture_all(&state, &pids)) < 0 ||
+	    publish_output(&out, error) < 0) {
+		mode = -1;
+		goto done;
+	}
+	snprintf(result->path, sizeof(result->path), "%s", out.final);
+	result->processes = state.processes;
+	result->skipped = state.skipped;
+	result->pagemap = (enum pagemap_mode)mode;
+done:
+	if (mode < 0)
+		discard_output(&out);
+	unguard_temporary();
+	if (state.writer.archive)
+		archive_write_free(state.writer.archive);
+	if (state.writer.entry)
+		archive_entry_free(state.writer.entry);
+	if (out.fd >= 0)
+		close(out.fd);
+	if (state.proc_fd >= 0)
+		close(state.proc_fd);
+	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++)
+		free(state.files[i].data);
+	free(state.pagemap.records.data);
+	free(state.pfns.pfns);
+	free(pids.pids);
+	return mode < 0 ? -1 : 0;
+}
