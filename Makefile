@@ -25,7 +25,8 @@ CLANG_LIB  := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Werror
 CPPFLAGS += -D_GNU_SOURCE -I. $(PKG_CFLAGS) $(if $(CLANG_INC),-I$(CLANG_INC))
-LDLIBS  += $(PKG_LIBS) $(if $(CLANG_LIB),-L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB)) -lclang -lpthread -lm
+comma   := ,
+LDLIBS  += $(PKG_LIBS) $(if $(CLANG_LIB),-L$(CLANG_LIB) -Wl$(comma)-rpath$(comma)$(CLANG_LIB)) -lclang -lpthread -lm
 
 ifeq ($(SANITIZE),1)
   CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -65,8 +66,7 @@ $(BUILD)/model/builtin_profiles.h: $(sort $(wildcard model/profiles/*.xml model/
 # Test runner: every tests/unit/test_*.c offers `void suite_NAME(void)`.
 $(BUILD)/tests/unit/suites.h: $(TEST_SRC)
 	@mkdir -p $(dir $@)
-	grep -ho '^void suite_[a-z0-9_]*(void)' $(TEST_SRC) | sed 's/$$/;/' > $@.tmp
-	grep -ho '^void suite_[a-z0-9_]*' $(TEST_SRC) | sed 's/^void \(.*\)/SUITE(\1)/' >> $@.tmp
+	grep -ho '^void suite_[a-z0-9_]*' $(TEST_SRC) | sed 's/^void \(.*\)/SUITE(\1)/' > $@.tmp
 	mv $@.tmp $@
 $(BUILD)/tests/unit/main.o: $(BUILD)/tests/unit/suites.h
 $(BUILD)/tests/unit/main.o: tests/unit/main.c

@@ -13,6 +13,9 @@
 
 #include "test.h"
 
+#define SUITE(fn) void fn(void);
+#include "tests/unit/suites.h"
+#undef SUITE
 #define SUITE(fn) fn,
 static void (*const suites[])(void) = {
 #include "tests/unit/suites.h"

@@ -1,0 +1,373 @@
+/*
+ * builder.c - turns members, in whatever order a container yields them,
+ * into one struct snapshot, and checks the rules that span members
+ * (a pagemap's addresses must fall inside that process's VMAs).
+ *
+ * A broken process either fails the whole read or, with skip_bad, is
+ * dropped and counted: a snapshot of 500 processes should not be lost to
+ * one truncated file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum process_member { MEMBER_SMAPS, MEMBER_STAT, MEMBER_CMDLINE, MEMBER_STATUS, MEMBER_PAGEMAP, MEMBER_KINDS };
+static const char *const process_member_names[MEMBER_KINDS] = {
+	"smaps", "stat", "cmdline", "status", "pagemap",
+};
+
+struct process_build {
+	struct process process;
+	size_t vma_first;
+	unsigned seen;                  /* bit per enum process_member */
+	bool bad;
+};
+
+struct snapshot_builder {
+	struct snapshot *snapshot;
+	struct read_options options;
+	struct input_error first_bad;   /* the first dropped process, for the warning */
+	struct process_build *processes;
+	size_t process_count, process_capacity;
+	int32_t *pid_slots;             /* open addressing: pid -> index + 1 */
+	size_t pid_slot_count;
+	struct vma_array vmas;
+	struct extra_array extras;
+	bool has_info, has_version, has_meminfo;
+};
+
+struct snapshot_builder *builder_create(const char *source, const struct read_options *options)
+{
+	struct snapshot_builder *b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->snapshot = calloc(1, sizeof(*b->snapshot));
+	if (!b->snapshot || !(b->snapshot->arena = arena_create()) ||
+	    !(b->snapshot->source = strdup(source))) {
+		builder_abort(b);
+		return NULL;
+	}
+	if (options)
+		b->options = *options;
+	struct snapshot_info *info = &b->snapshot->info;
+	info->page_size = 4096;
+	info->processes = info->skipped = -1;
+	return b;
+}
+
+void builder_abort(struct snapshot_builder *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->process_count; i++)
+		free(b->processes[i].process.pagemap);
+	free(b->processes);
+	free(b->pid_slots);
+	free(b->vmas.items);
+	free(b->extras.items);
+	snapshot_free(b->snapshot);
+	free(b);
+}
+
+static int grow_pid_slots(struct snapshot_builder *b)
+{
+	size_t count = b->pid_slot_count ? b->pid_slot_count * 2 : 1024;
+	int32_t *slots = calloc(count, sizeof(*slots));
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < b->process_count; i++) {
+		size_t j = (size_t)b->processes[i].process.pid & (count - 1);
+		while (slots[j])
+			j = (j + 1) & (count - 1);
+		slots[j] = (int32_t)(i + 1);
+	}
+	free(b->pid_slots);
+	b->pid_slots = slots;
+	b->pid_slot_count = count;
+	return 0;
+}
+
+static struct process_build *process_for(struct snapshot_builder *b, int pid)
+{
+	if (b->process_count * 2 >= b->pid_slot_count && grow_pid_slots(b))
+		return NULL;
+	size_t j = (size_t)pid & (b->pid_slot_count - 1);
+	for (; b->pid_slots[j]; j = (j + 1) & (b->pid_slot_count - 1))
+		if (b->processes[b->pid_slots[j] - 1].process.pid == pid)
+			return &b->processes[b->pid_slots[j] - 1];
+	if (b->process_count == b->process_capacity) {
+		size_t capacity = b->process_capacity ? b->process_capacity * 2 : 256;
+		void *p = realloc(b->processes, capacity * sizeof(*b->processes));
+		if (!p)
+			return NULL;
+		b->processes = p;
+		b->process_capacity = capacity;
+	}
+	struct process_build *pb = &b->processes[b->process_count];
+	memset(pb, 0, sizeof(*pb));
+	pb->process.pid = pid;
+	pb->process.comm = pb->process.cmdline = "";
+	b->pid_slots[j] = (int32_t)++b->process_count;
+	return pb;
+}
+
+static int add_process_member(struct snapshot_builder *b, struct process_build *pb,
+			      enum process_member kind, const void *data, size_t size,
+			      const struct parse_place *place)
+{
+	struct snapshot *s = b->snapshot;
+	struct process *p = &pb->process;
+	int stat_pid;
+
+	switch (kind) {
+	case MEMBER_SMAPS:
+		pb->vma_first = b->vmas.count;
+		if (parse_smaps(data, size, s->arena, &b->vmas, &b->extras, place))
+			return -1;
+		p->vma_count = b->vmas.count - pb->vma_first;
+		return 0;
+	case MEMBER_STAT:
+		if (parse_stat(data, size, s->arena, &stat_pid, &p->ppid, &p->comm, place))
+			return -1;
+		if (stat_pid != p->pid)
+			return parse_fail(place, 1, "pid %d in the file of process %d", stat_pid, p->pid);
+		return 0;
+	case MEMBER_CMDLINE:
+		p->cmdline = parse_cmdline(data, size, s->arena);
+		return p->cmdline ? 0 : parse_fail(place, 0, "out of memory");
+	case MEMBER_STATUS:
+		p->has_status = true;
+		return parse_status(data, size, &p->status, place);
+	case MEMBER_PAGEMAP:
+		p->has_pagemap = true;
+		s->pagemap_bytes += size;
+		return parse_pagemap(data, size, &p->pagemap, &p->pagemap_count, place);
+	default:
+		return 0;
+	}
+}
+
+/* A broken process fails the read, or with skip_bad is marked and dropped later. */
+static int process_problem(struct snapshot_builder *b, struct process_build *pb,
+			   struct input_error *error)
+{
+	if (!b->options.skip_bad)
+		return -1;
+	if (!b->first_bad.message[0])
+		b->first_bad = *error;
+	pb->bad = true;
+	return 0;
+}
+
+static int add_pid_member(struct snapshot_builder *b, int pid, const char *kind_name,
+			  const char *member, const void *data, size_t size, struct input_error *error)
+{
+	struct parse_place place = { b->snapshot->source, member, error };
+	for (int kind = 0; kind < MEMBER_KINDS; kind++) {
+		if (strcmp(kind_name, process_member_names[kind]))
+			continue;
+		struct process_build *pb = process_for(b, pid);
+		if (!pb)
+			return parse_fail(&place, 0, "out of memory");
+		if (pb->bad)
+			return 0;
+		if (pb->seen & (1u << kind))
+			return parse_fail(&place, 0, "member appears twice");
+		pb->seen |= 1u << kind;
+		if (add_process_member(b, pb, (enum process_member)kind, data, size, &place))
+			return process_problem(b, pb, error);
+		return 0;
+	}
+	return 0; /* other per-process files are not ours to read */
+}
+
+static int add_top_member(struct snapshot_builder *b, const char *name, const void *data,
+			  size_t size, struct input_error *error)
+{
+	struct snapshot *s = b->snapshot;
+	struct parse_place place = { s->source, name, error };
+
+	if (!strcmp(name, "snapshot.info")) {
+		b->has_info = true;
+		return parse_info(data, size, &s->info, &place);
+	}
+	if (!strcmp(name, "version")) {
+		b->has_version = true;
+		free(s->version);
+		s->version = strndup(data, size);
+		if (s->version && memchr(data, '\0', size))
+			return parse_fail(&place, 0, "binary data in a text file");
+		return s->version ? 0 : parse_fail(&place, 0, "out of memory");
+	}
+	if (!strcmp(name, "meminfo")) {
+		b->has_meminfo = true;
+		free(s->meminfo);
+		s->meminfo = NULL;
+		return parse_meminfo(data, size, s->arena, &s->meminfo, &s->meminfo_count, &place);
+	}
+	if (!strcmp(name, "kpages")) {
+		free(s->kpages);
+		s->kpages = NULL;
+		return parse_kpages(data, size, &s->kpages, &s->kpage_count, &place);
+	}
+	return 0;
+}
+
+int builder_add_member(struct snapshot_builder *b, const char *name, const void *data,
+		       size_t size, struct input_error *error)
+{
+	/* Accept "./1234/smaps", "/1234/smaps" and smem's "proc/1234/smaps" alike. */
+	while (name[0] == '.' && name[1] == '/')
+		name += 2;
+	while (name[0] == '/')
+		name++;
+	if (!strncmp(name, "proc/", 5))
+		name += 5;
+
+	const char *slash = strchr(name, '/');
+	if (!slash)
+		return add_top_member(b, name, data, size, error);
+	uint64_t pid;
+	const char *end;
+	if (!parse_u64(name, slash, &pid, &end) || end != slash || pid == 0 || pid > INT32_MAX ||
+	    strchr(slash + 1, '/'))
+		return 0; /* not a process member */
+	return add_pid_member(b, (int)pid, slash + 1, name, data, size, error);
+}
+
+/* ---- finishing ---- */
+
+/* Both lists ascend, so one merge-like walk checks every record. */
+static int check_pagemap_addresses(struct snapshot_builder *b, const struct process_build *pb,
+				   struct input_error *error)
+{
+	const struct process *p = &pb->process;
+	const struct vma *vmas = b->vmas.items + pb->vma_first;
+	size_t v = 0;
+	for (size_t i = 0; i < p->pagemap_count; i++) {
+		uint64_t vaddr = p->pagemap[i].vaddr;
+		while (v < p->vma_count && vmas[v].end <= vaddr)
+			v++;
+		if (v == p->vma_count || vaddr < vmas[v].start) {
+			char member[64];
+			snprintf(member, sizeof(member), "%d/pagemap", p->pid);
+			input_error_set(error, b->snapshot->source, member, 0,
+					"record %zu: address %#" PRIx64 " is outside every VMA", i, vaddr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int check_process(struct snapshot_builder *b, struct process_build *pb,
+			 struct input_error *error)
+{
+	if (!(pb->seen & (1u << MEMBER_STAT))) {
+		char member[64];
+		snprintf(member, sizeof(member), "%d/stat", pb->process.pid);
+		input_error_set(error, b->snapshot->source, member, 0, "missing (every process needs its stat)");
+		return process_problem(b, pb, error);
+	}
+	if (check_pagemap_addresses(b, pb, error))
+		return process_problem(b, pb, error);
+	return 0;
+}
+
+static int compare_process_pid(const void *a, const void *b)
+{
+	const struct process_build *x = a, *y = b;
+	return (x->process.pid > y->process.pid) - (x->process.pid < y->process.pid);
+}
+
+/* Keep the good processes with VMAs, in pid order, their VMAs laid out in the same order. */
+static int assemble(struct snapshot_builder *b, struct snapshot *s)
+{
+	size_t vma_total = 0, kept = 0;
+	qsort(b->processes, b->process_count, sizeof(*b->processes), compare_process_pid);
+	for (size_t i = 0; i < b->process_count; i++) {
+		struct process_build *pb = &b->processes[i];
+		if (pb->bad)
+			s->skipped_bad++;
+		else if (pb->process.vma_count == 0)
+			s->kernel_threads++;
+		else
+			vma_total += pb->process.vma_count;
+	}
+	s->vmas = malloc((vma_total ? vma_total : 1) * sizeof(*s->vmas));
+	s->processes = malloc((b->process_count ? b->process_count : 1) * sizeof(*s->processes));
+	if (!s->vmas || !s->processes)
+		return -1;
+	size_t next_vma = 0;
+	for (size_t i = 0; i < b->process_count; i++) {
+		struct process_build *pb = &b->processes[i];
+		struct process *p = &pb->process;
+		if (pb->bad || p->vma_count == 0) {
+			free(p->pagemap);
+			p->pagemap = NULL;
+			continue;
+		}
+		memcpy(s->vmas + next_vma, b->vmas.items + pb->vma_first, p->vma_count * sizeof(*s->vmas));
+		p->vmas = s->vmas + next_vma;
+		next_vma += p->vma_count;
+		s->processes[kept++] = *p;
+		p->pagemap = NULL; /* now owned by the snapshot */
+	}
+	s->vma_count = vma_total;
+	s->process_count = kept;
+	s->extras = b->extras.items;
+	s->extra_count = b->extras.count;
+	b->extras.items = NULL;
+	return 0;
+}
+
+/* Without snapshot.info (smemcap), say what the members show. */
+static void infer_pagemap_mode(struct snapshot *s)
+{
+	s->info.pagemap = PAGEMAP_NONE;
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		if (!p->has_pagemap)
+			continue;
+		if (s->info.pagemap == PAGEMAP_NONE)
+			s->info.pagemap = PAGEMAP_PRESENT_ONLY;
+		for (size_t r = 0; r < p->pagemap_count; r++)
+			if ((p->pagemap[r].entry & PAGEMAP_PRESENT) && (p->pagemap[r].entry & PAGEMAP_PFN_MASK)) {
+				s->info.pagemap = PAGEMAP_PFN;
+				return;
+			}
+	}
+}
+
+int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct input_error *error)
+{
+	struct snapshot *s = b->snapshot;
+	const char *missing = !b->has_version ? "version" : !b->has_meminfo ? "meminfo" : NULL;
+	if (missing) {
+		input_error_set(error, s->source, missing, 0, "missing (is this a snapshot?)");
+		builder_abort(b);
+		return -1;
+	}
+	for (size_t i = 0; i < b->process_count; i++) {
+		struct process_build *pb = &b->processes[i];
+		if (!pb->bad && pb->process.vma_count && check_process(b, pb, error)) {
+			builder_abort(b);
+			return -1;
+		}
+	}
+	if (assemble(b, s)) {
+		input_error_set(error, s->source, NULL, 0, "out of memory");
+		builder_abort(b);
+		return -1;
+	}
+	if (!b->has_info)
+		infer_pagemap_mode(s);
+	if (s->skipped_bad)
+		fprintf(stderr, "ptscope: warning: skipped %zu broken process%s; the first: %s\n",
+			s->skipped_bad, s->skipped_bad == 1 ? "" : "es", b->first_bad.message);
+	b->snapshot = NULL;
+	*result = s;
+	builder_abort(b);
+	return 0;
+}

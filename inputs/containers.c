@@ -1,0 +1,207 @@
+/*
+ * containers.c - directory and tar (plain or compressed) snapshots.
+ *
+ * Tars are streamed through libarchive, member by member, into one reused
+ * buffer: nothing is extracted to disk.  libarchive already tolerates the
+ * quirks of old writers (no end-of-archive blocks, V7 headers); smemcap's
+ * wrong typeflags are handled here by trusting name and size.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct buffer {
+	char *data;
+	size_t size, capacity;
+};
+
+static int buffer_reserve(struct buffer *b, size_t capacity)
+{
+	if (capacity <= b->capacity)
+		return 0;
+	size_t grown = b->capacity ? b->capacity : 65536;
+	while (grown < capacity)
+		grown *= 2;
+	char *p = realloc(b->data, grown);
+	if (!p)
+		return -1;
+	b->data = p;
+	b->capacity = grown;
+	return 0;
+}
+
+/* ---- directory ---- */
+
+/* Read a whole file; /proc-like files report size 0, so read to EOF. */
+static int read_file(int dir_fd, const char *name, struct buffer *b, const char *source,
+		     struct input_error *error)
+{
+	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		input_error_set(error, source, name, 0, "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	b->size = 0;
+	if ((uint64_t)st.st_size > MEMBER_MAX_BYTES || buffer_reserve(b, (size_t)st.st_size + 1)) {
+		input_error_set(error, source, name, 0, "file of %lld bytes is too large", (long long)st.st_size);
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		if (b->size == b->capacity && buffer_reserve(b, b->capacity * 2)) {
+			input_error_set(error, source, name, 0, "out of memory");
+			close(fd);
+			return -1;
+		}
+		ssize_t n = read(fd, b->data + b->size, b->capacity - b->size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			input_error_set(error, source, name, 0, "%s", strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		b->size += (size_t)n;
+	}
+	close(fd);
+	return 0;
+}
+
+static bool is_number(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* Every regular file of the root, and of each numeric folder below it. */
+static int add_directory_files(int dir_fd, const char *prefix, bool descend,
+			       struct snapshot_builder *builder, struct buffer *buffer,
+			       const char *source, struct input_error *error)
+{
+	DIR *dir = fdopendir(dir_fd);
+	struct dirent *entry;
+	int status = 0;
+	if (!dir) {
+		close(dir_fd);
+		input_error_set(error, source, prefix[0] ? prefix : NULL, 0, "%s", strerror(errno));
+		return -1;
+	}
+	while (status == 0 && (entry = readdir(dir))) {
+		char member[512];
+		struct stat st;
+		if (entry->d_name[0] == '.')
+			continue;
+		snprintf(member, sizeof(member), "%s%s", prefix, entry->d_name);
+		if (fstatat(dirfd(dir), entry->d_name, &st, 0) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && descend && is_number(entry->d_name)) {
+			char sub_prefix[sizeof(member) + 1];
+			snprintf(sub_prefix, sizeof(sub_prefix), "%s/", member);
+			int sub = openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			status = sub < 0 ? 0 : add_directory_files(sub, sub_prefix, false, builder, buffer, source, error);
+		} else if (S_ISREG(st.st_mode)) {
+			if (read_file(dirfd(dir), entry->d_name, buffer, source, error))
+				status = -1;
+			else
+				status = builder_add_member(builder, member, buffer->data, buffer->size, error);
+		}
+	}
+	closedir(dir);
+	return status;
+}
+
+int read_directory(const char *path, struct snapshot_builder *builder, struct input_error *error)
+{
+	struct buffer buffer = { 0 };
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		input_error_set(error, path, NULL, 0, "%s", strerror(errno));
+		return -1;
+	}
+	int status = add_directory_files(fd, "", true, builder, &buffer, path, error);
+	free(buffer.data);
+	return status;
+}
+
+/* ---- tar through libarchive ---- */
+
+static int read_member_data(struct archive *archive, struct buffer *b, int64_t size,
+			    const char *source, const char *name, struct input_error *error)
+{
+	if (size < 0 || (uint64_t)size > MEMBER_MAX_BYTES) {
+		input_error_set(error, source, name, 0, "member claims %lld bytes: not a snapshot member",
+				(long long)size);
+		return -1;
+	}
+	if (buffer_reserve(b, (size_t)size + 1)) {
+		input_error_set(error, source, name, 0, "out of memory for %lld bytes", (long long)size);
+		return -1;
+	}
+	b->size = 0;
+	while (b->size < (size_t)size) {
+		la_ssize_t n = archive_read_data(archive, b->data + b->size, (size_t)size - b->size);
+		if (n < 0) {
+			input_error_set(error, source, name, 0, "%s", archive_error_string(archive));
+			return -1;
+		}
+		if (n == 0) {
+			input_error_set(error, source, name, 0,
+					"archive ends after %zu of %lld bytes (truncated)", b->size, (long long)size);
+			return -1;
+		}
+		b->size += (size_t)n;
+	}
+	return 0;
+}
+
+int read_archive(const char *path, struct snapshot_builder *builder, struct input_error *error)
+{
+	struct archive *archive = archive_read_new();
+	struct archive_entry *entry;
+	struct buffer buffer = { 0 };
+	int status = 0, r;
+
+	archive_read_support_filter_all(archive);
+	archive_read_support_format_tar(archive);
+	if (archive_read_open_filename(archive, path, 1 << 16) != ARCHIVE_OK) {
+		input_error_set(error, path, NULL, 0, "not a snapshot archive: %s", archive_error_string(archive));
+		archive_read_free(archive);
+		return -1;
+	}
+	while (status == 0 && (r = archive_read_next_header(archive, &entry)) != ARCHIVE_EOF) {
+		if (r == ARCHIVE_FATAL || r == ARCHIVE_RETRY) {
+			input_error_set(error, path, NULL, 0, "%s", archive_error_string(archive));
+			status = -1;
+			break;
+		}
+		const char *name = archive_entry_pathname(entry);
+		int64_t size = archive_entry_size(entry);
+		/* Trust name and size, not the typeflag: smemcap writes odd ones. */
+		if (!name || (archive_entry_filetype(entry) == AE_IFDIR && size <= 0))
+			continue;
+		status = read_member_data(archive, &buffer, size, path, name, error);
+		if (status == 0)
+			status = builder_add_member(builder, name, buffer.data, buffer.size, error);
+	}
+	free(buffer.data);
+	archive_read_free(archive);
+	return status;
+}

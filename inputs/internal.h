@@ -1,0 +1,82 @@
+/*
+ * inputs/internal.h - private to inputs/: the string arena, error helpers,
+ * the per-member parsers and the snapshot builder that containers feed.
+ *
+ * Every container (directory, tar, live /proc) only has to hand members to
+ * a builder through struct member_sink; parsing and validation live in one
+ * place whatever the bytes came from.
+ */
+#ifndef PTSCOPE_INPUTS_INTERNAL_H
+#define PTSCOPE_INPUTS_INTERNAL_H
+
+#include <inttypes.h>
+#include <stdarg.h>
+
+#include "snapshot.h"
+
+/* ---- arena: bump allocator for strings; interned so equal paths share ---- */
+struct arena;
+struct arena *arena_create(void);
+void arena_destroy(struct arena *arena);
+/* Copy s[0..length) NUL-terminated; equal strings return the same pointer. */
+const char *arena_intern(struct arena *arena, const char *s, size_t length);
+
+/* ---- errors ---- */
+/* Fill error with "SOURCE: MEMBER:LINE: message" (LINE omitted when 0). */
+void input_error_set(struct input_error *error, const char *source, const char *member,
+		     unsigned long line, const char *format, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Where a parser reports a problem. */
+struct parse_place {
+	const char *source, *member;
+	struct input_error *error;
+};
+int parse_fail(const struct parse_place *place, unsigned long line, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Decimal or hex number parsing with overflow checks; *end gets the stop. */
+bool parse_u64(const char *s, const char *limit, uint64_t *value, const char **end);
+bool parse_hex_u64(const char *s, const char *limit, uint64_t *value, const char **end);
+
+/* ---- parsers: each takes one whole member; 0 or -1 with place->error set ---- */
+/* Appends VMAs and unknown fields to the arrays it is given. */
+struct vma_array { struct vma *items; size_t count, capacity; };
+struct extra_array { struct smaps_extra *items; size_t count, capacity; };
+int parse_smaps(const char *text, size_t size, struct arena *arena, struct vma_array *vmas,
+		struct extra_array *extras, const struct parse_place *place);
+int parse_status(const char *text, size_t size, struct process_status *status,
+		 const struct parse_place *place);
+int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int *ppid,
+	       const char **comm, const struct parse_place *place);
+const char *parse_cmdline(const char *text, size_t size, struct arena *arena);
+int parse_meminfo(const char *text, size_t size, struct arena *arena,
+		  struct meminfo_entry **entries, size_t *count, const struct parse_place *place);
+int parse_info(const char *text, size_t size, struct snapshot_info *info,
+	       const struct parse_place *place);
+/* Binary members: validate shape and copy into aligned arrays. */
+int parse_pagemap(const void *data, size_t size, struct pagemap_record **records,
+		  size_t *count, const struct parse_place *place);
+int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
+		 const struct parse_place *place);
+
+/* ---- builder: members in any order -> struct snapshot ---- */
+struct snapshot_builder;
+struct snapshot_builder *builder_create(const char *source, const struct read_options *options);
+/* name is the member name relative to the snapshot root ("1234/smaps", "meminfo"). */
+int builder_add_member(struct snapshot_builder *builder, const char *name,
+		       const void *data, size_t size, struct input_error *error);
+/* Check cross-member rules and hand over the snapshot (builder is freed either way). */
+int builder_finish(struct snapshot_builder *builder, struct snapshot **result,
+		   struct input_error *error);
+void builder_abort(struct snapshot_builder *builder);
+
+/* Largest member a reader accepts: guards against absurd tar headers. */
+#define MEMBER_MAX_BYTES (UINT64_C(4) << 30)
+
+/* ---- containers ---- */
+int read_directory(const char *path, struct snapshot_builder *builder, struct input_error *error);
+int read_archive(const char *path, struct snapshot_builder *builder, struct input_error *error);
+int read_live(const char *proc_root, struct snapshot_builder *builder, struct input_error *error);
+
+#endif

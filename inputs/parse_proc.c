@@ -1,0 +1,367 @@
+/*
+ * parse_proc.c - the small text members: status, stat, cmdline, meminfo,
+ * snapshot.info; plus the number and error helpers every parser shares.
+ *
+ * Numbers are checked for overflow: a snapshot is input from another
+ * machine, and a wrapped counter would silently poison every figure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void input_error_set(struct input_error *error, const char *source, const char *member,
+		     unsigned long line, const char *format, ...)
+{
+	char text[384];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(text, sizeof(text), format, args);
+	va_end(args);
+	if (!error)
+		return;
+	if (member && line)
+		snprintf(error->message, sizeof(error->message), "%s: %s:%lu: %s", source, member, line, text);
+	else if (member)
+		snprintf(error->message, sizeof(error->message), "%s: %s: %s", source, member, text);
+	else
+		snprintf(error->message, sizeof(error->message), "%s: %s", source, text);
+}
+
+int parse_fail(const struct parse_place *place, unsigned long line, const char *format, ...)
+{
+	char text[384];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(text, sizeof(text), format, args);
+	va_end(args);
+	input_error_set(place->error, place->source, place->member, line, "%s", text);
+	return -1;
+}
+
+static bool parse_digits(const char *s, const char *limit, unsigned base, uint64_t *value,
+			 const char **end)
+{
+	uint64_t v = 0;
+	const char *p = s;
+	for (; p < limit; p++) {
+		unsigned d;
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned)(*p - '0');
+		else if (base == 16 && *p >= 'a' && *p <= 'f')
+			d = (unsigned)(*p - 'a' + 10);
+		else if (base == 16 && *p >= 'A' && *p <= 'F')
+			d = (unsigned)(*p - 'A' + 10);
+		else
+			break;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*value = v;
+	*end = p;
+	return p > s;
+}
+
+bool parse_u64(const char *s, const char *limit, uint64_t *value, const char **end)
+{
+	return parse_digits(s, limit, 10, value, end);
+}
+
+bool parse_hex_u64(const char *s, const char *limit, uint64_t *value, const char **end)
+{
+	return parse_digits(s, limit, 16, value, end);
+}
+
+/*
+ * "Key:<spaces>value<rest>" line walker shared by status, meminfo and
+ * snapshot.info.  The callback gets the key and the value text.
+ */
+typedef int (*key_value_fn)(void *context, const char *key, size_t key_length,
+			    const char *value, const char *limit, unsigned long line);
+
+static int walk_key_values(const char *text, size_t size, const struct parse_place *place,
+			   key_value_fn fn, void *context)
+{
+	const char *p = text, *end = text + size;
+	unsigned long line = 0;
+	while (p < end) {
+		const char *newline = memchr(p, '\n', (size_t)(end - p));
+		const char *limit = newline ? newline : end;
+		line++;
+		if (memchr(p, '\0', (size_t)(limit - p)))
+			return parse_fail(place, line, "binary data in a text file");
+		const char *colon = memchr(p, ':', (size_t)(limit - p));
+		if (limit > p && !colon)
+			return parse_fail(place, line, "line has no 'key:' part");
+		if (colon) {
+			const char *value = colon + 1;
+			while (value < limit && (*value == ' ' || *value == '\t'))
+				value++;
+			if (fn(context, p, (size_t)(colon - p), value, limit, line))
+				return -1;
+		}
+		p = limit + 1;
+	}
+	return 0;
+}
+
+/* A "1234 kB" value. */
+static int kb_value(const struct parse_place *place, const char *value, const char *limit,
+		    unsigned long line, uint64_t *kb)
+{
+	const char *q;
+	if (!parse_u64(value, limit, kb, &q))
+		return parse_fail(place, line, "bad or overflowing number");
+	while (q < limit && *q == ' ')
+		q++;
+	if (q < limit && !(limit - q == 2 && (*q == 'k' || *q == 'K') && q[1] == 'B'))
+		return parse_fail(place, line, "unexpected text after number");
+	return 0;
+}
+
+/* ---- status ---- */
+struct status_context {
+	struct process_status *status;
+	const struct parse_place *place;
+};
+
+static int status_line(void *context, const char *key, size_t length, const char *value,
+		       const char *limit, unsigned long line)
+{
+	static const struct { const char *key; size_t offset; } keys[] = {
+		{ "VmPTE", offsetof(struct process_status, vm_pte_kb) },
+		{ "VmRSS", offsetof(struct process_status, vm_rss_kb) },
+		{ "RssAnon", offsetof(struct process_status, rss_anon_kb) },
+		{ "RssFile", offsetof(struct process_status, rss_file_kb) },
+		{ "RssShmem", offsetof(struct process_status, rss_shmem_kb) },
+		{ "VmSwap", offsetof(struct process_status, vm_swap_kb) },
+	};
+	struct status_context *c = context;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strlen(keys[i].key) != length || memcmp(keys[i].key, key, length))
+			continue;
+		uint64_t *field = (uint64_t *)((char *)c->status + keys[i].offset);
+		if (kb_value(c->place, value, limit, line, field))
+			return -1;
+		if (i == 0)
+			c->status->has_vm_pte = true;
+	}
+	return 0;
+}
+
+int parse_status(const char *text, size_t size, struct process_status *status,
+		 const struct parse_place *place)
+{
+	struct status_context context = { status, place };
+	memset(status, 0, sizeof(*status));
+	return walk_key_values(text, size, place, status_line, &context);
+}
+
+/* ---- stat: "pid (comm) state ppid ..."; comm may hold spaces and ')' ---- */
+int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int *ppid,
+	       const char **comm, const struct parse_place *place)
+{
+	const char *end = text + size, *q;
+	const char *open = memchr(text, '(', size);
+	const char *close = NULL;
+	uint64_t value;
+
+	for (const char *p = end; p > text; p--)
+		if (p[-1] == ')') {
+			close = p - 1;
+			break;
+		}
+	if (!open || !close || close < open)
+		return parse_fail(place, 1, "no '(comm)' field");
+	if (!parse_u64(text, open, &value, &q) || value > INT32_MAX || *q != ' ')
+		return parse_fail(place, 1, "bad pid");
+	*pid = (int)value;
+	q = close + 1;
+	if (end - q < 4 || q[0] != ' ' || q[2] != ' ')
+		return parse_fail(place, 1, "no state after comm (truncated?)");
+	if (!parse_u64(q + 3, end, &value, &q) || value > INT32_MAX)
+		return parse_fail(place, 1, "bad ppid");
+	*ppid = (int)value;
+	*comm = arena_intern(arena, open + 1, (size_t)(close - open - 1));
+	return *comm ? 0 : parse_fail(place, 1, "out of memory");
+}
+
+/* NUL-separated arguments become one space-separated line. */
+const char *parse_cmdline(const char *text, size_t size, struct arena *arena)
+{
+	char buffer[4096];
+	size_t length = size < sizeof(buffer) ? size : sizeof(buffer) - 1;
+	memcpy(buffer, text, length);
+	while (length && buffer[length - 1] == '\0')
+		length--;
+	for (size_t i = 0; i < length; i++)
+		if (buffer[i] == '\0' || buffer[i] == '\n')
+			buffer[i] = ' ';
+	return arena_intern(arena, buffer, length);
+}
+
+/* ---- meminfo ---- */
+struct meminfo_context {
+	struct arena *arena;
+	struct meminfo_entry *entries;
+	size_t count, capacity;
+	const struct parse_place *place;
+};
+
+static int meminfo_line(void *context, const char *key, size_t length, const char *value,
+			const char *limit, unsigned long line)
+{
+	struct meminfo_context *c = context;
+	if (c->count == c->capacity) {
+		size_t capacity = c->capacity ? c->capacity * 2 : 64;
+		void *p = realloc(c->entries, capacity * sizeof(*c->entries));
+		if (!p)
+			return parse_fail(c->place, line, "out of memory");
+		c->entries = p;
+		c->capacity = capacity;
+	}
+	struct meminfo_entry *e = &c->entries[c->count];
+	if (kb_value(c->place, value, limit, line, &e->kb))
+		return -1;
+	e->name = arena_intern(c->arena, key, length);
+	c->count++;
+	return 0;
+}
+
+int parse_meminfo(const char *text, size_t size, struct arena *arena,
+		  struct meminfo_entry **entries, size_t *count, const struct parse_place *place)
+{
+	struct meminfo_context c = { arena, NULL, 0, 0, place };
+	if (walk_key_values(text, size, place, meminfo_line, &c)) {
+		free(c.entries);
+		return -1;
+	}
+	*entries = c.entries;
+	*count = c.count;
+	return 0;
+}
+
+/* ---- snapshot.info ---- */
+struct info_context {
+	struct snapshot_info *info;
+	const struct parse_place *place;
+};
+
+static bool key_is(const char *key, size_t length, const char *name)
+{
+	return strlen(name) == length && !memcmp(key, name, length);
+}
+
+static int info_number(const struct info_context *c, const char *value, const char *limit,
+		       unsigned long line, uint64_t *number)
+{
+	const char *q;
+	if (!parse_u64(value, limit, number, &q) || q != limit)
+		return parse_fail(c->place, line, "bad number");
+	return 0;
+}
+
+static int info_line(void *context, const char *key, size_t length, const char *value,
+		     const char *limit, unsigned long line)
+{
+	static const struct { const char *key; size_t offset, size; } strings[] = {
+		{ "arch", offsetof(struct snapshot_info, arch), sizeof(((struct snapshot_info *)0)->arch) },
+		{ "kernel", offsetof(struct snapshot_info, kernel), sizeof(((struct snapshot_info *)0)->kernel) },
+		{ "hostname", offsetof(struct snapshot_info, hostname), sizeof(((struct snapshot_info *)0)->hostname) },
+		{ "captured_at", offsetof(struct snapshot_info, captured_at), sizeof(((struct snapshot_info *)0)->captured_at) },
+	};
+	struct info_context *c = context;
+	struct snapshot_info *info = c->info;
+	uint64_t number;
+
+	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+		if (key_is(key, length, strings[i].key)) {
+			snprintf((char *)info + strings[i].offset, strings[i].size, "%.*s",
+				 (int)(limit - value), value);
+			return 0;
+		}
+	if (key_is(key, length, "format")) {
+		static const char prefix[] = "ptscope-snapshot ";
+		if ((size_t)(limit - value) <= sizeof(prefix) - 1 || memcmp(value, prefix, sizeof(prefix) - 1))
+			return parse_fail(c->place, line, "not a ptscope snapshot format line");
+		if (info_number(c, value + sizeof(prefix) - 1, limit, line, &number))
+			return -1;
+		if (number != 1)
+			return parse_fail(c->place, line, "snapshot format %" PRIu64 " is newer than this ptscope reads (1)", number);
+		info->format_version = 1;
+	} else if (key_is(key, length, "page_size")) {
+		if (info_number(c, value, limit, line, &number))
+			return -1;
+		if (number < 1024 || (number & (number - 1)))
+			return parse_fail(c->place, line, "page size %" PRIu64 " is not a power of two", number);
+		info->page_size = number;
+	} else if (key_is(key, length, "pagemap")) {
+		static const char *const modes[] = { "none", "present", "pfn" };
+		for (int i = 0; i < 3; i++)
+			if (key_is(value, (size_t)(limit - value), modes[i])) {
+				info->pagemap = (enum pagemap_mode)i;
+				return 0;
+			}
+		return parse_fail(c->place, line, "pagemap must be pfn, present or none");
+	} else if (key_is(key, length, "processes") || key_is(key, length, "skipped")) {
+		if (info_number(c, value, limit, line, &number))
+			return -1;
+		if (number > INT32_MAX)
+			return parse_fail(c->place, line, "number too large");
+		*(key_is(key, length, "processes") ? &info->processes : &info->skipped) = (long)number;
+	}
+	return 0; /* unknown keys are ignored, as the format says */
+}
+
+int parse_info(const char *text, size_t size, struct snapshot_info *info,
+	       const struct parse_place *place)
+{
+	struct info_context c = { info, place };
+	return walk_key_values(text, size, place, info_line, &c);
+}
+
+/* ---- binary members ---- */
+static int copy_records(const void *data, size_t size, size_t record_bytes, void **out,
+			size_t *count, const struct parse_place *place)
+{
+	if (size % record_bytes)
+		return parse_fail(place, 0, "length %zu is not a multiple of %zu bytes (truncated?)",
+				  size, record_bytes);
+	*count = size / record_bytes;
+	*out = malloc(size ? size : 1);
+	if (!*out)
+		return parse_fail(place, 0, "out of memory for %zu bytes", size);
+	/* Little-endian on disk; this tool runs on little-endian hosts (x86, arm64). */
+	memcpy(*out, data, size);
+	return 0;
+}
+
+int parse_pagemap(const void *data, size_t size, struct pagemap_record **records,
+		  size_t *count, const struct parse_place *place)
+{
+	if (copy_records(data, size, sizeof(struct pagemap_record), (void **)records, count, place))
+		return -1;
+	for (size_t i = 0; i < *count; i++) {
+		const struct pagemap_record *r = &(*records)[i];
+		if (i && r->vaddr <= r[-1].vaddr)
+			return parse_fail(place, 0, "record %zu: address %#" PRIx64 " not above the previous one", i, r->vaddr);
+		if (r->vaddr & 0xfff)
+			return parse_fail(place, 0, "record %zu: address %#" PRIx64 " is not page-aligned", i, r->vaddr);
+		if (!(r->entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
+			return parse_fail(place, 0, "record %zu: entry is neither present nor swapped", i);
+	}
+	return 0;
+}
+
+int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
+		 const struct parse_place *place)
+{
+	if (copy_records(data, size, sizeof(struct kpage), (void **)pages, count, place))
+		return -1;
+	for (size_t i = 1; i < *count; i++)
+		if ((*pages)[i].pfn <= (*pages)[i - 1].pfn)
+			return parse_fail(place, 0, "record %zu: PFN %#" PRIx64 " not above the previous one", i, (*pages)[i].pfn);
+	return 0;
+}

@@ -1,0 +1,258 @@
+/*
+ * parse_smaps.c - /proc/PID/smaps, every kernel from 2.6.14 on.
+ *
+ * The member is already in memory, so lines are walked in place with
+ * memchr: nothing is allocated per line, only the VMA array grows.  Field
+ * names are looked up by remembering where the previous one matched: the
+ * kernel prints fields in a fixed order, so the next field is almost always
+ * the next entry of the table.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *const smaps_field_names[SMAPS_FIELD_COUNT] = {
+	[SMAPS_SIZE] = "Size", [SMAPS_KERNEL_PAGE_SIZE] = "KernelPageSize",
+	[SMAPS_MMU_PAGE_SIZE] = "MMUPageSize", [SMAPS_RSS] = "Rss", [SMAPS_PSS] = "Pss",
+	[SMAPS_PSS_DIRTY] = "Pss_Dirty", [SMAPS_PSS_ANON] = "Pss_Anon",
+	[SMAPS_PSS_FILE] = "Pss_File", [SMAPS_PSS_SHMEM] = "Pss_Shmem",
+	[SMAPS_SHARED_CLEAN] = "Shared_Clean", [SMAPS_SHARED_DIRTY] = "Shared_Dirty",
+	[SMAPS_PRIVATE_CLEAN] = "Private_Clean", [SMAPS_PRIVATE_DIRTY] = "Private_Dirty",
+	[SMAPS_REFERENCED] = "Referenced", [SMAPS_ANONYMOUS] = "Anonymous", [SMAPS_KSM] = "KSM",
+	[SMAPS_LAZY_FREE] = "LazyFree", [SMAPS_ANON_HUGE_PAGES] = "AnonHugePages",
+	[SMAPS_SHMEM_PMD_MAPPED] = "ShmemPmdMapped", [SMAPS_FILE_PMD_MAPPED] = "FilePmdMapped",
+	[SMAPS_SHARED_HUGETLB] = "Shared_Hugetlb", [SMAPS_PRIVATE_HUGETLB] = "Private_Hugetlb",
+	[SMAPS_SWAP] = "Swap", [SMAPS_SWAP_PSS] = "SwapPss", [SMAPS_LOCKED] = "Locked",
+	[SMAPS_THP_ELIGIBLE] = "THPeligible",
+};
+
+/* Older kernels' names for the same counters (4.8-4.x: ShmemHugePages). */
+static const struct { const char *name; enum smaps_field field; } field_aliases[] = {
+	{ "ShmemHugePages", SMAPS_SHMEM_PMD_MAPPED },
+};
+
+/* VmFlags codes, in enum vma_flag order. */
+static const char vm_flag_codes[VMF_OTHER][3] = {
+	"rd", "wr", "ex", "sh", "mr", "mw", "me", "ms", "gd", "pf", "dw", "lo", "io",
+	"sr", "rr", "dc", "de", "ac", "nr", "ht", "sf", "nl", "ar", "wf", "dd", "mm",
+	"hg", "nh", "mg", "um", "uw", "ss", "sl", "bt", "mt", "lf",
+};
+
+struct smaps_parser {
+	struct arena *arena;
+	struct vma_array *vmas;
+	struct extra_array *extras;
+	const struct parse_place *place;
+	unsigned long line;
+	struct vma *current;
+	int last_field;
+};
+
+static int grow(void **items, size_t *capacity, size_t count, size_t item_bytes)
+{
+	if (count < *capacity)
+		return 0;
+	size_t capacity_new = *capacity ? *capacity * 2 : 64;
+	void *p = realloc(*items, capacity_new * item_bytes);
+	if (!p)
+		return -1;
+	*items = p;
+	*capacity = capacity_new;
+	return 0;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static const char *skip_spaces(const char *p, const char *limit)
+{
+	while (p < limit && is_space(*p))
+		p++;
+	return p;
+}
+
+/* "start-end perms offset major:minor inode   path" */
+static int parse_vma_header(struct smaps_parser *parser, const char *p, const char *limit)
+{
+	struct vma vma = { 0 };
+	const char *q;
+	uint64_t major, minor;
+
+	if (!parse_hex_u64(p, limit, &vma.start, &q) || q >= limit || *q != '-' ||
+	    !parse_hex_u64(q + 1, limit, &vma.end, &q) || q >= limit || !is_space(*q))
+		return parse_fail(parser->place, parser->line, "bad VMA address range");
+	if (vma.end <= vma.start)
+		return parse_fail(parser->place, parser->line, "VMA ends before it starts");
+	q = skip_spaces(q, limit);
+	if (limit - q < 4 || strchr("r-", q[0]) == NULL || strchr("w-", q[1]) == NULL ||
+	    strchr("x-", q[2]) == NULL || strchr("ps", q[3]) == NULL)
+		return parse_fail(parser->place, parser->line, "bad permission string");
+	memcpy(vma.perms, q, 4);
+	q = skip_spaces(q + 4, limit);
+	if (!parse_hex_u64(q, limit, &vma.offset, &q))
+		return parse_fail(parser->place, parser->line, "bad file offset");
+	q = skip_spaces(q, limit);
+	if (!parse_hex_u64(q, limit, &major, &q) || q >= limit || *q != ':' ||
+	    !parse_hex_u64(q + 1, limit, &minor, &q) || major > UINT32_MAX || minor > UINT32_MAX)
+		return parse_fail(parser->place, parser->line, "bad device number");
+	vma.dev_major = (uint32_t)major;
+	vma.dev_minor = (uint32_t)minor;
+	q = skip_spaces(q, limit);
+	if (!parse_u64(q, limit, &vma.inode, &q) || (q < limit && !is_space(*q)))
+		return parse_fail(parser->place, parser->line, "bad inode number");
+	q = skip_spaces(q, limit);
+	vma.path = arena_intern(parser->arena, q, (size_t)(limit - q));
+	vma.extra_first = (uint32_t)parser->extras->count;
+	if (!vma.path || grow((void **)&parser->vmas->items, &parser->vmas->capacity,
+			      parser->vmas->count, sizeof(struct vma)))
+		return parse_fail(parser->place, parser->line, "out of memory");
+	parser->current = &parser->vmas->items[parser->vmas->count++];
+	*parser->current = vma;
+	parser->last_field = -1;
+	return 0;
+}
+
+static void parse_vm_flags(struct vma *vma, const char *p, const char *limit)
+{
+	for (p = skip_spaces(p, limit); p < limit; p = skip_spaces(p, limit)) {
+		const char *word = p;
+		while (p < limit && !is_space(*p))
+			p++;
+		int flag = VMF_OTHER;
+		for (int i = 0; i < VMF_OTHER; i++)
+			if (p - word == 2 && word[0] == vm_flag_codes[i][0] && word[1] == vm_flag_codes[i][1])
+				flag = i;
+		vma->vm_flags |= UINT64_C(1) << flag;
+	}
+}
+
+static int find_field(struct smaps_parser *parser, const char *name, size_t length)
+{
+	for (int step = 1; step <= SMAPS_FIELD_COUNT; step++) {
+		int i = (parser->last_field + step) % SMAPS_FIELD_COUNT;
+		if (!strncmp(smaps_field_names[i], name, length) && !smaps_field_names[i][length])
+			return i;
+	}
+	for (size_t i = 0; i < sizeof(field_aliases) / sizeof(field_aliases[0]); i++)
+		if (!strncmp(field_aliases[i].name, name, length) && !field_aliases[i].name[length])
+			return (int)field_aliases[i].field;
+	return -1;
+}
+
+/* "Name:   1234 kB" (unit optional: THPeligible, ProtectionKey have none). */
+static int parse_value(struct smaps_parser *parser, const char *p, const char *limit,
+		       uint64_t *value)
+{
+	const char *q;
+	p = skip_spaces(p, limit);
+	if (!parse_u64(p, limit, value, &q))
+		return parse_fail(parser->place, parser->line, "bad or overflowing number");
+	q = skip_spaces(q, limit);
+	if (q < limit && !(limit - q == 2 && (q[0] == 'k' || q[0] == 'K') && q[1] == 'B'))
+		return parse_fail(parser->place, parser->line, "unexpected text after number");
+	return 0;
+}
+
+static int add_extra(struct smaps_parser *parser, const char *name, size_t length,
+		     const char *p, const char *limit)
+{
+	struct extra_array *extras = parser->extras;
+	uint64_t value = 0;
+	const char *end;
+	/* An unknown field from a newer kernel may not even be a number: keep its name. */
+	if (!parse_u64(skip_spaces(p, limit), limit, &value, &end))
+		value = 0;
+	if (grow((void **)&extras->items, &extras->capacity, extras->count, sizeof(*extras->items)))
+		return parse_fail(parser->place, parser->line, "out of memory");
+	extras->items[extras->count].name = arena_intern(parser->arena, name, length);
+	extras->items[extras->count++].value = value;
+	parser->current->extra_count++;
+	return 0;
+}
+
+static int parse_field(struct smaps_parser *parser, const char *name, size_t length,
+		       const char *p, const char *limit)
+{
+	struct vma *vma = parser->current;
+	if (!vma)
+		return parse_fail(parser->place, parser->line, "field before the first VMA header");
+	if (length == 7 && !memcmp(name, "VmFlags", 7)) {
+		parse_vm_flags(vma, p, limit);
+		return 0;
+	}
+	int field = find_field(parser, name, length);
+	if (field < 0)
+		return add_extra(parser, name, length, p, limit);
+	if (vma->present_fields & (UINT32_C(1) << field))
+		return parse_fail(parser->place, parser->line, "field %.*s repeated in one VMA",
+				  (int)length, name);
+	if (parse_value(parser, p, limit, &vma->kb[field]))
+		return -1;
+	vma->present_fields |= UINT32_C(1) << field;
+	parser->last_field = field;
+	return 0;
+}
+
+/* Every kernel since 2.6.14 prints Size and Rss, and Size is the VMA's length. */
+static int check_vma(struct smaps_parser *parser)
+{
+	struct vma *vma = parser->current;
+	if (!vma)
+		return 0;
+	uint32_t needed = (UINT32_C(1) << SMAPS_SIZE) | (UINT32_C(1) << SMAPS_RSS);
+	if ((vma->present_fields & needed) != needed)
+		return parse_fail(parser->place, parser->line,
+				  "VMA %" PRIx64 "-%" PRIx64 " lacks its Size or Rss line (truncated?)",
+				  vma->start, vma->end);
+	if (vma->kb[SMAPS_SIZE] != (vma->end - vma->start) >> 10)
+		return parse_fail(parser->place, parser->line,
+				  "VMA %" PRIx64 "-%" PRIx64 " has Size %" PRIu64 " kB, not its length",
+				  vma->start, vma->end, vma->kb[SMAPS_SIZE]);
+	if (vma->kb[SMAPS_RSS] > vma->kb[SMAPS_SIZE])
+		return parse_fail(parser->place, parser->line,
+				  "VMA %" PRIx64 "-%" PRIx64 " has Rss above Size", vma->start, vma->end);
+	return 0;
+}
+
+static int parse_line(struct smaps_parser *parser, const char *p, const char *limit)
+{
+	const char *name = p;
+	while (p < limit && (*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+			     (*p >= '0' && *p <= '9')))
+		p++;
+	if (p < limit && *p == ':' && p > name)
+		return parse_field(parser, name, (size_t)(p - name), p + 1, limit);
+	if (check_vma(parser))
+		return -1;
+	return parse_vma_header(parser, name, limit);
+}
+
+int parse_smaps(const char *text, size_t size, struct arena *arena, struct vma_array *vmas,
+		struct extra_array *extras, const struct parse_place *place)
+{
+	struct smaps_parser parser = { arena, vmas, extras, place, 0, NULL, -1 };
+	const char *p = text, *end = text + size;
+	size_t first = vmas->count;
+
+	while (p < end) {
+		const char *newline = memchr(p, '\n', (size_t)(end - p));
+		parser.line++;
+		if (!newline)
+			return parse_fail(place, parser.line, "file ends inside a line (truncated?)");
+		if (memchr(p, '\0', (size_t)(newline - p)))
+			return parse_fail(place, parser.line, "binary data in a text file");
+		if (newline > p && parse_line(&parser, p, newline))
+			return -1;
+		p = newline + 1;
+	}
+	if (check_vma(&parser))
+		return -1;
+	for (size_t i = first + 1; i < vmas->count; i++)
+		if (vmas->items[i].start < vmas->items[i - 1].end)
+			return parse_fail(place, 0, "VMAs overlap or are out of order at %" PRIx64,
+					  vmas->items[i].start);
+	return 0;
+}

@@ -1,0 +1,254 @@
+/*
+ * Parsers of the input side, on real text from this machine's /proc
+ * (tests/fixtures/proc, figures checked with awk and grep) and on hostile
+ * input written by hand.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inputs/internal.h"
+#include "test.h"
+
+static struct input_error error;
+static const struct parse_place place = { "test", "member", &error };
+
+static char *slurp(const char *name, size_t *size)
+{
+	FILE *f = fopen(test_fixture(name), "rb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	char *data = malloc(1 << 20);
+	*size = fread(data, 1, 1 << 20, f);
+	fclose(f);
+	return data;
+}
+
+struct parsed_smaps {
+	struct arena *arena;
+	struct vma_array vmas;
+	struct extra_array extras;
+	int status;
+};
+
+static struct parsed_smaps smaps_of(const char *text, size_t size)
+{
+	struct parsed_smaps p = { arena_create(), { 0 }, { 0 }, 0 };
+	error.message[0] = '\0';
+	p.status = parse_smaps(text, size, p.arena, &p.vmas, &p.extras, &place);
+	return p;
+}
+
+static void parsed_free(struct parsed_smaps *p)
+{
+	free(p->vmas.items);
+	free(p->extras.items);
+	arena_destroy(p->arena);
+}
+
+/* awk '/^Rss:/{s+=$2} /^Pss:/{p+=$2} END{print s, p}' sleep.smaps -> 1788 354; 37 headers */
+static void test_smaps_real(void)
+{
+	size_t size;
+	char *text = slurp("proc/sleep.smaps", &size);
+	struct parsed_smaps p = smaps_of(text, size);
+	CU_ASSERT_EQUAL_FATAL(p.status, 0);
+	CU_ASSERT_EQUAL(p.vmas.count, 37);
+	uint64_t rss = 0, pss = 0;
+	for (size_t i = 0; i < p.vmas.count; i++) {
+		rss += p.vmas.items[i].kb[SMAPS_RSS];
+		pss += p.vmas.items[i].kb[SMAPS_PSS];
+	}
+	CU_ASSERT_EQUAL(rss, 1788);
+	CU_ASSERT_EQUAL(pss, 354);
+	const struct vma *first = &p.vmas.items[0];
+	CU_ASSERT_STRING_EQUAL(first->path, "/usr/bin/sleep");
+	CU_ASSERT_STRING_EQUAL(first->perms, "r--p");
+	CU_ASSERT(VMA_HAS_FLAG(first, VMF_RD) && VMA_HAS_FLAG(first, VMF_MR) && !VMA_HAS_FLAG(first, VMF_WR));
+	/* same binary, so the same interned string */
+	CU_ASSERT_PTR_EQUAL(p.vmas.items[1].path, first->path);
+	CU_ASSERT_STRING_EQUAL(p.vmas.items[p.vmas.count - 1].path, "[vsyscall]");
+	CU_ASSERT_EQUAL(p.extras.count, 0);
+	parsed_free(&p);
+	free(text);
+}
+
+static const char hostile_names[] =
+	"0804a000-0804b000 rw-s 00001000 08:01 1234   /tmp/a file with  spaces (deleted)\n"
+	"Size:                  4 KB\n"
+	"Rss:                   4 kB\n"
+	"ProtectionKey:         3\n"
+	"VmFlags: rd wr sh mr mw me ms zz \n"
+	"b7700000-b7800000 rw-p 00000000 00:00 0          [anon:jemalloc pool]\n"
+	"Size:               1024 kB\n"
+	"Rss:                   0 kB\n"
+	"ShmemHugePages:        0 kB\n"
+	"ffffe000-fffff000 r-xp 00000000 103:0a 99 \n"
+	"Size:                  4 kB\n"
+	"Rss:                   4 kB\n";
+
+static void test_smaps_names_and_old_formats(void)
+{
+	struct parsed_smaps p = smaps_of(hostile_names, sizeof(hostile_names) - 1);
+	CU_ASSERT_EQUAL_FATAL(p.status, 0);
+	CU_ASSERT_EQUAL_FATAL(p.vmas.count, 3);
+	const struct vma *v = p.vmas.items;
+	CU_ASSERT_EQUAL(v[0].start, 0x0804a000);
+	CU_ASSERT_EQUAL(v[0].offset, 0x1000);
+	CU_ASSERT_EQUAL(v[0].inode, 1234);
+	CU_ASSERT_STRING_EQUAL(v[0].path, "/tmp/a file with  spaces (deleted)");
+	CU_ASSERT_EQUAL(v[0].kb[SMAPS_SIZE], 4);
+	CU_ASSERT(VMA_HAS_FLAG(&v[0], VMF_SH) && VMA_HAS_FLAG(&v[0], VMF_OTHER));
+	CU_ASSERT_EQUAL(v[0].extra_count, 1);
+	CU_ASSERT_STRING_EQUAL(p.extras.items[v[0].extra_first].name, "ProtectionKey");
+	CU_ASSERT_EQUAL(p.extras.items[v[0].extra_first].value, 3);
+	CU_ASSERT_STRING_EQUAL(v[1].path, "[anon:jemalloc pool]");
+	CU_ASSERT(v[1].present_fields & (1u << SMAPS_SHMEM_PMD_MAPPED));
+	CU_ASSERT_EQUAL(v[2].dev_major, 0x103);
+	CU_ASSERT_EQUAL(v[2].dev_minor, 0x0a);
+	CU_ASSERT_STRING_EQUAL(v[2].path, "");
+	parsed_free(&p);
+}
+
+/* Each hostile text must fail and name the line the problem is on. */
+static void test_smaps_hostile(void)
+{
+	static const struct { const char *text; const char *expect; } cases[] = {
+		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\nRss: 99999999999999999999999 kB\n", "member:3: bad or overflowing" },
+		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\nRss: 4", "member:3: file ends inside a line" },
+		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\n00402000-00403000 r--p 00000000 08:01 1 /x\n", "member:3: VMA 400000-401000 lacks" },
+		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 8 kB\nRss: 4 kB\n", "not its length" },
+		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\nRss: 8 kB\n", "Rss above Size" },
+		{ "Size: 4 kB\n", "member:1: field before the first VMA" },
+		{ "00400000-00401000 r?-p 00000000 08:01 1 /x\n", "member:1: bad permission" },
+		{ "00401000-00400000 r--p 00000000 08:01 1 /x\n", "ends before it starts" },
+		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\nRss: 4 kB\nRss: 4 kB\n", "member:4: field Rss repeated" },
+		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\0\nRss: 4 kB\n", "binary data" },
+		{ "00400000-00402000 r--p 00000000 08:01 1 /x\nSize: 8 kB\nRss: 4 kB\n00401000-00402000 r--p 0 08:01 1 /x\nSize: 4 kB\nRss: 4 kB\n", "overlap" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t size = strlen(cases[i].text);
+		if (strstr(cases[i].expect, "binary"))
+			size = 70;
+		struct parsed_smaps p = smaps_of(cases[i].text, size);
+		CU_ASSERT_EQUAL(p.status, -1);
+		if (!strstr(error.message, cases[i].expect))
+			CU_FAIL(cases[i].expect);
+		parsed_free(&p);
+	}
+}
+
+static void test_status_real(void)
+{
+	size_t size;
+	char *text = slurp("proc/sleep.status", &size);
+	struct process_status s;
+	CU_ASSERT_EQUAL_FATAL(parse_status(text, size, &s, &place), 0);
+	CU_ASSERT(s.has_vm_pte);
+	CU_ASSERT_EQUAL(s.vm_pte_kb, 48);
+	CU_ASSERT_EQUAL(s.vm_rss_kb, 1788);
+	CU_ASSERT_EQUAL(s.rss_anon_kb, 108);
+	CU_ASSERT_EQUAL(s.rss_file_kb, 1680);
+	CU_ASSERT_EQUAL(s.rss_shmem_kb, 0);
+	free(text);
+	static const char bad[] = "Name:\tx\nVmPTE:\t18446744073709551616 kB\n";
+	CU_ASSERT_EQUAL(parse_status(bad, sizeof(bad) - 1, &s, &place), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "member:2: bad or overflowing"));
+}
+
+static void test_stat(void)
+{
+	struct arena *arena = arena_create();
+	size_t size;
+	char *text = slurp("proc/sleep.stat", &size);
+	int pid, ppid;
+	const char *comm;
+	CU_ASSERT_EQUAL_FATAL(parse_stat(text, size, arena, &pid, &ppid, &comm, &place), 0);
+	CU_ASSERT_EQUAL(pid, 5969);
+	CU_ASSERT_EQUAL(ppid, 5965);
+	CU_ASSERT_STRING_EQUAL(comm, "sleep");
+	free(text);
+	static const char odd[] = "42 (a) b (c)) S 7 42 42 0 -1\n";
+	CU_ASSERT_EQUAL_FATAL(parse_stat(odd, sizeof(odd) - 1, arena, &pid, &ppid, &comm, &place), 0);
+	CU_ASSERT_STRING_EQUAL(comm, "a) b (c)");
+	CU_ASSERT_EQUAL(ppid, 7);
+	static const char cut[] = "42 (abc";
+	CU_ASSERT_EQUAL(parse_stat(cut, sizeof(cut) - 1, arena, &pid, &ppid, &comm, &place), -1);
+	static const char cut2[] = "42 (abc) S";
+	CU_ASSERT_EQUAL(parse_stat(cut2, sizeof(cut2) - 1, arena, &pid, &ppid, &comm, &place), -1);
+	arena_destroy(arena);
+}
+
+static void test_cmdline_and_meminfo(void)
+{
+	struct arena *arena = arena_create();
+	static const char args[] = "sleep\0" "1000\0";
+	CU_ASSERT_STRING_EQUAL(parse_cmdline(args, sizeof(args) - 1, arena), "sleep 1000");
+	CU_ASSERT_STRING_EQUAL(parse_cmdline("", 0, arena), "");
+	size_t size, count;
+	char *text = slurp("proc/meminfo", &size);
+	struct meminfo_entry *entries;
+	CU_ASSERT_EQUAL_FATAL(parse_meminfo(text, size, arena, &entries, &count, &place), 0);
+	/* grep -c . meminfo; first line is MemTotal */
+	size_t lines = 0;
+	for (size_t i = 0; i < size; i++)
+		lines += text[i] == '\n';
+	CU_ASSERT_EQUAL(count, lines);
+	CU_ASSERT_STRING_EQUAL(entries[0].name, "MemTotal");
+	CU_ASSERT_EQUAL(entries[0].kb, strtoull(text + strlen("MemTotal:"), NULL, 10));
+	free(entries);
+	free(text);
+	arena_destroy(arena);
+}
+
+static void test_info(void)
+{
+	static const char good[] = "format: ptscope-snapshot 1\npage_size: 4096\narch: x86_64\n"
+				   "future_key: whatever\npagemap: present\nprocesses: 12\nskipped: 3\n";
+	struct snapshot_info info = { 0 };
+	CU_ASSERT_EQUAL_FATAL(parse_info(good, sizeof(good) - 1, &info, &place), 0);
+	CU_ASSERT_EQUAL(info.format_version, 1);
+	CU_ASSERT_EQUAL(info.pagemap, PAGEMAP_PRESENT_ONLY);
+	CU_ASSERT_EQUAL(info.processes, 12);
+	CU_ASSERT_EQUAL(info.skipped, 3);
+	CU_ASSERT_STRING_EQUAL(info.arch, "x86_64");
+	static const char newer[] = "format: ptscope-snapshot 2\n";
+	CU_ASSERT_EQUAL(parse_info(newer, sizeof(newer) - 1, &info, &place), -1);
+	static const char odd_page[] = "page_size: 4095\n";
+	CU_ASSERT_EQUAL(parse_info(odd_page, sizeof(odd_page) - 1, &info, &place), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "member:1:"));
+}
+
+static void test_binary_members(void)
+{
+	uint64_t records[6] = { 0x1000, PAGEMAP_PRESENT | 5, 0x3000, PAGEMAP_SWAPPED | 7, 0x2000, PAGEMAP_PRESENT };
+	struct pagemap_record *out;
+	size_t count;
+	CU_ASSERT_EQUAL(parse_pagemap(records, 32, &out, &count, &place), 0);
+	CU_ASSERT_EQUAL(count, 2);
+	CU_ASSERT_EQUAL(out[1].entry, PAGEMAP_SWAPPED | 7);
+	free(out);
+	out = NULL;
+	CU_ASSERT_EQUAL(parse_pagemap(records, 33, &out, &count, &place), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "not a multiple of 16"));
+	free(out);
+	out = NULL;
+	CU_ASSERT_EQUAL(parse_pagemap(records, 48, &out, &count, &place), -1); /* 0x2000 after 0x3000 */
+	free(out);
+	records[1] = 0; /* neither present nor swapped */
+	out = NULL;
+	CU_ASSERT_EQUAL(parse_pagemap(records, 16, &out, &count, &place), -1);
+	free(out);
+	uint64_t kpages[6] = { 9, 1, 0, 8, 2, 0 };
+	struct kpage *pages = NULL;
+	CU_ASSERT_EQUAL(parse_kpages(kpages, 48, &pages, &count, &place), -1);
+	free(pages);
+	pages = NULL;
+	CU_ASSERT_EQUAL(parse_kpages(kpages, 24, &pages, &count, &place), 0);
+	CU_ASSERT_EQUAL(pages[0].mapcount, 1);
+	free(pages);
+}
+
+void suite_parse(void)
+{
+	ADD_SUITE("parse", test_smaps_real, test_smaps_names_and_old_formats, test_smaps_hostile,
+		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members);
+}

@@ -1,0 +1,249 @@
+/*
+ * Snapshot readers: every container form gives the same snapshot, broken
+ * snapshots fail with file and line, and the reference snapshots load with
+ * the counts an independent implementation found (shared/snapshots).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "inputs/snapshot.h"
+#include "test.h"
+
+static char root[512];
+
+static void run(const char *command)
+{
+	int status = system(command);
+	if (status != 0)
+		fprintf(stderr, "command failed (%d): %s\n", status, command);
+	CU_ASSERT_EQUAL_FATAL(status, 0);
+}
+
+static void write_file(const char *path, const void *data, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fwrite(data, 1, size, f), size);
+	fclose(f);
+}
+
+/*
+ * A snapshot of the fixture process (pid 5969, real /proc text) plus a
+ * kernel thread (empty smaps), with a pagemap of three records inside the
+ * first VMA of the fixture: 0x55fc2d3b4000 (see sleep.smaps).
+ */
+static const char *make_snapshot_dir(const char *name)
+{
+	char command[8192];
+	snprintf(root, sizeof(root), "%s/%s", test_tmpdir(), name);
+	snprintf(command, sizeof(command),
+		 "rm -rf %s && mkdir -p %s/5969 %s/2 && cd %s && cp %s/version %s/meminfo . && "
+		 "for f in smaps status stat cmdline; do cp %s/sleep.$f 5969/$f; done && "
+		 ": > 2/smaps && echo '2 (kthreadd) S 0 0 0' > 2/stat && : > 2/cmdline && "
+		 "printf 'format: ptscope-snapshot 1\\npage_size: 4096\\npagemap: pfn\\n' > snapshot.info",
+		 root, root, root, root, test_fixture("proc"), test_fixture("proc"), test_fixture("proc"));
+	run(command);
+	uint64_t first = 0;
+	FILE *f = fopen(test_fixture("proc/sleep.smaps"), "r");
+	CU_ASSERT_FATAL(f && fscanf(f, "%lx", (unsigned long *)&first) == 1);
+	fclose(f);
+	uint64_t records[6] = { first, PAGEMAP_PRESENT | 100, first + 4096, PAGEMAP_PRESENT | 101,
+				first + 8192, PAGEMAP_SWAPPED | 77 };
+	char path[600];
+	snprintf(path, sizeof(path), "%s/5969/pagemap", root);
+	write_file(path, records, sizeof(records));
+	uint64_t kpages[6] = { 100, 1, 1u << 12, 101, 2, 0 };
+	snprintf(path, sizeof(path), "%s/kpages", root);
+	write_file(path, kpages, sizeof(kpages));
+	return root;
+}
+
+static void check_fixture_snapshot(const struct snapshot *s)
+{
+	CU_ASSERT_EQUAL_FATAL(s->process_count, 1);
+	CU_ASSERT_EQUAL(s->kernel_threads, 1);
+	const struct process *p = &s->processes[0];
+	CU_ASSERT_EQUAL(p->pid, 5969);
+	CU_ASSERT_EQUAL(p->ppid, 5965);
+	CU_ASSERT_STRING_EQUAL(p->comm, "sleep");
+	CU_ASSERT_STRING_EQUAL(p->cmdline, "sleep 1000");
+	CU_ASSERT_EQUAL(p->vma_count, 37);
+	CU_ASSERT_EQUAL(s->vma_count, 37);
+	CU_ASSERT(p->has_status && p->status.vm_pte_kb == 48);
+	CU_ASSERT_EQUAL_FATAL(p->pagemap_count, 3);
+	CU_ASSERT_EQUAL(p->pagemap[2].entry, PAGEMAP_SWAPPED | 77);
+	CU_ASSERT_EQUAL(s->pagemap_bytes, 48);
+	CU_ASSERT_EQUAL(s->info.pagemap, PAGEMAP_PFN);
+	CU_ASSERT_EQUAL_FATAL(s->kpage_count, 2);
+	CU_ASSERT_EQUAL(snapshot_find_kpage(s, 101)->mapcount, 2);
+	CU_ASSERT_PTR_NULL(snapshot_find_kpage(s, 102));
+	CU_ASSERT_PTR_EQUAL(process_find_vma(p, p->pagemap[1].vaddr), &p->vmas[0]);
+	CU_ASSERT_PTR_NULL(process_find_vma(p, 0x1000));
+	CU_ASSERT(snapshot_meminfo_kb(s, "MemTotal") > 0);
+}
+
+static void test_directory(void)
+{
+	struct snapshot *s;
+	struct input_error error;
+	int status = snapshot_read(make_snapshot_dir("dir"), NULL, &s, &error);
+	if (status)
+		fprintf(stderr, "%s\n", error.message);
+	CU_ASSERT_EQUAL_FATAL(status, 0);
+	check_fixture_snapshot(s);
+	snapshot_free(s);
+}
+
+/* Every compressed form, plus the quirks old writers leave in tars. */
+static void test_archives(void)
+{
+	static const char *const forms[] = {
+		"tar -cf T.tar -C D .",
+		"tar -czf T.tar.gz -C D .",
+		"tar -cJf T.tar.xz -C D .",
+		"tar --zstd -cf T.tar.zst -C D .",
+		"tar --format=v7 -cf T.tar -C D .",
+		/* no end-of-archive blocks: strip every trailing all-zero 512-byte block */
+		"tar -cf T.tar -C D . && python3 -c \"import sys; d=open('T.tar','rb').read(); "
+		"n=len(d)\nwhile n and not any(d[n-512:n]): n-=512\nopen('T.tar','wb').write(d[:n])\"",
+	};
+	const char *dir = make_snapshot_dir("arch");
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char command[8192], archive[600];
+		const char *ext = strstr(forms[i], "T.tar.gz") ? ".tar.gz" : strstr(forms[i], "T.tar.xz") ? ".tar.xz"
+				: strstr(forms[i], "T.tar.zst") ? ".tar.zst" : ".tar";
+		snprintf(archive, sizeof(archive), "%s/T%s", test_tmpdir(), ext);
+		snprintf(command, sizeof(command), "cd %s && rm -f T.tar* && %s", test_tmpdir(), forms[i]);
+		/* substitute the directory name */
+		char *d = strstr(command, "-C D");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		char tail[512];
+		snprintf(tail, sizeof(tail), "%s", d + 4);
+		snprintf(d, sizeof(command) - (size_t)(d - command), "-C %s%s", dir, tail);
+		run(command);
+		struct snapshot *s;
+		struct input_error error;
+		int status = snapshot_read(archive, NULL, &s, &error);
+		if (status)
+			fprintf(stderr, "%s: %s\n", forms[i], error.message);
+		CU_ASSERT_EQUAL_FATAL(status, 0);
+		printf("[%s] ", ext);
+		check_fixture_snapshot(s);
+		snapshot_free(s);
+	}
+}
+
+/* Expect a failure whose message holds `expect`. */
+static void expect_failure(const char *path, const char *expect)
+{
+	struct snapshot *s = NULL;
+	struct input_error error = { "" };
+	CU_ASSERT_EQUAL(snapshot_read(path, NULL, &s, &error), -1);
+	CU_ASSERT_PTR_NULL(s);
+	if (!strstr(error.message, expect)) {
+		fprintf(stderr, "expected '%s' in '%s'\n", expect, error.message);
+		CU_FAIL(expect);
+	}
+}
+
+static void test_broken_snapshots(void)
+{
+	char command[8192], path[600];
+	const char *dir = make_snapshot_dir("broken");
+
+	/* pagemap address outside every VMA */
+	uint64_t outside[2] = { 0x1000, PAGEMAP_PRESENT | 5 };
+	snprintf(path, sizeof(path), "%s/5969/pagemap", dir);
+	write_file(path, outside, sizeof(outside));
+	expect_failure(dir, "5969/pagemap: record 0: address 0x1000 is outside every VMA");
+
+	/* with --skip-bad the broken process is dropped and counted */
+	struct snapshot *s;
+	struct input_error error;
+	struct read_options skip = { .skip_bad = true };
+	CU_ASSERT_EQUAL_FATAL(snapshot_read(dir, &skip, &s, &error), 0);
+	CU_ASSERT_EQUAL(s->process_count, 0);
+	CU_ASSERT_EQUAL(s->skipped_bad, 1);
+	snapshot_free(s);
+
+	/* pagemap of odd length; truncated smaps names its line */
+	write_file(path, outside, 15);
+	expect_failure(dir, "5969/pagemap: length 15 is not a multiple of 16");
+	make_snapshot_dir("broken");
+	snprintf(command, sizeof(command), "cd %s && head -c 1000 %s/sleep.smaps > 5969/smaps",
+		 dir, test_fixture("proc"));
+	run(command);
+	expect_failure(dir, "5969/smaps:");
+
+	/* garbage is not a snapshot */
+	snprintf(path, sizeof(path), "%s/garbage.tar.gz", test_tmpdir());
+	write_file(path, "\x1f\x8b\x08garbage garbage garbage", 26);
+	expect_failure(path, "garbage.tar.gz");
+	expect_failure("/nonexistent/snap.tar", "/nonexistent/snap.tar: No such file");
+
+	/* missing meminfo */
+	make_snapshot_dir("broken");
+	snprintf(command, sizeof(command), "rm %s/meminfo", dir);
+	run(command);
+	expect_failure(dir, "meminfo: missing");
+}
+
+/* A tar header claiming a member of 8 GiB (octal 100000000000) must not be believed. */
+static void test_absurd_member_size(void)
+{
+	char command[8192], path[600];
+	const char *dir = make_snapshot_dir("absurd");
+	snprintf(path, sizeof(path), "%s/absurd.tar", test_tmpdir());
+	snprintf(command, sizeof(command),
+		 "cd %s && tar --format=ustar -cf %s version meminfo && "
+		 "printf '00100000000000' | dd of=%s bs=1 seek=124 conv=notrunc status=none",
+		 dir, path, path);
+	run(command);
+	expect_failure(path, "absurd.tar");
+	snprintf(command, sizeof(command), "cd %s && tar -cf %s . && truncate -s 20000 %s", dir, path, path);
+	run(command);
+	expect_failure(path, "runcated");
+}
+
+struct reference { const char *name; size_t processes; uint64_t vmpte_bytes; };
+
+static void check_reference(const struct reference *r)
+{
+	const char *shared = test_shared_snapshots();
+	if (!shared) {
+		test_skip("../shared/snapshots is not here");
+		return;
+	}
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s.tar.gz", shared, r->name);
+	struct snapshot *s;
+	struct input_error error;
+	CU_ASSERT_EQUAL_FATAL(snapshot_read(path, NULL, &s, &error), 0);
+	CU_ASSERT_EQUAL(s->process_count, r->processes);
+	uint64_t vmpte_bytes = 0;
+	for (size_t i = 0; i < s->process_count; i++)
+		vmpte_bytes += s->processes[i].status.vm_pte_kb * 1024;
+	CU_ASSERT_EQUAL(vmpte_bytes, r->vmpte_bytes);
+	CU_ASSERT_EQUAL(s->info.pagemap, PAGEMAP_PFN);
+	CU_ASSERT(s->kpage_count > 0);
+	snapshot_free(s);
+}
+
+/* processes and vmpte_bytes from NAME.expected */
+static void test_reference_pg32(void)
+{
+	check_reference(&(struct reference){ "pg32", 38, 11894784 });
+}
+
+static void test_reference_desktop(void)
+{
+	check_reference(&(struct reference){ "desktop", 17, 2953216 });
+}
+
+void suite_read(void)
+{
+	ADD_SUITE("read", test_directory, test_archives, test_broken_snapshots, test_absurd_member_size,
+		  test_reference_pg32, test_reference_desktop);
+}
