@@ -31,7 +31,7 @@ void test_add_suite(const char *name, const char *test_names, CU_TestFunc *tests
 	char *save = NULL;
 	char *tok = strtok_r(names, ", ", &save);
 	for (size_t i = 0; suite && tests[i] && tok; i++) {
-		CU_add_test(suite, strdup(tok), tests[i]);
+		CU_add_test(suite, tok, tests[i]); /* CUnit copies the name */
 		tok = strtok_r(NULL, ", ", &save);
 	}
 }

@@ -106,8 +106,8 @@ static void test_archives(void)
 		"tar --zstd -cf T.tar.zst -C D .",
 		"tar --format=v7 -cf T.tar -C D .",
 		/* no end-of-archive blocks: strip every trailing all-zero 512-byte block */
-		"tar -cf T.tar -C D . && python3 -c \"import sys; d=open('T.tar','rb').read(); "
-		"n=len(d)\nwhile n and not any(d[n-512:n]): n-=512\nopen('T.tar','wb').write(d[:n])\"",
+		("tar -cf T.tar -C D . && python3 -c \"import sys; d=open('T.tar','rb').read(); "
+		 "n=len(d)\nwhile n and not any(d[n-512:n]): n-=512\nopen('T.tar','wb').write(d[:n])\""),
 	};
 	const char *dir = make_snapshot_dir("arch");
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
