@@ -1,0 +1,88 @@
+#!/bin/sh
+# capture's options: --pid list, a pid that does not exist (skipped and
+# counted), --no-pagemap, the default output name, -o DIR, every container,
+# and the usage errors.
+set -u
+: "${PTSCOPE:?}"
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+info_key() { tar -xOf "$1" snapshot.info | awk -v k="$2:" '$1 == k { print $2 }'; }
+members() { tar -tf "$1" | grep -v '/$' | sort | tr '\n' ' '; }
+
+sleep 300 & a=$!
+sleep 300 & b=$!
+sleep 300 & c=$!
+pids="$a $b $c"
+# No pid is ever above pid_max (at most 2^22), so this one cannot exist.
+missing=2147483000
+
+# --pid, repeated, with one that does not exist: exactly the others, skipped: 1.
+"$PTSCOPE" capture --pid "$a" --pid "$c" --pid "$missing" -o "$tmp/two.tar" > "$tmp/out" 2>"$tmp/err" ||
+	fail "capture --pid failed: $(cat "$tmp/err")"
+[ "$(cat "$tmp/out")" = "$tmp/two.tar" ] || fail "stdout is not the path written"
+got=$(tar -tf "$tmp/two.tar" | sed -n 's,^\([0-9]*\)/smaps$,\1,p' | sort -n | tr '\n' ' ')
+want=$(printf '%s\n' "$a" "$c" | sort -n | tr '\n' ' ')
+[ "$got" = "$want" ] || fail "--pid $a --pid $c captured '$got'"
+[ "$(info_key "$tmp/two.tar" processes)" = 2 ] || fail "processes is not 2"
+[ "$(info_key "$tmp/two.tar" skipped)" = 1 ] || fail "the missing pid is not counted as skipped"
+grep -q '2 processes (1 skipped)' "$tmp/err" || fail "summary line: $(cat "$tmp/err")"
+want="$a/cmdline $a/pagemap $a/smaps $a/stat $a/status $c/cmdline $c/pagemap $c/smaps $c/stat $c/status"
+if [ "$(id -u)" -eq 0 ]; then want="$want kpages"; fi
+want=$(echo "$want meminfo snapshot.info version" | tr ' ' '\n' | sort | tr '\n' ' ')
+[ "$(members "$tmp/two.tar")" = "$want" ] || fail "members '$(members "$tmp/two.tar")', want '$want'"
+"$PTSCOPE" info "$tmp/two.tar" > "$tmp/info" || fail "info cannot read the capture"
+grep -qx 'processes: 2' "$tmp/info" && grep -qx 'skipped at capture: 1' "$tmp/info" ||
+	fail "info disagrees: $(cat "$tmp/info")"
+
+# --no-pagemap: no pagemap members, no kpages, and it says so.
+"$PTSCOPE" capture --pid "$b" --no-pagemap -o "$tmp/none.tar" >/dev/null 2>&1 || fail "--no-pagemap failed"
+[ "$(info_key "$tmp/none.tar" pagemap)" = none ] || fail "--no-pagemap is not pagemap: none"
+tar -tf "$tmp/none.tar" | grep -qE 'pagemap$|^kpages$' && fail "--no-pagemap wrote pagemap or kpages"
+
+# Default name in the working directory, and inside -o DIR.
+mkdir "$tmp/cwd" "$tmp/dir"
+(cd "$tmp/cwd" && "$PTSCOPE" capture --pid "$a" >/dev/null 2>&1) || fail "capture with no -o failed"
+host=$(hostname)
+set -- "$tmp"/cwd/ptscope-"$host"-*.tar.gz
+[ $# -eq 1 ] && [ -f "$1" ] || fail "no ptscope-$host-DATE.tar.gz in the working directory: $(ls "$tmp/cwd")"
+gzip -t "$1" || fail "the default file is not gzip"
+"$PTSCOPE" capture --pid "$a" -o "$tmp/dir" >/dev/null 2>&1 || fail "capture -o DIR failed"
+set -- "$tmp"/dir/ptscope-"$host"-*.tar.gz
+[ $# -eq 1 ] && [ -f "$1" ] || fail "-o DIR did not write the default name inside it"
+[ "$(ls -A "$tmp/dir" | wc -l)" -eq 1 ] || fail "-o DIR left other files: $(ls -A "$tmp/dir")"
+
+# Every container, each read back by tar and by ptscope.
+for ext in tar tar.gz tgz tar.xz tar.zst; do
+	case $ext in
+	tar.xz) command -v xz >/dev/null || continue ;;
+	tar.zst) command -v zstd >/dev/null || continue ;;
+	esac
+	"$PTSCOPE" capture --pid "$b" -o "$tmp/c.$ext" >/dev/null 2>&1 || fail "capture -o c.$ext failed"
+	case $ext in
+	tar.xz) unpack="xz -dc" ;; tar.zst) unpack="zstd -dc" ;; tar) unpack="cat" ;; *) unpack="gzip -dc" ;;
+	esac
+	$unpack "$tmp/c.$ext" | tar -tf - | grep -qx "$b/smaps" || fail "c.$ext does not hold $b/smaps"
+	"$PTSCOPE" info "$tmp/c.$ext" | grep -qx 'processes: 1' || fail "info cannot read c.$ext"
+done
+
+# Usage errors: exit 1, a message, and no file.
+expect_error() {
+	"$PTSCOPE" capture "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "capture $* exited $rc, want 1"
+	grep -q '^ptscope: ' "$tmp/err" || fail "capture $*: no 'ptscope:' message"
+}
+expect_error --pid abc
+expect_error --tree 0
+expect_error -o "$tmp/snapshot.zip"
+expect_error -o "$tmp/no/such/dir/s.tar"
+expect_error --pid "$a" extra-argument
+[ -e "$tmp/snapshot.zip" ] && fail "a bad -o left a file"
+"$PTSCOPE" capture --help | grep -q -- '--tree' || fail "--help does not describe --tree"
+echo "capture options behave"
