@@ -1,0 +1,432 @@
+/*
+ * Capture against a made-up /proc (capture_options.proc_root), so that every
+ * byte of the output is known in advance:
+ *
+ *   pid 100 "fake (one)"  ppid 1    3 VMAs: /bin/fake (1 page), anon (1000
+ *                                   pages), and a VMA labelled [vsyscall]
+ *   pid 101 "child"       ppid 100  1 VMA, 1 page
+ *   pid 102 "kthread"     ppid 2    empty smaps: a kernel thread
+ *   pid 103 "nosmaps"     ppid 1    no smaps file: vanished, skipped
+ *   pid 104 "grandchild"  ppid 101  smaps but no pagemap: skipped
+ *
+ * The pagemap files are sparse files with entries at (vaddr / 4096) * 8, as
+ * the kernel's are; kpagecount and kpageflags hold values at pfn * 8.  The
+ * expected records below are written out by hand from those entries.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "inputs/snapshot.h"
+#include "test.h"
+
+#define PAGE 4096
+#define BIN_START    UINT64_C(0x400000)
+#define ANON_START   UINT64_C(0x10000000)
+#define ANON_PAGES   1000
+#define VSYS_START   UINT64_C(0x20000000)
+#define CHILD_START  UINT64_C(0x7f0000000000)
+#define SWAP_ENTRY   (PAGEMAP_SWAPPED | (UINT64_C(0x1234) << 5) | 3)  /* offset 0x1234, type 3 */
+#define FILE_PRESENT (PAGEMAP_PRESENT | PAGEMAP_FILE_OR_SHARED)
+
+static char proc[512];
+
+static void put_file(const char *name, const char *text)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s", proc, name);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* One 64-bit word at index `at` of a (sparse) binary file. */
+static void put_word(const char *name, uint64_t at, uint64_t value)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s", proc, name);
+	int fd = open(path, O_WRONLY | O_CREAT, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(pwrite(fd, &value, 8, (off_t)(at * 8)), 8);
+	close(fd);
+}
+
+static void put_page(const char *pid, uint64_t vaddr, uint64_t entry)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "%s/pagemap", pid);
+	put_word(name, vaddr / PAGE, entry);
+}
+
+static void vma_text(char *out, size_t size, uint64_t start, uint64_t pages, const char *path)
+{
+	snprintf(out, size,
+		 "%08llx-%08llx rw-p 00000000 00:00 0                          %s\n"
+		 "Size:            %6llu kB\nKernelPageSize:        4 kB\nMMUPageSize:           4 kB\n"
+		 "Rss:                   4 kB\nPss:                   4 kB\nSwap:                  0 kB\n"
+		 "VmFlags: rd wr mr mw me ac \n",
+		 (unsigned long long)start, (unsigned long long)(start + pages * PAGE), path,
+		 (unsigned long long)pages * 4);
+}
+
+static void put_process(int pid, const char *comm, int ppid, const char *smaps)
+{
+	char name[600], text[1024];
+	snprintf(name, sizeof(name), "%s/%d", proc, pid);
+	CU_ASSERT_EQUAL_FATAL(mkdir(name, 0755), 0);
+	snprintf(name, sizeof(name), "%d/stat", pid);
+	snprintf(text, sizeof(text), "%d (%s) S %d %d %d 0 -1 4194304 138 0 0 0 0 0 0 0 20 0 1 0 "
+		 "30552 2990080 420 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+		 pid, comm, ppid, pid, pid);
+	put_file(name, text);
+	snprintf(name, sizeof(name), "%d/status", pid);
+	snprintf(text, sizeof(text), "Name:\t%s\nPid:\t%d\nPPid:\t%d\nVmPTE:\t      48 kB\n", comm, pid, ppid);
+	put_file(name, text);
+	snprintf(name, sizeof(name), "%d/cmdline", pid);
+	put_file(name, comm);
+	if (smaps) {
+		snprintf(name, sizeof(name), "%d/smaps", pid);
+		put_file(name, smaps);
+	}
+}
+
+/* The fake /proc described at the top; with_pfns false zeroes every PFN,
+ * as the kernel does for a reader without CAP_SYS_ADMIN. */
+static const char *make_proc(const char *name, bool with_pfns)
+{
+	char command[1100], smaps[2048], block[512];
+	uint64_t pfn_mask = with_pfns ? ~UINT64_C(0) : ~PAGEMAP_PFN_MASK;
+	snprintf(proc, sizeof(proc), "%s/%s", test_tmpdir(), name);
+	snprintf(command, sizeof(command), "rm -rf %s && mkdir -p %s", proc, proc);
+	CU_ASSERT_EQUAL_FATAL(system(command), 0);
+	put_file("version", "Linux version 6.1.0-fake (test) #1 SMP\n");
+	put_file("meminfo", "MemTotal:       24684236 kB\nMemFree:        23104584 kB\n");
+
+	vma_text(smaps, sizeof(smaps), BIN_START, 1, "/bin/fake");
+	vma_text(block, sizeof(block), ANON_START, ANON_PAGES, "");
+	strcat(smaps, block);
+	vma_text(block, sizeof(block), VSYS_START, 1, "[vsyscall]");
+	strcat(smaps, block);
+	put_process(100, "fake (one)", 1, smaps);
+	put_page("100", BIN_START, (FILE_PRESENT | 0x10) & pfn_mask);
+	put_page("100", ANON_START, (PAGEMAP_PRESENT | PAGEMAP_EXCLUSIVE | 0x11) & pfn_mask);
+	put_page("100", ANON_START + 500 * PAGE, PAGEMAP_SOFT_DIRTY);      /* neither present nor swapped */
+	put_page("100", ANON_START + 511 * PAGE, SWAP_ENTRY);
+	put_page("100", ANON_START + 512 * PAGE, (PAGEMAP_PRESENT | 0x300) & pfn_mask); /* second window */
+	put_page("100", ANON_START + 999 * PAGE, (PAGEMAP_PRESENT | 0x10) & pfn_mask);  /* PFN seen twice */
+	put_page("100", VSYS_START, (PAGEMAP_PRESENT | 0x999) & pfn_mask); /* must be skipped */
+	put_page("100", ANON_START + ANON_PAGES * PAGE, (PAGEMAP_PRESENT | 0x998) & pfn_mask); /* past the VMA */
+
+	vma_text(smaps, sizeof(smaps), CHILD_START, 1, "");
+	put_process(101, "child", 100, smaps);
+	put_page("101", CHILD_START, (PAGEMAP_PRESENT | 0x11) & pfn_mask);
+
+	put_process(102, "kthread", 2, "");
+	put_process(103, "nosmaps", 1, NULL);
+	put_process(104, "grandchild", 101, smaps);      /* smaps, but no pagemap file */
+
+	/* kpagecount and kpageflags: one word per PFN */
+	put_word("kpagecount", 0x10, 2);
+	put_word("kpagecount", 0x11, 5);
+	put_word("kpagecount", 0x300, 1);
+	put_word("kpagecount", 0x400, 7);            /* a PFN no pagemap has */
+	put_word("kpageflags", 0x10, UINT64_C(1) << 5);
+	put_word("kpageflags", 0x11, UINT64_C(1) << KPF_ANON);
+	put_word("kpageflags", 0x300, (UINT64_C(1) << KPF_ANON) | (UINT64_C(1) << KPF_THP));
+	put_word("kpageflags", 0x400, 1);
+	return proc;
+}
+
+/* ---- reading the output tar back with libarchive ---- */
+
+struct member {
+	char name[64];
+	char *data;
+	size_t size;
+};
+
+struct members {
+	struct member list[64];
+	size_t count;
+};
+
+static void load_tar(const char *path, struct members *m)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *entry;
+	archive_read_support_format_tar(a);
+	archive_read_support_filter_all(a);
+	CU_ASSERT_EQUAL_FATAL(archive_read_open_filename(a, path, 65536), ARCHIVE_OK);
+	m->count = 0;
+	while (archive_read_next_header(a, &entry) == ARCHIVE_OK && m->count < 64) {
+		if (archive_entry_filetype(entry) != AE_IFREG)
+			continue;
+		struct member *member = &m->list[m->count++];
+		snprintf(member->name, sizeof(member->name), "%s", archive_entry_pathname(entry));
+		member->size = (size_t)archive_entry_size(entry);
+		member->data = malloc(member->size + 1);
+		CU_ASSERT_EQUAL(archive_read_data(a, member->data, member->size), (la_ssize_t)member->size);
+		member->data[member->size] = '\0';
+	}
+	archive_read_free(a);
+}
+
+static void free_tar(struct members *m)
+{
+	for (size_t i = 0; i < m->count; i++)
+		free(m->list[i].data);
+	m->count = 0;
+}
+
+static const struct member *find(const struct members *m, const char *name)
+{
+	for (size_t i = 0; i < m->count; i++)
+		if (!strcmp(m->list[i].name, name))
+			return &m->list[i];
+	return NULL;
+}
+
+static bool info_has(const struct members *m, const char *line)
+{
+	const struct member *info = find(m, "snapshot.info");
+	char want[128];
+	snprintf(want, sizeof(want), "\n%s\n", line);
+	return info && strstr(info->data, want);
+}
+
+static int capture(const char *output, const int *pids, size_t pid_count, const int *trees,
+		   size_t tree_count, bool no_pagemap, struct capture_result *result)
+{
+	struct capture_options options = {
+		.output = output, .pids = pids, .pid_count = pid_count, .trees = trees,
+		.tree_count = tree_count, .no_pagemap = no_pagemap, .proc_root = proc,
+	};
+	struct input_error error = { "" };
+	int status = snapshot_capture(&options, result, &error);
+	if (status < 0)
+		printf("\ncapture: %s\n", error.message);
+	return status;
+}
+
+/* ---- tests ---- */
+
+static void test_all_processes_exact_records(void)
+{
+	struct capture_result result;
+	struct members m;
+	char out[600];
+	make_proc("all", true);
+	snprintf(out, sizeof(out), "%s/all.tar", test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, NULL, 0, false, &result), 0);
+	CU_ASSERT_STRING_EQUAL(result.path, out);
+	CU_ASSERT_EQUAL(result.processes, 2);   /* 100 and 101 */
+	CU_ASSERT_EQUAL(result.skipped, 2);     /* 103 (no smaps), 104 (no pagemap) */
+	CU_ASSERT_EQUAL(result.pagemap, PAGEMAP_PFN);
+	load_tar(out, &m);
+	CU_ASSERT(info_has(&m, "pagemap: pfn"));
+	CU_ASSERT(info_has(&m, "processes: 2"));
+	CU_ASSERT(info_has(&m, "skipped: 2"));
+	CU_ASSERT(info_has(&m, "kernel_threads: 1"));
+	CU_ASSERT(info_has(&m, "format: ptscope-snapshot 1") || !strncmp(find(&m, "snapshot.info")->data,
+				"format: ptscope-snapshot 1\n", 27));
+	CU_ASSERT_PTR_NOT_NULL(find(&m, "version"));
+	CU_ASSERT_PTR_NOT_NULL(find(&m, "meminfo"));
+
+	/* pid 100: four records; the soft-dirty-only page, the [vsyscall] page
+	 * and the word past the VMA's end are not there. */
+	const uint64_t want100[] = {
+		BIN_START, FILE_PRESENT | 0x10,
+		ANON_START, PAGEMAP_PRESENT | PAGEMAP_EXCLUSIVE | 0x11,
+		ANON_START + 511 * PAGE, SWAP_ENTRY,
+		ANON_START + 512 * PAGE, PAGEMAP_PRESENT | 0x300,
+		ANON_START + 999 * PAGE, PAGEMAP_PRESENT | 0x10,
+	};
+	const struct member *pm = find(&m, "100/pagemap");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pm);
+	CU_ASSERT_EQUAL(pm->size, sizeof(want100));
+	if (pm->size == sizeof(want100))
+		CU_ASSERT_EQUAL(memcmp(pm->data, want100, sizeof(want100)), 0);
+	const uint64_t want101[] = { CHILD_START, PAGEMAP_PRESENT | 0x11 };
+	pm = find(&m, "101/pagemap");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pm);
+	CU_ASSERT(pm->size == sizeof(want101) && !memcmp(pm->data, want101, sizeof(want101)));
+
+	/* the kernel thread is kept with its empty smaps and no pagemap */
+	CU_ASSERT(find(&m, "102/smaps") && find(&m, "102/smaps")->size == 0);
+	CU_ASSERT_PTR_NOT_NULL(find(&m, "102/stat"));
+	CU_ASSERT_PTR_NULL(find(&m, "102/pagemap"));
+	/* skipped processes leave no member at all */
+	CU_ASSERT_PTR_NULL(find(&m, "103/stat"));
+	CU_ASSERT_PTR_NULL(find(&m, "104/smaps"));
+	/* the files are copied as they are */
+	CU_ASSERT_STRING_EQUAL(find(&m, "101/cmdline")->data, "child");
+	CU_ASSERT(strstr(find(&m, "100/stat")->data, "100 (fake (one)) S 1 ") != NULL);
+
+	/* kpages: distinct PFNs 0x10, 0x11, 0x300 ascending, not 0x400 */
+	const uint64_t kpages[] = {
+		0x10, 2, UINT64_C(1) << 5,
+		0x11, 5, UINT64_C(1) << KPF_ANON,
+		0x300, 1, (UINT64_C(1) << KPF_ANON) | (UINT64_C(1) << KPF_THP),
+	};
+	const struct member *kp = find(&m, "kpages");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(kp);
+	CU_ASSERT(kp->size == sizeof(kpages) && !memcmp(kp->data, kpages, sizeof(kpages)));
+	free_tar(&m);
+}
+
+static void test_read_back_by_the_reader(void)
+{
+	struct capture_result result;
+	struct snapshot *s = NULL;
+	struct input_error error;
+	struct read_options options = { 0 };
+	char out[600];
+	make_proc("readback", true);
+	snprintf(out, sizeof(out), "%s/readback.tar.gz", test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, NULL, 0, false, &result), 0);
+	if (snapshot_read(out, &options, &s, &error) < 0) {
+		printf("\nread: %s\n", error.message);
+		CU_FAIL_FATAL("the reader refuses a capture");
+	}
+	CU_ASSERT_EQUAL(s->process_count, 2);
+	CU_ASSERT_EQUAL(s->kernel_threads, 1);
+	CU_ASSERT_EQUAL(s->info.skipped, 2);
+	CU_ASSERT_EQUAL(s->info.pagemap, PAGEMAP_PFN);
+	CU_ASSERT_EQUAL(s->vma_count, 4);          /* 3 of pid 100, 1 of pid 101 */
+	CU_ASSERT_EQUAL(s->kpage_count, 3);
+	CU_ASSERT_EQUAL(s->pagemap_bytes, 6 * 16);
+	if (s->process_count == 2) {
+		CU_ASSERT_EQUAL(s->processes[0].pid, 100);
+		CU_ASSERT_STRING_EQUAL(s->processes[0].comm, "fake (one)");
+		CU_ASSERT_EQUAL(s->processes[0].pagemap_count, 5);
+		CU_ASSERT_EQUAL(s->processes[1].ppid, 100);
+	}
+	snapshot_free(s);
+}
+
+/* --tree 100 is 100, 101 and 104 (through 101); 104 has no pagemap. */
+static void test_tree_and_pid_selection(void)
+{
+	struct capture_result result;
+	struct members m;
+	char out[600];
+	make_proc("tree", true);
+	snprintf(out, sizeof(out), "%s/tree.tar", test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, (int[]){ 100 }, 1, false, &result), 0);
+	CU_ASSERT_EQUAL(result.processes, 2);
+	CU_ASSERT_EQUAL(result.skipped, 1);
+	load_tar(out, &m);
+	CU_ASSERT_PTR_NOT_NULL(find(&m, "100/smaps"));
+	CU_ASSERT_PTR_NOT_NULL(find(&m, "101/smaps"));
+	CU_ASSERT_PTR_NULL(find(&m, "102/stat"));
+	free_tar(&m);
+
+	/* --tree 101: 101 and its child 104, not its parent */
+	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, (int[]){ 101 }, 1, false, &result), 0);
+	CU_ASSERT_EQUAL(result.processes, 1);
+	CU_ASSERT_EQUAL(result.skipped, 1);
+	load_tar(out, &m);
+	CU_ASSERT_PTR_NULL(find(&m, "100/smaps"));
+	CU_ASSERT_PTR_NOT_NULL(find(&m, "101/smaps"));
+	/* only PFN 0x11 is in 101's pagemap */
+	const struct member *kp = find(&m, "kpages");
+	CU_ASSERT(kp && kp->size == 24 && ((const uint64_t *)kp->data)[0] == 0x11);
+	free_tar(&m);
+
+	/* --pid 101 --pid 102 --pid 999 (does not exist) */
+	CU_ASSERT_EQUAL_FATAL(capture(out, (int[]){ 101, 102, 999 }, 3, NULL, 0, false, &result), 0);
+	CU_ASSERT_EQUAL(result.processes, 1);
+	CU_ASSERT_EQUAL(result.skipped, 1);
+	load_tar(out, &m);
+	CU_ASSERT(info_has(&m, "kernel_threads: 1"));
+	CU_ASSERT_PTR_NULL(find(&m, "100/smaps"));
+	free_tar(&m);
+}
+
+static void test_without_pfns_is_present_mode(void)
+{
+	struct capture_result result;
+	struct members m;
+	char out[600];
+	make_proc("nopfn", false);
+	snprintf(out, sizeof(out), "%s/nopfn.tar", test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, NULL, 0, false, &result), 0);
+	CU_ASSERT_EQUAL(result.pagemap, PAGEMAP_PRESENT_ONLY);
+	load_tar(out, &m);
+	CU_ASSERT(info_has(&m, "pagemap: present"));
+	CU_ASSERT_PTR_NULL(find(&m, "kpages"));
+	const struct member *pm = find(&m, "100/pagemap");
+	CU_ASSERT(pm && pm->size == 5 * 16);      /* the same five pages, PFN 0 */
+	if (pm && pm->size == 5 * 16)
+		CU_ASSERT_EQUAL(((const uint64_t *)pm->data)[1], FILE_PRESENT);
+	free_tar(&m);
+}
+
+static void test_no_pagemap(void)
+{
+	struct capture_result result;
+	struct members m;
+	char out[600];
+	make_proc("none", true);
+	snprintf(out, sizeof(out), "%s/none.tar", test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, NULL, 0, true, &result), 0);
+	CU_ASSERT_EQUAL(result.pagemap, PAGEMAP_NONE);
+	CU_ASSERT_EQUAL(result.processes, 3);     /* 104 no longer needs its pagemap */
+	CU_ASSERT_EQUAL(result.skipped, 1);
+	load_tar(out, &m);
+	CU_ASSERT(info_has(&m, "pagemap: none"));
+	CU_ASSERT_PTR_NULL(find(&m, "kpages"));
+	CU_ASSERT_PTR_NULL(find(&m, "100/pagemap"));
+	CU_ASSERT_PTR_NOT_NULL(find(&m, "104/smaps"));
+	free_tar(&m);
+}
+
+static void test_output_names_and_errors(void)
+{
+	struct capture_result result;
+	char out[600], host[256] = "";
+	make_proc("names", true);
+
+	/* a directory gets ptscope-HOST-DATE.tar.gz inside it */
+	snprintf(out, sizeof(out), "%s/outdir", test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(mkdir(out, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, NULL, 0, false, &result), 0);
+	gethostname(host, sizeof(host) - 1);
+	char prefix[900];
+	snprintf(prefix, sizeof(prefix), "%s/ptscope-%s-", out, host);
+	CU_ASSERT_EQUAL(strncmp(result.path, prefix, strlen(prefix)), 0);
+	size_t length = strlen(result.path);
+	CU_ASSERT(length > 7 && !strcmp(result.path + length - 7, ".tar.gz"));
+	struct stat st;
+	CU_ASSERT_EQUAL(stat(result.path, &st), 0);
+
+	/* refused: unknown container, missing directory; nothing is written */
+	struct capture_options options = { .proc_root = proc };
+	struct input_error error = { "" };
+	snprintf(out, sizeof(out), "%s/s.zip", test_tmpdir());
+	options.output = out;
+	CU_ASSERT_EQUAL(snapshot_capture(&options, &result, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "s.zip: unknown container"));
+	CU_ASSERT_NOT_EQUAL(stat(out, &st), 0);
+	snprintf(out, sizeof(out), "%s/missing/s.tar", test_tmpdir());
+	CU_ASSERT_EQUAL(snapshot_capture(&options, &result, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "missing/s.tar: cannot write a snapshot here"));
+	/* no proc root at all */
+	snprintf(out, sizeof(out), "%s/s.tar", test_tmpdir());
+	options.proc_root = "/nonexistent-proc";
+	CU_ASSERT_EQUAL(snapshot_capture(&options, &result, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "/nonexistent-proc"));
+	CU_ASSERT_NOT_EQUAL(stat(out, &st), 0);
+}
+
+void suite_capture(void)
+{
+	ADD_SUITE("capture", test_all_processes_exact_records, test_read_back_by_the_reader,
+		  test_tree_and_pid_selection, test_without_pfns_is_present_mode, test_no_pagemap,
+		  test_output_names_and_errors);
+}
