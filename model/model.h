@@ -1,9 +1,242 @@
 /*
  * model/model.h - the cost model's one door (shared/design/cost-model.md).
+ *
+ * Two halves:
+ *  - kernel profiles: rmap designs and page-table sharing rules, read from
+ *    XML validated against model/profiles/profile.xsd (built in, or a user's
+ *    file);
+ *  - the model: from a struct snapshot, what the page tables and the reverse
+ *    map cost today and under every loaded design, and what each sharing rule
+ *    would save.  Every figure is either exact (from pagemap and kpages) or an
+ *    estimate that carries its method and its bounds.
+ *
+ * The model code never tests a kernel version: everything a design changes is
+ * a field of struct rmap_profile or struct sharing_rule.
  */
 #ifndef PTSCOPE_MODEL_MODEL_H
 #define PTSCOPE_MODEL_MODEL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "inputs/snapshot.h"
+
+#define MODEL_PAGE_BYTES 4096u
+#define MODEL_MAX_LEVELS 5
+
+/* "FILE:LINE: problem", ready to print after "ptscope: ". */
+struct model_error {
+	char message[512];
+};
+
+/* ---- kernel profiles ---- */
+
+/* rmap families of cost-model.md section 1. */
+enum rmap_family { RMAP_D1, RMAP_D2, RMAP_D3, RMAP_D4, RMAP_D5, RMAP_FAMILY_COUNT };
+
+/* How a family keeps its per-page reverse map: the one table that turns a
+ * family letter into behaviour (model/profiles.c). */
+enum chain_layout { CHAIN_NONE, CHAIN_LIST, CHAIN_ARRAY };
+struct rmap_family_rule {
+	const char *name;               /* "D1" */
+	enum chain_layout layout;       /* per-mapping list or cache-line arrays */
+	bool direct;                    /* PG_direct: a page with m <= 1 costs nothing */
+	bool file_by_object;            /* file pages found through address_space */
+	bool anon_by_object;            /* anon pages found through anon_vma */
+};
+extern const struct rmap_family_rule rmap_families[RMAP_FAMILY_COUNT];
+
+struct geometry_level {
+	char name[8];                   /* "pte", "pmd", ... */
+	unsigned shift;                 /* one page of this level maps 1 << shift bytes */
+	bool counted;                   /* counted in VmPTE */
+};
+
+struct geometry {
+	char name[32];
+	unsigned level_count;           /* lowest (PTE) level first */
+	struct geometry_level levels[MODEL_MAX_LEVELS];
+};
+
+enum anon_vma_fork { ANON_VMA_NONE, ANON_VMA_SHARED, ANON_VMA_CHAIN };
+
+struct rmap_profile {
+	char id[64], arch[16], kernels[96];
+	char description[512];
+	enum rmap_family family;
+	struct geometry geometry;
+	unsigned pointer_bytes, pte_chain_bytes, cache_line_bytes, pte_addr_bytes;
+	unsigned page_field_bytes, anon_vma_bytes, anon_vma_chain_bytes, vma_rmap_bytes;
+	unsigned nrpte;                 /* floor((L1 - sizeof(long)) / pte_addr_t) */
+	bool fork_copies_file_ptes;     /* false: 2.6.14+ skip VMAs without anon_vma */
+	enum anon_vma_fork anon_vma_fork;
+	char origin[300];               /* "FILE:LINE" it was defined at */
+};
+
+enum sharing_partners { PARTNERS_ADDRESS, PARTNERS_FILE_INDEX, PARTNERS_LENGTH, PARTNERS_CONTENT };
+
+struct sharing_rule {
+	char id[64];
+	char description[512];
+	unsigned window_shift;
+	enum sharing_partners partners;
+	bool shares_subtree;            /* every page-table page below the window */
+	bool skip_pmd_mapped;
+	bool has_eligibility;           /* false for content sharing: every window */
+	bool file_backed, hugetlb_only, writable_needs_shared;
+	uint64_t exclude_flags, require_flags; /* bits of enum vma_flag */
+	uint64_t min_bytes;
+	char origin[300];
+};
+
+struct profile_set {
+	struct rmap_profile *rmaps;
+	size_t rmap_count, rmap_capacity;
+	struct sharing_rule *rules;
+	size_t rule_count, rule_capacity;
+};
+
+/* Load every built-in profile into an empty (zeroed) set.  0 or -1. */
+int profiles_load_builtin(struct profile_set *set, struct model_error *error);
+/* Validate and add the profiles of one XML file / buffer (name for messages). */
+int profiles_load_file(struct profile_set *set, const char *path, struct model_error *error);
+int profiles_load_buffer(struct profile_set *set, const char *name, const char *text,
+			 size_t length, struct model_error *error);
+void profiles_free(struct profile_set *set);
+const struct rmap_profile *profiles_find_rmap(const struct profile_set *set, const char *id);
+const struct sharing_rule *profiles_find_rule(const struct profile_set *set, const char *id);
+/* The newest profile of an architecture (the last loaded): its geometry is
+ * the one today's page tables are counted with.  NULL when none. */
+const struct rmap_profile *profiles_current(const struct profile_set *set, const char *arch);
+/* The built-in schema text (for --show and for users writing their own). */
+const char *profiles_schema(void);
+/* A built-in file's text by name ("30-sharing.xml"), or NULL; and the list. */
+const char *profiles_builtin_text(const char *name);
+size_t profiles_builtin_count(void);
+const char *profiles_builtin_name(size_t index);
+/* Per-page rmap cost C(m) in bytes of a page mapped m times. */
+uint64_t rmap_page_cost(const struct rmap_profile *profile, uint64_t m, bool anonymous);
+const char *rmap_family_name(enum rmap_family family);
+const char *sharing_partners_name(enum sharing_partners partners);
+
+/* ---- exact sums of fractions (PSS-style charging) ---- */
+
+/* Σ numerator / m over many m, exact.  Numerators are grouped by m so the
+ * final sum is one pass over distinct m (model/rational.c). */
+struct fraction_sum {
+	struct fraction_term { uint64_t denominator; unsigned __int128 numerator; } *terms;
+	size_t count, capacity;
+	uint64_t *slots;                /* open-addressed index of terms by denominator */
+	size_t slot_mask;
+};
+void fraction_sum_add(struct fraction_sum *sum, unsigned __int128 numerator, uint64_t denominator);
+/* The sum rounded half up, and as a double for display. */
+uint64_t fraction_sum_round(const struct fraction_sum *sum);
+double fraction_sum_value(const struct fraction_sum *sum);
+void fraction_sum_free(struct fraction_sum *sum);
+
+/* ---- the model ---- */
+
+/* An estimated figure: point value, bounds, and how it was obtained. */
+struct estimate {
+	double point, lower, upper;
+	const char *method;             /* static text */
+};
+
+struct model_design {
+	const struct rmap_profile *profile;
+	bool pte_chain_exact;           /* from pagemap + kpages (else the estimate) */
+	uint64_t pte_chain_bytes;       /* exact, rounded once; = round(estimate) if not exact */
+	double pte_chain_value;         /* unrounded */
+	struct estimate pte_chain_estimate; /* smaps-only (section 6), always computed */
+	uint64_t page_field_bytes;      /* one field in every struct page of RAM */
+	uint64_t vma_field_bytes;       /* per-VMA rmap fields (object designs) */
+	uint64_t anon_vma_count, anon_vma_chain_count;
+	bool anon_vma_exact;            /* families from PFNs, else the upper bound */
+	uint64_t object_rmap_bytes;     /* VMA fields + anon_vmas + chains */
+	uint64_t total_bytes;           /* pte_chain + page field + object rmap */
+	/* rmap work per event, summed over every process forking / exiting once */
+	uint64_t fork_rmap_calls;       /* page_add_rmap or _mapcount increments */
+	uint64_t fork_chain_allocations;/* pte_chain objects / blocks allocated */
+	uint64_t fork_anon_vma_calls;   /* anon_vma_link / anon_vma_fork per VMA */
+	uint64_t exit_rmap_calls;       /* page_remove_rmap */
+};
+
+struct model_file_share {
+	const char *path;               /* arena-owned by the snapshot */
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	uint64_t sharable_pages;
+	uint64_t mappings;              /* eligible VMAs that took part */
+};
+
+struct model_sharing {
+	const struct sharing_rule *rule;
+	bool exact;                     /* false: content sharing without PFNs */
+	bool available;                 /* false: nothing to compute it from */
+	uint64_t sharable_pages;
+	uint64_t sharable_bytes;
+	uint64_t pages_in_cow_vmas;     /* share whose VMA holds private COW pages */
+	uint64_t eligible_vmas;
+	struct model_file_share *files; /* sorted by sharable_pages, descending */
+	size_t file_count;
+};
+
+struct model_process {
+	const struct process *process;
+	bool has_vmpte, exact;          /* exact: figures from pagemap */
+	uint64_t vmpte_bytes;
+	uint64_t pte_pages, upper_pages;/* PTE pages, counted higher levels */
+	uint64_t pagetable_bytes;       /* exact, when exact */
+	uint64_t pmd_mapped_windows;
+	struct estimate pagetable_estimate; /* smaps-only, bytes */
+	uint64_t present_ptes, swap_ptes, zero_page_ptes;
+	double *pte_chain_bytes;        /* per design, PSS-style, display only */
+	double *sharable_pages;         /* per sharing rule, split PSS-style among partners */
+};
+
+struct model_options {
+	const struct profile_set *profiles;
+	const struct rmap_profile **designs;  /* to compare; NULL: every rmap profile */
+	size_t design_count;
+	const struct sharing_rule **rules;    /* NULL: every sharing rule */
+	size_t rule_count;
+	const struct geometry *geometry;      /* NULL: profiles_current(arch) */
+	size_t top_files;                     /* files kept per rule (0: 10) */
+};
+
+struct model_result {
+	const struct snapshot *snapshot;
+	const struct geometry *geometry;
+	bool has_pagemap, has_pfns, has_kpages;
+	size_t processes, processes_with_status, processes_with_pagemap;
+	size_t processes_pagetable_exact;
+	uint64_t vmpte_bytes, pagetable_bytes;       /* pagetable over exact processes */
+	uint64_t vmpte_bytes_of_exact;               /* VmPTE of the processes with pagemap */
+	uint64_t pte_pages, upper_pages, pmd_mapped_windows;
+	uint64_t vmpte_above_model_bytes;            /* tables outliving their pages */
+	uint64_t vmpte_below_model_bytes;            /* capture raced with faults */
+	struct estimate pagetable_estimate;          /* smaps-only, bytes, all processes */
+	uint64_t present_ptes, swap_ptes, zero_page_ptes, distinct_pfns;
+	uint64_t ram_pages;                          /* MemTotal / 4 KiB */
+	uint64_t vma_count, anon_vmas;
+	struct model_design *designs;
+	size_t design_count;
+	struct model_sharing *sharing;
+	size_t sharing_count;
+	struct model_process *process_figures;       /* one per snapshot process */
+};
+
+int model_run(const struct snapshot *snapshot, const struct model_options *options,
+	      struct model_result **result, struct model_error *error);
+void model_free(struct model_result *result);
+
+/* Helpers the report and the tests use. */
+/* A VMA's permission test of the 2006 patch etc.: eligible under the rule? */
+bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma);
+/* Smallest and largest C(m)/m over 2 <= m <= m_max (section 6 bounds). */
+void rmap_share_range(const struct rmap_profile *profile, uint64_t m_max, bool anonymous,
+		      double *lowest, double *highest);
 
 #endif

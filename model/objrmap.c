@@ -1,0 +1,158 @@
+/*
+ * model/objrmap.c - object-based rmap memory (cost-model.md section 3): the
+ * per-VMA fields, anon_vmas and anon_vma_chains each object design keeps
+ * instead of per-page pte_chains.
+ *
+ * Which VMAs hold an anon_vma, the fork families that share one (2.6.7 to
+ * 2.6.33: found by union-find over shared anonymous PFNs) and the fork depth
+ * that sets the number of chains (2.6.34+) are facts of the snapshot; the
+ * profile only prices them.
+ */
+#include <stdlib.h>
+
+#include "model/model_internal.h"
+
+/* Union-find over global VMA indices, path halving. */
+static size_t find_root(size_t *parent, size_t x)
+{
+	while (parent[x] != x) {
+		parent[x] = parent[parent[x]];
+		x = parent[x];
+	}
+	return x;
+}
+
+static void mark_anon_vmas(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		for (size_t v = 0; v < p->vma_count; v++)
+			if (p->vmas[v].kb[SMAPS_ANONYMOUS] > 0)
+				c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = true;
+		size_t v = 0;
+		for (size_t k = 0; k < p->pagemap_count; k++) {
+			uint64_t entry = p->pagemap[k].entry;
+			while (v < p->vma_count && p->vmas[v].end <= p->pagemap[k].vaddr)
+				v++;
+			/* an exclusive anonymous page: only a VMA with an anon_vma maps one */
+			if (v < p->vma_count && (entry & PAGEMAP_PRESENT) &&
+			    !(entry & PAGEMAP_FILE_OR_SHARED) && (entry & PAGEMAP_EXCLUSIVE))
+				c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = true;
+		}
+	}
+	for (size_t g = 0; g < s->vma_count; g++)
+		c->result->anon_vmas += c->vma_has_anon_vma[g];
+}
+
+/* 2.6.7-2.6.33: VMAs of different processes mapping one shared anonymous
+ * PFN belong to one fork family and share one anon_vma. */
+static uint64_t count_families(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	size_t *parent = malloc((s->vma_count + 1) * sizeof(*parent));
+	if (!parent)
+		abort();
+	for (size_t g = 0; g < s->vma_count; g++)
+		parent[g] = g;
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		size_t v = 0;
+		for (size_t k = 0; k < p->pagemap_count; k++) {
+			uint64_t entry = p->pagemap[k].entry;
+			while (v < p->vma_count && p->vmas[v].end <= p->pagemap[k].vaddr)
+				v++;
+			if (v == p->vma_count || !(entry & PAGEMAP_PRESENT) ||
+			    (entry & (PAGEMAP_FILE_OR_SHARED | PAGEMAP_EXCLUSIVE)))
+				continue;
+			size_t g = (size_t)(&p->vmas[v] - s->vmas);
+			struct pfn_entry *e = pfn_table_find(&c->pfns, entry & PAGEMAP_PFN_MASK);
+			if (!e || pfn_is_zero_page(e) || !c->vma_has_anon_vma[g])
+				continue;
+			if (!e->anon_vma_owner)
+				e->anon_vma_owner = (uint32_t)(g + 1);
+			else
+				parent[find_root(parent, g)] = find_root(parent, e->anon_vma_owner - 1);
+		}
+	}
+	uint64_t families = 0;
+	for (size_t g = 0; g < s->vma_count; g++)
+		families += c->vma_has_anon_vma[g] && find_root(parent, g) == g;
+	free(parent);
+	return families;
+}
+
+static const struct process *find_process(const struct snapshot *s, int pid)
+{
+	size_t low = 0, high = s->process_count;
+	while (low < high) {
+		size_t middle = low + (high - low) / 2;
+		if (s->processes[middle].pid < pid)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	return low < s->process_count && s->processes[low].pid == pid ? &s->processes[low] : NULL;
+}
+
+/* Fork depth d of a VMA: ancestors (PPid chain) holding a VMA with the same
+ * start and end and an anon_vma.  Its chain count is d + 1. */
+static uint64_t fork_depth(const struct model_context *c, const struct process *p, const struct vma *vma)
+{
+	const struct snapshot *s = c->snapshot;
+	uint64_t depth = 0;
+	const struct process *ancestor = p;
+	for (int hops = 0; hops < 64; hops++) {
+		if (ancestor->ppid == ancestor->pid)
+			break;
+		ancestor = find_process(s, ancestor->ppid);
+		if (!ancestor)
+			break;
+		const struct vma *same = process_find_vma(ancestor, vma->start);
+		if (same && same->start == vma->start && same->end == vma->end &&
+		    c->vma_has_anon_vma[same - s->vmas])
+			depth++;
+	}
+	return depth;
+}
+
+void model_object_rmap(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	struct model_result *r = c->result;
+	mark_anon_vmas(c);
+	bool exact = r->has_pfns && r->processes_with_pagemap == r->processes;
+	uint64_t families = exact ? count_families(c) : r->anon_vmas;
+	uint64_t chains = 0;
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		for (size_t v = 0; v < p->vma_count; v++)
+			if (c->vma_has_anon_vma[&p->vmas[v] - s->vmas])
+				chains += fork_depth(c, p, &p->vmas[v]) + 1;
+	}
+	for (size_t d = 0; d < r->design_count; d++) {
+		struct model_design *design = &r->designs[d];
+		const struct rmap_profile *profile = design->profile;
+		design->vma_field_bytes = r->vma_count * profile->vma_rmap_bytes;
+		design->anon_vma_exact = true;
+		switch (profile->anon_vma_fork) {
+		case ANON_VMA_NONE:
+			break;
+		case ANON_VMA_SHARED:
+			design->anon_vma_count = families;
+			design->anon_vma_exact = exact;
+			design->fork_anon_vma_calls = r->anon_vmas;         /* anon_vma_link */
+			break;
+		case ANON_VMA_CHAIN:
+			design->anon_vma_count = r->anon_vmas;
+			design->anon_vma_chain_count = chains;
+			design->fork_anon_vma_calls = r->anon_vmas;         /* anon_vma_fork */
+			/* anon_vma_clone copies the parent's chains, then one new chain */
+			design->fork_chain_allocations += chains + r->anon_vmas;
+			break;
+		}
+		design->object_rmap_bytes = design->vma_field_bytes +
+			design->anon_vma_count * profile->anon_vma_bytes +
+			design->anon_vma_chain_count * profile->anon_vma_chain_bytes;
+	}
+}

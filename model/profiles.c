@@ -1,0 +1,532 @@
+/*
+ * model/profiles.c - kernel profiles as data.
+ *
+ * Profiles are XML (the files of model/profiles, or a user's file) validated against
+ * model/profiles/profile.xsd by libxml2 before anything is read from them, so
+ * the reading code below can trust types and required attributes.  Parsing
+ * never touches the network and never loads a DTD or expands an entity: a
+ * document that carries a DTD at all is refused.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlschemas.h>
+
+#include "model/model.h"
+#include "model/builtin_profiles.h"
+
+/* The one place a family letter becomes behaviour (cost-model.md section 1). */
+const struct rmap_family_rule rmap_families[RMAP_FAMILY_COUNT] = {
+	[RMAP_D1] = { "D1", CHAIN_LIST,  false, false, false },
+	[RMAP_D2] = { "D2", CHAIN_LIST,  true,  false, false },
+	[RMAP_D3] = { "D3", CHAIN_ARRAY, true,  false, false },
+	[RMAP_D4] = { "D4", CHAIN_ARRAY, true,  true,  false },
+	[RMAP_D5] = { "D5", CHAIN_NONE,  true,  true,  true  },
+};
+
+static const char *const partners_names[] = {
+	[PARTNERS_ADDRESS] = "address", [PARTNERS_FILE_INDEX] = "file-index",
+	[PARTNERS_LENGTH] = "length", [PARTNERS_CONTENT] = "content",
+};
+
+static const char *const anon_vma_names[] = {
+	[ANON_VMA_NONE] = "none", [ANON_VMA_SHARED] = "shared", [ANON_VMA_CHAIN] = "chain",
+};
+
+/* VmFlags codes in enum vma_flag order (fs/proc/task_mmu.c). */
+static const char vm_flag_codes[][3] = {
+	"rd", "wr", "ex", "sh", "mr", "mw", "me", "ms", "gd", "pf", "dw", "lo", "io", "sr",
+	"rr", "dc", "de", "ac", "nr", "ht", "sf", "nl", "ar", "wf", "dd", "mm", "hg", "nh",
+	"mg", "um", "uw", "ss", "sl", "bt", "mt", "lf",
+};
+
+const char *rmap_family_name(enum rmap_family family)
+{
+	return family < RMAP_FAMILY_COUNT ? rmap_families[family].name : "?";
+}
+
+const char *sharing_partners_name(enum sharing_partners partners)
+{
+	return partners <= PARTNERS_CONTENT ? partners_names[partners] : "?";
+}
+
+uint64_t rmap_page_cost(const struct rmap_profile *profile, uint64_t m, bool anonymous)
+{
+	const struct rmap_family_rule *rule = &rmap_families[profile->family];
+	if (anonymous ? rule->anon_by_object : rule->file_by_object)
+		return 0;
+	if (m == 0 || (m == 1 && rule->direct))
+		return 0;
+	switch (rule->layout) {
+	case CHAIN_LIST:
+		return m * profile->pte_chain_bytes;
+	case CHAIN_ARRAY:
+		return (m + profile->nrpte - 1) / profile->nrpte * profile->cache_line_bytes;
+	case CHAIN_NONE:
+		break;
+	}
+	return 0;
+}
+
+void rmap_share_range(const struct rmap_profile *profile, uint64_t m_max, bool anonymous,
+		      double *lowest, double *highest)
+{
+	/* C(m)/m over 2 <= m <= m_max.  Lists cost s1 per mapping whatever m;
+	 * arrays cost ceil(m/N)·L1/m, which falls between multiples of N (each
+	 * reaching L1/N) and jumps just after them, the jumps shrinking.  So
+	 * the extremes sit at m = 2, N, N + 1 or m_max. */
+	double low = 0, high = 0;
+	bool first = true;
+	if (m_max < 2)
+		m_max = 2;
+	uint64_t candidates[4] = { 2, m_max, profile->nrpte, (uint64_t)profile->nrpte + 1 };
+	for (int c = 0; c < 4; c++) {
+		uint64_t m = candidates[c];
+		if (m < 2 || m > m_max)
+			continue;
+		double share = (double)rmap_page_cost(profile, m, anonymous) / (double)m;
+		if (first || share < low)
+			low = share;
+		if (first || share > high)
+			high = share;
+		first = false;
+	}
+	*lowest = low;
+	*highest = high;
+}
+
+/* ---- errors ---- */
+
+static int fail(struct model_error *error, const char *format, ...)
+{
+	va_list ap;
+	va_start(ap, format);
+	vsnprintf(error->message, sizeof(error->message), format, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* libxml2 reports through a global handler: keep the first error, print none. */
+static struct {
+	char text[300];
+	int line;
+	bool seen;
+} xml_first_error;
+
+static void collect_xml_error(void *unused, xmlErrorPtr e)
+{
+	(void)unused;
+	if (xml_first_error.seen || !e)
+		return;
+	xml_first_error.seen = true;
+	xml_first_error.line = e->line;
+	snprintf(xml_first_error.text, sizeof(xml_first_error.text), "%s", e->message ? e->message : "invalid XML");
+	size_t n = strlen(xml_first_error.text);
+	while (n && (xml_first_error.text[n - 1] == '\n' || xml_first_error.text[n - 1] == ' '))
+		xml_first_error.text[--n] = 0;
+}
+
+static void silence_generic(void *unused, const char *format, ...)
+{
+	(void)unused;
+	(void)format;
+}
+
+static void xml_errors_begin(void)
+{
+	memset(&xml_first_error, 0, sizeof(xml_first_error));
+	xmlSetGenericErrorFunc(NULL, silence_generic);
+	xmlSetStructuredErrorFunc(NULL, collect_xml_error);
+}
+
+static void xml_errors_end(void)
+{
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	xmlSetGenericErrorFunc(NULL, NULL);
+}
+
+/* ---- the schema, compiled once ---- */
+
+const char *profiles_builtin_text(const char *name)
+{
+	for (size_t i = 0; i < sizeof(builtin_files) / sizeof(builtin_files[0]); i++)
+		if (!strcmp(builtin_files[i].name, name))
+			return builtin_files[i].text;
+	return NULL;
+}
+
+size_t profiles_builtin_count(void)
+{
+	return sizeof(builtin_files) / sizeof(builtin_files[0]);
+}
+
+const char *profiles_builtin_name(size_t index)
+{
+	return index < profiles_builtin_count() ? builtin_files[index].name : NULL;
+}
+
+const char *profiles_schema(void)
+{
+	return profiles_builtin_text("profile.xsd");
+}
+
+static xmlSchemaPtr load_schema(struct model_error *error)
+{
+	static xmlSchemaPtr schema;
+	if (schema)
+		return schema;
+	const char *text = profiles_schema();
+	if (!text) {
+		fail(error, "profile.xsd: built-in schema missing");
+		return NULL;
+	}
+	xml_errors_begin();
+	xmlSchemaParserCtxtPtr parser = xmlSchemaNewMemParserCtxt(text, (int)strlen(text));
+	schema = parser ? xmlSchemaParse(parser) : NULL;
+	xmlSchemaFreeParserCtxt(parser);
+	xml_errors_end();
+	if (!schema)
+		fail(error, "profile.xsd:%d: %s", xml_first_error.line,
+		     xml_first_error.seen ? xml_first_error.text : "cannot compile the schema");
+	return schema;
+}
+
+/* ---- reading validated documents ---- */
+
+static const char *attribute(xmlNodePtr node, const char *name, char *buffer, size_t size)
+{
+	xmlChar *value = xmlGetProp(node, (const xmlChar *)name);
+	snprintf(buffer, size, "%s", value ? (const char *)value : "");
+	xmlFree(value);
+	return buffer;
+}
+
+static unsigned long long number_attribute(xmlNodePtr node, const char *name)
+{
+	char text[64];
+	return strtoull(attribute(node, name, text, sizeof(text)), NULL, 10);
+}
+
+/* A yes/no attribute, with the schema's default when absent. */
+static bool flag_attribute(xmlNodePtr node, const char *name, bool fallback)
+{
+	char text[8];
+	attribute(node, name, text, sizeof(text));
+	return text[0] ? !strcmp(text, "yes") : fallback;
+}
+
+static int lookup(const char *const *names, size_t count, const char *value)
+{
+	for (size_t i = 0; i < count; i++)
+		if (names[i] && !strcmp(names[i], value))
+			return (int)i;
+	return -1;
+}
+
+static void element_text(xmlNodePtr node, char *buffer, size_t size)
+{
+	xmlChar *text = xmlNodeGetContent(node);
+	snprintf(buffer, size, "%s", text ? (const char *)text : "");
+	xmlFree(text);
+}
+
+static xmlNodePtr child(xmlNodePtr parent, const char *name)
+{
+	for (xmlNodePtr c = parent->children; c; c = c->next)
+		if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, name))
+			return c;
+	return NULL;
+}
+
+/* "pf io" -> bits of enum vma_flag; -1 on an unknown code. */
+static int parse_flag_list(const char *text, uint64_t *bits, char *bad, size_t bad_size)
+{
+	*bits = 0;
+	while (*text) {
+		while (*text == ' ')
+			text++;
+		size_t n = strcspn(text, " ");
+		if (!n)
+			break;
+		size_t f;
+		for (f = 0; f < sizeof(vm_flag_codes) / sizeof(vm_flag_codes[0]); f++)
+			if (n == 2 && !strncmp(vm_flag_codes[f], text, 2))
+				break;
+		if (f == sizeof(vm_flag_codes) / sizeof(vm_flag_codes[0])) {
+			snprintf(bad, bad_size, "%.*s", (int)n, text);
+			return -1;
+		}
+		*bits |= UINT64_C(1) << f;
+		text += n;
+	}
+	return 0;
+}
+
+/* libxml2 gives lines as long; messages print int. */
+static int line_of(xmlNodePtr node)
+{
+	return (int)xmlGetLineNo(node);
+}
+
+static void *append(void *array, size_t *count, size_t *capacity, size_t size)
+{
+	if (*count == *capacity) {
+		size_t next = *capacity ? *capacity * 2 : 16;
+		void *p = realloc(array, next * size);
+		if (!p)
+			abort();
+		array = p;
+		*capacity = next;
+	}
+	memset((char *)array + *count * size, 0, size);
+	(*count)++;
+	return array;
+}
+
+static bool id_taken(const struct profile_set *set, const char *id)
+{
+	return profiles_find_rmap(set, id) || profiles_find_rule(set, id);
+}
+
+static int read_geometry(xmlNodePtr node, struct geometry *geometry, const char *name,
+			 struct model_error *error)
+{
+	attribute(node, "name", geometry->name, sizeof(geometry->name));
+	unsigned previous = 0;
+	for (xmlNodePtr level = node->children; level; level = level->next) {
+		if (level->type != XML_ELEMENT_NODE)
+			continue;
+		struct geometry_level *l = &geometry->levels[geometry->level_count++];
+		attribute(level, "name", l->name, sizeof(l->name));
+		l->shift = (unsigned)number_attribute(level, "shift");
+		l->counted = flag_attribute(level, "counted", false);
+		if (l->shift <= previous)
+			return fail(error, "%s:%d: geometry levels must be listed lowest first, with growing shifts",
+				    name, line_of(level));
+		previous = l->shift;
+	}
+	return 0;
+}
+
+static int read_rmap_profile(xmlNodePtr node, struct profile_set *set, const char *name,
+			     struct model_error *error)
+{
+	struct rmap_profile p = { 0 };
+	char text[32];
+	attribute(node, "id", p.id, sizeof(p.id));
+	attribute(node, "arch", p.arch, sizeof(p.arch));
+	attribute(node, "kernels", p.kernels, sizeof(p.kernels));
+	attribute(node, "family", text, sizeof(text));
+	for (int f = 0; f < RMAP_FAMILY_COUNT; f++)
+		if (!strcmp(rmap_families[f].name, text))
+			p.family = (enum rmap_family)f;
+	snprintf(p.origin, sizeof(p.origin), "%s:%d", name, line_of(node));
+	element_text(child(node, "description"), p.description, sizeof(p.description));
+	if (read_geometry(child(node, "geometry"), &p.geometry, name, error))
+		return -1;
+	xmlNodePtr sizes = child(node, "sizes");
+	p.pointer_bytes = (unsigned)number_attribute(sizes, "pointer");
+	p.pte_chain_bytes = (unsigned)number_attribute(sizes, "pte-chain");
+	p.cache_line_bytes = (unsigned)number_attribute(sizes, "cache-line");
+	p.pte_addr_bytes = (unsigned)number_attribute(sizes, "pte-addr");
+	p.page_field_bytes = (unsigned)number_attribute(sizes, "page-field");
+	p.anon_vma_bytes = (unsigned)number_attribute(sizes, "anon-vma");
+	p.anon_vma_chain_bytes = (unsigned)number_attribute(sizes, "anon-vma-chain");
+	p.vma_rmap_bytes = (unsigned)number_attribute(sizes, "vma-rmap-fields");
+	xmlNodePtr fork = child(node, "fork");
+	p.fork_copies_file_ptes = flag_attribute(fork, "copies-file-ptes", true);
+	int anon = lookup(anon_vma_names, 3, attribute(fork, "anon-vma", text, sizeof(text)));
+	p.anon_vma_fork = anon < 0 ? ANON_VMA_NONE : (enum anon_vma_fork)anon;
+	/* NRPTE = floor((L1 - sizeof(long)) / sizeof(pte_addr_t)), sizeof(long) = pointer */
+	if (rmap_families[p.family].layout == CHAIN_ARRAY) {
+		if (p.pte_addr_bytes == 0 || p.cache_line_bytes <= p.pointer_bytes ||
+		    (p.cache_line_bytes - p.pointer_bytes) / p.pte_addr_bytes == 0)
+			return fail(error, "%s:%d: profile %s: a cache line of %u bytes holds no pte_addr_t of %u bytes after its %u-byte header",
+				    name, line_of(sizes), p.id, p.cache_line_bytes, p.pte_addr_bytes, p.pointer_bytes);
+		p.nrpte = (p.cache_line_bytes - p.pointer_bytes) / p.pte_addr_bytes;
+	}
+	if (rmap_families[p.family].layout == CHAIN_LIST && p.pte_chain_bytes == 0)
+		return fail(error, "%s:%d: profile %s: a pte_chain design needs pte-chain > 0",
+			    name, line_of(sizes), p.id);
+	if (id_taken(set, p.id))
+		return fail(error, "%s:%d: profile id '%s' is already defined", name, line_of(node), p.id);
+	set->rmaps = append(set->rmaps, &set->rmap_count, &set->rmap_capacity, sizeof(p));
+	set->rmaps[set->rmap_count - 1] = p;
+	return 0;
+}
+
+static int read_sharing_rule(xmlNodePtr node, struct profile_set *set, const char *name,
+			     struct model_error *error)
+{
+	struct sharing_rule r = { 0 };
+	char text[256], bad[16];
+	attribute(node, "id", r.id, sizeof(r.id));
+	snprintf(r.origin, sizeof(r.origin), "%s:%d", name, line_of(node));
+	element_text(child(node, "description"), r.description, sizeof(r.description));
+	r.window_shift = (unsigned)number_attribute(node, "window-shift");
+	r.partners = (enum sharing_partners)lookup(partners_names, 4, attribute(node, "partners", text, sizeof(text)));
+	r.shares_subtree = !strcmp(attribute(node, "shares", text, sizeof(text)), "subtree");
+	r.skip_pmd_mapped = flag_attribute(node, "skip-pmd-mapped", true);
+	xmlNodePtr eligible = child(node, "eligible");
+	r.has_eligibility = eligible != NULL;
+	if (eligible) {
+		r.file_backed = flag_attribute(eligible, "file-backed", false);
+		r.hugetlb_only = flag_attribute(eligible, "hugetlb-only", false);
+		r.writable_needs_shared = flag_attribute(eligible, "writable-needs-shared", false);
+		r.min_bytes = number_attribute(eligible, "min-bytes");
+		const char *lists[2] = { "exclude-flags", "require-flags" };
+		uint64_t *bits[2] = { &r.exclude_flags, &r.require_flags };
+		for (int i = 0; i < 2; i++)
+			if (parse_flag_list(attribute(eligible, lists[i], text, sizeof(text)), bits[i], bad, sizeof(bad)))
+				return fail(error, "%s:%d: unknown VmFlags code '%s' in %s",
+					    name, line_of(eligible), bad, lists[i]);
+	}
+	if (r.partners != PARTNERS_CONTENT && !eligible)
+		return fail(error, "%s:%d: sharing rule %s: partners=\"%s\" needs an <eligible> element",
+			    name, line_of(node), r.id, partners_names[r.partners]);
+	if (id_taken(set, r.id))
+		return fail(error, "%s:%d: profile id '%s' is already defined", name, line_of(node), r.id);
+	set->rules = append(set->rules, &set->rule_count, &set->rule_capacity, sizeof(r));
+	set->rules[set->rule_count - 1] = r;
+	return 0;
+}
+
+static int validate(xmlDocPtr doc, const char *name, struct model_error *error)
+{
+	xmlSchemaPtr schema = load_schema(error);
+	if (!schema)
+		return -1;
+	xml_errors_begin();
+	xmlSchemaValidCtxtPtr context = xmlSchemaNewValidCtxt(schema);
+	int status = context ? xmlSchemaValidateDoc(context, doc) : -1;
+	xmlSchemaFreeValidCtxt(context);
+	xml_errors_end();
+	if (status != 0)
+		return fail(error, "%s:%d: %s", name, xml_first_error.line,
+			    xml_first_error.seen ? xml_first_error.text : "does not match profile.xsd");
+	return 0;
+}
+
+int profiles_load_buffer(struct profile_set *set, const char *name, const char *text,
+			 size_t length, struct model_error *error)
+{
+	/* NONET: never fetch anything; no NOENT/DTDLOAD/DTDVALID: entities stay
+	 * unexpanded and no external subset is read. */
+	xml_errors_begin();
+	xmlDocPtr doc = xmlReadMemory(text, (int)length, name, NULL, XML_PARSE_NONET | XML_PARSE_NOCDATA);
+	xml_errors_end();
+	if (!doc)
+		return fail(error, "%s:%d: %s", name, xml_first_error.line,
+			    xml_first_error.seen ? xml_first_error.text : "not well-formed XML");
+	int status = 0;
+	if (doc->intSubset || doc->extSubset)
+		status = fail(error, "%s:%d: a DOCTYPE is not allowed in a profile", name,
+			      doc->intSubset ? line_of((xmlNodePtr)doc->intSubset) : 1);
+	if (!status)
+		status = validate(doc, name, error);
+	for (xmlNodePtr node = status ? NULL : xmlDocGetRootElement(doc)->children; node; node = node->next) {
+		if (node->type != XML_ELEMENT_NODE)
+			continue;
+		status = !strcmp((const char *)node->name, "rmap-profile")
+			? read_rmap_profile(node, set, name, error)
+			: read_sharing_rule(node, set, name, error);
+		if (status)
+			break;
+	}
+	xmlFreeDoc(doc);
+	return status;
+}
+
+int profiles_load_file(struct profile_set *set, const char *path, struct model_error *error)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return fail(error, "%s: %s", path, strerror(errno));
+	char *text = NULL;
+	size_t length = 0, capacity = 0;
+	for (;;) {
+		if (length + 65536 > capacity) {
+			capacity = capacity ? capacity * 2 : 65536;
+			char *p = realloc(text, capacity);
+			if (!p)
+				abort();
+			text = p;
+		}
+		size_t n = fread(text + length, 1, capacity - length, f);
+		length += n;
+		if (n == 0)
+			break;
+	}
+	int read_error = ferror(f);
+	fclose(f);
+	int status = read_error ? fail(error, "%s: read error", path)
+				: profiles_load_buffer(set, path, text, length, error);
+	free(text);
+	return status;
+}
+
+int profiles_load_builtin(struct profile_set *set, struct model_error *error)
+{
+	for (size_t i = 0; i < profiles_builtin_count(); i++) {
+		const char *name = builtin_files[i].name;
+		size_t n = strlen(name);
+		if (n < 4 || strcmp(name + n - 4, ".xml"))
+			continue;
+		if (profiles_load_buffer(set, name, builtin_files[i].text, strlen(builtin_files[i].text), error))
+			return -1;
+	}
+	return 0;
+}
+
+void profiles_free(struct profile_set *set)
+{
+	free(set->rmaps);
+	free(set->rules);
+	memset(set, 0, sizeof(*set));
+}
+
+const struct rmap_profile *profiles_find_rmap(const struct profile_set *set, const char *id)
+{
+	for (size_t i = 0; i < set->rmap_count; i++)
+		if (!strcmp(set->rmaps[i].id, id))
+			return &set->rmaps[i];
+	return NULL;
+}
+
+const struct sharing_rule *profiles_find_rule(const struct profile_set *set, const char *id)
+{
+	for (size_t i = 0; i < set->rule_count; i++)
+		if (!strcmp(set->rules[i].id, id))
+			return &set->rules[i];
+	return NULL;
+}
+
+const struct rmap_profile *profiles_current(const struct profile_set *set, const char *arch)
+{
+	for (size_t i = set->rmap_count; i-- > 0;)
+		if (!strcmp(set->rmaps[i].arch, arch))
+			return &set->rmaps[i];
+	return NULL;
+}
+
+bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma)
+{
+	if (!rule->has_eligibility)
+		return true;
+	if (rule->file_backed && vma->inode == 0)
+		return false;
+	if (vma->vm_flags & rule->exclude_flags)
+		return false;
+	if ((vma->vm_flags & rule->require_flags) != rule->require_flags)
+		return false;
+	if (rule->hugetlb_only && !VMA_HAS_FLAG(vma, VMF_HT))
+		return false;
+	if (rule->writable_needs_shared && vma->perms[1] == 'w' && vma->perms[3] != 's')
+		return false;
+	return vma->end - vma->start >= rule->min_bytes;
+}

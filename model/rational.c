@@ -1,0 +1,231 @@
+/*
+ * model/rational.c - exact sums of fractions for PSS-style charging.
+ *
+ * cost-model.md section 8 charges every mapping C(m)/m and rounds the sum
+ * once.  A double would drift across millions of terms, so numerators are
+ * grouped by denominator m (few distinct values: m is a mapcount) and the
+ * final sum is done over the least common multiple of the denominators in a
+ * small arbitrary-precision integer.  The integer parts never need it; only
+ * the remainders (each below 1) do.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+
+static void *grow(void *array, size_t *capacity, size_t need, size_t size)
+{
+	if (need <= *capacity)
+		return array;
+	size_t next = *capacity ? *capacity * 2 : 64;
+	while (next < need)
+		next *= 2;
+	void *p = realloc(array, next * size);
+	if (!p)
+		abort();        /* out of memory: nothing sensible left to report */
+	*capacity = next;
+	return p;
+}
+
+static size_t hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	return (size_t)x;
+}
+
+static void rehash(struct fraction_sum *sum)
+{
+	size_t slots = (sum->slot_mask + 1) * 2;
+	if (slots < 64)
+		slots = 64;
+	free(sum->slots);
+	sum->slots = calloc(slots, sizeof(*sum->slots));
+	if (!sum->slots)
+		abort();
+	sum->slot_mask = slots - 1;
+	for (size_t i = 0; i < sum->count; i++) {
+		size_t s = hash_u64(sum->terms[i].denominator) & sum->slot_mask;
+		while (sum->slots[s])
+			s = (s + 1) & sum->slot_mask;
+		sum->slots[s] = i + 1;
+	}
+}
+
+void fraction_sum_add(struct fraction_sum *sum, unsigned __int128 numerator, uint64_t denominator)
+{
+	if (numerator == 0 || denominator == 0)
+		return;
+	if (!sum->slots || (sum->count + 1) * 2 > sum->slot_mask + 1)
+		rehash(sum);
+	size_t s = hash_u64(denominator) & sum->slot_mask;
+	while (sum->slots[s]) {
+		struct fraction_term *t = &sum->terms[sum->slots[s] - 1];
+		if (t->denominator == denominator) {
+			t->numerator += numerator;
+			return;
+		}
+		s = (s + 1) & sum->slot_mask;
+	}
+	sum->terms = grow(sum->terms, &sum->capacity, sum->count + 1, sizeof(*sum->terms));
+	sum->terms[sum->count] = (struct fraction_term){ denominator, numerator };
+	sum->slots[s] = ++sum->count;
+}
+
+void fraction_sum_free(struct fraction_sum *sum)
+{
+	free(sum->terms);
+	free(sum->slots);
+	memset(sum, 0, sizeof(*sum));
+}
+
+/* ---- a little unsigned big integer: 32-bit limbs, least significant first ---- */
+
+struct big {
+	uint32_t *limb;
+	size_t length, capacity;
+};
+
+static void big_set(struct big *x, uint64_t value)
+{
+	x->limb = grow(x->limb, &x->capacity, 2, sizeof(uint32_t));
+	x->limb[0] = (uint32_t)value;
+	x->limb[1] = (uint32_t)(value >> 32);
+	x->length = x->limb[1] ? 2 : (x->limb[0] ? 1 : 0);
+}
+
+static void big_mul_small(struct big *x, uint32_t k)
+{
+	uint64_t carry = 0;
+	for (size_t i = 0; i < x->length; i++) {
+		uint64_t p = (uint64_t)x->limb[i] * k + carry;
+		x->limb[i] = (uint32_t)p;
+		carry = p >> 32;
+	}
+	if (carry) {
+		x->limb = grow(x->limb, &x->capacity, x->length + 1, sizeof(uint32_t));
+		x->limb[x->length++] = (uint32_t)carry;
+	}
+	while (x->length && !x->limb[x->length - 1])
+		x->length--;
+}
+
+/* x / d into quotient (may alias x); returns the remainder. */
+static uint32_t big_div_small(const struct big *x, uint32_t d, struct big *quotient)
+{
+	uint64_t rest = 0;
+	if (quotient != x) {
+		quotient->limb = grow(quotient->limb, &quotient->capacity, x->length + 1, sizeof(uint32_t));
+		quotient->length = x->length;
+	}
+	for (size_t i = x->length; i-- > 0;) {
+		uint64_t cur = (rest << 32) | x->limb[i];
+		quotient->limb[i] = (uint32_t)(cur / d);
+		rest = cur % d;
+	}
+	while (quotient->length && !quotient->limb[quotient->length - 1])
+		quotient->length--;
+	return (uint32_t)rest;
+}
+
+static void big_add(struct big *x, const struct big *y)
+{
+	size_t n = x->length > y->length ? x->length : y->length;
+	x->limb = grow(x->limb, &x->capacity, n + 1, sizeof(uint32_t));
+	for (size_t i = x->length; i < n + 1; i++)
+		x->limb[i] = 0;
+	uint64_t carry = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = (uint64_t)x->limb[i] + (i < y->length ? y->limb[i] : 0) + carry;
+		x->limb[i] = (uint32_t)s;
+		carry = s >> 32;
+	}
+	x->limb[n] = (uint32_t)carry;
+	x->length = n + 1;
+	while (x->length && !x->limb[x->length - 1])
+		x->length--;
+}
+
+static int big_compare(const struct big *x, const struct big *y)
+{
+	if (x->length != y->length)
+		return x->length < y->length ? -1 : 1;
+	for (size_t i = x->length; i-- > 0;)
+		if (x->limb[i] != y->limb[i])
+			return x->limb[i] < y->limb[i] ? -1 : 1;
+	return 0;
+}
+
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * Σ remainder_t / m_t exactly, as floor plus "is the fraction >= 1/2":
+ * accumulate numerator / lcm, then compare numerator against multiples of
+ * lcm / 2.  Denominators are mapcounts, which the kernel keeps in 32 bits.
+ */
+static uint64_t round_remainders(const struct fraction_sum *sum)
+{
+	struct big lcm = { 0 }, numerator = { 0 }, scaled = { 0 }, bound = { 0 };
+	long double estimate = 0;
+	big_set(&lcm, 1);
+	big_set(&numerator, 0);
+	for (size_t i = 0; i < sum->count; i++) {
+		uint32_t m = (uint32_t)sum->terms[i].denominator;
+		uint32_t a = (uint32_t)(sum->terms[i].numerator % m);
+		if (a == 0)
+			continue;
+		estimate += (long double)a / m;
+		struct big copy = { 0 };
+		uint32_t g = gcd32(m, big_div_small(&lcm, m, &copy));
+		free(copy.limb);
+		/* N/L + a/m = (N·k + a·L/g) / (L·k) with k = m/g */
+		big_div_small(&lcm, g, &scaled);
+		big_mul_small(&scaled, a);
+		big_mul_small(&numerator, m / g);
+		big_add(&numerator, &scaled);
+		big_mul_small(&lcm, m / g);
+	}
+	/* result = the largest q with N >= (q - 1/2)·L, i.e. 2N >= (2q - 1)·L */
+	big_mul_small(&numerator, 2);
+	/* start just below the floating-point estimate; the loop makes it exact */
+	uint64_t q = estimate > 3 ? (uint64_t)floorl(estimate) - 2 : 0;
+	for (;; q++) {
+		/* bound = (2q + 1)·L: once 2N is below it, q is the rounded value */
+		big_set(&bound, 0);
+		big_add(&bound, &lcm);
+		big_mul_small(&bound, (uint32_t)(2 * q + 1));
+		if (big_compare(&numerator, &bound) < 0)
+			break;
+	}
+	free(lcm.limb);
+	free(numerator.limb);
+	free(scaled.limb);
+	free(bound.limb);
+	return q;
+}
+
+uint64_t fraction_sum_round(const struct fraction_sum *sum)
+{
+	unsigned __int128 whole = 0;
+	for (size_t i = 0; i < sum->count; i++)
+		whole += sum->terms[i].numerator / sum->terms[i].denominator;
+	return (uint64_t)whole + round_remainders(sum);
+}
+
+double fraction_sum_value(const struct fraction_sum *sum)
+{
+	long double total = 0;
+	for (size_t i = 0; i < sum->count; i++)
+		total += (long double)sum->terms[i].numerator / sum->terms[i].denominator;
+	return (double)total;
+}
