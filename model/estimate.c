@@ -15,12 +15,12 @@
 
 const char model_pagetable_method[] =
 	"smaps only: upper = windows spanned by VMAs with Rss+Swap > 0; lower = windows "
-	"of VMAs inside one window plus ceil(pages/512)-2 per larger VMA; point = random "
-	"occupancy of each larger VMA's windows by its pages";
+	"of VMAs inside one window plus ceil(pages/512)-2 per larger VMA; point = larger "
+	"VMAs' pages packed together (ceil(pages/512)+1 windows each)";
 const char model_pte_chain_method[] =
 	"smaps only: m per VMA from the harmonic mean S/((Pss-Private)/P) of its shared "
-	"pages; bounds take m anywhere in [2, mappers of the file] and the anonymous "
-	"share of shared pages anywhere Anonymous allows";
+	"pages; bounds from S and (Pss-Private)/P alone (L1*max(S/N, sum 1/m) to "
+	"L1*(S/N + (1-1/N)*sum 1/m)), with the anonymous share anywhere Anonymous allows";
 
 /* ---- page-table pages from smaps (section 4) ---- */
 
@@ -78,11 +78,9 @@ static void estimate_process_tables(struct model_context *c, const struct proces
 		}
 		/* the two edge windows may be shared with neighbours; the rest are this VMA's */
 		lower_large += need > 2 ? need - 2 : 0;
-		/* pages spread at random over the VMA's windows */
-		double occupied = (double)windows * -expm1((double)pages * log1p(-1.0 / (double)windows));
-		if (occupied < (double)need)
-			occupied = (double)need;
-		point_large += occupied;
+		/* pages cluster (heaps grow, stacks and shared buffers are touched
+		 * from one end): the fewest windows, plus one for an unaligned start */
+		point_large += (double)(need + 1 < windows ? need + 1 : windows);
 	}
 	double lower = (double)(single.windows + lower_large);
 	if (lower < (double)largest_need)
@@ -149,49 +147,126 @@ static uint64_t file_mappers(const struct file_key *keys, size_t count, const st
 }
 
 struct vma_pages {
-	double rss, shared, anon, inverse_m_sum;   /* in pages */
+	double rss, shared, anon;       /* pages */
+	double inverse_low, inverse_high; /* Σ 1/m over shared pages: Pss is truncated to 1 kB */
+	double drift;                   /* pages smaps and pagemap disagree on */
 	uint64_t m_max;
 };
 
-/* Cost of one VMA for a profile, given the shared anonymous page count and
- * the per-mapping charge of shared anon and file pages. */
-static double vma_cost(const struct rmap_profile *profile, const struct vma_pages *vp,
-		       double shared_anon, double share_anon, double share_file)
+/* Bounds of the shared pages' charge when `pages` in [low, high] pages with
+ * Σ 1/m in [inverse_low, inverse_high] are charged.  Lists charge s1 per
+ * mapping.  Arrays charge ceil(m/N)·L1/m per mapping, which lies between
+ * L1·max(1/N, 1/m) and L1·(1/N + (1 - 1/N)/m), and never above L1/2. */
+static void shared_bounds(const struct rmap_profile *profile, double low, double high,
+			  double inverse_low, double inverse_high, double *lower, double *upper)
 {
-	double private_pages = vp->rss - vp->shared;
-	double private_anon = vp->anon - shared_anon;
-	if (private_anon < 0)
-		private_anon = 0;
-	if (private_anon > private_pages)
-		private_anon = private_pages;
-	return shared_anon * share_anon + (vp->shared - shared_anon) * share_file +
-	       private_anon * (double)rmap_page_cost(profile, 1, true) +
-	       (private_pages - private_anon) * (double)rmap_page_cost(profile, 1, false);
+	const struct rmap_family_rule *rule = &rmap_families[profile->family];
+	double n = profile->nrpte, line = profile->cache_line_bytes;
+	switch (rule->layout) {
+	case CHAIN_LIST:
+		*lower = low * profile->pte_chain_bytes;
+		*upper = high * profile->pte_chain_bytes;
+		return;
+	case CHAIN_ARRAY:
+		*lower = line * (low / n > inverse_low ? low / n : inverse_low);
+		*upper = line * (high / n + (1 - 1 / n) * inverse_high);
+		if (*upper > high * line / 2)
+			*upper = high * line / 2;
+		return;
+	case CHAIN_NONE:
+		break;
+	}
+	*lower = *upper = 0;
+}
+
+static double clamp(double x, double low, double high)
+{
+	return x < low ? low : x > high ? high : x;
 }
 
 static void estimate_vma_chains(struct model_design *design, const struct vma_pages *vp)
 {
 	const struct rmap_profile *profile = design->profile;
-	double anon_low = vp->shared - (vp->rss - vp->anon), anon_high = vp->anon;
-	anon_low = anon_low < 0 ? 0 : anon_low;
-	anon_high = anon_high > vp->shared ? vp->shared : anon_high;
+	const struct rmap_family_rule *rule = &rmap_families[profile->family];
+	/* shared anonymous pages: as many as Anonymous allows */
+	double anon_low = clamp(vp->shared - (vp->rss - vp->anon), 0, vp->shared);
+	double anon_high = clamp(vp->anon, 0, vp->shared);
 	double anon_point = vp->rss > 0 ? vp->shared * vp->anon / vp->rss : 0;
+	double private_pages = vp->rss - vp->shared;
+
 	/* point: the harmonic mean m of the VMA's shared pages */
-	double mean = vp->inverse_m_sum > 0 ? vp->shared / vp->inverse_m_sum : 2;
-	uint64_t m = (uint64_t)llround(mean);
-	m = m < 2 ? 2 : m > vp->m_max ? vp->m_max : m;
+	double mean = vp->inverse_low > 0 ? vp->shared / vp->inverse_low : 2;
+	uint64_t m = (uint64_t)llround(clamp(mean, 2, (double)vp->m_max));
 	double point_anon = (double)rmap_page_cost(profile, m, true) / (double)m;
 	double point_file = (double)rmap_page_cost(profile, m, false) / (double)m;
-	double low_anon, high_anon, low_file, high_file;
-	rmap_share_range(profile, vp->m_max, true, &low_anon, &high_anon);
-	rmap_share_range(profile, vp->m_max, false, &low_file, &high_file);
-	double a = vma_cost(profile, vp, anon_low, low_anon, low_file);
-	double b = vma_cost(profile, vp, anon_high, low_anon, low_file);
-	design->pte_chain_estimate.lower += a < b ? a : b;
-	a = vma_cost(profile, vp, anon_low, high_anon, high_file);
-	b = vma_cost(profile, vp, anon_high, high_anon, high_file);
-	design->pte_chain_estimate.upper += a > b ? a : b;
-	design->pte_chain_estimate.point += vma_cost(profile, vp, anon_point, point_anon, point_file);
+	double private_anon = clamp(vp->anon - anon_point, 0, private_pages);
+	double point = anon_point * point_anon + (vp->shared - anon_point) * point_file +
+		private_anon * (double)rmap_page_cost(profile, 1, true) +
+		(private_pages - private_anon) * (double)rmap_page_cost(profile, 1, false);
+
+	/* bounds: which kinds of page the design charges per page */
+	bool charge_anon = !rule->anon_by_object, charge_file = !rule->file_by_object;
+	double low = 0, high = 0, inverse_low = vp->inverse_low, inverse_high = vp->inverse_high;
+	double private_low = 0, private_high = 0;
+	if (charge_anon && charge_file) {
+		low = high = vp->shared;
+		private_low = private_high = private_pages;
+	} else if (charge_anon || charge_file) {
+		/* the charged kind's share of the pages and of Σ 1/m; each page of
+		 * the other kind adds at most 1/2 to Σ 1/m */
+		low = charge_anon ? anon_low : vp->shared - anon_high;
+		high = charge_anon ? anon_high : vp->shared - anon_low;
+		inverse_low = clamp(vp->inverse_low - (vp->shared - low) / 2, 0, vp->inverse_low);
+		inverse_high = clamp(vp->inverse_high, 0, high / 2);
+		double private_charged_low = charge_anon ? vp->anon - anon_high : private_pages - (vp->anon - anon_low);
+		double private_charged_high = charge_anon ? vp->anon - anon_low : private_pages - (vp->anon - anon_high);
+		private_low = clamp(private_charged_low, 0, private_pages);
+		private_high = clamp(private_charged_high, 0, private_pages);
+	}
+	double lower, upper;
+	shared_bounds(profile, low, high, inverse_low, inverse_high, &lower, &upper);
+	/* a private page (m = 1) costs C(1), the same for either kind when charged */
+	double single = (double)rmap_page_cost(profile, 1, charge_anon);
+	lower += private_low * single;
+	upper += private_high * single;
+	design->pte_chain_estimate.point += clamp(point, lower, upper);
+	/* smaps and pagemap were read moments apart: every page they disagree
+	 * on may cost up to the largest per-mapping charge either way */
+	double widest = (double)rmap_page_cost(profile, 2, charge_anon) / 2;
+	if (widest < single)
+		widest = single;
+	design->pte_chain_estimate.lower += clamp(lower - vp->drift * widest, 0, lower);
+	design->pte_chain_estimate.upper += upper + vp->drift * widest;
+}
+
+/* Per VMA, how many pages smaps and the records disagree on: resident
+ * pages, and pages mapped more than once (pagemap read after smaps). */
+static void measure_drift(struct model_context *c, double *drift)
+{
+	const struct snapshot *s = c->snapshot;
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		if (!p->has_pagemap || !c->result->has_pfns)
+			continue;
+		size_t k = 0;
+		for (size_t v = 0; v < p->vma_count; v++) {
+			const struct vma *vma = &p->vmas[v];
+			double present = 0, shared = 0;
+			for (; k < p->pagemap_count && p->pagemap[k].vaddr < vma->end; k++) {
+				uint64_t entry = p->pagemap[k].entry;
+				const struct pfn_entry *e = (entry & PAGEMAP_PRESENT) && (entry & PAGEMAP_PFN_MASK)
+					? pfn_table_find(&c->pfns, entry & PAGEMAP_PFN_MASK) : NULL;
+				if (!e || pfn_is_zero_page(e))
+					continue;
+				present++;
+				shared += pfn_mapcount(e) >= 2;
+			}
+			double rss = (double)vma->kb[SMAPS_RSS] / KB_PER_PAGE;
+			double smaps_shared = (double)(vma->kb[SMAPS_SHARED_CLEAN] + vma->kb[SMAPS_SHARED_DIRTY]) / KB_PER_PAGE;
+			drift[vma - s->vmas] = fabs(rss - present) + fabs(smaps_shared - shared);
+			c->result->smaps_drift_pages += (uint64_t)drift[vma - s->vmas];
+		}
+	}
 }
 
 static void estimate_chains(struct model_context *c)
@@ -208,6 +283,10 @@ static void estimate_chains(struct model_context *c)
 	qsort(keys, key_count, sizeof(*keys), compare_file_keys);
 	for (size_t d = 0; d < r->design_count; d++)
 		r->designs[d].pte_chain_estimate.method = model_pte_chain_method;
+	double *drift = calloc(s->vma_count + 1, sizeof(*drift));
+	if (!drift)
+		abort();
+	measure_drift(c, drift);
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];
 		struct vma_pages vp = {
@@ -215,11 +294,13 @@ static void estimate_chains(struct model_context *c)
 			.shared = (double)(v->kb[SMAPS_SHARED_CLEAN] + v->kb[SMAPS_SHARED_DIRTY]) / KB_PER_PAGE,
 			.anon = (double)v->kb[SMAPS_ANONYMOUS] / KB_PER_PAGE,
 		};
-		if (vp.rss <= 0)
+		vp.drift = drift[g];
+		if (vp.rss <= 0 && vp.drift <= 0)
 			continue;
 		uint64_t private_kb = v->kb[SMAPS_PRIVATE_CLEAN] + v->kb[SMAPS_PRIVATE_DIRTY];
-		vp.inverse_m_sum = v->kb[SMAPS_PSS] > private_kb
+		vp.inverse_low = v->kb[SMAPS_PSS] > private_kb
 			? (double)(v->kb[SMAPS_PSS] - private_kb) / KB_PER_PAGE : 0;
+		vp.inverse_high = clamp(vp.inverse_low + 1.0 / KB_PER_PAGE, 0, vp.shared / 2);
 		/* anonymous pages are mapped at most once per process; file pages at
 		 * most once per VMA of the file */
 		vp.m_max = s->process_count;
@@ -232,6 +313,7 @@ static void estimate_chains(struct model_context *c)
 			estimate_vma_chains(&r->designs[d], &vp);
 	}
 	free(keys);
+	free(drift);
 }
 
 void model_estimate(struct model_context *c)

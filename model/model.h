@@ -218,6 +218,7 @@ struct model_result {
 	uint64_t vmpte_above_model_bytes;            /* tables outliving their pages */
 	uint64_t vmpte_below_model_bytes;            /* capture raced with faults */
 	struct estimate pagetable_estimate;          /* smaps-only, bytes, all processes */
+	uint64_t smaps_drift_pages;                  /* pages smaps and pagemap disagree on */
 	uint64_t present_ptes, swap_ptes, zero_page_ptes, distinct_pfns;
 	uint64_t ram_pages;                          /* MemTotal / 4 KiB */
 	uint64_t vma_count, anon_vmas;
