@@ -1,0 +1,23 @@
+/*
+ * outputs/report_internal.h - shared by the report writers only.
+ */
+#ifndef PTSCOPE_OUTPUTS_REPORT_INTERNAL_H
+#define PTSCOPE_OUTPUTS_REPORT_INTERNAL_H
+
+#include <json-c/json.h>
+
+#include "outputs/report.h"
+
+/* The structured report (report_tree.c); the caller puts it. */
+struct json_object *report_build(const struct model_result *result, const struct report_options *options);
+
+/* Writers: 0, or -1 on a write error. */
+int report_write_text(FILE *out, const struct model_result *result, const struct report_options *options);
+int report_write_xml(FILE *out, struct json_object *tree);
+int report_write_csv(FILE *out, struct json_object *tree);
+int report_write_html(FILE *out, struct json_object *tree);
+
+/* Rows in "top" lists. */
+size_t report_top(const struct report_options *options);
+
+#endif

@@ -1,0 +1,241 @@
+/*
+ * outputs/report_tree.c - the report as one json-c tree, which the JSON, XML,
+ * CSV and HTML writers all print.  Keys of `totals` are those of
+ * cost-model.md section 8 (`pte_chain_bytes.ID` is totals.pte_chain_bytes[ID]).
+ */
+#include <math.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "outputs/report_internal.h"
+
+static void put(struct json_object *object, const char *key, struct json_object *value)
+{
+	json_object_object_add(object, key, value);
+}
+
+static void put_u64(struct json_object *object, const char *key, uint64_t value)
+{
+	put(object, key, json_object_new_uint64(value));
+}
+
+static void put_string(struct json_object *object, const char *key, const char *value)
+{
+	put(object, key, json_object_new_string(value ? value : ""));
+}
+
+static void put_bool(struct json_object *object, const char *key, bool value)
+{
+	put(object, key, json_object_new_boolean(value));
+}
+
+/* Estimates are reported in whole units: a fraction of a byte means nothing. */
+static struct json_object *estimate_object(const struct estimate *e, double exact, bool has_exact)
+{
+	struct json_object *o = json_object_new_object();
+	put_string(o, "method", e->method);
+	put_u64(o, "point", (uint64_t)llround(e->point));
+	put_u64(o, "lower", (uint64_t)floor(e->lower));
+	put_u64(o, "upper", (uint64_t)ceil(e->upper));
+	if (has_exact) {
+		put_u64(o, "exact", (uint64_t)llround(exact));
+		put(o, "error_percent", json_object_new_double(exact > 0 ? round((e->point - exact) / exact * 1000) / 10 : 0));
+		put_bool(o, "exact_within_bounds", exact >= floor(e->lower) && exact <= ceil(e->upper));
+	}
+	return o;
+}
+
+static struct json_object *snapshot_object(const struct model_result *r)
+{
+	static const char *const pagemap_modes[] = { "none", "present", "pfn" };
+	const struct snapshot *s = r->snapshot;
+	struct json_object *o = json_object_new_object();
+	put_string(o, "source", s->source);
+	put_string(o, "kernel", s->info.kernel);
+	put_string(o, "arch", s->info.arch);
+	put_string(o, "hostname", s->info.hostname);
+	put_string(o, "captured_at", s->info.captured_at);
+	put_string(o, "pagemap", pagemap_modes[s->info.pagemap <= PAGEMAP_PFN ? s->info.pagemap : 0]);
+	put_bool(o, "kpages", r->has_kpages);
+	put_string(o, "geometry", r->geometry->name);
+	return o;
+}
+
+static struct json_object *keyed_totals(const struct model_result *r, int which)
+{
+	struct json_object *o = json_object_new_object();
+	if (which < 3) {
+		for (size_t d = 0; d < r->design_count; d++) {
+			const struct model_design *m = &r->designs[d];
+			uint64_t values[3] = { m->pte_chain_bytes, m->object_rmap_bytes, m->total_bytes };
+			put_u64(o, m->profile->id, values[which]);
+		}
+	} else {
+		for (size_t k = 0; k < r->sharing_count; k++)
+			if (r->sharing[k].available)
+				put_u64(o, r->sharing[k].rule->id, r->sharing[k].sharable_pages);
+	}
+	return o;
+}
+
+static struct json_object *totals_object(const struct model_result *r)
+{
+	struct json_object *o = json_object_new_object();
+	put_u64(o, "processes", r->processes);
+	put_u64(o, "vmpte_bytes", r->vmpte_bytes);
+	put_u64(o, "pagetable_bytes", r->pagetable_bytes);
+	put_u64(o, "processes_pagetable_exact", r->processes_pagetable_exact);
+	put_u64(o, "processes_with_pagemap", r->processes_with_pagemap);
+	put_u64(o, "pte_pages", r->pte_pages);
+	put_u64(o, "upper_level_pages", r->upper_pages);
+	put_u64(o, "pmd_mapped_windows", r->pmd_mapped_windows);
+	put_u64(o, "vmpte_above_model_bytes", r->vmpte_above_model_bytes);
+	put_u64(o, "vmpte_below_model_bytes", r->vmpte_below_model_bytes);
+	put_u64(o, "present_ptes", r->present_ptes);
+	put_u64(o, "swap_ptes", r->swap_ptes);
+	put_u64(o, "zero_page_ptes", r->zero_page_ptes);
+	put_u64(o, "vmas", r->vma_count);
+	put_u64(o, "vmas_with_anon_vma", r->anon_vmas);
+	put(o, "pte_chain_bytes", keyed_totals(r, 0));
+	put(o, "object_rmap_bytes", keyed_totals(r, 1));
+	put(o, "rmap_total_bytes", keyed_totals(r, 2));
+	put(o, "sharable_pte_pages", keyed_totals(r, 3));
+	return o;
+}
+
+static struct json_object *design_object(const struct model_result *r, const struct model_design *m)
+{
+	const struct rmap_profile *p = m->profile;
+	struct json_object *o = json_object_new_object();
+	put_string(o, "id", p->id);
+	put_string(o, "family", rmap_family_name(p->family));
+	put_string(o, "arch", p->arch);
+	put_string(o, "kernels", p->kernels);
+	put_bool(o, "pte_chain_exact", m->pte_chain_exact);
+	put_u64(o, "pte_chain_bytes", m->pte_chain_bytes);
+	put(o, "pte_chain_estimate", estimate_object(&m->pte_chain_estimate, m->pte_chain_value, m->pte_chain_exact));
+	put_u64(o, "page_field_bytes", m->page_field_bytes);
+	put_u64(o, "vma_field_bytes", m->vma_field_bytes);
+	put_u64(o, "anon_vmas", m->anon_vma_count);
+	put_bool(o, "anon_vmas_exact", m->anon_vma_exact);
+	put_u64(o, "anon_vma_chains", m->anon_vma_chain_count);
+	put_u64(o, "object_rmap_bytes", m->object_rmap_bytes);
+	put_u64(o, "total_bytes", m->total_bytes);
+	struct json_object *work = json_object_new_object();
+	put_u64(work, "fork_rmap_calls", m->fork_rmap_calls);
+	put_u64(work, "fork_chain_allocations", m->fork_chain_allocations);
+	put_u64(work, "fork_anon_vma_calls", m->fork_anon_vma_calls);
+	put_u64(work, "exit_rmap_calls", m->exit_rmap_calls);
+	put(o, "work_per_event", work);
+	(void)r;
+	return o;
+}
+
+/* Each object design (file pages by object) against each pte_chain design
+ * of the same architecture: bytes saved, whole design and pte_chains alone. */
+static struct json_object *savings_array(const struct model_result *r)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t x = 0; x < r->design_count; x++) {
+		const struct model_design *object = &r->designs[x];
+		if (!rmap_families[object->profile->family].file_by_object)
+			continue;
+		for (size_t y = 0; y < r->design_count; y++) {
+			const struct model_design *chain = &r->designs[y];
+			if (rmap_families[chain->profile->family].file_by_object ||
+			    strcmp(chain->profile->arch, object->profile->arch))
+				continue;
+			struct json_object *o = json_object_new_object();
+			put_string(o, "design", object->profile->id);
+			put_string(o, "over", chain->profile->id);
+			put(o, "saved_bytes", json_object_new_int64((int64_t)chain->total_bytes - (int64_t)object->total_bytes));
+			put(o, "pte_chain_saved_bytes", json_object_new_int64((int64_t)chain->pte_chain_bytes - (int64_t)object->pte_chain_bytes));
+			put(o, "object_rmap_bytes", json_object_new_int64((int64_t)object->object_rmap_bytes));
+			json_object_array_add(a, o);
+		}
+	}
+	return a;
+}
+
+static struct json_object *sharing_object(const struct model_result *r, const struct model_sharing *s,
+					  const struct report_options *options)
+{
+	struct json_object *o = json_object_new_object();
+	put_string(o, "id", s->rule->id);
+	put_string(o, "partners", sharing_partners_name(s->rule->partners));
+	put_u64(o, "window_bytes", (uint64_t)1 << s->rule->window_shift);
+	put_bool(o, "available", s->available);
+	put_bool(o, "exact", s->exact);
+	put_u64(o, "pages", s->sharable_pages);
+	put_u64(o, "bytes", s->sharable_bytes);
+	put(o, "percent_of_pagetables", json_object_new_double(
+		r->pagetable_bytes ? round(1000.0 * (double)s->sharable_bytes / (double)r->pagetable_bytes) / 10 : 0));
+	put_u64(o, "eligible_vmas", s->eligible_vmas);
+	put_u64(o, "pages_in_vmas_with_private_copies", s->pages_in_cow_vmas);
+	struct json_object *files = json_object_new_array();
+	size_t limit = options->per_file ? s->file_count : report_top(options);
+	for (size_t i = 0; i < s->file_count && i < limit; i++) {
+		struct json_object *f = json_object_new_object();
+		put_string(f, "path", s->files[i].path);
+		put_u64(f, "inode", s->files[i].inode);
+		put_u64(f, "pages", s->files[i].sharable_pages);
+		put_u64(f, "mappings", s->files[i].mappings);
+		json_object_array_add(files, f);
+	}
+	put(o, "files", files);
+	return o;
+}
+
+static struct json_object *process_object(const struct model_result *r, const struct model_process *p)
+{
+	struct json_object *o = json_object_new_object();
+	put(o, "pid", json_object_new_int(p->process->pid));
+	put_string(o, "comm", p->process->comm);
+	put_bool(o, "exact", p->exact);
+	put_u64(o, "vmpte_bytes", p->vmpte_bytes);
+	put_u64(o, "pagetable_bytes", p->pagetable_bytes);
+	put_u64(o, "pte_pages", p->pte_pages);
+	put_u64(o, "pmd_mapped_windows", p->pmd_mapped_windows);
+	put(o, "pagetable_estimate", estimate_object(&p->pagetable_estimate, (double)p->pagetable_bytes, p->exact));
+	put_u64(o, "present_ptes", p->present_ptes);
+	put_u64(o, "swap_ptes", p->swap_ptes);
+	struct json_object *chains = json_object_new_object();
+	for (size_t d = 0; d < r->design_count; d++)
+		put_u64(chains, r->designs[d].profile->id, (uint64_t)llround(p->pte_chain_bytes[d]));
+	put(o, "pte_chain_bytes", chains);
+	struct json_object *sharable = json_object_new_object();
+	for (size_t k = 0; k < r->sharing_count; k++)
+		put(sharable, r->sharing[k].rule->id, json_object_new_double(round(p->sharable_pages[k] * 10) / 10));
+	put(o, "sharable_pte_pages", sharable);
+	return o;
+}
+
+struct json_object *report_build(const struct model_result *r, const struct report_options *options)
+{
+	struct json_object *root = json_object_new_object();
+	char headline[256];
+	report_headline(r, headline, sizeof(headline));
+	put_string(root, "headline", headline);
+	put(root, "snapshot", snapshot_object(r));
+	put(root, "totals", totals_object(r));
+	put(root, "pagetable_estimate", estimate_object(&r->pagetable_estimate, (double)r->pagetable_bytes,
+						      r->processes_with_pagemap == r->processes && r->processes));
+	put_u64(root, "smaps_pagemap_drift_pages", r->smaps_drift_pages);
+	struct json_object *designs = json_object_new_array();
+	for (size_t d = 0; d < r->design_count; d++)
+		json_object_array_add(designs, design_object(r, &r->designs[d]));
+	put(root, "designs", designs);
+	put(root, "savings", savings_array(r));
+	struct json_object *sharing = json_object_new_array();
+	for (size_t k = 0; k < r->sharing_count; k++)
+		json_object_array_add(sharing, sharing_object(r, &r->sharing[k], options));
+	put(root, "sharing", sharing);
+	if (options->per_process) {
+		struct json_object *processes = json_object_new_array();
+		for (size_t i = 0; i < r->processes; i++)
+			json_object_array_add(processes, process_object(r, &r->process_figures[i]));
+		put(root, "processes", processes);
+	}
+	return root;
+}
