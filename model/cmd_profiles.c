@@ -1,10 +1,148 @@
-/* model/cmd_profiles.c - `ptscope profiles` (placeholder until the model lands). */
+/*
+ * model/cmd_profiles.c - `ptscope profiles [--show ID] [--schema] [--check FILE.xml]...`
+ *
+ * Lists the built-in kernel profiles (rmap designs and sharing rules), prints
+ * one with its derived figures (NRPTE, C(m) for small m), prints the schema
+ * users write their own against, or validates a user's file.
+ * (--from-source, asking libclang for struct sizes, belongs to the analyzer.)
+ */
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+
 #include "commands.h"
+#include "model/model.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: ptscope profiles [--show ID] [--schema] [--check FILE.xml]...\n"
+	      "\n"
+	      "  (no option)      list every built-in rmap design and sharing rule\n"
+	      "  --show ID        one profile in full, with NRPTE and C(m) for small m\n"
+	      "  --schema         the XML schema (profile.xsd) profiles are validated against\n"
+	      "  --check FILE     validate a profile file; exit 1 naming FILE:LINE when it is wrong\n"
+	      "  --builtin NAME   print a built-in profile file (e.g. 30-sharing.xml)\n", out);
+}
+
+static void list(FILE *out, const struct profile_set *set)
+{
+	fprintf(out, "rmap designs (cost-model.md section 1):\n");
+	fprintf(out, "  %-28s %-3s %-7s %-14s %s\n", "id", "fam", "arch", "geometry", "kernels");
+	for (size_t i = 0; i < set->rmap_count; i++) {
+		const struct rmap_profile *p = &set->rmaps[i];
+		fprintf(out, "  %-28s %-3s %-7s %-14s %s\n", p->id, rmap_family_name(p->family), p->arch,
+			p->geometry.name, p->kernels);
+	}
+	fprintf(out, "\nsharing rules (cost-model.md section 5):\n");
+	fprintf(out, "  %-28s %-10s %-8s %s\n", "id", "partners", "window", "");
+	for (size_t i = 0; i < set->rule_count; i++) {
+		const struct sharing_rule *r = &set->rules[i];
+		fprintf(out, "  %-28s %-10s %4llu MiB%s\n", r->id, sharing_partners_name(r->partners),
+			(unsigned long long)((1ull << r->window_shift) >> 20), r->shares_subtree ? "  (whole subtree)" : "");
+	}
+}
+
+static void show_rmap(FILE *out, const struct rmap_profile *p)
+{
+	static const char *const fork_names[] = { "none", "shared (2.6.7-2.6.33)", "chain (anon_vma_fork)" };
+	fprintf(out, "id:               %s\nfamily:           %s\narch:             %s\nkernels:          %s\n",
+		p->id, rmap_family_name(p->family), p->arch, p->kernels);
+	fprintf(out, "description:      %s\ndefined at:       %s\n", p->description, p->origin);
+	fprintf(out, "geometry:         %s:", p->geometry.name);
+	for (unsigned l = 0; l < p->geometry.level_count; l++)
+		fprintf(out, " %s %llu MiB%s", p->geometry.levels[l].name,
+			(unsigned long long)((1ull << p->geometry.levels[l].shift) >> 20),
+			p->geometry.levels[l].counted ? " (VmPTE)" : "");
+	fprintf(out, "\nsizes (bytes):    pointer %u, pte_chain s1 %u, cache line L1 %u, pte_addr_t %u, struct page field %u\n",
+		p->pointer_bytes, p->pte_chain_bytes, p->cache_line_bytes, p->pte_addr_bytes, p->page_field_bytes);
+	fprintf(out, "                  anon_vma %u, anon_vma_chain %u, per-VMA rmap fields %u\n",
+		p->anon_vma_bytes, p->anon_vma_chain_bytes, p->vma_rmap_bytes);
+	if (p->nrpte)
+		fprintf(out, "NRPTE:            %u\n", p->nrpte);
+	fprintf(out, "fork:             %s VMAs without anon_vma; anon_vma: %s\n",
+		p->fork_copies_file_ptes ? "copies PTEs of" : "skips", fork_names[p->anon_vma_fork]);
+	fprintf(out, "C(m) bytes:       m    anon   file\n");
+	const uint64_t ms[] = { 1, 2, 3, p->nrpte ? p->nrpte : 4, p->nrpte ? p->nrpte + 1u : 5, 32, 100 };
+	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
+		fprintf(out, "                  %-4llu %-6llu %llu\n", (unsigned long long)ms[i],
+			(unsigned long long)rmap_page_cost(p, ms[i], true), (unsigned long long)rmap_page_cost(p, ms[i], false));
+}
+
+static void show_rule(FILE *out, const struct sharing_rule *r)
+{
+	fprintf(out, "id:               %s\ndescription:      %s\ndefined at:       %s\n", r->id, r->description, r->origin);
+	fprintf(out, "window:           %llu MiB, partners by %s, shares %s%s\n",
+		(unsigned long long)((1ull << r->window_shift) >> 20), sharing_partners_name(r->partners),
+		r->shares_subtree ? "the whole subtree" : "one page per window",
+		r->skip_pmd_mapped ? ", PMD-mapped windows excluded" : "");
+	if (r->has_eligibility)
+		fprintf(out, "eligible VMAs:    %s%s%s, at least %llu bytes\n", r->file_backed ? "file-backed" : "any",
+			r->hugetlb_only ? ", hugetlbfs only" : "",
+			r->writable_needs_shared ? ", writable only when shared" : "", (unsigned long long)r->min_bytes);
+}
 
 int cmd_profiles(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "ptscope: profiles: not built yet\n");
-	return 2;
+	static const struct option long_options[] = {
+		{ "show", required_argument, NULL, 's' }, { "schema", no_argument, NULL, 'x' },
+		{ "check", required_argument, NULL, 'c' }, { "builtin", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	struct profile_set set = { 0 };
+	struct model_error error;
+	const char *show = NULL;
+	int c, status = 0;
+	bool acted = false;
+
+	if (profiles_load_builtin(&set, &error)) {
+		fprintf(stderr, "ptscope: %s\n", error.message);
+		return 2;
+	}
+	optind = 1;
+	while (!status && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 's': show = optarg; break;
+		case 'x': fputs(profiles_schema(), stdout); acted = true; break;
+		case 'b':
+			acted = true;
+			if (profiles_builtin_text(optarg)) {
+				fputs(profiles_builtin_text(optarg), stdout);
+			} else {
+				fprintf(stderr, "ptscope: profiles: no built-in file '%s'\n", optarg);
+				status = 1;
+			}
+			break;
+		case 'c':
+			acted = true;
+			if (profiles_load_file(&set, optarg, &error)) {
+				fprintf(stderr, "ptscope: %s\n", error.message);
+				status = 1;
+			} else {
+				printf("%s: valid\n", optarg);
+			}
+			break;
+		case 'h': usage(stdout); profiles_free(&set); return 0;
+		default: usage(stderr); status = 1; break;
+		}
+	}
+	if (!status && optind < argc) {
+		usage(stderr);
+		status = 1;
+	}
+	if (!status && show) {
+		const struct rmap_profile *p = profiles_find_rmap(&set, show);
+		const struct sharing_rule *r = profiles_find_rule(&set, show);
+		if (p)
+			show_rmap(stdout, p);
+		else if (r)
+			show_rule(stdout, r);
+		else {
+			fprintf(stderr, "ptscope: profiles: unknown profile '%s'\n", show);
+			status = 1;
+		}
+	} else if (!status && !acted) {
+		list(stdout, &set);
+	}
+	profiles_free(&set);
+	return status;
 }

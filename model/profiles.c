@@ -412,6 +412,18 @@ static int validate(xmlDocPtr doc, const char *name, struct model_error *error)
 	return 0;
 }
 
+/* libxml2 keeps no line for a DTD node: find "<!DOCTYPE" in the text. */
+static int doctype_line(const char *text, size_t length)
+{
+	int line = 1;
+	for (size_t i = 0; i < length; i++) {
+		if (!strncmp(text + i, "<!DOCTYPE", length - i < 9 ? length - i : 9))
+			return line;
+		line += text[i] == '\n';
+	}
+	return 1;
+}
+
 int profiles_load_buffer(struct profile_set *set, const char *name, const char *text,
 			 size_t length, struct model_error *error)
 {
@@ -425,8 +437,7 @@ int profiles_load_buffer(struct profile_set *set, const char *name, const char *
 			    xml_first_error.seen ? xml_first_error.text : "not well-formed XML");
 	int status = 0;
 	if (doc->intSubset || doc->extSubset)
-		status = fail(error, "%s:%d: a DOCTYPE is not allowed in a profile", name,
-			      doc->intSubset ? line_of((xmlNodePtr)doc->intSubset) : 1);
+		status = fail(error, "%s:%d: a DOCTYPE is not allowed in a profile", name, doctype_line(text, length));
 	if (!status)
 		status = validate(doc, name, error);
 	for (xmlNodePtr node = status ? NULL : xmlDocGetRootElement(doc)->children; node; node = node->next) {

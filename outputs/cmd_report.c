@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -110,6 +111,11 @@ static int write_output(const char *path, const struct model_result *result, con
 		fprintf(stderr, "ptscope: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
+	/* mkstemp makes 0600; a report is an ordinary file */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0)
+		fprintf(stderr, "ptscope: %s: %s\n", path, strerror(errno));
 	FILE *out = fdopen(fd, "w");
 	int status = out && !report_write(out, result, options) ? 0 : -1;
 	if (out ? fclose(out) != 0 : (close(fd), 1))
