@@ -1,0 +1,90 @@
+#!/bin/sh
+# bench-inputs.sh PTSCOPE CACHE_DIR
+#
+# Reading one large snapshot, side by side: `ptscope info` on the tar and on
+# the same snapshot as a directory, `smem -S` on the directory (and on the
+# tar, where Debian 12's smem crashes: it is a Python 2 program ported to
+# Python 3 that matches str patterns against the bytes tarfile returns), and
+# the floor: `cat TAR > /dev/null`, just reading the bytes.
+#
+# The snapshot is generated once into CACHE_DIR by gen-snapshot.sh (BENCH_NPROC
+# processes, default 2000, cloned from this machine's /proc) and kept.  Each
+# command runs BENCH_RUNS times (default 3) after one warm-up read, so the
+# page cache holds the files; the best wall time and its peak RSS are shown.
+# Figures are printed, never asserted.
+set -u
+ptscope=${1:?usage: bench-inputs.sh PTSCOPE CACHE_DIR}
+cache=${2:?usage: bench-inputs.sh PTSCOPE CACHE_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+nproc=${BENCH_NPROC:-2000}
+runs=${BENCH_RUNS:-3}
+
+[ -x /usr/bin/time ] || sh "$here/../deps.sh" time || { echo "bench-inputs: needs /usr/bin/time (package time)"; exit 1; }
+command -v smem >/dev/null || sh "$here/../deps.sh" smem
+command -v python3 >/dev/null || { echo "bench-inputs: needs python3 to generate the snapshot"; exit 1; }
+
+# The generated snapshot is reused while the generator is unchanged.
+key=$(cat "$here/gen-snapshot.py" | cksum | cut -d' ' -f1)
+snap=$cache/bench-inputs-$nproc-$key
+if [ ! -f "$snap/snapshot.tar" ]; then
+	rm -rf "$cache"/bench-inputs-"$nproc"-*
+	mkdir -p "$snap"
+	echo "bench-inputs: generating $nproc processes into $snap (once)"
+	sh "$here/gen-snapshot.sh" "$snap" "$nproc" || exit 1
+fi
+tar=$snap/snapshot.tar
+dir=$snap/root
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+vmas=$("$ptscope" info "$tar" 2>/dev/null | sed -n 's/^VMAs: //p')
+processes=$("$ptscope" info "$tar" 2>/dev/null | sed -n 's/^processes: //p')
+pagemap=$("$ptscope" info "$tar" 2>/dev/null | sed -n 's/^pagemap bytes: //p')
+smaps_bytes=$(cat "$dir"/proc/*/smaps | wc -c)
+tar_bytes=$(wc -c < "$tar")
+cat "$tar" > /dev/null
+cat "$dir"/proc/*/* > /dev/null 2>&1
+
+# measure NAME COMMAND...: best of $runs; sets seconds, peak_kb, status, note.
+measure() {
+	name=$1; shift
+	best=""; peak_kb=""; status=0; note=""
+	i=0
+	while [ $i -lt "$runs" ]; do
+		i=$((i + 1))
+		start=$(date +%s%N)
+		/usr/bin/time -f '%M' -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err"
+		status=$?
+		end=$(date +%s%N)
+		ns=$((end - start))
+		if [ -z "$best" ] || [ $ns -lt "$best" ]; then
+			best=$ns
+			peak_kb=$(tail -n 1 "$tmp/time")
+		fi
+		[ $status -ne 0 ] && break
+	done
+	seconds=$(awk -v ns="$best" 'BEGIN { printf "%.3f", ns / 1e9 }')
+	if [ $status -ne 0 ]; then
+		note="crashed (exit $status): $(grep -v '^Command exited' "$tmp/err" | tail -n 1)"
+	fi
+	printf '%-28s %9s %10s   %s\n' "$name" "$seconds" "$((peak_kb / 1024))" "$note"
+}
+
+echo "bench-inputs: $processes processes, $vmas VMAs, smaps text $smaps_bytes bytes, pagemap $pagemap bytes, tar $tar_bytes bytes"
+printf '%-28s %9s %10s\n' "reader" "seconds" "peak MiB"
+measure "cat TAR > /dev/null" cat "$tar"
+floor=$seconds
+measure "ptscope info TAR" "$ptscope" info "$tar"
+ours=$seconds
+ours_kb=$peak_kb
+measure "ptscope info DIR/proc" "$ptscope" info "$dir/proc"
+measure "smem -S DIR" smem -S "$dir"
+theirs=$seconds
+measure "smem -S TAR" smem -S "$tar"
+
+awk -v ours="$ours" -v theirs="$theirs" -v floor="$floor" -v kb="$ours_kb" -v vmas="$vmas" 'BEGIN {
+	printf "ptscope info TAR is %.1fx faster than smem -S DIR (aim: at least 20x)\n", theirs / ours
+	printf "ptscope info TAR takes %.1fx the time of cat (aim: within 3x)\n", ours / floor
+	if (vmas > 0)
+		printf "ptscope peak memory per VMA: %.0f bytes (peak RSS / VMAs, pagemap records included)\n", kb * 1024 / vmas
+}'
