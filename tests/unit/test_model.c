@@ -1,0 +1,537 @@
+/*
+ * tests/unit/test_model.c - the cost model's formulas against values worked
+ * out by hand (cost-model.md sections 1, 4, 5, 8), on snapshots built in
+ * memory so every record is known.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "test.h"
+
+static struct profile_set profiles;
+
+static const struct rmap_profile *design(const char *id)
+{
+	if (!profiles.rmap_count) {
+		struct model_error error;
+		CU_ASSERT_FATAL(profiles_load_builtin(&profiles, &error) == 0);
+	}
+	const struct rmap_profile *p = profiles_find_rmap(&profiles, id);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	return p;
+}
+
+/* ---- C(m) per design, section 1 ---- */
+
+static void test_nrpte(void)
+{
+	/* NRPTE = floor((L1 - sizeof(long)) / sizeof(pte_addr_t)) */
+	CU_ASSERT_EQUAL(design("2.5-array-i386-l1-32")->nrpte, 7);    /* (32-4)/4 */
+	CU_ASSERT_EQUAL(design("2.5-array-i386-l1-64")->nrpte, 15);   /* (64-4)/4 */
+	CU_ASSERT_EQUAL(design("2.5-array-i386-l1-128")->nrpte, 31);  /* (128-4)/4 */
+	CU_ASSERT_EQUAL(design("2.5-array-i386-pae-l1-32")->nrpte, 3);  /* (32-4)/8 */
+	CU_ASSERT_EQUAL(design("2.5-array-i386-pae-l1-128")->nrpte, 15);/* (128-4)/8 */
+	CU_ASSERT_EQUAL(design("2.5-array-x86_64-l1-64")->nrpte, 7);  /* (64-8)/8 */
+	CU_ASSERT_EQUAL(design("2.5-array-x86_64-l1-128")->nrpte, 15);/* (128-8)/8 */
+}
+
+static void test_cost_d1(void)
+{
+	const struct rmap_profile *p = design("2.4-rmap-i386");
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 0, true), 0);
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 1, true), 8);       /* one pte_chain even for m = 1 */
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 5, false), 40);
+	CU_ASSERT_EQUAL(rmap_page_cost(design("2.4-rmap-x86_64"), 3, false), 48);
+}
+
+static void test_cost_d2(void)
+{
+	const struct rmap_profile *p = design("2.5-direct-i386");
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 0, true), 0);
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 1, true), 0);       /* PG_direct */
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 2, true), 16);
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 10, false), 80);
+}
+
+static void test_cost_d3_edges(void)
+{
+	const struct rmap_profile *p = design("2.5-array-i386-l1-32");   /* NRPTE 7, 32 B */
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 0, true), 0);
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 1, true), 0);
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 2, true), 32);
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 7, true), 32);       /* m = NRPTE: one block */
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 8, true), 64);       /* NRPTE + 1: two */
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 15, false), 96);     /* ceil(15/7) = 3 */
+	const struct rmap_profile *q = design("2.5-array-i386-l1-128");  /* NRPTE 31, 128 B */
+	CU_ASSERT_EQUAL(rmap_page_cost(q, 31, true), 128);
+	CU_ASSERT_EQUAL(rmap_page_cost(q, 32, true), 256);
+	const struct rmap_profile *x = design("2.5-array-x86_64-l1-64"); /* NRPTE 7, 64 B */
+	CU_ASSERT_EQUAL(rmap_page_cost(x, 7, true), 64);
+	CU_ASSERT_EQUAL(rmap_page_cost(x, 8, true), 128);
+}
+
+static void test_cost_d4_d5(void)
+{
+	const struct rmap_profile *p = design("2.5.62-objrmap-i386-l1-32");
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 8, false), 0);       /* file pages by address_space */
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 8, true), 64);       /* anon keeps D3 */
+	CU_ASSERT_EQUAL(rmap_page_cost(p, 1, true), 0);
+	const struct rmap_profile *d5 = design("6.1-x86_64");
+	CU_ASSERT_EQUAL(rmap_page_cost(d5, 100, true), 0);
+	CU_ASSERT_EQUAL(rmap_page_cost(d5, 100, false), 0);
+	CU_ASSERT_EQUAL(d5->anon_vma_chain_bytes, 64);
+	CU_ASSERT_EQUAL(design("2.6.34-avc-x86_64")->anon_vma_chain_bytes, 48);
+	CU_ASSERT_EQUAL(design("2.6.7-anon_vma-i386")->anon_vma_bytes, 12);
+}
+
+static void test_share_range(void)
+{
+	/* arrays: C(m)/m over [2, M] is largest at m = 2 (L1/2) and smallest at m = NRPTE (L1/N) */
+	double low, high;
+	rmap_share_range(design("2.5-array-i386-l1-32"), 100, true, &low, &high);
+	CU_ASSERT_DOUBLE_EQUAL(high, 16.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(low, 32.0 / 7, 1e-9);
+	rmap_share_range(design("2.5-array-i386-l1-32"), 5, true, &low, &high);
+	CU_ASSERT_DOUBLE_EQUAL(low, 32.0 / 5, 1e-9);          /* M below NRPTE: m = M */
+	rmap_share_range(design("2.4-rmap-i386"), 50, false, &low, &high);
+	CU_ASSERT_DOUBLE_EQUAL(low, 8.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(high, 8.0, 1e-9);
+}
+
+/* ---- exact rational sums ---- */
+
+static uint64_t round_sum(const uint64_t (*terms)[2], size_t count)
+{
+	struct fraction_sum sum = { 0 };
+	for (size_t i = 0; i < count; i++)
+		fraction_sum_add(&sum, terms[i][0], terms[i][1]);
+	uint64_t rounded = fraction_sum_round(&sum);
+	fraction_sum_free(&sum);
+	return rounded;
+}
+
+static void test_fraction_sum(void)
+{
+	const uint64_t half[][2] = { { 1, 3 }, { 1, 6 } };          /* exactly 1/2: rounds up */
+	CU_ASSERT_EQUAL(round_sum(half, 2), 1);
+	const uint64_t third[][2] = { { 1, 3 } };
+	CU_ASSERT_EQUAL(round_sum(third, 1), 0);
+	const uint64_t two_and_half[][2] = { { 5, 2 } };
+	CU_ASSERT_EQUAL(round_sum(two_and_half, 1), 3);
+	/* Sylvester: 1/3 + 1/7 + 1/43 + 1/1807 = 1/2 - 1/6530106 - just below a half */
+	const uint64_t below[][2] = { { 1, 3 }, { 1, 7 }, { 1, 43 }, { 1, 1807 } };
+	CU_ASSERT_EQUAL(round_sum(below, 4), 0);
+	/* the same denominators grouped: 2/3 + 2/3 = 4/3 */
+	const uint64_t grouped[][2] = { { 2, 3 }, { 2, 3 } };
+	CU_ASSERT_EQUAL(round_sum(grouped, 2), 1);
+	/* harmonic number H(200) = 5.878... */
+	uint64_t harmonic[200][2];
+	for (int i = 0; i < 200; i++) {
+		harmonic[i][0] = 1;
+		harmonic[i][1] = (uint64_t)i + 1;
+	}
+	CU_ASSERT_EQUAL(round_sum(harmonic, 200), 6);
+	/* many terms over one denominator stay exact: 1000 × 7/2 = 3500 */
+	struct fraction_sum sum = { 0 };
+	for (int i = 0; i < 1000; i++)
+		fraction_sum_add(&sum, 7, 2);
+	CU_ASSERT_EQUAL(fraction_sum_round(&sum), 3500);
+	fraction_sum_free(&sum);
+}
+
+/* ---- a snapshot built by hand ---- */
+
+#define MAX_RECORDS 1100
+struct fake {
+	struct snapshot snapshot;
+	struct process processes[4];
+	struct vma vmas[16];
+	struct pagemap_record records[4][MAX_RECORDS];
+	struct kpage kpages[16];
+};
+
+static struct fake *fake_new(void)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	f->snapshot.info.pagemap = PAGEMAP_PFN;
+	strcpy(f->snapshot.info.arch, "x86_64");
+	f->snapshot.source = "fake";
+	f->snapshot.processes = f->processes;
+	f->snapshot.vmas = f->vmas;
+	return f;
+}
+
+static struct process *fake_process(struct fake *f, int pid, int ppid, uint64_t vm_pte_kb)
+{
+	struct process *p = &f->processes[f->snapshot.process_count];
+	p->pid = pid;
+	p->ppid = ppid;
+	p->comm = "fake";
+	p->has_status = true;
+	p->status.has_vm_pte = true;
+	p->status.vm_pte_kb = vm_pte_kb;
+	p->has_pagemap = true;
+	p->pagemap = f->records[f->snapshot.process_count];
+	p->vmas = &f->vmas[f->snapshot.vma_count];
+	f->snapshot.process_count++;
+	return p;
+}
+
+static struct vma *fake_vma(struct fake *f, struct process *p, uint64_t start, uint64_t end,
+			    const char *perms, uint64_t inode, const char *path)
+{
+	struct vma *v = &f->vmas[f->snapshot.vma_count++];
+	p->vma_count++;
+	v->start = start;
+	v->end = end;
+	v->inode = inode;
+	v->dev_major = inode ? 8 : 0;
+	memcpy(v->perms, perms, 5);
+	v->path = path;
+	v->vm_flags = (UINT64_C(1) << VMF_RD) | (perms[1] == 'w' ? UINT64_C(1) << VMF_WR : 0) |
+		      (perms[3] == 's' ? UINT64_C(1) << VMF_SH : 0);
+	return v;
+}
+
+static void fake_record(struct process *p, uint64_t vaddr, uint64_t entry)
+{
+	p->pagemap[p->pagemap_count++] = (struct pagemap_record){ vaddr, entry };
+}
+
+static void fake_kpage(struct fake *f, uint64_t pfn, uint64_t mapcount, uint64_t flags)
+{
+	f->kpages[f->snapshot.kpage_count++] = (struct kpage){ pfn, mapcount, flags };
+	f->snapshot.kpages = f->kpages;
+}
+
+static struct model_result *run(struct fake *f, const char *const *ids, size_t count)
+{
+	design("2.4-rmap-i386");       /* loads the profiles */
+	const struct rmap_profile *designs[16];
+	const struct sharing_rule *rules[8];
+	struct model_options options = { .profiles = &profiles };
+	size_t d = 0, r = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (profiles_find_rmap(&profiles, ids[i]))
+			designs[d++] = profiles_find_rmap(&profiles, ids[i]);
+		else
+			rules[r++] = profiles_find_rule(&profiles, ids[i]);
+	}
+	options.designs = d ? designs : NULL;
+	options.design_count = d;
+	options.rules = r ? rules : NULL;
+	options.rule_count = r;
+	struct model_result *result = NULL;
+	struct model_error error;
+	CU_ASSERT_FATAL(model_run(&f->snapshot, &options, &result, &error) == 0);
+	return result;
+}
+
+#define P (PAGEMAP_PRESENT)
+#define FILE_PAGE (PAGEMAP_FILE_OR_SHARED)
+#define FLAG(bit) (UINT64_C(1) << (bit))
+
+/*
+ * Two processes.  PFN 10 anonymous, mapped by both (m = 2 from records);
+ * PFN 11 file, one record but kpagecount 3 (m = 3); PFN 12 file, m = 1;
+ * the zero page (skipped); a swap entry (skipped).
+ * Per record C(m)/m:
+ *   D1 i386 (8 B):     10: 2·(16/2) = 16, 11: 24/3 = 8, 12: 8            -> 32
+ *   D2 i386:           10: 16,            11: 8,        12: 0            -> 24
+ *   D3 i386 L1 32:     10: 2·(32/2) = 32, 11: 32/3,     12: 0  = 42.67   -> 43
+ *   D4 i386 L1 32:     10 anon: 32,       11, 12 file: 0                 -> 32
+ *   D3 i386 L1 128:    10: 128,           11: 128/3 = 42.67              -> 170.67 -> 171
+ */
+static void test_pte_chain_exact(void)
+{
+	struct fake *f = fake_new();
+	struct process *a = fake_process(f, 1, 0, 0);
+	fake_vma(f, a, 0x400000, 0x500000, "rw-p", 0, "");
+	fake_record(a, 0x400000, P | 10);
+	fake_record(a, 0x401000, P | FILE_PAGE | 11);
+	fake_record(a, 0x402000, P | 99);                 /* zero page */
+	fake_record(a, 0x403000, PAGEMAP_SWAPPED | 0x1234);
+	struct process *b = fake_process(f, 2, 1, 0);
+	fake_vma(f, b, 0x400000, 0x500000, "rw-p", 0, "");
+	fake_record(b, 0x400000, P | 10);
+	fake_record(b, 0x401000, P | FILE_PAGE | 12);
+	fake_kpage(f, 10, 2, FLAG(KPF_ANON));
+	fake_kpage(f, 11, 3, 0);
+	fake_kpage(f, 12, 1, 0);
+	fake_kpage(f, 99, 40, FLAG(KPF_ZERO_PAGE));
+	const char *const ids[] = { "2.4-rmap-i386", "2.5-direct-i386", "2.5-array-i386-l1-32",
+				    "2.5.62-objrmap-i386-l1-32", "2.5-array-i386-l1-128" };
+	struct model_result *r = run(f, ids, 5);
+	CU_ASSERT_TRUE(r->designs[0].pte_chain_exact);
+	CU_ASSERT_EQUAL(r->designs[0].pte_chain_bytes, 32);
+	CU_ASSERT_EQUAL(r->designs[1].pte_chain_bytes, 24);
+	CU_ASSERT_EQUAL(r->designs[2].pte_chain_bytes, 43);
+	CU_ASSERT_EQUAL(r->designs[3].pte_chain_bytes, 32);
+	CU_ASSERT_EQUAL(r->designs[4].pte_chain_bytes, 171);
+	CU_ASSERT_EQUAL(r->zero_page_ptes, 1);
+	CU_ASSERT_EQUAL(r->swap_ptes, 1);
+	CU_ASSERT_EQUAL(r->present_ptes, 4);
+	/* process a's PSS-style share under D1: 8 (PFN 10) + 8 (PFN 11) */
+	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].pte_chain_bytes[0], 16.0, 1e-9);
+	/* work: exit removes every present non-zero PTE (4); D1 fork allocs one chain per copy */
+	CU_ASSERT_EQUAL(r->designs[0].exit_rmap_calls, 4);
+	CU_ASSERT_EQUAL(r->designs[0].fork_rmap_calls, 4);
+	model_free(r);
+	/* without kpages: m = record count (PFN 11: 1), nothing is the zero page,
+	 * D4's anonymous is bit 61 clear: D1 = 16 + 8 + 8 (PFN 99 now counts) + 8 = 40 */
+	f->snapshot.kpages = NULL;
+	f->snapshot.kpage_count = 0;
+	r = run(f, ids, 1);
+	CU_ASSERT_EQUAL(r->designs[0].pte_chain_bytes, 40);
+	model_free(r);
+	free(f);
+}
+
+/*
+ * Page tables: records at 0x400000, 0x401000 (window 2), 0x600000 (window 3),
+ * 0x7f0000000000 (far): 3 PTE pages; 1 GiB windows {0, 0x1fc00}: 2 PMD pages;
+ * 512 GiB windows {0, 254}: 2 PUD pages.  4096 · 7 = 28672 = VmPTE 28 kB.
+ */
+static void test_pagetables(void)
+{
+	struct fake *f = fake_new();
+	struct process *a = fake_process(f, 1, 0, 28);
+	fake_vma(f, a, 0x400000, 0x800000, "rw-p", 0, "");
+	fake_vma(f, a, 0x7f0000000000, 0x7f0000001000, "rw-p", 0, "");
+	fake_record(a, 0x400000, P | 1);
+	fake_record(a, 0x401000, P | 2);
+	fake_record(a, 0x600000, PAGEMAP_SWAPPED | 7);    /* swap entries occupy slots too */
+	fake_record(a, 0x7f0000000000, P | 3);
+	struct process *b = fake_process(f, 2, 1, 32);
+	fake_vma(f, b, 0x400000, 0x401000, "rw-p", 0, "");
+	fake_record(b, 0x400000, P | 1);
+	struct model_result *r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->process_figures[0].pte_pages, 3);
+	CU_ASSERT_EQUAL(r->process_figures[0].upper_pages, 4);
+	CU_ASSERT_EQUAL(r->process_figures[0].pagetable_bytes, 28672);
+	CU_ASSERT_EQUAL(r->process_figures[1].pagetable_bytes, 3 * 4096);
+	CU_ASSERT_EQUAL(r->pte_pages, 4);
+	CU_ASSERT_EQUAL(r->pagetable_bytes, 28672 + 12288);
+	/* a: VmPTE 28 kB matches; b: VmPTE 32 kB is 20 kB above the model */
+	CU_ASSERT_EQUAL(r->processes_pagetable_exact, 1);
+	CU_ASSERT_EQUAL(r->vmpte_above_model_bytes, 32768 - 12288);
+	CU_ASSERT_EQUAL(r->vmpte_bytes, 28672 + 32768);
+	model_free(r);
+	free(f);
+}
+
+/* 512 consecutive PFNs from an aligned compound THP head: PMD-mapped.  An
+ * anonymous one still costs its deposited PTE page; a file one does not;
+ * 511 records are never PMD-mapped. */
+static void test_thp_windows(void)
+{
+	struct fake *f = fake_new();
+	struct process *a = fake_process(f, 1, 0, 0);
+	fake_vma(f, a, 0x200000, 0x800000, "rw-p", 0, "");
+	for (uint64_t i = 0; i < 512; i++)
+		fake_record(a, 0x200000 + i * 4096, P | (0x400 + i));            /* anon THP */
+	for (uint64_t i = 0; i < 512; i++)
+		fake_record(a, 0x400000 + i * 4096, P | FILE_PAGE | (0x800 + i)); /* file THP */
+	for (uint64_t i = 0; i < 511; i++)
+		fake_record(a, 0x600000 + i * 4096, P | (0xc00 + i));             /* one short */
+	const uint64_t head = FLAG(KPF_COMPOUND_HEAD) | FLAG(KPF_THP);
+	fake_kpage(f, 0x400, 1, head | FLAG(KPF_ANON));
+	fake_kpage(f, 0x800, 1, head);
+	fake_kpage(f, 0xc00, 1, head | FLAG(KPF_ANON));
+	struct model_result *r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 2);
+	CU_ASSERT_EQUAL(r->pte_pages, 2);      /* 3 windows - the file THP window */
+	model_free(r);
+	/* unaligned first PFN: not PMD-mapped */
+	for (uint64_t i = 0; i < 512; i++)
+		a->pagemap[i].entry = P | (0x401 + i);
+	f->kpages[0].pfn = 0x401;
+	r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 1);
+	CU_ASSERT_EQUAL(r->pte_pages, 2);
+	model_free(r);
+	free(f);
+}
+
+/*
+ * Sharing.  File inode 5 "r-xp", 4 MiB at 0x200000 in processes 1 and 2 (two
+ * whole windows 1 and 2), and at 0x10200000 in process 3 (same length and
+ * offset).  1 and 2 populate window 1 with PFN 100; 1 also populates window 2;
+ * 3 populates its first window with PFN 100 at slot 0.
+ *   shpt-2006:       group {1, 2}: window 1 n = 2 -> 1, window 2 n = 1 -> 0;
+ *                    group {3} alone -> total 1
+ *   aligned-what-if: group {1, 2, 3}: k = 0 n = 3 -> 2, k = 1 n = 1 -> 0 -> 2
+ *   identical:       {1w1, 2w1, 3w0} share a vector -> 2; {1w2} -> 0 -> 2
+ * A writable private mapping of the same file (process 4) is not eligible.
+ */
+static void test_sharing(void)
+{
+	struct fake *f = fake_new();
+	struct process *p[4];
+	const uint64_t starts[4] = { 0x200000, 0x200000, 0x10200000, 0x200000 };
+	for (int i = 0; i < 4; i++) {
+		/* a process's VMAs must follow it in the VMA array */
+		p[i] = fake_process(f, i + 1, 1, 0);
+		fake_vma(f, p[i], starts[i], starts[i] + 0x400000, i == 3 ? "rw-p" : "r-xp", 5, "/lib/x.so");
+	}
+	fake_record(p[0], 0x200000, P | FILE_PAGE | 100);
+	fake_record(p[0], 0x400000, P | FILE_PAGE | 101);
+	fake_record(p[1], 0x200000, P | FILE_PAGE | 100);
+	fake_record(p[2], 0x10200000, P | FILE_PAGE | 100);
+	fake_record(p[3], 0x200000, P | FILE_PAGE | 100);
+	const char *const ids[] = { "shpt-2006", "aligned-what-if", "identical" };
+	struct model_result *r = run(f, ids, 3);
+	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 1);
+	CU_ASSERT_EQUAL(r->sharing[0].sharable_bytes, 4096);
+	CU_ASSERT_EQUAL(r->sharing[0].eligible_vmas, 3);
+	CU_ASSERT_EQUAL(r->sharing[1].sharable_pages, 2);
+	/* identical also sees process 4: same slot, PFN, but "rw-p" -> a vector of its own */
+	CU_ASSERT_EQUAL(r->sharing[2].sharable_pages, 2);
+	CU_ASSERT_TRUE(r->sharing[2].exact);
+	CU_ASSERT_EQUAL(r->sharing[0].file_count, 1);
+	CU_ASSERT_STRING_EQUAL(r->sharing[0].files[0].path, "/lib/x.so");
+	/* PSS-style credit: processes 1 and 2 each saved half a page */
+	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].sharable_pages[0], 0.5, 1e-9);
+	model_free(r);
+	/* the swap entry is a different vector from the PFN with the same bits */
+	p[1]->pagemap[0].entry = PAGEMAP_SWAPPED | FILE_PAGE | 100;
+	r = run(f, ids + 2, 1);
+	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 1);
+	model_free(r);
+	free(f);
+}
+
+static void test_eligibility(void)
+{
+	design("2.4-rmap-i386");
+	const struct sharing_rule *rule = profiles_find_rule(&profiles, "shpt-2006");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rule);
+	struct vma v = { .start = 0x200000, .end = 0x400000, .inode = 9, .perms = "r--p" };
+	CU_ASSERT_TRUE(sharing_vma_eligible(rule, &v));
+	v.end = 0x3ff000;                                  /* under 2 MiB */
+	CU_ASSERT_FALSE(sharing_vma_eligible(rule, &v));
+	v.end = 0x400000;
+	memcpy(v.perms, "rw-p", 5);                        /* writable private */
+	CU_ASSERT_FALSE(sharing_vma_eligible(rule, &v));
+	memcpy(v.perms, "rw-s", 5);                        /* writable shared */
+	CU_ASSERT_TRUE(sharing_vma_eligible(rule, &v));
+	v.vm_flags = UINT64_C(1) << VMF_PF;                /* VM_PFNMAP */
+	CU_ASSERT_FALSE(sharing_vma_eligible(rule, &v));
+	v.vm_flags = 0;
+	v.inode = 0;                                       /* anonymous */
+	CU_ASSERT_FALSE(sharing_vma_eligible(rule, &v));
+}
+
+/* Object rmap: a parent and a child share anonymous PFN 7 (one fork family
+ * for 2.6.7: 1 anon_vma; 2.6.34+: two anon_vmas, the child's VMA has depth 1
+ * so 1 + 2 = 3 chains).  VMAs: 2, each with the per-VMA fields. */
+static void test_object_rmap(void)
+{
+	struct fake *f = fake_new();
+	struct process *parent = fake_process(f, 10, 1, 0);
+	struct vma *pv = fake_vma(f, parent, 0x400000, 0x401000, "rw-p", 0, "");
+	struct process *child = fake_process(f, 11, 10, 0);
+	struct vma *cv = fake_vma(f, child, 0x400000, 0x401000, "rw-p", 0, "");
+	pv->kb[SMAPS_ANONYMOUS] = cv->kb[SMAPS_ANONYMOUS] = 4;
+	fake_record(parent, 0x400000, P | 7);
+	fake_record(child, 0x400000, P | 7);
+	fake_kpage(f, 7, 2, FLAG(KPF_ANON));
+	const char *const ids[] = { "2.6.7-anon_vma-x86_64", "6.1-x86_64" };
+	struct model_result *r = run(f, ids, 2);
+	CU_ASSERT_EQUAL(r->designs[0].anon_vma_count, 1);
+	CU_ASSERT_EQUAL(r->designs[0].object_rmap_bytes, 2 * 40 + 24);
+	CU_ASSERT_EQUAL(r->designs[1].anon_vma_count, 2);
+	CU_ASSERT_EQUAL(r->designs[1].anon_vma_chain_count, 3);
+	CU_ASSERT_EQUAL(r->designs[1].object_rmap_bytes, 2 * 40 + 2 * 104 + 3 * 64);
+	model_free(r);
+	free(f);
+}
+
+/* smaps-only page-table bounds: one VMA of 3 windows with 600 resident pages
+ * needs at least ceil(600/512) = 2 windows, spans 3; a one-window VMA adds 1. */
+static void test_pagetable_estimate(void)
+{
+	struct fake *f = fake_new();
+	struct process *a = fake_process(f, 1, 0, 0);
+	a->has_pagemap = false;
+	struct vma *big = fake_vma(f, a, 0x200000, 0x800000, "rw-p", 0, "");
+	struct vma *small = fake_vma(f, a, 0x800000, 0x801000, "rw-p", 0, "");
+	big->kb[SMAPS_RSS] = 600 * 4;
+	small->kb[SMAPS_RSS] = 4;
+	f->snapshot.info.pagemap = PAGEMAP_NONE;
+	struct model_result *r = run(f, NULL, 0);
+	const struct estimate *e = &r->process_figures[0].pagetable_estimate;
+	/* PTE: lower max(1 + (2 - 2), 2) = 2, upper 4; PMD/PUD: 1 window each */
+	CU_ASSERT_DOUBLE_EQUAL(e->lower, 4096.0 * (2 + 2), 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(e->upper, 4096.0 * (4 + 2), 1e-6);
+	CU_ASSERT_TRUE(e->point >= e->lower && e->point <= e->upper);
+	CU_ASSERT_FALSE(r->designs[0].pte_chain_exact);
+	model_free(r);
+	free(f);
+}
+
+/* ---- profiles from XML ---- */
+
+static void test_profile_files(void)
+{
+	struct profile_set set = { 0 };
+	struct model_error error;
+	const char *good =
+		"<?xml version=\"1.0\"?>\n<profiles>\n"
+		"  <rmap-profile id=\"my-array\" family=\"D3\" arch=\"i386\" kernels=\"test\">\n"
+		"    <description>x</description>\n"
+		"    <geometry name=\"g\"><level name=\"pte\" shift=\"22\" counted=\"yes\"/></geometry>\n"
+		"    <sizes pointer=\"4\" pte-chain=\"8\" cache-line=\"64\" pte-addr=\"8\" page-field=\"8\"\n"
+		"           anon-vma=\"0\" anon-vma-chain=\"0\" vma-rmap-fields=\"0\"/>\n"
+		"    <fork copies-file-ptes=\"yes\" anon-vma=\"none\"/>\n"
+		"  </rmap-profile>\n</profiles>\n";
+	CU_ASSERT_EQUAL_FATAL(profiles_load_buffer(&set, "good.xml", good, strlen(good), &error), 0);
+	CU_ASSERT_EQUAL(set.rmaps[0].nrpte, 7);                /* (64-4)/8 */
+	CU_ASSERT_EQUAL(rmap_page_cost(&set.rmaps[0], 8, true), 128);
+	/* the same id again is refused, naming file and line */
+	CU_ASSERT_EQUAL(profiles_load_buffer(&set, "again.xml", good, strlen(good), &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "again.xml:3:"));
+	const char *bad = "<?xml version=\"1.0\"?>\n<profiles>\n\n  <rmap-profile id=\"x\"/>\n</profiles>\n";
+	CU_ASSERT_EQUAL(profiles_load_buffer(&set, "bad.xml", bad, strlen(bad), &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "bad.xml:4:"));
+	const char *broken = "<?xml version=\"1.0\"?>\n<profiles>\n<oops>\n</profiles>\n";
+	CU_ASSERT_EQUAL(profiles_load_buffer(&set, "broken.xml", broken, strlen(broken), &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "broken.xml:"));
+	const char *entity = "<?xml version=\"1.0\"?>\n<!DOCTYPE p [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>\n"
+			     "<profiles>&e;</profiles>\n";
+	CU_ASSERT_EQUAL(profiles_load_buffer(&set, "xxe.xml", entity, strlen(entity), &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "xxe.xml:2: a DOCTYPE"));
+	CU_ASSERT_EQUAL(set.rmap_count, 1);
+	profiles_free(&set);
+}
+
+static void test_builtin_ids(void)
+{
+	const char *const ids[] = { "2.4-rmap-i386", "2.4-rmap-x86_64", "2.5-direct-i386", "2.5-array-i386-l1-32",
+				    "2.5-array-i386-l1-128", "2.5-array-x86_64-l1-64", "2.5.62-objrmap-i386-l1-32",
+				    "2.6.7-anon_vma-i386", "2.6.34-avc-x86_64", "6.1-x86_64" };
+	design("2.4-rmap-i386");       /* loads the profiles */
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		CU_ASSERT_PTR_NOT_NULL(profiles_find_rmap(&profiles, ids[i]));
+	const char *const rules[] = { "shpt-2006", "shpt-2006-pmd", "hugetlb-pmd", "mshare", "identical", "aligned-what-if" };
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		CU_ASSERT_PTR_NOT_NULL(profiles_find_rule(&profiles, rules[i]));
+	/* the geometry today's page tables are counted with */
+	CU_ASSERT_STRING_EQUAL(profiles_current(&profiles, "x86_64")->geometry.name, "x86_64-4level");
+}
+
+static void free_profiles(void)
+{
+	profiles_free(&profiles);
+}
+
+void suite_model(void)
+{
+	atexit(free_profiles);
+	ADD_SUITE("model", test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
+		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows,
+		  test_sharing, test_eligibility, test_object_rmap, test_pagetable_estimate, test_profile_files,
+		  test_builtin_ids);
+}
