@@ -88,6 +88,7 @@ struct analyzer_options {
 	const char *config;          /* kernel .config (plain or compressed); NULL: find one */
 	const char *cache_dir;       /* NULL: $XDG_CACHE_HOME/ptscope or ~/.cache/ptscope */
 	bool progress;               /* "parsing N/M" on stderr */
+	const char *commands_out;    /* also write the plan as compile_commands.json */
 };
 
 /*

@@ -1,11 +1,203 @@
-/* outputs/cmd_callgraph.c - `ptscope callgraph` (placeholder until the analyzer lands). */
+/*
+ * outputs/cmd_callgraph.c - `ptscope callgraph`: which mm code paths reach
+ * the rmap, from real kernel source (analyzer/), drawn or written as data
+ * (outputs/graph*.c).
+ */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "commands.h"
 #include "outputs/outputs.h"
 
+static const char usage_text[] =
+"usage: ptscope callgraph SOURCE_DIR|compile_commands.json [OPTIONS]\n"
+"\n"
+"Call graph of the kernel mm code paths that reach the reverse map (rmap).\n"
+"A tree is parsed tolerantly with libclang: mm/*.c as kbuild builds them,\n"
+"kernel/fork.c, kernel/exit.c and the arch page-fault handler.\n"
+"\n"
+"  --entry NAME        add an entry point (name or fnmatch pattern); repeatable\n"
+"  --sink NAME|FILE    add sinks: a function name/pattern, or every function\n"
+"                      defined in a file (contains '/' or ends in .c/.h)\n"
+"  --file FILE         parse this file too (relative to the tree); repeatable\n"
+"  --depth N           keep only entry-to-sink paths of at most N calls\n"
+"  --all               keep the whole call graph (roles still marked)\n"
+"  -j, --jobs N        parser threads (default: online cores)\n"
+"  --no-cache          neither read nor write the per-file cache\n"
+"  --cache-dir DIR     cache folder (default $XDG_CACHE_HOME/ptscope)\n"
+"  --config FILE       kernel .config (plain or compressed) to parse with\n"
+"  --format FORMAT     json, xml, dot, svg, png or pdf (default: from -o, else dot)\n"
+"  -o, --output FILE   write here (.svg .png .pdf .dot .json .xml); default stdout\n"
+"  --write-commands FILE  also write the files and flags as compile_commands.json\n"
+"  -q, --quiet         no summary on stderr\n"
+"  -h, --help          this text\n"
+"\n"
+"Default entries: fork, page-fault, exit, munmap, mremap, exec and reclaim\n"
+"entry points of every era; default sinks: functions of mm/rmap.c and\n"
+"include/linux/rmap.h.\n";
+
+struct arguments {
+	struct analyzer_options options;
+	const char **entries, **sinks, **files;
+	const char *output;
+	const char *format_name;
+	bool quiet;
+};
+
+static void push(const char ***list, size_t *count, const char *value)
+{
+	const char **grown = realloc(*list, (*count + 1) * sizeof(char *));
+	if (!grown) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		exit(2);
+	}
+	grown[(*count)++] = value;
+	*list = grown;
+}
+
+static bool positive_number(const char *text, int *value)
+{
+	char *end;
+	long number = strtol(text, &end, 10);
+	if (end == text || *end || number <= 0 || number > 1000000)
+		return false;
+	*value = (int)number;
+	return true;
+}
+
+enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
+       OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS };
+
+static const struct option long_options[] = {
+	{ "entry", required_argument, NULL, OPT_ENTRY },
+	{ "sink", required_argument, NULL, OPT_SINK },
+	{ "file", required_argument, NULL, OPT_FILE },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "write-commands", required_argument, NULL, OPT_WRITE_COMMANDS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* 0: parsed; 1: usage error (message printed); -1: --help printed. */
+static int parse_arguments(int argc, char **argv, struct arguments *a)
+{
+	struct analyzer_options *o = &a->options;
+	o->use_cache = true;
+	int option;
+	optind = 1;
+	while ((option = getopt_long(argc, argv, "j:o:qh", long_options, NULL)) != -1) {
+		switch (option) {
+		case OPT_ENTRY: push(&a->entries, &o->entry_count, optarg); break;
+		case OPT_SINK: push(&a->sinks, &o->sink_count, optarg); break;
+		case OPT_FILE: push(&a->files, &o->file_count, optarg); break;
+		case OPT_ALL: o->all = true; break;
+		case OPT_NO_CACHE: o->use_cache = false; break;
+		case OPT_CACHE_DIR: o->cache_dir = optarg; break;
+		case OPT_CONFIG: o->config = optarg; break;
+		case OPT_FORMAT: a->format_name = optarg; break;
+		case OPT_WRITE_COMMANDS: o->commands_out = optarg; break;
+		case 'o': a->output = optarg; break;
+		case 'q': a->quiet = true; break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		case OPT_DEPTH:
+		case 'j':
+			if (!positive_number(optarg, option == 'j' ? &o->jobs : &o->depth)) {
+				fprintf(stderr, "ptscope: callgraph: %s: '%s' is not a positive number\n",
+					option == 'j' ? "--jobs" : "--depth", optarg);
+				return 1;
+			}
+			break;
+		default:
+			fprintf(stderr, "%s", usage_text);
+			return 1;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "ptscope: callgraph: %s\n%s", optind >= argc ? "no SOURCE given"
+			: "more than one SOURCE given", usage_text);
+		return 1;
+	}
+	o->source = argv[optind];
+	o->entries = a->entries;
+	o->sinks = a->sinks;
+	o->files = a->files;
+	return 0;
+}
+
+static enum graph_format choose_format(const struct arguments *a)
+{
+	if (a->format_name) {
+		enum graph_format format = graph_format_from_name(a->format_name);
+		if (format == GRAPH_FORMAT_NONE)
+			fprintf(stderr, "ptscope: callgraph: --format: unknown format '%s' "
+				"(json, xml, dot, svg, png, pdf)\n", a->format_name);
+		return format;
+	}
+	if (!a->output || !strcmp(a->output, "-"))
+		return GRAPH_FORMAT_DOT;
+	enum graph_format format = graph_format_from_path(a->output);
+	if (format == GRAPH_FORMAT_NONE)
+		fprintf(stderr, "ptscope: callgraph: %s: unknown extension "
+			"(.svg .png .pdf .dot .json .xml, or give --format)\n", a->output);
+	return format;
+}
+
+static void print_summary(const struct callgraph *graph)
+{
+	const struct cg_summary *s = &graph->summary;
+	fprintf(stderr, "ptscope: callgraph: %zu files (%zu parsed, %zu cached, %zu failed); "
+		"configuration: %s\n", s->files, s->files_parsed, s->files_cached, s->files_failed,
+		s->config);
+	if (s->config_symbols_supplied)
+		fprintf(stderr, "ptscope: callgraph: no configuration in the tree: supplied %zu "
+			"symbols that decide the MMU paths\n", s->config_symbols_supplied);
+	fprintf(stderr, "ptscope: callgraph: diagnostics counted, not fatal: %zu errors, %zu warnings",
+		s->errors, s->warnings);
+	if (s->flags_dropped)
+		fprintf(stderr, "; %zu gcc-only flags dropped", s->flags_dropped);
+	fprintf(stderr, "%s%s\n", s->first_error ? "; first: " : "", s->first_error ? s->first_error : "");
+	fprintf(stderr, "ptscope: callgraph: %zu functions, %zu calls, %zu call sites through "
+		"function-pointer fields (%zu unresolved); kept %zu functions, %zu calls\n",
+		s->functions, s->calls, s->indirect_sites, s->indirect_unresolved,
+		graph->node_count, graph->edge_count);
+}
+
 int cmd_callgraph(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "ptscope: callgraph: not built yet\n");
-	return 2;
+	struct arguments a = { .options = { .depth = 0 } };
+	int status = parse_arguments(argc, argv, &a);
+	enum graph_format format = GRAPH_FORMAT_NONE;
+	if (status == 0 && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
+		status = 1;
+	struct callgraph *graph = NULL;
+	char err[4096] = "";
+	if (status == 0) {
+		a.options.progress = !a.quiet && isatty(STDERR_FILENO);
+		status = analyzer_run(&a.options, &graph, err, sizeof(err));
+		if (status)
+			fprintf(stderr, "ptscope: %s\n", err);
+	}
+	if (status == 0) {
+		if (!a.quiet)
+			print_summary(graph);
+		status = graph_write(graph, format, a.output, err, sizeof(err));
+		if (status)
+			fprintf(stderr, "ptscope: %s\n", err);
+	}
+	callgraph_free(graph);
+	free(a.entries);
+	free(a.sinks);
+	free(a.files);
+	return status < 0 ? 0 : status;
 }

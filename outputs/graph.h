@@ -5,7 +5,9 @@
 #ifndef PTSCOPE_OUTPUTS_GRAPH_H
 #define PTSCOPE_OUTPUTS_GRAPH_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "analyzer/analyzer.h"
 
@@ -31,5 +33,14 @@ enum graph_format graph_format_from_path(const char *path);
  */
 int graph_write(const struct callgraph *graph, enum graph_format format,
 		const char *path, char *err, size_t err_size);
+
+/* The pieces graph_write uses, one per format family (graph_data.c, graph.c). */
+bool graph_write_json(const struct callgraph *graph, FILE *out);
+bool graph_write_xml(const struct callgraph *graph, FILE *out);
+/* renderer "dot" writes the unlaid DOT; "svg", "png", "pdf" lay out with dot. */
+bool graph_write_picture(const struct callgraph *graph, const char *renderer, FILE *out,
+			 char *err, size_t err_size);
+const char *graph_role_name(enum cg_role role);
+const char *graph_kind_name(enum cg_edge_kind kind);
 
 #endif

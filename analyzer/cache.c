@@ -1,0 +1,229 @@
+/*
+ * analyzer/cache.c - the facts of one translation unit on disk.
+ *
+ * A file per unit, named by a hash of the unit's path, size, mtime and
+ * flags (and the analyzer's format version), under CACHE/tu/.  The format
+ * is line-based text, one record per line, so that it is easy to inspect:
+ *
+ *   ptscope-facts 2                              (format version)
+ *   counts ERRORS WARNINGS UNRESOLVED FAILED
+ *   error FIRST-ERROR-MESSAGE                    (optional)
+ *   s STRING                                     (string N, in order)
+ *   f USR NAME FILE LINE DEFINED                 (strings by number)
+ *   c CALLER CALLEE|- FIELD|- LINE               (function numbers)
+ *   a FIELD FUNCTION                             (stored in a field)
+ *   end
+ *
+ * A file that does not end with "end" is ignored, and the unit re-parsed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyzer/internal.h"
+
+#define CACHE_MAGIC "ptscope-facts 2\n"
+
+uint64_t cache_key(const struct tu_job *job, uint64_t salt)
+{
+	struct stat st;
+	uint64_t hash = cg_hash(CACHE_MAGIC, strlen(CACHE_MAGIC), salt);
+	hash = cg_hash(job->path, strlen(job->path) + 1, hash);
+	if (stat(job->path, &st) == 0) {
+		uint64_t facts[3] = { (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
+				      (uint64_t)st.st_mtim.tv_nsec };
+		hash = cg_hash(facts, sizeof(facts), hash);
+	}
+	for (size_t i = 0; i < job->arguments.count; i++)
+		hash = cg_hash(job->arguments.items[i], strlen(job->arguments.items[i]) + 1, hash);
+	return hash;
+}
+
+static void add_line_text(struct cg_buffer *out, const char *text)
+{
+	for (const char *p = text; *p; p++)
+		cg_buffer_add(out, *p == '\n' || *p == '\r' ? " " : p, 1);
+	cg_buffer_add(out, "\n", 1);
+}
+
+static void add_index(struct cg_buffer *out, uint32_t value, const char *after)
+{
+	if (value == CG_NONE)
+		cg_buffer_printf(out, "-%s", after);
+	else
+		cg_buffer_printf(out, "%u%s", value, after);
+}
+
+void cache_serialise(const struct tu_facts *facts, struct cg_buffer *out)
+{
+	cg_buffer_printf(out, CACHE_MAGIC "counts %zu %zu %zu %d\n", facts->errors,
+			 facts->warnings, facts->unresolved_pointer_calls, facts->failed ? 1 : 0);
+	if (facts->first_error) {
+		cg_buffer_add(out, "error ", 6);
+		add_line_text(out, facts->first_error);
+	}
+	for (size_t i = 0; i < facts->strings.count; i++) {
+		cg_buffer_add(out, "s ", 2);
+		add_line_text(out, facts->strings.text[i]);
+	}
+	for (size_t i = 0; i < facts->function_count; i++) {
+		const struct tu_function *function = &facts->functions[i];
+		cg_buffer_printf(out, "f %u %u %u %u %d\n", function->usr, function->name,
+				 function->file, function->line, function->defined ? 1 : 0);
+	}
+	for (size_t i = 0; i < facts->call_count; i++) {
+		const struct tu_call *call = &facts->calls[i];
+		cg_buffer_printf(out, "c %u ", call->caller);
+		add_index(out, call->callee, " ");
+		add_index(out, call->field, " ");
+		cg_buffer_printf(out, "%u\n", call->line);
+	}
+	for (size_t i = 0; i < facts->store_count; i++)
+		cg_buffer_printf(out, "a %u %u\n", facts->stores[i].field, facts->stores[i].function);
+	cg_buffer_add(out, "end\n", 4);
+}
+
+/* Read an unsigned number or "-" (CG_NONE); false on anything else. */
+static bool read_index(char **cursor, uint32_t *value)
+{
+	char *p = *cursor;
+	while (*p == ' ')
+		p++;
+	if (*p == '-') {
+		*value = CG_NONE;
+		*cursor = p + 1;
+		return true;
+	}
+	char *end;
+	unsigned long number = strtoul(p, &end, 10);
+	if (end == p || number >= CG_NONE)
+		return false;
+	*value = (uint32_t)number;
+	*cursor = end;
+	return true;
+}
+
+static bool read_indexes(char *p, uint32_t *values, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!read_index(&p, &values[i]))
+			return false;
+	return true;
+}
+
+static bool parse_record(struct tu_facts *facts, char *line)
+{
+	uint32_t v[5];
+	char kind = line[0];
+	if (kind != 'e' && line[1] != ' ')
+		return false;
+	switch (kind) {
+	case 's': {
+		uint32_t before = (uint32_t)facts->strings.count;
+		/* strings were distinct when written: a repeat means a damaged file */
+		return cg_intern(&facts->strings, line + 2) == before;
+	}
+	case 'f':
+		if (!read_indexes(line + 2, v, 5) || v[0] >= facts->strings.count ||
+		    v[1] >= facts->strings.count || v[2] >= facts->strings.count)
+			return false;
+		cg_reserve(&facts->functions, &facts->function_capacity, facts->function_count,
+			   sizeof(*facts->functions));
+		facts->functions[facts->function_count++] = (struct tu_function){
+			.usr = v[0], .name = v[1], .file = v[2], .line = v[3], .defined = v[4] != 0,
+		};
+		return true;
+	case 'c':
+		if (!read_indexes(line + 2, v, 4) || v[0] >= facts->function_count ||
+		    (v[1] != CG_NONE && v[1] >= facts->function_count) ||
+		    (v[2] != CG_NONE && v[2] >= facts->strings.count) || (v[1] == CG_NONE) == (v[2] == CG_NONE))
+			return false;
+		cg_reserve(&facts->calls, &facts->call_capacity, facts->call_count, sizeof(*facts->calls));
+		facts->calls[facts->call_count++] = (struct tu_call){
+			.caller = v[0], .callee = v[1], .field = v[2], .line = v[3],
+		};
+		return true;
+	case 'a':
+		if (!read_indexes(line + 2, v, 2) || v[0] >= facts->strings.count ||
+		    v[1] >= facts->function_count)
+			return false;
+		cg_reserve(&facts->stores, &facts->store_capacity, facts->store_count, sizeof(*facts->stores));
+		facts->stores[facts->store_count++] = (struct tu_store){ .field = v[0], .function = v[1] };
+		return true;
+	case 'e':
+		if (!strncmp(line, "error ", 6)) {
+			free(facts->first_error);
+			facts->first_error = cg_xstrdup(line + 6);
+			return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+bool cache_parse(char *text, size_t size, struct tu_facts *facts)
+{
+	size_t magic = strlen(CACHE_MAGIC);
+	if (size < magic || memcmp(text, CACHE_MAGIC, magic))
+		return false;
+	char *line = text + magic;
+	unsigned long counts[4];
+	if (sscanf(line, "counts %lu %lu %lu %lu", &counts[0], &counts[1], &counts[2], &counts[3]) != 4)
+		return false;
+	facts->errors = counts[0];
+	facts->warnings = counts[1];
+	facts->unresolved_pointer_calls = counts[2];
+	facts->failed = counts[3] != 0;
+	line = strchr(line, '\n');
+	while (line && line < text + size) {
+		line++;
+		char *end = strchr(line, '\n');
+		if (!end)
+			return false;
+		*end = '\0';
+		if (!strcmp(line, "end"))
+			return end + 1 == text + size;
+		if (!parse_record(facts, line))
+			return false;
+		line = end;
+	}
+	return false;
+}
+
+static char *cache_path(const char *cache_dir, uint64_t key)
+{
+	return cg_format("%s/tu/%016llx", cache_dir, (unsigned long long)key);
+}
+
+bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts)
+{
+	char *path = cache_path(cache_dir, key), *text;
+	size_t size;
+	bool ok = cg_read_file(path, &text, &size);
+	free(path);
+	if (!ok)
+		return false;
+	ok = cache_parse(text, size, facts);
+	free(text);
+	if (!ok)
+		tu_facts_free(facts);
+	return ok;
+}
+
+bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *facts)
+{
+	char *folder = cg_format("%s/tu", cache_dir);
+	bool ok = cg_make_dirs(folder);
+	free(folder);
+	if (!ok)
+		return false;
+	struct cg_buffer out = { 0 };
+	cache_serialise(facts, &out);
+	char *path = cache_path(cache_dir, key);
+	ok = cg_write_file_atomic(path, out.data, out.length);
+	free(path);
+	cg_buffer_free(&out);
+	return ok;
+}

@@ -1,0 +1,463 @@
+/*
+ * analyzer/graph.c - every unit's facts merged into one call graph, calls
+ * through function-pointer fields resolved, and the rmap paths marked.
+ *
+ * Identity is the clang USR, so a static function that appears in several
+ * units (an inline helper from a header) is one node, and two static
+ * functions of one name in two .c files are two.  A call through a field
+ * becomes an indirect edge to every function stored in that field in any
+ * parsed unit: that is how rwc->rmap_one() reaches try_to_unmap_one.
+ *
+ * The rmap-path graph is the set of nodes that an entry reaches and that
+ * reach a sink, found with one forward and one backward breadth-first
+ * search.  --depth N keeps a node only when it lies on an entry-to-sink
+ * path of at most N calls (distance from an entry + distance to a sink).
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+struct cg_arena {
+	struct cg_strings strings;
+};
+
+const char *const analyzer_default_sinks[] = { "mm/rmap.c", "include/linux/rmap.h", NULL };
+
+struct indirect_site {
+	size_t caller;
+	uint32_t field;      /* arena string: field USR */
+	unsigned line;
+};
+
+struct merge {
+	struct callgraph *graph;
+	struct cg_strings *strings;       /* the arena's */
+	size_t *node_of_string;           /* USR string -> node index + 1 */
+	size_t node_of_string_capacity;
+	size_t node_capacity, edge_capacity;
+	struct indirect_site *sites;
+	size_t site_count, site_capacity;
+	struct tu_store *stores;          /* field string -> node index (in .function) */
+	size_t store_count, store_capacity;
+	const char *root;
+	uint64_t *edge_set;               /* open addressing over edge hashes + 1 */
+	size_t edge_set_size;
+};
+
+static const char *arena_text(struct merge *merge, const char *text)
+{
+	uint32_t index = cg_intern(merge->strings, text);   /* may move the text array */
+	return merge->strings->text[index];
+}
+
+static const char *relative_file(struct merge *merge, const char *file)
+{
+	size_t length = strlen(merge->root);
+	if (!strncmp(file, merge->root, length) && file[length] == '/')
+		file += length + 1;
+	return arena_text(merge, file);
+}
+
+static size_t merge_function(struct merge *merge, const struct tu_facts *facts, uint32_t local)
+{
+	const struct tu_function *function = &facts->functions[local];
+	uint32_t key = cg_intern(merge->strings, facts->strings.text[function->usr]);
+	if (key >= merge->node_of_string_capacity) {
+		size_t old = merge->node_of_string_capacity;
+		cg_reserve(&merge->node_of_string, &merge->node_of_string_capacity, key, sizeof(size_t));
+		memset(merge->node_of_string + old, 0, (merge->node_of_string_capacity - old) * sizeof(size_t));
+	}
+	struct callgraph *graph = merge->graph;
+	size_t index = merge->node_of_string[key];
+	if (index == 0) {
+		cg_reserve(&graph->nodes, &merge->node_capacity, graph->node_count, sizeof(struct cg_node));
+		graph->nodes[graph->node_count] = (struct cg_node){
+			.id = merge->strings->text[key],
+			.name = arena_text(merge, facts->strings.text[function->name]),
+			.file = relative_file(merge, facts->strings.text[function->file]),
+			.line = function->line, .defined = function->defined,
+		};
+		index = merge->node_of_string[key] = ++graph->node_count;
+	} else if (function->defined && !graph->nodes[index - 1].defined) {
+		/* a prototype seen first: the definition's place wins */
+		struct cg_node *node = &graph->nodes[index - 1];
+		node->file = relative_file(merge, facts->strings.text[function->file]);
+		node->line = function->line;
+		node->defined = true;
+	}
+	return index - 1;
+}
+
+/* Edges are kept once per (caller, callee, line, kind). */
+static bool edge_is_new(struct merge *merge, const struct cg_edge *edge)
+{
+	if ((merge->graph->edge_count + 1) * 2 >= merge->edge_set_size) {
+		size_t old_size = merge->edge_set_size;
+		uint64_t *old = merge->edge_set;
+		merge->edge_set_size = old_size ? old_size * 2 : 1024;
+		merge->edge_set = calloc(merge->edge_set_size, sizeof(uint64_t));
+		if (!merge->edge_set) {
+			fprintf(stderr, "ptscope: out of memory\n");
+			exit(2);
+		}
+		/* rebuild from the edges themselves */
+		for (size_t i = 0; i < merge->graph->edge_count; i++) {
+			const struct cg_edge *e = &merge->graph->edges[i];
+			uint64_t values[4] = { e->from, e->to, e->line, e->kind };
+			size_t slot = cg_hash(values, sizeof(values), 0) & (merge->edge_set_size - 1);
+			while (merge->edge_set[slot])
+				slot = (slot + 1) & (merge->edge_set_size - 1);
+			merge->edge_set[slot] = i + 1;
+		}
+		free(old);
+	}
+	uint64_t values[4] = { edge->from, edge->to, edge->line, edge->kind };
+	size_t slot = cg_hash(values, sizeof(values), 0) & (merge->edge_set_size - 1);
+	while (merge->edge_set[slot]) {
+		const struct cg_edge *e = &merge->graph->edges[merge->edge_set[slot] - 1];
+		if (e->from == edge->from && e->to == edge->to && e->line == edge->line && e->kind == edge->kind)
+			return false;
+		slot = (slot + 1) & (merge->edge_set_size - 1);
+	}
+	merge->edge_set[slot] = merge->graph->edge_count + 1;
+	return true;
+}
+
+static void add_edge(struct merge *merge, struct cg_edge edge)
+{
+	struct callgraph *graph = merge->graph;
+	cg_reserve(&graph->edges, &merge->edge_capacity, graph->edge_count, sizeof(struct cg_edge));
+	if (edge_is_new(merge, &edge))
+		graph->edges[graph->edge_count++] = edge;
+}
+
+static void merge_unit(struct merge *merge, const struct tu_facts *facts)
+{
+	size_t *nodes = cg_xmalloc((facts->function_count + 1) * sizeof(size_t));
+	for (size_t i = 0; i < facts->function_count; i++)
+		nodes[i] = merge_function(merge, facts, (uint32_t)i);
+	for (size_t i = 0; i < facts->call_count; i++) {
+		const struct tu_call *call = &facts->calls[i];
+		if (call->callee != CG_NONE) {
+			add_edge(merge, (struct cg_edge){
+				.from = nodes[call->caller], .to = nodes[call->callee],
+				.line = call->line, .kind = CG_EDGE_DIRECT,
+			});
+			continue;
+		}
+		cg_reserve(&merge->sites, &merge->site_capacity, merge->site_count, sizeof(*merge->sites));
+		merge->sites[merge->site_count++] = (struct indirect_site){
+			.caller = nodes[call->caller],
+			.field = cg_intern(merge->strings, facts->strings.text[call->field]),
+			.line = call->line,
+		};
+	}
+	for (size_t i = 0; i < facts->store_count; i++) {
+		cg_reserve(&merge->stores, &merge->store_capacity, merge->store_count, sizeof(*merge->stores));
+		merge->stores[merge->store_count++] = (struct tu_store){
+			.field = cg_intern(merge->strings, facts->strings.text[facts->stores[i].field]),
+			.function = (uint32_t)nodes[facts->stores[i].function],
+		};
+	}
+	free(nodes);
+}
+
+static int compare_stores(const void *a, const void *b)
+{
+	const struct tu_store *x = a, *y = b;
+	if (x->field != y->field)
+		return x->field < y->field ? -1 : 1;
+	return (x->function > y->function) - (x->function < y->function);
+}
+
+char *field_display_name(const char *usr)
+{
+	const char *field = strstr(usr, "@FI@");
+	for (const char *next = field; next; next = strstr(next + 1, "@FI@"))
+		field = next;
+	if (!field)
+		return cg_xstrdup(usr);
+	const char *record = NULL;
+	static const char *const markers[] = { "@S@", "@U@" };
+	for (size_t m = 0; m < 2; m++)
+		for (const char *at = strstr(usr, markers[m]); at && at < field; at = strstr(at + 1, markers[m]))
+			if (!record || at > record)
+				record = at;
+	if (!record)
+		return cg_xstrdup(field + 4);
+	size_t length = strcspn(record + 3, "@");
+	return cg_format("%.*s.%s", (int)length, record + 3, field + 4);
+}
+
+/* Each indirect call site goes to every function stored in its field. */
+static void resolve_indirect(struct merge *merge, struct cg_summary *summary)
+{
+	if (merge->store_count)
+		qsort(merge->stores, merge->store_count, sizeof(*merge->stores), compare_stores);
+	for (size_t i = 0; i < merge->site_count; i++) {
+		const struct indirect_site *site = &merge->sites[i];
+		size_t low = 0, high = merge->store_count;
+		while (low < high) {
+			size_t middle = (low + high) / 2;
+			if (merge->stores[middle].field < site->field)
+				low = middle + 1;
+			else
+				high = middle;
+		}
+		summary->indirect_sites++;
+		if (low >= merge->store_count || merge->stores[low].field != site->field) {
+			summary->indirect_unresolved++;
+			continue;
+		}
+		char *display = field_display_name(merge->strings->text[site->field]);
+		const char *field = arena_text(merge, display);
+		free(display);
+		for (size_t j = low; j < merge->store_count && merge->stores[j].field == site->field; j++)
+			add_edge(merge, (struct cg_edge){
+				.from = site->caller, .to = merge->stores[j].function, .line = site->line,
+				.kind = CG_EDGE_INDIRECT, .field = field,
+			});
+	}
+}
+
+/* --- roles and paths -------------------------------------------------------- */
+
+static bool is_file_pattern(const char *pattern)
+{
+	size_t length = strlen(pattern);
+	return strchr(pattern, '/') ||
+	       (length > 2 && (!strcmp(pattern + length - 2, ".c") || !strcmp(pattern + length - 2, ".h")));
+}
+
+static bool file_matches(const char *pattern, const char *file)
+{
+	if (!fnmatch(pattern, file, 0))
+		return true;
+	/* "rmap.c" also names mm/rmap.c */
+	size_t length = strlen(file), pattern_length = strlen(pattern);
+	return !strchr(pattern, '/') && length > pattern_length &&
+	       file[length - pattern_length - 1] == '/' && !strcmp(file + length - pattern_length, pattern);
+}
+
+static bool matches_any(const struct cg_list *patterns, const struct cg_node *node)
+{
+	for (size_t i = 0; i < patterns->count; i++) {
+		const char *pattern = patterns->items[i];
+		if (is_file_pattern(pattern) ? file_matches(pattern, node->file)
+					     : !fnmatch(pattern, node->name, 0))
+			return true;
+	}
+	return false;
+}
+
+/* Compressed adjacency over distinct (from, to) pairs, one direction. */
+struct adjacency {
+	size_t *start;   /* node_count + 1 */
+	size_t *target;
+};
+
+static void build_adjacency(const struct callgraph *graph, bool backward, struct adjacency *adjacency)
+{
+	adjacency->start = calloc(graph->node_count + 2, sizeof(size_t));
+	adjacency->target = cg_xmalloc((graph->edge_count + 1) * sizeof(size_t));
+	if (!adjacency->start) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		exit(2);
+	}
+	for (size_t i = 0; i < graph->edge_count; i++) {
+		size_t from = backward ? graph->edges[i].to : graph->edges[i].from;
+		adjacency->start[from + 2]++;
+	}
+	for (size_t i = 2; i < graph->node_count + 2; i++)
+		adjacency->start[i] += adjacency->start[i - 1];
+	for (size_t i = 0; i < graph->edge_count; i++) {
+		size_t from = backward ? graph->edges[i].to : graph->edges[i].from;
+		size_t to = backward ? graph->edges[i].from : graph->edges[i].to;
+		adjacency->target[adjacency->start[from + 1]++] = to;
+	}
+}
+
+#define UNREACHED SIZE_MAX
+
+/* Breadth-first distances from every node flagged in sources. */
+static size_t *distances(const struct callgraph *graph, const bool *sources, bool backward)
+{
+	struct adjacency adjacency;
+	build_adjacency(graph, backward, &adjacency);
+	size_t *distance = cg_xmalloc((graph->node_count + 1) * sizeof(size_t));
+	size_t *queue = cg_xmalloc((graph->node_count + 1) * sizeof(size_t));
+	size_t head = 0, tail = 0;
+	for (size_t i = 0; i < graph->node_count; i++) {
+		distance[i] = sources[i] ? 0 : UNREACHED;
+		if (sources[i])
+			queue[tail++] = i;
+	}
+	while (head < tail) {
+		size_t node = queue[head++];
+		for (size_t k = adjacency.start[node]; k < adjacency.start[node + 1]; k++) {
+			size_t next = adjacency.target[k];
+			if (distance[next] == UNREACHED) {
+				distance[next] = distance[node] + 1;
+				queue[tail++] = next;
+			}
+		}
+	}
+	free(queue);
+	free(adjacency.start);
+	free(adjacency.target);
+	return distance;
+}
+
+static bool within(size_t a, size_t b, size_t extra, int depth)
+{
+	if (a == UNREACHED || b == UNREACHED)
+		return false;
+	return depth <= 0 || a + b + extra <= (size_t)depth;
+}
+
+/* Mark roles; unless request->all, keep only the rmap-path nodes and edges. */
+static void mark_paths(struct callgraph *graph, const struct graph_request *request)
+{
+	size_t count = graph->node_count;
+	bool *entry = calloc(count + 1, 1), *sink = calloc(count + 1, 1);
+	if (!entry || !sink) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		exit(2);
+	}
+	for (size_t i = 0; i < count; i++) {
+		const struct cg_node *node = &graph->nodes[i];
+		entry[i] = node->defined && matches_any(request->entries, node);
+		sink[i] = node->defined && matches_any(request->sinks, node);
+	}
+	size_t *from_entry = distances(graph, entry, false);
+	size_t *to_sink = distances(graph, sink, true);
+	size_t *renumber = cg_xmalloc((count + 1) * sizeof(size_t));
+	size_t kept = 0;
+	for (size_t i = 0; i < count; i++) {
+		struct cg_node *node = &graph->nodes[i];
+		bool on_path = within(from_entry[i], to_sink[i], 0, request->depth);
+		node->role = entry[i] ? CG_ROLE_ENTRY : sink[i] ? CG_ROLE_SINK
+				      : on_path ? CG_ROLE_PATH : CG_ROLE_OTHER;
+		renumber[i] = SIZE_MAX;
+		if (on_path || request->all) {
+			renumber[i] = kept;
+			graph->nodes[kept++] = *node;
+		}
+	}
+	graph->node_count = kept;
+	size_t edges = 0;
+	for (size_t i = 0; i < graph->edge_count; i++) {
+		struct cg_edge edge = graph->edges[i];
+		bool on_path = within(from_entry[edge.from], to_sink[edge.to], 1, request->depth);
+		if ((on_path || request->all) && renumber[edge.from] != SIZE_MAX &&
+		    renumber[edge.to] != SIZE_MAX) {
+			edge.from = renumber[edge.from];
+			edge.to = renumber[edge.to];
+			graph->edges[edges++] = edge;
+		}
+	}
+	graph->edge_count = edges;
+	free(entry);
+	free(sink);
+	free(from_entry);
+	free(to_sink);
+	free(renumber);
+}
+
+/* --- ordering: by file, line and name, so output is stable ----------------- */
+
+static int compare_nodes(const void *a, const void *b)
+{
+	const struct cg_node *x = a, *y = b;
+	int order = strcmp(x->file, y->file);
+	if (order)
+		return order;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	order = strcmp(x->name, y->name);
+	return order ? order : strcmp(x->id, y->id);
+}
+
+static int compare_edges(const void *a, const void *b)
+{
+	const struct cg_edge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return (int)x->kind - (int)y->kind;
+}
+
+static void sort_graph(struct callgraph *graph)
+{
+	size_t count = graph->node_count;
+	struct { struct cg_node node; size_t old; } *order = cg_xmalloc((count + 1) * sizeof(*order));
+	for (size_t i = 0; i < count; i++) {
+		order[i].node = graph->nodes[i];
+		order[i].old = i;
+	}
+	qsort(order, count, sizeof(*order), compare_nodes);   /* node is the first member */
+	size_t *renumber = cg_xmalloc((count + 1) * sizeof(size_t));
+	for (size_t i = 0; i < count; i++) {
+		graph->nodes[i] = order[i].node;
+		renumber[order[i].old] = i;
+	}
+	for (size_t i = 0; i < graph->edge_count; i++) {
+		graph->edges[i].from = renumber[graph->edges[i].from];
+		graph->edges[i].to = renumber[graph->edges[i].to];
+	}
+	qsort(graph->edges, graph->edge_count, sizeof(struct cg_edge), compare_edges);
+	free(order);
+	free(renumber);
+}
+
+struct callgraph *graph_build(struct tu_job *jobs, size_t job_count, const struct graph_request *request)
+{
+	struct callgraph *graph = calloc(1, sizeof(*graph));
+	struct cg_arena *arena = calloc(1, sizeof(*arena));
+	if (!graph || !arena) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		exit(2);
+	}
+	graph->arena = arena;
+	struct merge merge = { .graph = graph, .strings = &arena->strings, .root = request->root };
+	for (size_t i = 0; i < job_count; i++)
+		merge_unit(&merge, &jobs[i].facts);
+	resolve_indirect(&merge, &graph->summary);
+	graph->summary.functions = graph->node_count;
+	graph->summary.calls = graph->edge_count;
+	mark_paths(graph, request);
+	sort_graph(graph);
+	free(merge.node_of_string);
+	free(merge.sites);
+	free(merge.stores);
+	free(merge.edge_set);
+	return graph;
+}
+
+const char *graph_keep_text(struct callgraph *graph, const char *text)
+{
+	struct cg_strings *strings = &graph->arena->strings;
+	if (!text)
+		return NULL;
+	uint32_t index = cg_intern(strings, text);   /* may move the text array */
+	return strings->text[index];
+}
+
+void callgraph_free(struct callgraph *graph)
+{
+	if (!graph)
+		return;
+	if (graph->arena) {
+		cg_strings_free(&graph->arena->strings);
+		free(graph->arena);
+	}
+	free(graph->nodes);
+	free(graph->edges);
+	free(graph);
+}

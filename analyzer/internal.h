@@ -1,0 +1,194 @@
+/*
+ * analyzer/internal.h - shared by the analyzer's own files only (never
+ * included from another folder; analyzer.h is the door).
+ *
+ * The pipeline: sources.c decides which files to parse and with which
+ * flags (kconfig.c supplies the configuration header), parse.c turns one
+ * translation unit into "facts" (functions, calls, field stores), cache.c
+ * keeps those facts on disk, and graph.c merges every unit's facts into the
+ * call graph and marks the rmap paths.  run.c drives it with a thread pool.
+ */
+#ifndef PTSCOPE_ANALYZER_INTERNAL_H
+#define PTSCOPE_ANALYZER_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyzer/analyzer.h"
+
+#define CG_NONE UINT32_MAX
+
+/* --- small utilities (util.c) --------------------------------------- */
+
+void *cg_xmalloc(size_t size);
+void *cg_xrealloc(void *pointer, size_t size);
+char *cg_xstrdup(const char *text);
+char *cg_format(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* Grow *array (of element_size) so that index `need` fits. */
+void cg_reserve(void *array_pointer, size_t *capacity, size_t need, size_t element_size);
+uint64_t cg_hash(const void *data, size_t size, uint64_t seed);
+bool cg_read_file(const char *path, char **text, size_t *size);
+bool cg_is_dir(const char *path);
+bool cg_is_file(const char *path);
+/* mkdir -p */
+bool cg_make_dirs(const char *path);
+/* Write size bytes to path through a temporary name in the same folder. */
+bool cg_write_file_atomic(const char *path, const char *data, size_t size);
+
+/* A growable string buffer. */
+struct cg_buffer {
+	char *data;
+	size_t length, capacity;
+};
+void cg_buffer_add(struct cg_buffer *buffer, const char *data, size_t size);
+void cg_buffer_printf(struct cg_buffer *buffer, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+void cg_buffer_free(struct cg_buffer *buffer);
+
+/* Interned strings: each distinct string gets one small index. */
+struct cg_strings {
+	char **text;
+	size_t count, capacity;
+	uint32_t *slots;        /* open addressing: index + 1, 0 = empty */
+	size_t slot_count;
+};
+uint32_t cg_intern(struct cg_strings *strings, const char *text);
+/* CG_NONE when absent */
+uint32_t cg_lookup(const struct cg_strings *strings, const char *text);
+void cg_strings_free(struct cg_strings *strings);
+
+/* A growable list of strings (owned). */
+struct cg_list {
+	char **items;
+	size_t count, capacity;
+};
+void cg_list_add(struct cg_list *list, const char *text);
+void cg_list_add_owned(struct cg_list *list, char *text);
+bool cg_list_has(const struct cg_list *list, const char *text);
+void cg_list_free(struct cg_list *list);
+
+/* --- facts of one translation unit ------------------------------------ */
+
+struct tu_function {
+	uint32_t usr, name, file;   /* string indexes */
+	uint32_t line;
+	bool defined;
+};
+
+struct tu_call {
+	uint32_t caller;            /* function index */
+	uint32_t callee;            /* function index, or CG_NONE for an indirect call */
+	uint32_t field;             /* string: field USR called through, or CG_NONE */
+	uint32_t line;
+};
+
+struct tu_store {               /* a function stored in a function-pointer field */
+	uint32_t field;             /* string: field USR */
+	uint32_t function;          /* function index */
+};
+
+struct tu_facts {
+	struct cg_strings strings;
+	struct tu_function *functions;
+	size_t function_count, function_capacity;
+	struct tu_call *calls;
+	size_t call_count, call_capacity;
+	struct tu_store *stores;
+	size_t store_count, store_capacity;
+	size_t errors, warnings;
+	size_t unresolved_pointer_calls;   /* through variables, not fields */
+	char *first_error;
+	bool failed;                       /* libclang produced no AST */
+};
+
+void tu_facts_free(struct tu_facts *facts);
+uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *name,
+			 const char *file, unsigned line, bool defined);
+
+/* --- what to parse (sources.c, kconfig.c) ----------------------------- */
+
+struct tu_job {
+	char *path;                 /* absolute */
+	char *directory;            /* working directory for relative flags */
+	struct cg_list arguments;   /* clang arguments, without the file */
+	uint64_t key;               /* cache key: path, size, mtime, flags */
+	struct tu_facts facts;
+	bool cached;
+};
+
+struct source_plan {
+	char *root;                 /* tree root or the database's folder */
+	char *arch;
+	char *config;               /* description for the summary */
+	struct tu_job *jobs;
+	size_t job_count, job_capacity;
+	size_t flags_dropped;
+	size_t symbols_supplied;
+};
+
+/* Fill plan from a tree or compile_commands.json. Returns 0, 1 or 2 (err set). */
+int sources_plan(const struct analyzer_options *options, const char *cache_dir,
+		 struct source_plan *plan, char *err, size_t err_size);
+void sources_free(struct source_plan *plan);
+
+/* kbuild: objects named in a Makefile for a configuration. */
+struct kconfig;
+void kbuild_objects(const char *makefile, const struct kconfig *config, struct cg_list *objects);
+
+/* The configuration: CONFIG_ symbols and their values ("y", "m", "64", "\"x\""). */
+struct kconfig {
+	struct cg_strings names;
+	char **values;              /* parallel to names.text */
+	size_t value_capacity;
+};
+/* Read a .config (plain or compressed). Returns 0, or 1 with "FILE:LINE: problem". */
+int kconfig_read(const char *path, struct kconfig *config, char *err, size_t err_size);
+void kconfig_set(struct kconfig *config, const char *name, const char *value);
+const char *kconfig_get(const struct kconfig *config, const char *name);
+/* The text of an autoconf.h for this configuration. */
+void kconfig_header(const struct kconfig *config, struct cg_buffer *out);
+void kconfig_free(struct kconfig *config);
+
+/* gcc-only flags that clang rejects: true when argument should be dropped. */
+bool sources_gcc_only_flag(const char *argument);
+
+/* --- parsing (parse.c) and the cache (cache.c) -------------------------- */
+
+/* Parse one unit with a thread's own index (a CXIndex). */
+void parse_unit(void *index, struct tu_job *job);
+void *parse_index_create(void);
+/* #define lines for the DEFINE(NAME, value) constants of a kbuild
+ * "bounds"/"asm-offsets" style file, evaluated by clang; returns how many. */
+size_t parse_constants(const char *path, const struct cg_list *arguments, struct cg_buffer *out);
+void parse_index_dispose(void *index);
+
+uint64_t cache_key(const struct tu_job *job, uint64_t salt);
+bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts);
+bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *facts);
+/* Serialise / read facts (exposed for the unit tests). */
+void cache_serialise(const struct tu_facts *facts, struct cg_buffer *out);
+bool cache_parse(char *text, size_t size, struct tu_facts *facts);
+
+/* --- the graph (graph.c) ------------------------------------------------- */
+
+struct graph_request {
+	const char *root;           /* file names are made relative to it */
+	const struct cg_list *entries;   /* names or patterns */
+	const struct cg_list *sinks;     /* names, patterns or file patterns */
+	int depth;
+	bool all;
+};
+struct callgraph *graph_build(struct tu_job *jobs, size_t job_count,
+			      const struct graph_request *request);
+
+/* A copy of text owned by the graph (for the summary's strings). */
+const char *graph_keep_text(struct callgraph *graph, const char *text);
+
+/* "struct.field" from a field USR such as c:@S@rmap_walk_control@FI@rmap_one */
+char *field_display_name(const char *usr);
+
+extern const char *const analyzer_default_sinks[];
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * analyzer/kconfig.c - a kernel configuration: read a .config (plain, or
+ * compressed as Debian ships them in linux-config-*), and write the
+ * autoconf.h that kconfig would generate from it, so that a tree that was
+ * never configured parses as the configured kernel instead of as a
+ * !CONFIG_MMU one.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+/* Whole file through libarchive's raw reader: it undoes xz, gzip, zstd, ... */
+static bool read_maybe_compressed(const char *path, char **text, size_t *size)
+{
+	struct archive *archive = archive_read_new();
+	archive_read_support_filter_all(archive);
+	archive_read_support_format_raw(archive);
+	struct archive_entry *entry;
+	bool ok = archive_read_open_filename(archive, path, 65536) == ARCHIVE_OK &&
+		  archive_read_next_header(archive, &entry) == ARCHIVE_OK;
+	struct cg_buffer buffer = { 0 };
+	char chunk[65536];
+	la_ssize_t got;
+	while (ok && (got = archive_read_data(archive, chunk, sizeof(chunk))) > 0)
+		cg_buffer_add(&buffer, chunk, (size_t)got);
+	if (ok && got < 0)
+		ok = false;
+	archive_read_free(archive);
+	cg_buffer_add(&buffer, "", 0);
+	*text = buffer.data;
+	*size = buffer.length;
+	if (!ok)
+		free(buffer.data);
+	return ok;
+}
+
+void kconfig_set(struct kconfig *config, const char *name, const char *value)
+{
+	uint32_t index = cg_intern(&config->names, name);
+	if (index >= config->value_capacity) {
+		size_t old = config->value_capacity;
+		cg_reserve(&config->values, &config->value_capacity, index, sizeof(char *));
+		memset(config->values + old, 0, (config->value_capacity - old) * sizeof(char *));
+	}
+	free(config->values[index]);
+	config->values[index] = value ? cg_xstrdup(value) : NULL;
+}
+
+const char *kconfig_get(const struct kconfig *config, const char *name)
+{
+	uint32_t index = cg_lookup(&config->names, name);
+	return index == CG_NONE ? NULL : config->values[index];
+}
+
+static bool is_symbol(const char *start, size_t length)
+{
+	if (length <= 7 || strncmp(start, "CONFIG_", 7))
+		return false;
+	for (size_t i = 7; i < length; i++)
+		if (!isalnum((unsigned char)start[i]) && start[i] != '_')
+			return false;
+	return true;
+}
+
+/* One .config line: CONFIG_X=value, "# CONFIG_X is not set", comment or blank. */
+static bool config_line(struct kconfig *config, char *line)
+{
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (*line == '\0' || *line == '#')
+		return true;   /* "is not set" leaves the symbol undefined, as kconfig does */
+	char *equals = strchr(line, '=');
+	if (!equals || !is_symbol(line, (size_t)(equals - line)))
+		return false;
+	*equals = '\0';
+	kconfig_set(config, line, equals + 1);
+	return true;
+}
+
+int kconfig_read(const char *path, struct kconfig *config, char *err, size_t err_size)
+{
+	char *text;
+	size_t size;
+	if (!read_maybe_compressed(path, &text, &size)) {
+		snprintf(err, err_size, "%s: cannot read the configuration", path);
+		return 1;
+	}
+	if (memchr(text, '\0', size)) {
+		snprintf(err, err_size, "%s:1: not a kernel .config (binary data)", path);
+		free(text);
+		return 1;
+	}
+	unsigned line_number = 0;
+	for (char *line = text; line < text + size; ) {
+		char *end = strchr(line, '\n');
+		char *next = end ? end + 1 : text + size;
+		if (end)
+			*end = '\0';
+		line_number++;
+		size_t length = strlen(line);
+		if (length && line[length - 1] == '\r')
+			line[length - 1] = '\0';
+		if (!config_line(config, line)) {
+			snprintf(err, err_size, "%s:%u: not a kconfig line (want CONFIG_NAME=value)",
+				 path, line_number);
+			free(text);
+			return 1;
+		}
+		line = next;
+	}
+	free(text);
+	return 0;
+}
+
+/* What kconfig's autoconf.h says for each symbol: y -> 1, m -> NAME_MODULE 1,
+ * anything else (numbers, "strings") as written. */
+void kconfig_header(const struct kconfig *config, struct cg_buffer *out)
+{
+	cg_buffer_printf(out, "/* written by ptscope from a kernel .config */\n"
+			      "#ifndef PTSCOPE_AUTOCONF_H\n#define PTSCOPE_AUTOCONF_H\n");
+	for (size_t i = 0; i < config->names.count; i++) {
+		const char *name = config->names.text[i];
+		const char *value = config->values[i];
+		if (!value || !*value || !strcmp(value, "n"))
+			continue;
+		if (!strcmp(value, "y"))
+			cg_buffer_printf(out, "#define %s 1\n", name);
+		else if (!strcmp(value, "m"))
+			cg_buffer_printf(out, "#define %s_MODULE 1\n", name);
+		else
+			cg_buffer_printf(out, "#define %s %s\n", name, value);
+	}
+	cg_buffer_printf(out, "#endif\n");
+}
+
+void kconfig_free(struct kconfig *config)
+{
+	for (size_t i = 0; i < config->names.count; i++)
+		free(config->values[i]);
+	free(config->values);
+	cg_strings_free(&config->names);
+	memset(config, 0, sizeof(*config));
+}

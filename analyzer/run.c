@@ -1,0 +1,191 @@
+/*
+ * analyzer/run.c - analyzer_run: plan, parse in parallel (one libclang
+ * index per thread, units handed out through one atomic counter), cache,
+ * merge, mark the rmap paths.
+ */
+#include <json.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyzer/internal.h"
+
+/* Bumped when what parse.c extracts changes: old cache entries stop matching. */
+#define FACTS_VERSION 3
+
+struct pool {
+	struct tu_job *jobs;
+	size_t job_count;
+	size_t next;                /* atomic */
+	size_t done;                /* atomic */
+	const char *cache_dir;      /* NULL: no cache */
+	bool progress;
+	pthread_mutex_t progress_lock;
+};
+
+static void report_progress(struct pool *pool)
+{
+	size_t done = __atomic_add_fetch(&pool->done, 1, __ATOMIC_SEQ_CST);
+	if (!pool->progress)
+		return;
+	pthread_mutex_lock(&pool->progress_lock);
+	fprintf(stderr, "\rptscope: parsing %zu/%zu files", done, pool->job_count);
+	if (done == pool->job_count)
+		fprintf(stderr, "\r%40s\r", "");
+	fflush(stderr);
+	pthread_mutex_unlock(&pool->progress_lock);
+}
+
+static void *worker(void *data)
+{
+	struct pool *pool = data;
+	void *index = NULL;
+	for (;;) {
+		size_t i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_SEQ_CST);
+		if (i >= pool->job_count)
+			break;
+		struct tu_job *job = &pool->jobs[i];
+		if (pool->cache_dir && cache_load(pool->cache_dir, job->key, &job->facts)) {
+			job->cached = true;
+		} else {
+			if (!index)
+				index = parse_index_create();
+			parse_unit(index, job);
+			if (pool->cache_dir && !job->facts.failed)
+				cache_store(pool->cache_dir, job->key, &job->facts);
+		}
+		report_progress(pool);
+	}
+	if (index)
+		parse_index_dispose(index);
+	return NULL;
+}
+
+static int parse_all(struct source_plan *plan, const struct analyzer_options *options,
+		     const char *cache_dir)
+{
+	struct pool pool = {
+		.jobs = plan->jobs, .job_count = plan->job_count,
+		.cache_dir = options->use_cache ? cache_dir : NULL, .progress = options->progress,
+	};
+	pthread_mutex_init(&pool.progress_lock, NULL);
+	for (size_t i = 0; i < plan->job_count; i++)
+		plan->jobs[i].key = cache_key(&plan->jobs[i], FACTS_VERSION);
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t threads = options->jobs > 0 ? (size_t)options->jobs : online > 0 ? (size_t)online : 1;
+	if (threads > plan->job_count)
+		threads = plan->job_count ? plan->job_count : 1;
+	pthread_t *ids = cg_xmalloc(threads * sizeof(pthread_t));
+	size_t started = 0;
+	for (; started < threads; started++)
+		if (pthread_create(&ids[started], NULL, worker, &pool) != 0)
+			break;
+	if (started == 0)
+		worker(&pool);   /* no threads to be had: parse here */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(ids[i], NULL);
+	free(ids);
+	pthread_mutex_destroy(&pool.progress_lock);
+	return 0;
+}
+
+static char *default_cache_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && *xdg)
+		return cg_format("%s/ptscope", xdg);
+	const char *home = getenv("HOME");
+	return cg_format("%s/.cache/ptscope", home && *home ? home : "/tmp");
+}
+
+/* The plan as a compile_commands.json, so other tools (clang -fsyntax-only,
+ * the benchmark) can run over exactly the same files and flags. */
+static int write_commands(const struct source_plan *plan, const char *path, char *err, size_t err_size)
+{
+	json_object *array = json_object_new_array();
+	for (size_t i = 0; i < plan->job_count; i++) {
+		const struct tu_job *job = &plan->jobs[i];
+		json_object *entry = json_object_new_object(), *arguments = json_object_new_array();
+		json_object_array_add(arguments, json_object_new_string("clang"));
+		for (size_t j = 0; j < job->arguments.count; j++)
+			json_object_array_add(arguments, json_object_new_string(job->arguments.items[j]));
+		json_object_array_add(arguments, json_object_new_string(job->path));
+		json_object_object_add(entry, "directory", json_object_new_string(job->directory));
+		json_object_object_add(entry, "file", json_object_new_string(job->path));
+		json_object_object_add(entry, "arguments", arguments);
+		json_object_array_add(array, entry);
+	}
+	const char *text = json_object_to_json_string_ext(array, JSON_C_TO_STRING_PRETTY |
+							  JSON_C_TO_STRING_NOSLASHESCAPE);
+	bool ok = cg_write_file_atomic(path, text, strlen(text));
+	json_object_put(array);
+	if (!ok) {
+		snprintf(err, err_size, "%s: cannot write", path);
+		return 2;
+	}
+	return 0;
+}
+
+static void summarise(struct callgraph *graph, const struct source_plan *plan,
+		      const struct analyzer_options *options)
+{
+	struct cg_summary *summary = &graph->summary;
+	summary->source = graph_keep_text(graph, options->source);
+	summary->root = graph_keep_text(graph, plan->root);
+	summary->config = graph_keep_text(graph, plan->config);
+	summary->arch = graph_keep_text(graph, plan->arch);
+	summary->files = plan->job_count;
+	summary->flags_dropped = plan->flags_dropped;
+	summary->config_symbols_supplied = plan->symbols_supplied;
+	for (size_t i = 0; i < plan->job_count; i++) {
+		const struct tu_job *job = &plan->jobs[i];
+		summary->files_cached += job->cached;
+		summary->files_parsed += !job->cached;
+		summary->files_failed += job->facts.failed;
+		summary->errors += job->facts.errors;
+		summary->warnings += job->facts.warnings;
+		if (!summary->first_error && job->facts.first_error)
+			summary->first_error = graph_keep_text(graph, job->facts.first_error);
+	}
+}
+
+int analyzer_run(const struct analyzer_options *options, struct callgraph **graph,
+		 char *err, size_t err_size)
+{
+	*graph = NULL;
+	char *cache_dir = options->cache_dir ? cg_xstrdup(options->cache_dir) : default_cache_dir();
+	struct source_plan plan;
+	int status = sources_plan(options, cache_dir, &plan, err, err_size);
+	if (!status && options->commands_out)
+		status = write_commands(&plan, options->commands_out, err, err_size);
+	if (!status && options->use_cache && !cg_make_dirs(cache_dir)) {
+		snprintf(err, err_size, "%s: cannot create the cache folder (try --no-cache)", cache_dir);
+		status = 2;
+	}
+	if (!status)
+		status = parse_all(&plan, options, cache_dir);
+	if (!status) {
+		struct cg_list entries = { 0 }, sinks = { 0 };
+		for (size_t i = 0; analyzer_default_entries[i]; i++)
+			cg_list_add(&entries, analyzer_default_entries[i]);
+		for (size_t i = 0; i < options->entry_count; i++)
+			cg_list_add(&entries, options->entries[i]);
+		for (size_t i = 0; analyzer_default_sinks[i]; i++)
+			cg_list_add(&sinks, analyzer_default_sinks[i]);
+		for (size_t i = 0; i < options->sink_count; i++)
+			cg_list_add(&sinks, options->sinks[i]);
+		struct graph_request request = {
+			.root = plan.root, .entries = &entries, .sinks = &sinks,
+			.depth = options->depth, .all = options->all,
+		};
+		*graph = graph_build(plan.jobs, plan.job_count, &request);
+		summarise(*graph, &plan, options);
+		cg_list_free(&entries);
+		cg_list_free(&sinks);
+	}
+	sources_free(&plan);
+	free(cache_dir);
+	return status;
+}

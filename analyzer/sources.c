@@ -1,0 +1,750 @@
+/*
+ * analyzer/sources.c - which files to parse, and with which flags.
+ *
+ * A kernel tree is parsed "tolerantly", the way kbuild would compile it as
+ * closely as a fresh, unbuilt tree allows: -D__KERNEL__, the tree's include
+ * and arch include folders, a configuration header, and a few fallbacks
+ * kept in a "shim" folder of the cache (never in the tree):
+ *   config/generated/autoconf.h and config/linux/autoconf.h - written
+ *       from the configuration (new and old trees look for either);
+ *   generic/asm -> include/asm-generic, uapi/asm -> include/uapi/asm-generic
+ *       - what kbuild's generated generic-y wrappers would give;
+ *   arch/asm -> include/asm-ARCH - the include/asm symlink of 2.4-2.6
+ *       trees, which a fresh unpack does not have.
+ * A compile_commands.json is used as it is, minus the flags only gcc knows
+ * (counted), with relative paths made absolute because every libclang
+ * thread shares one working directory.
+ */
+#include <dirent.h>
+#include <fnmatch.h>
+#include <json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyzer/internal.h"
+
+struct layout {
+	const char *arch;             /* folder under arch/ */
+	const char *target;           /* clang target */
+	const char *debian_config;    /* in /usr/src/linux-config-V.P/ */
+	const char *supplied;         /* symbols assumed for a tree with no configuration */
+};
+
+static const struct layout layouts[] = {
+	{ "x86", "x86_64-linux-gnu", "config.amd64_none_amd64.xz",
+	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT" },
+	{ "i386", "i386-linux-gnu", "config.i386_none_686.xz",
+	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_32" },
+};
+
+/* Fault handlers by era: 2.6.24-2.6.27 split x86 into _32 and _64. */
+static const char *const fault_files[] = { "mm/fault.c", "mm/fault_64.c", "mm/fault_32.c" };
+/* Beyond mm/: where fork and exit tear down and copy address spaces. */
+static const char *const kernel_files[] = { "kernel/fork.c", "kernel/exit.c" };
+
+/* Flags only gcc understands, as kernel compile databases carry them. */
+static const char *const gcc_only_prefixes[] = {
+	"-mpreferred-stack-boundary=", "-mindirect-branch=", "-mindirect-branch-register",
+	"-mindirect-branch-cs-prefix", "-mfunction-return=", "-fno-allow-store-data-races",
+	"-fconserve-stack", "-mrecord-mcount", "-fno-var-tracking-assignments",
+	"-mskip-rax-setup", "-falign-jumps=", "-falign-loops=", "-fmin-function-alignment=",
+	"-fno-ipa-", "-fno-tree-", "-fplugin", "--param", "-mno-fp-ret-in-387",
+	"-fno-code-hoisting", "-fsched-pressure", "-fno-inline-functions-called-once",
+	"-Wimplicit-fallthrough=", "-fasan-shadow-offset=", "-fsanitize-coverage=trace-cmp",
+	"-mabi=ms", "-fno-partial-inlining", "-Wno-alloc-size-larger-than",
+	"-Wno-dangling-pointer", "-Wno-stringop-", "-Wno-packed-not-aligned",
+	"-Wno-maybe-uninitialized", "-Wno-restrict", "-Wno-format-overflow",
+	"-Wno-format-truncation", "-Wno-array-bounds", "-Wno-zero-length-bounds",
+};
+
+bool sources_gcc_only_flag(const char *argument)
+{
+	for (size_t i = 0; i < sizeof(gcc_only_prefixes) / sizeof(gcc_only_prefixes[0]); i++)
+		if (!strncmp(argument, gcc_only_prefixes[i], strlen(gcc_only_prefixes[i])))
+			return true;
+	return false;
+}
+
+static char *join(const char *folder, const char *name)
+{
+	return cg_format("%s/%s", folder, name);
+}
+
+static bool tree_has(const char *root, const char *name)
+{
+	char *path = join(root, name);
+	struct stat st;
+	bool found = stat(path, &st) == 0;
+	free(path);
+	return found;
+}
+
+static void add_job(struct source_plan *plan, char *path, const char *directory,
+		    const struct cg_list *arguments)
+{
+	cg_reserve(&plan->jobs, &plan->job_capacity, plan->job_count, sizeof(*plan->jobs));
+	struct tu_job *job = &plan->jobs[plan->job_count++];
+	memset(job, 0, sizeof(*job));
+	job->path = path;
+	job->directory = cg_xstrdup(directory);
+	for (size_t i = 0; i < arguments->count; i++)
+		cg_list_add(&job->arguments, arguments->items[i]);
+}
+
+/* --- configuration ------------------------------------------------------- */
+
+/* autoconf.h back into symbols: "#define CONFIG_X_MODULE 1" is X=m. */
+static void config_from_header(const char *path, struct kconfig *config)
+{
+	char *text;
+	size_t size;
+	if (!cg_read_file(path, &text, &size))
+		return;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[256], value[1024] = "";
+		if (sscanf(line, "#define %255s %1023[^\n]", name, value) < 1 ||
+		    strncmp(name, "CONFIG_", 7))
+			continue;
+		size_t length = strlen(name);
+		if (length > 7 && !strcmp(name + length - 7, "_MODULE") && !strcmp(value, "1")) {
+			name[length - 7] = '\0';
+			kconfig_set(config, name, "m");
+		} else {
+			kconfig_set(config, name, strcmp(value, "1") ? value : "y");
+		}
+	}
+	free(text);
+}
+
+static void tree_version(const char *root, int *version, int *patchlevel)
+{
+	char *path = join(root, "Makefile"), *text;
+	size_t size;
+	*version = *patchlevel = -1;
+	if (cg_read_file(path, &text, &size)) {
+		char *at = strstr(text, "VERSION =");
+		if (at)
+			*version = atoi(at + 9);
+		at = strstr(text, "PATCHLEVEL =");
+		if (at)
+			*patchlevel = atoi(at + 12);
+		free(text);
+	}
+	free(path);
+}
+
+/* The configuration, in order of preference: --config, the tree's .config,
+ * its generated header, the distribution's configuration for this version,
+ * and last a handful of supplied MMU symbols. */
+static int find_config(const struct analyzer_options *options, const char *root,
+		       const struct layout *layout, struct kconfig *config,
+		       struct source_plan *plan, char *err, size_t err_size)
+{
+	if (options->config) {
+		plan->config = cg_xstrdup(options->config);
+		return kconfig_read(options->config, config, err, err_size);
+	}
+	char *dot_config = join(root, ".config");
+	if (cg_is_file(dot_config)) {
+		plan->config = dot_config;
+		return kconfig_read(dot_config, config, err, err_size);
+	}
+	free(dot_config);
+	static const char *const headers[] = { "include/generated/autoconf.h", "include/linux/autoconf.h" };
+	for (size_t i = 0; i < 2; i++) {
+		char *header = join(root, headers[i]);
+		if (cg_is_file(header)) {
+			config_from_header(header, config);
+			plan->config = header;
+			return 0;
+		}
+		free(header);
+	}
+	int version, patchlevel;
+	tree_version(root, &version, &patchlevel);
+	char *debian = cg_format("/usr/src/linux-config-%d.%d/%s", version, patchlevel,
+				 layout->debian_config);
+	if (cg_is_file(debian)) {
+		plan->config = debian;
+		return kconfig_read(debian, config, err, err_size);
+	}
+	free(debian);
+	char *symbols = cg_xstrdup(layout->supplied), *save = NULL;
+	for (char *name = strtok_r(symbols, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+		kconfig_set(config, name, "y");
+		plan->symbols_supplied++;
+	}
+	plan->config = cg_format("none found; supplied %s", layout->supplied);
+	free(symbols);
+	return 0;
+}
+
+/* --- the shim folder ----------------------------------------------------- */
+
+static bool write_text(const char *folder, const char *name, const char *text)
+{
+	char *path = join(folder, name);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	bool ok = cg_make_dirs(path);
+	*slash = '/';
+	ok = ok && cg_write_file_atomic(path, text, strlen(text));
+	free(path);
+	return ok;
+}
+
+static bool link_asm(const char *folder, const char *target)
+{
+	if (!cg_make_dirs(folder))
+		return false;
+	char *link = join(folder, "asm");
+	unlink(link);
+	bool ok = symlink(target, link) == 0;
+	free(link);
+	return ok;
+}
+
+static char *make_shim(const char *cache_dir, const char *root, const char *old_asm,
+		       const char *header, char *err, size_t err_size)
+{
+	uint64_t hash = cg_hash(root, strlen(root), cg_hash(header, strlen(header), 0));
+	char *shim = cg_format("%s/shim/%016llx", cache_dir, (unsigned long long)hash);
+	char *generic = join(root, "include/asm-generic");
+	char *uapi = join(root, "include/uapi/asm-generic");
+	char *folders[3] = { join(shim, "generic"), join(shim, "uapi"), join(shim, "arch") };
+	bool ok = write_text(shim, "config/generated/autoconf.h", header) &&
+		  write_text(shim, "config/linux/autoconf.h", header) &&
+		  link_asm(folders[0], generic) && link_asm(folders[1], uapi) &&
+		  (!old_asm || link_asm(folders[2], old_asm));
+	for (int i = 0; i < 3; i++)
+		free(folders[i]);
+	free(generic);
+	free(uapi);
+	if (!ok) {
+		snprintf(err, err_size, "%s: cannot write the configuration shim folder", shim);
+		free(shim);
+		return NULL;
+	}
+	return shim;
+}
+
+/* --- the tree ------------------------------------------------------------ */
+
+static bool is_mm_object(const struct cg_list *objects, const char *name)
+{
+	char *stem = strndup(name, strlen(name) - 2);
+	bool found = cg_list_has(objects, stem);
+	free(stem);
+	return found;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names in folder ending in suffix, sorted (readdir order is arbitrary). */
+static void list_folder(const char *folder, const char *suffix, struct cg_list *names)
+{
+	DIR *dir = opendir(folder);
+	if (!dir)
+		return;
+	size_t suffix_length = strlen(suffix);
+	for (struct dirent *entry; (entry = readdir(dir)); ) {
+		size_t length = strlen(entry->d_name);
+		if (length > suffix_length && !strcmp(entry->d_name + length - suffix_length, suffix))
+			cg_list_add(names, entry->d_name);
+	}
+	closedir(dir);
+	if (names->count)
+		qsort(names->items, names->count, sizeof(char *), compare_strings);
+}
+
+/* The mm C files that kbuild would build (all of them if the Makefile names none). */
+static void mm_files(const char *root, const struct kconfig *config, struct cg_list *files)
+{
+	char *makefile = join(root, "mm/Makefile");
+	char *folder = join(root, "mm");
+	struct cg_list objects = { 0 }, all = { 0 };
+	kbuild_objects(makefile, config, &objects);
+	list_folder(folder, ".c", &all);
+	size_t kept = 0;
+	for (size_t i = 0; i < all.count; i++)
+		kept += is_mm_object(&objects, all.items[i]);
+	for (size_t i = 0; i < all.count; i++)
+		if (!kept || is_mm_object(&objects, all.items[i]))
+			cg_list_add_owned(files, join(folder, all.items[i]));
+	cg_list_free(&objects);
+	cg_list_free(&all);
+	free(makefile);
+	free(folder);
+}
+
+/* Everything but mm/: fork, exit, the fault handler and --file. */
+static int other_files(const struct analyzer_options *options, const char *root,
+		       const struct layout *layout, struct cg_list *files, char *err, size_t err_size)
+{
+	for (size_t i = 0; i < sizeof(kernel_files) / sizeof(kernel_files[0]); i++)
+		if (tree_has(root, kernel_files[i]))
+			cg_list_add_owned(files, join(root, kernel_files[i]));
+	for (size_t i = 0; i < sizeof(fault_files) / sizeof(fault_files[0]); i++) {
+		char *name = cg_format("arch/%s/%s", layout->arch, fault_files[i]);
+		if (tree_has(root, name)) {
+			cg_list_add_owned(files, join(root, name));
+			free(name);
+			break;
+		}
+		free(name);
+	}
+	for (size_t i = 0; i < options->file_count; i++) {
+		const char *file = options->files[i];
+		char *path = file[0] == '/' ? cg_xstrdup(file) : join(root, file);
+		if (!cg_is_file(path)) {
+			snprintf(err, err_size, "%s: --file: no such file", path);
+			free(path);
+			return 1;
+		}
+		if (cg_list_has(files, path))
+			free(path);
+		else
+			cg_list_add_owned(files, path);
+	}
+	return 0;
+}
+
+static void add_include(struct cg_list *arguments, const char *root, const char *folder)
+{
+	char *path = join(root, folder);
+	if (cg_is_dir(path))
+		cg_list_add_owned(arguments, cg_format("-I%s", path));
+	free(path);
+}
+
+static bool makefile_says(const char *root, const char *needle)
+{
+	char *path = join(root, "Makefile"), *text;
+	size_t size;
+	bool found = false;
+	if (cg_read_file(path, &text, &size)) {
+		found = strstr(text, needle) != NULL;
+		free(text);
+	}
+	free(path);
+	return found;
+}
+
+/* The flags kbuild would pass, as far as an unbuilt tree allows. */
+static void tree_arguments(const char *root, const struct layout *layout, const struct kconfig *config,
+			   const char *shim, bool old_asm, struct cg_list *arguments)
+{
+	bool sixty_four = kconfig_get(config, "CONFIG_X86_64") || kconfig_get(config, "CONFIG_64BIT");
+	const char *target = !strcmp(layout->arch, "x86") && !sixty_four ? "i386-linux-gnu" : layout->target;
+	cg_list_add_owned(arguments, cg_format("--target=%s", target));
+	/* New trees carry their own stdarg.h; old ones need the compiler's. */
+	if (tree_has(root, "include/linux/stdarg.h"))
+		cg_list_add(arguments, "-nostdinc");
+	cg_list_add(arguments, makefile_says(root, "-std=gnu11") ? "-std=gnu11" : "-std=gnu89");
+	cg_list_add(arguments, "-D__KERNEL__");
+	cg_list_add(arguments, "-ferror-limit=0");
+	static const char *const includes[] = {
+		"arch/%s/include", "arch/%s/include/generated", "include", "arch/%s/include/uapi",
+		"arch/%s/include/generated/uapi", "include/uapi", "include/generated/uapi",
+	};
+	for (size_t i = 0; i < sizeof(includes) / sizeof(includes[0]); i++) {
+		char *folder = cg_format(includes[i], layout->arch);
+		add_include(arguments, root, folder);
+		free(folder);
+	}
+	static const char *const shims[] = { "config", "generic", "uapi", "arch" };
+	for (size_t i = 0; i < sizeof(shims) / sizeof(shims[0]); i++)
+		if (i < 3 || old_asm)
+			cg_list_add_owned(arguments, cg_format("-I%s/%s", shim, shims[i]));
+	char *kconfig_h = join(root, "include/linux/kconfig.h");
+	cg_list_add(arguments, "-include");
+	if (cg_is_file(kconfig_h))
+		cg_list_add(arguments, kconfig_h);
+	else
+		cg_list_add_owned(arguments, cg_format("%s/config/linux/autoconf.h", shim));
+	free(kconfig_h);
+	char *compiler_types = join(root, "include/linux/compiler_types.h");
+	if (cg_is_file(compiler_types)) {
+		cg_list_add(arguments, "-include");
+		cg_list_add(arguments, compiler_types);
+	}
+	free(compiler_types);
+}
+
+static void file_arguments(const char *path, struct cg_list *arguments)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *stem = strndup(base, strcspn(base, "."));
+	for (char *p = stem; *p; p++)
+		if (*p == '-')
+			*p = '_';   /* as kbuild's modname does */
+	cg_list_add_owned(arguments, cg_format("-DKBUILD_BASENAME=\"%s\"", stem));
+	cg_list_add_owned(arguments, cg_format("-DKBUILD_MODNAME=\"%s\"", stem));
+	cg_list_add_owned(arguments, cg_format("-D__KBUILD_MODNAME=kmod_%s", stem));
+	free(stem);
+}
+
+/* Headers "make prepare" would generate that mm code includes.  bounds.h is
+ * computed (its values decide page-flags layout and with it whole inline
+ * helpers); the others only carry constants, so an empty stand-in keeps
+ * the preprocessor going. */
+static const char *const generated_stand_ins[] = {
+	"generated/timeconst.h", "asm/unistd_64.h", "asm/unistd_64_x32.h", "asm/unistd_32_ia32.h",
+	"asm/unistd_32.h",
+};
+
+static void generate_headers(const char *root, const char *shim, const struct cg_list *common)
+{
+	for (size_t i = 0; i < sizeof(generated_stand_ins) / sizeof(generated_stand_ins[0]); i++) {
+		char *in_tree = cg_format("%s/include/%s", root, generated_stand_ins[i]);
+		char *name = cg_format("config/%s", generated_stand_ins[i]);
+		char *path = join(shim, name);
+		if (!cg_is_file(in_tree) && !cg_is_file(path))
+			write_text(shim, name, "/* stand-in written by ptscope */\n");
+		free(in_tree);
+		free(name);
+		free(path);
+	}
+	char *bounds_c = join(root, "kernel/bounds.c");
+	char *in_tree = join(root, "include/generated/bounds.h");
+	char *path = cg_format("%s/config/generated/bounds.h", shim);
+	if (cg_is_file(bounds_c) && !cg_is_file(in_tree) && !cg_is_file(path)) {
+		struct cg_buffer text = { 0 };
+		cg_buffer_printf(&text, "/* computed by ptscope from kernel/bounds.c */\n"
+				 "#ifndef __LINUX_BOUNDS_H__\n#define __LINUX_BOUNDS_H__\n");
+		struct cg_list arguments = { 0 };
+		for (size_t i = 0; i < common->count; i++)
+			cg_list_add(&arguments, common->items[i]);
+		file_arguments(bounds_c, &arguments);
+		parse_constants(bounds_c, &arguments, &text);
+		cg_buffer_printf(&text, "#endif\n");
+		write_text(shim, "config/generated/bounds.h", text.data);
+		cg_list_free(&arguments);
+		cg_buffer_free(&text);
+	}
+	free(bounds_c);
+	free(in_tree);
+	free(path);
+}
+
+static const struct layout *find_layout(const char *root)
+{
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		char *folder = cg_format("arch/%s", layouts[i].arch);
+		bool found = tree_has(root, folder);
+		free(folder);
+		if (found)
+			return &layouts[i];
+	}
+	return &layouts[0];
+}
+
+static int tree_plan(const struct analyzer_options *options, const char *cache_dir,
+		     struct source_plan *plan, char *err, size_t err_size)
+{
+	char resolved[PATH_MAX];
+	if (!realpath(options->source, resolved) || !tree_has(resolved, "mm")) {
+		snprintf(err, err_size, "%s: not a kernel tree (no mm/ folder)", options->source);
+		return 1;
+	}
+	plan->root = cg_xstrdup(resolved);
+	const struct layout *layout = find_layout(resolved);
+	plan->arch = cg_xstrdup(layout->arch);
+	struct kconfig config = { 0 };
+	int status = find_config(options, resolved, layout, &config, plan, err, err_size);
+	char *old_asm = cg_format("%s/include/asm-%s", resolved, layout->arch);
+	if (!cg_is_dir(old_asm)) {
+		free(old_asm);
+		old_asm = NULL;
+	}
+	struct cg_buffer header = { 0 };
+	kconfig_header(&config, &header);
+	char *shim = status ? NULL : make_shim(cache_dir, resolved, old_asm, header.data, err, err_size);
+	if (!shim && !status)
+		status = 2;
+	struct cg_list files = { 0 }, common = { 0 };
+	if (!status) {
+		mm_files(resolved, &config, &files);
+		status = other_files(options, resolved, layout, &files, err, err_size);
+	}
+	if (!status) {
+		tree_arguments(resolved, layout, &config, shim, old_asm != NULL, &common);
+		generate_headers(resolved, shim, &common);
+		for (size_t i = 0; i < files.count; i++) {
+			struct cg_list arguments = { 0 };
+			for (size_t j = 0; j < common.count; j++)
+				cg_list_add(&arguments, common.items[j]);
+			file_arguments(files.items[i], &arguments);
+			add_job(plan, cg_xstrdup(files.items[i]), resolved, &arguments);
+			cg_list_free(&arguments);
+		}
+	}
+	cg_list_free(&files);
+	cg_list_free(&common);
+	cg_buffer_free(&header);
+	kconfig_free(&config);
+	free(shim);
+	free(old_asm);
+	return status;
+}
+
+/* --- compile_commands.json ------------------------------------------------ */
+
+/* A shell command line into words: quotes and backslashes as sh reads them. */
+static void split_command(const char *command, struct cg_list *words)
+{
+	struct cg_buffer word = { 0 };
+	bool in_word = false;
+	char quote = 0;
+	for (const char *p = command; ; p++) {
+		char c = *p;
+		if (!c || (!quote && (c == ' ' || c == '\t' || c == '\n'))) {
+			if (in_word)
+				cg_list_add(words, word.data ? word.data : "");
+			word.length = 0;
+			if (word.data)
+				word.data[0] = '\0';
+			in_word = false;
+			if (!c)
+				break;
+			continue;
+		}
+		in_word = true;
+		if (quote) {
+			if (c == quote)
+				quote = 0;
+			else if (c == '\\' && quote == '"' && p[1] && strchr("\"\\$`", p[1]))
+				cg_buffer_add(&word, ++p, 1);
+			else
+				cg_buffer_add(&word, p, 1);
+		} else if (c == '\'' || c == '"') {
+			quote = c;
+			cg_buffer_add(&word, "", 0);
+		} else if (c == '\\' && p[1]) {
+			cg_buffer_add(&word, ++p, 1);
+		} else {
+			cg_buffer_add(&word, p, 1);
+		}
+	}
+	cg_buffer_free(&word);
+}
+
+static char *absolute(const char *directory, const char *path)
+{
+	return path[0] == '/' ? cg_xstrdup(path) : join(directory, path);
+}
+
+/* Flags that take a path: made absolute.  Flags that only matter to the
+ * build (output, dependency files): dropped with their argument. */
+static const char *const path_flags[] = { "-I", "-include", "-isystem", "-iquote", "-idirafter", "-imacros" };
+static const char *const dropped_with_argument[] = { "-o", "-MF", "-MT", "-MQ" };
+static const char *const dropped[] = { "-c", "-S", "-E", "-MD", "-MMD", "-MP", "-M", "-MM" };
+
+static bool in_table(const char *const *table, size_t count, const char *text)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strcmp(table[i], text))
+			return true;
+	return false;
+}
+#define IN_TABLE(table, text) in_table(table, sizeof(table) / sizeof(table[0]), text)
+
+static void database_arguments(char **words, size_t count, const char *directory,
+			       const char *file, struct cg_list *arguments, size_t *flags_dropped)
+{
+	for (size_t i = 1; i < count; i++) {   /* words[0] is the compiler */
+		const char *word = words[i];
+		if (IN_TABLE(dropped_with_argument, word)) {
+			i++;
+			continue;
+		}
+		if (IN_TABLE(dropped, word) || !strncmp(word, "-Wp,", 4) || !strcmp(word, file))
+			continue;
+		if (sources_gcc_only_flag(word)) {
+			(*flags_dropped)++;
+			continue;
+		}
+		bool handled = false;
+		for (size_t f = 0; f < sizeof(path_flags) / sizeof(path_flags[0]) && !handled; f++) {
+			size_t length = strlen(path_flags[f]);
+			if (strncmp(word, path_flags[f], length))
+				continue;
+			const char *path = word[length] ? word + length : (i + 1 < count ? words[++i] : "");
+			cg_list_add(arguments, path_flags[f]);
+			cg_list_add_owned(arguments, absolute(directory, path));
+			handled = true;
+		}
+		if (handled)
+			continue;
+		/* the source file itself, relative to the directory */
+		char *full = absolute(directory, word);
+		bool is_file = !strcmp(full, file);
+		free(full);
+		if (!is_file)
+			cg_list_add(arguments, word);
+	}
+}
+
+/* The mm C files, fork, exit, the fault handler, --file: what a tree would give. */
+static bool wanted(const struct analyzer_options *options, const char *relative)
+{
+	static const char *const patterns[] = {
+		"mm/*.c", "kernel/fork.c", "kernel/exit.c", "arch/*/mm/fault*.c",
+	};
+	for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++)
+		if (!fnmatch(patterns[i], relative, FNM_PATHNAME))
+			return true;
+	for (size_t i = 0; i < options->file_count; i++)
+		if (!strcmp(options->files[i], relative))
+			return true;
+	return false;
+}
+
+static unsigned line_of_offset(const char *text, size_t offset)
+{
+	unsigned line = 1;
+	for (size_t i = 0; i < offset && text[i]; i++)
+		line += text[i] == '\n';
+	return line;
+}
+
+static int database_entry(struct source_plan *plan, json_object *entry, const char *path,
+			  unsigned index, char *err, size_t err_size, struct cg_list *file_out,
+			  struct cg_list *directory_out, struct cg_list *arguments_out)
+{
+	json_object *directory, *file, *arguments, *command;
+	if (!json_object_is_type(entry, json_type_object) ||
+	    !json_object_object_get_ex(entry, "directory", &directory) ||
+	    !json_object_object_get_ex(entry, "file", &file)) {
+		snprintf(err, err_size, "%s:1: entry %u has no \"directory\" or \"file\"", path, index);
+		return 1;
+	}
+	struct cg_list words = { 0 };
+	if (json_object_object_get_ex(entry, "arguments", &arguments) &&
+	    json_object_is_type(arguments, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(arguments); i++)
+			cg_list_add(&words, json_object_get_string(json_object_array_get_idx(arguments, i)));
+	} else if (json_object_object_get_ex(entry, "command", &command)) {
+		split_command(json_object_get_string(command), &words);
+	} else {
+		snprintf(err, err_size, "%s:1: entry %u has no \"arguments\" or \"command\"", path, index);
+		return 1;
+	}
+	const char *folder = json_object_get_string(directory);
+	char *full = absolute(folder, json_object_get_string(file));
+	cg_list_add_owned(file_out, full);
+	cg_list_add(directory_out, folder);
+	struct cg_list arguments_list = { 0 };
+	database_arguments(words.items, words.count, folder, full, &arguments_list, &plan->flags_dropped);
+	struct cg_buffer joined = { 0 };
+	for (size_t i = 0; i < arguments_list.count; i++) {
+		cg_buffer_add(&joined, arguments_list.items[i], strlen(arguments_list.items[i]));
+		cg_buffer_add(&joined, "\n", 1);
+	}
+	cg_list_add_owned(arguments_out, joined.data ? joined.data : cg_xstrdup(""));
+	cg_list_free(&arguments_list);
+	cg_list_free(&words);
+	return 0;
+}
+
+static int database_plan(const struct analyzer_options *options, struct source_plan *plan,
+			 char *err, size_t err_size)
+{
+	char *text;
+	size_t size;
+	if (!cg_read_file(options->source, &text, &size)) {
+		snprintf(err, err_size, "%s: cannot read", options->source);
+		return 1;
+	}
+	json_tokener *tokener = json_tokener_new();
+	json_object *root = json_tokener_parse_ex(tokener, text, (int)size);
+	enum json_tokener_error error = json_tokener_get_error(tokener);
+	if (!root || error != json_tokener_success || !json_object_is_type(root, json_type_array)) {
+		size_t offset = json_tokener_get_parse_end(tokener);
+		snprintf(err, err_size, "%s:%u: %s", options->source, line_of_offset(text, offset),
+			 root && error == json_tokener_success ? "not a JSON array of compile commands"
+							       : json_tokener_error_desc(error));
+		json_tokener_free(tokener);
+		json_object_put(root);
+		free(text);
+		return 1;
+	}
+	json_tokener_free(tokener);
+	struct cg_list files = { 0 }, directories = { 0 }, arguments = { 0 };
+	int status = 0;
+	size_t count = json_object_array_length(root);
+	for (size_t i = 0; i < count && !status; i++)
+		status = database_entry(plan, json_object_array_get_idx(root, i), options->source,
+					(unsigned)i, err, err_size, &files, &directories, &arguments);
+	if (!status && count) {
+		char resolved[PATH_MAX];
+		plan->root = cg_xstrdup(realpath(directories.items[0], resolved) ? resolved : directories.items[0]);
+		size_t matching = 0;
+		for (size_t i = 0; i < files.count; i++) {
+			size_t length = strlen(plan->root);
+			const char *relative = !strncmp(files.items[i], plan->root, length) &&
+				files.items[i][length] == '/' ? files.items[i] + length + 1 : files.items[i];
+			matching += wanted(options, relative);
+		}
+		for (size_t i = 0; i < files.count; i++) {
+			size_t length = strlen(plan->root);
+			const char *relative = !strncmp(files.items[i], plan->root, length) &&
+				files.items[i][length] == '/' ? files.items[i] + length + 1 : files.items[i];
+			if (matching && !wanted(options, relative))
+				continue;
+			struct cg_list list = { 0 };
+			char *save = NULL;
+			for (char *word = strtok_r(arguments.items[i], "\n", &save); word;
+			     word = strtok_r(NULL, "\n", &save))
+				cg_list_add(&list, word);
+			add_job(plan, cg_xstrdup(files.items[i]), directories.items[i], &list);
+			cg_list_free(&list);
+		}
+	} else if (!status) {
+		snprintf(err, err_size, "%s:1: no compile commands", options->source);
+		status = 1;
+	}
+	plan->arch = cg_xstrdup("");
+	plan->config = cg_xstrdup("compile_commands.json");
+	cg_list_free(&files);
+	cg_list_free(&directories);
+	cg_list_free(&arguments);
+	json_object_put(root);
+	free(text);
+	return status;
+}
+
+int sources_plan(const struct analyzer_options *options, const char *cache_dir,
+		 struct source_plan *plan, char *err, size_t err_size)
+{
+	memset(plan, 0, sizeof(*plan));
+	if (cg_is_dir(options->source))
+		return tree_plan(options, cache_dir, plan, err, err_size);
+	if (cg_is_file(options->source))
+		return database_plan(options, plan, err, err_size);
+	snprintf(err, err_size, "%s: no such kernel tree or compile_commands.json", options->source);
+	return 1;
+}
+
+void sources_free(struct source_plan *plan)
+{
+	for (size_t i = 0; i < plan->job_count; i++) {
+		free(plan->jobs[i].path);
+		free(plan->jobs[i].directory);
+		cg_list_free(&plan->jobs[i].arguments);
+		tu_facts_free(&plan->jobs[i].facts);
+	}
+	free(plan->jobs);
+	free(plan->root);
+	free(plan->arch);
+	free(plan->config);
+	memset(plan, 0, sizeof(*plan));
+}

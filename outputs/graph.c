@@ -1,0 +1,235 @@
+/*
+ * outputs/graph.c - the call graph as a picture, through Graphviz's own
+ * libraries: cgraph builds the graph, gvc lays it out with dot and renders
+ * it.  Nothing shells out to the dot program.
+ *
+ * Readability rules: one cluster per source file, left-to-right ranks,
+ * entries (where mm work starts) blue boxes, sinks (rmap functions) red
+ * ellipses, calls through a function pointer dashed and labelled with the
+ * field.  Several call sites between the same two functions are one arrow.
+ */
+#include <errno.h>
+#include <gvc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "outputs/graph.h"
+
+struct format_row {
+	const char *name;          /* --format and file extension */
+	enum graph_format format;
+	const char *renderer;      /* Graphviz renderer; NULL for data formats */
+};
+
+static const struct format_row formats[] = {
+	{ "svg", GRAPH_FORMAT_SVG, "svg" },
+	{ "png", GRAPH_FORMAT_PNG, "png" },
+	{ "pdf", GRAPH_FORMAT_PDF, "pdf" },
+	{ "dot", GRAPH_FORMAT_DOT, "dot" },
+	{ "gv", GRAPH_FORMAT_DOT, "dot" },
+	{ "json", GRAPH_FORMAT_JSON, NULL },
+	{ "xml", GRAPH_FORMAT_XML, NULL },
+};
+#define FORMAT_COUNT (sizeof(formats) / sizeof(formats[0]))
+
+enum graph_format graph_format_from_name(const char *name)
+{
+	for (size_t i = 0; name && i < FORMAT_COUNT; i++)
+		if (!strcmp(formats[i].name, name))
+			return formats[i].format;
+	return GRAPH_FORMAT_NONE;
+}
+
+enum graph_format graph_format_from_path(const char *path)
+{
+	const char *dot = path ? strrchr(path, '.') : NULL;
+	if (!dot || strchr(dot, '/'))
+		return GRAPH_FORMAT_NONE;
+	return graph_format_from_name(dot + 1);
+}
+
+static const struct format_row *row_of(enum graph_format format)
+{
+	for (size_t i = 0; i < FORMAT_COUNT; i++)
+		if (formats[i].format == format)
+			return &formats[i];
+	return NULL;
+}
+
+/* --- building the cgraph graph ------------------------------------------- */
+
+struct style {
+	const char *shape, *fill, *pen;
+};
+
+static const struct style role_styles[] = {
+	[CG_ROLE_OTHER] = { "box", "#eeeeee", "1" },
+	[CG_ROLE_PATH] = { "box", "#ffffff", "1" },
+	[CG_ROLE_ENTRY] = { "box", "#cfe2ff", "2" },
+	[CG_ROLE_SINK] = { "ellipse", "#ffd2c8", "2" },
+};
+
+static void set(void *object, const char *name, const char *value)
+{
+	agsafeset(object, (char *)name, (char *)value, (char *)"");
+}
+
+static Agraph_t *cluster_for(Agraph_t *graph, Agraph_t **clusters, const struct callgraph *cg,
+			     size_t node)
+{
+	/* nodes are sorted by file: the first node of a file owns its cluster */
+	size_t first = node;
+	while (first > 0 && !strcmp(cg->nodes[first - 1].file, cg->nodes[node].file))
+		first--;
+	if (!clusters[first]) {
+		char name[64];
+		snprintf(name, sizeof(name), "cluster_%zu", first);
+		clusters[first] = agsubg(graph, name, 1);
+		set(clusters[first], "label", cg->nodes[node].file);
+		set(clusters[first], "style", "rounded,filled");
+		set(clusters[first], "fillcolor", "#f7f7f2");
+		set(clusters[first], "color", "#b0b0a8");
+		set(clusters[first], "fontname", "Helvetica-Bold");
+		set(clusters[first], "fontsize", "12");
+	}
+	return clusters[first];
+}
+
+static void add_nodes(Agraph_t *graph, const struct callgraph *cg, Agnode_t **nodes)
+{
+	Agraph_t **clusters = calloc(cg->node_count + 1, sizeof(Agraph_t *));
+	for (size_t i = 0; i < cg->node_count; i++) {
+		const struct cg_node *node = &cg->nodes[i];
+		Agraph_t *home = node->file[0] ? cluster_for(graph, clusters, cg, i) : graph;
+		nodes[i] = agnode(home, (char *)node->id, 1);
+		const struct style *style = &role_styles[node->role];
+		char tooltip[512];
+		snprintf(tooltip, sizeof(tooltip), "%s:%u", node->file, node->line);
+		set(nodes[i], "label", node->name);
+		set(nodes[i], "shape", style->shape);
+		set(nodes[i], "fillcolor", style->fill);
+		set(nodes[i], "penwidth", style->pen);
+		set(nodes[i], "tooltip", tooltip);
+		if (!node->defined)
+			set(nodes[i], "style", "filled,dashed");
+	}
+	free(clusters);
+}
+
+static void add_edges(Agraph_t *graph, const struct callgraph *cg, Agnode_t **nodes)
+{
+	for (size_t i = 0; i < cg->edge_count; i++) {
+		const struct cg_edge *edge = &cg->edges[i];
+		bool indirect = edge->kind == CG_EDGE_INDIRECT;
+		char key[32];
+		snprintf(key, sizeof(key), "%c", indirect ? 'i' : 'd');
+		/* one arrow per caller, callee and kind: the name makes agedge reuse it */
+		Agedge_t *arrow = agedge(graph, nodes[edge->from], nodes[edge->to], key, 0);
+		if (arrow)
+			continue;
+		arrow = agedge(graph, nodes[edge->from], nodes[edge->to], key, 1);
+		char tooltip[256];
+		snprintf(tooltip, sizeof(tooltip), "%s -> %s, line %u", cg->nodes[edge->from].name,
+			 cg->nodes[edge->to].name, edge->line);
+		set(arrow, "tooltip", tooltip);
+		if (indirect) {
+			const char *field = edge->field ? strrchr(edge->field, '.') : NULL;
+			set(arrow, "style", "dashed");
+			set(arrow, "color", "#c0392b");
+			set(arrow, "fontcolor", "#c0392b");
+			set(arrow, "label", field ? field + 1 : edge->field ? edge->field : "");
+		}
+	}
+}
+
+static Agraph_t *build(const struct callgraph *cg)
+{
+	Agraph_t *graph = agopen((char *)"callgraph", Agdirected, NULL);
+	agattr(graph, AGRAPH, (char *)"rankdir", (char *)"LR");
+	agattr(graph, AGRAPH, (char *)"fontname", (char *)"Helvetica");
+	agattr(graph, AGRAPH, (char *)"ranksep", (char *)"0.6");
+	agattr(graph, AGRAPH, (char *)"nodesep", (char *)"0.15");
+	agattr(graph, AGNODE, (char *)"fontname", (char *)"Helvetica");
+	agattr(graph, AGNODE, (char *)"fontsize", (char *)"11");
+	agattr(graph, AGNODE, (char *)"style", (char *)"filled");
+	agattr(graph, AGNODE, (char *)"height", (char *)"0.3");
+	agattr(graph, AGEDGE, (char *)"color", (char *)"#555555");
+	agattr(graph, AGEDGE, (char *)"arrowsize", (char *)"0.6");
+	agattr(graph, AGEDGE, (char *)"fontname", (char *)"Helvetica");
+	agattr(graph, AGEDGE, (char *)"fontsize", (char *)"9");
+	char label[1024];
+	snprintf(label, sizeof(label),
+		 "rmap paths in %s: %zu functions, %zu calls\n"
+		 "blue box: entry (fork, fault, exit, munmap, mremap, exec, reclaim)   "
+		 "red ellipse: rmap function   dashed red: call through a function pointer",
+		 cg->summary.source ? cg->summary.source : "the source", cg->node_count, cg->edge_count);
+	set(graph, "label", label);
+	set(graph, "labelloc", "t");
+	Agnode_t **nodes = calloc(cg->node_count + 1, sizeof(Agnode_t *));
+	add_nodes(graph, cg, nodes);
+	add_edges(graph, cg, nodes);
+	free(nodes);
+	return graph;
+}
+
+bool graph_write_picture(const struct callgraph *cg, const char *renderer, FILE *out,
+			 char *err, size_t err_size)
+{
+	Agraph_t *graph = build(cg);
+	bool ok;
+	if (!strcmp(renderer, "dot")) {
+		ok = agwrite(graph, out) == 0;
+	} else {
+		GVC_t *context = gvContext();
+		ok = gvLayout(context, graph, "dot") == 0;
+		ok = ok && gvRender(context, graph, renderer, out) == 0;
+		gvFreeLayout(context, graph);
+		gvFreeContext(context);
+	}
+	agclose(graph);
+	if (!ok)
+		snprintf(err, err_size, "Graphviz could not lay out or render %s", renderer);
+	return ok && !ferror(out);
+}
+
+/* --- writing: to a temporary name, renamed when complete ------------------- */
+
+int graph_write(const struct callgraph *graph, enum graph_format format,
+		const char *path, char *err, size_t err_size)
+{
+	const struct format_row *row = row_of(format);
+	if (!row) {
+		snprintf(err, err_size, "%s: unknown output format", path ? path : "stdout");
+		return 2;
+	}
+	bool to_stdout = !path || !strcmp(path, "-");
+	char *temporary = NULL;
+	FILE *out = stdout;
+	if (!to_stdout) {
+		if (asprintf(&temporary, "%s.tmp.%ld", path, (long)getpid()) < 0 ||
+		    !(out = fopen(temporary, "wb"))) {
+			snprintf(err, err_size, "%s: cannot write: %s", path, strerror(errno));
+			free(temporary);
+			return 2;
+		}
+	}
+	err[0] = '\0';
+	bool ok = format == GRAPH_FORMAT_JSON ? graph_write_json(graph, out)
+		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, out)
+		: graph_write_picture(graph, row->renderer, out, err, err_size);
+	if (to_stdout) {
+		ok = fflush(stdout) == 0 && ok;
+	} else {
+		ok = fclose(out) == 0 && ok;
+		if (ok && rename(temporary, path) != 0)
+			ok = false;
+		if (!ok)
+			unlink(temporary);
+		free(temporary);
+	}
+	if (!ok && !err[0])
+		snprintf(err, err_size, "%s: cannot write", to_stdout ? "stdout" : path);
+	return ok ? 0 : 2;
+}

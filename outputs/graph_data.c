@@ -1,0 +1,169 @@
+/*
+ * outputs/graph_data.c - the call graph as data: JSON (json-c) and XML
+ * (libxml2's writer).  Both carry every node (id, name, file, line, role)
+ * and every edge (from, to as node ids, kind, line) plus the run summary.
+ * The JSON puts one node or edge per line so that line tools work on it.
+ */
+#include <json.h>
+#include <libxml/xmlwriter.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "outputs/graph.h"
+
+static const char *const role_names[] = {
+	[CG_ROLE_OTHER] = "other", [CG_ROLE_PATH] = "path",
+	[CG_ROLE_ENTRY] = "entry", [CG_ROLE_SINK] = "sink",
+};
+static const char *const kind_names[] = {
+	[CG_EDGE_DIRECT] = "direct", [CG_EDGE_INDIRECT] = "indirect",
+};
+
+const char *graph_role_name(enum cg_role role)
+{
+	return role_names[role];
+}
+
+const char *graph_kind_name(enum cg_edge_kind kind)
+{
+	return kind_names[kind];
+}
+
+/* The summary as (name, number) and (name, text) pairs: one table for both formats. */
+struct summary_item {
+	const char *name;
+	size_t number;
+	const char *text;
+};
+
+static size_t summary_items(const struct cg_summary *s, struct summary_item *items)
+{
+	const struct summary_item all[] = {
+		{ "source", 0, s->source ? s->source : "" },
+		{ "root", 0, s->root ? s->root : "" },
+		{ "config", 0, s->config ? s->config : "" },
+		{ "arch", 0, s->arch ? s->arch : "" },
+		{ "files", s->files, NULL },
+		{ "files_parsed", s->files_parsed, NULL },
+		{ "files_cached", s->files_cached, NULL },
+		{ "files_failed", s->files_failed, NULL },
+		{ "errors", s->errors, NULL },
+		{ "warnings", s->warnings, NULL },
+		{ "flags_dropped", s->flags_dropped, NULL },
+		{ "config_symbols_supplied", s->config_symbols_supplied, NULL },
+		{ "indirect_sites", s->indirect_sites, NULL },
+		{ "indirect_unresolved", s->indirect_unresolved, NULL },
+		{ "functions", s->functions, NULL },
+		{ "calls", s->calls, NULL },
+	};
+	size_t count = sizeof(all) / sizeof(all[0]);
+	memcpy(items, all, sizeof(all));
+	if (s->first_error)
+		items[count++] = (struct summary_item){ "first_error", 0, s->first_error };
+	return count;
+}
+
+#define SUMMARY_MAX 24
+
+static void write_json_line(FILE *out, json_object *object, const char *after)
+{
+	fprintf(out, "  %s%s\n", json_object_to_json_string_ext(object,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), after);
+	json_object_put(object);
+}
+
+bool graph_write_json(const struct callgraph *graph, FILE *out)
+{
+	struct summary_item items[SUMMARY_MAX];
+	size_t count = summary_items(&graph->summary, items);
+	json_object *summary = json_object_new_object();
+	for (size_t i = 0; i < count; i++)
+		json_object_object_add(summary, items[i].name, items[i].text
+			? json_object_new_string(items[i].text) : json_object_new_int64((int64_t)items[i].number));
+	fprintf(out, "{\n\"summary\":\n");
+	write_json_line(out, summary, ",");
+	fprintf(out, "\"nodes\": [\n");
+	for (size_t i = 0; i < graph->node_count; i++) {
+		const struct cg_node *node = &graph->nodes[i];
+		json_object *object = json_object_new_object();
+		json_object_object_add(object, "id", json_object_new_string(node->id));
+		json_object_object_add(object, "name", json_object_new_string(node->name));
+		json_object_object_add(object, "file", json_object_new_string(node->file));
+		json_object_object_add(object, "line", json_object_new_int64(node->line));
+		json_object_object_add(object, "role", json_object_new_string(graph_role_name(node->role)));
+		json_object_object_add(object, "defined", json_object_new_boolean(node->defined));
+		write_json_line(out, object, i + 1 < graph->node_count ? "," : "");
+	}
+	fprintf(out, "],\n\"edges\": [\n");
+	for (size_t i = 0; i < graph->edge_count; i++) {
+		const struct cg_edge *edge = &graph->edges[i];
+		json_object *object = json_object_new_object();
+		json_object_object_add(object, "from", json_object_new_string(graph->nodes[edge->from].id));
+		json_object_object_add(object, "to", json_object_new_string(graph->nodes[edge->to].id));
+		json_object_object_add(object, "kind", json_object_new_string(graph_kind_name(edge->kind)));
+		json_object_object_add(object, "line", json_object_new_int64(edge->line));
+		if (edge->field)
+			json_object_object_add(object, "field", json_object_new_string(edge->field));
+		write_json_line(out, object, i + 1 < graph->edge_count ? "," : "");
+	}
+	fprintf(out, "]\n}\n");
+	return !ferror(out);
+}
+
+static bool xml_number(xmlTextWriterPtr writer, const char *name, size_t value)
+{
+	return xmlTextWriterWriteFormatAttribute(writer, BAD_CAST name, "%zu", value) >= 0;
+}
+
+static bool xml_text(xmlTextWriterPtr writer, const char *name, const char *value)
+{
+	return xmlTextWriterWriteAttribute(writer, BAD_CAST name, BAD_CAST value) >= 0;
+}
+
+static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph)
+{
+	struct summary_item items[SUMMARY_MAX];
+	size_t count = summary_items(&graph->summary, items);
+	bool ok = xmlTextWriterStartDocument(writer, NULL, "UTF-8", NULL) >= 0 &&
+		  xmlTextWriterSetIndent(writer, 1) >= 0 &&
+		  xmlTextWriterStartElement(writer, BAD_CAST "callgraph") >= 0 &&
+		  xmlTextWriterStartElement(writer, BAD_CAST "summary") >= 0;
+	for (size_t i = 0; ok && i < count; i++)
+		ok = items[i].text ? xml_text(writer, items[i].name, items[i].text)
+				   : xml_number(writer, items[i].name, items[i].number);
+	ok = ok && xmlTextWriterEndElement(writer) >= 0;
+	for (size_t i = 0; ok && i < graph->node_count; i++) {
+		const struct cg_node *node = &graph->nodes[i];
+		ok = xmlTextWriterStartElement(writer, BAD_CAST "node") >= 0 &&
+		     xml_text(writer, "id", node->id) && xml_text(writer, "name", node->name) &&
+		     xml_text(writer, "file", node->file) && xml_number(writer, "line", node->line) &&
+		     xml_text(writer, "role", graph_role_name(node->role)) &&
+		     xml_text(writer, "defined", node->defined ? "true" : "false") &&
+		     xmlTextWriterEndElement(writer) >= 0;
+	}
+	for (size_t i = 0; ok && i < graph->edge_count; i++) {
+		const struct cg_edge *edge = &graph->edges[i];
+		ok = xmlTextWriterStartElement(writer, BAD_CAST "edge") >= 0 &&
+		     xml_text(writer, "from", graph->nodes[edge->from].id) &&
+		     xml_text(writer, "to", graph->nodes[edge->to].id) &&
+		     xml_text(writer, "kind", graph_kind_name(edge->kind)) &&
+		     xml_number(writer, "line", edge->line) &&
+		     (!edge->field || xml_text(writer, "field", edge->field)) &&
+		     xmlTextWriterEndElement(writer) >= 0;
+	}
+	return ok && xmlTextWriterEndDocument(writer) >= 0;
+}
+
+bool graph_write_xml(const struct callgraph *graph, FILE *out)
+{
+	xmlOutputBufferPtr buffer = xmlOutputBufferCreateFile(out, NULL);
+	xmlTextWriterPtr writer = buffer ? xmlNewTextWriter(buffer) : NULL;
+	if (!writer) {
+		if (buffer)
+			xmlOutputBufferClose(buffer);
+		return false;
+	}
+	bool ok = xml_body(writer, graph);
+	xmlFreeTextWriter(writer);   /* flushes and closes the buffer, not the FILE */
+	return ok && !ferror(out);
+}
