@@ -4,7 +4,8 @@
 #
 # The tree is a small static C program (so no page of it is shared with any
 # other process on the machine) that maps private, shared and read-only
-# memory, forks three children that dirty some of it, and stops.  With every
+# memory and a sparse 16 GiB reservation, forks three children that dirty
+# some of it, and stops.  With every
 # process under SIGSTOP nothing of theirs can change, so for each pid:
 #   - PID/smaps in the tar equals a second read of /proc/PID/smaps byte for
 #     byte, except the Pss lines of [vdso], whose pages every process on the
@@ -67,6 +68,17 @@ int main(void)
 		sink += private[i * PAGE];              /* read faults: the zero page */
 	memset(shared, 1, SHARED_PAGES / 2 * PAGE);
 	mprotect(private + 512 * PAGE, 128 * PAGE, PROT_READ);  /* split the VMA */
+	/* A 16 GiB sparse reservation: capture reads it through PAGEMAP_SCAN. */
+	size_t huge = (size_t)16 << 30;
+	char *sparse = mmap(NULL, huge, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (sparse == MAP_FAILED)
+		_exit(1);
+	madvise(sparse, huge, MADV_NOHUGEPAGE);
+	sparse[0] = 1;
+	sparse[((size_t)5 << 30) + 3 * PAGE] = 2;
+	sink += sparse[(size_t)9 << 30];             /* the zero page */
+	sparse[huge - 1] = 3;
 	for (int c = 1; c <= CHILDREN; c++) {
 		if (fork() == 0) {
 			for (int i = 0; i < 64 * c; i += 2)

@@ -2,8 +2,9 @@
  * Capture against a made-up /proc (capture_options.proc_root), so that every
  * byte of the output is known in advance:
  *
- *   pid 100 "fake (one)"  ppid 1    3 VMAs: /bin/fake (1 page), anon (1000
- *                                   pages), and a VMA labelled [vsyscall]
+ *   pid 100 "fake (one)"  ppid 1    4 VMAs: /bin/fake (1 page), anon (1000
+ *                                   pages), a VMA labelled [vsyscall], and
+ *                                   a sparse 2 GiB one
  *   pid 101 "child"       ppid 100  1 VMA, 1 page
  *   pid 102 "kthread"     ppid 2    empty smaps: a kernel thread
  *   pid 103 "nosmaps"     ppid 1    no smaps file: vanished, skipped
@@ -29,6 +30,9 @@
 #define ANON_START   UINT64_C(0x10000000)
 #define ANON_PAGES   1000
 #define VSYS_START   UINT64_C(0x20000000)
+#define BIG_START    UINT64_C(0x40000000)
+#define BIG_PAGES    (UINT64_C(1) << 19)  /* 2 GiB: big enough for PAGEMAP_SCAN, which a
+					   * plain file refuses, so the plain reads take over */
 #define CHILD_START  UINT64_C(0x7f0000000000)
 #define SWAP_ENTRY   (PAGEMAP_SWAPPED | (UINT64_C(0x1234) << 5) | 3)  /* offset 0x1234, type 3 */
 #define FILE_PRESENT (PAGEMAP_PRESENT | PAGEMAP_FILE_OR_SHARED)
@@ -112,6 +116,8 @@ static const char *make_proc(const char *name, bool with_pfns)
 	strcat(smaps, block);
 	vma_text(block, sizeof(block), VSYS_START, 1, "[vsyscall]");
 	strcat(smaps, block);
+	vma_text(block, sizeof(block), BIG_START, BIG_PAGES, "");
+	strcat(smaps, block);
 	put_process(100, "fake (one)", 1, smaps);
 	put_page("100", BIN_START, (FILE_PRESENT | 0x10) & pfn_mask);
 	put_page("100", ANON_START, (PAGEMAP_PRESENT | PAGEMAP_EXCLUSIVE | 0x11) & pfn_mask);
@@ -121,6 +127,8 @@ static const char *make_proc(const char *name, bool with_pfns)
 	put_page("100", ANON_START + 999 * PAGE, (PAGEMAP_PRESENT | 0x10) & pfn_mask);  /* PFN seen twice */
 	put_page("100", VSYS_START, (PAGEMAP_PRESENT | 0x999) & pfn_mask); /* must be skipped */
 	put_page("100", ANON_START + ANON_PAGES * PAGE, (PAGEMAP_PRESENT | 0x998) & pfn_mask); /* past the VMA */
+	put_page("100", BIG_START, (PAGEMAP_PRESENT | 0x300) & pfn_mask);
+	put_page("100", BIG_START + (BIG_PAGES - 1) * PAGE, SWAP_ENTRY);
 
 	vma_text(smaps, sizeof(smaps), CHILD_START, 1, "");
 	put_process(101, "child", 100, smaps);
@@ -237,7 +245,7 @@ static void test_all_processes_exact_records(void)
 	CU_ASSERT_PTR_NOT_NULL(find(&m, "version"));
 	CU_ASSERT_PTR_NOT_NULL(find(&m, "meminfo"));
 
-	/* pid 100: four records; the soft-dirty-only page, the [vsyscall] page
+	/* pid 100: seven records; the soft-dirty-only page, the [vsyscall] page
 	 * and the word past the VMA's end are not there. */
 	const uint64_t want100[] = {
 		BIN_START, FILE_PRESENT | 0x10,
@@ -245,6 +253,8 @@ static void test_all_processes_exact_records(void)
 		ANON_START + 511 * PAGE, SWAP_ENTRY,
 		ANON_START + 512 * PAGE, PAGEMAP_PRESENT | 0x300,
 		ANON_START + 999 * PAGE, PAGEMAP_PRESENT | 0x10,
+		BIG_START, PAGEMAP_PRESENT | 0x300,
+		BIG_START + (BIG_PAGES - 1) * PAGE, SWAP_ENTRY,
 	};
 	const struct member *pm = find(&m, "100/pagemap");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pm);
@@ -297,13 +307,13 @@ static void test_read_back_by_the_reader(void)
 	CU_ASSERT_EQUAL(s->kernel_threads, 1);
 	CU_ASSERT_EQUAL(s->info.skipped, 2);
 	CU_ASSERT_EQUAL(s->info.pagemap, PAGEMAP_PFN);
-	CU_ASSERT_EQUAL(s->vma_count, 4);          /* 3 of pid 100, 1 of pid 101 */
+	CU_ASSERT_EQUAL(s->vma_count, 5);          /* 4 of pid 100, 1 of pid 101 */
 	CU_ASSERT_EQUAL(s->kpage_count, 3);
-	CU_ASSERT_EQUAL(s->pagemap_bytes, 6 * 16);
+	CU_ASSERT_EQUAL(s->pagemap_bytes, 8 * 16);
 	if (s->process_count == 2) {
 		CU_ASSERT_EQUAL(s->processes[0].pid, 100);
 		CU_ASSERT_STRING_EQUAL(s->processes[0].comm, "fake (one)");
-		CU_ASSERT_EQUAL(s->processes[0].pagemap_count, 5);
+		CU_ASSERT_EQUAL(s->processes[0].pagemap_count, 7);
 		CU_ASSERT_EQUAL(s->processes[1].ppid, 100);
 	}
 	snapshot_free(s);
@@ -361,8 +371,8 @@ static void test_without_pfns_is_present_mode(void)
 	CU_ASSERT(info_has(&m, "pagemap: present"));
 	CU_ASSERT_PTR_NULL(find(&m, "kpages"));
 	const struct member *pm = find(&m, "100/pagemap");
-	CU_ASSERT(pm && pm->size == 5 * 16);      /* the same five pages, PFN 0 */
-	if (pm && pm->size == 5 * 16)
+	CU_ASSERT(pm && pm->size == 7 * 16);      /* the same seven pages, PFN 0 */
+	if (pm && pm->size == 7 * 16)
 		CU_ASSERT_EQUAL(((const uint64_t *)pm->data)[1], FILE_PRESENT);
 	free_tar(&m);
 }
