@@ -1,0 +1,37 @@
+#!/bin/sh
+# `ptscope report --format json` on each reference snapshot: every key of
+# NAME.expected equals totals.<key> (dotted keys index the keyed objects);
+# the other formats carry the same figure; -o writes atomically.
+: "${PTSCOPE:?}" "${SHARED_SNAPSHOTS:?}"
+[ -f "$SHARED_SNAPSHOTS/pg32.tar.gz" ] || { echo "skip: no reference snapshots in $SHARED_SNAPSHOTS"; exit 77; }
+command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+for name in pg32 desktop; do
+	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$name.tar.gz" --format json -o "$tmp/$name.json" || { echo "report $name failed"; exit 1; }
+	python3 - "$tmp/$name.json" "$SHARED_SNAPSHOTS/$name.expected" <<'PY' || exit 1
+import json, sys
+totals = json.load(open(sys.argv[1]))["totals"]
+bad = 0
+for line in open(sys.argv[2]):
+    key, value = line.split(":", 1)
+    head, _, rest = key.partition(".")
+    got = totals[head][rest] if rest else totals[head]
+    slack = 1 if head == "pte_chain_bytes" else 0
+    if abs(got - int(value)) > slack:
+        print(f"{sys.argv[2]}: {key}: expected {value.strip()}, got {got}")
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+done
+# the same figure in CSV and XML (ids that are not XML names become <value key=...>)
+"$PTSCOPE" report "$SHARED_SNAPSHOTS/pg32.tar.gz" --format csv | grep -qx 'totals.sharable_pte_pages.shpt-2006,1773' || { echo "csv lacks shpt-2006 1773"; exit 1; }
+"$PTSCOPE" report "$SHARED_SNAPSHOTS/pg32.tar.gz" --format xml > "$tmp/r.xml" || exit 1
+python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]); v = [e.text for e in t.find("totals/sharable_pte_pages") if "shpt-2006" in (e.tag, e.get("key"))]; sys.exit(v != ["1773"])' "$tmp/r.xml" || { echo "xml lacks shpt-2006 1773"; exit 1; }
+# the headline of the 2006 result
+"$PTSCOPE" report "$SHARED_SNAPSHOTS/pg32.tar.gz" | grep -q 'would share 1773 PTE pages = 6.9 MiB of 11.3 MiB' || { echo "text headline wrong"; exit 1; }
+# a failed report leaves no file behind
+"$PTSCOPE" report "$tmp/missing.tar.gz" --format json -o "$tmp/out.json" 2>/dev/null && { echo "missing snapshot accepted"; exit 1; }
+[ -e "$tmp/out.json" ] && { echo "partial output left"; exit 1; }
+ls -a "$tmp" | grep -q '^\.ptscope-report' && { echo "temporary file left"; exit 1; }
+exit 0
