@@ -32,6 +32,13 @@ struct slots {
 	size_t count, capacity;
 };
 
+/* qsort with nothing to sort may get a NULL array, which qsort forbids. */
+static void sort(void *array, size_t count, size_t size, int (*compare)(const void *, const void *))
+{
+	if (count > 1)
+		qsort(array, count, size, compare);
+}
+
 static int compare_members(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
@@ -214,7 +221,7 @@ static uint64_t share_group(struct model_context *c, struct model_sharing *out, 
 	slots->count = 0;
 	for (size_t i = 0; i < count; i++)
 		member_slots(c, out->rule, &group[i], slots);
-	qsort(slots->items, slots->count, sizeof(*slots->items), compare_slots);
+	sort(slots->items, slots->count, sizeof(*slots->items), compare_slots);
 	uint64_t shared = 0;
 	for (size_t i = 0; i < slots->count;) {
 		size_t j = i;
@@ -256,7 +263,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 			if (sharing_vma_eligible(rule, &s->processes[i].vmas[v]))
 				members[count++] = member_key(rule, &s->processes[i].vmas[v], i);
 	out->eligible_vmas = count;
-	qsort(members, count, sizeof(*members), compare_members);
+	sort(members, count, sizeof(*members), compare_members);
 	for (size_t i = 0; i < count;) {
 		size_t j = i + 1;
 		bool private_copies = members[i].vma->kb[SMAPS_ANONYMOUS] > 0;
@@ -270,7 +277,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 			credit_file(out, &file_capacity, &members[i], pages, j - i);
 		i = j;
 	}
-	qsort(out->files, out->file_count, sizeof(*out->files), compare_files);
+	sort(out->files, out->file_count, sizeof(*out->files), compare_files);
 	free(slots.items);
 	free(members);
 }
@@ -361,7 +368,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 			vectors[count++] = (struct vector){ vector_hash(c, &s->processes[i], &d->windows[w]), (uint32_t)i, w };
 		}
 	}
-	qsort(vectors, count, sizeof(*vectors), compare_vectors);
+	sort(vectors, count, sizeof(*vectors), compare_vectors);
 	size_t *class_of = malloc((count + 1) * sizeof(*class_of));
 	size_t *class_size = malloc((count + 1) * sizeof(*class_size));
 	if (!class_of || !class_size)
