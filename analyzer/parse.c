@@ -49,7 +49,13 @@ static bool cursor_place(CXCursor cursor, char **file_name, unsigned *line)
 	if (!file)
 		return false;
 	if (file_name) {
-		CXString name = clang_getFileName(file);
+		/* the real path: headers reached through the shim's asm symlink
+		 * are named by where they are in the tree */
+		CXString name = clang_File_tryGetRealPathName(file);
+		if (!clang_getCString(name) || !clang_getCString(name)[0]) {
+			clang_disposeString(name);
+			name = clang_getFileName(file);
+		}
 		*file_name = cg_xstrdup(clang_getCString(name));
 		clang_disposeString(name);
 	}

@@ -1,0 +1,153 @@
+#!/bin/sh
+# ptscope callgraph on the 2.4 and 2.5 fixture trees: exact edge sets (every
+# edge written down by hand in EXPECTED-edges), the rmap-path subgraph and
+# its roles, --depth, --entry/--sink, call-site lines of calls written in a
+# macro and through a pointer, the cache, compile_commands.json input with
+# gcc-only flags, and bad input.
+: "${PTSCOPE:?}" "${PTSCOPE_TESTS:?}"
+sh "$PTSCOPE_TESTS/deps.sh" jq >/dev/null 2>&1
+command -v jq >/dev/null || { echo "skip: jq is not installed"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+f24="$PTSCOPE_TESTS/fixtures/kernel-2.4"
+f25="$PTSCOPE_TESTS/fixtures/kernel-2.5"
+cg() { "$PTSCOPE" callgraph --cache-dir "$tmp/cache" -q "$@"; }
+
+# "name@file -> name@file kind", one per distinct edge
+edges() {
+	jq -r '(.nodes | map({(.id): "\(.name)@\(.file)"}) | add) as $n
+	       | .edges[] | "\($n[.from]) -> \($n[.to]) \(.kind)"' "$1" | sort -u
+}
+names() { jq -r '.nodes[] | "\(.name) \(.role)"' "$1" | sort; }
+
+# --- whole graphs: every edge, nothing more ----------------------------------
+for tree in "$f24" "$f25"; do
+	cg "$tree" --all --format json -o "$tmp/all.json" || fail "$tree: exit status $?"
+	edges "$tmp/all.json" > "$tmp/edges"
+	diff -u "$tree/EXPECTED-edges" "$tmp/edges" || fail "$tree: edge set differs"
+done
+
+# 2.4: no configuration: the MMU symbols were supplied and said so
+cg "$f24" --all --format json -o "$tmp/24.json" || fail "2.4 run"
+[ "$(jq .summary.config_symbols_supplied "$tmp/24.json")" -eq 5 ] || fail "2.4: supplied symbols not counted"
+[ "$(jq .summary.files "$tmp/24.json")" -eq 9 ] || fail "2.4: expected 9 files (highmem.c is not built)"
+# two static mark_dirty functions stay two nodes, each in its file
+[ "$(jq -r '[.nodes[] | select(.name == "mark_dirty") | .file] | sort | join(" ")' "$tmp/24.json")" = \
+  "mm/filemap.c mm/memory.c" ] || fail "2.4: the two static mark_dirty were merged"
+# the call inside COPY_PTE counts at the line where the macro is used
+line=$(grep -n 'COPY_PTE(pte_page' "$f24/mm/memory.c" | cut -d: -f1)
+got=$(jq -r '(.nodes | map({(.id): .name}) | add) as $n | .edges[]
+	| select($n[.from] == "copy_page_range" and $n[.to] == "page_add_rmap") | .line' "$tmp/24.json")
+[ "$got" = "$line" ] || fail "2.4: macro call site line $got, want $line"
+# the indirect call site is the line of vma->vm_ops->nopage(...), with its field
+line=$(grep -n 'vm_ops->nopage(vma' "$f24/mm/memory.c" | cut -d: -f1)
+got=$(jq -r '(.nodes | map({(.id): .name}) | add) as $n | .edges[] | select(.kind == "indirect")
+	| "\($n[.from]) \($n[.to]) \(.line) \(.field)"' "$tmp/24.json" | sort | tr '\n' ';')
+[ "$got" = "do_no_page filemap_nopage $line vm_operations_struct.nopage;do_no_page shmem_nopage $line vm_operations_struct.nopage;" ] ||
+	fail "2.4: indirect edges: $got"
+
+# --- the rmap paths of 2.4, worked out by hand from the fixture ------------------
+cg "$f24" --format json -o "$tmp/paths.json" || fail "2.4 paths"
+names "$tmp/paths.json" > "$tmp/names"
+sort > "$tmp/want" <<'EOF'
+do_fork entry
+copy_mm path
+dup_mmap path
+copy_page_range path
+page_add_rmap sink
+pte_chain_alloc sink
+do_page_fault entry
+handle_mm_fault entry
+handle_pte_fault path
+do_no_page path
+do_wp_page path
+page_remove_rmap sink
+pte_chain_free sink
+do_exit entry
+__exit_mm path
+mmput entry
+exit_mmap entry
+zap_page_range path
+zap_pte_range path
+do_munmap entry
+kswapd entry
+shrink_caches entry
+shrink_cache path
+page_referenced sink
+try_to_unmap sink
+try_to_unmap_one sink
+EOF
+diff -u "$tmp/want" "$tmp/names" || fail "2.4: rmap-path nodes or roles differ"
+# every edge of the whole graph between two path nodes, and no other
+cut -d' ' -f1 "$tmp/want" > "$tmp/keep"
+edges "$tmp/24.json" | awk 'NR == FNR { keep[$1] = 1; next }
+	{ split($1, a, "@"); split($3, b, "@"); if (a[1] in keep && b[1] in keep) print }' "$tmp/keep" - > "$tmp/want-edges"
+edges "$tmp/paths.json" > "$tmp/got-edges"
+diff -u "$tmp/want-edges" "$tmp/got-edges" || fail "2.4: rmap-path edges differ"
+
+# --depth 2: only paths of at most two calls (shrink_caches -> shrink_cache -> sink)
+cg "$f24" --depth 2 --format json -o "$tmp/d2.json" || fail "depth run"
+[ "$(names "$tmp/d2.json" | tr '\n' ';')" = "page_referenced sink;shrink_cache path;shrink_caches entry;try_to_unmap sink;" ] ||
+	fail "--depth 2 nodes: $(names "$tmp/d2.json" | tr '\n' ';')"
+[ "$(edges "$tmp/d2.json" | wc -l)" -eq 3 ] || fail "--depth 2: want 3 edges"
+
+# --entry and a file --sink: do_no_page reaches page_add_rmap and shmem.c in one call
+cg "$f24" --depth 1 --entry do_no_page --sink mm/shmem.c --format json -o "$tmp/d1.json" || fail "entry/sink run"
+[ "$(edges "$tmp/d1.json" | tr '\n' ';')" = \
+  "do_no_page@mm/memory.c -> page_add_rmap@mm/rmap.c direct;do_no_page@mm/memory.c -> shmem_nopage@mm/shmem.c indirect;" ] ||
+	fail "--entry/--sink: $(edges "$tmp/d1.json" | tr '\n' ';')"
+
+# --- 2.5: the .config decides (highmem.c built, numa.c not) ----------------------
+cg "$f25" --all --format json -o "$tmp/25.json" || fail "2.5 run"
+[ "$(jq .summary.files "$tmp/25.json")" -eq 11 ] || fail "2.5: expected 11 files"
+[ "$(jq .summary.config_symbols_supplied "$tmp/25.json")" -eq 0 ] || fail "2.5: config was found, nothing supplied"
+jq -e '.nodes[] | select(.name == "pte_chain_alloc_atomic" and .role == "sink" and .file == "include/linux/rmap.h")' \
+	"$tmp/25.json" >/dev/null || fail "2.5: inline rmap.h function is not a sink"
+jq -e '.nodes[] | select(.name == "shmem_zero_nopage")' "$tmp/25.json" >/dev/null ||
+	fail "2.5: shmem_zero_nopage should be a node (defined), only without edges"
+
+# --- the cache: the second run parses nothing; a touched file is parsed again ----
+cp -r "$f25" "$tmp/tree"
+cg "$tmp/tree" --format json -o "$tmp/c1.json" || fail "cache run 1"
+cg "$tmp/tree" --format json -o "$tmp/c2.json" || fail "cache run 2"
+[ "$(jq .summary.files_cached "$tmp/c2.json")" -eq 11 ] || fail "warm run did not use the cache"
+touch -d '2001-01-01' "$tmp/tree/mm/vmscan.c"
+cg "$tmp/tree" --format json -o "$tmp/c3.json" || fail "cache run 3"
+[ "$(jq .summary.files_parsed "$tmp/c3.json")" -eq 1 ] || fail "a touched file was not parsed again"
+[ "$(jq -c '[.nodes, .edges]' "$tmp/c1.json")" = "$(jq -c '[.nodes, .edges]' "$tmp/c3.json")" ] ||
+	fail "cached and parsed graphs differ"
+cg "$tmp/tree" --no-cache -j 1 --format json -o "$tmp/c4.json" || fail "--no-cache run"
+[ "$(jq .summary.files_parsed "$tmp/c4.json")" -eq 11 ] || fail "--no-cache used the cache"
+
+# --- compile_commands.json: same graph; gcc-only flags dropped and counted ------
+cg "$f25" --write-commands "$tmp/plan.json" --format json -o /dev/null || fail "--write-commands"
+n=$(jq length "$tmp/plan.json")
+# first entry as a shell "command" string, the rest as arguments; two gcc-only flags each
+jq '[.[] | .arguments |= (.[0:1] + ["-mpreferred-stack-boundary=3", "-fconserve-stack", "-c", "-o", "x.o"] + .[1:])]
+    | .[0] |= (.command = (.arguments | map(@sh) | join(" ")) | del(.arguments))' "$tmp/plan.json" > "$tmp/compile_commands.json"
+cg "$tmp/compile_commands.json" --all --format json -o "$tmp/db.json" || fail "compile_commands run"
+edges "$tmp/db.json" > "$tmp/db-edges"
+diff -u "$f25/EXPECTED-edges" "$tmp/db-edges" || fail "compile_commands: edge set differs"
+[ "$(jq .summary.flags_dropped "$tmp/db.json")" -eq $((2 * n)) ] || fail "gcc-only flags not counted"
+
+# --- XML carries the same nodes and edges ----------------------------------------
+cg "$f25" --all --format xml -o "$tmp/25.xml" || fail "xml run"
+[ "$(grep -c '<edge ' "$tmp/25.xml")" -eq "$(jq '.edges | length' "$tmp/25.json")" ] || fail "xml edge count"
+[ "$(grep -c '<node ' "$tmp/25.xml")" -eq "$(jq '.nodes | length' "$tmp/25.json")" ] || fail "xml node count"
+
+# --- bad input: one clear message, exit 1, no output file --------------------------
+cg "$tmp/nothing-here" -o "$tmp/x.json" 2> "$tmp/err"; [ $? -eq 1 ] || fail "missing source: want exit 1"
+grep -q "nothing-here" "$tmp/err" || fail "missing source: message does not name it"
+[ ! -e "$tmp/x.json" ] || fail "missing source left an output file"
+printf '[\n {"directory": "/", "file": "a.c",\n' > "$tmp/broken.json"
+cg "$tmp/broken.json" -o "$tmp/x.json" 2> "$tmp/err"; [ $? -eq 1 ] || fail "broken json: want exit 1"
+grep -q "broken.json:3:" "$tmp/err" || fail "broken json: no file:line in '$(cat "$tmp/err")'"
+printf 'CONFIG_MMU=y\nthis is not kconfig\n' > "$tmp/bad.config"
+cg "$f24" --config "$tmp/bad.config" -o "$tmp/x.json" 2> "$tmp/err"; [ $? -eq 1 ] || fail "bad config: want exit 1"
+grep -q "bad.config:2:" "$tmp/err" || fail "bad config: no file:line in '$(cat "$tmp/err")'"
+cg "$f24" --depth none 2>/dev/null; [ $? -eq 1 ] || fail "--depth none: want exit 1"
+cg "$f24" -o "$tmp/x.txt" 2>/dev/null; [ $? -eq 1 ] || fail "unknown extension: want exit 1"
+cg "$f24" -o "$tmp/no/such/dir/x.svg" 2>/dev/null; [ $? -eq 2 ] || fail "unwritable output: want exit 2"
+[ -z "$(ls "$tmp" | grep '^x\.')" ] || fail "a failed run left a partial file"
+echo "callgraph fixtures: ok"
