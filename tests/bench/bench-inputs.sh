@@ -5,7 +5,8 @@
 # the same snapshot as a directory, `smem -S` on the directory (and on the
 # tar, where Debian 12's smem crashes: it is a Python 2 program ported to
 # Python 3 that matches str patterns against the bytes tarfile returns), and
-# the floor: `cat TAR > /dev/null`, just reading the bytes.
+# the floor: `cat TAR > /dev/null`, just reading the bytes.  `ptscope --help`
+# shows what start-up alone costs (loading the shared libraries it links).
 #
 # The snapshot is generated once into CACHE_DIR by gen-snapshot.sh (BENCH_NPROC
 # processes, default 2000, cloned from this machine's /proc) and kept.  Each
@@ -74,6 +75,7 @@ echo "bench-inputs: $processes processes, $vmas VMAs, smaps text $smaps_bytes by
 printf '%-28s %9s %10s\n' "reader" "seconds" "peak MiB"
 measure "cat TAR > /dev/null" cat "$tar"
 floor=$seconds
+measure "ptscope --help (start-up)" "$ptscope" --help
 measure "ptscope info TAR" "$ptscope" info "$tar"
 ours=$seconds
 ours_kb=$peak_kb
