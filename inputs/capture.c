@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "inputs/snapshot.h"
+#include "internal.h"
 
 /* One read of /proc/PID/pagemap covers at most this many pages (2 MiB). */
 #define PAGEMAP_WINDOW_PAGES 512
@@ -499,9 +499,11 @@ static const struct container *container_for(const char *path)
 	return NULL;
 }
 
+/* Members go to a tar (capture) or straight to a snapshot builder (live read). */
 struct writer {
 	struct archive *archive;
 	struct archive_entry *entry;
+	struct snapshot_builder *builder;
 	time_t mtime;
 	const char *path;
 	struct input_error *error;
@@ -522,6 +524,8 @@ static int set_error(struct input_error *error, const char *format, ...)
 static int write_header(struct writer *w, const char *name, mode_t type_and_mode, size_t size,
 			uid_t uid, gid_t gid)
 {
+	if (w->builder)
+		return 0; /* a builder needs no folder entries */
 	archive_entry_clear(w->entry);
 	archive_entry_set_pathname(w->entry, name);
 	archive_entry_set_mode(w->entry, type_and_mode);
@@ -536,6 +540,8 @@ static int write_header(struct writer *w, const char *name, mode_t type_and_mode
 
 static int write_member(struct writer *w, const char *name, const void *data, size_t size)
 {
+	if (w->builder)
+		return builder_add_member(w->builder, name, data, size, w->error);
 	if (write_header(w, name, AE_IFREG | 0444, size, 0, 0) < 0)
 		return -1;
 	if (size && archive_write_data(w->archive, data, size) != (la_ssize_t)size)
@@ -866,6 +872,14 @@ static int open_archive(struct capture_state *state, const struct output *out)
 	return 0;
 }
 
+static int close_archive(struct capture_state *state)
+{
+	if (archive_write_close(state->writer.archive) != ARCHIVE_OK)
+		return set_error(state->writer.error, "%s: %s", state->writer.path,
+				 archive_error_string(state->writer.archive));
+	return 0;
+}
+
 static int capture_all(struct capture_state *state, const struct pid_list *pids)
 {
 	if (copy_system_file(state, "version") < 0 || copy_system_file(state, "meminfo") < 0)
@@ -882,10 +896,52 @@ static int capture_all(struct capture_state *state, const struct pid_list *pids)
 		return -1;
 	if (write_info(state, mode) < 0)
 		return -1;
-	if (archive_write_close(state->writer.archive) != ARCHIVE_OK)
-		return set_error(state->writer.error, "%s: %s", state->writer.path,
-				 archive_error_string(state->writer.archive));
 	return (int)mode;
+}
+
+static void capture_state_init(struct capture_state *state, const struct capture_options *options,
+			       struct input_error *error)
+{
+	*state = (struct capture_state){
+		.options = options,
+		.pagemap = { .page_size = (uint64_t)sysconf(_SC_PAGESIZE) },
+		.writer = { .mtime = time(NULL), .error = error },
+		.proc_fd = -1,
+	};
+	state->pagemap.pfns = &state->pfns;
+}
+
+static void capture_state_release(struct capture_state *state)
+{
+	if (state->proc_fd >= 0)
+		close(state->proc_fd);
+	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++)
+		free(state->files[i].data);
+	free(state->pagemap.records.data);
+	free(state->pfns.pfns);
+}
+
+/* The live system: the same walk as a capture, members handed to the builder. */
+int read_live(const char *proc_root, struct snapshot_builder *builder, struct input_error *error)
+{
+	struct capture_options options = { .proc_root = proc_root };
+	struct capture_state state;
+	struct pid_list pids = { 0 };
+	int mode = -1;
+
+	capture_state_init(&state, &options, error);
+	state.writer.builder = builder;
+	state.writer.path = proc_root;
+	state.proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (state.proc_fd < 0)
+		set_error(error, "%s: %s", proc_root, strerror(errno));
+	else if (choose_processes(state.proc_fd, &options, &pids, &state.files[0]) < 0)
+		set_error(error, "%s: cannot list processes: %s", proc_root, strerror(errno));
+	else
+		mode = capture_all(&state, &pids);
+	capture_state_release(&state);
+	free(pids.pids);
+	return mode < 0 ? -1 : 0;
 }
 
 int snapshot_capture(const struct capture_options *options, struct capture_result *result,
@@ -894,12 +950,8 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	const char *proc_root = options->proc_root ? options->proc_root : "/proc";
 	struct capture_options resolved = *options;
 	resolved.proc_root = proc_root;
-	struct capture_state state = {
-		.options = &resolved,
-		.pagemap = { .page_size = (uint64_t)sysconf(_SC_PAGESIZE) },
-		.writer = { .mtime = time(NULL), .error = error },
-	};
-	state.pagemap.pfns = &state.pfns;
+	struct capture_state state;
+	capture_state_init(&state, &resolved, error);
 	struct output out = { .fd = -1 };
 	struct pid_list pids = { 0 };
 	int mode = -1;
@@ -920,7 +972,7 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 		goto done;
 	state.writer.path = out.final;
 	if (open_archive(&state, &out) < 0 || (mode = capture_all(&state, &pids)) < 0 ||
-	    publish_output(&out, error) < 0) {
+	    close_archive(&state) < 0 || publish_output(&out, error) < 0) {
 		mode = -1;
 		goto done;
 	}
@@ -938,12 +990,7 @@ done:
 		archive_entry_free(state.writer.entry);
 	if (out.fd >= 0)
 		close(out.fd);
-	if (state.proc_fd >= 0)
-		close(state.proc_fd);
-	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++)
-		free(state.files[i].data);
-	free(state.pagemap.records.data);
-	free(state.pfns.pfns);
+	capture_state_release(&state);
 	free(pids.pids);
 	return mode < 0 ? -1 : 0;
 }
