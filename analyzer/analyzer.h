@@ -79,10 +79,15 @@ struct analyzer_options {
 	size_t entry_count;
 	const char *const *sinks;    /* extra sink names/patterns; with '/' or .c/.h: files */
 	size_t sink_count;
+	const char *const *excludes; /* functions (names/patterns, or files) no path may use */
+	size_t exclude_count;
 	const char *const *files;    /* extra files (relative to the tree) */
 	size_t file_count;
 	int depth;                   /* max calls on an entry-to-sink path; <= 0: no bound */
 	bool all;                    /* keep the whole graph, roles still marked */
+	bool shortest;               /* one shortest path per (entry, sink) pair */
+	bool no_default_entries;     /* only the --entry ones */
+	bool no_default_sinks;       /* only the --sink ones */
 	int jobs;                    /* parser threads; <= 0: online cores */
 	bool use_cache;
 	const char *config;          /* kernel .config (plain or compressed); NULL: find one */

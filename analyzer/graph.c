@@ -282,33 +282,27 @@ static void build_adjacency(const struct callgraph *graph, bool backward, struct
 
 #define UNREACHED SIZE_MAX
 
-/* Breadth-first distances from every node flagged in sources. */
-static size_t *distances(const struct callgraph *graph, const bool *sources, bool backward)
+/* Breadth-first distances (in calls) from every node flagged in sources,
+ * never entering a blocked (--exclude) node. */
+static void breadth_first(const struct adjacency *adjacency, size_t count, const bool *sources,
+			  const bool *blocked, size_t *distance, size_t *queue)
 {
-	struct adjacency adjacency;
-	build_adjacency(graph, backward, &adjacency);
-	size_t *distance = cg_xmalloc((graph->node_count + 1) * sizeof(size_t));
-	size_t *queue = cg_xmalloc((graph->node_count + 1) * sizeof(size_t));
 	size_t head = 0, tail = 0;
-	for (size_t i = 0; i < graph->node_count; i++) {
-		distance[i] = sources[i] ? 0 : UNREACHED;
-		if (sources[i])
+	for (size_t i = 0; i < count; i++) {
+		distance[i] = sources[i] && !blocked[i] ? 0 : UNREACHED;
+		if (distance[i] == 0)
 			queue[tail++] = i;
 	}
 	while (head < tail) {
 		size_t node = queue[head++];
-		for (size_t k = adjacency.start[node]; k < adjacency.start[node + 1]; k++) {
-			size_t next = adjacency.target[k];
-			if (distance[next] == UNREACHED) {
+		for (size_t k = adjacency->start[node]; k < adjacency->start[node + 1]; k++) {
+			size_t next = adjacency->target[k];
+			if (distance[next] == UNREACHED && !blocked[next]) {
 				distance[next] = distance[node] + 1;
 				queue[tail++] = next;
 			}
 		}
 	}
-	free(queue);
-	free(adjacency.start);
-	free(adjacency.target);
-	return distance;
 }
 
 static bool within(size_t a, size_t b, size_t extra, int depth)
@@ -318,12 +312,107 @@ static bool within(size_t a, size_t b, size_t extra, int depth)
 	return depth <= 0 || a + b + extra <= (size_t)depth;
 }
 
+/*
+ * --shortest: of the rmap paths keep, for every entry and every sink it
+ * reaches, only the shortest paths between the two (all of equal length).
+ * The union reads as "how does this entry get to that rmap function"
+ * instead of every route there is, which is what makes a picture legible.
+ */
+static void keep_shortest(const struct callgraph *graph, const struct adjacency *forward,
+			  const struct adjacency *backward, const bool *entry, const bool *sink,
+			  bool *node_keep, bool *edge_keep)
+{
+	size_t count = graph->node_count;
+	size_t sink_count = 0;
+	for (size_t i = 0; i < count; i++)
+		sink_count += sink[i] && node_keep[i];
+	size_t *to_sink = cg_xmalloc((sink_count * count + 1) * sizeof(size_t));
+	size_t *sink_node = cg_xmalloc((sink_count + 1) * sizeof(size_t));
+	size_t *from_entry = cg_xmalloc((count + 1) * sizeof(size_t));
+	size_t *queue = cg_xmalloc((count + 1) * sizeof(size_t));
+	bool *one = calloc(count + 1, 1), *blocked = calloc(count + 1, 1);
+	bool *nodes = calloc(count + 1, 1), *edges = calloc(graph->edge_count + 1, 1);
+	if (!one || !blocked || !nodes || !edges) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		exit(2);
+	}
+	for (size_t i = 0; i < count; i++)
+		blocked[i] = !node_keep[i];
+	for (size_t i = 0, k = 0; i < count; i++) {
+		if (!sink[i] || !node_keep[i])
+			continue;
+		one[i] = true;
+		breadth_first(backward, count, one, blocked, to_sink + k * count, queue);
+		one[i] = false;
+		sink_node[k++] = i;
+	}
+	for (size_t e = 0; e < count; e++) {
+		if (!entry[e] || !node_keep[e])
+			continue;
+		one[e] = true;
+		breadth_first(forward, count, one, blocked, from_entry, queue);
+		one[e] = false;
+		for (size_t k = 0; k < sink_count; k++) {
+			const size_t *distance = to_sink + k * count;
+			size_t best = from_entry[sink_node[k]];
+			if (best == UNREACHED)
+				continue;
+			for (size_t i = 0; i < graph->edge_count; i++) {
+				const struct cg_edge *edge = &graph->edges[i];
+				if (edge_keep[i] && from_entry[edge->from] != UNREACHED &&
+				    distance[edge->to] != UNREACHED &&
+				    from_entry[edge->from] + 1 + distance[edge->to] == best)
+					edges[i] = nodes[edge->from] = nodes[edge->to] = true;
+			}
+			nodes[e] = nodes[sink_node[k]] = true;
+		}
+	}
+	memcpy(node_keep, nodes, count);
+	memcpy(edge_keep, edges, graph->edge_count);
+	free(to_sink);
+	free(sink_node);
+	free(from_entry);
+	free(queue);
+	free(one);
+	free(blocked);
+	free(nodes);
+	free(edges);
+}
+
+/* Drop what is not kept, renumbering the edges' ends. */
+static void compact(struct callgraph *graph, const bool *node_keep, const bool *edge_keep)
+{
+	size_t *renumber = cg_xmalloc((graph->node_count + 1) * sizeof(size_t));
+	size_t kept = 0;
+	for (size_t i = 0; i < graph->node_count; i++) {
+		renumber[i] = node_keep[i] ? kept : SIZE_MAX;
+		if (node_keep[i])
+			graph->nodes[kept++] = graph->nodes[i];
+	}
+	graph->node_count = kept;
+	size_t edges = 0;
+	for (size_t i = 0; i < graph->edge_count; i++) {
+		struct cg_edge edge = graph->edges[i];
+		if (edge_keep[i] && renumber[edge.from] != SIZE_MAX && renumber[edge.to] != SIZE_MAX) {
+			edge.from = renumber[edge.from];
+			edge.to = renumber[edge.to];
+			graph->edges[edges++] = edge;
+		}
+	}
+	graph->edge_count = edges;
+	free(renumber);
+}
+
 /* Mark roles; unless request->all, keep only the rmap-path nodes and edges. */
 static void mark_paths(struct callgraph *graph, const struct graph_request *request)
 {
 	size_t count = graph->node_count;
-	bool *entry = calloc(count + 1, 1), *sink = calloc(count + 1, 1);
-	if (!entry || !sink) {
+	bool *entry = calloc(count + 1, 1), *sink = calloc(count + 1, 1), *blocked = calloc(count + 1, 1);
+	bool *node_keep = calloc(count + 1, 1), *edge_keep = calloc(graph->edge_count + 1, 1);
+	size_t *from_entry = cg_xmalloc((count + 1) * sizeof(size_t));
+	size_t *to_sink = cg_xmalloc((count + 1) * sizeof(size_t));
+	size_t *queue = cg_xmalloc((count + 1) * sizeof(size_t));
+	if (!entry || !sink || !blocked || !node_keep || !edge_keep) {
 		fprintf(stderr, "ptscope: out of memory\n");
 		exit(2);
 	}
@@ -331,40 +420,39 @@ static void mark_paths(struct callgraph *graph, const struct graph_request *requ
 		const struct cg_node *node = &graph->nodes[i];
 		entry[i] = node->defined && matches_any(request->entries, node);
 		sink[i] = node->defined && matches_any(request->sinks, node);
+		blocked[i] = request->excludes && matches_any(request->excludes, node);
 	}
-	size_t *from_entry = distances(graph, entry, false);
-	size_t *to_sink = distances(graph, sink, true);
-	size_t *renumber = cg_xmalloc((count + 1) * sizeof(size_t));
-	size_t kept = 0;
+	struct adjacency forward, backward;
+	build_adjacency(graph, false, &forward);
+	build_adjacency(graph, true, &backward);
+	breadth_first(&forward, count, entry, blocked, from_entry, queue);
+	breadth_first(&backward, count, sink, blocked, to_sink, queue);
 	for (size_t i = 0; i < count; i++) {
-		struct cg_node *node = &graph->nodes[i];
 		bool on_path = within(from_entry[i], to_sink[i], 0, request->depth);
-		node->role = entry[i] ? CG_ROLE_ENTRY : sink[i] ? CG_ROLE_SINK
-				      : on_path ? CG_ROLE_PATH : CG_ROLE_OTHER;
-		renumber[i] = SIZE_MAX;
-		if (on_path || request->all) {
-			renumber[i] = kept;
-			graph->nodes[kept++] = *node;
-		}
+		graph->nodes[i].role = entry[i] ? CG_ROLE_ENTRY : sink[i] ? CG_ROLE_SINK
+				     : on_path ? CG_ROLE_PATH : CG_ROLE_OTHER;
+		node_keep[i] = on_path || (request->all && !blocked[i]);
 	}
-	graph->node_count = kept;
-	size_t edges = 0;
 	for (size_t i = 0; i < graph->edge_count; i++) {
-		struct cg_edge edge = graph->edges[i];
-		bool on_path = within(from_entry[edge.from], to_sink[edge.to], 1, request->depth);
-		if ((on_path || request->all) && renumber[edge.from] != SIZE_MAX &&
-		    renumber[edge.to] != SIZE_MAX) {
-			edge.from = renumber[edge.from];
-			edge.to = renumber[edge.to];
-			graph->edges[edges++] = edge;
-		}
+		const struct cg_edge *edge = &graph->edges[i];
+		edge_keep[i] = request->all ||
+			within(from_entry[edge->from], to_sink[edge->to], 1, request->depth);
 	}
-	graph->edge_count = edges;
+	if (request->shortest && !request->all)
+		keep_shortest(graph, &forward, &backward, entry, sink, node_keep, edge_keep);
+	compact(graph, node_keep, edge_keep);
+	free(forward.start);
+	free(forward.target);
+	free(backward.start);
+	free(backward.target);
 	free(entry);
 	free(sink);
+	free(blocked);
+	free(node_keep);
+	free(edge_keep);
 	free(from_entry);
 	free(to_sink);
-	free(renumber);
+	free(queue);
 }
 
 /* --- ordering: by file, line and name, so output is stable ----------------- */

@@ -177,8 +177,10 @@ struct graph_request {
 	const char *root;           /* file names are made relative to it */
 	const struct cg_list *entries;   /* names or patterns */
 	const struct cg_list *sinks;     /* names, patterns or file patterns */
+	const struct cg_list *excludes;  /* functions left out of every path; may be NULL */
 	int depth;
 	bool all;
+	bool shortest;              /* one shortest path per entry and sink */
 };
 struct callgraph *graph_build(struct tu_job *jobs, size_t job_count,
 			      const struct graph_request *request);

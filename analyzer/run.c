@@ -167,23 +167,26 @@ int analyzer_run(const struct analyzer_options *options, struct callgraph **grap
 	if (!status)
 		status = parse_all(&plan, options, cache_dir);
 	if (!status) {
-		struct cg_list entries = { 0 }, sinks = { 0 };
-		for (size_t i = 0; analyzer_default_entries[i]; i++)
+		struct cg_list entries = { 0 }, sinks = { 0 }, excludes = { 0 };
+		for (size_t i = 0; i < options->exclude_count; i++)
+			cg_list_add(&excludes, options->excludes[i]);
+		for (size_t i = 0; !options->no_default_entries && analyzer_default_entries[i]; i++)
 			cg_list_add(&entries, analyzer_default_entries[i]);
 		for (size_t i = 0; i < options->entry_count; i++)
 			cg_list_add(&entries, options->entries[i]);
-		for (size_t i = 0; analyzer_default_sinks[i]; i++)
+		for (size_t i = 0; !options->no_default_sinks && analyzer_default_sinks[i]; i++)
 			cg_list_add(&sinks, analyzer_default_sinks[i]);
 		for (size_t i = 0; i < options->sink_count; i++)
 			cg_list_add(&sinks, options->sinks[i]);
 		struct graph_request request = {
-			.root = plan.root, .entries = &entries, .sinks = &sinks,
-			.depth = options->depth, .all = options->all,
+			.root = plan.root, .entries = &entries, .sinks = &sinks, .excludes = &excludes,
+			.depth = options->depth, .all = options->all, .shortest = options->shortest,
 		};
 		*graph = graph_build(plan.jobs, plan.job_count, &request);
 		summarise(*graph, &plan, options);
 		cg_list_free(&entries);
 		cg_list_free(&sinks);
+		cg_list_free(&excludes);
 	}
 	sources_free(&plan);
 	free(cache_dir);

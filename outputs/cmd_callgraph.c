@@ -22,8 +22,12 @@ static const char usage_text[] =
 "  --entry NAME        add an entry point (name or fnmatch pattern); repeatable\n"
 "  --sink NAME|FILE    add sinks: a function name/pattern, or every function\n"
 "                      defined in a file (contains '/' or ends in .c/.h)\n"
+"  --exclude NAME|FILE  no path may go through these functions (e.g. the\n"
+"                      allocator: --exclude mm/page_alloc.c); repeatable\n"
+"  --only-given      no default entries and sinks: only --entry and --sink\n"
 "  --file FILE         parse this file too (relative to the tree); repeatable\n"
 "  --depth N           keep only entry-to-sink paths of at most N calls\n"
+"  --shortest        keep one shortest path per entry and sink (for pictures)\n"
 "  --all               keep the whole call graph (roles still marked)\n"
 "  -j, --jobs N        parser threads (default: online cores)\n"
 "  --no-cache          neither read nor write the per-file cache\n"
@@ -41,7 +45,7 @@ static const char usage_text[] =
 
 struct arguments {
 	struct analyzer_options options;
-	const char **entries, **sinks, **files;
+	const char **entries, **sinks, **files, **excludes;
 	const char *output;
 	const char *format_name;
 	bool quiet;
@@ -69,7 +73,7 @@ static bool positive_number(const char *text, int *value)
 }
 
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
-       OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS };
+       OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -77,6 +81,9 @@ static const struct option long_options[] = {
 	{ "file", required_argument, NULL, OPT_FILE },
 	{ "depth", required_argument, NULL, OPT_DEPTH },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "only-given", no_argument, NULL, OPT_ONLY_GIVEN },
+	{ "shortest", no_argument, NULL, OPT_SHORTEST },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
@@ -102,6 +109,9 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		case OPT_SINK: push(&a->sinks, &o->sink_count, optarg); break;
 		case OPT_FILE: push(&a->files, &o->file_count, optarg); break;
 		case OPT_ALL: o->all = true; break;
+		case OPT_SHORTEST: o->shortest = true; break;
+		case OPT_EXCLUDE: push(&a->excludes, &o->exclude_count, optarg); break;
+		case OPT_ONLY_GIVEN: o->no_default_entries = o->no_default_sinks = true; break;
 		case OPT_NO_CACHE: o->use_cache = false; break;
 		case OPT_CACHE_DIR: o->cache_dir = optarg; break;
 		case OPT_CONFIG: o->config = optarg; break;
@@ -132,6 +142,7 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 	o->entries = a->entries;
 	o->sinks = a->sinks;
 	o->files = a->files;
+	o->excludes = a->excludes;
 	return 0;
 }
 
@@ -199,5 +210,6 @@ int cmd_callgraph(int argc, char **argv)
 	free(a.entries);
 	free(a.sinks);
 	free(a.files);
+	free(a.excludes);
 	return status < 0 ? 0 : status;
 }

@@ -147,7 +147,9 @@ static void add_edges(Agraph_t *graph, const struct callgraph *cg, Agnode_t **no
 static Agraph_t *build(const struct callgraph *cg)
 {
 	Agraph_t *graph = agopen((char *)"callgraph", Agdirected, NULL);
-	agattr(graph, AGRAPH, (char *)"rankdir", (char *)"LR");
+	/* call chains are long (fork: eleven calls down to the rmap): laid out
+	 * top to bottom they fold into a page instead of a banner */
+	agattr(graph, AGRAPH, (char *)"rankdir", (char *)"TB");
 	agattr(graph, AGRAPH, (char *)"fontname", (char *)"Helvetica");
 	agattr(graph, AGRAPH, (char *)"ranksep", (char *)"0.6");
 	agattr(graph, AGRAPH, (char *)"nodesep", (char *)"0.15");
@@ -160,11 +162,18 @@ static Agraph_t *build(const struct callgraph *cg)
 	agattr(graph, AGEDGE, (char *)"fontname", (char *)"Helvetica");
 	agattr(graph, AGEDGE, (char *)"fontsize", (char *)"9");
 	char label[1024];
+	const char *source = cg->summary.source ? cg->summary.source : "the source";
+	size_t length = strlen(source);
+	while (length > 1 && source[length - 1] == '/')
+		length--;
+	const char *base = source + length;
+	while (base > source && base[-1] != '/')
+		base--;
 	snprintf(label, sizeof(label),
-		 "rmap paths in %s: %zu functions, %zu calls\n"
+		 "rmap paths in %.*s: %zu functions, %zu calls\n"
 		 "blue box: entry (fork, fault, exit, munmap, mremap, exec, reclaim)   "
 		 "red ellipse: rmap function   dashed red: call through a function pointer",
-		 cg->summary.source ? cg->summary.source : "the source", cg->node_count, cg->edge_count);
+		 (int)(source + length - base), base, cg->node_count, cg->edge_count);
 	set(graph, "label", label);
 	set(graph, "labelloc", "t");
 	Agnode_t **nodes = calloc(cg->node_count + 1, sizeof(Agnode_t *));
