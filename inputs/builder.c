@@ -113,6 +113,17 @@ static struct process_build *process_for(struct snapshot_builder *b, int pid)
 	return pb;
 }
 
+/* Pagemap records arrive in malloc'd memory that becomes the process's. */
+static int adopt_pagemap(struct snapshot_builder *b, struct process *p, void *data, size_t size,
+			 const struct parse_place *place)
+{
+	p->has_pagemap = true;
+	p->pagemap = data;
+	p->pagemap_count = size / sizeof(struct pagemap_record);
+	b->snapshot->pagemap_bytes += size;
+	return parse_pagemap(data, size, place);
+}
+
 static int add_process_member(struct snapshot_builder *b, struct process_build *pb,
 			      enum process_member kind, const void *data, size_t size,
 			      const struct parse_place *place)
@@ -120,6 +131,7 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 	struct snapshot *s = b->snapshot;
 	struct process *p = &pb->process;
 	int stat_pid;
+	void *copy;
 
 	switch (kind) {
 	case MEMBER_SMAPS:
@@ -141,9 +153,10 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 		p->has_status = true;
 		return parse_status(data, size, &p->status, place);
 	case MEMBER_PAGEMAP:
-		p->has_pagemap = true;
-		s->pagemap_bytes += size;
-		return parse_pagemap(data, size, &p->pagemap, &p->pagemap_count, place);
+		if (!(copy = malloc(size ? size : 1)))
+			return parse_fail(place, 0, "out of memory for %zu bytes", size);
+		memcpy(copy, data, size);
+		return adopt_pagemap(b, p, copy, size, place);
 	default:
 		return 0;
 	}
@@ -161,26 +174,77 @@ static int process_problem(struct snapshot_builder *b, struct process_build *pb,
 	return 0;
 }
 
-static int add_pid_member(struct snapshot_builder *b, int pid, const char *kind_name,
-			  const char *member, const void *data, size_t size, struct input_error *error)
+/*
+ * Member names: "meminfo", "1234/smaps"; also "./1234/smaps", "/1234/smaps"
+ * and smem's "proc/1234/smaps".  pid is 0 for a top-level member; kind is
+ * -1 for a per-process file that is not ours to read.
+ */
+struct member_name {
+	const char *name;
+	int pid, kind;
+};
+
+static bool resolve_member(const char *name, struct member_name *m)
 {
-	struct parse_place place = { b->snapshot->source, member, error };
-	for (int kind = 0; kind < MEMBER_KINDS; kind++) {
-		if (strcmp(kind_name, process_member_names[kind]))
-			continue;
-		struct process_build *pb = process_for(b, pid);
-		if (!pb)
-			return parse_fail(&place, 0, "out of memory");
-		if (pb->bad)
-			return 0;
-		if (pb->seen & (1u << kind))
-			return parse_fail(&place, 0, "member appears twice");
-		pb->seen |= 1u << kind;
-		if (add_process_member(b, pb, (enum process_member)kind, data, size, &place))
-			return process_problem(b, pb, error);
-		return 0;
+	uint64_t pid;
+	const char *end;
+	while (name[0] == '.' && name[1] == '/')
+		name += 2;
+	while (name[0] == '/')
+		name++;
+	if (!strncmp(name, "proc/", 5))
+		name += 5;
+	*m = (struct member_name){ name, 0, -1 };
+	const char *slash = strchr(name, '/');
+	if (!slash)
+		return true;
+	if (!parse_u64(name, slash, &pid, &end) || end != slash || pid == 0 || pid > INT32_MAX ||
+	    strchr(slash + 1, '/'))
+		return false;
+	m->pid = (int)pid;
+	for (int kind = 0; kind < MEMBER_KINDS; kind++)
+		if (!strcmp(slash + 1, process_member_names[kind]))
+			m->kind = kind;
+	return true;
+}
+
+enum member_use builder_member_use(const struct snapshot_builder *b, const char *name)
+{
+	struct member_name m;
+	static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages" };
+	bool known = false;
+	if (!resolve_member(name, &m))
+		return MEMBER_IGNORE;
+	for (size_t i = 0; !m.pid && i < sizeof(top_members) / sizeof(top_members[0]); i++)
+		known |= !strcmp(m.name, top_members[i]);
+	if (m.pid ? m.kind < 0 : !known)
+		return MEMBER_IGNORE;
+	if (m.kind == MEMBER_PAGEMAP)
+		return b->options.pagemap_sizes_only ? MEMBER_SIZE_ONLY : MEMBER_ADOPT;
+	return MEMBER_COPY;
+}
+
+/*
+ * Find the process a member belongs to and claim the member, once.
+ * Returns NULL with *status set when there is nothing more to do.
+ */
+static struct process_build *claim_member(struct snapshot_builder *b, const struct member_name *m,
+					  const struct parse_place *place, int *status)
+{
+	struct process_build *pb = process_for(b, m->pid);
+	*status = 0;
+	if (!pb) {
+		*status = parse_fail(place, 0, "out of memory");
+		return NULL;
 	}
-	return 0; /* other per-process files are not ours to read */
+	if (pb->bad)
+		return NULL;
+	if (pb->seen & (1u << m->kind)) {
+		*status = parse_fail(place, 0, "member appears twice");
+		return NULL;
+	}
+	pb->seen |= 1u << m->kind;
+	return pb;
 }
 
 static int add_top_member(struct snapshot_builder *b, const char *name, const void *data,
@@ -218,23 +282,61 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 int builder_add_member(struct snapshot_builder *b, const char *name, const void *data,
 		       size_t size, struct input_error *error)
 {
-	/* Accept "./1234/smaps", "/1234/smaps" and smem's "proc/1234/smaps" alike. */
-	while (name[0] == '.' && name[1] == '/')
-		name += 2;
-	while (name[0] == '/')
-		name++;
-	if (!strncmp(name, "proc/", 5))
-		name += 5;
+	struct member_name m;
+	int status;
+	if (!resolve_member(name, &m))
+		return 0;
+	if (!m.pid)
+		return add_top_member(b, m.name, data, size, error);
+	if (m.kind < 0)
+		return 0;
+	struct parse_place place = { b->snapshot->source, m.name, error };
+	struct process_build *pb = claim_member(b, &m, &place, &status);
+	if (!pb)
+		return status;
+	if (add_process_member(b, pb, (enum process_member)m.kind, data, size, &place))
+		return process_problem(b, pb, error);
+	return 0;
+}
 
-	const char *slash = strchr(name, '/');
-	if (!slash)
-		return add_top_member(b, name, data, size, error);
-	uint64_t pid;
-	const char *end;
-	if (!parse_u64(name, slash, &pid, &end) || end != slash || pid == 0 || pid > INT32_MAX ||
-	    strchr(slash + 1, '/'))
-		return 0; /* not a process member */
-	return add_pid_member(b, (int)pid, slash + 1, name, data, size, error);
+int builder_adopt_member(struct snapshot_builder *b, const char *name, void *data, size_t size,
+			 struct input_error *error)
+{
+	struct member_name m;
+	int status;
+	if (!resolve_member(name, &m) || m.kind != MEMBER_PAGEMAP) {
+		status = builder_add_member(b, name, data, size, error);
+		free(data);
+		return status;
+	}
+	struct parse_place place = { b->snapshot->source, m.name, error };
+	struct process_build *pb = claim_member(b, &m, &place, &status);
+	if (!pb) {
+		free(data);
+		return status;
+	}
+	if (adopt_pagemap(b, &pb->process, data, size, &place))
+		return process_problem(b, pb, error);
+	return 0;
+}
+
+int builder_size_member(struct snapshot_builder *b, const char *name, uint64_t size,
+			struct input_error *error)
+{
+	struct member_name m;
+	int status;
+	if (!resolve_member(name, &m) || m.kind != MEMBER_PAGEMAP)
+		return 0;
+	struct parse_place place = { b->snapshot->source, m.name, error };
+	struct process_build *pb = claim_member(b, &m, &place, &status);
+	if (!pb)
+		return status;
+	pb->process.has_pagemap = true;
+	b->snapshot->pagemap_bytes += size;
+	if (size % sizeof(struct pagemap_record) == 0)
+		return 0;
+	parse_fail(&place, 0, "length %" PRIu64 " is not a multiple of 16 bytes (truncated?)", size);
+	return process_problem(b, pb, error);
 }
 
 /* ---- finishing ---- */
@@ -295,10 +397,21 @@ static int assemble(struct snapshot_builder *b, struct snapshot *s)
 		else
 			vma_total += pb->process.vma_count;
 	}
-	s->vmas = malloc((vma_total ? vma_total : 1) * sizeof(*s->vmas));
+	/* Captures list processes in pid order: then the VMAs already lie right. */
+	bool in_place = vma_total == b->vmas.count;
+	for (size_t i = 0, next = 0; in_place && i < b->process_count; i++) {
+		const struct process_build *pb = &b->processes[i];
+		if (pb->process.vma_count && !pb->bad) {
+			in_place = pb->vma_first == next;
+			next += pb->process.vma_count;
+		}
+	}
+	s->vmas = in_place ? b->vmas.items : malloc((vma_total ? vma_total : 1) * sizeof(*s->vmas));
 	s->processes = malloc((b->process_count ? b->process_count : 1) * sizeof(*s->processes));
 	if (!s->vmas || !s->processes)
 		return -1;
+	if (in_place)
+		b->vmas.items = NULL;
 	size_t next_vma = 0;
 	for (size_t i = 0; i < b->process_count; i++) {
 		struct process_build *pb = &b->processes[i];
@@ -308,7 +421,8 @@ static int assemble(struct snapshot_builder *b, struct snapshot *s)
 			p->pagemap = NULL;
 			continue;
 		}
-		memcpy(s->vmas + next_vma, b->vmas.items + pb->vma_first, p->vma_count * sizeof(*s->vmas));
+		if (!in_place)
+			memcpy(s->vmas + next_vma, b->vmas.items + pb->vma_first, p->vma_count * sizeof(*s->vmas));
 		p->vmas = s->vmas + next_vma;
 		next_vma += p->vma_count;
 		s->processes[kept++] = *p;

@@ -19,7 +19,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ptscope info [SNAPSHOT|/proc] [--per-process] [--skip-bad]\n"
+		"usage: ptscope info [SNAPSHOT|/proc] [--per-process] [--skip-bad] [--verify]\n"
 		"\n"
 		"Show what a snapshot holds: kernel, page size, processes, VMAs, pagemap, kpages.\n"
 		"SNAPSHOT is a directory, .tar, .tar.gz, .tgz, .tar.xz, .tar.zst or an smemcap\n"
@@ -27,6 +27,7 @@ static void usage(FILE *out)
 		"\n"
 		"      --per-process  one line per process: pid, comm, VMAs, Rss, Pss, VmPTE (kB)\n"
 		"      --skip-bad     drop a process whose files are broken instead of failing\n"
+		"      --verify       also load every pagemap record and check it lies in a VMA\n"
 		"  -h, --help         this text\n");
 }
 
@@ -105,14 +106,16 @@ static void print_processes(const struct snapshot *s)
 
 int cmd_info(int argc, char **argv)
 {
-	enum { OPT_PER_PROCESS = 256, OPT_SKIP_BAD };
+	enum { OPT_PER_PROCESS = 256, OPT_SKIP_BAD, OPT_VERIFY };
 	static const struct option long_options[] = {
 		{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
 		{ "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct read_options options = { 0 };
+	/* info shows pagemap sizes only; records are loaded and checked with --verify. */
+	struct read_options options = { .pagemap_sizes_only = true };
 	bool per_process = false;
 	int c;
 
@@ -121,6 +124,7 @@ int cmd_info(int argc, char **argv)
 		switch (c) {
 		case OPT_PER_PROCESS: per_process = true; break;
 		case OPT_SKIP_BAD: options.skip_bad = true; break;
+		case OPT_VERIFY: options.pagemap_sizes_only = false; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
 		}

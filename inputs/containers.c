@@ -81,6 +81,31 @@ static int read_file(int dir_fd, const char *name, struct buffer *b, const char 
 	return 0;
 }
 
+/* Hand one file to the builder the way it asks for it. */
+static int add_file(int dir_fd, const char *file, const char *member, uint64_t size,
+		    struct snapshot_builder *builder, struct buffer *shared, const char *source,
+		    struct input_error *error)
+{
+	struct buffer own = { 0 };
+	switch (builder_member_use(builder, member)) {
+	case MEMBER_IGNORE:
+		return 0;
+	case MEMBER_SIZE_ONLY:
+		return builder_size_member(builder, member, size, error);
+	case MEMBER_ADOPT:
+		if (read_file(dir_fd, file, &own, source, error)) {
+			free(own.data);
+			return -1;
+		}
+		return builder_adopt_member(builder, member, own.data, own.size, error);
+	case MEMBER_COPY:
+	default:
+		if (read_file(dir_fd, file, shared, source, error))
+			return -1;
+		return builder_add_member(builder, member, shared->data, shared->size, error);
+	}
+}
+
 static bool is_number(const char *s)
 {
 	if (!*s)
@@ -118,10 +143,8 @@ static int add_directory_files(int dir_fd, const char *prefix, bool descend,
 			int sub = openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			status = sub < 0 ? 0 : add_directory_files(sub, sub_prefix, false, builder, buffer, source, error);
 		} else if (S_ISREG(st.st_mode)) {
-			if (read_file(dirfd(dir), entry->d_name, buffer, source, error))
-				status = -1;
-			else
-				status = builder_add_member(builder, member, buffer->data, buffer->size, error);
+			status = add_file(dirfd(dir), entry->d_name, member, (uint64_t)st.st_size,
+					  builder, buffer, source, error);
 		}
 	}
 	closedir(dir);
@@ -143,33 +166,71 @@ int read_directory(const char *path, struct snapshot_builder *builder, struct in
 
 /* ---- tar through libarchive ---- */
 
-static int read_member_data(struct archive *archive, struct buffer *b, int64_t size,
+static int check_member_size(int64_t size, const char *source, const char *name,
+			     struct input_error *error)
+{
+	if (size >= 0 && (uint64_t)size <= MEMBER_MAX_BYTES)
+		return 0;
+	input_error_set(error, source, name, 0, "member claims %lld bytes: not a snapshot member",
+			(long long)size);
+	return -1;
+}
+
+/* Exactly size bytes of the current member into data. */
+static int read_member_data(struct archive *archive, char *data, size_t size,
 			    const char *source, const char *name, struct input_error *error)
 {
-	if (size < 0 || (uint64_t)size > MEMBER_MAX_BYTES) {
-		input_error_set(error, source, name, 0, "member claims %lld bytes: not a snapshot member",
-				(long long)size);
-		return -1;
-	}
-	if (buffer_reserve(b, (size_t)size + 1)) {
-		input_error_set(error, source, name, 0, "out of memory for %lld bytes", (long long)size);
-		return -1;
-	}
-	b->size = 0;
-	while (b->size < (size_t)size) {
-		la_ssize_t n = archive_read_data(archive, b->data + b->size, (size_t)size - b->size);
+	size_t done = 0;
+	while (done < size) {
+		la_ssize_t n = archive_read_data(archive, data + done, size - done);
 		if (n < 0) {
 			input_error_set(error, source, name, 0, "%s", archive_error_string(archive));
 			return -1;
 		}
 		if (n == 0) {
 			input_error_set(error, source, name, 0,
-					"archive ends after %zu of %lld bytes (truncated)", b->size, (long long)size);
+					"archive ends after %zu of %zu bytes (truncated)", done, size);
 			return -1;
 		}
-		b->size += (size_t)n;
+		done += (size_t)n;
 	}
 	return 0;
+}
+
+/* Hand the current member to the builder the way it asks for it. */
+static int add_archive_member(struct archive *archive, const char *name, int64_t size,
+			      struct snapshot_builder *builder, struct buffer *shared,
+			      const char *source, struct input_error *error)
+{
+	enum member_use use = builder_member_use(builder, name);
+	char *own;
+	if (use == MEMBER_IGNORE)
+		return 0; /* libarchive skips the data at the next header */
+	if (check_member_size(size, source, name, error))
+		return -1;
+	switch (use) {
+	case MEMBER_SIZE_ONLY:
+		return builder_size_member(builder, name, (uint64_t)size, error);
+	case MEMBER_ADOPT:
+		if (!(own = malloc(size ? (size_t)size : 1))) {
+			input_error_set(error, source, name, 0, "out of memory for %lld bytes", (long long)size);
+			return -1;
+		}
+		if (read_member_data(archive, own, (size_t)size, source, name, error)) {
+			free(own);
+			return -1;
+		}
+		return builder_adopt_member(builder, name, own, (size_t)size, error);
+	default:
+		if (buffer_reserve(shared, (size_t)size + 1)) {
+			input_error_set(error, source, name, 0, "out of memory for %lld bytes", (long long)size);
+			return -1;
+		}
+		shared->size = (size_t)size;
+		if (read_member_data(archive, shared->data, shared->size, source, name, error))
+			return -1;
+		return builder_add_member(builder, name, shared->data, shared->size, error);
+	}
 }
 
 int read_archive(const char *path, struct snapshot_builder *builder, struct input_error *error)
@@ -197,9 +258,7 @@ int read_archive(const char *path, struct snapshot_builder *builder, struct inpu
 		/* Trust name and size, not the typeflag: smemcap writes odd ones. */
 		if (!name || (archive_entry_filetype(entry) == AE_IFDIR && size <= 0))
 			continue;
-		status = read_member_data(archive, &buffer, size, path, name, error);
-		if (status == 0)
-			status = builder_add_member(builder, name, buffer.data, buffer.size, error);
+		status = add_archive_member(archive, name, size, builder, &buffer, path, error);
 	}
 	free(buffer.data);
 	archive_read_free(archive);

@@ -54,9 +54,9 @@ int parse_meminfo(const char *text, size_t size, struct arena *arena,
 		  struct meminfo_entry **entries, size_t *count, const struct parse_place *place);
 int parse_info(const char *text, size_t size, struct snapshot_info *info,
 	       const struct parse_place *place);
-/* Binary members: validate shape and copy into aligned arrays. */
-int parse_pagemap(const void *data, size_t size, struct pagemap_record **records,
-		  size_t *count, const struct parse_place *place);
+/* Binary members: check the shape of records already in an aligned array. */
+int parse_pagemap(const struct pagemap_record *records, size_t size,
+		  const struct parse_place *place);
 int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
 		 const struct parse_place *place);
 
@@ -66,6 +66,20 @@ struct snapshot_builder *builder_create(const char *source, const struct read_op
 /* name is the member name relative to the snapshot root ("1234/smaps", "meminfo"). */
 int builder_add_member(struct snapshot_builder *builder, const char *name,
 		       const void *data, size_t size, struct input_error *error);
+/*
+ * How a container should hand over a member: pagemaps are most of a
+ * snapshot's bytes, so they are read straight into memory the builder then
+ * owns (no copy), or only sized when the reader wants no records.
+ */
+enum member_use { MEMBER_IGNORE, MEMBER_COPY, MEMBER_ADOPT, MEMBER_SIZE_ONLY };
+enum member_use builder_member_use(const struct snapshot_builder *builder, const char *name);
+/* MEMBER_ADOPT: data came from malloc and is the builder's now, even on error. */
+int builder_adopt_member(struct snapshot_builder *builder, const char *name, void *data,
+			 size_t size, struct input_error *error);
+/* MEMBER_SIZE_ONLY: the member's size, its bytes never read. */
+int builder_size_member(struct snapshot_builder *builder, const char *name, uint64_t size,
+			struct input_error *error);
+
 /* Check cross-member rules and hand over the snapshot (builder is freed either way). */
 int builder_finish(struct snapshot_builder *builder, struct snapshot **result,
 		   struct input_error *error);

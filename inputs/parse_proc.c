@@ -338,13 +338,14 @@ static int copy_records(const void *data, size_t size, size_t record_bytes, void
 	return 0;
 }
 
-int parse_pagemap(const void *data, size_t size, struct pagemap_record **records,
-		  size_t *count, const struct parse_place *place)
+int parse_pagemap(const struct pagemap_record *records, size_t size,
+		  const struct parse_place *place)
 {
-	if (copy_records(data, size, sizeof(struct pagemap_record), (void **)records, count, place))
-		return -1;
-	for (size_t i = 0; i < *count; i++) {
-		const struct pagemap_record *r = &(*records)[i];
+	if (size % sizeof(*records))
+		return parse_fail(place, 0, "length %zu is not a multiple of %zu bytes (truncated?)",
+				  size, sizeof(*records));
+	for (size_t i = 0; i < size / sizeof(*records); i++) {
+		const struct pagemap_record *r = &records[i];
 		if (i && r->vaddr <= r[-1].vaddr)
 			return parse_fail(place, 0, "record %zu: address %#" PRIx64 " not above the previous one", i, r->vaddr);
 		if (r->vaddr & 0xfff)

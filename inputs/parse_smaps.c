@@ -115,29 +115,46 @@ static int parse_vma_header(struct smaps_parser *parser, const char *p, const ch
 	return 0;
 }
 
+/* Two lower-case letters index a 26 x 26 table of flags, filled once. */
+static int vm_flag_of(const char *word, size_t length)
+{
+	static signed char table[26 * 26];
+	static bool filled;
+	if (!filled) {
+		memset(table, VMF_OTHER, sizeof(table));
+		for (int i = 0; i < VMF_OTHER; i++)
+			table[(vm_flag_codes[i][0] - 'a') * 26 + (vm_flag_codes[i][1] - 'a')] = (signed char)i;
+		filled = true;
+	}
+	if (length != 2 || word[0] < 'a' || word[0] > 'z' || word[1] < 'a' || word[1] > 'z')
+		return VMF_OTHER;
+	return table[(word[0] - 'a') * 26 + (word[1] - 'a')];
+}
+
 static void parse_vm_flags(struct vma *vma, const char *p, const char *limit)
 {
 	for (p = skip_spaces(p, limit); p < limit; p = skip_spaces(p, limit)) {
 		const char *word = p;
 		while (p < limit && !is_space(*p))
 			p++;
-		int flag = VMF_OTHER;
-		for (int i = 0; i < VMF_OTHER; i++)
-			if (p - word == 2 && word[0] == vm_flag_codes[i][0] && word[1] == vm_flag_codes[i][1])
-				flag = i;
-		vma->vm_flags |= UINT64_C(1) << flag;
+		vma->vm_flags |= UINT64_C(1) << vm_flag_of(word, (size_t)(p - word));
 	}
+}
+
+static bool name_is(const char *known, const char *name, size_t length)
+{
+	return known[0] == name[0] && !strncmp(known, name, length) && !known[length];
 }
 
 static int find_field(struct smaps_parser *parser, const char *name, size_t length)
 {
 	for (int step = 1; step <= SMAPS_FIELD_COUNT; step++) {
 		int i = (parser->last_field + step) % SMAPS_FIELD_COUNT;
-		if (!strncmp(smaps_field_names[i], name, length) && !smaps_field_names[i][length])
+		if (name_is(smaps_field_names[i], name, length))
 			return i;
 	}
 	for (size_t i = 0; i < sizeof(field_aliases) / sizeof(field_aliases[0]); i++)
-		if (!strncmp(field_aliases[i].name, name, length) && !field_aliases[i].name[length])
+		if (name_is(field_aliases[i].name, name, length))
 			return (int)field_aliases[i].field;
 	return -1;
 }

@@ -152,6 +152,7 @@ struct input_error {
 struct read_options {
 	bool skip_bad;                  /* drop a broken process instead of failing */
 	bool progress;                  /* progress on stderr */
+	bool pagemap_sizes_only;        /* count pagemap bytes, load no records (info) */
 };
 
 /* Load a snapshot: a directory, tar(.gz/.xz/.zst), smemcap capture, or

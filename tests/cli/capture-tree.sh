@@ -95,6 +95,9 @@ int main(void)
 EOF
 cc -O1 -static -o "$tmp/tree" "$tmp/tree.c" 2>"$tmp/cc.err" ||
 	cc -O1 -o "$tmp/tree" "$tmp/tree.c" || fail "cannot build the test program"
+# Write the new binary back first: its page-cache pages would otherwise turn
+# from Private_Dirty to Private_Clean under the stopped tree when writeback runs.
+sync "$tmp/tree"
 "$tmp/tree" > "$tmp/pids" &
 root=$!
 pids=$root
