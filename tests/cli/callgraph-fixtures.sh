@@ -98,6 +98,33 @@ cg "$f24" --depth 1 --entry do_no_page --sink mm/shmem.c --format json -o "$tmp/
   "do_no_page@mm/memory.c -> page_add_rmap@mm/rmap.c direct;do_no_page@mm/memory.c -> shmem_nopage@mm/shmem.c indirect;" ] ||
 	fail "--entry/--sink: $(edges "$tmp/d1.json" | tr '\n' ';')"
 
+# --exclude: with zap_pte_range cut out, exit and munmap no longer reach the rmap
+cg "$f24" --exclude zap_pte_range --format json -o "$tmp/ex.json" || fail "exclude run"
+for gone in do_exit __exit_mm mmput exit_mmap zap_page_range zap_pte_range do_munmap; do
+	grep -qx "$gone" "$tmp/keep" || fail "test bug: $gone"
+	names "$tmp/ex.json" | grep -q "^$gone " && fail "--exclude: $gone is still there"
+done
+[ "$(jq '.nodes | length' "$tmp/ex.json")" -eq 19 ] || fail "--exclude: want 26 - 7 = 19 nodes"
+
+# --shortest on 2.5: handle_mm_fault reaches page_add_rmap and pte_chain_alloc in two
+# calls (through do_no_page or do_wp_page), so do_anonymous_page (three) drops out;
+# copy_page_range calls pte_chain_alloc directly, so pte_chain_alloc_atomic -> pte_chain_alloc
+# goes, while pte_chain_alloc_atomic itself stays (it is a sink of its own)
+cg "$f25" --format json -o "$tmp/p25.json" || fail "2.5 paths"
+cg "$f25" --shortest --format json -o "$tmp/s25.json" || fail "2.5 --shortest"
+names "$tmp/p25.json" | grep -q '^do_anonymous_page path$' || fail "2.5: do_anonymous_page should be on a path"
+names "$tmp/s25.json" | grep -q '^do_anonymous_page ' && fail "--shortest kept do_anonymous_page"
+names "$tmp/s25.json" | grep -q '^pte_chain_alloc_atomic sink$' || fail "--shortest dropped pte_chain_alloc_atomic"
+edges "$tmp/p25.json" | grep -q '^pte_chain_alloc_atomic@include/linux/rmap.h -> pte_chain_alloc@' ||
+	fail "2.5: the atomic wrapper edge should be on a path"
+edges "$tmp/s25.json" | grep -q '^pte_chain_alloc_atomic@' && fail "--shortest kept pte_chain_alloc_atomic -> pte_chain_alloc"
+[ "$(edges "$tmp/s25.json" | wc -l)" -lt "$(edges "$tmp/p25.json" | wc -l)" ] || fail "--shortest removed nothing"
+
+# --only-given: only the entries and sinks named
+cg "$f24" --only-given --entry do_fork --sink pte_chain_alloc --format json -o "$tmp/og.json" || fail "--only-given"
+[ "$(names "$tmp/og.json" | tr '\n' ';')" = "copy_mm path;copy_page_range path;do_fork entry;dup_mmap path;page_add_rmap path;pte_chain_alloc sink;" ] ||
+	fail "--only-given: $(names "$tmp/og.json" | tr '\n' ';')"
+
 # --- 2.5: the .config decides (highmem.c built, numa.c not) ----------------------
 cg "$f25" --all --format json -o "$tmp/25.json" || fail "2.5 run"
 [ "$(jq .summary.files "$tmp/25.json")" -eq 11 ] || fail "2.5: expected 11 files"
