@@ -20,14 +20,14 @@ static void write_pagetables(FILE *out, const struct model_result *r)
 	char a[32], b[32], c[32], d[32];
 	const struct estimate *e = &r->pagetable_estimate;
 	if (r->processes_with_pagemap) {
-		fprintf(out, "Page tables: %s exact from pagemap (%llu PTE + %llu higher-level pages, %s geometry) of %zu processes;"
-			" their VmPTE says %s\n",
+		fprintf(out, "Page tables: %s exact from pagemap (%llu PTE + %llu higher-level pages, %s geometry)\n"
+			"  of %zu processes; their VmPTE says %s\n",
 			bytes((double)r->pagetable_bytes, a), (unsigned long long)r->pte_pages,
 			(unsigned long long)r->upper_pages, r->geometry->name, r->processes_with_pagemap,
 			bytes((double)r->vmpte_bytes_of_exact, b));
 		fprintf(out, "  %zu of %zu processes match VmPTE to the page", r->processes_pagetable_exact, r->processes);
 		if (r->vmpte_above_model_bytes)
-			fprintf(out, "; VmPTE is %s above the model (tables that outlived their pages: MADV_DONTNEED, munmap inside a window)",
+			fprintf(out, ";\n  VmPTE is %s above the model (tables that outlived their pages: MADV_DONTNEED, munmap)",
 				bytes((double)r->vmpte_above_model_bytes, a));
 		if (r->vmpte_below_model_bytes)
 			fprintf(out, "; %s below (pages faulted in during the capture)", bytes((double)r->vmpte_below_model_bytes, a));
@@ -56,28 +56,48 @@ static const struct model_design *baseline(const struct model_result *r, const s
 	return NULL;
 }
 
+/*
+ * The estimate column says how the smaps-only estimate did when the exact
+ * figure is there (its error, and whether the exact figure fell inside its
+ * bounds), and gives the bounds themselves when the estimate is all there is.
+ */
+static void estimate_cell(const struct model_design *m, char *cell, size_t size)
+{
+	const struct estimate *est = &m->pte_chain_estimate;
+	char lower[32], upper[32];
+	double exact = (double)m->pte_chain_bytes;
+	if (!m->pte_chain_exact) {
+		snprintf(cell, size, "[%s, %s]", bytes(est->lower, lower), bytes(est->upper, upper));
+		return;
+	}
+	const char *inside = exact >= est->lower && exact <= est->upper ? "in bounds" : "OUT of bounds";
+	if (exact > 0)
+		snprintf(cell, size, "%+.1f%%, %s", 100.0 * (est->point - exact) / exact, inside);
+	else
+		snprintf(cell, size, "%s, %s", bytes(est->point, lower), inside);
+}
+
 static void write_designs(FILE *out, const struct model_result *r)
 {
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
-	fprintf(out, "Reverse map by design (pte_chains charged PSS-style; struct page field over %s of RAM)\n",
+	char a[32], b[32], c[32], d[32], cell[80];
+	fprintf(out, "Reverse map by design (pte_chains charged PSS-style; total adds the struct page field over %s of RAM)\n",
 		bytes((double)r->ram_pages * MODEL_PAGE_BYTES, a));
-	fprintf(out, "%-28s %-3s %10s %s  %-31s %10s %10s %10s %10s %12s\n", "design", "fam", "pte_chain", " ",
-		"smaps estimate [lower, upper]", "page field", "object", "total", "saves vs D1", "fork rmap");
+	fprintf(out, "%-27s %-3s %11s %-22s %9s %9s %10s %9s\n", "design", "fam", "pte_chain", "smaps estimate",
+		"object", "total", "saves", "fork rmap");
 	for (size_t i = 0; i < r->design_count; i++) {
 		const struct model_design *m = &r->designs[i];
-		const struct estimate *est = &m->pte_chain_estimate;
 		const struct model_design *base = baseline(r, m);
-		char range[112];
-		snprintf(range, sizeof(range), "%s [%s, %s]", bytes(est->point, b), bytes(est->lower, c), bytes(est->upper, d));
-		fprintf(out, "%-28s %-3s %10s %s  %-31s %10s %10s %10s %10s %12llu\n", m->profile->id,
-			rmap_family_name(m->profile->family), bytes((double)m->pte_chain_bytes, a),
-			m->pte_chain_exact ? "=" : "~", range, bytes((double)m->page_field_bytes, e),
-			bytes((double)m->object_rmap_bytes, f), bytes((double)m->total_bytes, g),
-			base ? bytes((double)base->total_bytes - (double)m->total_bytes, b) : "-",
+		estimate_cell(m, cell, sizeof(cell));
+		fprintf(out, "%-27s %-3s %s%10s %-22s %9s %9s %10s %9llu\n", m->profile->id,
+			rmap_family_name(m->profile->family), m->pte_chain_exact ? "=" : "~",
+			bytes(m->pte_chain_exact ? (double)m->pte_chain_bytes : m->pte_chain_estimate.point, a), cell,
+			bytes((double)m->object_rmap_bytes, b), bytes((double)m->total_bytes, c),
+			base ? bytes((double)base->total_bytes - (double)m->total_bytes, d) : "-",
 			(unsigned long long)(m->fork_rmap_calls));
 	}
-	fputs("  '=' exact from pagemap + kpages, '~' smaps-only estimate; object = per-VMA fields + anon_vmas + chains;\n"
-	      "  fork rmap = page_add_rmap/_mapcount updates if every process forked once (JSON has exit and allocation counts)\n\n", out);
+	fputs("  '=' exact from pagemap + kpages; '~' smaps-only estimate, its bounds beside it (method: README, JSON)\n"
+	      "  object = per-VMA fields + anon_vmas + chains; saves = against the D1 design of the same architecture\n"
+	      "  fork rmap = page_add_rmap/_mapcount updates if every process forked once (JSON: exit, allocations)\n\n", out);
 }
 
 static void write_sharing(FILE *out, const struct model_result *r, const struct report_options *o)
@@ -151,7 +171,7 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 	const struct snapshot *s = r->snapshot;
 	static const char *const modes[] = { "none", "present bits only", "pfn" };
 	char headline[256];
-	fprintf(out, "ptscope report: %s (kernel %s, %s, %zu processes, pagemap: %s, kpages: %s)\n",
+	fprintf(out, "ptscope report: %s\n  kernel %s, %s, %zu processes, pagemap: %s, kpages: %s\n",
 		s->source ? s->source : "?", s->info.kernel[0] ? s->info.kernel : "?",
 		s->info.arch[0] ? s->info.arch : "?", r->processes, modes[s->info.pagemap <= PAGEMAP_PFN ? s->info.pagemap : 0],
 		r->has_kpages ? "yes" : "no");
