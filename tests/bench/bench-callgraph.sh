@@ -1,0 +1,69 @@
+#!/bin/sh
+# Call-graph speed, side by side, on Debian's linux-source-6.1 (the files and
+# flags ptscope chooses, written out with --write-commands so every tool
+# sees exactly the same ones):
+#   ptscope callgraph, cold (empty cache) and warm (unchanged tree)
+#   clang-14 -fsyntax-only over the same files and flags, same parallelism:
+#       the floor for anything that parses with clang
+#   GNU cflow over the same files, and whether it finds the indirect call
+#       rmap_walk_anon -> try_to_unmap_one (through rwc->rmap_one)
+# Prints figures; asserts nothing about time.
+ptscope=${1:?usage: bench-callgraph.sh PTSCOPE CACHE}
+cache=${2:?usage: bench-callgraph.sh PTSCOPE CACHE}
+here=$(cd "$(dirname "$0")/.." && pwd)
+sh "$here/deps.sh" jq cflow clang-14 >/dev/null 2>&1
+for tool in jq cflow clang-14; do
+	command -v $tool >/dev/null || { echo "bench-callgraph: $tool is missing, skipped"; exit 0; }
+done
+tree=$(sh "$here/kernel-source.sh" "$cache") || { echo "bench-callgraph: no linux-source-6.1, skipped"; exit 0; }
+jobs=$(nproc)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+now() { date +%s.%N; }
+seconds() { echo "$1 $2" | awk '{ printf "%.2f", $2 - $1 }'; }
+
+echo "bench-callgraph: linux-source-6.1 at $tree, $jobs jobs"
+t0=$(now)
+"$ptscope" callgraph "$tree" -j "$jobs" --cache-dir "$tmp/cache" -q --write-commands "$tmp/cc.json" \
+	--format json -o "$tmp/cold.json" || { echo "bench-callgraph: ptscope failed"; exit 1; }
+t1=$(now)
+"$ptscope" callgraph "$tree" -j "$jobs" --cache-dir "$tmp/cache" -q --format json -o "$tmp/warm.json"
+t2=$(now)
+cold=$(seconds "$t0" "$t1")
+warm=$(seconds "$t1" "$t2")
+files=$(jq length "$tmp/cc.json")
+
+# the floor: clang -fsyntax-only, one process per file, $jobs at a time
+jq -r '.[] | .arguments[1:] | @sh' "$tmp/cc.json" > "$tmp/commands"
+t0=$(now)
+xargs -d '\n' -P "$jobs" -I{} sh -c 'clang-14 -fsyntax-only {} >/dev/null 2>&1; true' < "$tmp/commands"
+t1=$(now)
+floor=$(seconds "$t0" "$t1")
+
+# cflow reads the text (no preprocessor); -i _ so that _-prefixed functions show,
+# -b so that a subtree printed once is not printed again (else: tens of GB),
+# and a file-size limit in case
+jq -r '.[].file' "$tmp/cc.json" > "$tmp/files"
+t0=$(now)
+(ulimit -f 1048576; xargs -d "\n" cflow -b -i _ < "$tmp/files" > "$tmp/cflow.txt" 2>/dev/null)
+t1=$(now)
+cflow_time=$(seconds "$t0" "$t1")
+cflow -i _ -d 2 -m rmap_walk_anon "$tree/mm/rmap.c" 2>/dev/null > "$tmp/walk.txt"
+if grep -q 'try_to_unmap_one' "$tmp/walk.txt"; then cflow_edge=yes; else cflow_edge=no; fi
+cflow -i _ -d 2 -m try_to_unmap "$tree/mm/rmap.c" 2>/dev/null > "$tmp/unmap.txt"
+if grep -q 'try_to_unmap_one' "$tmp/unmap.txt"; then cflow_address="yes"; else cflow_address="no"; fi
+
+# does ptscope have it?
+ptscope_edge=$(jq -r '(.nodes | map({(.id): .name}) | add) as $n | .edges[]
+	| select($n[.from] == "rmap_walk_anon" and $n[.to] == "try_to_unmap_one") | .kind' "$tmp/warm.json" | head -n 1)
+[ -n "$ptscope_edge" ] || ptscope_edge=no
+
+ratio=$(echo "$cold $floor" | awk '{ printf "%.2f", $1 / $2 }')
+printf '%-44s %6s %9s  %s\n' "tool (same $files files, same flags)" files seconds "rmap_walk_anon -> try_to_unmap_one"
+printf '%-44s %6s %9s  %s\n' "ptscope callgraph, cold cache, -j $jobs" "$files" "$cold" "$ptscope_edge"
+printf '%-44s %6s %9s  %s\n' "ptscope callgraph, warm cache" "$files" "$warm" "$ptscope_edge"
+printf '%-44s %6s %9s  %s\n' "clang-14 -fsyntax-only, xargs -P $jobs (floor)" "$files" "$floor" "(no call graph)"
+printf '%-44s %6s %9s  %s\n' "GNU cflow -i _" "$files" "$cflow_time" \
+	"$cflow_edge (lists try_to_unmap -> try_to_unmap_one: $cflow_address, an address taken)"
+echo "ptscope cold / clang floor: $ratio"
