@@ -133,8 +133,15 @@ int sources_plan(const struct analyzer_options *options, const char *cache_dir,
 		 struct source_plan *plan, char *err, size_t err_size);
 void sources_free(struct source_plan *plan);
 
-/* kbuild: objects named in a Makefile for a configuration. */
+/* kbuild: a Makefile evaluated for a configuration (presets: "NAME=value"). */
 struct kconfig;
+struct kbuild;
+struct kbuild *kbuild_load(const char *makefile, const struct kconfig *config,
+			   const char *const *presets);
+/* The expanded value of a variable, or NULL (caller frees). */
+char *kbuild_get(const struct kbuild *kbuild, const char *name);
+void kbuild_free(struct kbuild *kbuild);
+/* Objects (stems) that obj-y and obj-m name. */
 void kbuild_objects(const char *makefile, const struct kconfig *config, struct cg_list *objects);
 
 /* The configuration: CONFIG_ symbols and their values ("y", "m", "64", "\"x\""). */

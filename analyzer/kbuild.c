@@ -241,13 +241,28 @@ static void add_objects(const struct make *make, const char *list, struct cg_lis
 	free(expanded);
 }
 
-void kbuild_objects(const char *makefile, const struct kconfig *config, struct cg_list *objects)
+/* Evaluate a Makefile into variables; presets are "NAME=value" strings. */
+struct kbuild *kbuild_load(const char *makefile, const struct kconfig *config,
+			   const char *const *presets)
 {
+	struct make *make = calloc(1, sizeof(*make));
+	if (!make) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		exit(2);
+	}
+	make->config = config;
+	for (size_t i = 0; presets && presets[i]; i++) {
+		const char *equals = strchr(presets[i], '=');
+		if (!equals)
+			continue;
+		char *name = strndup(presets[i], (size_t)(equals - presets[i]));
+		set_variable(make, name, cg_xstrdup(equals + 1));
+		free(name);
+	}
 	char *text;
 	size_t size;
 	if (!cg_read_file(makefile, &text, &size))
-		return;
-	struct make make = { .config = config };
+		return (struct kbuild *)make;
 	struct conditions conditions = { .depth = 0 };
 	/* join continuation lines in place: "\\\n" becomes two spaces */
 	for (char *p = text; (p = strstr(p, "\\\n")); p += 2)
@@ -262,20 +277,42 @@ void kbuild_objects(const char *makefile, const struct kconfig *config, struct c
 		line = trim(line);
 		if (!*line)
 			continue;
-		if (conditional_line(&make, &conditions, line) || !all_active(&conditions))
+		if (conditional_line(make, &conditions, line) || !all_active(&conditions))
 			continue;
 		if (strchr(line, '=') && !starts_word(line, "export") && !starts_word(line, "include"))
-			assignment_line(&make, line);
+			assignment_line(make, line);
 	}
+	free(text);
+	return (struct kbuild *)make;
+}
+
+char *kbuild_get(const struct kbuild *kbuild, const char *name)
+{
+	const struct make *make = (const struct make *)kbuild;
+	const char *value = variable(make, name);
+	return value ? expand(make, value, 0) : NULL;
+}
+
+void kbuild_free(struct kbuild *kbuild)
+{
+	struct make *make = (struct make *)kbuild;
+	if (!make)
+		return;
+	for (size_t i = 0; i < make->names.count; i++)
+		free(make->values[i]);
+	free(make->values);
+	cg_strings_free(&make->names);
+	free(make);
+}
+
+void kbuild_objects(const char *makefile, const struct kconfig *config, struct cg_list *objects)
+{
+	struct kbuild *kbuild = kbuild_load(makefile, config, NULL);
 	static const char *const lists[] = { "obj-y", "obj-m" };
 	for (size_t i = 0; i < 2; i++) {
-		const char *list = variable(&make, lists[i]);
+		const char *list = variable((const struct make *)kbuild, lists[i]);
 		if (list)
-			add_objects(&make, list, objects, 0);
+			add_objects((const struct make *)kbuild, list, objects, 0);
 	}
-	for (size_t i = 0; i < make.names.count; i++)
-		free(make.values[i]);
-	free(make.values);
-	cg_strings_free(&make.names);
-	free(text);
+	kbuild_free(kbuild);
 }

@@ -212,7 +212,10 @@ static bool link_asm(const char *folder, const char *target)
 static char *make_shim(const char *cache_dir, const char *root, const char *old_asm,
 		       const char *header, char *err, size_t err_size)
 {
+	/* bumped when what the shim holds changes, so old shims are not reused */
+	static const char shim_version[] = "shim 2";
 	uint64_t hash = cg_hash(root, strlen(root), cg_hash(header, strlen(header), 0));
+	hash = cg_hash(shim_version, sizeof(shim_version), hash);
 	char *shim = cg_format("%s/shim/%016llx", cache_dir, (unsigned long long)hash);
 	char *generic = join(root, "include/asm-generic");
 	char *uapi = join(root, "include/uapi/asm-generic");
@@ -394,12 +397,44 @@ static void file_arguments(const char *path, struct cg_list *arguments)
 
 /* Headers "make prepare" would generate that mm code includes.  bounds.h is
  * computed (its values decide page-flags layout and with it whole inline
- * helpers); the others only carry constants, so an empty stand-in keeps
- * the preprocessor going. */
-static const char *const generated_stand_ins[] = {
-	"generated/timeconst.h", "asm/unistd_64.h", "asm/unistd_64_x32.h", "asm/unistd_32_ia32.h",
-	"asm/unistd_32.h",
+ * helpers); the syscall numbers come from the tree's syscall tables; the
+ * rest only carry constants, so an empty stand-in keeps the preprocessor
+ * going. */
+static const char *const generated_stand_ins[] = { "generated/timeconst.h" };
+
+static const struct syscall_header {
+	const char *header;      /* as included */
+	const char *table;       /* in the tree */
+	const char *abis;        /* rows of these ABIs */
+	const char *prefix;      /* macro prefix */
+	unsigned long offset;    /* added to the number (x32) */
+} syscall_headers[] = {
+	{ "asm/unistd_64.h", "arch/x86/entry/syscalls/syscall_64.tbl", " common 64 ", "__NR_", 0 },
+	{ "asm/unistd_64_x32.h", "arch/x86/entry/syscalls/syscall_64.tbl", " common x32 ", "__NR_x32_", 0x40000000UL },
+	{ "asm/unistd_32.h", "arch/x86/entry/syscalls/syscall_32.tbl", " i386 ", "__NR_", 0 },
+	{ "asm/unistd_32_ia32.h", "arch/x86/entry/syscalls/syscall_32.tbl", " i386 ", "__NR_ia32_", 0 },
 };
+
+/* "0 common read sys_read" -> "#define __NR_read 0" for the wanted ABIs. */
+static void syscall_defines(const char *table_path, const struct syscall_header *header, struct cg_buffer *out)
+{
+	char *text;
+	size_t size;
+	if (!cg_read_file(table_path, &text, &size))
+		return;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long number;
+		char abi[32], name[128];
+		if (line[0] == '#' || sscanf(line, "%lu %31s %127s", &number, abi, name) != 3)
+			continue;
+		char *wanted = cg_format(" %s ", abi);
+		if (strstr(header->abis, wanted))
+			cg_buffer_printf(out, "#define %s%s %lu\n", header->prefix, name, number + header->offset);
+		free(wanted);
+	}
+	free(text);
+}
 
 static void generate_headers(const char *root, const char *shim, const struct cg_list *common)
 {
@@ -410,6 +445,22 @@ static void generate_headers(const char *root, const char *shim, const struct cg
 		if (!cg_is_file(in_tree) && !cg_is_file(path))
 			write_text(shim, name, "/* stand-in written by ptscope */\n");
 		free(in_tree);
+		free(name);
+		free(path);
+	}
+	for (size_t i = 0; i < sizeof(syscall_headers) / sizeof(syscall_headers[0]); i++) {
+		const struct syscall_header *header = &syscall_headers[i];
+		char *table = join(root, header->table);
+		char *name = cg_format("config/%s", header->header);
+		char *path = join(shim, name);
+		if (!cg_is_file(path)) {
+			struct cg_buffer text = { 0 };
+			cg_buffer_printf(&text, "/* written by ptscope from %s */\n", header->table);
+			syscall_defines(table, header, &text);
+			write_text(shim, name, text.data);
+			cg_buffer_free(&text);
+		}
+		free(table);
 		free(name);
 		free(path);
 	}
@@ -433,6 +484,49 @@ static void generate_headers(const char *root, const char *shim, const struct cg
 	free(bounds_c);
 	free(in_tree);
 	free(path);
+}
+
+/* The -I and -D flags that the file's own kbuild Makefile adds for it
+ * (CFLAGS_fault.o := -I $(srctree)/$(src)/../include/asm/trace) and for
+ * its folder (ccflags-y). */
+static void kbuild_arguments(const struct kbuild *kbuild, const char *path, struct cg_list *arguments)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *object = cg_format("CFLAGS_%.*s.o", (int)strcspn(base, "."), base);
+	char *values[2] = { kbuild_get(kbuild, object), kbuild_get(kbuild, "ccflags-y") };
+	for (int v = 0; v < 2; v++) {
+		char *save = NULL;
+		for (char *word = values[v] ? strtok_r(values[v], " \t", &save) : NULL; word;
+		     word = strtok_r(NULL, " \t", &save)) {
+			if (!strcmp(word, "-I")) {
+				char *folder = strtok_r(NULL, " \t", &save);
+				if (folder)
+					cg_list_add_owned(arguments, cg_format("-I%s", folder));
+			} else if (!strncmp(word, "-I", 2) || !strncmp(word, "-D", 2)) {
+				cg_list_add(arguments, word);
+			}
+		}
+		free(values[v]);
+	}
+	free(object);
+}
+
+/* Defines the top-level Makefile adds when the configuration asks for them. */
+static const struct { const char *symbols; const char *define; } config_defines[] = {
+	{ "CONFIG_FUNCTION_TRACER CONFIG_HAVE_FENTRY", "-DCC_USING_FENTRY" },
+};
+
+static void config_arguments(const struct kconfig *config, struct cg_list *arguments)
+{
+	for (size_t i = 0; i < sizeof(config_defines) / sizeof(config_defines[0]); i++) {
+		char *symbols = cg_xstrdup(config_defines[i].symbols), *save = NULL;
+		bool all = true;
+		for (char *name = strtok_r(symbols, " ", &save); name; name = strtok_r(NULL, " ", &save))
+			all = all && kconfig_get(config, name);
+		if (all)
+			cg_list_add(arguments, config_defines[i].define);
+		free(symbols);
+	}
 }
 
 static const struct layout *find_layout(const char *root)
@@ -477,15 +571,38 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 	}
 	if (!status) {
 		tree_arguments(resolved, layout, &config, shim, old_asm != NULL, &common);
+		config_arguments(&config, &common);
 		generate_headers(resolved, shim, &common);
+		struct kbuild *kbuild = NULL;
+		char *kbuild_folder = NULL;
 		for (size_t i = 0; i < files.count; i++) {
+			/* one Makefile evaluation per folder: files come sorted by folder */
+			char *folder = strndup(files.items[i], (size_t)(strrchr(files.items[i], '/') - files.items[i]));
+			if (!kbuild_folder || strcmp(folder, kbuild_folder)) {
+				kbuild_free(kbuild);
+				free(kbuild_folder);
+				kbuild_folder = folder;
+				char *makefile = join(folder, "Makefile");
+				const char *relative = folder + strlen(resolved) + (folder[strlen(resolved)] == '/');
+				char *presets[] = { cg_format("srctree=%s", resolved), cg_format("src=%s", relative),
+						    cg_format("obj=%s", relative), NULL };
+				kbuild = kbuild_load(makefile, &config, (const char *const *)presets);
+				for (int p = 0; presets[p]; p++)
+					free(presets[p]);
+				free(makefile);
+			} else {
+				free(folder);
+			}
 			struct cg_list arguments = { 0 };
 			for (size_t j = 0; j < common.count; j++)
 				cg_list_add(&arguments, common.items[j]);
 			file_arguments(files.items[i], &arguments);
+			kbuild_arguments(kbuild, files.items[i], &arguments);
 			add_job(plan, cg_xstrdup(files.items[i]), resolved, &arguments);
 			cg_list_free(&arguments);
 		}
+		kbuild_free(kbuild);
+		free(kbuild_folder);
 	}
 	cg_list_free(&files);
 	cg_list_free(&common);
