@@ -122,6 +122,33 @@ static void test_kbuild_objects(void)
 	free(makefile);
 }
 
+/* Per-file flags: := expands at once, with srctree/src preset as kbuild does. */
+static void test_kbuild_values(void)
+{
+	char *makefile = write_temp("Makefile.flags",
+		"CFLAGS_fault.o := -I $(srctree)/$(src)/../include/asm/trace\n"
+		"ccflags-$(CONFIG_DEBUG_VM) += -DDEBUG\n"
+		"ccflags-y += -DALWAYS\n"
+		"CFLAGS_init-mm.o += $(call cc-disable-warning, override-init)\n");
+	struct kconfig config = { 0 };
+	kconfig_set(&config, "CONFIG_DEBUG_VM", "y");
+	const char *presets[] = { "srctree=/k", "src=arch/x86/mm", NULL };
+	struct kbuild *kbuild = kbuild_load(makefile, &config, presets);
+	char *value = kbuild_get(kbuild, "CFLAGS_fault.o");
+	CU_ASSERT_STRING_EQUAL(value, "-I /k/arch/x86/mm/../include/asm/trace");
+	free(value);
+	value = kbuild_get(kbuild, "ccflags-y");
+	CU_ASSERT_STRING_EQUAL(value, "-DDEBUG -DALWAYS");
+	free(value);
+	value = kbuild_get(kbuild, "CFLAGS_init-mm.o");
+	CU_ASSERT_STRING_EQUAL(value, "");   /* make functions expand to nothing */
+	free(value);
+	CU_ASSERT_PTR_NULL(kbuild_get(kbuild, "CFLAGS_other.o"));
+	kbuild_free(kbuild);
+	kconfig_free(&config);
+	free(makefile);
+}
+
 /* --- the cache ----------------------------------------------------------------- */
 
 static void make_facts(struct tu_facts *facts)
@@ -451,7 +478,7 @@ static void test_graph_paths_and_depth(void)
 void suite_analyzer(void)
 {
 	ADD_SUITE("analyzer", test_kconfig_values_and_header, test_kconfig_bad_line,
-		  test_kconfig_compressed, test_kbuild_objects, test_cache_round_trip,
+		  test_kconfig_compressed, test_kbuild_objects, test_kbuild_values, test_cache_round_trip,
 		  test_field_names_and_flags, test_parse_unit, test_graph_identity_and_indirect,
 		  test_graph_paths_and_depth);
 }
