@@ -187,7 +187,7 @@ struct graph_request {
 	const struct cg_list *excludes;  /* functions left out of every path; may be NULL */
 	int depth;
 	bool all;
-	bool shortest;              /* one shortest path per entry and sink */
+	bool shortest;              /* only shortest paths from each entry to each sink */
 };
 struct callgraph *graph_build(struct tu_job *jobs, size_t job_count,
 			      const struct graph_request *request);
