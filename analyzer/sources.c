@@ -202,9 +202,15 @@ static bool link_asm(const char *folder, const char *target)
 {
 	if (!cg_make_dirs(folder))
 		return false;
+	/* made under a private name and renamed over: two runs at once (make
+	 * check and make check SANITIZE=1) may both be building this shim */
 	char *link = join(folder, "asm");
-	unlink(link);
-	bool ok = symlink(target, link) == 0;
+	char *temporary = cg_format("%s.%ld", link, (long)getpid());
+	unlink(temporary);
+	bool ok = symlink(target, temporary) == 0 && rename(temporary, link) == 0;
+	if (!ok)
+		unlink(temporary);
+	free(temporary);
 	free(link);
 	return ok;
 }
