@@ -388,16 +388,24 @@ static void tree_arguments(const char *root, const struct layout *layout, const 
 	free(compiler_types);
 }
 
-static void file_arguments(const char *path, struct cg_list *arguments)
+/* What kbuild defines per object: its base name, module name and (since 5.x)
+ * the module file, which MODULE_LICENSE() of a built-in object refers to. */
+static void file_arguments(const char *root, const char *path, struct cg_list *arguments)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *stem = strndup(base, strcspn(base, "."));
 	for (char *p = stem; *p; p++)
 		if (*p == '-')
 			*p = '_';   /* as kbuild's modname does */
+	size_t root_length = strlen(root);
+	const char *relative = !strncmp(path, root, root_length) && path[root_length] == '/'
+			       ? path + root_length + 1 : base;
 	cg_list_add_owned(arguments, cg_format("-DKBUILD_BASENAME=\"%s\"", stem));
 	cg_list_add_owned(arguments, cg_format("-DKBUILD_MODNAME=\"%s\"", stem));
 	cg_list_add_owned(arguments, cg_format("-D__KBUILD_MODNAME=kmod_%s", stem));
+	cg_list_add_owned(arguments, cg_format("-DKBUILD_MODFILE=\"%.*s\"",
+					       (int)(strlen(relative) - (strrchr(relative, '.') ? strlen(strrchr(relative, '.')) : 0)),
+					       relative));
 	free(stem);
 }
 
@@ -480,7 +488,7 @@ static void generate_headers(const char *root, const char *shim, const struct cg
 		struct cg_list arguments = { 0 };
 		for (size_t i = 0; i < common->count; i++)
 			cg_list_add(&arguments, common->items[i]);
-		file_arguments(bounds_c, &arguments);
+		file_arguments(root, bounds_c, &arguments);
 		parse_constants(bounds_c, &arguments, &text);
 		cg_buffer_printf(&text, "#endif\n");
 		write_text(shim, "config/generated/bounds.h", text.data);
@@ -602,7 +610,7 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 			struct cg_list arguments = { 0 };
 			for (size_t j = 0; j < common.count; j++)
 				cg_list_add(&arguments, common.items[j]);
-			file_arguments(files.items[i], &arguments);
+			file_arguments(resolved, files.items[i], &arguments);
 			kbuild_arguments(kbuild, files.items[i], &arguments);
 			add_job(plan, cg_xstrdup(files.items[i]), resolved, &arguments);
 			cg_list_free(&arguments);
