@@ -20,13 +20,11 @@ PKGS     = libxml-2.0 libarchive libgvc libcgraph json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CLANG_INC  := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
-CLANG_LIB  := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
 
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Werror
 CPPFLAGS += -D_GNU_SOURCE -I. $(PKG_CFLAGS) $(if $(CLANG_INC),-I$(CLANG_INC))
-comma   := ,
-LDLIBS  += $(PKG_LIBS) $(if $(CLANG_LIB),-L$(CLANG_LIB) -Wl$(comma)-rpath$(comma)$(CLANG_LIB)) -lclang -lpthread -lm
+LDLIBS  += $(PKG_LIBS) -ldl -lpthread -lm
 
 ifeq ($(SANITIZE),1)
   CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

@@ -14,12 +14,12 @@
  * positional initialiser or by assignment.  Call-site lines are expansion
  * lines, so a call written inside a macro counts at the macro's use.
  */
-#include <clang-c/Index.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer/internal.h"
+#include "analyzer/libclang.h"
 
 struct walker {
 	struct tu_facts *facts;
@@ -400,7 +400,7 @@ static void record_diagnostics(struct tu_facts *facts, CXTranslationUnit unit)
 
 void *parse_index_create(void)
 {
-	return clang_createIndex(0, 0);
+	return libclang_load(NULL, 0) ? NULL : clang_createIndex(0, 0);
 }
 
 void parse_index_dispose(void *index)
@@ -478,7 +478,7 @@ size_t parse_constants(const char *path, const struct cg_list *arguments, struct
 {
 	char *text;
 	size_t size;
-	if (!cg_read_file(path, &text, &size))
+	if (libclang_load(NULL, 0) || !cg_read_file(path, &text, &size))
 		return 0;
 	struct constants constants = { .out = out };
 	size_t capacity = 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analyzer/internal.h"
+#include "analyzer/libclang.h"
 
 /* Bumped when what parse.c extracts changes: old cache entries stop matching. */
 #define FACTS_VERSION 6
@@ -155,6 +156,8 @@ int analyzer_run(const struct analyzer_options *options, struct callgraph **grap
 		 char *err, size_t err_size)
 {
 	*graph = NULL;
+	if (libclang_load(err, err_size))
+		return 2;
 	char *cache_dir = options->cache_dir ? cg_xstrdup(options->cache_dir) : default_cache_dir();
 	struct source_plan plan;
 	int status = sources_plan(options, cache_dir, &plan, err, err_size);

@@ -1,0 +1,107 @@
+/*
+ * analyzer/libclang.h - libclang, loaded when the analyzer first needs it.
+ *
+ * Linking libclang pulls libLLVM (100 MB) into every ptscope command: 0.1 s
+ * and 60 MB before `report` or `info` could read a byte.  Only the analyzer
+ * needs it, so it is opened with dlopen on first use; the calls below keep
+ * their libclang names and go through one table of function pointers.
+ * Include this instead of <clang-c/Index.h>.
+ */
+#ifndef PTSCOPE_ANALYZER_LIBCLANG_H
+#define PTSCOPE_ANALYZER_LIBCLANG_H
+
+#include <clang-c/Index.h>
+#include <stddef.h>
+
+#define LIBCLANG_FUNCTIONS(X) \
+	X(Cursor_Evaluate) \
+	X(Cursor_isNull) \
+	X(EvalResult_dispose) \
+	X(EvalResult_getAsLongLong) \
+	X(EvalResult_getKind) \
+	X(File_tryGetRealPathName) \
+	X(Location_isFromMainFile) \
+	X(Type_visitFields) \
+	X(createIndex) \
+	X(disposeDiagnostic) \
+	X(disposeIndex) \
+	X(disposeString) \
+	X(disposeTokens) \
+	X(disposeTranslationUnit) \
+	X(equalCursors) \
+	X(formatDiagnostic) \
+	X(getCString) \
+	X(getCanonicalType) \
+	X(getCursorDefinition) \
+	X(getCursorExtent) \
+	X(getCursorKind) \
+	X(getCursorLocation) \
+	X(getCursorReferenced) \
+	X(getCursorSpelling) \
+	X(getCursorType) \
+	X(getCursorUSR) \
+	X(getDiagnostic) \
+	X(getDiagnosticSeverity) \
+	X(getExpansionLocation) \
+	X(getFileName) \
+	X(getNullCursor) \
+	X(getNumDiagnostics) \
+	X(getTokenKind) \
+	X(getTokenSpelling) \
+	X(getTranslationUnitCursor) \
+	X(isCursorDefinition) \
+	X(parseTranslationUnit2) \
+	X(tokenize) \
+	X(visitChildren)
+
+struct libclang {
+#define X(name) __typeof__(clang_##name) *name;
+	LIBCLANG_FUNCTIONS(X)
+#undef X
+};
+extern struct libclang libclang;
+
+/* Open libclang once (thread-safe); 0, or -1 with a message in err. */
+int libclang_load(char *err, size_t err_size);
+
+#define clang_Cursor_Evaluate (libclang.Cursor_Evaluate)
+#define clang_Cursor_isNull (libclang.Cursor_isNull)
+#define clang_EvalResult_dispose (libclang.EvalResult_dispose)
+#define clang_EvalResult_getAsLongLong (libclang.EvalResult_getAsLongLong)
+#define clang_EvalResult_getKind (libclang.EvalResult_getKind)
+#define clang_File_tryGetRealPathName (libclang.File_tryGetRealPathName)
+#define clang_Location_isFromMainFile (libclang.Location_isFromMainFile)
+#define clang_Type_visitFields (libclang.Type_visitFields)
+#define clang_createIndex (libclang.createIndex)
+#define clang_disposeDiagnostic (libclang.disposeDiagnostic)
+#define clang_disposeIndex (libclang.disposeIndex)
+#define clang_disposeString (libclang.disposeString)
+#define clang_disposeTokens (libclang.disposeTokens)
+#define clang_disposeTranslationUnit (libclang.disposeTranslationUnit)
+#define clang_equalCursors (libclang.equalCursors)
+#define clang_formatDiagnostic (libclang.formatDiagnostic)
+#define clang_getCString (libclang.getCString)
+#define clang_getCanonicalType (libclang.getCanonicalType)
+#define clang_getCursorDefinition (libclang.getCursorDefinition)
+#define clang_getCursorExtent (libclang.getCursorExtent)
+#define clang_getCursorKind (libclang.getCursorKind)
+#define clang_getCursorLocation (libclang.getCursorLocation)
+#define clang_getCursorReferenced (libclang.getCursorReferenced)
+#define clang_getCursorSpelling (libclang.getCursorSpelling)
+#define clang_getCursorType (libclang.getCursorType)
+#define clang_getCursorUSR (libclang.getCursorUSR)
+#define clang_getDiagnostic (libclang.getDiagnostic)
+#define clang_getDiagnosticSeverity (libclang.getDiagnosticSeverity)
+#define clang_getExpansionLocation (libclang.getExpansionLocation)
+#define clang_getFileName (libclang.getFileName)
+#define clang_getNullCursor (libclang.getNullCursor)
+#define clang_getNumDiagnostics (libclang.getNumDiagnostics)
+#define clang_getTokenKind (libclang.getTokenKind)
+#define clang_getTokenSpelling (libclang.getTokenSpelling)
+#define clang_getTranslationUnitCursor (libclang.getTranslationUnitCursor)
+#define clang_isCursorDefinition (libclang.isCursorDefinition)
+#define clang_parseTranslationUnit2 (libclang.parseTranslationUnit2)
+#define clang_tokenize (libclang.tokenize)
+#define clang_visitChildren (libclang.visitChildren)
+
+#endif
