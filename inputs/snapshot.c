@@ -60,30 +60,67 @@ void snapshot_free(struct snapshot *s)
 	free(s);
 }
 
-const struct kpage *snapshot_find_kpage(const struct snapshot *s, uint64_t pfn)
+/*
+ * Every array of a snapshot ascends by one key; one lower bound serves
+ * them all: the index of the first element whose key is at least `key`.
+ */
+static size_t lower_bound(const void *base, size_t count, size_t stride,
+			  uint64_t (*key_of)(const void *element), uint64_t key)
 {
-	size_t low = 0, high = s->kpage_count;
+	size_t low = 0, high = count;
 	while (low < high) {
 		size_t middle = low + (high - low) / 2;
-		if (s->kpages[middle].pfn < pfn)
+		if (key_of((const char *)base + middle * stride) < key)
 			low = middle + 1;
 		else
 			high = middle;
 	}
-	return low < s->kpage_count && s->kpages[low].pfn == pfn ? &s->kpages[low] : NULL;
+	return low;
+}
+
+static uint64_t kpage_pfn(const void *element)
+{
+	return ((const struct kpage *)element)->pfn;
+}
+
+static uint64_t vma_end(const void *element)
+{
+	return ((const struct vma *)element)->end;
+}
+
+static uint64_t record_vaddr(const void *element)
+{
+	return ((const struct pagemap_record *)element)->vaddr;
+}
+
+static uint64_t process_pid(const void *element)
+{
+	return (uint64_t)((const struct process *)element)->pid;
+}
+
+const struct kpage *snapshot_find_kpage(const struct snapshot *s, uint64_t pfn)
+{
+	size_t i = lower_bound(s->kpages, s->kpage_count, sizeof(*s->kpages), kpage_pfn, pfn);
+	return i < s->kpage_count && s->kpages[i].pfn == pfn ? &s->kpages[i] : NULL;
 }
 
 const struct vma *process_find_vma(const struct process *p, uint64_t vaddr)
 {
-	size_t low = 0, high = p->vma_count;
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-		if (p->vmas[middle].end <= vaddr)
-			low = middle + 1;
-		else
-			high = middle;
-	}
-	return low < p->vma_count && p->vmas[low].start <= vaddr ? &p->vmas[low] : NULL;
+	/* the first VMA ending above vaddr holds it, if it starts at or below */
+	size_t i = lower_bound(p->vmas, p->vma_count, sizeof(*p->vmas), vma_end, vaddr + 1);
+	return i < p->vma_count && p->vmas[i].start <= vaddr ? &p->vmas[i] : NULL;
+}
+
+size_t process_first_record(const struct process *p, uint64_t vaddr)
+{
+	return lower_bound(p->pagemap, p->pagemap_count, sizeof(*p->pagemap), record_vaddr, vaddr);
+}
+
+const struct process *snapshot_find_process(const struct snapshot *s, int pid)
+{
+	size_t i = lower_bound(s->processes, s->process_count, sizeof(*s->processes), process_pid,
+			       (uint64_t)pid);
+	return i < s->process_count && s->processes[i].pid == pid ? &s->processes[i] : NULL;
 }
 
 uint64_t snapshot_meminfo_kb(const struct snapshot *s, const char *name)

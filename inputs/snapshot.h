@@ -167,6 +167,12 @@ const struct kpage *snapshot_find_kpage(const struct snapshot *snapshot, uint64_
 /* The VMA of process p that contains vaddr, or NULL. */
 const struct vma *process_find_vma(const struct process *p, uint64_t vaddr);
 
+/* Index of p's first pagemap record at or above vaddr (pagemap_count if none). */
+size_t process_first_record(const struct process *p, uint64_t vaddr);
+
+/* The process with this pid, or NULL. */
+const struct process *snapshot_find_process(const struct snapshot *snapshot, int pid);
+
 /* A meminfo value in kB, or 0 when absent. */
 uint64_t snapshot_meminfo_kb(const struct snapshot *snapshot, const char *name);
 

@@ -117,19 +117,6 @@ static uint64_t record_pfn(const struct pagemap_record *r)
 
 /* ---- lookups over ascending arrays ---- */
 
-size_t records_lower_bound(const struct process *p, uint64_t vaddr)
-{
-	size_t low = 0, high = p->pagemap_count;
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-		if (p->pagemap[middle].vaddr < vaddr)
-			low = middle + 1;
-		else
-			high = middle;
-	}
-	return low;
-}
-
 size_t windows_lower_bound(const struct process_data *data, uint64_t window)
 {
 	size_t low = 0, high = data->window_count;

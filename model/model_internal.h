@@ -60,7 +60,6 @@ bool pfn_is_zero_page(const struct pfn_entry *entry);
 bool record_is_anonymous(uint64_t entry_word, const struct pfn_entry *pfn);
 
 /* Layout helpers (model/model.c). */
-size_t records_lower_bound(const struct process *p, uint64_t vaddr);
 size_t windows_lower_bound(const struct process_data *data, uint64_t window);
 
 /* The pieces of model_run. */

@@ -82,19 +82,6 @@ static uint64_t count_families(struct model_context *c)
 	return families;
 }
 
-static const struct process *find_process(const struct snapshot *s, int pid)
-{
-	size_t low = 0, high = s->process_count;
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-		if (s->processes[middle].pid < pid)
-			low = middle + 1;
-		else
-			high = middle;
-	}
-	return low < s->process_count && s->processes[low].pid == pid ? &s->processes[low] : NULL;
-}
-
 /* Fork depth d of a VMA: ancestors (PPid chain) holding a VMA with the same
  * start and end and an anon_vma.  Its chain count is d + 1. */
 static uint64_t fork_depth(const struct model_context *c, const struct process *p, const struct vma *vma)
@@ -105,7 +92,7 @@ static uint64_t fork_depth(const struct model_context *c, const struct process *
 	for (int hops = 0; hops < 64; hops++) {
 		if (ancestor->ppid == ancestor->pid)
 			break;
-		ancestor = find_process(s, ancestor->ppid);
+		ancestor = snapshot_find_process(s, ancestor->ppid);
 		if (!ancestor)
 			break;
 		const struct vma *same = process_find_vma(ancestor, vma->start);

@@ -184,14 +184,14 @@ static void member_slots(const struct model_context *c, const struct sharing_rul
 	}
 	uint64_t size = (uint64_t)1 << rule->window_shift;
 	bool check_pmd = rule->skip_pmd_mapped && rule->window_shift == c->pte_shift;
-	size_t k = records_lower_bound(p, window_base(rule, v, first));
+	size_t k = process_first_record(p, window_base(rule, v, first));
 	uint64_t limit = window_base(rule, v, end - 1) + size;
 	while (k < p->pagemap_count && p->pagemap[k].vaddr < limit) {
 		uint64_t vaddr = p->pagemap[k].vaddr;
 		uint64_t w = rule->partners == PARTNERS_LENGTH ? (vaddr - v->start) >> rule->window_shift
 							       : vaddr >> rule->window_shift;
 		uint64_t next = window_base(rule, v, w) + size;
-		size_t run_end = records_lower_bound(p, next);
+		size_t run_end = process_first_record(p, next);
 		if (!(check_pmd && pmd_mapped_window(c, m->process, vaddr)))
 			push_slot(slots, window_name(rule, v, w), m->process,
 				  window_weight(c, rule, m->process, k, run_end));
