@@ -81,6 +81,15 @@ static void check_fixture_snapshot(const struct snapshot *s)
 	CU_ASSERT_PTR_NULL(snapshot_find_kpage(s, 102));
 	CU_ASSERT_PTR_EQUAL(process_find_vma(p, p->pagemap[1].vaddr), &p->vmas[0]);
 	CU_ASSERT_PTR_NULL(process_find_vma(p, 0x1000));
+	CU_ASSERT_PTR_EQUAL(process_find_vma(p, p->vmas[0].end - 1), &p->vmas[0]);
+	CU_ASSERT_PTR_EQUAL(process_find_vma(p, p->vmas[0].end), p->vmas[1].start == p->vmas[0].end ? &p->vmas[1] : NULL);
+	CU_ASSERT_EQUAL(process_first_record(p, 0), 0);
+	CU_ASSERT_EQUAL(process_first_record(p, p->pagemap[1].vaddr), 1);
+	CU_ASSERT_EQUAL(process_first_record(p, p->pagemap[1].vaddr + 1), 2);
+	CU_ASSERT_EQUAL(process_first_record(p, UINT64_MAX), 3);
+	CU_ASSERT_PTR_EQUAL(snapshot_find_process(s, 5969), p);
+	CU_ASSERT_PTR_NULL(snapshot_find_process(s, 2)); /* the kernel thread is not kept */
+	CU_ASSERT_PTR_NULL(snapshot_find_process(s, 5970));
 	CU_ASSERT(snapshot_meminfo_kb(s, "MemTotal") > 0);
 }
 
