@@ -36,6 +36,7 @@ struct snapshot_builder {
 	struct vma_array vmas;
 	struct extra_array extras;
 	bool has_info, has_version, has_meminfo;
+	size_t smaps_read;              /* for the progress line */
 };
 
 struct snapshot_builder *builder_create(const char *source, const struct read_options *options)
@@ -113,6 +114,15 @@ static struct process_build *process_for(struct snapshot_builder *b, int pid)
 	return pb;
 }
 
+/* A line on stderr every 64 processes, for a person waiting on a big snapshot. */
+static void show_progress(struct snapshot_builder *b, bool last)
+{
+	if (!b->options.progress || (!last && ++b->smaps_read % 64))
+		return;
+	fprintf(stderr, "\rreading %s: %zu processes, %zu VMAs%s", b->snapshot->source, b->smaps_read,
+		b->vmas.count, last ? "\n" : "");
+}
+
 /* Pagemap records arrive in malloc'd memory that becomes the process's. */
 static int adopt_pagemap(struct snapshot_builder *b, struct process *p, void *data, size_t size,
 			 const struct parse_place *place)
@@ -139,6 +149,7 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 		if (parse_smaps(data, size, s->arena, &b->vmas, &b->extras, place))
 			return -1;
 		p->vma_count = b->vmas.count - pb->vma_first;
+		show_progress(b, false);
 		return 0;
 	case MEMBER_STAT:
 		if (parse_stat(data, size, s->arena, &stat_pid, &p->ppid, &p->comm, place))
@@ -477,6 +488,8 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 	}
 	if (!b->has_info)
 		infer_pagemap_mode(s);
+	if (b->smaps_read >= 64)
+		show_progress(b, true);
 	if (s->skipped_bad)
 		fprintf(stderr, "ptscope: warning: skipped %zu broken process%s; the first: %s\n",
 			s->skipped_bad, s->skipped_bad == 1 ? "" : "es", b->first_bad.message);

@@ -103,8 +103,9 @@ int cmd_capture(int argc, char **argv)
 			status = 1;
 		} else {
 			printf("%s\n", result.path);
-			fprintf(stderr, "ptscope: captured %ld processes (%ld skipped), pagemap: %s\n",
-				result.processes, result.skipped, mode_names[result.pagemap]);
+			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped), pagemap: %s\n",
+				result.processes, result.processes == 1 ? "" : "es", result.skipped,
+				mode_names[result.pagemap]);
 		}
 	}
 	free(pids.values);

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "inputs/snapshot.h"
@@ -115,7 +116,7 @@ int cmd_info(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	/* info shows pagemap sizes only; records are loaded and checked with --verify. */
-	struct read_options options = { .pagemap_sizes_only = true };
+	struct read_options options = { .pagemap_sizes_only = true, .progress = isatty(STDERR_FILENO) };
 	bool per_process = false;
 	int c;
 

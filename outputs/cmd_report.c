@@ -139,7 +139,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
-	struct read_options read = { 0 };
+	struct read_options read = { .progress = isatty(STDERR_FILENO) };
 	struct profile_set set = { 0 };
 	struct selection chosen = { 0 };
 	struct model_error model_error;
