@@ -11,7 +11,7 @@ BUILD   ?= build
 CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ptscope
 
 # Debian packages the project needs (checked and installed by `make deps`).
-PACKAGES = libclang-14-dev llvm-14-dev clang-14 libgraphviz-dev libxml2-dev \
+PACKAGES = libclang-14-dev llvm-14-dev clang-14 libclang-rt-14-dev libgraphviz-dev libxml2-dev \
            libcunit1-dev libarchive-dev libjson-c-dev pkg-config smem \
            xz-utils zstd cflow linux-config-6.1 smemcap time python3 jq
 
@@ -42,7 +42,7 @@ GENERATED = $(BUILD)/model/builtin_profiles.h
 
 PROGRAM  = $(if $(filter 1,$(SANITIZE)),$(BUILD)/ptscope,ptscope)
 
-.PHONY: all deps run check unit cli bench install clean kernel-source
+.PHONY: all deps run check unit cli bench fuzz install clean kernel-source
 all: $(PROGRAM)
 
 $(PROGRAM): $(BUILD)/ptscope.o $(BUILD)/libptscope.a
@@ -97,10 +97,17 @@ kernel-source:
 bench: deps $(PROGRAM)
 	sh tests/bench/run.sh ./$(PROGRAM) "$(CACHE)"
 
+# libFuzzer over the snapshot parsers (clang's libFuzzer runtime: libclang-rt-14-dev).
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+fuzz:
+	$(MAKE) BUILD=build-fuzz CC=clang-14 CFLAGS="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link" build-fuzz/libptscope.a
+	clang-14 $(CPPFLAGS) -Ibuild-fuzz $(WARN) $(FUZZ_CFLAGS) -o build-fuzz/fuzz_members \
+		tests/fuzz/fuzz_members.c build-fuzz/libptscope.a $(LDLIBS)
+
 install: ptscope
 	install -D -m 755 ptscope $(DESTDIR)$(PREFIX)/bin/ptscope
 
 clean:
-	rm -rf build build-sanitize ptscope
+	rm -rf build build-sanitize build-fuzz build-clang ptscope
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/ptscope.d $(TEST_OBJ:.o=.d)
