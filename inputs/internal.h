@@ -41,7 +41,7 @@ bool parse_hex_u64(const char *s, const char *limit, uint64_t *value, const char
 
 /* ---- parsers: each takes one whole member; 0 or -1 with place->error set ---- */
 /* Appends VMAs and unknown fields to the arrays it is given. */
-struct vma_array { struct vma *items; size_t count, capacity; };
+struct vma_array { struct vma *items; size_t count, capacity, populated_bytes; };
 struct extra_array { struct smaps_extra *items; size_t count, capacity; };
 int parse_smaps(const char *text, size_t size, struct arena *arena, struct vma_array *vmas,
 		struct extra_array *extras, const struct parse_place *place);
