@@ -104,41 +104,45 @@ static const char *skip_spaces(const char *p, const char *limit)
 /* "start-end perms offset major:minor inode   path" */
 static int parse_vma_header(struct smaps_parser *parser, const char *p, const char *limit)
 {
-	struct vma vma = { 0 };
+	struct vma_array *vmas = parser->vmas;
 	const char *q;
 	uint64_t major, minor;
 
-	if (!parse_hex_u64(p, limit, &vma.start, &q) || q >= limit || *q != '-' ||
-	    !parse_hex_u64(q + 1, limit, &vma.end, &q) || q >= limit || !is_space(*q))
+	/* Built in place at the end of the array; counted only once it parsed. */
+	if (grow((void **)&vmas->items, &vmas->capacity, vmas->count, sizeof(struct vma)))
+		return parse_fail(parser->place, parser->line, "out of memory");
+	populate_ahead(vmas);
+	struct vma *vma = &vmas->items[vmas->count];
+	memset(vma, 0, sizeof(*vma));
+	if (!parse_hex_u64(p, limit, &vma->start, &q) || q >= limit || *q != '-' ||
+	    !parse_hex_u64(q + 1, limit, &vma->end, &q) || q >= limit || !is_space(*q))
 		return parse_fail(parser->place, parser->line, "bad VMA address range");
-	if (vma.end <= vma.start)
+	if (vma->end <= vma->start)
 		return parse_fail(parser->place, parser->line, "VMA ends before it starts");
 	q = skip_spaces(q, limit);
 	if (limit - q < 4 || strchr("r-", q[0]) == NULL || strchr("w-", q[1]) == NULL ||
 	    strchr("x-", q[2]) == NULL || strchr("ps", q[3]) == NULL)
 		return parse_fail(parser->place, parser->line, "bad permission string");
-	memcpy(vma.perms, q, 4);
+	memcpy(vma->perms, q, 4);
 	q = skip_spaces(q + 4, limit);
-	if (!parse_hex_u64(q, limit, &vma.offset, &q))
+	if (!parse_hex_u64(q, limit, &vma->offset, &q))
 		return parse_fail(parser->place, parser->line, "bad file offset");
 	q = skip_spaces(q, limit);
 	if (!parse_hex_u64(q, limit, &major, &q) || q >= limit || *q != ':' ||
 	    !parse_hex_u64(q + 1, limit, &minor, &q) || major > UINT32_MAX || minor > UINT32_MAX)
 		return parse_fail(parser->place, parser->line, "bad device number");
-	vma.dev_major = (uint32_t)major;
-	vma.dev_minor = (uint32_t)minor;
+	vma->dev_major = (uint32_t)major;
+	vma->dev_minor = (uint32_t)minor;
 	q = skip_spaces(q, limit);
-	if (!parse_u64(q, limit, &vma.inode, &q) || (q < limit && !is_space(*q)))
+	if (!parse_u64(q, limit, &vma->inode, &q) || (q < limit && !is_space(*q)))
 		return parse_fail(parser->place, parser->line, "bad inode number");
 	q = skip_spaces(q, limit);
-	vma.path = arena_intern(parser->arena, q, (size_t)(limit - q));
-	vma.extra_first = (uint32_t)parser->extras->count;
-	if (!vma.path || grow((void **)&parser->vmas->items, &parser->vmas->capacity,
-			      parser->vmas->count, sizeof(struct vma)))
+	vma->path = arena_intern(parser->arena, q, (size_t)(limit - q));
+	if (!vma->path)
 		return parse_fail(parser->place, parser->line, "out of memory");
-	populate_ahead(parser->vmas);
-	parser->current = &parser->vmas->items[parser->vmas->count++];
-	*parser->current = vma;
+	vma->extra_first = (uint32_t)parser->extras->count;
+	parser->current = vma;
+	vmas->count++;
 	parser->last_field = -1;
 	return 0;
 }
