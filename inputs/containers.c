@@ -82,16 +82,21 @@ static int read_file(int dir_fd, const char *name, struct buffer *b, const char 
 }
 
 /* Hand one file to the builder the way it asks for it. */
-static int add_file(int dir_fd, const char *file, const char *member, uint64_t size,
+static int add_file(int dir_fd, const char *file, const char *member,
 		    struct snapshot_builder *builder, struct buffer *shared, const char *source,
 		    struct input_error *error)
 {
 	struct buffer own = { 0 };
+	struct stat st;
 	switch (builder_member_use(builder, member)) {
 	case MEMBER_IGNORE:
 		return 0;
 	case MEMBER_SIZE_ONLY:
-		return builder_size_member(builder, member, size, error);
+		if (fstatat(dir_fd, file, &st, 0) != 0) {
+			input_error_set(error, source, member, 0, "%s", strerror(errno));
+			return -1;
+		}
+		return builder_size_member(builder, member, (uint64_t)st.st_size, error);
 	case MEMBER_ADOPT:
 		if (read_file(dir_fd, file, &own, source, error)) {
 			free(own.data);
@@ -116,38 +121,50 @@ static bool is_number(const char *s)
 	return true;
 }
 
-/* Every regular file of the root, and of each numeric folder below it. */
+/* A directory entry's type, from d_type where the file system gives it. */
+static int entry_type(int dir_fd, const struct dirent *entry)
+{
+	struct stat st;
+	if (entry->d_type == DT_DIR || entry->d_type == DT_REG)
+		return entry->d_type;
+	if (fstatat(dir_fd, entry->d_name, &st, 0) != 0)
+		return DT_UNKNOWN;
+	return S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+}
+
+/*
+ * Every regular file of the root, and of each numeric folder below it, in
+ * version order (pid 9 before pid 10) so that VMAs arrive in pid order and
+ * the builder can keep them where they were parsed.
+ */
 static int add_directory_files(int dir_fd, const char *prefix, bool descend,
 			       struct snapshot_builder *builder, struct buffer *buffer,
 			       const char *source, struct input_error *error)
 {
-	DIR *dir = fdopendir(dir_fd);
-	struct dirent *entry;
-	int status = 0;
-	if (!dir) {
-		close(dir_fd);
+	struct dirent **entries;
+	int count = scandirat(dir_fd, ".", &entries, NULL, versionsort), status = 0;
+	if (count < 0) {
 		input_error_set(error, source, prefix[0] ? prefix : NULL, 0, "%s", strerror(errno));
+		close(dir_fd);
 		return -1;
 	}
-	while (status == 0 && (entry = readdir(dir))) {
+	for (int i = 0; i < count; i++) {
+		const char *name = entries[i]->d_name;
 		char member[512];
-		struct stat st;
-		if (entry->d_name[0] == '.')
-			continue;
-		snprintf(member, sizeof(member), "%s%s", prefix, entry->d_name);
-		if (fstatat(dirfd(dir), entry->d_name, &st, 0) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && descend && is_number(entry->d_name)) {
+		int type = name[0] == '.' || status ? DT_UNKNOWN : entry_type(dir_fd, entries[i]);
+		snprintf(member, sizeof(member), "%s%s", prefix, name);
+		if (type == DT_DIR && descend && is_number(name)) {
 			char sub_prefix[sizeof(member) + 1];
 			snprintf(sub_prefix, sizeof(sub_prefix), "%s/", member);
-			int sub = openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			int sub = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			status = sub < 0 ? 0 : add_directory_files(sub, sub_prefix, false, builder, buffer, source, error);
-		} else if (S_ISREG(st.st_mode)) {
-			status = add_file(dirfd(dir), entry->d_name, member, (uint64_t)st.st_size,
-					  builder, buffer, source, error);
+		} else if (type == DT_REG) {
+			status = add_file(dir_fd, name, member, builder, buffer, source, error);
 		}
+		free(entries[i]);
 	}
-	closedir(dir);
+	free(entries);
+	close(dir_fd);
 	return status;
 }
 
