@@ -21,10 +21,13 @@ struct member {
 	const struct vma *vma;
 };
 
+/* One page-table page a partner keeps in a window: with shares="subtree"
+ * every page at or below the window's level is one slot, named by its level
+ * and its place in the window, so partners' copies of the same page meet. */
 struct slot {
 	uint64_t window;                /* the window's name within the group */
+	uint64_t page;                  /* level << 56 | index within the window; 0 alone */
 	uint32_t process;
-	uint32_t weight;                /* page-table pages this partner keeps there */
 };
 
 struct slots {
@@ -65,6 +68,8 @@ static int compare_slots(const void *a, const void *b)
 	const struct slot *x = a, *y = b;
 	if (x->window != y->window)
 		return x->window < y->window ? -1 : 1;
+	if (x->page != y->page)
+		return x->page < y->page ? -1 : 1;
 	return x->process < y->process ? -1 : x->process > y->process;
 }
 
@@ -118,16 +123,25 @@ static uint64_t window_name(const struct sharing_rule *rule, const struct vma *v
 	return w;
 }
 
-/* Page-table pages a process keeps for [base, base + size): 1 for the window
- * itself, or with shares="subtree" every level at or below it. */
-static uint32_t window_weight(const struct model_context *c, const struct sharing_rule *rule,
-			      size_t process, size_t first, size_t end)
+static void push_slot(struct slots *slots, uint64_t window, uint64_t page, size_t process)
 {
-	if (!rule->shares_subtree)
-		return 1;
+	slots->items = model_grow(slots->items, &slots->capacity, slots->count + 1, sizeof(*slots->items));
+	slots->items[slots->count++] = (struct slot){ window, page, (uint32_t)process };
+}
+
+/* The page-table pages a process keeps for the window at base, from its
+ * records [first, end): the window's own page, or with shares="subtree"
+ * every level at or below it (a file PMD-mapped 2 MiB window has no PTE page). */
+static void push_window_pages(const struct model_context *c, const struct sharing_rule *rule,
+			      struct slots *slots, uint64_t name, uint64_t base, size_t process,
+			      size_t first, size_t end)
+{
+	if (!rule->shares_subtree) {
+		push_slot(slots, name, 0, process);
+		return;
+	}
 	const struct process *p = &c->snapshot->processes[process];
 	const struct process_data *d = &c->data[process];
-	uint32_t pages = 0;
 	for (unsigned l = 0; l < c->geometry->level_count; l++) {
 		unsigned shift = c->geometry->levels[l].shift;
 		if (shift > rule->window_shift)
@@ -145,10 +159,9 @@ static uint32_t window_weight(const struct model_context *c, const struct sharin
 				if (i < d->window_count && d->windows[i].pmd_mapped && !d->windows[i].anon_pmd)
 					continue;
 			}
-			pages++;
+			push_slot(slots, name, (uint64_t)l << 56 | ((p->pagemap[k].vaddr - base) >> shift), process);
 		}
 	}
-	return pages;
 }
 
 static bool pmd_mapped_window(const struct model_context *c, size_t process, uint64_t vaddr)
@@ -156,12 +169,6 @@ static bool pmd_mapped_window(const struct model_context *c, size_t process, uin
 	const struct process_data *d = &c->data[process];
 	size_t i = windows_lower_bound(d, vaddr >> c->pte_shift);
 	return i < d->window_count && d->windows[i].window == vaddr >> c->pte_shift && d->windows[i].pmd_mapped;
-}
-
-static void push_slot(struct slots *slots, uint64_t window, size_t process, uint32_t weight)
-{
-	slots->items = model_grow(slots->items, &slots->capacity, slots->count + 1, sizeof(*slots->items));
-	slots->items[slots->count++] = (struct slot){ window, (uint32_t)process, weight };
 }
 
 /* The windows a member populated (records), or, without pagemap, every
@@ -179,7 +186,7 @@ static void member_slots(const struct model_context *c, const struct sharing_rul
 		if (v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] == 0)
 			return;
 		for (uint64_t w = first; w < end; w++)
-			push_slot(slots, window_name(rule, v, w), m->process, 1);
+			push_slot(slots, window_name(rule, v, w), 0, m->process);
 		return;
 	}
 	uint64_t size = (uint64_t)1 << rule->window_shift;
@@ -193,8 +200,8 @@ static void member_slots(const struct model_context *c, const struct sharing_rul
 		uint64_t next = window_base(rule, v, w) + size;
 		size_t run_end = process_first_record(p, next);
 		if (!(check_pmd && pmd_mapped_window(c, m->process, vaddr)))
-			push_slot(slots, window_name(rule, v, w), m->process,
-				  window_weight(c, rule, m->process, k, run_end));
+			push_window_pages(c, rule, slots, window_name(rule, v, w), window_base(rule, v, w),
+					  m->process, k, run_end);
 		k = run_end;
 	}
 }
@@ -224,18 +231,15 @@ static uint64_t share_group(struct model_context *c, struct model_sharing *out, 
 	sort(slots->items, slots->count, sizeof(*slots->items), compare_slots);
 	uint64_t shared = 0;
 	for (size_t i = 0; i < slots->count;) {
-		size_t j = i;
-		uint64_t total = 0, largest = 0;
-		for (; j < slots->count && slots->items[j].window == slots->items[i].window; j++) {
-			total += slots->items[j].weight;
-			if (slots->items[j].weight > largest)
-				largest = slots->items[j].weight;
-		}
-		/* every partner but one drops its copy; each is credited its part */
-		shared += total - largest;
-		for (size_t k = i; k < j && total; k++)
+		/* after sharing one copy of each distinct page remains: the union */
+		size_t j = i, distinct = 0;
+		for (; j < slots->count && slots->items[j].window == slots->items[i].window; j++)
+			distinct += j == i || slots->items[j].page != slots->items[j - 1].page;
+		uint64_t total = j - i, saved = total - distinct;
+		shared += saved;
+		for (size_t k = i; k < j; k++)
 			c->result->process_figures[slots->items[k].process].sharable_pages[rule_index] +=
-				(double)slots->items[k].weight * (double)(total - largest) / (double)total;
+				(double)saved / (double)total;
 		i = j;
 	}
 	return shared;
