@@ -3,6 +3,7 @@
  * index per thread, units handed out through one atomic counter), cache,
  * merge, mark the rmap paths.
  */
+#include <ftw.h>
 #include <json.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -152,6 +153,17 @@ static void summarise(struct callgraph *graph, const struct source_plan *plan,
 	}
 }
 
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)type, (void)ftw;
+	return remove(path);
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int analyzer_run(const struct analyzer_options *options, struct callgraph **graph,
 		 char *err, size_t err_size)
 {
@@ -159,14 +171,28 @@ int analyzer_run(const struct analyzer_options *options, struct callgraph **grap
 	if (libclang_load(err, err_size))
 		return 2;
 	char *cache_dir = options->cache_dir ? cg_xstrdup(options->cache_dir) : default_cache_dir();
+	char scratch[] = "/tmp/ptscope-callgraph.XXXXXX";
+	struct analyzer_options local = *options;
+	/* The configuration shim needs a folder even with --no-cache: without a
+	 * writable cache, use a scratch one for this run and cache nothing. */
+	if (!cg_make_dirs(cache_dir)) {
+		if (!mkdtemp(scratch)) {
+			snprintf(err, err_size, "%s: cannot create the cache folder, nor %s", cache_dir, scratch);
+			free(cache_dir);
+			return 2;
+		}
+		if (options->use_cache)
+			fprintf(stderr, "ptscope: %s: cannot create the cache folder; caching nothing this run\n",
+				cache_dir);
+		free(cache_dir);
+		cache_dir = cg_xstrdup(scratch);
+		local.use_cache = false;
+	}
+	options = &local;
 	struct source_plan plan;
 	int status = sources_plan(options, cache_dir, &plan, err, err_size);
 	if (!status && options->commands_out)
 		status = write_commands(&plan, options->commands_out, err, err_size);
-	if (!status && options->use_cache && !cg_make_dirs(cache_dir)) {
-		snprintf(err, err_size, "%s: cannot create the cache folder (try --no-cache)", cache_dir);
-		status = 2;
-	}
 	if (!status)
 		status = parse_all(&plan, options, cache_dir);
 	if (!status) {
@@ -192,6 +218,8 @@ int analyzer_run(const struct analyzer_options *options, struct callgraph **grap
 		cg_list_free(&excludes);
 	}
 	sources_free(&plan);
+	if (strcmp(cache_dir, scratch) == 0)
+		remove_tree(scratch);
 	free(cache_dir);
 	return status;
 }

@@ -177,4 +177,11 @@ cg "$f24" --depth none 2>/dev/null; [ $? -eq 1 ] || fail "--depth none: want exi
 cg "$f24" -o "$tmp/x.txt" 2>/dev/null; [ $? -eq 1 ] || fail "unknown extension: want exit 1"
 cg "$f24" -o "$tmp/no/such/dir/x.svg" 2>/dev/null; [ $? -eq 2 ] || fail "unwritable output: want exit 2"
 [ -z "$(ls "$tmp" | grep '^x\.')" ] || fail "a failed run left a partial file"
+# --- a cache folder that cannot be made: still a graph, nothing cached or left behind
+before=$(ls /tmp | grep -c '^ptscope-callgraph\.' || true)
+"$PTSCOPE" callgraph "$f24" --no-cache --cache-dir /proc/no-cache-here -q --format json -o "$tmp/nocache.json" ||
+	fail "an unwritable cache folder with --no-cache should still give the graph"
+grep -q '"page_add_rmap"' "$tmp/nocache.json" || fail "no page_add_rmap in the graph made without a cache"
+after=$(ls /tmp | grep -c '^ptscope-callgraph\.' || true)
+[ "$before" = "$after" ] || fail "the scratch configuration folder was left in /tmp"
 echo "callgraph fixtures: ok"
