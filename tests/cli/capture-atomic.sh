@@ -7,18 +7,9 @@
 # with SIGTERM, and checks the directory stays empty.  (SIGINT cannot be sent
 # this way: a non-interactive shell starts background jobs with it ignored.)
 # An uninterrupted run then leaves exactly the one finished file.
-set -u
-: "${PTSCOPE:?}"
 command -v cc >/dev/null || { echo "no C compiler"; exit 77; }
 command -v xz >/dev/null || { echo "no xz"; exit 77; }
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$PTSCOPE_TESTS/cli-common.sh"
 
 cat > "$tmp/many.c" <<'EOF'
 #include <stdio.h>

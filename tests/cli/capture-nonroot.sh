@@ -4,20 +4,11 @@
 # the present/swapped bits with PFN 0, and hold no kpages.  A root process is
 # not readable by `nobody`: it is skipped and counted, not fatal.  A target
 # directory `nobody` cannot write gives exit 1 and leaves nothing.
-set -u
-: "${PTSCOPE:?}"
 [ "$(id -u)" -eq 0 ] || { echo "needs root to switch to nobody"; exit 77; }
 command -v setpriv >/dev/null || { echo "setpriv (util-linux) is missing"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 id nobody >/dev/null 2>&1 || { echo "no user nobody"; exit 77; }
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$PTSCOPE_TESTS/cli-common.sh"
 as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
 
 chmod 755 "$tmp"

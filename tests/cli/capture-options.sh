@@ -2,16 +2,7 @@
 # capture's options: --pid list, a pid that does not exist (skipped and
 # counted), --no-pagemap, the default output name, -o DIR, every container,
 # and the usage errors.
-set -u
-: "${PTSCOPE:?}"
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$PTSCOPE_TESTS/cli-common.sh"
 info_key() { tar -xOf "$1" snapshot.info | awk -v k="$2:" '$1 == k { print $2 }'; }
 members() { tar -tf "$1" | grep -v '/$' | sort | tr '\n' ' '; }
 

@@ -17,18 +17,9 @@
 #   - PID/pagemap equals what python3 reads from /proc/PID/pagemap itself;
 #   - each kpages record of the tree's own pages equals /proc/kpagecount and
 #     the stable bits of /proc/kpageflags.
-set -u
-: "${PTSCOPE:?}"
 command -v cc >/dev/null || { echo "no C compiler"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$PTSCOPE_TESTS/cli-common.sh"
 
 cat > "$tmp/tree.c" <<'EOF'
 #define _GNU_SOURCE
@@ -95,25 +86,7 @@ int main(void)
 EOF
 cc -O1 -static -o "$tmp/tree" "$tmp/tree.c" 2>"$tmp/cc.err" ||
 	cc -O1 -o "$tmp/tree" "$tmp/tree.c" || fail "cannot build the test program"
-# Write the new binary back first: its page-cache pages would otherwise turn
-# from Private_Dirty to Private_Clean under the stopped tree when writeback runs.
-sync "$tmp/tree"
-"$tmp/tree" > "$tmp/pids" &
-root=$!
-pids=$root
-for _ in $(seq 100); do
-	[ "$(wc -l < "$tmp/pids")" -ge 4 ] && break
-	sleep 0.1
-done
-[ "$(wc -l < "$tmp/pids")" -eq 4 ] || fail "the test tree did not start"
-pids=$(sort -n "$tmp/pids")
-for p in $pids; do kill -STOP "$p"; done
-for p in $pids; do
-	for _ in $(seq 50); do
-		grep -q '^State:.*stopped' "/proc/$p/status" && break
-		sleep 0.05
-	done
-done
+start_stopped "$tmp/tree" 4
 
 out=$("$PTSCOPE" capture --tree "$root" -o "$tmp/snap.tar" 2>"$tmp/capture.err") ||
 	fail "capture failed: $(cat "$tmp/capture.err")"

@@ -9,19 +9,10 @@
 #  - shpt-2006 shares (whole 2 MiB windows of the shared region) x (5 - 1)
 #    PTE pages: the binary is static, so the shared region is the only
 #    eligible VMA of 2 MiB or more (31 or 32 windows, as mmap aligned it).
-set -u
-: "${PTSCOPE:?}"
+. "$PTSCOPE_TESTS/cli-common.sh"
 command -v cc >/dev/null || { echo "no C compiler"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "needs root for pagemap PFNs"; exit 77; }
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 cat > "$tmp/server.c" <<'C'
 #include <stdint.h>
@@ -63,18 +54,7 @@ int main(void)
 }
 C
 cc -O1 -static -o "$tmp/server" "$tmp/server.c" 2>/dev/null || fail "cannot build the static test server"
-sync "$tmp/server"
-"$tmp/server" > "$tmp/pids" &
-root=$!
-pids=$root
-for _ in $(seq 100); do
-	[ "$(wc -l < "$tmp/pids")" -ge 5 ] && break
-	sleep 0.1
-done
-[ "$(wc -l < "$tmp/pids")" -eq 5 ] || fail "the server tree did not start"
-pids=$(cat "$tmp/pids")
-for p in $pids; do kill -STOP "$p"; done
-sleep 0.2
+start_stopped "$tmp/server" 5
 
 # The kernel's own counters, read while the tree is stopped.
 thp_windows=0
