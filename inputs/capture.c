@@ -43,55 +43,7 @@
 #define PAGEMAP_WINDOW_PAGES 512
 #define KPAGE_WINDOW_PAGES   512
 
-/* ---- growing byte and number buffers ---- */
-
-struct buffer {
-	char *data;
-	size_t length, capacity;
-};
-
-static int buffer_reserve(struct buffer *b, size_t extra)
-{
-	if (b->capacity - b->length >= extra)
-		return 0;
-	size_t capacity = b->capacity ? b->capacity : 4096;
-	while (capacity - b->length < extra)
-		capacity *= 2;
-	char *data = realloc(b->data, capacity);
-	if (!data)
-		return -1;
-	b->data = data;
-	b->capacity = capacity;
-	return 0;
-}
-
-/* Read a file whole.  Returns 0, or the errno that stopped it. */
-static int read_whole(int dir_fd, const char *name, struct buffer *b)
-{
-	b->length = 0;
-	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	for (;;) {
-		if (buffer_reserve(b, 65536) < 0) {
-			close(fd);
-			return ENOMEM;
-		}
-		ssize_t n = read(fd, b->data + b->length, b->capacity - b->length);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int saved = errno;
-			close(fd);
-			return saved;
-		}
-		if (n == 0)
-			break;
-		b->length += (size_t)n;
-	}
-	close(fd);
-	return 0;
-}
+/* ---- numbers ---- */
 
 /* The distinct PFNs of every pagemap, for kpages.  Duplicates (shared pages)
  * are squeezed out whenever the array fills, so memory follows the number
@@ -212,7 +164,7 @@ static int read_ppid(int proc_fd, int pid, struct buffer *scratch)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "%d/stat", pid);
-	if (read_whole(proc_fd, name, scratch) != 0 || buffer_reserve(scratch, 1) < 0)
+	if (read_whole_file(proc_fd, name, scratch) != 0 || buffer_reserve(scratch, 1) < 0)
 		return -1;
 	scratch->data[scratch->length] = '\0';
 	const char *close_paren = strrchr(scratch->data, ')');
@@ -582,7 +534,7 @@ static int capture_process(struct capture_state *state, int pid)
 		status = errno;
 	for (size_t i = 0; i < PROCESS_FILE_COUNT && status == 0; i++) {
 		snprintf(name, sizeof(name), "%d/%s", pid, process_files[i]);
-		status = read_whole(state->proc_fd, name, &state->files[i]);
+		status = read_whole_file(state->proc_fd, name, &state->files[i]);
 	}
 	bool kernel_thread = status == 0 && state->files[0].length == 0;
 	state->pagemap.records.length = 0;
@@ -719,7 +671,7 @@ static int write_info(struct capture_state *state, enum pagemap_mode mode)
 static int copy_system_file(struct capture_state *state, const char *name)
 {
 	struct buffer *b = &state->files[0];
-	int status = read_whole(state->proc_fd, name, b);
+	int status = read_whole_file(state->proc_fd, name, b);
 	if (status)
 		return set_error(state->writer.error, "%s/%s: %s", state->options->proc_root, name,
 				 strerror(status));

@@ -19,66 +19,23 @@
 
 #include "internal.h"
 
-struct buffer {
-	char *data;
-	size_t size, capacity;
-};
-
-static int buffer_reserve(struct buffer *b, size_t capacity)
-{
-	if (capacity <= b->capacity)
-		return 0;
-	size_t grown = b->capacity ? b->capacity : 65536;
-	while (grown < capacity)
-		grown *= 2;
-	char *p = realloc(b->data, grown);
-	if (!p)
-		return -1;
-	b->data = p;
-	b->capacity = grown;
-	return 0;
-}
-
 /* ---- directory ---- */
 
-/* Read a whole file; /proc-like files report size 0, so read to EOF. */
+/* Read a whole file, refusing one too large to be a snapshot member. */
 static int read_file(int dir_fd, const char *name, struct buffer *b, const char *source,
 		     struct input_error *error)
 {
-	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		input_error_set(error, source, name, 0, "%s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	b->size = 0;
-	if ((uint64_t)st.st_size > MEMBER_MAX_BYTES || buffer_reserve(b, (size_t)st.st_size + 1)) {
+	int status = fstatat(dir_fd, name, &st, 0) ? errno : 0;
+	if (!status && (uint64_t)st.st_size > MEMBER_MAX_BYTES) {
 		input_error_set(error, source, name, 0, "file of %lld bytes is too large", (long long)st.st_size);
-		close(fd);
 		return -1;
 	}
-	for (;;) {
-		if (b->size == b->capacity && buffer_reserve(b, b->capacity * 2)) {
-			input_error_set(error, source, name, 0, "out of memory");
-			close(fd);
-			return -1;
-		}
-		ssize_t n = read(fd, b->data + b->size, b->capacity - b->size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			input_error_set(error, source, name, 0, "%s", strerror(errno));
-			close(fd);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		b->size += (size_t)n;
-	}
-	close(fd);
-	return 0;
+	if (!status)
+		status = read_whole_file(dir_fd, name, b);
+	if (status)
+		input_error_set(error, source, name, 0, "%s", strerror(status));
+	return status ? -1 : 0;
 }
 
 /* Hand one file to the builder the way it asks for it. */
@@ -102,12 +59,12 @@ static int add_file(int dir_fd, const char *file, const char *member,
 			free(own.data);
 			return -1;
 		}
-		return builder_adopt_member(builder, member, own.data, own.size, error);
+		return builder_adopt_member(builder, member, own.data, own.length, error);
 	case MEMBER_COPY:
 	default:
 		if (read_file(dir_fd, file, shared, source, error))
 			return -1;
-		return builder_add_member(builder, member, shared->data, shared->size, error);
+		return builder_add_member(builder, member, shared->data, shared->length, error);
 	}
 }
 
@@ -239,14 +196,15 @@ static int add_archive_member(struct archive *archive, const char *name, int64_t
 		}
 		return builder_adopt_member(builder, name, own, (size_t)size, error);
 	default:
+		shared->length = 0;
 		if (buffer_reserve(shared, (size_t)size + 1)) {
 			input_error_set(error, source, name, 0, "out of memory for %lld bytes", (long long)size);
 			return -1;
 		}
-		shared->size = (size_t)size;
-		if (read_member_data(archive, shared->data, shared->size, source, name, error))
+		shared->length = (size_t)size;
+		if (read_member_data(archive, shared->data, shared->length, source, name, error))
 			return -1;
-		return builder_add_member(builder, name, shared->data, shared->size, error);
+		return builder_add_member(builder, name, shared->data, shared->length, error);
 	}
 }
 
