@@ -153,6 +153,9 @@ static Agraph_t *build(const struct callgraph *cg)
 	agattr(graph, AGRAPH, (char *)"fontname", (char *)"Helvetica");
 	agattr(graph, AGRAPH, (char *)"ranksep", (char *)"0.6");
 	agattr(graph, AGRAPH, (char *)"nodesep", (char *)"0.15");
+	/* ranks across clusters: without it dot 2.42 loses edges between
+	 * clusters of a large graph ("lost ... edge") and then frees twice */
+	agattr(graph, AGRAPH, (char *)"newrank", (char *)"true");
 	agattr(graph, AGNODE, (char *)"fontname", (char *)"Helvetica");
 	agattr(graph, AGNODE, (char *)"fontsize", (char *)"11");
 	agattr(graph, AGNODE, (char *)"style", (char *)"filled");

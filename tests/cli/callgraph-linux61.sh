@@ -68,4 +68,10 @@ pairs "$tmp/all.json" | awk '$4 == "rmap_walk_control.rmap_one"' > "$tmp/rmap_on
 [ "$(jq .summary.files_failed "$tmp/paths.json")" -eq 0 ] || fail "files failed to parse"
 # the configuration came from Debian's linux-config-6.1, nothing supplied
 jq -e '.summary.config_symbols_supplied == 0' "$tmp/paths.json" >/dev/null || fail "symbols were supplied"
+# the whole rmap-path graph (hundreds of functions in clusters) lays out:
+# Graphviz 2.42 lost edges between clusters and then aborted before newrank
+"$PTSCOPE" callgraph "$tree" -q -o "$tmp/full.svg" || fail "full picture: exit status $?"
+grep -q '<svg' "$tmp/full.svg" || fail "full picture is not an SVG"
+[ "$(grep -c 'class="node"' "$tmp/full.svg")" -eq "$(jq '.nodes | length' "$tmp/paths.json")" ] ||
+	fail "full picture: $(grep -c 'class="node"' "$tmp/full.svg") nodes drawn, $(jq '.nodes | length' "$tmp/paths.json") in the graph"
 echo "linux 6.1: $(jq '.nodes | length' "$tmp/paths.json") functions and $(jq '.edges | length' "$tmp/paths.json") calls on rmap paths"
