@@ -465,6 +465,15 @@ static void infer_pagemap_mode(struct snapshot *s)
 	}
 }
 
+/* Without snapshot.info (smemcap), the release is the third word of
+ * /proc/version: "Linux version 6.1.0-13-amd64 (...) ...". */
+static void kernel_from_version(struct snapshot *s)
+{
+	char release[sizeof(s->info.kernel)];
+	if (s->version && sscanf(s->version, "Linux version %127s", release) == 1)
+		snprintf(s->info.kernel, sizeof(s->info.kernel), "%s", release);
+}
+
 int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct input_error *error)
 {
 	struct snapshot *s = b->snapshot;
@@ -486,8 +495,10 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 		builder_abort(b);
 		return -1;
 	}
-	if (!b->has_info)
+	if (!b->has_info) {
 		infer_pagemap_mode(s);
+		kernel_from_version(s);
+	}
 	if (b->smaps_read >= 64)
 		show_progress(b, true);
 	if (s->skipped_bad)

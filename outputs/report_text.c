@@ -35,7 +35,10 @@ static void write_pagetables(FILE *out, const struct model_result *r)
 			fprintf(out, "; %llu windows PMD-mapped (THP/hugetlb)", (unsigned long long)r->pmd_mapped_windows);
 		fputs("\n", out);
 	} else {
-		fprintf(out, "Page tables: no pagemap in this snapshot; VmPTE says %s\n", bytes((double)r->vmpte_bytes, a));
+		if (r->processes_with_status)
+			fprintf(out, "Page tables: no pagemap in this snapshot; VmPTE says %s\n", bytes((double)r->vmpte_bytes, a));
+		else
+			fputs("Page tables: no pagemap and no status in this snapshot (smemcap?): VmPTE unknown\n", out);
 	}
 	fprintf(out, "  smaps-only estimate %s, bounds [%s, %s]", bytes(e->point, a), bytes(e->lower, b), bytes(e->upper, c));
 	if (r->processes_with_pagemap == r->processes && r->pagetable_bytes)

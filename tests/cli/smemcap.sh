@@ -57,4 +57,6 @@ cmp -s "$tmp/want.pids" "$tmp/got.pids" || {
 	diff "$tmp/want.pids" "$tmp/got.pids" | head
 	fail "per-process VMAs or Rss differ from the tar"
 }
+# no snapshot.info: the kernel release comes from the version member
+grep -qx "kernel: $(uname -r)" "$tmp/info" || fail "kernel line is not '$(uname -r)': $(grep '^kernel:' "$tmp/info")"
 echo "smemcap capture read: $n processes, $k kernel threads"
