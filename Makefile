@@ -101,8 +101,10 @@ bench: deps $(PROGRAM)
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang-14 CFLAGS="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link" build-fuzz/libptscope.a
-	clang-14 $(CPPFLAGS) -Ibuild-fuzz $(WARN) $(FUZZ_CFLAGS) -o build-fuzz/fuzz_members \
-		tests/fuzz/fuzz_members.c build-fuzz/libptscope.a $(LDLIBS)
+	for target in fuzz_members fuzz_archive; do \
+		clang-14 $(CPPFLAGS) -Ibuild-fuzz $(WARN) $(FUZZ_CFLAGS) -o build-fuzz/$$target \
+			tests/fuzz/$$target.c build-fuzz/libptscope.a $(LDLIBS) || exit 1; \
+	done
 
 install: ptscope
 	install -D -m 755 ptscope $(DESTDIR)$(PREFIX)/bin/ptscope
