@@ -10,7 +10,7 @@
 int cmd_capture(int argc, char **argv);   /* inputs/cmd_capture.c */
 int cmd_info(int argc, char **argv);      /* inputs/cmd_info.c */
 int cmd_report(int argc, char **argv);    /* outputs/cmd_report.c */
-int cmd_profiles(int argc, char **argv);  /* model/cmd_profiles.c */
+int cmd_profiles(int argc, char **argv);  /* outputs/cmd_profiles.c */
 int cmd_callgraph(int argc, char **argv); /* outputs/cmd_callgraph.c */
 
 #endif

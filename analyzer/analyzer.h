@@ -104,6 +104,13 @@ int analyzer_run(const struct analyzer_options *options, struct callgraph **grap
 		 char *err, size_t err_size);
 void callgraph_free(struct callgraph *graph);
 
+/* The sizes clang gives the named structs (e.g. "anon_vma") in the tree's
+ * mm/rmap.c, configured as for the call graph; -1 for a struct not defined
+ * there.  arch gets the tree's architecture.  0, or 1/2 with err set. */
+int analyzer_struct_sizes(const struct analyzer_options *options, const char *const *names,
+			  size_t count, long long *bytes, char *arch, size_t arch_size,
+			  char *err, size_t err_size);
+
 /* The built-in entry names (NULL-terminated), for --help and tests. */
 extern const char *const analyzer_default_entries[];
 

@@ -128,6 +128,17 @@ struct source_plan {
 	size_t symbols_supplied;
 };
 
+/* Sizes in bytes of the named structs as clang lays them out for job's file
+ * (-1: not defined there).  0, or 1/2 with err set. */
+int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_t count,
+		       long long *bytes, char *err, size_t err_size);
+
+/* The cache folder of a run, or a scratch folder when none can be made
+ * (then options->use_cache is cleared); NULL with err set on failure. */
+#define SCRATCH_TEMPLATE "/tmp/ptscope-callgraph.XXXXXX"
+char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char *err, size_t err_size);
+void analyzer_cache_close(char *cache_dir, const char *scratch);
+
 /* Fill plan from a tree or compile_commands.json. Returns 0, 1 or 2 (err set). */
 int sources_plan(const struct analyzer_options *options, const char *cache_dir,
 		 struct source_plan *plan, char *err, size_t err_size);

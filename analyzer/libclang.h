@@ -21,6 +21,7 @@
 	X(EvalResult_getKind) \
 	X(File_tryGetRealPathName) \
 	X(Location_isFromMainFile) \
+	X(Type_getSizeOf) \
 	X(Type_visitFields) \
 	X(createIndex) \
 	X(disposeDiagnostic) \
@@ -71,6 +72,7 @@ int libclang_load(char *err, size_t err_size);
 #define clang_EvalResult_getKind (libclang.EvalResult_getKind)
 #define clang_File_tryGetRealPathName (libclang.File_tryGetRealPathName)
 #define clang_Location_isFromMainFile (libclang.Location_isFromMainFile)
+#define clang_Type_getSizeOf (libclang.Type_getSizeOf)
 #define clang_Type_visitFields (libclang.Type_visitFields)
 #define clang_createIndex (libclang.createIndex)
 #define clang_disposeDiagnostic (libclang.disposeDiagnostic)

@@ -502,3 +502,51 @@ size_t parse_constants(const char *path, const struct cg_list *arguments, struct
 	free(text);
 	return constants.count;
 }
+
+/* ---- struct sizes (ptscope profiles --from-source) ---- */
+
+struct size_query {
+	const char *const *names;
+	size_t count;
+	long long *bytes;
+};
+
+static enum CXChildVisitResult size_visitor(CXCursor cursor, CXCursor parent, CXClientData data)
+{
+	struct size_query *query = data;
+	(void)parent;
+	if (clang_getCursorKind(cursor) != CXCursor_StructDecl || !clang_isCursorDefinition(cursor))
+		return CXChildVisit_Continue;
+	CXString spelling = clang_getCursorSpelling(cursor);
+	const char *name = clang_getCString(spelling);
+	for (size_t i = 0; i < query->count; i++)
+		if (query->bytes[i] < 0 && name && !strcmp(name, query->names[i]))
+			query->bytes[i] = clang_Type_getSizeOf(clang_getCursorType(cursor));
+	clang_disposeString(spelling);
+	return CXChildVisit_Continue;
+}
+
+int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_t count,
+		       long long *bytes, char *err, size_t err_size)
+{
+	struct size_query query = { names, count, bytes };
+	for (size_t i = 0; i < count; i++)
+		bytes[i] = -1;
+	if (libclang_load(err, err_size))
+		return 2;
+	CXIndex index = clang_createIndex(0, 0);
+	CXTranslationUnit unit = NULL;
+	/* sizes need the declarations only: function bodies are skipped */
+	if (clang_parseTranslationUnit2(index, job->path, (const char *const *)job->arguments.items,
+					(int)job->arguments.count, NULL, 0,
+					CXTranslationUnit_KeepGoing | CXTranslationUnit_SkipFunctionBodies,
+					&unit) != CXError_Success || !unit) {
+		snprintf(err, err_size, "%s: libclang could not parse it", job->path);
+		clang_disposeIndex(index);
+		return 1;
+	}
+	clang_visitChildren(clang_getTranslationUnitCursor(unit), size_visitor, &query);
+	clang_disposeTranslationUnit(unit);
+	clang_disposeIndex(index);
+	return 0;
+}

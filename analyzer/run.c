@@ -164,30 +164,48 @@ static void remove_tree(const char *path)
 	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/*
+ * The cache folder for a run.  The configuration shim needs a folder even
+ * with --no-cache: without a writable cache, a scratch folder (scratch, of
+ * SCRATCH_TEMPLATE's size) serves this run and nothing is cached.
+ */
+char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char *err, size_t err_size)
+{
+	char *cache_dir = options->cache_dir ? cg_xstrdup(options->cache_dir) : default_cache_dir();
+	strcpy(scratch, SCRATCH_TEMPLATE);
+	if (cg_make_dirs(cache_dir))
+		return cache_dir;
+	if (!mkdtemp(scratch)) {
+		snprintf(err, err_size, "%s: cannot create the cache folder, nor %s", cache_dir, scratch);
+		free(cache_dir);
+		return NULL;
+	}
+	if (options->use_cache)
+		fprintf(stderr, "ptscope: %s: cannot create the cache folder; caching nothing this run\n",
+			cache_dir);
+	free(cache_dir);
+	options->use_cache = false;
+	return cg_xstrdup(scratch);
+}
+
+void analyzer_cache_close(char *cache_dir, const char *scratch)
+{
+	if (strcmp(cache_dir, scratch) == 0)
+		remove_tree(scratch);
+	free(cache_dir);
+}
+
 int analyzer_run(const struct analyzer_options *options, struct callgraph **graph,
 		 char *err, size_t err_size)
 {
 	*graph = NULL;
 	if (libclang_load(err, err_size))
 		return 2;
-	char *cache_dir = options->cache_dir ? cg_xstrdup(options->cache_dir) : default_cache_dir();
-	char scratch[] = "/tmp/ptscope-callgraph.XXXXXX";
 	struct analyzer_options local = *options;
-	/* The configuration shim needs a folder even with --no-cache: without a
-	 * writable cache, use a scratch one for this run and cache nothing. */
-	if (!cg_make_dirs(cache_dir)) {
-		if (!mkdtemp(scratch)) {
-			snprintf(err, err_size, "%s: cannot create the cache folder, nor %s", cache_dir, scratch);
-			free(cache_dir);
-			return 2;
-		}
-		if (options->use_cache)
-			fprintf(stderr, "ptscope: %s: cannot create the cache folder; caching nothing this run\n",
-				cache_dir);
-		free(cache_dir);
-		cache_dir = cg_xstrdup(scratch);
-		local.use_cache = false;
-	}
+	char scratch[sizeof(SCRATCH_TEMPLATE)];
+	char *cache_dir = analyzer_cache_open(&local, scratch, err, err_size);
+	if (!cache_dir)
+		return 2;
 	options = &local;
 	struct source_plan plan;
 	int status = sources_plan(options, cache_dir, &plan, err, err_size);
@@ -218,8 +236,37 @@ int analyzer_run(const struct analyzer_options *options, struct callgraph **grap
 		cg_list_free(&excludes);
 	}
 	sources_free(&plan);
-	if (strcmp(cache_dir, scratch) == 0)
-		remove_tree(scratch);
-	free(cache_dir);
+	analyzer_cache_close(cache_dir, scratch);
+	return status;
+}
+
+int analyzer_struct_sizes(const struct analyzer_options *options, const char *const *names,
+			  size_t count, long long *bytes, char *arch, size_t arch_size,
+			  char *err, size_t err_size)
+{
+	struct analyzer_options local = *options;
+	char scratch[sizeof(SCRATCH_TEMPLATE)];
+	char *cache_dir = analyzer_cache_open(&local, scratch, err, err_size);
+	if (!cache_dir)
+		return 2;
+	struct source_plan plan;
+	int status = sources_plan(&local, cache_dir, &plan, err, err_size);
+	const struct tu_job *job = NULL;
+	static const char rmap_file[] = "/mm/rmap.c";
+	for (size_t i = 0; !status && i < plan.job_count; i++) {
+		size_t length = strlen(plan.jobs[i].path), n = sizeof(rmap_file) - 1;
+		if (length >= n && !strcmp(plan.jobs[i].path + length - n, rmap_file))
+			job = &plan.jobs[i];
+	}
+	if (!status && !job) {
+		snprintf(err, err_size, "%s: no mm/rmap.c to ask for struct sizes", options->source);
+		status = 1;
+	}
+	if (!status)
+		status = parse_struct_sizes(job, names, count, bytes, err, err_size);
+	if (!status)
+		snprintf(arch, arch_size, "%s", plan.arch ? plan.arch : "");
+	sources_free(&plan);
+	analyzer_cache_close(cache_dir, scratch);
 	return status;
 }

@@ -1,15 +1,19 @@
 /*
- * model/cmd_profiles.c - `ptscope profiles [--show ID] [--schema] [--check FILE.xml]...`
+ * outputs/cmd_profiles.c - `ptscope profiles [--show ID] [--schema] [--check FILE.xml]...
+ *                          [--from-source TREE [--config FILE]]`
  *
  * Lists the built-in kernel profiles (rmap designs and sharing rules), prints
  * one with its derived figures (NRPTE, C(m) for small m), prints the schema
- * users write their own against, or validates a user's file.
- * (--from-source, asking libclang for struct sizes, belongs to the analyzer.)
+ * users write their own against, or validates a user's file.  --from-source
+ * asks libclang (through the analyzer) what the structs a profile prices
+ * measure in a real kernel tree, beside what the built-in profile assumes;
+ * it lives with the outputs because it joins the model and the analyzer.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analyzer/analyzer.h"
 #include "commands.h"
 #include "model/model.h"
 
@@ -21,7 +25,10 @@ static void usage(FILE *out)
 	      "  --show ID        one profile in full, with NRPTE and C(m) for small m\n"
 	      "  --schema         the XML schema (profile.xsd) profiles are validated against\n"
 	      "  --check FILE     validate a profile file; exit 1 naming FILE:LINE when it is wrong\n"
-	      "  --builtin NAME   print a built-in profile file (e.g. 30-sharing.xml)\n", out);
+	      "  --builtin NAME   print a built-in profile file (e.g. 30-sharing.xml)\n"
+	      "  --from-source TREE  the sizes libclang gives the rmap structs in a kernel\n"
+	      "                   tree (its mm/rmap.c, configured as for callgraph)\n"
+	      "  --config FILE    with --from-source: the kernel .config to use\n", out);
 }
 
 static void list(FILE *out, const struct profile_set *set)
@@ -81,13 +88,49 @@ static void show_rule(FILE *out, const struct sharing_rule *r)
 			r->writable_needs_shared ? ", writable only when shared" : "", (unsigned long long)r->min_bytes);
 }
 
+/* The structs a design's rmap cost is made of, and where the profile uses them. */
+static const char *const source_structs[] = {
+	"page", "pte_chain", "vm_area_struct", "anon_vma", "anon_vma_chain", "address_space",
+};
+#define SOURCE_STRUCT_COUNT (sizeof(source_structs) / sizeof(source_structs[0]))
+
+static int from_source(const char *tree, const char *config, const struct profile_set *set)
+{
+	struct analyzer_options options = { .source = tree, .config = config, .use_cache = true };
+	long long bytes[SOURCE_STRUCT_COUNT];
+	char arch[32], err[512];
+	int status = analyzer_struct_sizes(&options, source_structs, SOURCE_STRUCT_COUNT, bytes,
+					   arch, sizeof(arch), err, sizeof(err));
+	if (status) {
+		fprintf(stderr, "ptscope: %s\n", err);
+		return status;
+	}
+	/* kbuild says x86 for both; the Debian and defconfig 6.x trees are 64-bit */
+	const char *profile_arch = !strcmp(arch, "x86") ? "x86_64" : arch;
+	const struct rmap_profile *current = profiles_current(set, profile_arch);
+	printf("struct sizes in %s (arch %s, as libclang lays them out for mm/rmap.c):\n", tree, arch);
+	for (size_t i = 0; i < SOURCE_STRUCT_COUNT; i++) {
+		if (bytes[i] < 0)
+			printf("  struct %-16s not defined in this tree\n", source_structs[i]);
+		else
+			printf("  struct %-16s %lld bytes\n", source_structs[i], bytes[i]);
+	}
+	if (current)
+		printf("newest built-in profile for the arch, %s, charges: anon_vma %u bytes (slab object),\n  anon_vma_chain %u bytes,"
+		       " per-VMA rmap fields %u bytes\n", current->id, current->anon_vma_bytes,
+		       current->anon_vma_chain_bytes, current->vma_rmap_bytes);
+	return 0;
+}
+
 int cmd_profiles(int argc, char **argv)
 {
 	static const struct option long_options[] = {
 		{ "show", required_argument, NULL, 's' }, { "schema", no_argument, NULL, 'x' },
 		{ "check", required_argument, NULL, 'c' }, { "builtin", required_argument, NULL, 'b' },
+		{ "from-source", required_argument, NULL, 'f' }, { "config", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
+	const char *source = NULL, *config = NULL;
 	struct profile_set set = { 0 };
 	struct model_error error;
 	const char *show = NULL;
@@ -102,6 +145,8 @@ int cmd_profiles(int argc, char **argv)
 	while (!status && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 's': show = optarg; break;
+		case 'f': source = optarg; acted = true; break;
+		case 'k': config = optarg; break;
 		case 'x': fputs(profiles_schema(), stdout); acted = true; break;
 		case 'b':
 			acted = true;
@@ -129,6 +174,8 @@ int cmd_profiles(int argc, char **argv)
 		usage(stderr);
 		status = 1;
 	}
+	if (!status && source)
+		status = from_source(source, config, &set);
 	if (!status && show) {
 		const struct rmap_profile *p = profiles_find_rmap(&set, show);
 		const struct sharing_rule *r = profiles_find_rule(&set, show);
