@@ -306,6 +306,7 @@ static void count_work(struct model_context *c)
 				if (!design->profile->fork_copies_file_ptes && !has_anon_vma)
 					continue;
 				design->fork_rmap_calls++;
+				design->fork_rmap_anon_calls += anon;
 				design->fork_chain_allocations += chain_allocations(design->profile, m, anon);
 			}
 		}

@@ -158,6 +158,7 @@ struct model_design {
 	uint64_t total_bytes;           /* pte_chain + page field + object rmap */
 	/* rmap work per event, summed over every process forking / exiting once */
 	uint64_t fork_rmap_calls;       /* page_add_rmap or _mapcount increments */
+	uint64_t fork_rmap_anon_calls;  /* ... of them for anonymous pages */
 	uint64_t fork_chain_allocations;/* pte_chain objects / blocks allocated */
 	uint64_t fork_anon_vma_calls;   /* anon_vma_link / anon_vma_fork per VMA */
 	uint64_t exit_rmap_calls;       /* page_remove_rmap */

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "inputs/snapshot.h"
+#include "model/model.h"
 #include "outputs/outputs.h"
 
 static const char usage_text[] =
@@ -37,6 +39,11 @@ static const char usage_text[] =
 "  --format FORMAT     json, xml, dot, svg, png or pdf (default: from -o, else dot)\n"
 "  -o, --output FILE   write here (.svg .png .pdf .dot .json .xml); default stdout\n"
 "  --write-commands FILE  also write the files and flags as compile_commands.json\n"
+"  --overlay-events SNAPSHOT  write on the rmap functions what forking and exiting\n"
+"                      every process of SNAPSHOT would cost (the cost model's\n"
+"                      counts); untouched rmap functions are drawn grey\n"
+"  --design ID         with --overlay-events: the kernel profile to count with\n"
+"                      (default: the newest for the snapshot's architecture)\n"
 "  -q, --quiet         no summary on stderr\n"
 "  -h, --help          this text\n"
 "\n"
@@ -49,6 +56,7 @@ struct arguments {
 	const char **entries, **sinks, **files, **excludes;
 	const char *output;
 	const char *format_name;
+	const char *overlay_snapshot, *design;
 	bool quiet;
 };
 
@@ -74,7 +82,8 @@ static bool positive_number(const char *text, int *value)
 }
 
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
-       OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE };
+       OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
+       OPT_OVERLAY_EVENTS, OPT_DESIGN };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -92,6 +101,8 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "write-commands", required_argument, NULL, OPT_WRITE_COMMANDS },
+	{ "overlay-events", required_argument, NULL, OPT_OVERLAY_EVENTS },
+	{ "design", required_argument, NULL, OPT_DESIGN },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -119,6 +130,8 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		case OPT_FORMAT: a->format_name = optarg; break;
 		case OPT_WRITE_COMMANDS: o->commands_out = optarg; break;
 		case 'o': a->output = optarg; break;
+		case OPT_OVERLAY_EVENTS: a->overlay_snapshot = optarg; break;
+		case OPT_DESIGN: a->design = optarg; break;
 		case 'q': a->quiet = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		case OPT_DEPTH:
@@ -185,8 +198,93 @@ static void print_summary(const struct callgraph *graph)
 		graph->node_count, graph->edge_count);
 }
 
+/*
+ * Which rmap functions do the work the model counts, by name across the eras
+ * (a name missing from a tree simply matches nothing).  6.1 splits the fork
+ * dup between anonymous and file pages; older kernels have one function.
+ */
+enum event_figure { FORK_ALL, FORK_ANON, FORK_FILE, FORK_ANON_VMA, EXIT_ALL };
+static const struct {
+	const char *function, *event;
+	enum event_figure figure;
+} event_functions[] = {
+	{ "page_add_rmap", "fork", FORK_ALL },            /* 2.4-rmap, 2.5: copy_page_range */
+	{ "page_dup_rmap", "fork", FORK_ALL },            /* 2.6.x - 5.x */
+	{ "page_try_dup_anon_rmap", "fork", FORK_ANON },  /* 6.1 */
+	{ "page_dup_file_rmap", "fork", FORK_FILE },      /* 6.1 */
+	{ "anon_vma_link", "fork", FORK_ANON_VMA },       /* 2.6.7 - 2.6.33 */
+	{ "anon_vma_fork", "fork", FORK_ANON_VMA },       /* 2.6.34 on */
+	{ "page_remove_rmap", "exit", EXIT_ALL },         /* zap_pte_range, every era */
+};
+#define EVENT_FUNCTION_COUNT (sizeof(event_functions) / sizeof(event_functions[0]))
+
+struct overlay_data {
+	struct graph_overlay overlay;
+	struct graph_event events[EVENT_FUNCTION_COUNT];
+	char title[512];
+};
+
+static unsigned long long event_count(const struct model_design *d, enum event_figure figure)
+{
+	switch (figure) {
+	case FORK_ALL: return d->fork_rmap_calls;
+	case FORK_ANON: return d->fork_rmap_anon_calls;
+	case FORK_FILE: return d->fork_rmap_calls - d->fork_rmap_anon_calls;
+	case FORK_ANON_VMA: return d->fork_anon_vma_calls;
+	default: return d->exit_rmap_calls;
+	}
+}
+
+/* Run the cost model on the snapshot for one design; 0, or 1/2 with a message printed. */
+static int load_overlay(const struct arguments *a, struct overlay_data *data)
+{
+	struct profile_set set = { 0 };
+	struct model_error model_error;
+	struct input_error input_error;
+	struct snapshot *snapshot = NULL;
+	struct model_result *result = NULL;
+	struct read_options read = { .progress = !a->quiet && isatty(STDERR_FILENO) };
+	int status = 0;
+	if (snapshot_read(a->overlay_snapshot, &read, &snapshot, &input_error)) {
+		fprintf(stderr, "ptscope: %s\n", input_error.message);
+		return 1;
+	}
+	if (profiles_load_builtin(&set, &model_error)) {
+		fprintf(stderr, "ptscope: %s\n", model_error.message);
+		snapshot_free(snapshot);
+		return 2;
+	}
+	const struct rmap_profile *design = a->design ? profiles_find_rmap(&set, a->design)
+					  : profiles_current(&set, snapshot->info.arch[0] ? snapshot->info.arch : "x86_64");
+	const struct sharing_rule *no_rules[1] = { NULL };   /* counts only: no sharing rules */
+	struct model_options options = { .profiles = &set, .designs = &design, .design_count = 1,
+					 .rules = no_rules, .rule_count = 0 };
+	if (!design) {
+		fprintf(stderr, "ptscope: callgraph: --design: unknown rmap design '%s' (see `ptscope profiles`)\n",
+			a->design ? a->design : snapshot->info.arch);
+		status = 1;
+	} else if (model_run(snapshot, &options, &result, &model_error)) {
+		fprintf(stderr, "ptscope: %s\n", model_error.message);
+		status = 2;
+	} else {
+		const struct model_design *d = &result->designs[0];
+		for (size_t i = 0; i < EVENT_FUNCTION_COUNT; i++)
+			data->events[i] = (struct graph_event){ event_functions[i].function, event_functions[i].event,
+								event_count(d, event_functions[i].figure) };
+		snprintf(data->title, sizeof(data->title),
+			 "counts: fork and exit of each of the %zu processes of %s once, under %s",
+			 result->processes, a->overlay_snapshot, design->id);
+		data->overlay = (struct graph_overlay){ data->title, data->events, EVENT_FUNCTION_COUNT };
+	}
+	model_free(result);
+	profiles_free(&set);
+	snapshot_free(snapshot);
+	return status;
+}
+
 int cmd_callgraph(int argc, char **argv)
 {
+	struct overlay_data overlay;
 	struct arguments a = { .options = { .depth = 0 } };
 	int status = parse_arguments(argc, argv, &a);
 	enum graph_format format = GRAPH_FORMAT_NONE;
@@ -194,6 +292,8 @@ int cmd_callgraph(int argc, char **argv)
 		status = 1;
 	struct callgraph *graph = NULL;
 	char err[4096] = "";
+	if (status == 0 && a.overlay_snapshot)
+		status = load_overlay(&a, &overlay);
 	if (status == 0) {
 		a.options.progress = !a.quiet && isatty(STDERR_FILENO);
 		status = analyzer_run(&a.options, &graph, err, sizeof(err));
@@ -203,7 +303,8 @@ int cmd_callgraph(int argc, char **argv)
 	if (status == 0) {
 		if (!a.quiet)
 			print_summary(graph);
-		status = graph_write(graph, format, a.output, err, sizeof(err));
+		status = graph_write(graph, a.overlay_snapshot ? &overlay.overlay : NULL, format, a.output,
+				     err, sizeof(err));
 		if (status)
 			fprintf(stderr, "ptscope: %s\n", err);
 	}

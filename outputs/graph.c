@@ -97,7 +97,22 @@ static Agraph_t *cluster_for(Agraph_t *graph, Agraph_t **clusters, const struct 
 	return clusters[first];
 }
 
-static void add_nodes(Agraph_t *graph, const struct callgraph *cg, Agnode_t **nodes)
+/* "name\nfork: 1234" for a function the overlay names; *touched says so. */
+static void overlay_label(const struct graph_overlay *overlay, const char *name, char *label,
+			  size_t size, bool *touched)
+{
+	size_t used = (size_t)snprintf(label, size, "%s", name);
+	*touched = false;
+	for (long e = graph_overlay_next(overlay, name, 0); e >= 0 && used < size;
+	     e = graph_overlay_next(overlay, name, (size_t)e + 1)) {
+		used += (size_t)snprintf(label + used, size - used, "\n%s: %llu", overlay->events[e].event,
+					 overlay->events[e].count);
+		*touched = true;
+	}
+}
+
+static void add_nodes(Agraph_t *graph, const struct callgraph *cg, const struct graph_overlay *overlay,
+		      Agnode_t **nodes)
 {
 	Agraph_t **clusters = calloc(cg->node_count + 1, sizeof(Agraph_t *));
 	for (size_t i = 0; i < cg->node_count; i++) {
@@ -107,9 +122,18 @@ static void add_nodes(Agraph_t *graph, const struct callgraph *cg, Agnode_t **no
 		const struct style *style = &role_styles[node->role];
 		char tooltip[512];
 		snprintf(tooltip, sizeof(tooltip), "%s:%u", node->file, node->line);
-		set(nodes[i], "label", node->name);
+		char label[256];
+		bool touched;
+		overlay_label(overlay, node->name, label, sizeof(label), &touched);
+		set(nodes[i], "label", label);
 		set(nodes[i], "shape", style->shape);
-		set(nodes[i], "fillcolor", style->fill);
+		/* with an overlay, rmap functions the workload does not touch are greyed */
+		bool untouched = overlay && node->role == CG_ROLE_SINK && !touched;
+		set(nodes[i], "fillcolor", untouched ? "#eeeeee" : style->fill);
+		if (untouched) {
+			set(nodes[i], "fontcolor", "#999999");
+			set(nodes[i], "color", "#bbbbbb");
+		}
 		set(nodes[i], "penwidth", style->pen);
 		set(nodes[i], "tooltip", tooltip);
 		if (!node->defined)
@@ -144,7 +168,7 @@ static void add_edges(Agraph_t *graph, const struct callgraph *cg, Agnode_t **no
 	}
 }
 
-static Agraph_t *build(const struct callgraph *cg)
+static Agraph_t *build(const struct callgraph *cg, const struct graph_overlay *overlay)
 {
 	Agraph_t *graph = agopen((char *)"callgraph", Agdirected, NULL);
 	/* call chains are long (fork: eleven calls down to the rmap): laid out
@@ -177,19 +201,23 @@ static Agraph_t *build(const struct callgraph *cg)
 		 "blue box: entry (fork, fault, exit, munmap, mremap, exec, reclaim)   "
 		 "red ellipse: rmap function   dashed red: call through a function pointer",
 		 (int)(source + length - base), base, cg->node_count, cg->edge_count);
+	if (overlay) {
+		size_t used = strlen(label);
+		snprintf(label + used, sizeof(label) - used, "\n%s", overlay->title);
+	}
 	set(graph, "label", label);
 	set(graph, "labelloc", "t");
 	Agnode_t **nodes = calloc(cg->node_count + 1, sizeof(Agnode_t *));
-	add_nodes(graph, cg, nodes);
+	add_nodes(graph, cg, overlay, nodes);
 	add_edges(graph, cg, nodes);
 	free(nodes);
 	return graph;
 }
 
-bool graph_write_picture(const struct callgraph *cg, const char *renderer, FILE *out,
-			 char *err, size_t err_size)
+bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay *overlay,
+			 const char *renderer, FILE *out, char *err, size_t err_size)
 {
-	Agraph_t *graph = build(cg);
+	Agraph_t *graph = build(cg, overlay);
 	bool ok;
 	if (!strcmp(renderer, "dot")) {
 		ok = agwrite(graph, out) == 0;
@@ -214,8 +242,8 @@ bool graph_write_picture(const struct callgraph *cg, const char *renderer, FILE 
 
 /* --- writing: to a temporary name, renamed when complete ------------------- */
 
-int graph_write(const struct callgraph *graph, enum graph_format format,
-		const char *path, char *err, size_t err_size)
+int graph_write(const struct callgraph *graph, const struct graph_overlay *overlay,
+		enum graph_format format, const char *path, char *err, size_t err_size)
 {
 	const struct format_row *row = row_of(format);
 	if (!row) {
@@ -234,9 +262,9 @@ int graph_write(const struct callgraph *graph, enum graph_format format,
 		}
 	}
 	err[0] = '\0';
-	bool ok = format == GRAPH_FORMAT_JSON ? graph_write_json(graph, out)
-		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, out)
-		: graph_write_picture(graph, row->renderer, out, err, err_size);
+	bool ok = format == GRAPH_FORMAT_JSON ? graph_write_json(graph, overlay, out)
+		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, overlay, out)
+		: graph_write_picture(graph, overlay, row->renderer, out, err, err_size);
 	if (to_stdout) {
 		ok = fflush(stdout) == 0 && ok;
 	} else {

@@ -27,19 +27,39 @@ enum graph_format graph_format_from_name(const char *name);
 enum graph_format graph_format_from_path(const char *path);
 
 /*
+ * Event counts from a snapshot (callgraph --overlay-events): what forking and
+ * exiting every process of the snapshot would cost under one design, written
+ * on the rmap functions that do the work.  Functions the overlay names are
+ * "touched"; the other sinks are drawn grey.
+ */
+struct graph_event {
+	const char *function;           /* "page_remove_rmap" */
+	const char *event;              /* "exit" */
+	unsigned long long count;
+};
+struct graph_overlay {
+	const char *title;              /* what the counts are of */
+	const struct graph_event *events;
+	size_t event_count;
+};
+
+/*
  * Write the graph to path (NULL or "-": stdout).  Files are written to a
  * temporary name in the same folder and renamed, so a failure never leaves
  * a partial file.  Returns 0, or 2 with a message in err.
  */
-int graph_write(const struct callgraph *graph, enum graph_format format,
-		const char *path, char *err, size_t err_size);
+int graph_write(const struct callgraph *graph, const struct graph_overlay *overlay,
+		enum graph_format format, const char *path, char *err, size_t err_size);
 
 /* The pieces graph_write uses, one per format family (graph_data.c, graph.c). */
-bool graph_write_json(const struct callgraph *graph, FILE *out);
-bool graph_write_xml(const struct callgraph *graph, FILE *out);
+bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
+bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
 /* renderer "dot" writes the unlaid DOT; "svg", "png", "pdf" lay out with dot. */
-bool graph_write_picture(const struct callgraph *graph, const char *renderer, FILE *out,
-			 char *err, size_t err_size);
+bool graph_write_picture(const struct callgraph *graph, const struct graph_overlay *overlay,
+			 const char *renderer, FILE *out, char *err, size_t err_size);
+/* Index of the overlay's first event for function at or after from, or -1
+ * (also for a NULL overlay). */
+long graph_overlay_next(const struct graph_overlay *overlay, const char *function, size_t from);
 const char *graph_role_name(enum cg_role role);
 const char *graph_kind_name(enum cg_edge_kind kind);
 

@@ -72,7 +72,29 @@ static void write_json_line(FILE *out, json_object *object, const char *after)
 	json_object_put(object);
 }
 
-bool graph_write_json(const struct callgraph *graph, FILE *out)
+long graph_overlay_next(const struct graph_overlay *overlay, const char *function, size_t from)
+{
+	for (size_t i = from; overlay && i < overlay->event_count; i++)
+		if (!strcmp(overlay->events[i].function, function))
+			return (long)i;
+	return -1;
+}
+
+/* {"fork": 1234, ...} for a node the overlay names, else NULL. */
+static json_object *json_events(const struct graph_overlay *overlay, const char *function)
+{
+	json_object *events = NULL;
+	for (long e = graph_overlay_next(overlay, function, 0); e >= 0;
+	     e = graph_overlay_next(overlay, function, (size_t)e + 1)) {
+		if (!events)
+			events = json_object_new_object();
+		json_object_object_add(events, overlay->events[e].event,
+				       json_object_new_int64((int64_t)overlay->events[e].count));
+	}
+	return events;
+}
+
+bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out)
 {
 	struct summary_item items[SUMMARY_MAX];
 	size_t count = summary_items(&graph->summary, items);
@@ -80,6 +102,8 @@ bool graph_write_json(const struct callgraph *graph, FILE *out)
 	for (size_t i = 0; i < count; i++)
 		json_object_object_add(summary, items[i].name, items[i].text
 			? json_object_new_string(items[i].text) : json_object_new_int64((int64_t)items[i].number));
+	if (overlay)
+		json_object_object_add(summary, "overlay", json_object_new_string(overlay->title));
 	fprintf(out, "{\n\"summary\":\n");
 	write_json_line(out, summary, ",");
 	fprintf(out, "\"nodes\": [\n");
@@ -92,6 +116,9 @@ bool graph_write_json(const struct callgraph *graph, FILE *out)
 		json_object_object_add(object, "line", json_object_new_int64(node->line));
 		json_object_object_add(object, "role", json_object_new_string(graph_role_name(node->role)));
 		json_object_object_add(object, "defined", json_object_new_boolean(node->defined));
+		json_object *events = json_events(overlay, node->name);
+		if (events)
+			json_object_object_add(object, "events", events);
 		write_json_line(out, object, i + 1 < graph->node_count ? "," : "");
 	}
 	fprintf(out, "],\n\"edges\": [\n");
@@ -120,7 +147,21 @@ static bool xml_text(xmlTextWriterPtr writer, const char *name, const char *valu
 	return xmlTextWriterWriteAttribute(writer, BAD_CAST name, BAD_CAST value) >= 0;
 }
 
-static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph)
+/* <event name="fork" count="1234"/> children of a node the overlay names */
+static bool xml_events(xmlTextWriterPtr writer, const struct graph_overlay *overlay, const char *function)
+{
+	bool ok = true;
+	for (long e = graph_overlay_next(overlay, function, 0); ok && e >= 0;
+	     e = graph_overlay_next(overlay, function, (size_t)e + 1))
+		ok = xmlTextWriterStartElement(writer, BAD_CAST "event") >= 0 &&
+		     xml_text(writer, "name", overlay->events[e].event) &&
+		     xml_number(writer, "count", (size_t)overlay->events[e].count) &&
+		     xmlTextWriterEndElement(writer) >= 0;
+	return ok;
+}
+
+static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
+		     const struct graph_overlay *overlay)
 {
 	struct summary_item items[SUMMARY_MAX];
 	size_t count = summary_items(&graph->summary, items);
@@ -131,6 +172,7 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph)
 	for (size_t i = 0; ok && i < count; i++)
 		ok = items[i].text ? xml_text(writer, items[i].name, items[i].text)
 				   : xml_number(writer, items[i].name, items[i].number);
+	ok = ok && (!overlay || xml_text(writer, "overlay", overlay->title));
 	ok = ok && xmlTextWriterEndElement(writer) >= 0;
 	for (size_t i = 0; ok && i < graph->node_count; i++) {
 		const struct cg_node *node = &graph->nodes[i];
@@ -139,6 +181,7 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph)
 		     xml_text(writer, "file", node->file) && xml_number(writer, "line", node->line) &&
 		     xml_text(writer, "role", graph_role_name(node->role)) &&
 		     xml_text(writer, "defined", node->defined ? "true" : "false") &&
+		     xml_events(writer, overlay, node->name) &&
 		     xmlTextWriterEndElement(writer) >= 0;
 	}
 	for (size_t i = 0; ok && i < graph->edge_count; i++) {
@@ -154,7 +197,7 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph)
 	return ok && xmlTextWriterEndDocument(writer) >= 0;
 }
 
-bool graph_write_xml(const struct callgraph *graph, FILE *out)
+bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out)
 {
 	xmlOutputBufferPtr buffer = xmlOutputBufferCreateFile(out, NULL);
 	xmlTextWriterPtr writer = buffer ? xmlNewTextWriter(buffer) : NULL;
@@ -163,7 +206,7 @@ bool graph_write_xml(const struct callgraph *graph, FILE *out)
 			xmlOutputBufferClose(buffer);
 		return false;
 	}
-	bool ok = xml_body(writer, graph);
+	bool ok = xml_body(writer, graph, overlay);
 	xmlFreeTextWriter(writer);   /* flushes and closes the buffer, not the FILE */
 	return ok && !ferror(out);
 }

@@ -75,7 +75,7 @@ static void test_json(void)
 	struct callgraph *graph = small_graph();
 	char err[256];
 	char *path = out_path("g.json");
-	CU_ASSERT_EQUAL_FATAL(graph_write(graph, GRAPH_FORMAT_JSON, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_JSON, path, err, sizeof(err)), 0);
 	json_object *root = json_object_from_file(path);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
 	json_object *nodes, *edges, *summary, *value;
@@ -112,7 +112,7 @@ static void test_xml(void)
 	struct callgraph *graph = small_graph();
 	char err[256];
 	char *path = out_path("g.xml");
-	CU_ASSERT_EQUAL_FATAL(graph_write(graph, GRAPH_FORMAT_XML, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_XML, path, err, sizeof(err)), 0);
 	xmlDocPtr document = xmlReadFile(path, NULL, XML_PARSE_NONET);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(document);
 	size_t nodes = 0, edges = 0;
@@ -148,7 +148,7 @@ static void test_dot_and_pictures(void)
 	char err[256];
 	size_t size = 0;
 	char *path = out_path("g.dot");
-	CU_ASSERT_EQUAL_FATAL(graph_write(graph, GRAPH_FORMAT_DOT, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_DOT, path, err, sizeof(err)), 0);
 	char *text = slurp(path, &size);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	/* two files: two clusters; the indirect edge dashed and labelled with its field */
@@ -159,7 +159,7 @@ static void test_dot_and_pictures(void)
 	free(text);
 
 	path = out_path("g.svg");
-	CU_ASSERT_EQUAL_FATAL(graph_write(graph, GRAPH_FORMAT_SVG, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_SVG, path, err, sizeof(err)), 0);
 	text = slurp(path, &size);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "<svg"));
@@ -169,7 +169,7 @@ static void test_dot_and_pictures(void)
 	free(text);
 
 	path = out_path("g.png");
-	CU_ASSERT_EQUAL_FATAL(graph_write(graph, GRAPH_FORMAT_PNG, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_PNG, path, err, sizeof(err)), 0);
 	text = slurp(path, &size);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_TRUE(size > 8 && !memcmp(text, "\x89PNG\r\n\x1a\n", 8));
@@ -182,10 +182,10 @@ static void test_write_failures(void)
 	struct callgraph *graph = small_graph();
 	char err[256] = "";
 	char *path = out_path("missing-folder/g.json");
-	CU_ASSERT_EQUAL(graph_write(graph, GRAPH_FORMAT_JSON, path, err, sizeof(err)), 2);
+	CU_ASSERT_EQUAL(graph_write(graph, NULL, GRAPH_FORMAT_JSON, path, err, sizeof(err)), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "missing-folder/g.json"));
 	path = out_path("none.svg");
-	CU_ASSERT_EQUAL(graph_write(graph, GRAPH_FORMAT_NONE, path, err, sizeof(err)), 2);
+	CU_ASSERT_EQUAL(graph_write(graph, NULL, GRAPH_FORMAT_NONE, path, err, sizeof(err)), 2);
 	struct stat st;
 	CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
 	callgraph_free(graph);

@@ -1,0 +1,68 @@
+#!/bin/sh
+# callgraph --overlay-events: the cost model's fork/exit counts written on the
+# rmap functions of the 2.4-shaped fixture tree.  The snapshot is made here:
+# one process with three present file pages (r-xp, pagemap bit 61) and one
+# anonymous page (rw-p, Anonymous 4 kB).  Worked by hand:
+#  - 2.4-rmap-i386 copies every present PTE at fork: page_add_rmap fork 4;
+#  - 2.6.34-avc-i386 (2.6.14+) copies only VMAs with an anon_vma: fork 1;
+#  - exit removes every present PTE's rmap: page_remove_rmap exit 4 in both.
+. "$PTSCOPE_TESTS/cli-common.sh"
+command -v python3 >/dev/null || { echo "no python3"; exit 77; }
+tree="$PTSCOPE_TESTS/fixtures/kernel-2.4"
+snap="$tmp/snap"
+mkdir -p "$snap/7"
+printf 'Linux version 2.4.20-rmap (fixture)\n' > "$snap/version"
+printf 'MemTotal: 262144 kB\n' > "$snap/meminfo"
+printf 'format: ptscope-snapshot 1\npage_size: 4096\narch: i386\npagemap: pfn\n' > "$snap/snapshot.info"
+printf '7 (server) S 1 7 7 0 -1\n' > "$snap/7/stat"
+printf 'server\0' > "$snap/7/cmdline"
+printf 'VmPTE:\t       4 kB\n' > "$snap/7/status"
+cat > "$snap/7/smaps" <<'SMAPS'
+08048000-0804b000 r-xp 00000000 08:01 5          /usr/sbin/server
+Size:                 12 kB
+Rss:                  12 kB
+Anonymous:             0 kB
+0804b000-0804c000 rw-p 00000000 00:00 0
+Size:                  4 kB
+Rss:                   4 kB
+Anonymous:             4 kB
+SMAPS
+python3 - "$snap/7/pagemap" <<'PY'
+import struct, sys
+present, file_page = 1 << 63, 1 << 61
+records = [(0x08048000, present | file_page | 100), (0x08049000, present | file_page | 101),
+           (0x0804a000, present | file_page | 102), (0x0804b000, present | 200)]
+with open(sys.argv[1], "wb") as f:
+    for vaddr, entry in records:
+        f.write(struct.pack("<QQ", vaddr, entry))
+PY
+
+events() {  # events of a function in a callgraph JSON: "fork=N exit=N"
+	python3 -c '
+import json, sys
+nodes = json.load(open(sys.argv[1]))["nodes"]
+e = [n.get("events", {}) for n in nodes if n["name"] == sys.argv[2]]
+print(" ".join("%s=%d" % kv for kv in sorted(e[0].items())) if e else "absent")' "$1" "$2"
+}
+
+for case in "2.4-rmap-i386 fork=4 exit=4" "2.6.34-avc-i386 fork=1 exit=4"; do
+	set -- $case
+	"$PTSCOPE" callgraph "$tree" --cache-dir "$tmp/cache" -q --overlay-events "$snap" --design "$1" \
+		--format json -o "$tmp/$1.json" || fail "$1: exit status $?"
+	[ "$(events "$tmp/$1.json" page_add_rmap)" = "$2" ] ||
+		fail "$1: page_add_rmap $(events "$tmp/$1.json" page_add_rmap), want $2"
+	[ "$(events "$tmp/$1.json" page_remove_rmap)" = "$3" ] ||
+		fail "$1: page_remove_rmap $(events "$tmp/$1.json" page_remove_rmap), want $3"
+done
+# the picture carries the counts and names the snapshot and the design
+"$PTSCOPE" callgraph "$tree" --cache-dir "$tmp/cache" -q --overlay-events "$snap" \
+	--design 2.4-rmap-i386 -o "$tmp/overlay.svg" || fail "svg: exit status $?"
+grep -q 'fork: 4' "$tmp/overlay.svg" || fail "the SVG has no 'fork: 4'"
+sed 's/&#45;/-/g' "$tmp/overlay.svg" | grep -q 'under 2.4-rmap-i386' || fail "the SVG does not name the design"
+# bad input: an unknown design, a missing snapshot
+"$PTSCOPE" callgraph "$tree" --cache-dir "$tmp/cache" -q --overlay-events "$snap" --design nope \
+	--format json > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "unknown design: want exit 1"
+grep -q "nope" "$tmp/err" || fail "unknown design: message does not name it"
+"$PTSCOPE" callgraph "$tree" --cache-dir "$tmp/cache" -q --overlay-events "$tmp/none.tar" \
+	--format json > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "missing snapshot: want exit 1"
+echo "overlay: 2.4-rmap fork 4 / exit 4, 2.6.34 fork 1 / exit 4"
