@@ -176,6 +176,25 @@ const struct process *snapshot_find_process(const struct snapshot *snapshot, int
 /* A meminfo value in kB, or 0 when absent. */
 uint64_t snapshot_meminfo_kb(const struct snapshot *snapshot, const char *name);
 
+/* ---- kernel profiles of a workload (callgraph --overlay-profile) ---- */
+
+/* One symbol's share of the samples, summed over the lines that name it. */
+struct profile_sample {
+	char *symbol;                   /* without .constprop.N / .isra.N suffixes */
+	double percent;
+};
+struct profile_samples {
+	struct profile_sample *items;   /* largest share first */
+	size_t count;
+	const char *format;             /* "perf report", "opreport" or "readprofile" */
+};
+
+/* Read `perf report --stdio`, `opreport -l` or readprofile text (the three
+ * forms kernel profiles were posted in).  0, or -1 with *error filled. */
+int profile_samples_read(const char *path, struct profile_samples *samples,
+			 struct input_error *error);
+void profile_samples_free(struct profile_samples *samples);
+
 /* ---- capture (writer) ---- */
 struct capture_options {
 	const char *output;             /* file or directory; NULL: default name */

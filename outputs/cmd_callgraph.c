@@ -44,6 +44,8 @@ static const char usage_text[] =
 "                      counts); untouched rmap functions are drawn grey\n"
 "  --design ID         with --overlay-events: the kernel profile to count with\n"
 "                      (default: the newest for the snapshot's architecture)\n"
+"  --overlay-profile FILE  shade functions by their share of a kernel profile\n"
+"                      (perf report --stdio, opreport -l or readprofile text)\n"
 "  -q, --quiet         no summary on stderr\n"
 "  -h, --help          this text\n"
 "\n"
@@ -56,7 +58,7 @@ struct arguments {
 	const char **entries, **sinks, **files, **excludes;
 	const char *output;
 	const char *format_name;
-	const char *overlay_snapshot, *design;
+	const char *overlay_snapshot, *design, *overlay_profile;
 	bool quiet;
 };
 
@@ -83,7 +85,7 @@ static bool positive_number(const char *text, int *value)
 
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
        OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
-       OPT_OVERLAY_EVENTS, OPT_DESIGN };
+       OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -103,6 +105,7 @@ static const struct option long_options[] = {
 	{ "write-commands", required_argument, NULL, OPT_WRITE_COMMANDS },
 	{ "overlay-events", required_argument, NULL, OPT_OVERLAY_EVENTS },
 	{ "design", required_argument, NULL, OPT_DESIGN },
+	{ "overlay-profile", required_argument, NULL, OPT_OVERLAY_PROFILE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -132,6 +135,7 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		case 'o': a->output = optarg; break;
 		case OPT_OVERLAY_EVENTS: a->overlay_snapshot = optarg; break;
 		case OPT_DESIGN: a->design = optarg; break;
+		case OPT_OVERLAY_PROFILE: a->overlay_profile = optarg; break;
 		case 'q': a->quiet = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		case OPT_DEPTH:
@@ -221,7 +225,9 @@ static const struct {
 struct overlay_data {
 	struct graph_overlay overlay;
 	struct graph_event events[EVENT_FUNCTION_COUNT];
-	char title[512];
+	struct profile_samples profile;
+	struct graph_sample *samples;
+	char title[1024];
 };
 
 static unsigned long long event_count(const struct model_design *d, enum event_figure figure)
@@ -236,7 +242,7 @@ static unsigned long long event_count(const struct model_design *d, enum event_f
 }
 
 /* Run the cost model on the snapshot for one design; 0, or 1/2 with a message printed. */
-static int load_overlay(const struct arguments *a, struct overlay_data *data)
+static int load_events(const struct arguments *a, struct overlay_data *data)
 {
 	struct profile_set set = { 0 };
 	struct model_error model_error;
@@ -274,7 +280,8 @@ static int load_overlay(const struct arguments *a, struct overlay_data *data)
 		snprintf(data->title, sizeof(data->title),
 			 "counts: fork and exit of each of the %zu processes of %s once, under %s",
 			 result->processes, a->overlay_snapshot, design->id);
-		data->overlay = (struct graph_overlay){ data->title, data->events, EVENT_FUNCTION_COUNT };
+		data->overlay.events = data->events;
+		data->overlay.event_count = EVENT_FUNCTION_COUNT;
 	}
 	model_free(result);
 	profiles_free(&set);
@@ -282,9 +289,44 @@ static int load_overlay(const struct arguments *a, struct overlay_data *data)
 	return status;
 }
 
+/* A kernel profile's shares, by function name; 0, or 1 with a message printed. */
+static int load_samples(const struct arguments *a, struct overlay_data *data)
+{
+	struct input_error error;
+	if (profile_samples_read(a->overlay_profile, &data->profile, &error)) {
+		fprintf(stderr, "ptscope: %s\n", error.message);
+		return 1;
+	}
+	data->samples = calloc(data->profile.count, sizeof(*data->samples));
+	if (!data->samples) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		return 2;
+	}
+	for (size_t i = 0; i < data->profile.count; i++)
+		data->samples[i] = (struct graph_sample){ data->profile.items[i].symbol, data->profile.items[i].percent };
+	data->overlay.samples = data->samples;
+	data->overlay.sample_count = data->profile.count;
+	size_t used = strlen(data->title);
+	snprintf(data->title + used, sizeof(data->title) - used, "%sshade: share of the samples of %s (%s)",
+		 used ? "\n" : "", a->overlay_profile, data->profile.format);
+	return 0;
+}
+
+static int load_overlay(const struct arguments *a, struct overlay_data *data)
+{
+	int status = 0;
+	data->overlay.title = data->title;
+	if (a->overlay_snapshot)
+		status = load_events(a, data);
+	if (!status && a->overlay_profile)
+		status = load_samples(a, data);
+	return status;
+}
+
 int cmd_callgraph(int argc, char **argv)
 {
-	struct overlay_data overlay;
+	struct overlay_data overlay = { .title = "" };
+	bool overlaid;
 	struct arguments a = { .options = { .depth = 0 } };
 	int status = parse_arguments(argc, argv, &a);
 	enum graph_format format = GRAPH_FORMAT_NONE;
@@ -292,7 +334,8 @@ int cmd_callgraph(int argc, char **argv)
 		status = 1;
 	struct callgraph *graph = NULL;
 	char err[4096] = "";
-	if (status == 0 && a.overlay_snapshot)
+	overlaid = status == 0 && (a.overlay_snapshot || a.overlay_profile);
+	if (overlaid)
 		status = load_overlay(&a, &overlay);
 	if (status == 0) {
 		a.options.progress = !a.quiet && isatty(STDERR_FILENO);
@@ -303,12 +346,14 @@ int cmd_callgraph(int argc, char **argv)
 	if (status == 0) {
 		if (!a.quiet)
 			print_summary(graph);
-		status = graph_write(graph, a.overlay_snapshot ? &overlay.overlay : NULL, format, a.output,
+		status = graph_write(graph, overlaid ? &overlay.overlay : NULL, format, a.output,
 				     err, sizeof(err));
 		if (status)
 			fprintf(stderr, "ptscope: %s\n", err);
 	}
 	callgraph_free(graph);
+	profile_samples_free(&overlay.profile);
+	free(overlay.samples);
 	free(a.entries);
 	free(a.sinks);
 	free(a.files);

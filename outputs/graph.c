@@ -97,11 +97,15 @@ static Agraph_t *cluster_for(Agraph_t *graph, Agraph_t **clusters, const struct 
 	return clusters[first];
 }
 
-/* "name\nfork: 1234" for a function the overlay names; *touched says so. */
+/* "name\nfork: 1234\n12.3% of samples" for a function the overlay names;
+ * *touched says whether an event names it. */
 static void overlay_label(const struct graph_overlay *overlay, const char *name, char *label,
 			  size_t size, bool *touched)
 {
 	size_t used = (size_t)snprintf(label, size, "%s", name);
+	double percent = graph_overlay_percent(overlay, name);
+	if (percent >= 0 && used < size)
+		used += (size_t)snprintf(label + used, size - used, "\n%.1f%% of samples", percent);
 	*touched = false;
 	for (long e = graph_overlay_next(overlay, name, 0); e >= 0 && used < size;
 	     e = graph_overlay_next(overlay, name, (size_t)e + 1)) {
@@ -109,6 +113,20 @@ static void overlay_label(const struct graph_overlay *overlay, const char *name,
 					 overlay->events[e].count);
 		*touched = true;
 	}
+}
+
+/* Shade a function by its share of the profile, against the profile's hottest symbol. */
+static void sample_shade(const struct graph_overlay *overlay, const char *name, Agnode_t *node)
+{
+	double percent = graph_overlay_percent(overlay, name), hottest = 0;
+	if (percent < 0)
+		return;
+	for (size_t i = 0; i < overlay->sample_count; i++)
+		if (overlay->samples[i].percent > hottest)
+			hottest = overlay->samples[i].percent;
+	char colour[32];
+	snprintf(colour, sizeof(colour), "0.0 %.3f 1.0", hottest > 0 ? 0.1 + 0.8 * percent / hottest : 0.1);
+	set(node, "fillcolor", colour);
 }
 
 static void add_nodes(Agraph_t *graph, const struct callgraph *cg, const struct graph_overlay *overlay,
@@ -128,8 +146,9 @@ static void add_nodes(Agraph_t *graph, const struct callgraph *cg, const struct 
 		set(nodes[i], "label", label);
 		set(nodes[i], "shape", style->shape);
 		/* with an overlay, rmap functions the workload does not touch are greyed */
-		bool untouched = overlay && node->role == CG_ROLE_SINK && !touched;
+		bool untouched = overlay && overlay->event_count && node->role == CG_ROLE_SINK && !touched;
 		set(nodes[i], "fillcolor", untouched ? "#eeeeee" : style->fill);
+		sample_shade(overlay, node->name, nodes[i]);
 		if (untouched) {
 			set(nodes[i], "fontcolor", "#999999");
 			set(nodes[i], "color", "#bbbbbb");

@@ -27,20 +27,27 @@ enum graph_format graph_format_from_name(const char *name);
 enum graph_format graph_format_from_path(const char *path);
 
 /*
- * Event counts from a snapshot (callgraph --overlay-events): what forking and
- * exiting every process of the snapshot would cost under one design, written
- * on the rmap functions that do the work.  Functions the overlay names are
- * "touched"; the other sinks are drawn grey.
+ * What a workload does on the graph.  Events (callgraph --overlay-events):
+ * what forking and exiting every process of a snapshot would cost under one
+ * design, written on the rmap functions that do the work; with events, the
+ * sinks they do not name are drawn grey.  Samples (--overlay-profile): each
+ * function's share of a kernel profile, written on it and shaded by it.
  */
 struct graph_event {
 	const char *function;           /* "page_remove_rmap" */
 	const char *event;              /* "exit" */
 	unsigned long long count;
 };
+struct graph_sample {
+	const char *function;
+	double percent;
+};
 struct graph_overlay {
 	const char *title;              /* what the counts are of */
 	const struct graph_event *events;
 	size_t event_count;
+	const struct graph_sample *samples;
+	size_t sample_count;
 };
 
 /*
@@ -60,6 +67,8 @@ bool graph_write_picture(const struct callgraph *graph, const struct graph_overl
 /* Index of the overlay's first event for function at or after from, or -1
  * (also for a NULL overlay). */
 long graph_overlay_next(const struct graph_overlay *overlay, const char *function, size_t from);
+/* A function's share of the overlay's profile samples; negative when none. */
+double graph_overlay_percent(const struct graph_overlay *overlay, const char *function);
 const char *graph_role_name(enum cg_role role);
 const char *graph_kind_name(enum cg_edge_kind kind);
 

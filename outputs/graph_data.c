@@ -80,6 +80,14 @@ long graph_overlay_next(const struct graph_overlay *overlay, const char *functio
 	return -1;
 }
 
+double graph_overlay_percent(const struct graph_overlay *overlay, const char *function)
+{
+	for (size_t i = 0; overlay && i < overlay->sample_count; i++)
+		if (!strcmp(overlay->samples[i].function, function))
+			return overlay->samples[i].percent;
+	return -1;
+}
+
 /* {"fork": 1234, ...} for a node the overlay names, else NULL. */
 static json_object *json_events(const struct graph_overlay *overlay, const char *function)
 {
@@ -119,6 +127,9 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 		json_object *events = json_events(overlay, node->name);
 		if (events)
 			json_object_object_add(object, "events", events);
+		double percent = graph_overlay_percent(overlay, node->name);
+		if (percent >= 0)
+			json_object_object_add(object, "samples_percent", json_object_new_double(percent));
 		write_json_line(out, object, i + 1 < graph->node_count ? "," : "");
 	}
 	fprintf(out, "],\n\"edges\": [\n");
@@ -181,6 +192,9 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
 		     xml_text(writer, "file", node->file) && xml_number(writer, "line", node->line) &&
 		     xml_text(writer, "role", graph_role_name(node->role)) &&
 		     xml_text(writer, "defined", node->defined ? "true" : "false") &&
+		     (graph_overlay_percent(overlay, node->name) < 0 ||
+		      xmlTextWriterWriteFormatAttribute(writer, BAD_CAST "samples_percent", "%.4f",
+							graph_overlay_percent(overlay, node->name)) >= 0) &&
 		     xml_events(writer, overlay, node->name) &&
 		     xmlTextWriterEndElement(writer) >= 0;
 	}
