@@ -276,7 +276,7 @@ static void estimate_chains(struct model_context *c)
 	struct file_key *keys = malloc((s->vma_count + 1) * sizeof(*keys));
 	size_t key_count = 0;
 	if (!keys)
-		abort();
+		model_out_of_memory();
 	for (size_t g = 0; g < s->vma_count; g++)
 		if (s->vmas[g].inode)
 			keys[key_count++] = (struct file_key){ s->vmas[g].dev_major, s->vmas[g].dev_minor, s->vmas[g].inode };
@@ -285,7 +285,7 @@ static void estimate_chains(struct model_context *c)
 		r->designs[d].pte_chain_estimate.method = model_pte_chain_method;
 	double *drift = calloc(s->vma_count + 1, sizeof(*drift));
 	if (!drift)
-		abort();
+		model_out_of_memory();
 	measure_drift(c, drift);
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];

@@ -12,6 +12,14 @@
 
 #include "model/model_internal.h"
 
+/* No partial figures: out of memory ends the run with the internal-failure
+ * status (2) and says why, rather than a SIGABRT and a core. */
+void model_out_of_memory(void)
+{
+	fputs("ptscope: out of memory in the cost model\n", stderr);
+	exit(2);
+}
+
 void *model_grow(void *array, size_t *capacity, size_t need, size_t size)
 {
 	if (need <= *capacity)
@@ -21,7 +29,7 @@ void *model_grow(void *array, size_t *capacity, size_t need, size_t size)
 		next *= 2;
 	void *p = realloc(array, next * size);
 	if (!p)
-		abort();        /* out of memory: no partial figures */
+		model_out_of_memory();
 	*capacity = next;
 	return p;
 }
@@ -40,7 +48,7 @@ static void pfn_table_rehash(struct pfn_table *table)
 	free(table->slots);
 	table->slots = calloc(slots, sizeof(*table->slots));
 	if (!table->slots)
-		abort();
+		model_out_of_memory();
 	table->slot_mask = slots - 1;
 	for (size_t i = 0; i < table->count; i++) {
 		size_t s = hash_pfn(table->entries[i].pfn) & table->slot_mask;
@@ -331,7 +339,7 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 	r->designs = calloc(r->design_count + 1, sizeof(*r->designs));
 	r->sharing = calloc(r->sharing_count + 1, sizeof(*r->sharing));
 	if (!r->designs || !r->sharing)
-		abort();
+		model_out_of_memory();
 	for (size_t d = 0; d < r->design_count; d++)
 		r->designs[d].profile = o->designs ? o->designs[d] : &set->rmaps[d];
 	for (size_t k = 0; k < r->sharing_count; k++)
@@ -440,13 +448,13 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	c.vma_has_anon_vma = calloc(snapshot->vma_count + 1, sizeof(*c.vma_has_anon_vma));
 	struct fraction_sum *sums = calloc(r->design_count + 1, sizeof(*sums));
 	if (!r->process_figures || !c.data || !c.vma_has_anon_vma || !sums)
-		abort();
+		model_out_of_memory();
 	for (size_t i = 0; i < snapshot->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
 		mp->pte_chain_bytes = calloc(r->design_count + 1, sizeof(double));
 		mp->sharable_pages = calloc(r->sharing_count + 1, sizeof(double));
 		if (!mp->pte_chain_bytes || !mp->sharable_pages)
-			abort();
+			model_out_of_memory();
 	}
 
 	count_pfns(&c);

@@ -52,7 +52,7 @@ static uint64_t count_families(struct model_context *c)
 	const struct snapshot *s = c->snapshot;
 	size_t *parent = malloc((s->vma_count + 1) * sizeof(*parent));
 	if (!parent)
-		abort();
+		model_out_of_memory();
 	for (size_t g = 0; g < s->vma_count; g++)
 		parent[g] = g;
 	for (size_t i = 0; i < s->process_count; i++) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "model/model_internal.h"
 
 static void *grow(void *array, size_t *capacity, size_t need, size_t size)
 {
@@ -23,7 +24,7 @@ static void *grow(void *array, size_t *capacity, size_t need, size_t size)
 		next *= 2;
 	void *p = realloc(array, next * size);
 	if (!p)
-		abort();        /* out of memory: nothing sensible left to report */
+		model_out_of_memory();        /* out of memory: nothing sensible left to report */
 	*capacity = next;
 	return p;
 }
@@ -44,7 +45,7 @@ static void rehash(struct fraction_sum *sum)
 	free(sum->slots);
 	sum->slots = calloc(slots, sizeof(*sum->slots));
 	if (!sum->slots)
-		abort();
+		model_out_of_memory();
 	sum->slot_mask = slots - 1;
 	for (size_t i = 0; i < sum->count; i++) {
 		size_t s = hash_u64(sum->terms[i].denominator) & sum->slot_mask;

@@ -261,7 +261,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 	size_t count = 0, file_capacity = 0;
 	struct slots slots = { 0 };
 	if (!members)
-		abort();
+		model_out_of_memory();
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t v = 0; v < s->processes[i].vma_count; v++)
 			if (sharing_vma_eligible(rule, &s->processes[i].vmas[v]))
@@ -376,7 +376,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	size_t *class_of = malloc((count + 1) * sizeof(*class_of));
 	size_t *class_size = malloc((count + 1) * sizeof(*class_size));
 	if (!class_of || !class_size)
-		abort();
+		model_out_of_memory();
 	for (size_t i = 0; i < count;) {
 		size_t j = i;
 		while (j < count && vectors[j].hash == vectors[i].hash)
