@@ -92,7 +92,7 @@ cli: $(PROGRAM)
 
 # Debian's linux-source-6.1, unpacked once into the cache (never into the repo).
 kernel-source:
-	@sh tests/kernel-source.sh "$(CACHE)"
+	@sh tests/kernel-source.sh "$(CACHE)" 6.1 && sh tests/kernel-source.sh "$(CACHE)" 6.12
 
 bench: deps $(PROGRAM)
 	sh tests/bench/run.sh ./$(PROGRAM) "$(CACHE)"

@@ -11,6 +11,6 @@ echo "deps: installing$missing" >&2
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >&2 || exit 1
+$sudo apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || exit 1
 # smem's recommends pull in a plotting stack the tests do not need.
-$sudo apt-get install -y -qq --no-install-recommends $missing >&2
+$sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >&2
