@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "outputs/report_internal.h"
 
 static const char *bytes(double value, char *buffer)
@@ -251,9 +252,11 @@ static void files_cell(const struct model_sharing *s, size_t room, char *cell, s
 	for (size_t i = 0; i < s->file_count && used < size; i++) {
 		char pages[32], item[600];
 		report_format_count(s->files[i].sharable_pages, pages, sizeof(pages));
-		snprintf(item, sizeof(item), "%s%s %s", i ? "; " : "", s->files[i].path, pages);
-		const char *base = strrchr(s->files[i].path, '/');
-		if (used + strlen(item) > room && base && base != s->files[i].path && !strchr(base, ' '))
+		char path[400];
+		escape_text(path, sizeof(path), s->files[i].path);
+		snprintf(item, sizeof(item), "%s%s %s", i ? "; " : "", path, pages);
+		const char *base = strrchr(path, '/');
+		if (used + strlen(item) > room && base && base != path && !strchr(base, ' '))
 			snprintf(item, sizeof(item), "%s...%s %s", i ? "; " : "", base, pages);
 		if (used + strlen(item) > room) {
 			if (used + 4 <= room)
@@ -289,7 +292,9 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 			for (size_t i = 0; i < s->file_count; i++) {
 				note_special(s->files[i].path, seen);
 				report_format_count(s->files[i].sharable_pages, a, sizeof(a));
-				fprintf(out, "%s%s %s", i ? "\n      " : "", s->files[i].path, a);
+				fputs(i ? "\n      " : "", out);
+				escape_fputs(escape_text, s->files[i].path, out);
+				fprintf(out, " %s", a);
 			}
 		else {
 			files_cell(s, TEXT_WIDTH > column ? (size_t)(TEXT_WIDTH - column) : 10, cell, sizeof(cell), seen);
@@ -346,7 +351,9 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 	for (size_t n = 0; n < r->processes && n < limit; n++) {
 		const struct model_process *p = &r->process_figures[order[n]];
 		double sharable = r->sharing_count ? p->sharable_pages[0] * MODEL_PAGE_BYTES : 0;
-		fprintf(out, "%8d %-16.16s %10s %10s %10s %10s %s\n", p->process->pid, p->process->comm,
+		char comm[17];  /* a comm's 16 columns, escaped (base/escape.h) */
+		escape_text(comm, sizeof(comm), p->process->comm);
+		fprintf(out, "%8d %-16.16s %10s %10s %10s %10s %s\n", p->process->pid, comm,
 			p->has_vmpte ? bytes((double)p->vmpte_bytes, a) : "-",
 			p->exact ? bytes((double)p->pagetable_bytes, b) : "-",
 			bytes(p->pagetable_estimate.point, c), bytes(sharable, d),
@@ -359,10 +366,13 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 {
 	const struct snapshot *s = r->snapshot;
 	static const char *const modes[] = { "none", "present bits only", "pfn" };
-	char headline[512];
-	fprintf(out, "ptscope report: %s\n  kernel %s, %s, %zu processes, pagemap: %s, kpages: %s\n",
-		s->source ? s->source : "?", s->info.kernel[0] ? s->info.kernel : "?",
-		s->info.arch[0] ? s->info.arch : "?", r->processes, modes[s->info.pagemap <= PAGEMAP_PFN ? s->info.pagemap : 0],
+	char headline[512], kernel[sizeof(s->info.kernel) * 4], arch[sizeof(s->info.arch) * 4];
+	escape_text(kernel, sizeof(kernel), s->info.kernel[0] ? s->info.kernel : "?");
+	escape_text(arch, sizeof(arch), s->info.arch[0] ? s->info.arch : "?");
+	fputs("ptscope report: ", out);
+	escape_fputs(escape_text, s->source ? s->source : "?", out);
+	fprintf(out, "\n  kernel %s, %s, %zu processes, pagemap: %s, kpages: %s\n",
+		kernel, arch, r->processes, modes[s->info.pagemap <= PAGEMAP_PFN ? s->info.pagemap : 0],
 		r->has_kpages ? "yes" : "no");
 	report_headline(r, headline, sizeof(headline));
 	if (headline[0])
