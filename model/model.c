@@ -289,6 +289,16 @@ static uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m
 	return after > before && unit ? (after - before) / unit : 0;
 }
 
+/* Does fork copy this VMA's PTEs under the design?  Lazy fork (2.6.14+)
+ * skips a VMA without an anon_vma, since faults refill it, unless its
+ * VmFlags say a fault could not (hugetlb before 6.0, PFN and mixed maps,
+ * userfaultfd write-protect): the profile's copies-vmflags. */
+static bool fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma)
+{
+	return profile->fork_copies_file_ptes || has_anon_vma ||
+	       (vma && (vma->vm_flags & profile->fork_copy_flags));
+}
+
 static void count_work(struct model_context *c)
 {
 	struct model_result *r = c->result;
@@ -305,13 +315,18 @@ static void count_work(struct model_context *c)
 				continue;
 			while (v < p->vma_count && p->vmas[v].end <= rec->vaddr)
 				v++;
-			bool has_anon_vma = v < p->vma_count && c->vma_has_anon_vma[&p->vmas[v] - s->vmas];
+			const struct vma *vma = v < p->vma_count ? &p->vmas[v] : NULL;
+			/* a PFN map's PTEs are copied and zapped, but it holds no struct
+			 * page: vm_normal_page() gives none, so no rmap call is made */
+			if (vma && VMA_HAS_FLAG(vma, VMF_PF))
+				continue;
+			bool has_anon_vma = vma && c->vma_has_anon_vma[vma - s->vmas];
 			bool anon = record_is_anonymous(rec->entry, e);
 			uint64_t m = e ? pfn_mapcount(e) : 1;
 			for (size_t d = 0; d < r->design_count; d++) {
 				struct model_design *design = &r->designs[d];
 				design->exit_rmap_calls++;
-				if (!design->profile->fork_copies_file_ptes && !has_anon_vma)
+				if (!fork_copies(design->profile, vma, has_anon_vma))
 					continue;
 				design->fork_rmap_calls++;
 				design->fork_rmap_anon_calls += anon;
