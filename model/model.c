@@ -346,9 +346,7 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 		r->sharing[k].rule = o->rules ? o->rules[k] : &set->rules[k];
 	c->geometry = o->geometry;
 	if (!c->geometry) {
-		const struct rmap_profile *current = profiles_current(set, c->snapshot->info.arch[0] ? c->snapshot->info.arch : "x86_64");
-		if (!current)
-			current = profiles_current(set, "x86_64");
+		const struct rmap_profile *current = profiles_fit(set, c->snapshot->info.arch, NULL);
 		if (!current)
 			return fail(error, "no kernel profile describes this snapshot's architecture");
 		c->geometry = &current->geometry;
