@@ -32,7 +32,7 @@ ifeq ($(SANITIZE),1)
   BUILD   := $(BUILD)-sanitize
 endif
 
-DIRS     = inputs model analyzer outputs
+DIRS     = base inputs model analyzer outputs
 LIB_SRC  = $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(wildcard tests/unit/test_*.c)

@@ -73,6 +73,7 @@ struct rmap_profile {
 	bool fork_copies_file_ptes;     /* false: 2.6.14+ skip VMAs without anon_vma */
 	enum anon_vma_fork anon_vma_fork;
 	char origin[300];               /* "FILE:LINE" it was defined at */
+	bool builtin;                   /* shipped with ptscope, not a user's file */
 };
 
 enum sharing_partners { PARTNERS_ADDRESS, PARTNERS_FILE_INDEX, PARTNERS_LENGTH, PARTNERS_CONTENT };
@@ -107,8 +108,10 @@ int profiles_load_buffer(struct profile_set *set, const char *name, const char *
 void profiles_free(struct profile_set *set);
 const struct rmap_profile *profiles_find_rmap(const struct profile_set *set, const char *id);
 const struct sharing_rule *profiles_find_rule(const struct profile_set *set, const char *id);
-/* The newest profile of an architecture (the last loaded): its geometry is
- * the one today's page tables are counted with.  NULL when none. */
+/* The newest built-in profile of an architecture (the last built-in one):
+ * its geometry is the one today's page tables are counted with.  Profiles a
+ * user adds or selects never change it, so what is measured does not depend
+ * on what it is compared with.  NULL when none. */
 const struct rmap_profile *profiles_current(const struct profile_set *set, const char *arch);
 /*
  * Which design fits a snapshot or a tree: the one rule every command uses.

@@ -490,8 +490,11 @@ int profiles_load_builtin(struct profile_set *set, struct model_error *error)
 		size_t n = strlen(name);
 		if (n < 4 || strcmp(name + n - 4, ".xml"))
 			continue;
+		size_t first = set->rmap_count;
 		if (profiles_load_buffer(set, name, builtin_files[i].text, strlen(builtin_files[i].text), error))
 			return -1;
+		for (size_t r = first; r < set->rmap_count; r++)
+			set->rmaps[r].builtin = true;
 	}
 	return 0;
 }
@@ -548,7 +551,7 @@ const struct rmap_profile *profiles_fit(const struct profile_set *set, const cha
 const struct rmap_profile *profiles_current(const struct profile_set *set, const char *arch)
 {
 	for (size_t i = set->rmap_count; i-- > 0;)
-		if (!strcmp(set->rmaps[i].arch, arch))
+		if (set->rmaps[i].builtin && !strcmp(set->rmaps[i].arch, arch))
 			return &set->rmaps[i];
 	return NULL;
 }

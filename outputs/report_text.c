@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "outputs/report_internal.h"
 
 static const char *bytes(double value, char *buffer)
@@ -119,9 +120,11 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 			bytes((double)s->sharable_bytes, a), tables > 0 ? 100.0 * (double)s->sharable_bytes / tables : 0.0,
 			(unsigned long long)s->eligible_vmas);
 		size_t limit = o->per_file ? s->file_count : 2;
-		for (size_t i = 0; i < s->file_count && i < limit; i++)
-			fprintf(out, "%s%s (%llu)", i ? (o->per_file ? "\n                                                        " : ", ") : "",
-				s->files[i].path, (unsigned long long)s->files[i].sharable_pages);
+		for (size_t i = 0; i < s->file_count && i < limit; i++) {
+			fputs(i ? (o->per_file ? "\n                                                        " : ", ") : "", out);
+			escape_fputs(escape_text, s->files[i].path, out);
+			fprintf(out, " (%llu)", (unsigned long long)s->files[i].sharable_pages);
+		}
 		if (s->rule->partners == PARTNERS_CONTENT)
 			fputs(s->exact ? "identical PTE pages (slots, PFNs, permissions)" : "slot pattern only, no PFNs: upper bound", out);
 		if (s->pages_in_cow_vmas)
@@ -160,7 +163,9 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 	for (size_t n = 0; n < r->processes && n < limit; n++) {
 		const struct model_process *p = &r->process_figures[order[n]];
 		double sharable = r->sharing_count ? p->sharable_pages[0] * MODEL_PAGE_BYTES : 0;
-		fprintf(out, "%8d %-16.16s %10s %10s %10s %10s %s\n", p->process->pid, p->process->comm,
+		char comm[17];  /* a comm's 16 columns, escaped (base/escape.h) */
+		escape_text(comm, sizeof(comm), p->process->comm);
+		fprintf(out, "%8d %-16.16s %10s %10s %10s %10s %s\n", p->process->pid, comm,
 			p->has_vmpte ? bytes((double)p->vmpte_bytes, a) : "-",
 			p->exact ? bytes((double)p->pagetable_bytes, b) : "-",
 			bytes(p->pagetable_estimate.point, c), bytes(sharable, d),
@@ -173,10 +178,13 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 {
 	const struct snapshot *s = r->snapshot;
 	static const char *const modes[] = { "none", "present bits only", "pfn" };
-	char headline[256];
-	fprintf(out, "ptscope report: %s\n  kernel %s, %s, %zu processes, pagemap: %s, kpages: %s\n",
-		s->source ? s->source : "?", s->info.kernel[0] ? s->info.kernel : "?",
-		s->info.arch[0] ? s->info.arch : "?", r->processes, modes[s->info.pagemap <= PAGEMAP_PFN ? s->info.pagemap : 0],
+	char headline[256], kernel[sizeof(s->info.kernel) * 4], arch[sizeof(s->info.arch) * 4];
+	escape_text(kernel, sizeof(kernel), s->info.kernel[0] ? s->info.kernel : "?");
+	escape_text(arch, sizeof(arch), s->info.arch[0] ? s->info.arch : "?");
+	fputs("ptscope report: ", out);
+	escape_fputs(escape_text, s->source ? s->source : "?", out);
+	fprintf(out, "\n  kernel %s, %s, %zu processes, pagemap: %s, kpages: %s\n",
+		kernel, arch, r->processes, modes[s->info.pagemap <= PAGEMAP_PFN ? s->info.pagemap : 0],
 		r->has_kpages ? "yes" : "no");
 	report_headline(r, headline, sizeof(headline));
 	if (headline[0])

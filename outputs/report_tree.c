@@ -4,10 +4,12 @@
  * cost-model.md section 8 (`pte_chain_bytes.ID` is totals.pte_chain_bytes[ID]).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "base/escape.h"
 #include "outputs/report_internal.h"
 
 static void put(struct json_object *object, const char *key, struct json_object *value)
@@ -20,9 +22,13 @@ static void put_u64(struct json_object *object, const char *key, uint64_t value)
 	put(object, key, json_object_new_uint64(value));
 }
 
+/* Names come from input: the tree holds them as valid UTF-8 (base/escape.h),
+ * so every format written from it starts from text its reader accepts. */
 static void put_string(struct json_object *object, const char *key, const char *value)
 {
-	put(object, key, json_object_new_string(value ? value : ""));
+	char *valid = escape_alloc(escape_utf8, value);
+	put(object, key, json_object_new_string(valid));
+	free(valid);
 }
 
 static void put_bool(struct json_object *object, const char *key, bool value)
