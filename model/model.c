@@ -329,24 +329,41 @@ static int fail(struct model_error *error, const char *message)
 	return -1;
 }
 
+/* Index of a profile among the designs, appending it (not selected) when
+ * it is missing: a baseline or the snapshot's design outside --profile. */
+static size_t design_index(struct model_result *r, size_t *capacity, const struct rmap_profile *profile)
+{
+	for (size_t d = 0; d < r->design_count; d++)
+		if (r->designs[d].profile == profile)
+			return d;
+	r->designs = model_grow(r->designs, capacity, r->design_count + 1, sizeof(*r->designs));
+	r->designs[r->design_count] = (struct model_design){ .profile = profile };
+	return r->design_count++;
+}
+
 static int choose_profiles(struct model_context *c, struct model_error *error)
 {
 	const struct model_options *o = c->options;
 	struct model_result *r = c->result;
 	const struct profile_set *set = o->profiles;
-	r->design_count = o->designs ? o->design_count : set->rmap_count;
+	size_t selected = o->designs ? o->design_count : set->rmap_count, capacity = 0;
 	r->sharing_count = o->rules ? o->rule_count : set->rule_count;
-	r->designs = calloc(r->design_count + 1, sizeof(*r->designs));
+	r->designs = model_grow(NULL, &capacity, selected + 1, sizeof(*r->designs));
 	r->sharing = calloc(r->sharing_count + 1, sizeof(*r->sharing));
-	if (!r->designs || !r->sharing)
+	if (!r->sharing)
 		model_out_of_memory();
+	for (size_t d = 0; d < selected; d++)
+		r->designs[r->design_count++] = (struct model_design){
+			.profile = o->designs ? o->designs[d] : &set->rmaps[d], .selected = true };
+	const struct rmap_profile *current = profiles_fit(set, c->snapshot->info.arch, NULL);
+	r->current_design = current ? design_index(r, &capacity, current) : SIZE_MAX;
+	/* every design's baseline is computed too, so its savings always exist */
 	for (size_t d = 0; d < r->design_count; d++)
-		r->designs[d].profile = o->designs ? o->designs[d] : &set->rmaps[d];
+		r->designs[d].baseline = design_index(r, &capacity, profiles_baseline(set, r->designs[d].profile));
 	for (size_t k = 0; k < r->sharing_count; k++)
 		r->sharing[k].rule = o->rules ? o->rules[k] : &set->rules[k];
 	c->geometry = o->geometry;
 	if (!c->geometry) {
-		const struct rmap_profile *current = profiles_fit(set, c->snapshot->info.arch, NULL);
 		if (!current)
 			return fail(error, "no kernel profile describes this snapshot's architecture");
 		c->geometry = &current->geometry;
@@ -415,10 +432,31 @@ static void finish_designs(struct model_context *c, struct fraction_sum *sums)
 			design->pte_chain_value = design->pte_chain_estimate.point;
 			design->pte_chain_bytes = (uint64_t)(design->pte_chain_estimate.point + 0.5);
 		}
-		design->page_field_bytes = r->ram_pages * design->profile->page_field_bytes;
-		design->total_bytes = design->pte_chain_bytes + design->page_field_bytes + design->object_rmap_bytes;
+		/* the struct page field is paid on every page of RAM the
+		 * architecture can address, not on the captured processes */
+		uint64_t ram_bytes = r->ram_pages * MODEL_PAGE_BYTES;
+		uint64_t addressable = geometry_addressable_bytes(&design->profile->geometry);
+		design->ram_capped = addressable < ram_bytes;
+		design->priced_ram_bytes = design->ram_capped ? addressable : ram_bytes;
+		design->page_field_bytes = design->priced_ram_bytes / MODEL_PAGE_BYTES * design->profile->page_field_bytes;
+		design->rmap_bytes = design->pte_chain_bytes + design->object_rmap_bytes;
+		design->total_bytes = design->rmap_bytes + design->page_field_bytes;
 		fraction_sum_free(&sums[d]);
 	}
+	for (size_t d = 0; d < r->design_count; d++) {
+		struct model_design *design = &r->designs[d];
+		design->saves_bytes = (int64_t)r->designs[design->baseline].rmap_bytes - (int64_t)design->rmap_bytes;
+	}
+}
+
+/* The rule the headline quotes: the first that shares by address or file
+ * (content sharing is an upper bound, not a mechanism). */
+static void choose_headline_rule(struct model_result *r)
+{
+	r->headline_rule = SIZE_MAX;
+	for (size_t k = 0; k < r->sharing_count && r->headline_rule == SIZE_MAX; k++)
+		if (r->sharing[k].available && r->sharing[k].rule->partners != PARTNERS_CONTENT)
+			r->headline_rule = k;
 }
 
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
@@ -468,6 +506,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	count_work(&c);
 	finish_designs(&c, sums);
 	int status = model_sharing(&c);
+	choose_headline_rule(r);
 
 	for (size_t i = 0; i < snapshot->process_count; i++)
 		free(c.data[i].windows);
