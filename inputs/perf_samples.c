@@ -27,12 +27,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <search.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/file.h"
+#include "base/hash.h"
 #include "internal.h"
 
 #define WORDS_MAX 32
@@ -234,37 +237,32 @@ static size_t symbol_length(const char *symbol)
 struct reader {
 	struct perf_samples *samples;
 	size_t capacity;
-	struct hsearch_data index;      /* symbol -> 1 + position in samples->items */
+	struct hash_table index;        /* symbols -> position in samples->items */
 };
 
-static int add_sample(struct reader *reader, const struct line_reading *r)
+static uint64_t symbol_hash(const void *context, size_t index)
+{
+	const struct perf_samples *s = context;
+	return hash_bytes(s->items[index].symbol, strlen(s->items[index].symbol));
+}
+
+static void add_sample(struct reader *reader, const struct line_reading *r)
 {
 	struct perf_samples *s = reader->samples;
-	char *symbol = strndup(r->symbol, symbol_length(r->symbol));
-	ENTRY *found;
-	if (!symbol)
-		return -1;
-	if (hsearch_r((ENTRY){ symbol, NULL }, FIND, &found, &reader->index)) {
-		struct perf_sample *item = &s->items[(uintptr_t)found->data - 1];
-		item->percent += r->weight;
-		item->samples += r->samples;
-		free(symbol);
-		return 0;
-	}
-	if (s->count == reader->capacity) {
-		size_t grown = reader->capacity ? reader->capacity * 2 : 64;
-		void *p = realloc(s->items, grown * sizeof(*s->items));
-		if (!p) {
-			free(symbol);
-			return -1;
+	size_t length = symbol_length(r->symbol);
+	uint64_t hash = hash_bytes(r->symbol, length);
+	struct hash_probe probe;
+	for (size_t i = hash_first(&reader->index, hash, &probe); i != HASH_NONE; i = hash_next(&reader->index, &probe)) {
+		struct perf_sample *item = &s->items[i];
+		if (!strncmp(item->symbol, r->symbol, length) && !item->symbol[length]) {
+			item->percent += r->weight;
+			item->samples += r->samples;
+			return;
 		}
-		s->items = p;
-		reader->capacity = grown;
 	}
-	s->items[s->count++] = (struct perf_sample){ symbol, r->samples, r->has_samples, r->weight };
-	if (!hsearch_r((ENTRY){ symbol, (void *)(uintptr_t)s->count }, ENTER, &found, &reader->index))
-		return -1;
-	return 0;
+	*ARRAY_PUSH(s->items, s->count, reader->capacity) =
+		(struct perf_sample){ xstrndup(r->symbol, length), r->samples, r->has_samples, r->weight };
+	hash_add(&reader->index, hash, s->count - 1, symbol_hash, s);
 }
 
 static int by_share(const void *a, const void *b)
@@ -288,15 +286,6 @@ static void share_counts(struct perf_samples *s, enum shape shape, uint64_t tota
 		return;
 	for (size_t i = 0; i < s->count; i++)
 		s->items[i].percent = s->total_samples ? 100.0 * (double)s->items[i].samples / (double)s->total_samples : 0;
-}
-
-/* A count of the lines: every symbol fits in a table of that many. */
-static size_t line_count(const struct buffer *text)
-{
-	size_t lines = 1;
-	for (const char *p = text->data; (p = memchr(p, '\n', (size_t)(text->data + text->length - p))); p++)
-		lines++;
-	return lines;
 }
 
 static int read_text(const char *path, struct buffer *text, struct reader *reader, struct input_error *error)
@@ -329,10 +318,7 @@ static int read_text(const char *path, struct buffer *text, struct reader *reade
 			total_line = r.samples;
 			continue;
 		}
-		if (add_sample(reader, &r)) {
-			input_error_set(error, path, NULL, number, "out of memory");
-			return -1;
-		}
+		add_sample(reader, &r);
 	}
 	if (!s->count) {
 		input_error_set(error, path, NULL, 0, "no profile lines (perf report --stdio, opreport -l, "
@@ -351,20 +337,15 @@ int perf_samples_read(const char *path, struct perf_samples *samples, struct inp
 	struct buffer text = { 0 };
 	struct reader reader = { .samples = samples };
 	memset(samples, 0, sizeof(*samples));
-	int problem = read_whole_file(AT_FDCWD, path, &text);
-	if (problem || buffer_reserve(&text, 1)) {
-		input_error_set(error, path, NULL, 0, "%s", strerror(problem ? problem : ENOMEM));
-		free(text.data);
+	int problem = file_read_at(AT_FDCWD, path, &text);
+	if (problem) {
+		input_error_set(error, path, NULL, 0, "%s", strerror(problem));
+		buffer_free(&text);
 		return -1;
 	}
-	text.data[text.length] = '\0';
-	int status = -1;
-	if (!hcreate_r(line_count(&text) + 1, &reader.index))
-		input_error_set(error, path, NULL, 0, "out of memory");
-	else
-		status = read_text(path, &text, &reader, error);
-	hdestroy_r(&reader.index);
-	free(text.data);
+	int status = read_text(path, &text, &reader, error);
+	hash_free(&reader.index);
+	buffer_free(&text);
 	if (status) {
 		perf_samples_free(samples);
 		return -1;

@@ -16,13 +16,14 @@
  *    listed as unplaced.
  */
 #include <math.h>
-#include <search.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "base/hash.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
 #include "outputs/graph.h"
@@ -90,13 +91,11 @@ static int failure(char *err, size_t err_size, int status, const char *message)
 int overlay_prepare(const struct overlay_request *request, struct overlay_inputs **result,
 		    char *err, size_t err_size)
 {
-	struct overlay_inputs *in = calloc(1, sizeof(*in));
+	struct overlay_inputs *in = xcalloc(1, sizeof(*in));
 	struct input_error input_error;
 	struct model_error model_error;
 	struct read_options read = { .progress = request->progress };
 	*result = in;
-	if (!in)
-		return failure(err, err_size, 2, "out of memory");
 	in->request = *request;
 	if (request->snapshot && snapshot_read(request->snapshot, &read, &in->snapshot, &input_error))
 		return failure(err, err_size, 1, input_error.message);
@@ -127,46 +126,55 @@ void overlay_inputs_free(struct overlay_inputs *in)
 
 /* ---- the graph's functions by name ------------------------------------- */
 
-/* Node indexes by name: first[] through a hash table, the rest chained, since
- * two static functions of one name are two nodes. */
+/* Node indexes by name: the first through a hash table, the rest chained,
+ * since two static functions of one name are two nodes. */
 struct name_index {
-	struct hsearch_data table;
+	struct hash_table table;
 	size_t *next;                   /* next node of the same name, or SIZE_MAX */
 	const struct callgraph *graph;
 };
 
-static int index_names(const struct callgraph *graph, struct name_index *index)
+static uint64_t name_hash(const char *name)
 {
-	index->graph = graph;
-	index->next = malloc((graph->node_count + 1) * sizeof(size_t));
-	if (!index->next || !hcreate_r(graph->node_count * 2 + 1, &index->table))
-		return -1;
-	for (size_t i = graph->node_count; i-- > 0;) {
-		ENTRY *found;
-		index->next[i] = SIZE_MAX;
-		if (hsearch_r((ENTRY){ (char *)graph->nodes[i].name, NULL }, FIND, &found, &index->table)) {
-			index->next[i] = (uintptr_t)found->data - 1;
-			found->data = (void *)(uintptr_t)(i + 1);
-		} else if (!hsearch_r((ENTRY){ (char *)graph->nodes[i].name, (void *)(uintptr_t)(i + 1) },
-				      ENTER, &found, &index->table)) {
-			return -1;
-		}
-	}
-	return 0;
+	return hash_bytes(name, strlen(name));
+}
+
+static uint64_t node_name_hash(const void *context, size_t index)
+{
+	const struct callgraph *graph = context;
+	return name_hash(graph->nodes[index].name);
 }
 
 /* The first node named name, or SIZE_MAX; then index->next[node]. */
-static size_t first_named(struct name_index *index, const char *name)
+static size_t first_named(const struct name_index *index, const char *name)
 {
-	ENTRY *found;
-	if (!hsearch_r((ENTRY){ (char *)name, NULL }, FIND, &found, &index->table))
-		return SIZE_MAX;
-	return (uintptr_t)found->data - 1;
+	struct hash_probe probe;
+	for (size_t i = hash_first(&index->table, name_hash(name), &probe); i != HASH_NONE;
+	     i = hash_next(&index->table, &probe))
+		if (!strcmp(index->graph->nodes[i].name, name))
+			return i;
+	return SIZE_MAX;
+}
+
+static void index_names(const struct callgraph *graph, struct name_index *index)
+{
+	index->graph = graph;
+	index->next = xcalloc(graph->node_count + 1, sizeof(size_t));
+	for (size_t i = 0; i < graph->node_count; i++) {
+		size_t first = first_named(index, graph->nodes[i].name);
+		if (first == SIZE_MAX) {
+			index->next[i] = SIZE_MAX;
+			hash_add(&index->table, name_hash(graph->nodes[i].name), i, node_name_hash, graph);
+		} else {   /* the table keeps the first; the others hang after it */
+			index->next[i] = index->next[first];
+			index->next[first] = i;
+		}
+	}
 }
 
 static void index_free(struct name_index *index)
 {
-	hdestroy_r(&index->table);
+	hash_free(&index->table);
 	free(index->next);
 }
 
@@ -289,43 +297,42 @@ static struct overlay_share share_of(const struct perf_sample *sample)
 }
 
 /* Unplaced symbols of both profiles, one entry per symbol. */
-struct unplaced_list {
-	struct hsearch_data table;
-	size_t capacity;
-};
-
-static int add_unplaced(struct graph_overlay *overlay, struct unplaced_list *list,
-			const struct perf_sample *sample, bool baseline)
+static uint64_t unplaced_hash(const void *context, size_t index)
 {
-	ENTRY *found;
-	struct overlay_unplaced *entry;
-	if (hsearch_r((ENTRY){ sample->symbol, NULL }, FIND, &found, &list->table)) {
-		entry = &overlay->unplaced[(uintptr_t)found->data - 1];
-	} else {
-		entry = &overlay->unplaced[overlay->unplaced_count++];
-		*entry = (struct overlay_unplaced){ .symbol = sample->symbol };
-		if (!hsearch_r((ENTRY){ sample->symbol, (void *)(uintptr_t)overlay->unplaced_count }, ENTER,
-			       &found, &list->table))
-			return -1;
-	}
-	*(baseline ? &entry->baseline : &entry->share) = share_of(sample);
-	return 0;
+	const struct graph_overlay *overlay = context;
+	return name_hash(overlay->unplaced[index].symbol);
 }
 
-static int place_profile(const struct perf_samples *samples, bool baseline, struct name_index *index,
-			 struct graph_overlay *overlay, struct unplaced_list *list)
+static void add_unplaced(struct graph_overlay *overlay, struct hash_table *table,
+			 const struct perf_sample *sample, bool baseline)
+{
+	struct hash_probe probe;
+	struct overlay_unplaced *entry = NULL;
+	uint64_t hash = name_hash(sample->symbol);
+	for (size_t i = hash_first(table, hash, &probe); i != HASH_NONE && !entry; i = hash_next(table, &probe))
+		if (!strcmp(overlay->unplaced[i].symbol, sample->symbol))
+			entry = &overlay->unplaced[i];
+	if (!entry) {
+		entry = &overlay->unplaced[overlay->unplaced_count++];
+		*entry = (struct overlay_unplaced){ .symbol = sample->symbol };
+		hash_add(table, hash, overlay->unplaced_count - 1, unplaced_hash, overlay);
+	}
+	*(baseline ? &entry->baseline : &entry->share) = share_of(sample);
+}
+
+static void place_profile(const struct perf_samples *samples, bool baseline, const struct name_index *index,
+			  struct graph_overlay *overlay, struct hash_table *unplaced)
 {
 	for (size_t i = 0; i < samples->count; i++) {
 		const struct perf_sample *sample = &samples->items[i];
 		size_t n = first_named(index, sample->symbol);
 		if (sample->percent > overlay->hottest_percent)
 			overlay->hottest_percent = sample->percent;
-		if (n == SIZE_MAX && add_unplaced(overlay, list, sample, baseline))
-			return -1;
+		if (n == SIZE_MAX)
+			add_unplaced(overlay, unplaced, sample, baseline);
 		for (; n != SIZE_MAX; n = index->next[n])
 			*(baseline ? &overlay->nodes[n].baseline : &overlay->nodes[n].share) = share_of(sample);
 	}
-	return 0;
 }
 
 static int by_unplaced_share(const void *a, const void *b)
@@ -351,20 +358,15 @@ static void title_line(struct graph_overlay *overlay, const char *format, ...)
 	va_end(arguments);
 }
 
-static int place_samples(struct overlay_inputs *in, const struct callgraph *graph, struct name_index *index,
-			 struct graph_overlay *overlay)
+static void place_samples(struct overlay_inputs *in, const struct callgraph *graph,
+			  const struct name_index *index, struct graph_overlay *overlay)
 {
-	struct unplaced_list list = { 0 };
-	size_t most = in->after.count + in->before.count;
-	overlay->unplaced = calloc(most + 1, sizeof(*overlay->unplaced));
-	if (!overlay->unplaced || !hcreate_r(most * 2 + 1, &list.table))
-		return -1;
-	int status = place_profile(&in->after, false, index, overlay, &list);
-	if (!status && in->request.baseline_profile)
-		status = place_profile(&in->before, true, index, overlay, &list);
-	hdestroy_r(&list.table);
-	if (status)
-		return -1;
+	struct hash_table unplaced = { 0 };
+	overlay->unplaced = xcalloc(in->after.count + in->before.count + 1, sizeof(*overlay->unplaced));
+	place_profile(&in->after, false, index, overlay, &unplaced);
+	if (in->request.baseline_profile)
+		place_profile(&in->before, true, index, overlay, &unplaced);
+	hash_free(&unplaced);
 	qsort(overlay->unplaced, overlay->unplaced_count, sizeof(*overlay->unplaced), by_unplaced_share);
 	overlay->has_samples = true;
 	overlay->has_baseline = in->request.baseline_profile != NULL;
@@ -382,7 +384,6 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 	else
 		title_line(overlay, "shade: share of %s of %s (%s)", in->after.share_of, in->request.profile,
 			   in->after.format);
-	return 0;
 }
 
 int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, struct graph_overlay *overlay,
@@ -390,17 +391,14 @@ int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, stru
 {
 	struct name_index index = { 0 };
 	memset(overlay, 0, sizeof(*overlay));
-	overlay->nodes = calloc(graph->node_count + 1, sizeof(*overlay->nodes));
-	overlay->edges = calloc(graph->edge_count + 1, sizeof(*overlay->edges));
-	struct owned *owned = calloc(1, sizeof(*owned));
+	overlay->nodes = xcalloc(graph->node_count + 1, sizeof(*overlay->nodes));
+	overlay->edges = xcalloc(graph->edge_count + 1, sizeof(*overlay->edges));
+	struct owned *owned = xcalloc(1, sizeof(*owned));
 	overlay->owned = owned;
-	if (!overlay->nodes || !overlay->edges || !owned || index_names(graph, &index)) {
-		index_free(&index);
-		return failure(err, err_size, 2, "out of memory");
-	}
+	index_names(graph, &index);
 	int status = in->snapshot ? place_events(in, graph, &index, overlay, err, err_size) : 0;
-	if (!status && in->request.profile && place_samples(in, graph, &index, overlay))
-		status = failure(err, err_size, 2, "out of memory");
+	if (!status && in->request.profile)
+		place_samples(in, graph, &index, overlay);
 	index_free(&index);
 	/* the unplaced symbols point into the profiles: the overlay keeps them */
 	owned->after = in->after;
