@@ -253,6 +253,7 @@ struct capture_options {
 	size_t tree_count;
 	bool no_pagemap;
 	bool progress;
+	const char *compress;           /* "gz", "xz", "zst", "none"; NULL: from the name, else zst */
 	const char *proc_root;          /* "/proc" unless a test says otherwise */
 };
 
@@ -261,6 +262,10 @@ struct capture_result {
 	long processes, skipped;
 	enum pagemap_mode pagemap;
 };
+
+/* The codecs --compress takes, for messages, and whether NAME is one. */
+const char *capture_codec_names(void);
+bool capture_codec_known(const char *name);
 
 int snapshot_capture(const struct capture_options *options,
 		     struct capture_result *result, struct input_error *error);
