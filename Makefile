@@ -3,6 +3,7 @@
 #   make run     install missing Debian packages, build, report on this machine
 #   make check   install missing packages, build, run every test suite
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
+#   make check SUITE=NAME   one suite: a CUnit suite (base, model, ...) or tests/cli/NAME.sh
 #   make bench   speed figures side by side with smem, cflow, clang and cat
 
 CC      ?= cc
@@ -82,7 +83,7 @@ run: deps
 
 check: deps
 	$(MAKE) $(PROGRAM) $(BUILD)/unit-tests
-	sh tests/check.sh $(BUILD)/unit-tests $(PROGRAM)
+	sh tests/check.sh $(if $(SUITE),--suite $(SUITE)) $(BUILD)/unit-tests $(PROGRAM)
 
 unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests
