@@ -15,9 +15,7 @@
 #include "commands.h"
 #include "inputs/snapshot.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
+static const char usage_text[] =
 		"usage: ptscope capture [-o FILE|DIR] [--pid N]... [--tree N]... [--no-pagemap]\n"
 		"\n"
 		"Write the processes of the live system into one snapshot (format version 1).\n"
@@ -31,8 +29,7 @@ static void usage(FILE *out)
 		"\n"
 		"As root the pagemap records carry PFNs and kpages is written (pagemap: pfn);\n"
 		"otherwise only the present/swapped bits (pagemap: present).  Processes that\n"
-		"vanish or refuse are skipped and counted.\n");
-}
+		"vanish or refuse are skipped and counted.\n";
 
 struct int_list {
 	int *values;
@@ -83,8 +80,8 @@ int cmd_capture(int argc, char **argv)
 		case OPT_PID: status = add_pid(&pids, "--pid", optarg) ? 1 : 0; break;
 		case OPT_TREE: status = add_pid(&trees, "--tree", optarg) ? 1 : 0; break;
 		case OPT_NO_PAGEMAP: options.no_pagemap = true; break;
-		case 'h': usage(stdout); status = -1; break;
-		default: usage(stderr); status = 1; break;
+		case 'h': fputs(usage_text, stdout); status = -1; break;
+		default: status = command_option_error("capture", usage_text, "o:h", long_options, argv); break;
 		}
 	}
 	if (status == 0 && optind < argc) {

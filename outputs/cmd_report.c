@@ -25,9 +25,8 @@
 
 #define MAX_SELECTED 256
 
-static void usage(FILE *out)
-{
-	fputs("usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
+static const char usage_text[] =
+	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
@@ -40,8 +39,7 @@ static void usage(FILE *out)
 	      "  --per-file             every file that contributes sharable pages\n"
 	      "  --format F             text (default), xml, json, csv or html\n"
 	      "  -o FILE                write to FILE (atomically) instead of stdout\n"
-	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n", out);
-}
+	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n";
 
 struct selection {
 	char kind[MAX_SELECTED];        /* 'r' rmap design, 's' sharing rule */
@@ -164,12 +162,12 @@ int cmd_report(int argc, char **argv)
 				status = 1;
 			}
 			break;
-		case 'h': usage(stdout); profiles_free(&set); return 0;
-		default: usage(stderr); status = 1; break;
+		case 'h': fputs(usage_text, stdout); profiles_free(&set); return 0;
+		default: status = command_option_error("report", usage_text, "o:h", long_options, argv); break;
 		}
 	}
 	if (!status && argc - optind > 1) {
-		usage(stderr);
+		fprintf(stderr, "ptscope: report: one snapshot at a time ('%s' is extra)\n", argv[optind + 1]);
 		status = 1;
 	}
 	struct snapshot *snapshot = NULL;
