@@ -48,7 +48,7 @@ ifeq ($(SANITIZE),1)
   BUILD   := $(BUILD)-sanitize
 endif
 
-DIRS     = inputs model analyzer outputs
+DIRS     = base inputs model analyzer outputs
 LIB_SRC  = $(foreach d,$(DIRS),$(wildcard $(d)/*.c)) options.c
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(wildcard tests/unit/test_*.c)
@@ -113,7 +113,7 @@ run: deps
 	$(SUDO) ./ptscope report
 
 check: deps-check
-	$(MAKE) $(PROGRAM) $(BUILD)/unit-tests
+	$(MAKE) $(PROGRAM) $(CAPTURE_PROGRAM) $(BUILD)/unit-tests
 	sh tests/check.sh $(BUILD)/unit-tests $(PROGRAM)
 
 unit: $(BUILD)/unit-tests
@@ -160,4 +160,4 @@ uninstall:
 clean:
 	rm -rf build build-sanitize build-fuzz build-clang ptscope ptscope-capture
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/ptscope.d $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/ptscope.d $(BUILD)/ptscope-capture.d $(TEST_OBJ:.o=.d)

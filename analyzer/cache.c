@@ -1,40 +1,45 @@
 /*
  * analyzer/cache.c - the facts of one translation unit on disk.
  *
- * A file per unit, named by a hash of the unit's path, size, mtime and
- * flags (and the analyzer's format version), under CACHE/tu/.  The format
- * is line-based text, one record per line, so that it is easy to inspect:
+ * A file per unit under CACHE/tu/, named by a hash of what the parse was
+ * asked (the unit's path, its clang arguments, the configuration header,
+ * libclang's version and the format and facts versions).  What the parse
+ * read is recorded inside: every file of libclang's inclusion list (the .c
+ * file, every header, the -include files) with its size and mtime.  A
+ * file is used only when every one of them still has that size and mtime,
+ * so an edited header (an rmap.h inline) re-parses every unit that read it.
  *
- *   ptscope-facts 2                              (format version)
+ * The format is line-based text, one record per line, so that it is easy
+ * to inspect:
+ *
+ *   ptscope-facts 3                              (format version)
  *   counts ERRORS WARNINGS UNRESOLVED FAILED
  *   error FIRST-ERROR-MESSAGE                    (optional)
+ *   i SIZE MTIME-SECONDS MTIME-NANOSECONDS PATH  (a file the unit read)
  *   s STRING                                     (string N, in order)
  *   f USR NAME FILE LINE DEFINED                 (strings by number)
  *   c CALLER CALLEE|- FIELD|- LINE               (function numbers)
  *   a FIELD FUNCTION                             (stored in a field)
  *   end
  *
- * A file that does not end with "end" is ignored, and the unit re-parsed.
+ * A file that does not end with "end", or of another format version (the
+ * cache folder is shared by every ptscope build of the user), is ignored and
+ * the unit re-parsed; the version is in the name's hash as well, so builds of
+ * different versions never overwrite each other's files.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "analyzer/internal.h"
 
-#define CACHE_MAGIC "ptscope-facts 2\n"
+#define CACHE_MAGIC "ptscope-facts 3\n"
 
 uint64_t cache_key(const struct tu_job *job, uint64_t salt)
 {
-	struct stat st;
 	uint64_t hash = cg_hash(CACHE_MAGIC, strlen(CACHE_MAGIC), salt);
 	hash = cg_hash(job->path, strlen(job->path) + 1, hash);
-	if (stat(job->path, &st) == 0) {
-		uint64_t facts[3] = { (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
-				      (uint64_t)st.st_mtim.tv_nsec };
-		hash = cg_hash(facts, sizeof(facts), hash);
-	}
 	for (size_t i = 0; i < job->arguments.count; i++)
 		hash = cg_hash(job->arguments.items[i], strlen(job->arguments.items[i]) + 1, hash);
 	return hash;
@@ -62,6 +67,12 @@ void cache_serialise(const struct tu_facts *facts, struct cg_buffer *out)
 	if (facts->first_error) {
 		cg_buffer_add(out, "error ", 6);
 		add_line_text(out, facts->first_error);
+	}
+	for (size_t i = 0; i < facts->input_count; i++) {
+		const struct tu_input *input = &facts->inputs[i];
+		cg_buffer_printf(out, "i %" PRId64 " %" PRId64 " %" PRId64 " ", input->size,
+				 input->mtime_sec, input->mtime_nsec);
+		add_line_text(out, input->path);
 	}
 	for (size_t i = 0; i < facts->strings.count; i++) {
 		cg_buffer_add(out, "s ", 2);
@@ -151,6 +162,20 @@ static bool parse_record(struct tu_facts *facts, char *line)
 		cg_reserve(&facts->stores, &facts->store_capacity, facts->store_count, sizeof(*facts->stores));
 		facts->stores[facts->store_count++] = (struct tu_store){ .field = v[0], .function = v[1] };
 		return true;
+	case 'i': {
+		long long size, seconds, nanoseconds;
+		int used = 0;
+		if (sscanf(line + 2, "%lld %lld %lld %n", &size, &seconds, &nanoseconds, &used) != 3 ||
+		    used == 0 || line[2 + used] != '/')
+			return false;
+		cg_reserve(&facts->inputs, &facts->input_capacity, facts->input_count,
+			   sizeof(*facts->inputs));
+		facts->inputs[facts->input_count++] = (struct tu_input){
+			.path = cg_xstrdup(line + 2 + used), .size = size,
+			.mtime_sec = seconds, .mtime_nsec = nanoseconds,
+		};
+		return true;
+	}
 	case 'e':
 		if (!strncmp(line, "error ", 6)) {
 			free(facts->first_error);
@@ -205,7 +230,8 @@ bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts)
 	free(path);
 	if (!ok)
 		return false;
-	ok = cache_parse(text, size, facts);
+	/* a unit whose every input is unchanged is what a parse would give now */
+	ok = cache_parse(text, size, facts) && tu_inputs_current(facts);
 	free(text);
 	if (!ok)
 		tu_facts_free(facts);
@@ -214,6 +240,12 @@ bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts)
 
 bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *facts)
 {
+	/* without the state of every input a cached copy could not be checked */
+	if (facts->input_count == 0)
+		return false;
+	for (size_t i = 0; i < facts->input_count; i++)
+		if (facts->inputs[i].size < 0)
+			return false;
 	char *folder = cg_format("%s/tu", cache_dir);
 	bool ok = cg_make_dirs(folder);
 	free(folder);

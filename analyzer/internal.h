@@ -89,8 +89,18 @@ struct tu_store {               /* a function stored in a function-pointer field
 	uint32_t function;          /* function index */
 };
 
+/* A file the unit read (libclang's inclusion list: the .c file, every
+ * header, the -include files), as it was when the unit was parsed. */
+struct tu_input {
+	char *path;                 /* absolute */
+	int64_t size;               /* -1: could not be read (the unit is not cached) */
+	int64_t mtime_sec, mtime_nsec;
+};
+
 struct tu_facts {
 	struct cg_strings strings;
+	struct tu_input *inputs;
+	size_t input_count, input_capacity;
 	struct tu_function *functions;
 	size_t function_count, function_capacity;
 	struct tu_call *calls;
@@ -104,6 +114,10 @@ struct tu_facts {
 };
 
 void tu_facts_free(struct tu_facts *facts);
+/* Record path (stat now) as one of the unit's inputs. */
+void tu_add_input(struct tu_facts *facts, const char *path);
+/* Does every input still have the size and mtime it had? */
+bool tu_inputs_current(const struct tu_facts *facts);
 uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *name,
 			 const char *file, unsigned line, bool defined);
 
@@ -113,7 +127,8 @@ struct tu_job {
 	char *path;                 /* absolute */
 	char *directory;            /* working directory for relative flags */
 	struct cg_list arguments;   /* clang arguments, without the file */
-	uint64_t key;               /* cache key: path, size, mtime, flags */
+	uint64_t key;               /* cache key: path, flags, configuration, libclang
+				       (the inputs' sizes and mtimes are checked on load) */
 	struct tu_facts facts;
 	bool cached;
 };
@@ -126,6 +141,7 @@ struct source_plan {
 	size_t job_count, job_capacity;
 	size_t flags_dropped;
 	size_t symbols_supplied;
+	uint64_t config_digest;     /* hash of the configuration header (0: none) */
 };
 
 /* Sizes in bytes of the named structs as clang lays them out for job's file
@@ -181,7 +197,10 @@ void *parse_index_create(void);
  * "bounds"/"asm-offsets" style file, evaluated by clang; returns how many. */
 size_t parse_constants(const char *path, const struct cg_list *arguments, struct cg_buffer *out);
 void parse_index_dispose(void *index);
+/* libclang's version text (caller frees): part of every cache key. */
+char *parse_libclang_version(void);
 
+/* salt: the analyzer's facts version, libclang's version, the configuration. */
 uint64_t cache_key(const struct tu_job *job, uint64_t salt);
 bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts);
 bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *facts);

@@ -32,6 +32,7 @@
 	X(equalCursors) \
 	X(formatDiagnostic) \
 	X(getCString) \
+	X(getClangVersion) \
 	X(getCanonicalType) \
 	X(getCursorDefinition) \
 	X(getCursorExtent) \
@@ -45,6 +46,7 @@
 	X(getDiagnosticSeverity) \
 	X(getExpansionLocation) \
 	X(getFileName) \
+	X(getInclusions) \
 	X(getNullCursor) \
 	X(getNumDiagnostics) \
 	X(getTokenKind) \
@@ -83,6 +85,7 @@ int libclang_load(char *err, size_t err_size);
 #define clang_equalCursors (libclang.equalCursors)
 #define clang_formatDiagnostic (libclang.formatDiagnostic)
 #define clang_getCString (libclang.getCString)
+#define clang_getClangVersion (libclang.getClangVersion)
 #define clang_getCanonicalType (libclang.getCanonicalType)
 #define clang_getCursorDefinition (libclang.getCursorDefinition)
 #define clang_getCursorExtent (libclang.getCursorExtent)
@@ -96,6 +99,7 @@ int libclang_load(char *err, size_t err_size);
 #define clang_getDiagnosticSeverity (libclang.getDiagnosticSeverity)
 #define clang_getExpansionLocation (libclang.getExpansionLocation)
 #define clang_getFileName (libclang.getFileName)
+#define clang_getInclusions (libclang.getInclusions)
 #define clang_getNullCursor (libclang.getNullCursor)
 #define clang_getNumDiagnostics (libclang.getNumDiagnostics)
 #define clang_getTokenKind (libclang.getTokenKind)

@@ -398,6 +398,56 @@ static void record_diagnostics(struct tu_facts *facts, CXTranslationUnit unit)
 	}
 }
 
+/* --- what the unit read ------------------------------------------------- */
+
+struct inclusion_walk {
+	struct tu_facts *facts;
+	const char *directory;      /* relative names are relative to it */
+	struct cg_strings seen;
+};
+
+static void inclusion_visitor(CXFile file, CXSourceLocation *stack, unsigned depth, CXClientData data)
+{
+	(void)stack, (void)depth;
+	struct inclusion_walk *walk = data;
+	/* the real path: a header reached through the shim's asm link is the
+	 * tree's file, and that file's size and mtime are what matter */
+	CXString name = clang_File_tryGetRealPathName(file);
+	if (!clang_getCString(name) || !clang_getCString(name)[0]) {
+		clang_disposeString(name);
+		name = clang_getFileName(file);
+	}
+	const char *text = clang_getCString(name);
+	if (text && text[0]) {
+		char *path = text[0] == '/' ? cg_xstrdup(text) : cg_format("%s/%s", walk->directory, text);
+		uint32_t before = (uint32_t)walk->seen.count;
+		if (cg_intern(&walk->seen, path) == before)
+			tu_add_input(walk->facts, path);
+		free(path);
+	}
+	clang_disposeString(name);
+}
+
+/* Every file of libclang's inclusion list, with its size and mtime now. */
+static void record_inputs(struct tu_facts *facts, CXTranslationUnit unit, const struct tu_job *job)
+{
+	struct inclusion_walk walk = { .facts = facts, .directory = job->directory };
+	clang_getInclusions(unit, inclusion_visitor, &walk);
+	cg_strings_free(&walk.seen);
+}
+
+/* libclang's own version ("Debian clang version 14.0.6"): facts from
+ * another libclang may differ, so it is part of every cache key. */
+char *parse_libclang_version(void)
+{
+	if (libclang_load(NULL, 0))
+		return cg_xstrdup("unknown");
+	CXString version = clang_getClangVersion();
+	char *text = cg_xstrdup(clang_getCString(version) ? clang_getCString(version) : "unknown");
+	clang_disposeString(version);
+	return text;
+}
+
 void *parse_index_create(void)
 {
 	return libclang_load(NULL, 0) ? NULL : clang_createIndex(0, 0);
@@ -424,6 +474,7 @@ void parse_unit(void *index, struct tu_job *job)
 		return;
 	}
 	record_diagnostics(facts, unit);
+	record_inputs(facts, unit, job);
 	struct walker walker = { .facts = facts, .unit = unit, .current = CG_NONE };
 	clang_visitChildren(clang_getTranslationUnitCursor(unit), top_visitor, &walker);
 	while (walker.pending_count > 0) {

@@ -15,7 +15,7 @@
 #include "analyzer/libclang.h"
 
 /* Bumped when what parse.c extracts changes: old cache entries stop matching. */
-#define FACTS_VERSION 6
+#define FACTS_VERSION 7
 
 struct pool {
 	struct tu_job *jobs;
@@ -73,8 +73,13 @@ static int parse_all(struct source_plan *plan, const struct analyzer_options *op
 		.cache_dir = options->use_cache ? cache_dir : NULL, .progress = options->progress,
 	};
 	pthread_mutex_init(&pool.progress_lock, NULL);
+	/* what every unit's facts depend on beyond its own path and flags */
+	char *version = parse_libclang_version();
+	uint64_t salt = cg_hash(version, strlen(version) + 1, FACTS_VERSION);
+	salt = cg_hash(&plan->config_digest, sizeof(plan->config_digest), salt);
+	free(version);
 	for (size_t i = 0; i < plan->job_count; i++)
-		plan->jobs[i].key = cache_key(&plan->jobs[i], FACTS_VERSION);
+		plan->jobs[i].key = cache_key(&plan->jobs[i], salt);
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t threads = options->jobs > 0 ? (size_t)options->jobs : online > 0 ? (size_t)online : 1;
 	if (threads > plan->job_count)

@@ -193,7 +193,15 @@ static bool write_text(const char *folder, const char *name, const char *text)
 	*slash = '\0';
 	bool ok = cg_make_dirs(path);
 	*slash = '/';
-	ok = ok && cg_write_file_atomic(path, text, strlen(text));
+	/* a file that already says this is left alone: its mtime is part of
+	 * every cached unit's inputs, and rewriting it would void them all */
+	char *old = NULL;
+	size_t old_size = 0;
+	bool found = cg_read_file(path, &old, &old_size);
+	bool same = found && old_size == strlen(text) && !memcmp(old, text, old_size);
+	if (found)
+		free(old);
+	ok = ok && (same || cg_write_file_atomic(path, text, strlen(text)));
 	free(path);
 	return ok;
 }
@@ -205,6 +213,12 @@ static bool link_asm(const char *folder, const char *target)
 	/* made under a private name and renamed over: two runs at once (make
 	 * check and make check SANITIZE=1) may both be building this shim */
 	char *link = join(folder, "asm");
+	char current[PATH_MAX];
+	ssize_t length = readlink(link, current, sizeof(current) - 1);
+	if (length > 0 && (size_t)length == strlen(target) && !memcmp(current, target, (size_t)length)) {
+		free(link);
+		return true;
+	}
 	char *temporary = cg_format("%s.%ld", link, (long)getpid());
 	unlink(temporary);
 	bool ok = symlink(target, temporary) == 0 && rename(temporary, link) == 0;
@@ -575,6 +589,7 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 	}
 	struct cg_buffer header = { 0 };
 	kconfig_header(&config, &header);
+	plan->config_digest = cg_hash(header.data ? header.data : "", header.length, 0);
 	char *shim = status ? NULL : make_shim(cache_dir, resolved, old_asm, header.data, err, err_size);
 	if (!shim && !status)
 		status = 2;

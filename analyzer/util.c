@@ -285,7 +285,44 @@ void tu_facts_free(struct tu_facts *facts)
 	free(facts->calls);
 	free(facts->stores);
 	free(facts->first_error);
+	for (size_t i = 0; i < facts->input_count; i++)
+		free(facts->inputs[i].path);
+	free(facts->inputs);
 	memset(facts, 0, sizeof(*facts));
+}
+
+static void input_state(const char *path, struct tu_input *input)
+{
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		input->size = (int64_t)st.st_size;
+		input->mtime_sec = (int64_t)st.st_mtim.tv_sec;
+		input->mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
+	} else {
+		input->size = -1;
+		input->mtime_sec = input->mtime_nsec = 0;
+	}
+}
+
+void tu_add_input(struct tu_facts *facts, const char *path)
+{
+	cg_reserve(&facts->inputs, &facts->input_capacity, facts->input_count, sizeof(*facts->inputs));
+	struct tu_input *input = &facts->inputs[facts->input_count++];
+	input->path = cg_xstrdup(path);
+	input_state(path, input);
+}
+
+bool tu_inputs_current(const struct tu_facts *facts)
+{
+	for (size_t i = 0; i < facts->input_count; i++) {
+		struct tu_input now;
+		input_state(facts->inputs[i].path, &now);
+		if (now.size < 0 || now.size != facts->inputs[i].size ||
+		    now.mtime_sec != facts->inputs[i].mtime_sec ||
+		    now.mtime_nsec != facts->inputs[i].mtime_nsec)
+			return false;
+	}
+	return true;
 }
 
 uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *name,

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
 
@@ -52,6 +53,14 @@ static void print_count(const char *key, long value)
 		printf("%s: %ld\n", key, value);
 }
 
+/* "key: value" with the value escaped for a terminal (base/escape.h). */
+static void print_text(const char *key, const char *value)
+{
+	printf("%s: ", key);
+	escape_fputs(escape_text, value, stdout);
+	putchar('\n');
+}
+
 static void print_summary(const struct snapshot *s)
 {
 	const struct snapshot_info *info = &s->info;
@@ -61,18 +70,20 @@ static void print_summary(const struct snapshot *s)
 	else
 		kernel_from_version(s->version, kernel, sizeof(kernel));
 
-	printf("snapshot: %s\n", s->source ? s->source : "/proc");
+	fputs("snapshot: ", stdout);
+	escape_fputs(escape_text, s->source ? s->source : "/proc", stdout);
+	putchar('\n');
 	if (info->format_version > 0)
 		printf("format: ptscope-snapshot %d\n", info->format_version);
 	else
 		printf("format: smemcap\n");
-	printf("kernel: %s\n", kernel);
-	printf("arch: %s\n", info->arch[0] ? info->arch : "unknown");
+	print_text("kernel", kernel);
+	print_text("arch", info->arch[0] ? info->arch : "unknown");
 	printf("page size: %" PRIu64 "\n", info->page_size);
 	if (info->hostname[0])
-		printf("hostname: %s\n", info->hostname);
+		print_text("hostname", info->hostname);
 	if (info->captured_at[0])
-		printf("captured at: %s\n", info->captured_at);
+		print_text("captured at", info->captured_at);
 	printf("pagemap: %s\n", pagemap_names[info->pagemap]);
 	printf("processes: %zu\n", s->process_count);
 	printf("kernel threads skipped: %zu\n", s->kernel_threads);
@@ -93,7 +104,9 @@ static void print_processes(const struct snapshot *s)
 			rss_kb += p->vmas[v].kb[SMAPS_RSS];
 			pss_kb += p->vmas[v].kb[SMAPS_PSS];
 		}
-		printf("%d\t%s\t%zu\t%" PRIu64 "\t%" PRIu64 "\t", p->pid, p->comm ? p->comm : "?",
+		char comm[4 * 64 + 1];  /* comm is at most 64 bytes; 4 per escaped byte */
+		escape_text(comm, sizeof(comm), p->comm ? p->comm : "?");
+		printf("%d\t%s\t%zu\t%" PRIu64 "\t%" PRIu64 "\t", p->pid, comm,
 		       p->vma_count, rss_kb, pss_kb);
 		if (p->has_status && p->status.has_vm_pte)
 			printf("%" PRIu64 "\n", p->status.vm_pte_kb);

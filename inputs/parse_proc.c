@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "internal.h"
 
 void input_error_set(struct input_error *error, const char *source, const char *member,
@@ -21,12 +22,15 @@ void input_error_set(struct input_error *error, const char *source, const char *
 	va_end(args);
 	if (!error)
 		return;
+	/* Names and text from input may hold terminal escapes: one line, escaped. */
+	char raw[sizeof(error->message)];
 	if (member && line)
-		snprintf(error->message, sizeof(error->message), "%s: %s:%lu: %s", source, member, line, text);
+		snprintf(raw, sizeof(raw), "%s: %s:%lu: %s", source, member, line, text);
 	else if (member)
-		snprintf(error->message, sizeof(error->message), "%s: %s: %s", source, member, text);
+		snprintf(raw, sizeof(raw), "%s: %s: %s", source, member, text);
 	else
-		snprintf(error->message, sizeof(error->message), "%s: %s", source, text);
+		snprintf(raw, sizeof(raw), "%s: %s", source, text);
+	escape_text(error->message, sizeof(error->message), raw);
 }
 
 int parse_fail(const struct parse_place *place, unsigned long line, const char *format, ...)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "outputs/graph.h"
 
 struct format_row {
@@ -71,9 +72,14 @@ static const struct style role_styles[] = {
 	[CG_ROLE_SINK] = { "ellipse", "#ffd2c8", "2" },
 };
 
+/* Labels and tooltips hold file names from the tree: valid UTF-8 without the
+ * characters XML forbids, so the SVG Graphviz writes stays well-formed
+ * (Graphviz escapes markup itself; base/escape.h). */
 static void set(void *object, const char *name, const char *value)
 {
-	agsafeset(object, (char *)name, (char *)value, (char *)"");
+	char *clean = escape_alloc(escape_xml_chars, value);
+	agsafeset(object, (char *)name, clean, (char *)"");
+	free(clean);
 }
 
 static Agraph_t *cluster_for(Agraph_t *graph, Agraph_t **clusters, const struct callgraph *cg,

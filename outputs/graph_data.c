@@ -7,8 +7,10 @@
 #include <json.h>
 #include <libxml/xmlwriter.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "outputs/graph.h"
 
 static const char *const role_names[] = {
@@ -35,6 +37,15 @@ struct summary_item {
 	size_t number;
 	const char *text;
 };
+
+/* A JSON string of valid UTF-8 (json-c escapes quotes and controls itself). */
+static json_object *json_string(const char *text)
+{
+	char *valid = escape_alloc(escape_utf8, text);
+	json_object *string = json_object_new_string(valid);
+	free(valid);
+	return string;
+}
 
 static size_t summary_items(const struct cg_summary *s, struct summary_item *items)
 {
@@ -109,20 +120,20 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 	json_object *summary = json_object_new_object();
 	for (size_t i = 0; i < count; i++)
 		json_object_object_add(summary, items[i].name, items[i].text
-			? json_object_new_string(items[i].text) : json_object_new_int64((int64_t)items[i].number));
+			? json_string(items[i].text) : json_object_new_int64((int64_t)items[i].number));
 	if (overlay)
-		json_object_object_add(summary, "overlay", json_object_new_string(overlay->title));
+		json_object_object_add(summary, "overlay", json_string(overlay->title));
 	fprintf(out, "{\n\"summary\":\n");
 	write_json_line(out, summary, ",");
 	fprintf(out, "\"nodes\": [\n");
 	for (size_t i = 0; i < graph->node_count; i++) {
 		const struct cg_node *node = &graph->nodes[i];
 		json_object *object = json_object_new_object();
-		json_object_object_add(object, "id", json_object_new_string(node->id));
-		json_object_object_add(object, "name", json_object_new_string(node->name));
-		json_object_object_add(object, "file", json_object_new_string(node->file));
+		json_object_object_add(object, "id", json_string(node->id));
+		json_object_object_add(object, "name", json_string(node->name));
+		json_object_object_add(object, "file", json_string(node->file));
 		json_object_object_add(object, "line", json_object_new_int64(node->line));
-		json_object_object_add(object, "role", json_object_new_string(graph_role_name(node->role)));
+		json_object_object_add(object, "role", json_string(graph_role_name(node->role)));
 		json_object_object_add(object, "defined", json_object_new_boolean(node->defined));
 		json_object *events = json_events(overlay, node->name);
 		if (events)
@@ -136,12 +147,12 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 	for (size_t i = 0; i < graph->edge_count; i++) {
 		const struct cg_edge *edge = &graph->edges[i];
 		json_object *object = json_object_new_object();
-		json_object_object_add(object, "from", json_object_new_string(graph->nodes[edge->from].id));
-		json_object_object_add(object, "to", json_object_new_string(graph->nodes[edge->to].id));
-		json_object_object_add(object, "kind", json_object_new_string(graph_kind_name(edge->kind)));
+		json_object_object_add(object, "from", json_string(graph->nodes[edge->from].id));
+		json_object_object_add(object, "to", json_string(graph->nodes[edge->to].id));
+		json_object_object_add(object, "kind", json_string(graph_kind_name(edge->kind)));
 		json_object_object_add(object, "line", json_object_new_int64(edge->line));
 		if (edge->field)
-			json_object_object_add(object, "field", json_object_new_string(edge->field));
+			json_object_object_add(object, "field", json_string(edge->field));
 		write_json_line(out, object, i + 1 < graph->edge_count ? "," : "");
 	}
 	fprintf(out, "]\n}\n");
@@ -153,9 +164,13 @@ static bool xml_number(xmlTextWriterPtr writer, const char *name, size_t value)
 	return xmlTextWriterWriteFormatAttribute(writer, BAD_CAST name, "%zu", value) >= 0;
 }
 
+/* File names come from the tree: what XML 1.0 forbids is replaced (base/escape.h). */
 static bool xml_text(xmlTextWriterPtr writer, const char *name, const char *value)
 {
-	return xmlTextWriterWriteAttribute(writer, BAD_CAST name, BAD_CAST value) >= 0;
+	char *clean = escape_alloc(escape_xml_chars, value);
+	bool ok = xmlTextWriterWriteAttribute(writer, BAD_CAST name, BAD_CAST clean) >= 0;
+	free(clean);
+	return ok;
 }
 
 /* <event name="fork" count="1234"/> children of a node the overlay names */

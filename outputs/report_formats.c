@@ -10,10 +10,12 @@
  * arrays of objects become tables.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libxml/xmlwriter.h>
 
+#include "base/escape.h"
 #include "outputs/report_internal.h"
 
 /* ---- XML through libxml2's xmlTextWriter ---- */
@@ -39,12 +41,23 @@ static void singular(const char *key, char *buffer, size_t size)
 		snprintf(buffer, size, "%s-item", key);
 }
 
+/* Text or an attribute value, with the characters XML 1.0 forbids replaced
+ * (libxml2's writer escapes markup but passes control characters through). */
+static int xml_write(xmlTextWriterPtr w, const char *attribute, const char *text)
+{
+	char *clean = escape_alloc(escape_xml_chars, text);
+	int rc = attribute ? xmlTextWriterWriteAttribute(w, BAD_CAST attribute, BAD_CAST clean)
+			   : xmlTextWriterWriteString(w, BAD_CAST clean);
+	free(clean);
+	return rc;
+}
+
 static int xml_value(xmlTextWriterPtr w, const char *key, struct json_object *value)
 {
 	const char *element = xml_name(key) ? key : "value";
 	int rc = xmlTextWriterStartElement(w, BAD_CAST element);
 	if (rc >= 0 && element != key)
-		rc = xmlTextWriterWriteAttribute(w, BAD_CAST "key", BAD_CAST key);
+		rc = xml_write(w, "key", key);
 	if (rc < 0)
 		return -1;
 	switch (json_object_get_type(value)) {
@@ -65,7 +78,7 @@ static int xml_value(xmlTextWriterPtr w, const char *key, struct json_object *va
 	case json_type_null:
 		break;
 	default:
-		rc = xmlTextWriterWriteString(w, BAD_CAST json_object_get_string(value));
+		rc = xml_write(w, NULL, json_object_get_string(value));
 		break;
 	}
 	return rc < 0 || xmlTextWriterEndElement(w) < 0 ? -1 : 0;
@@ -94,17 +107,7 @@ int report_write_xml(FILE *out, struct json_object *tree)
 
 static void csv_field(FILE *out, const char *text)
 {
-	if (!strpbrk(text, ",\"\n")) {
-		fputs(text, out);
-		return;
-	}
-	fputc('"', out);
-	for (const char *p = text; *p; p++) {
-		if (*p == '"')
-			fputc('"', out);
-		fputc(*p, out);
-	}
-	fputc('"', out);
+	escape_fputs(escape_csv, text, out);
 }
 
 static void csv_walk(FILE *out, const char *path, struct json_object *value)
@@ -144,15 +147,7 @@ int report_write_csv(FILE *out, struct json_object *tree)
 
 static void html_text(FILE *out, const char *text)
 {
-	for (const char *p = text; *p; p++) {
-		switch (*p) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*p, out);
-		}
-	}
+	escape_fputs(escape_html, text, out);
 }
 
 static void html_value(FILE *out, struct json_object *value);

@@ -147,6 +147,26 @@ cg "$tmp/tree" --format json -o "$tmp/c3.json" || fail "cache run 3"
 cg "$tmp/tree" --no-cache -j 1 --format json -o "$tmp/c4.json" || fail "--no-cache run"
 [ "$(jq .summary.files_parsed "$tmp/c4.json")" -eq 11 ] || fail "--no-cache used the cache"
 
+# an edited inline function in a header: every unit that read the header is
+# parsed again (the cache keys on libclang's inclusion list), the others are not
+edge='pte_chain_alloc_atomic@include/linux/rmap.h -> pte_chain_free@mm/rmap.c direct'
+edges "$tmp/c4.json" | grep -qxF "$edge" && fail "the fixture already has the edge the edit adds"
+cg "$tmp/tree" --write-commands "$tmp/tree-plan.json" --format json -o /dev/null || fail "--write-commands"
+readers=$(jq -r '.[].file' "$tmp/tree-plan.json" | xargs grep -l 'include <linux/rmap.h>' | wc -l)
+[ "$readers" -gt 0 ] && [ "$readers" -lt 11 ] || fail "expected some, not all, units to include rmap.h ($readers)"
+sed 's/^\treturn pte_chain_alloc(GFP_ATOMIC);/\tpte_chain_free(0);\n&/' "$tmp/tree/include/linux/rmap.h" > "$tmp/rmap.h"
+cat "$tmp/rmap.h" > "$tmp/tree/include/linux/rmap.h"   # in place, as an editor saves
+cg "$tmp/tree" --all --format json -o "$tmp/c5.json" || fail "warm run after the header edit"
+edges "$tmp/c5.json" | grep -qxF "$edge" || fail "warm run after editing rmap.h misses the new edge"
+[ "$(jq .summary.files_parsed "$tmp/c5.json")" -eq "$readers" ] ||
+	fail "expected the $readers units that include rmap.h to be parsed again, got $(jq .summary.files_parsed "$tmp/c5.json")"
+cg "$tmp/tree" --all --no-cache --format json -o "$tmp/c6.json" || fail "--no-cache run after the edit"
+[ "$(edges "$tmp/c5.json")" = "$(edges "$tmp/c6.json")" ] || fail "warm and --no-cache graphs differ after the edit"
+# another configuration is another key: nothing cached is reused
+printf 'CONFIG_MMU=y\nCONFIG_SWAP=y\n' > "$tmp/other.config"
+cg "$tmp/tree" --config "$tmp/other.config" --format json -o "$tmp/c7.json" || fail "run with another configuration"
+[ "$(jq .summary.files_cached "$tmp/c7.json")" -eq 0 ] || fail "a unit cached under another configuration was reused"
+
 # --- compile_commands.json: same graph; gcc-only flags dropped and counted ------
 cg "$f25" --write-commands "$tmp/plan.json" --format json -o /dev/null || fail "--write-commands"
 n=$(jq length "$tmp/plan.json")

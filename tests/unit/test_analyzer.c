@@ -5,6 +5,9 @@
  * Every expected value is worked out by hand from the inputs written here.
  */
 #include <CUnit/CUnit.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <archive.h>
 #include <archive_entry.h>
 #include <stdio.h>
@@ -168,6 +171,39 @@ static void make_facts(struct tu_facts *facts)
 	facts->first_error = cg_xstrdup("x.h:1: error: it\nbroke");
 }
 
+/* The files a unit read: unchanged, they vouch for the cached facts; a
+ * change of size or mtime (an edited header) or a vanished file does not. */
+static void test_cache_inputs(void)
+{
+	char folder[] = "/tmp/ptscope-inputs.XXXXXX";
+	CU_ASSERT_FATAL(mkdtemp(folder) != NULL);
+	char *header = cg_format("%s/rmap.h", folder);
+	CU_ASSERT_FATAL(cg_write_file_atomic(header, "static inline void f(void) {}\n", 31));
+	struct tu_facts facts = { 0 }, back = { 0 };
+	make_facts(&facts);
+	tu_add_input(&facts, header);
+	CU_ASSERT_EQUAL(facts.inputs[0].size, 31);
+	CU_ASSERT_TRUE(tu_inputs_current(&facts));
+	struct cg_buffer text = { 0 };
+	cache_serialise(&facts, &text);
+	CU_ASSERT_TRUE_FATAL(cache_parse(text.data, text.length, &back));
+	CU_ASSERT_EQUAL_FATAL(back.input_count, 1);
+	CU_ASSERT_STRING_EQUAL(back.inputs[0].path, header);
+	CU_ASSERT_TRUE(tu_inputs_current(&back));
+	/* same size, another mtime */
+	struct timespec times[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1000000000 } };
+	CU_ASSERT_FATAL(utimensat(AT_FDCWD, header, times, 0) == 0);
+	CU_ASSERT_FALSE(tu_inputs_current(&back));
+	tu_facts_free(&back);
+	/* gone */
+	unlink(header);
+	CU_ASSERT_FALSE(tu_inputs_current(&facts));
+	rmdir(folder);
+	free(header);
+	cg_buffer_free(&text);
+	tu_facts_free(&facts);
+}
+
 static void test_cache_round_trip(void)
 {
 	struct tu_facts facts = { 0 }, back = { 0 };
@@ -206,10 +242,17 @@ static void test_cache_round_trip(void)
 	free(copy);
 	/* a call naming a function that does not exist: rejected */
 	struct tu_facts bad = { 0 };
-	char *damaged = cg_format("ptscope-facts 2\ncounts 0 0 0 0\ns x\nf 0 0 0 1 1\nc 0 5 - 3\nend\n");
+	char *damaged = cg_format("ptscope-facts 3\ncounts 0 0 0 0\ns x\nf 0 0 0 1 1\nc 0 5 - 3\nend\n");
 	CU_ASSERT_FALSE(cache_parse(damaged, strlen(damaged), &bad));
 	tu_facts_free(&bad);
 	free(damaged);
+	/* a well-formed file of the previous format (other builds share the
+	 * folder): ignored, never read as this one */
+	struct tu_facts old = { 0 };
+	char *previous = cg_format("ptscope-facts 2\ncounts 0 0 0 0\ns x\nf 0 0 0 1 1\nend\n");
+	CU_ASSERT_FALSE(cache_parse(previous, strlen(previous), &old));
+	tu_facts_free(&old);
+	free(previous);
 	cg_buffer_free(&text);
 	tu_facts_free(&facts);
 }
@@ -478,7 +521,7 @@ static void test_graph_paths_and_depth(void)
 void suite_analyzer(void)
 {
 	ADD_SUITE("analyzer", test_kconfig_values_and_header, test_kconfig_bad_line,
-		  test_kconfig_compressed, test_kbuild_objects, test_kbuild_values, test_cache_round_trip,
+		  test_kconfig_compressed, test_kbuild_objects, test_kbuild_values, test_cache_round_trip, test_cache_inputs,
 		  test_field_names_and_flags, test_parse_unit, test_graph_identity_and_indirect,
 		  test_graph_paths_and_depth);
 }

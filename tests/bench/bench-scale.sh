@@ -1,0 +1,89 @@
+#!/bin/sh
+# bench-scale.sh PTSCOPE CACHE_DIR
+#
+# Issue 10's workload: one shared anonymous segment of S MiB written by a
+# parent and read in full by N children (tests/bench/shmtree.c), the shape
+# shared page tables were proposed for.  For each size, side by side:
+#   - Sum VmPTE of the tree (the kernel's own count) and pagemap records;
+#   - `ptscope capture --tree` (default container and codec) against the read
+#     floor measured in the same run (tests/bench/readfloor.c: smaps, pagemap
+#     over every VMA, kpagecount + kpageflags of the PFNs seen, nothing else);
+#   - snapshot bytes;
+#   - `ptscope report` and `ptscope info --verify` wall time and peak memory
+#     (/usr/bin/time), and report memory per record.
+# Sizes: BENCH_SCALE ("MIB:N ...", default "1024:16 2048:32 4096:48"), each
+# kept only when MemAvailable holds three times the segment and its page
+# tables.  Needs root (PFNs).  Printed, never asserted.  Everything started is
+# ended and removed on exit.
+set -u
+ptscope=${1:?usage: bench-scale.sh PTSCOPE CACHE_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+sizes=${BENCH_SCALE:-1024:16 2048:32 4096:48}
+cc=${CC:-cc}
+if [ "$(id -u)" != 0 ]; then
+	echo "bench-scale: skipped (needs root for pagemap PFNs)"
+	exit 0
+fi
+[ -x /usr/bin/time ] || sh "$here/../deps.sh" time || { echo "bench-scale: needs /usr/bin/time (package time)"; exit 1; }
+tmp=$(mktemp -d)
+tree=
+cleanup() {
+	exec 3>&- 2>/dev/null
+	[ -n "$tree" ] && kill "$tree" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+for program in shmtree readfloor; do
+	$cc -O2 -o "$tmp/$program" "$here/$program.c" || exit 1
+done
+
+# wall seconds and peak RSS (MiB) of one run of a command
+timed() {
+	/usr/bin/time -f '%e %M' -o "$tmp/time" "$@" > "$tmp/out" 2> "$tmp/err" || { echo "failed: $*" >&2; cat "$tmp/err" >&2; return 1; }
+	read -r t_wall t_kb < "$tmp/time"
+	t_mib=$((t_kb / 1024))
+}
+
+printf '%-10s %9s %10s %9s %9s %6s %11s %9s %8s %9s %8s %7s\n' "S, N" "VmPTE MiB" records \
+	"capture s" "floor s" ratio "snapshot MB" "report s" "MiB" "verify s" "MiB" "B/rec"
+available_mib=$(( $(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 1024 ))
+for size in $sizes; do
+	mib=${size%%:*} children=${size##*:}
+	need=$(( 3 * (mib + (children + 1) * mib / 512) ))
+	if [ "$need" -gt "$available_mib" ]; then
+		echo "$mib MiB x $children: skipped ($need MiB needed, $available_mib MiB available)"
+		continue
+	fi
+	mkfifo "$tmp/hold"
+	"$tmp/shmtree" "$mib" "$children" < "$tmp/hold" > "$tmp/pid" &
+	tree=$!
+	exec 3> "$tmp/hold"
+	while [ ! -s "$tmp/pid" ] && kill -0 "$tree" 2>/dev/null; do sleep 0.2; done
+	[ -s "$tmp/pid" ] || { echo "bench-scale: shmtree $mib $children failed"; exit 1; }
+	pids="$tree $(ps -o pid= --ppid "$tree" | tr '\n' ' ')"
+	vmpte_kb=0
+	for p in $pids; do
+		vmpte_kb=$((vmpte_kb + $(sed -n 's/^VmPTE:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$p/status)))
+	done
+	mkdir "$tmp/out.d"
+	timed "$ptscope" capture --tree "$tree" -o "$tmp/out.d" || exit 1
+	capture_s=$t_wall
+	snapshot=$(ls "$tmp"/out.d/*)
+	timed "$tmp/readfloor" $pids || exit 1
+	floor_s=$t_wall
+	exec 3>&-
+	wait "$tree" 2>/dev/null
+	tree=
+	rm -f "$tmp/hold"
+	records=$(( $("$ptscope" info "$snapshot" | sed -n 's/^pagemap bytes: //p') / 16 ))
+	snapshot_mb=$(( $(stat -c %s "$snapshot") / 1000000 ))
+	timed "$ptscope" report "$snapshot" || exit 1
+	report_s=$t_wall report_mib=$t_mib report_kb=$t_kb
+	timed "$ptscope" info --verify "$snapshot" || exit 1
+	printf '%-10s %9s %10s %9s %9s %6s %11s %9s %8s %9s %8s %7s\n' "$mib, $children" $((vmpte_kb / 1024)) \
+		"$records" "$capture_s" "$floor_s" "$(echo "scale=1; $capture_s / $floor_s" | bc)" "$snapshot_mb" \
+		"$report_s" "$report_mib" "$t_wall" "$t_mib" "$(echo "scale=1; $report_kb * 1024 / $records" | bc)"
+	rm -rf "$tmp/out.d"
+done
