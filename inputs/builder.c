@@ -159,6 +159,10 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 		show_progress(b, false);
 		return 0;
 	case MEMBER_STAT:
+		/* smemcap writes an empty member for a process that exited before its
+		 * stat was read (a kernel thread's stat is never empty): no stat */
+		if (size == 0)
+			return 0;
 		if (parse_stat(data, size, s->arena, &stat_pid, &p->ppid, &p->comm, place))
 			return -1;
 		if (stat_pid != p->pid)
