@@ -436,16 +436,30 @@ static void visit_process_figures(struct model_context *c, const struct segment 
 
 /* ---- rmap work per event (section 7) ---- */
 
+/* Does fork copy this VMA's PTEs under the design?  Lazy fork (2.6.14+)
+ * skips a VMA without an anon_vma, since faults refill it, unless its
+ * VmFlags say a fault could not (hugetlb before 6.0, PFN and mixed maps,
+ * userfaultfd write-protect): the profile's copies-vmflags. */
+static bool fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma)
+{
+	return profile->fork_copies_file_ptes || has_anon_vma ||
+	       (vma && (vma->vm_flags & profile->fork_copy_flags));
+}
+
 static void visit_work(struct model_context *c, const struct segment *seg, void *data)
 {
 	(void)data;
 	struct model_result *r = c->result;
 	const struct record_figures *f = seg->figures;
+	/* a PFN map's PTEs are copied and zapped, but it holds no struct
+	 * page: vm_normal_page() gives none, so no rmap call is made */
+	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
+		return;
 	bool has_anon_vma = seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas];
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct model_design *design = &r->designs[d];
 		design->exit_rmap_calls += f->mapped;
-		if (!design->profile->fork_copies_file_ptes && !has_anon_vma)
+		if (!fork_copies(design->profile, seg->vma, has_anon_vma))
 			continue;
 		design->fork_rmap_calls += f->mapped;
 		design->fork_rmap_anon_calls += f->mapped_anon;
