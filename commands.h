@@ -34,4 +34,11 @@ int command_option_error(const char *command, const char *usage_text, const char
  */
 const char *closest_name(const char *word, const char *const *first_name, size_t count, size_t stride);
 
+/*
+ * The front door's last step after every command: flush and check stdout, so
+ * a full disk or a closed pipe is one message ("ptscope: stdout: ...") and
+ * status 2 whichever command wrote; otherwise the command's status.
+ */
+int command_check_stdout(int status);
+
 #endif

@@ -6,12 +6,17 @@
  *
  * The front door sets opterr = 0, so getopt_long prints nothing itself and
  * the command's `default:` case calls command_option_error().
+ *
+ * Both front doors (ptscope.c, ptscope-capture.c) end with
+ * command_check_stdout(), the one check of everything a command wrote.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "commands.h"
 
 /* Edit distance with adjacent transpositions (optimal string alignment),
@@ -160,4 +165,22 @@ int command_option_error(const char *command, const char *usage_text, const char
 		fprintf(stderr, "ptscope %s: unknown option '%s'\n", command, word ? word : "");
 	print_usage_lines(command, usage_text);
 	return 1;
+}
+
+/* Everything written to stdout reached it, or one message and status 2.
+ * glibc keeps unwritten bytes after a failed write, so this flush retries
+ * them and errno says why they did not go (ENOSPC, EPIPE when SIGPIPE is
+ * ignored, EIO). */
+int command_check_stdout(int status)
+{
+	errno = 0;
+	bool failed = fflush(stdout) != 0 || ferror(stdout);
+	int saved = errno;
+	failed = fclose(stdout) != 0 || failed;
+	if (!saved)
+		saved = errno;
+	if (!failed)
+		return status;
+	fprintf(stderr, "ptscope: stdout: %s\n", saved ? strerror(saved) : "write error");
+	return STATUS_INTERNAL;
 }

@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 	opterr = 0;
 	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		printf("ptscope-capture %s\n", PTSCOPE_VERSION);
-		return 0;
+		return command_check_stdout(0);
 	}
-	return cmd_capture(argc, argv);
+	return command_check_stdout(cmd_capture(argc, argv));
 }

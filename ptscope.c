@@ -5,6 +5,12 @@
  * Commands parse their own options (getopt_long) so that each file can
  * be read on its own; a refused option is reported by command_option_error()
  * (options.c), so getopt's own messages are turned off here.
+ *
+ * Commands return the exit status (base/error.h: 0 success, 1 bad input
+ * or usage, 2 internal or output failure) and never check stdout
+ * themselves: the front door flushes and checks it once, after every
+ * command, so a full disk or a closed pipe is one message and status 2
+ * whichever command wrote (docs/architecture.md "Errors and exit status").
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "commands.h"
 #include "version.h"
 
@@ -56,7 +63,7 @@ static int unknown_command(const char *name)
 		fprintf(stderr, "; did you mean '%s'?", suggestion);
 	fprintf(stderr, "\n");
 	usage(stderr);
-	return 1;
+	return STATUS_BAD_INPUT;
 }
 
 /*
@@ -107,25 +114,30 @@ static int help(const char *name)
 	return command->run(2, argv);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
-	opterr = 0;
 	if (argc < 2) {
 		usage(stderr);
-		return 1;
+		return STATUS_BAD_INPUT;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("ptscope %s\n", PTSCOPE_VERSION);
-		return 0;
+		return STATUS_OK;
 	}
 	if (!strcmp(argv[1], "help") && argc > 2)
 		return help(argv[2]);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return STATUS_OK;
 	}
 	const struct command *command = find_command(argv[1]);
 	if (command)
 		return command->run(argc - 1, argv + 1);
 	return unknown_command(argv[1]);
+}
+
+int main(int argc, char **argv)
+{
+	opterr = 0;
+	return command_check_stdout(dispatch(argc, argv));
 }
