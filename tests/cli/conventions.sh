@@ -7,14 +7,14 @@ version=$(sed -n 's/^#define PTSCOPE_VERSION "\(.*\)"/\1/p' "$PTSCOPE_TESTS/../v
 [ "$("$PTSCOPE" --version)" = "ptscope $version" ] || fail "--version: $("$PTSCOPE" --version)"
 [ "$("$PTSCOPE" -V)" = "ptscope $version" ] || fail "-V"
 
-# refused: exit 1, nothing on stdout, the problem, at most 4 lines
+# refused: exit 1, nothing on stdout, the problem, at most 6 lines
 refused() { # EXPECTED-MESSAGE ARGS...
 	want=$1; shift
 	"$PTSCOPE" "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?
 	[ $rc -eq 1 ] || fail "$*: exit $rc, not 1"
 	[ -s "$tmp/out" ] && fail "$*: wrote to stdout"
 	grep -qF -- "$want" "$tmp/err" || fail "$*: expected '$want' in: $(cat "$tmp/err")"
-	[ "$(wc -l < "$tmp/err")" -le 4 ] || fail "$*: usage is not short: $(cat "$tmp/err")"
+	[ "$(wc -l < "$tmp/err")" -le 6 ] || fail "$*: usage is not short: $(cat "$tmp/err")"
 }
 refused "unknown option '--formt'; did you mean '--format'?" report --formt json
 refused "unknown option '--per-procss'; did you mean '--per-process'?" info --per-procss
