@@ -507,8 +507,7 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 	for (size_t d = 0; d < selected; d++)
 		r->designs[r->design_count++] = (struct model_design){
 			.profile = o->designs ? o->designs[d] : &set->rmaps[d], .selected = true };
-	const char *arch = c->snapshot->info.arch[0] ? c->snapshot->info.arch : "x86_64";
-	const struct rmap_profile *current = profiles_current(set, arch);
+	const struct rmap_profile *current = profiles_fit(set, c->snapshot->info.arch, NULL);
 	r->current_design = current ? design_index(r, &capacity, current) : SIZE_MAX;
 	/* every design's baseline is computed too, so its savings always exist */
 	for (size_t d = 0; d < r->design_count; d++)
@@ -517,8 +516,6 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 		r->sharing[k].rule = o->rules ? o->rules[k] : &set->rules[k];
 	c->geometry = o->geometry;
 	if (!c->geometry) {
-		if (!current)
-			current = profiles_current(set, "x86_64");
 		if (!current)
 			return fail(error, "no kernel profile describes this snapshot's architecture");
 		c->geometry = &current->geometry;
