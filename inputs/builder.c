@@ -308,10 +308,7 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 	}
 	if (!strcmp(name, "slub")) {
 		free(b->slub);
-		b->slub = malloc(size + 1);
-		if (!b->slub)
-			return parse_fail(&place, 0, "out of memory");
-		memcpy(b->slub, data, size);
+		b->slub = xstrndup(data, size);
 		b->slub_size = size;
 		return 0;
 	}

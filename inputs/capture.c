@@ -772,7 +772,7 @@ static const char *const model_caches[] = { "anon_vma", "anon_vma_chain", "vm_ar
 static int copy_slabinfo(struct capture_state *state)
 {
 	struct buffer *b = &state->files[0];
-	int status = read_whole_file(state->proc_fd, "slabinfo", b);
+	int status = file_read_at(state->proc_fd, "slabinfo", b);
 	if (status == EACCES || status == EPERM || status == ENOENT)
 		return 0;
 	if (status)
@@ -825,7 +825,7 @@ static int write_slub(struct capture_state *state)
 	if (!state->has_slabinfo || strcmp(state->options->proc_root, "/proc"))
 		return 0;
 	struct buffer *b = &state->files[0];
-	if (read_whole_file(state->proc_fd, "slabinfo", b))
+	if (file_read_at(state->proc_fd, "slabinfo", b))
 		b->length = 0;
 	char text[2048];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -450,20 +450,11 @@ int parse_slabinfo(const char *text, size_t size, struct arena *arena,
 			return parse_fail(place, line, "binary data in a text file");
 		}
 		if (line > 1 && limit > p && *p != '#') {
-			if (used == capacity) {
-				capacity = capacity ? capacity * 2 : 128;
-				struct slab_cache *grown = realloc(items, capacity * sizeof(*items));
-				if (!grown) {
-					free(items);
-					return parse_fail(place, line, "out of memory");
-				}
-				items = grown;
-			}
-			if (slabinfo_line(p, limit, line, arena, &items[used], place)) {
+			struct slab_cache *cache = ARRAY_PUSH(items, used, capacity);
+			if (slabinfo_line(p, limit, line, arena, cache, place)) {
 				free(items);
 				return -1;
 			}
-			used++;
 		}
 		p = limit + 1;
 	}

@@ -371,7 +371,7 @@ static void write_counters(FILE *out, const struct model_result *r)
 	fputs("Kernel counters beside the model\n", out);
 	if (k->has_meminfo_pagetables) {
 		double remainder = (double)k->remainder_bytes;
-		fprintf(out, "  meminfo PageTables %s = these processes' page tables %s + %s%s",
+		fprintf(out, "  meminfo PageTables %s = these processes' tables %s + %s%s",
 			bytes((double)k->meminfo_pagetables_bytes, a), bytes((double)k->model_pagetables_bytes, b),
 			remainder < 0 ? "-" : "", bytes(fabs(remainder), c));
 		if (r->processes)
