@@ -25,9 +25,8 @@
 
 #define MAX_SELECTED 256
 
-static void usage(FILE *out)
-{
-	fputs("usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
+static const char usage_text[] =
+	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
 	      "                      [--versus BEFORE]\n"
 	      "\n"
@@ -45,8 +44,7 @@ static void usage(FILE *out)
 	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
-	      "                         by command line then comm, files by path\n", out);
-}
+	      "                         by command line then comm, files by path\n";
 
 struct selection {
 	char kind[MAX_SELECTED];        /* 'r' rmap design, 's' sharing rule */
@@ -172,12 +170,12 @@ int cmd_report(int argc, char **argv)
 				status = 1;
 			}
 			break;
-		case 'h': usage(stdout); profiles_free(&set); return 0;
-		default: usage(stderr); status = 1; break;
+		case 'h': fputs(usage_text, stdout); profiles_free(&set); return 0;
+		default: status = command_option_error("report", usage_text, "o:h", long_options, argv); break;
 		}
 	}
 	if (!status && argc - optind > 1) {
-		usage(stderr);
+		fprintf(stderr, "ptscope: report: one snapshot at a time ('%s' is extra)\n", argv[optind + 1]);
 		status = 1;
 	}
 	struct snapshot *snapshot = NULL, *baseline = NULL;
