@@ -105,6 +105,7 @@ void model_fork_tables(struct model_context *context);       /* model/fork.c */
 void model_estimate(struct model_context *context);          /* model/estimate.c */
 int model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
+void model_counters(struct model_context *context);          /* model/counters.c */
 
 _Noreturn void model_out_of_memory(void);
 void *model_grow(void *array, size_t *capacity, size_t need, size_t size);
