@@ -18,9 +18,7 @@
 #include "commands.h"
 #include "inputs/snapshot.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
+static const char usage_text[] =
 		"usage: ptscope info [SNAPSHOT|/proc] [--per-process] [--skip-bad] [--verify]\n"
 		"\n"
 		"Show what a snapshot holds: kernel, page size, processes, VMAs, pagemap, kpages.\n"
@@ -30,8 +28,7 @@ static void usage(FILE *out)
 		"      --per-process  one line per process: pid, comm, VMAs, Rss, Pss, VmPTE (kB)\n"
 		"      --skip-bad     drop a process whose files are broken instead of failing\n"
 		"      --verify       also load every pagemap record and check it lies in a VMA\n"
-		"  -h, --help         this text\n");
-}
+		"  -h, --help         this text\n";
 
 static const char *const pagemap_names[] = {
 	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
@@ -158,8 +155,8 @@ int cmd_info(int argc, char **argv)
 		case OPT_PER_PROCESS: per_process = true; break;
 		case OPT_SKIP_BAD: options.skip_bad = true; break;
 		case OPT_VERIFY: options.pagemap_sizes_only = false; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 1;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return command_option_error("info", usage_text, "h", long_options, argv);
 		}
 	}
 	if (argc - optind > 1) {
