@@ -36,6 +36,8 @@ struct snapshot_builder {
 	struct vma_array vmas;
 	struct extra_array extras;
 	bool has_info, has_version, has_meminfo;
+	char *slub;                     /* the slub member, applied once slabinfo is read */
+	size_t slub_size;
 	size_t smaps_read;              /* for the progress line */
 	size_t smaps_parsed;            /* for the memory check's message */
 	uint64_t position_bytes, total_bytes; /* of the file, when the container knows */
@@ -101,6 +103,7 @@ void builder_abort(struct snapshot_builder *b)
 	free(b->pid_slots);
 	free(b->vmas.items);
 	free(b->extras.items);
+	free(b->slub);
 	snapshot_free(b->snapshot);
 	free(b);
 }
@@ -270,7 +273,8 @@ static bool resolve_member(const char *name, struct member_name *m)
 enum member_use builder_member_use(const struct snapshot_builder *b, const char *name)
 {
 	struct member_name m;
-	static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages" };
+	static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages",
+						   "slabinfo", "slub" };
 	bool known = false;
 	if (!resolve_member(name, &m))
 		return MEMBER_IGNORE;
@@ -329,6 +333,18 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 		free(s->meminfo);
 		s->meminfo = NULL;
 		return parse_meminfo(data, size, s->arena, &s->meminfo, &s->meminfo_count, &place);
+	}
+	if (!strcmp(name, "slabinfo")) {
+		free(s->slabs);
+		s->slabs = NULL;
+		s->slab_count = 0;
+		return parse_slabinfo(data, size, s->arena, &s->slabs, &s->slab_count, &place);
+	}
+	if (!strcmp(name, "slub")) {
+		free(b->slub);
+		b->slub = xstrndup(data, size);
+		b->slub_size = size;
+		return 0;
 	}
 	if (!strcmp(name, "kpages")) {
 		free(s->kpages);
@@ -560,6 +576,11 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 	if (!b->has_info) {
 		infer_pagemap_mode(s);
 		kernel_from_version(s);
+	}
+	struct parse_place slub_place = { s->source, "slub", error };
+	if (b->slub && parse_slub(b->slub, b->slub_size, s, &slub_place)) {
+		builder_abort(b);
+		return -1;
 	}
 	if (b->smaps_read >= 64)
 		show_progress(b, true);

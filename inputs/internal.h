@@ -59,6 +59,11 @@ int parse_meminfo(const char *text, size_t size, struct arena *arena,
 		  struct meminfo_entry **entries, size_t *count, const struct parse_place *place);
 int parse_info(const char *text, size_t size, struct snapshot_info *info,
 	       const struct parse_place *place);
+/* /proc/slabinfo (version 2.x) into caches; the slub member onto them. */
+int parse_slabinfo(const char *text, size_t size, struct arena *arena,
+		   struct slab_cache **caches, size_t *count, const struct parse_place *place);
+int parse_slub(const char *text, size_t size, struct snapshot *snapshot,
+	       const struct parse_place *place);
 /* Binary members: check the shape of records already in an aligned array. */
 int parse_pagemap(const struct pagemap_record *records, size_t size,
 		  const struct parse_place *place);

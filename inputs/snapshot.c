@@ -80,6 +80,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->extras);
 	free(s->kpages);
 	free(s->meminfo);
+	free(s->slabs);
 	free(s->version);
 	free(s->source);
 	arena_destroy(s->arena);
@@ -137,6 +138,14 @@ const struct process *snapshot_find_process(const struct snapshot *s, int pid)
 	size_t i = lower_bound(s->processes, s->process_count, sizeof(*s->processes), process_pid,
 			       (uint64_t)pid);
 	return i < s->process_count && s->processes[i].pid == pid ? &s->processes[i] : NULL;
+}
+
+const struct slab_cache *snapshot_find_slab(const struct snapshot *s, const char *name)
+{
+	for (size_t i = 0; i < s->slab_count; i++)
+		if (!strcmp(s->slabs[i].name, name))
+			return &s->slabs[i];
+	return NULL;
 }
 
 uint64_t snapshot_meminfo_kb(const struct snapshot *s, const char *name)

@@ -671,6 +671,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	model_estimate(&c);
 	model_object_rmap(&c);
 	count_work(&c);
+	model_counters(&c);
 	finish_designs(&c, sums);
 	int status = model_sharing(&c);
 	choose_headline_rule(r);
