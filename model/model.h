@@ -316,6 +316,10 @@ struct model_result {
 	struct model_counters counters;              /* kernel counters beside the model */
 };
 
+/* An upper bound on the memory model_run takes for a snapshot, beyond the
+ * snapshot itself: it follows distinct contents, VMAs and processes. */
+uint64_t model_memory_bytes(const struct snapshot *snapshot, const struct model_options *options);
+
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
 	      struct model_result **result, struct model_error *error);
 void model_free(struct model_result *result);
