@@ -54,7 +54,7 @@ struct snapshot_builder *builder_create(const char *source, const struct read_op
 		b->options = *options;
 	struct snapshot_info *info = &b->snapshot->info;
 	info->page_size = 4096;
-	info->processes = info->skipped = -1;
+	info->processes = info->skipped = info->unreadable = -1;
 	return b;
 }
 
@@ -527,6 +527,15 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 	if (!b->has_info) {
 		infer_pagemap_mode(s);
 		kernel_from_version(s);
+	}
+	/* Nothing to measure: say why instead of reporting zeros. */
+	if (s->process_count == 0) {
+		input_error_set(error, s->source, NULL, 0, "no process in this snapshot (%zu kernel threads, "
+				"%zu broken, %ld skipped at capture, %ld of them refused: permission denied)",
+				s->kernel_threads, s->skipped_bad, s->info.skipped < 0 ? 0 : s->info.skipped,
+				s->info.unreadable < 0 ? 0 : s->info.unreadable);
+		builder_abort(b);
+		return -1;
 	}
 	if (b->smaps_read >= 64)
 		show_progress(b, true);
