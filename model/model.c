@@ -610,6 +610,24 @@ static void choose_headline_rule(struct model_result *r)
 			r->headline_rule = k;
 }
 
+uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options *o)
+{
+	uint64_t designs = o->designs ? o->design_count : o->profiles->rmap_count;
+	uint64_t rules = o->rules ? o->rule_count : o->profiles->rule_count;
+	uint64_t records = s->content_record_count, contents = s->content_count;
+	/* per record kept: its PFN entry index, and at most one PFN entry (the
+	 * table at half load, doubled while it grows) */
+	uint64_t bytes = records * (sizeof(uint32_t) + 2 * (sizeof(struct pfn_entry) + 2 * sizeof(uint32_t)));
+	/* per content: figures for every design, PMD kind, identical-rule sums and classes */
+	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (sizeof(double) + sizeof(uint64_t)) +
+			     2 * sizeof(uint64_t) + 2 * 64);
+	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys */
+	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128);
+	/* per process: its figures for every design and rule */
+	bytes += (uint64_t)s->process_count * (sizeof(struct model_process) + (designs + rules + 2) * sizeof(double));
+	return bytes;
+}
+
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
 	      struct model_result **result, struct model_error *error)
 {
@@ -653,6 +671,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	model_estimate(&c);
 	model_object_rmap(&c);
 	count_work(&c);
+	model_counters(&c);
 	finish_designs(&c, sums);
 	int status = model_sharing(&c);
 	choose_headline_rule(r);

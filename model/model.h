@@ -242,6 +242,43 @@ struct model_options {
 	size_t top_files;                     /* files kept per rule (0: 10) */
 };
 
+/*
+ * The kernel's own counters beside the model's figures (model/counters.c).
+ * A slab cache's active objects hold the model's objects plus what /proc
+ * does not show (exited ancestors' anon_vmas kept by their descendants'
+ * chains, processes not captured, other caches merged into the same slab)
+ * plus free objects SLUB counts active because they sit in a CPU's slab or
+ * sheaf.  So the model's count should lie in [lower, upper]:
+ *   upper = the larger active count (read before and after the processes);
+ *   lower = the smaller one minus the per-CPU slack, 0 when the slack is not
+ *           known or other caches share the slab (their objects are unknown).
+ */
+enum { MODEL_SLAB_CACHES = 3 };
+struct model_slab_check {
+	const char *cache;              /* "anon_vma", "anon_vma_chain", "vm_area_struct" */
+	bool available;                 /* the snapshot has this slabinfo line */
+	uint64_t objects;               /* active objects before the processes were read */
+	uint64_t objects_after;         /* ... after (= objects when not captured) */
+	uint64_t model;                 /* the model's count (the snapshot's own design) */
+	uint64_t lower, upper;
+	bool slack_known;
+	uint64_t slack;                 /* bound on free objects counted active: per-CPU
+					   slabs x objects per slab + sheaves x capacity */
+	uint64_t aliases;               /* other caches merged into this slab */
+	bool within;                    /* lower <= model <= upper */
+};
+
+struct model_counters {
+	bool has_meminfo_pagetables;
+	uint64_t meminfo_pagetables_bytes;   /* meminfo PageTables */
+	uint64_t model_pagetables_bytes;     /* the captured processes' page tables: exact
+						from pagemap, VmPTE for those without */
+	int64_t remainder_bytes;             /* PageTables - model: kernel page tables, PGDs,
+						processes not captured */
+	bool has_slabinfo;
+	struct model_slab_check slabs[MODEL_SLAB_CACHES];
+};
+
 struct model_result {
 	const struct snapshot *snapshot;
 	const struct geometry *geometry;
@@ -265,7 +302,12 @@ struct model_result {
 	struct model_sharing *sharing;
 	size_t sharing_count;
 	struct model_process *process_figures;       /* one per snapshot process */
+	struct model_counters counters;              /* kernel counters beside the model */
 };
+
+/* An upper bound on the memory model_run takes for a snapshot, beyond the
+ * snapshot itself: it follows distinct contents, VMAs and processes. */
+uint64_t model_memory_bytes(const struct snapshot *snapshot, const struct model_options *options);
 
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
 	      struct model_result **result, struct model_error *error);

@@ -98,6 +98,7 @@ enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, 
 void model_estimate(struct model_context *context);          /* model/estimate.c */
 int model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
+void model_counters(struct model_context *context);          /* model/counters.c */
 
 _Noreturn void model_out_of_memory(void);
 void *model_grow(void *array, size_t *capacity, size_t need, size_t size);

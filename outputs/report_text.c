@@ -362,6 +362,54 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 	free(order);
 }
 
+/* What the kernel itself counts, beside the model's figures, and why they
+ * differ (model/model.h: struct model_counters). */
+static void write_counters(FILE *out, const struct model_result *r)
+{
+	const struct model_counters *k = &r->counters;
+	char a[32], b[32], c[32];
+	fputs("Kernel counters beside the model\n", out);
+	if (k->has_meminfo_pagetables) {
+		double remainder = (double)k->remainder_bytes;
+		fprintf(out, "  meminfo PageTables %s = these processes' tables %s + %s%s",
+			bytes((double)k->meminfo_pagetables_bytes, a), bytes((double)k->model_pagetables_bytes, b),
+			remainder < 0 ? "-" : "", bytes(fabs(remainder), c));
+		if (r->processes)
+			fprintf(out, " (%s a process)", bytes(fabs(remainder) / (double)r->processes, a));
+		fputs("\n  of the kernel's own page tables, PGD pages (not in VmPTE) and processes not captured\n", out);
+	} else {
+		fputs("  meminfo has no PageTables line\n", out);
+	}
+	if (!k->has_slabinfo) {
+		fputs("  slabinfo: not in this snapshot (it is captured as root only)\n\n", out);
+		return;
+	}
+	fprintf(out, "  %-15s %10s %10s %10s %10s  %s\n", "slab cache", "objects", "model", "lower", "upper", "within");
+	for (size_t i = 0; i < MODEL_SLAB_CACHES; i++) {
+		const struct model_slab_check *s = &k->slabs[i];
+		if (!s->available) {
+			fprintf(out, "  %-15s (no slabinfo line)\n", s->cache);
+			continue;
+		}
+		fprintf(out, "  %-15s %10llu %10llu %10llu %10llu  %s", s->cache, (unsigned long long)s->objects,
+			(unsigned long long)s->model, (unsigned long long)s->lower, (unsigned long long)s->upper,
+			s->within ? "yes" : "NO");
+		if (s->aliases)
+			fprintf(out, " (%llu caches share it: no lower)",
+				(unsigned long long)s->aliases);
+		else if (!s->slack_known)
+			fputs(" (per-CPU state not captured: no lower)", out);
+		if (!s->within && s->model < s->lower)
+			fprintf(out, "\n  %-15s the kernel holds at least %llu more than the model explains: exited ancestors'\n"
+				"  %-15s anon_vmas (an orphaned fork tree), processes not captured", "",
+				(unsigned long long)(s->lower - s->model), "");
+		fputc('\n', out);
+	}
+	fputs("  objects = the model's + exited ancestors' anon_vmas and chains + processes not captured\n"
+	      "  + free objects SLUB counts active in per-CPU slabs and sheaves (the slack); read before and\n"
+	      "  after the processes: upper = the larger, lower = the smaller - slack\n\n", out);
+}
+
 int report_write_text(FILE *out, const struct model_result *r, const struct report_options *o)
 {
 	const struct snapshot *s = r->snapshot;
@@ -386,6 +434,7 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 		wrapped(out, "", headline, 2);
 	fputc('\n', out);
 	write_pagetables(out, r);
+	write_counters(out, r);
 	write_designs(out, r, o);
 	write_work(out, r, o);
 	write_sharing(out, r, o);

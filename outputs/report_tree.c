@@ -245,6 +245,44 @@ static struct json_object *process_object(const struct model_result *r, const st
 	return o;
 }
 
+/* kernel_counters: the kernel's own counters beside the model's figures. */
+static struct json_object *counters_object(const struct model_result *r)
+{
+	const struct model_counters *k = &r->counters;
+	struct json_object *o = json_object_new_object();
+	if (k->has_meminfo_pagetables)
+		put_u64(o, "meminfo_pagetables_bytes", k->meminfo_pagetables_bytes);
+	else
+		put(o, "meminfo_pagetables_bytes", NULL);
+	put_u64(o, "model_pagetables_bytes", k->model_pagetables_bytes);
+	put(o, "pagetables_remainder_bytes", json_object_new_int64(k->remainder_bytes));
+	if (!k->has_slabinfo) {
+		put(o, "slab", NULL);
+		return o;
+	}
+	struct json_object *slab = json_object_new_object();
+	for (size_t i = 0; i < MODEL_SLAB_CACHES; i++) {
+		const struct model_slab_check *c = &k->slabs[i];
+		if (!c->available)
+			continue;
+		struct json_object *cache = json_object_new_object();
+		put_u64(cache, "objects", c->objects);
+		put_u64(cache, "objects_after", c->objects_after);
+		put_u64(cache, "model", c->model);
+		put_u64(cache, "lower", c->lower);
+		put_u64(cache, "upper", c->upper);
+		put_bool(cache, "within", c->within);
+		if (c->slack_known)
+			put_u64(cache, "slack", c->slack);
+		else
+			put(cache, "slack", NULL);
+		put_u64(cache, "aliases", c->aliases);
+		put(slab, c->cache, cache);
+	}
+	put(o, "slab", slab);
+	return o;
+}
+
 struct json_object *report_build(const struct model_result *r, const struct report_options *options)
 {
 	struct json_object *root = json_object_new_object();
@@ -259,6 +297,7 @@ struct json_object *report_build(const struct model_result *r, const struct repo
 	put(root, "pagetable_estimate", estimate_object(&r->pagetable_estimate, (double)r->pagetable_bytes,
 						      r->processes_with_pagemap == r->processes && r->processes));
 	put_u64(root, "smaps_pagemap_drift_pages", r->smaps_drift_pages);
+	put(root, "kernel_counters", counters_object(r));
 	struct json_object *designs = json_object_new_array();
 	for (size_t d = 0; d < r->design_count; d++)
 		json_object_array_add(designs, design_object(r, &r->designs[d]));

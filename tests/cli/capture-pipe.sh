@@ -65,7 +65,7 @@ done
 if [ -r /proc/2/stat ] && [ ! -s /proc/2/smaps ] 2>/dev/null; then
 	"$PTSCOPE" capture --pid 2 -o "$tmp/out/k.tar" > /dev/null 2> "$tmp/err"; rc=$?
 	[ $rc -eq 1 ] || fail "capture of only a kernel thread: exit $rc"
-	grep -q 'no process could be read: 0 skipped (0 refused: permission denied), 1 kernel threads' "$tmp/err" ||
+	grep -q 'no process could be read: skipped 0 (refused, permission denied: 0), kernel threads 1' "$tmp/err" ||
 		fail "kernel thread only: $(cat "$tmp/err")"
 	[ -z "$(ls -A "$tmp/out")" ] || fail "left: $(ls -A "$tmp/out")"
 fi
@@ -79,7 +79,7 @@ for command in info report; do
 	for snap in "$tmp/empty.tar" "$tmp/empty"; do
 		"$PTSCOPE" $command "$snap" > "$tmp/out.txt" 2> "$tmp/err"; rc=$?
 		[ $rc -eq 1 ] || fail "$command of a snapshot without a process: exit $rc"
-		grep -qF "ptscope: $snap: no process in this snapshot (0 kernel threads, 0 broken, 3 skipped at capture, 2 of them refused" "$tmp/err" ||
+		grep -qF "ptscope: $snap: no process in this snapshot: kernel threads 0, broken 0, skipped at capture 3 (refused, permission denied: 2)" "$tmp/err" ||
 			fail "$command $snap: $(cat "$tmp/err")"
 		grep -q 'out of memory' "$tmp/err" && fail "out of memory for an empty snapshot"
 		[ -s "$tmp/out.txt" ] && fail "$command wrote a report of nothing"
