@@ -13,7 +13,8 @@ CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ptscope
 # Debian packages the project needs (checked and installed by `make deps`).
 PACKAGES = libclang-14-dev llvm-14-dev clang-14 libclang-rt-14-dev libgraphviz-dev libxml2-dev \
            libcunit1-dev libarchive-dev libjson-c-dev pkg-config smem \
-           xz-utils zstd cflow linux-config-6.1 smemcap time python3 jq
+           xz-utils zstd cflow linux-config-6.1 smemcap time python3 jq \
+           python3-jsonschema sqlite3
 
 LLVM_CONFIG ?= llvm-config-14
 PKGS     = libxml-2.0 libarchive libgvc libcgraph json-c
