@@ -164,9 +164,8 @@ static int read_ppid(int proc_fd, int pid, struct buffer *scratch)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "%d/stat", pid);
-	if (read_whole_file(proc_fd, name, scratch) != 0 || buffer_reserve(scratch, 1) < 0)
+	if (file_read_at(proc_fd, name, scratch) != 0)
 		return -1;
-	scratch->data[scratch->length] = '\0';
 	const char *close_paren = strrchr(scratch->data, ')');
 	int ppid;
 	char state;
@@ -280,8 +279,7 @@ struct pagemap_reader {
 static int append_record(struct pagemap_reader *reader, uint64_t vaddr, uint64_t entry)
 {
 	uint64_t record[2] = { htole64(vaddr), htole64(entry) };
-	if (buffer_reserve(&reader->records, sizeof(record)) < 0)
-		return ENOMEM;
+	buffer_reserve(&reader->records, sizeof(record));
 	memcpy(reader->records.data + reader->records.length, record, sizeof(record));
 	reader->records.length += sizeof(record);
 	uint64_t pfn = entry & PAGEMAP_PFN_MASK;
@@ -534,7 +532,7 @@ static int capture_process(struct capture_state *state, int pid)
 		status = errno;
 	for (size_t i = 0; i < PROCESS_FILE_COUNT && status == 0; i++) {
 		snprintf(name, sizeof(name), "%d/%s", pid, process_files[i]);
-		status = read_whole_file(state->proc_fd, name, &state->files[i]);
+		status = file_read_at(state->proc_fd, name, &state->files[i]);
 	}
 	bool kernel_thread = status == 0 && state->files[0].length == 0;
 	state->pagemap.records.length = 0;
@@ -613,7 +611,8 @@ static int write_kpages(struct capture_state *state)
 	}
 	struct buffer records = { 0 };
 	uint64_t counts[KPAGE_WINDOW_PAGES], flags[KPAGE_WINDOW_PAGES];
-	int status = buffer_reserve(&records, set->count * 24);
+	buffer_reserve(&records, set->count * 24);
+	int status = 0;
 	for (size_t i = 0; i < set->count && status == 0;) {
 		/* one window from this PFN covers every later PFN within 512 pages */
 		uint64_t first = set->pfns[i];
@@ -671,7 +670,7 @@ static int write_info(struct capture_state *state, enum pagemap_mode mode)
 static int copy_system_file(struct capture_state *state, const char *name)
 {
 	struct buffer *b = &state->files[0];
-	int status = read_whole_file(state->proc_fd, name, b);
+	int status = file_read_at(state->proc_fd, name, b);
 	if (status)
 		return set_error(state->writer.error, "%s/%s: %s", state->options->proc_root, name,
 				 strerror(status));

@@ -21,16 +21,10 @@ void arena_destroy(struct arena *arena);
 /* Copy s[0..length) NUL-terminated; equal strings return the same pointer. */
 const char *arena_intern(struct arena *arena, const char *s, size_t length);
 
-/* ---- a growing byte buffer (buffer.c) ---- */
-struct buffer {
-	char *data;
-	size_t length, capacity;
-};
-/* Room for `extra` more bytes after length; 0, or -1 when out of memory. */
-int buffer_reserve(struct buffer *b, size_t extra);
-/* Read a file whole (to end of file: /proc files claim size 0) into b.
- * Returns 0, or the errno that stopped it. */
-int read_whole_file(int dir_fd, const char *name, struct buffer *b);
+/* Growing buffers, whole-file reads and allocation: the base layer. */
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/file.h"
 
 /* ---- errors ---- */
 /* Fill error with "SOURCE: MEMBER:LINE: message" (LINE omitted when 0). */
@@ -70,6 +64,15 @@ int parse_pagemap(const struct pagemap_record *records, size_t size,
 		  const struct parse_place *place);
 int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
 		 const struct parse_place *place);
+
+/* ---- distinct pagemap contents (pagemap_store.c) ---- */
+/* Feed one process's records, ascending, in as many calls as convenient. */
+int pagemap_feed_begin(struct snapshot *snapshot, struct process *p);
+int pagemap_feed(struct snapshot *snapshot, struct process *p, const struct pagemap_record *records,
+		 size_t count);
+int pagemap_feed_end(struct snapshot *snapshot, struct process *p);
+/* A dropped process gives its contents back. */
+void pagemap_release_process(struct snapshot *snapshot, struct process *p);
 
 /* ---- builder: members in any order -> struct snapshot ---- */
 struct snapshot_builder;

@@ -72,6 +72,10 @@ struct rmap_profile {
 	unsigned page_field_bytes, anon_vma_bytes, anon_vma_chain_bytes, vma_rmap_bytes;
 	unsigned nrpte;                 /* floor((L1 - sizeof(long)) / pte_addr_t) */
 	bool fork_copies_file_ptes;     /* false: 2.6.14+ skip VMAs without anon_vma */
+	uint64_t fork_copy_flags;       /* ... unless a VmFlags bit here says a fault could
+					   not refill it (bits of enum vma_flag) */
+	char fork_copy_vmflags[64];     /* the same as written ("ht nl pf mm") */
+	char fork_kernels[96];          /* the kernels the fork behaviour holds for ("" = kernels) */
 	enum anon_vma_fork anon_vma_fork;
 	char origin[300];               /* "FILE:LINE" it was defined at */
 	bool builtin;                   /* shipped with ptscope, not a user's file */

@@ -347,6 +347,12 @@ static int read_rmap_profile(xmlNodePtr node, struct profile_set *set, const cha
 	p.vma_rmap_bytes = (unsigned)number_attribute(sizes, "vma-rmap-fields");
 	xmlNodePtr fork = child(node, "fork");
 	p.fork_copies_file_ptes = flag_attribute(fork, "copies-file-ptes", true);
+	char bad[16];
+	attribute(fork, "copies-vmflags", p.fork_copy_vmflags, sizeof(p.fork_copy_vmflags));
+	if (parse_flag_list(p.fork_copy_vmflags, &p.fork_copy_flags, bad, sizeof(bad)))
+		return fail(error, "%s:%d: unknown VmFlags code '%s' in copies-vmflags",
+			    name, line_of(fork), bad);
+	attribute(fork, "kernels", p.fork_kernels, sizeof(p.fork_kernels));
 	int anon = lookup(anon_vma_names, 3, attribute(fork, "anon-vma", text, sizeof(text)));
 	p.anon_vma_fork = anon < 0 ? ANON_VMA_NONE : (enum anon_vma_fork)anon;
 	/* NRPTE = floor((L1 - sizeof(long)) / sizeof(pte_addr_t)), sizeof(long) = pointer */

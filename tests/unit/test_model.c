@@ -148,8 +148,25 @@ struct fake {
 	struct process processes[4];
 	struct vma vmas[16];
 	struct pagemap_record records[4][MAX_RECORDS];
+	size_t record_counts[4];
 	struct kpage kpages[16];
 };
+
+/* The fake being built: records are kept here and handed to the snapshot
+ * (snapshot_add_pagemap, as a reader does) when the model runs. */
+static struct fake *current_fake;
+
+static struct pagemap_record *fake_records(const struct process *p)
+{
+	return current_fake->records[p - current_fake->processes];
+}
+
+static void fake_free(struct fake *f)
+{
+	snapshot_release_pagemaps(&f->snapshot);
+	free(f);
+	current_fake = NULL;
+}
 
 static struct fake *fake_new(void)
 {
@@ -160,6 +177,7 @@ static struct fake *fake_new(void)
 	f->snapshot.source = "fake";
 	f->snapshot.processes = f->processes;
 	f->snapshot.vmas = f->vmas;
+	current_fake = f;
 	return f;
 }
 
@@ -173,7 +191,6 @@ static struct process *fake_process(struct fake *f, int pid, int ppid, uint64_t 
 	p->status.has_vm_pte = true;
 	p->status.vm_pte_kb = vm_pte_kb;
 	p->has_pagemap = true;
-	p->pagemap = f->records[f->snapshot.process_count];
 	p->vmas = &f->vmas[f->snapshot.vma_count];
 	f->snapshot.process_count++;
 	return p;
@@ -197,7 +214,8 @@ static struct vma *fake_vma(struct fake *f, struct process *p, uint64_t start, u
 
 static void fake_record(struct process *p, uint64_t vaddr, uint64_t entry)
 {
-	p->pagemap[p->pagemap_count++] = (struct pagemap_record){ vaddr, entry };
+	size_t i = (size_t)(p - current_fake->processes);
+	current_fake->records[i][current_fake->record_counts[i]++] = (struct pagemap_record){ vaddr, entry };
 }
 
 static void fake_kpage(struct fake *f, uint64_t pfn, uint64_t mapcount, uint64_t flags)
@@ -223,6 +241,13 @@ static struct model_result *run(struct fake *f, const char *const *ids, size_t c
 	options.design_count = d;
 	options.rules = r ? rules : NULL;
 	options.rule_count = r;
+	snapshot_release_pagemaps(&f->snapshot);
+	for (size_t i = 0; i < f->snapshot.process_count; i++) {
+		struct process *p = &f->processes[i];
+		p->pagemap_count = 0;
+		if (p->has_pagemap)
+			CU_ASSERT_FATAL(snapshot_add_pagemap(&f->snapshot, p, f->records[i], f->record_counts[i]) == 0);
+	}
 	struct model_result *result = NULL;
 	struct model_error error;
 	CU_ASSERT_FATAL(model_run(&f->snapshot, &options, &result, &error) == 0);
@@ -286,7 +311,7 @@ static void test_pte_chain_exact(void)
 	r = run(f, ids, 1);
 	CU_ASSERT_EQUAL(r->designs[0].pte_chain_bytes, 40);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /*
@@ -319,7 +344,7 @@ static void test_pagetables(void)
 	CU_ASSERT_EQUAL(r->vmpte_above_model_bytes, 32768 - 12288);
 	CU_ASSERT_EQUAL(r->vmpte_bytes, 28672 + 32768);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /* 512 consecutive PFNs from an aligned compound THP head: PMD-mapped.  An
@@ -346,13 +371,13 @@ static void test_thp_windows(void)
 	model_free(r);
 	/* unaligned first PFN: not PMD-mapped */
 	for (uint64_t i = 0; i < 512; i++)
-		a->pagemap[i].entry = P | (0x401 + i);
+		fake_records(a)[i].entry = P | (0x401 + i);
 	f->kpages[0].pfn = 0x401;
 	r = run(f, NULL, 0);
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 1);
 	CU_ASSERT_EQUAL(r->pte_pages, 2);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /*
@@ -396,11 +421,11 @@ static void test_sharing(void)
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].sharable_pages[0], 0.5, 1e-9);
 	model_free(r);
 	/* the swap entry is a different vector from the PFN with the same bits */
-	p[1]->pagemap[0].entry = PAGEMAP_SWAPPED | FILE_PAGE | 100;
+	fake_records(p[1])[0].entry = PAGEMAP_SWAPPED | FILE_PAGE | 100;
 	r = run(f, ids + 2, 1);
 	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 1);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 #define GIB (UINT64_C(1) << 30)
@@ -435,7 +460,7 @@ static void test_hugetlb_pmd(void)
 	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 0);
 	CU_ASSERT_EQUAL(r->sharing[0].eligible_vmas, 0);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /*
@@ -465,7 +490,7 @@ static void test_mshare_union(void)
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].sharable_pages[0], 4.0 * 3 / 9, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[1].sharable_pages[0], 5.0 * 3 / 9, 1e-9);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 static void test_eligibility(void)
@@ -511,6 +536,57 @@ static void test_object_rmap(void)
 	CU_ASSERT_EQUAL(r->designs[1].anon_vma_chain_count, 3);
 	CU_ASSERT_EQUAL(r->designs[1].object_rmap_bytes, 2 * 40 + 2 * 104 + 3 * 64);
 	model_free(r);
+	fake_free(f);
+}
+
+/*
+ * Lazy fork, worked by hand.  One process, five VMAs, one record per page:
+ *   V1 anonymous rw-p with an anon_vma      3 records (PFNs 20-22)
+ *   V2 file text r-xp                        2 records
+ *   V3 hugetlb rw-s (VmFlags ht)             2 records
+ *   V4 PFN map rw-s (VmFlags pf)             1 record: no struct page, no rmap call
+ *   V5 shmem rw-s with uffd-wp (VmFlags uw)  1 record
+ * exit: 3 + 2 + 2 + 1 = 8 page_remove_rmap calls in every design.
+ * fork rmap calls:
+ *   2.4-rmap and 2.6.7 (every VMA copied):             3 + 2 + 2 + 1 = 8
+ *   2.6.14 and 2.6.34 (anon_vma, or ht nl pf mm):      3 + 2 (V3)    = 5
+ *   6.1 (anon_vma, or pf mm uw; hugetlb lazy in 6.0):  3 + 1 (V5)    = 4
+ */
+static void test_lazy_fork(void)
+{
+	struct fake *f = fake_new();
+	struct process *p = fake_process(f, 100, 1, 0);
+	struct vma *v1 = fake_vma(f, p, 0x400000, 0x404000, "rw-p", 0, "");
+	struct vma *v2 = fake_vma(f, p, 0x500000, 0x502000, "r-xp", 5, "/lib/x.so");
+	struct vma *v3 = fake_vma(f, p, 0x600000, 0x800000, "rw-s", 6, "/huge/x");
+	struct vma *v4 = fake_vma(f, p, 0x900000, 0x901000, "rw-s", 7, "/dev/mem");
+	struct vma *v5 = fake_vma(f, p, 0xa00000, 0xa01000, "rw-s", 8, "/dev/shm/x");
+	v1->kb[SMAPS_ANONYMOUS] = 12;
+	v2->vm_flags = FLAG(VMF_RD) | FLAG(VMF_EX);
+	v3->vm_flags |= FLAG(VMF_HT);
+	v4->vm_flags |= FLAG(VMF_PF);
+	v5->vm_flags |= FLAG(VMF_UW);
+	for (uint64_t i = 0; i < 3; i++)
+		fake_record(p, 0x400000 + i * 4096, P | PAGEMAP_EXCLUSIVE | (20 + i));
+	fake_record(p, 0x500000, P | FILE_PAGE | 30);
+	fake_record(p, 0x501000, P | FILE_PAGE | 31);
+	fake_record(p, 0x600000, P | FILE_PAGE | 40);
+	fake_record(p, 0x601000, P | FILE_PAGE | 41);
+	fake_record(p, 0x900000, P | FILE_PAGE | 50);
+	fake_record(p, 0xa00000, P | FILE_PAGE | 60);
+	const uint64_t pfns[] = { 20, 21, 22, 30, 31, 40, 41, 50, 60 };
+	for (size_t i = 0; i < sizeof(pfns) / sizeof(pfns[0]); i++)
+		fake_kpage(f, pfns[i], 1, i < 3 ? FLAG(KPF_ANON) : 0);
+	const char *const ids[] = { "2.4-rmap-i386", "2.6.7-anon_vma-x86_64", "2.6.14-anon_vma-x86_64",
+				    "2.6.34-avc-x86_64", "6.1-x86_64" };
+	const uint64_t fork_calls[] = { 8, 8, 5, 5, 4 };
+	struct model_result *r = run(f, ids, 5);
+	for (size_t d = 0; d < 5; d++) {
+		CU_ASSERT_EQUAL(r->designs[d].exit_rmap_calls, 8);
+		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_calls, fork_calls[d]);
+		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_anon_calls, 3);
+	}
+	model_free(r);
 	free(f);
 }
 
@@ -534,7 +610,7 @@ static void test_pagetable_estimate(void)
 	CU_ASSERT_TRUE(e->point >= e->lower && e->point <= e->upper);
 	CU_ASSERT_FALSE(r->designs[0].pte_chain_exact);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /* ---- profiles from XML ---- */
@@ -568,6 +644,18 @@ static void test_profile_files(void)
 			     "<profiles>&e;</profiles>\n";
 	CU_ASSERT_EQUAL(profiles_load_buffer(&set, "xxe.xml", entity, strlen(entity), &error), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "xxe.xml:2: a DOCTYPE"));
+	/* an unknown VmFlags code in copies-vmflags: refused with file and line */
+	const char *flags =
+		"<?xml version=\"1.0\"?>\n<profiles>\n"
+		"  <rmap-profile id=\"lazy\" family=\"D5\" arch=\"x86_64\" kernels=\"test\">\n"
+		"    <description>x</description>\n"
+		"    <geometry name=\"g\"><level name=\"pte\" shift=\"21\" counted=\"yes\"/></geometry>\n"
+		"    <sizes pointer=\"8\" pte-chain=\"0\" cache-line=\"64\" pte-addr=\"8\" page-field=\"4\"\n"
+		"           anon-vma=\"24\" anon-vma-chain=\"0\" vma-rmap-fields=\"40\"/>\n"
+		"    <fork copies-file-ptes=\"no\" copies-vmflags=\"ht zz\" anon-vma=\"shared\"/>\n"
+		"  </rmap-profile>\n</profiles>\n";
+	CU_ASSERT_EQUAL(profiles_load_buffer(&set, "flags.xml", flags, strlen(flags), &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "flags.xml:8: unknown VmFlags code 'zz'"));
 	CU_ASSERT_EQUAL(set.rmap_count, 1);
 	profiles_free(&set);
 }
@@ -576,7 +664,8 @@ static void test_builtin_ids(void)
 {
 	const char *const ids[] = { "2.4-rmap-i386", "2.4-rmap-x86_64", "2.5-direct-i386", "2.5-array-i386-l1-32",
 				    "2.5-array-i386-l1-128", "2.5-array-x86_64-l1-64", "2.5.62-objrmap-i386-l1-32",
-				    "2.6.7-anon_vma-i386", "2.6.34-avc-x86_64", "6.1-x86_64" };
+				    "2.6.7-anon_vma-i386", "2.6.14-anon_vma-i386", "2.6.14-anon_vma-x86_64",
+				    "2.6.34-avc-x86_64", "6.1-x86_64" };
 	design("2.4-rmap-i386");       /* loads the profiles */
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 		CU_ASSERT_PTR_NOT_NULL(profiles_find_rmap(&profiles, ids[i]));
@@ -597,6 +686,6 @@ void suite_model(void)
 	atexit(free_profiles);
 	ADD_SUITE("model", test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows,
-		  test_sharing, test_hugetlb_pmd, test_mshare_union, test_eligibility, test_object_rmap, test_pagetable_estimate, test_profile_files,
+		  test_sharing, test_hugetlb_pmd, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_pagetable_estimate, test_profile_files,
 		  test_builtin_ids);
 }

@@ -73,20 +73,32 @@ static void check_fixture_snapshot(const struct snapshot *s)
 	CU_ASSERT_EQUAL(s->vma_count, 37);
 	CU_ASSERT(p->has_status && p->status.vm_pte_kb == 48);
 	CU_ASSERT_EQUAL_FATAL(p->pagemap_count, 3);
-	CU_ASSERT_EQUAL(p->pagemap[2].entry, PAGEMAP_SWAPPED | 77);
+	/* the records, in order, through the snapshot's distinct contents */
+	struct pagemap_record records[4];
+	size_t n = 0;
+	for (uint64_t at = 0; n < 4 && process_next_record(s, p, at, UINT64_MAX, &records[n]); n++)
+		at = records[n].vaddr + 1;
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT(records[0].vaddr < records[1].vaddr && records[1].vaddr < records[2].vaddr);
+	CU_ASSERT_EQUAL(records[2].entry, PAGEMAP_SWAPPED | 77);
+	CU_ASSERT_EQUAL(process_chunk_content(p, records[0].vaddr >> PAGEMAP_CHUNK_SHIFT) >= 0, 1);
+	CU_ASSERT_EQUAL(process_chunk_content(p, 0), -1);
 	CU_ASSERT_EQUAL(s->pagemap_bytes, 48);
 	CU_ASSERT_EQUAL(s->info.pagemap, PAGEMAP_PFN);
 	CU_ASSERT_EQUAL_FATAL(s->kpage_count, 2);
 	CU_ASSERT_EQUAL(snapshot_find_kpage(s, 101)->mapcount, 2);
 	CU_ASSERT_PTR_NULL(snapshot_find_kpage(s, 102));
-	CU_ASSERT_PTR_EQUAL(process_find_vma(p, p->pagemap[1].vaddr), &p->vmas[0]);
+	CU_ASSERT_PTR_EQUAL(process_find_vma(p, records[1].vaddr), &p->vmas[0]);
 	CU_ASSERT_PTR_NULL(process_find_vma(p, 0x1000));
 	CU_ASSERT_PTR_EQUAL(process_find_vma(p, p->vmas[0].end - 1), &p->vmas[0]);
 	CU_ASSERT_PTR_EQUAL(process_find_vma(p, p->vmas[0].end), p->vmas[1].start == p->vmas[0].end ? &p->vmas[1] : NULL);
-	CU_ASSERT_EQUAL(process_first_record(p, 0), 0);
-	CU_ASSERT_EQUAL(process_first_record(p, p->pagemap[1].vaddr), 1);
-	CU_ASSERT_EQUAL(process_first_record(p, p->pagemap[1].vaddr + 1), 2);
-	CU_ASSERT_EQUAL(process_first_record(p, UINT64_MAX), 3);
+	struct pagemap_record found;
+	CU_ASSERT_EQUAL(process_next_record(s, p, records[1].vaddr, UINT64_MAX, &found), 1);
+	CU_ASSERT_EQUAL(found.vaddr, records[1].vaddr);
+	CU_ASSERT_EQUAL(process_next_record(s, p, records[1].vaddr + 1, UINT64_MAX, &found), 1);
+	CU_ASSERT_EQUAL(found.vaddr, records[2].vaddr);
+	CU_ASSERT_EQUAL(process_next_record(s, p, records[1].vaddr + 1, records[2].vaddr, &found), 0);
+	CU_ASSERT_EQUAL(process_next_record(s, p, records[2].vaddr + 1, UINT64_MAX, &found), 0);
 	CU_ASSERT_PTR_EQUAL(snapshot_find_process(s, 5969), p);
 	CU_ASSERT_PTR_NULL(snapshot_find_process(s, 2)); /* the kernel thread is not kept */
 	CU_ASSERT_PTR_NULL(snapshot_find_process(s, 5970));
@@ -102,6 +114,27 @@ static void test_directory(void)
 		fprintf(stderr, "%s\n", error.message);
 	CU_ASSERT_EQUAL_FATAL(status, 0);
 	check_fixture_snapshot(s);
+	snapshot_free(s);
+}
+
+/* A process that ended while smemcap read it leaves empty smaps, stat and
+ * cmdline members: the snapshot still reads, with one more empty process. */
+static void test_vanished_process(void)
+{
+	struct snapshot *s;
+	struct input_error error;
+	const char *dir = make_snapshot_dir("vanished");
+	char command[1200];
+	snprintf(command, sizeof(command), "mkdir %s/31 && : > %s/31/smaps && : > %s/31/stat && : > %s/31/cmdline",
+		 dir, dir, dir, dir);
+	run(command);
+	int status = snapshot_read(dir, NULL, &s, &error);
+	if (status)
+		fprintf(stderr, "%s\n", error.message);
+	CU_ASSERT_EQUAL_FATAL(status, 0);
+	CU_ASSERT_EQUAL_FATAL(s->process_count, 1);
+	CU_ASSERT_EQUAL(s->processes[0].pid, 5969);
+	CU_ASSERT_EQUAL(s->kernel_threads, 2);  /* pid 2 and the vanished 31 */
 	snapshot_free(s);
 }
 
@@ -253,6 +286,6 @@ static void test_reference_desktop(void)
 
 void suite_read(void)
 {
-	ADD_SUITE("read", test_directory, test_archives, test_broken_snapshots, test_absurd_member_size,
+	ADD_SUITE("read", test_directory, test_vanished_process, test_archives, test_broken_snapshots, test_absurd_member_size,
 		  test_reference_pg32, test_reference_desktop);
 }
