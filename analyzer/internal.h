@@ -136,6 +136,7 @@ struct tu_job {
 struct source_plan {
 	char *root;                 /* tree root or the database's folder */
 	char *arch;
+	char *release;              /* "2.4.20" from the tree's Makefile; "" when unknown */
 	char *config;               /* description for the summary */
 	struct tu_job *jobs;
 	size_t job_count, job_capacity;

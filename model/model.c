@@ -1,6 +1,6 @@
 /*
  * model/model.c - model_run: page-table pages and pte_chain memory, exact
- * from pagemap and kpages (cost-model.md sections 2, 4, 7 and 8), then the
+ * from pagemap and kpages (docs/cost-model.md sections 2, 4, 7 and 8), then the
  * estimates, object rmap and sharing rules (estimate.c, objrmap.c, sharing.c).
  *
  * Records are read once per distinct chunk content, never once per mapping
@@ -507,8 +507,7 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 	for (size_t d = 0; d < selected; d++)
 		r->designs[r->design_count++] = (struct model_design){
 			.profile = o->designs ? o->designs[d] : &set->rmaps[d], .selected = true };
-	const char *arch = c->snapshot->info.arch[0] ? c->snapshot->info.arch : "x86_64";
-	const struct rmap_profile *current = profiles_current(set, arch);
+	const struct rmap_profile *current = profiles_fit(set, c->snapshot->info.arch, NULL);
 	r->current_design = current ? design_index(r, &capacity, current) : SIZE_MAX;
 	/* every design's baseline is computed too, so its savings always exist */
 	for (size_t d = 0; d < r->design_count; d++)
@@ -517,8 +516,6 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 		r->sharing[k].rule = o->rules ? o->rules[k] : &set->rules[k];
 	c->geometry = o->geometry;
 	if (!c->geometry) {
-		if (!current)
-			current = profiles_current(set, "x86_64");
 		if (!current)
 			return fail(error, "no kernel profile describes this snapshot's architecture");
 		c->geometry = &current->geometry;

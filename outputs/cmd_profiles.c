@@ -35,7 +35,7 @@ static void usage(FILE *out)
 static void list(FILE *out, const struct profile_set *set)
 {
 	char prefix[64];
-	fprintf(out, "rmap designs (cost-model.md section 1); families:\n");
+	fprintf(out, "rmap designs (docs/cost-model.md section 1); families:\n");
 	for (int f = 0; f < RMAP_FAMILY_COUNT; f++) {
 		snprintf(prefix, sizeof(prefix), "  %s ", rmap_families[f].name);
 		report_wrap(out, prefix, rmap_families[f].summary, 5, 100);
@@ -48,7 +48,7 @@ static void list(FILE *out, const struct profile_set *set)
 			p->geometry.name, base == p ? "(is one)" : base->id, p->kernels);
 		report_wrap(out, "      ", p->description, 6, 100);
 	}
-	fprintf(out, "\nsharing rules (cost-model.md section 5):\n");
+	fprintf(out, "\nsharing rules (docs/cost-model.md section 5):\n");
 	fprintf(out, "  %-28s %-10s %-8s %s\n", "id", "partners", "window", "");
 	for (size_t i = 0; i < set->rule_count; i++) {
 		const struct sharing_rule *r = &set->rules[i];

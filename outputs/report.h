@@ -26,6 +26,7 @@ struct report_options {
 	size_t top;                     /* rows in "top" lists (0: 5) */
 	bool all_designs;               /* text: designs of every architecture, not the snapshot's */
 	enum report_group group_by;
+	const struct model_result *versus; /* --versus BEFORE: compare with it (NULL: no comparison) */
 };
 
 /* "text", "json", ... -> format; -1 when unknown. */

@@ -7,7 +7,8 @@
  * The rows are an array of the one report tree (report_tree.c), so CSV
  * carries the figures JSON does: designs[] by default, processes[] with
  * --per-process, the files of every sharing rule with --per-file, groups[]
- * with --group-by.  Nested objects become dotted columns
+ * with --group-by; with --versus, a row per total (key, before, after,
+ * delta).  Nested objects become dotted columns
  * ("pte_chain_estimate.point", "pte_chain_bytes.6.1-x86_64"); the columns
  * are the union over the rows, in the order first seen.
  */
@@ -166,8 +167,47 @@ static int write_files(FILE *out, struct json_object *tree)
 	return status;
 }
 
+/* Rows {key, before, after, delta} for each scalar of totals (dotted keys),
+ * from the tree --versus built (report_versus.c). */
+static void comparison_rows(struct json_object *rows, const char *prefix, struct json_object *after,
+			    struct json_object *before, struct json_object *delta)
+{
+	json_object_object_foreach(after, key, value) {
+		char name[512];
+		struct json_object *then = NULL, *change = NULL;
+		snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", key);
+		json_object_object_get_ex(before, key, &then);
+		json_object_object_get_ex(delta, key, &change);
+		if (json_object_is_type(value, json_type_object)) {
+			comparison_rows(rows, name, value, then, change);
+			continue;
+		}
+		if (json_object_is_type(value, json_type_array))
+			continue;
+		struct json_object *row = json_object_new_object();
+		json_object_object_add(row, "key", json_object_new_string(name));
+		json_object_object_add(row, "before", json_object_get(then));
+		json_object_object_add(row, "after", json_object_get(value));
+		json_object_object_add(row, "delta", json_object_get(change));
+		json_object_array_add(rows, row);
+	}
+}
+
 int report_write_csv(FILE *out, struct json_object *tree, const struct report_options *options)
 {
+	struct json_object *totals = NULL, *before = NULL, *delta = NULL;
+	if (options->group_by == GROUP_NONE && !options->per_process && !options->per_file &&
+	    json_object_object_get_ex(tree, "versus", &before) && json_object_object_get_ex(tree, "delta", &delta) &&
+	    json_object_object_get_ex(tree, "totals", &totals)) {
+		/* --versus: one row per total, before and after side by side */
+		struct json_object *comparison = json_object_new_object(), *rows = json_object_new_array();
+		json_object_object_add(comparison, "snapshot", json_object_get(json_object_object_get(tree, "snapshot")));
+		comparison_rows(rows, "", totals, before, delta);
+		json_object_object_add(comparison, "comparison", rows);
+		int status = write_array(out, comparison, "comparison");
+		json_object_put(comparison);
+		return status;
+	}
 	if (options->group_by != GROUP_NONE)
 		return write_array(out, tree, "groups");
 	if (options->per_process)

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_model.c - the cost model's formulas against values worked
- * out by hand (cost-model.md sections 1, 4, 5, 8), on snapshots built in
+ * out by hand (docs/cost-model.md sections 1, 4, 5, 8), on snapshots built in
  * memory so every record is known.
  */
 #include <stdlib.h>
@@ -676,6 +676,36 @@ static void test_builtin_ids(void)
 	CU_ASSERT_STRING_EQUAL(profiles_current(&profiles, "x86_64")->geometry.name, "x86_64-4level");
 }
 
+/* The one "which design fits" rule: by architecture (others page like
+ * x86_64) and, given a release, by the era's default-from attribute. */
+static void test_profiles_fit(void)
+{
+	static const struct { const char *arch, *release, *id; } cases[] = {
+		{ "i386", "2.4.20", "2.4-rmap-i386" },
+		{ "i386", "2.5.45", "2.5-array-i386-l1-32" },
+		{ "i386", "2.5.28", "2.5-direct-i386" },
+		{ "x86_64", "2.6.9", "2.6.7-anon_vma-x86_64" },
+		{ "x86_64", "2.6.20", "2.6.14-anon_vma-x86_64" },
+		{ "x86_64", "2.6.34", "2.6.34-avc-x86_64" },
+		{ "x86_64", "6.12.5", "6.1-x86_64" },
+		{ "x86_64", "6.1.0", "6.1-x86_64" },
+		{ "x86_64", NULL, "6.1-x86_64" },
+		{ "aarch64", NULL, "6.1-x86_64" },
+		{ "aarch64", "6.12.0", "6.1-x86_64" },
+		{ "", "2.4.20", "2.4-rmap-x86_64" },
+		{ "i386", "1.2.13", "6.1-i386" },   /* before every era: the newest */
+	};
+	design("2.4-rmap-i386");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct rmap_profile *fit = profiles_fit(&profiles, cases[i].arch, cases[i].release);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(fit);
+		if (strcmp(fit->id, cases[i].id))
+			fprintf(stderr, "\nprofiles_fit(%s, %s) = %s, want %s\n", cases[i].arch,
+				cases[i].release ? cases[i].release : "NULL", fit->id, cases[i].id);
+		CU_ASSERT_STRING_EQUAL(fit->id, cases[i].id);
+	}
+}
+
 static void free_profiles(void)
 {
 	profiles_free(&profiles);
@@ -684,7 +714,7 @@ static void free_profiles(void)
 void suite_model(void)
 {
 	atexit(free_profiles);
-	ADD_SUITE("model", test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
+	ADD_SUITE("model", test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows,
 		  test_sharing, test_hugetlb_pmd, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_pagetable_estimate, test_profile_files,
 		  test_builtin_ids);
