@@ -18,9 +18,7 @@
 #include "commands.h"
 #include "inputs/snapshot.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
+static const char usage_text[] =
 		"usage: ptscope info [SNAPSHOT|/proc] [--per-process] [--skip-bad] [--verify]\n"
 		"\n"
 		"Show what a snapshot holds: kernel, page size, processes, VMAs, pagemap, kpages.\n"
@@ -30,8 +28,7 @@ static void usage(FILE *out)
 		"      --per-process  one line per process: pid, comm, VMAs, Rss, Pss, VmPTE (kB)\n"
 		"      --skip-bad     drop a process whose files are broken instead of failing\n"
 		"      --verify       also load every pagemap record and check it lies in a VMA\n"
-		"  -h, --help         this text\n");
-}
+		"  -h, --help         this text\n";
 
 static const char *const pagemap_names[] = {
 	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
@@ -64,6 +61,24 @@ static void print_text(const char *key, const char *value)
 	putchar('\n');
 }
 
+/* With the records loaded (--verify): how many 2 MiB chunks the processes
+ * populate and how many distinct contents the snapshot keeps for them. */
+static void print_chunks(const struct snapshot *s)
+{
+	uint64_t chunks = 0, distinct = 0, records = 0;
+	for (size_t i = 0; i < s->process_count; i++)
+		for (size_t r = 0; r < s->processes[i].run_count; r++)
+			chunks += s->processes[i].runs[r].length;
+	for (size_t c = 0; c < s->content_count; c++)
+		if (s->contents[c].references) {
+			distinct++;
+			records += s->contents[c].count;
+		}
+	if (s->content_count)
+		printf("pagemap chunks: %" PRIu64 " (%" PRIu64 " distinct, %" PRIu64 " records kept)\n",
+		       chunks, distinct, records);
+}
+
 static void print_summary(const struct snapshot *s)
 {
 	const struct snapshot_info *info = &s->info;
@@ -92,6 +107,7 @@ static void print_summary(const struct snapshot *s)
 	printf("kernel threads skipped: %zu\n", s->kernel_threads);
 	printf("VMAs: %zu\n", s->vma_count);
 	printf("pagemap bytes: %" PRIu64 "\n", s->pagemap_bytes);
+	print_chunks(s);
 	printf("kpages: %zu\n", s->kpage_count);
 	print_count("skipped at capture", info->skipped);
 	printf("skipped as bad: %zu\n", s->skipped_bad);
@@ -139,8 +155,8 @@ int cmd_info(int argc, char **argv)
 		case OPT_PER_PROCESS: per_process = true; break;
 		case OPT_SKIP_BAD: options.skip_bad = true; break;
 		case OPT_VERIFY: options.pagemap_sizes_only = false; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 1;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return command_option_error("info", usage_text, "h", long_options, argv);
 		}
 	}
 	if (argc - optind > 1) {

@@ -18,9 +18,8 @@
 #include "model/model.h"
 #include "outputs/report_internal.h"
 
-static void usage(FILE *out)
-{
-	fputs("usage: ptscope profiles [--show ID] [--schema] [--check FILE.xml]...\n"
+static const char usage_text[] =
+	      "usage: ptscope profiles [--show ID] [--schema] [--check FILE.xml]...\n"
 	      "\n"
 	      "  (no option)      list every built-in rmap design and sharing rule\n"
 	      "  --show ID        one profile in full, with NRPTE and C(m) for small m\n"
@@ -29,8 +28,7 @@ static void usage(FILE *out)
 	      "  --builtin NAME   print a built-in profile file (e.g. 30-sharing.xml)\n"
 	      "  --from-source TREE  the sizes libclang gives the rmap structs in a kernel\n"
 	      "                   tree (its mm/rmap.c, configured as for callgraph)\n"
-	      "  --config FILE    with --from-source: the kernel .config to use\n", out);
-}
+	      "  --config FILE    with --from-source: the kernel .config to use\n";
 
 static void list(FILE *out, const struct profile_set *set)
 {
@@ -180,12 +178,12 @@ int cmd_profiles(int argc, char **argv)
 				printf("%s: valid\n", optarg);
 			}
 			break;
-		case 'h': usage(stdout); profiles_free(&set); return 0;
-		default: usage(stderr); status = 1; break;
+		case 'h': fputs(usage_text, stdout); profiles_free(&set); return 0;
+		default: status = command_option_error("profiles", usage_text, "h", long_options, argv); break;
 		}
 	}
 	if (!status && optind < argc) {
-		usage(stderr);
+		fprintf(stderr, "ptscope: profiles: unexpected argument '%s'\n", argv[optind]);
 		status = 1;
 	}
 	if (!status && source)

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,9 +26,8 @@
 
 #define MAX_SELECTED 256
 
-static void usage(FILE *out)
-{
-	fputs("usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
+static const char usage_text[] =
+	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
 	      "                      [--versus BEFORE]\n"
 	      "\n"
@@ -45,8 +45,7 @@ static void usage(FILE *out)
 	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
-	      "                         by command line then comm, files by path\n", out);
-}
+	      "                         by command line then comm, files by path\n";
 
 struct selection {
 	char kind[MAX_SELECTED];        /* 'r' rmap design, 's' sharing rule */
@@ -172,8 +171,8 @@ int cmd_report(int argc, char **argv)
 				status = 1;
 			}
 			break;
-		case 'h': usage(stdout); profiles_free(&set); return 0;
-		default: usage(stderr); status = 1; break;
+		case 'h': fputs(usage_text, stdout); profiles_free(&set); return 0;
+		default: status = command_option_error("report", usage_text, "o:h", long_options, argv); break;
 		}
 	}
 	if (!status && report.format == REPORT_CSV &&
@@ -182,11 +181,13 @@ int cmd_report(int argc, char **argv)
 		status = 1;
 	}
 	if (!status && argc - optind > 1) {
-		usage(stderr);
+		fprintf(stderr, "ptscope: report: one snapshot at a time ('%s' is extra)\n", argv[optind + 1]);
 		status = 1;
 	}
 	struct snapshot *snapshot = NULL, *baseline = NULL;
 	struct input_error input_error;
+	uint64_t available = memory_available_bytes();
+	read.memory_budget_bytes = available == UINT64_MAX ? 0 : available;
 	if (!status && snapshot_read(optind < argc ? argv[optind] : NULL, &read, &snapshot, &input_error)) {
 		fprintf(stderr, "ptscope: %s\n", input_error.message);
 		status = 1;
@@ -203,8 +204,17 @@ int cmd_report(int argc, char **argv)
 		resolve(&set, &chosen, designs, rules, &options);
 		/* designs named on the command line are shown whatever their architecture */
 		report.all_designs |= options.design_count > 0;
-		if (model_run(snapshot, &options, &result, &model_error) ||
-		    (baseline && model_run(baseline, &options, &before, &model_error))) {
+		uint64_t need = model_memory_bytes(snapshot, &options) +
+				(baseline ? model_memory_bytes(baseline, &options) : 0);
+		available = memory_available_bytes();
+		if (need > available) {
+			/* said before the work starts, not found out after minutes */
+			fprintf(stderr, "ptscope: %s: does not fit in memory: the cost model needs up to %" PRIu64
+				" MiB beyond the snapshot, %" PRIu64 " MiB are available\n", snapshot->source,
+				need >> 20, available >> 20);
+			status = 1;
+		} else if (model_run(snapshot, &options, &result, &model_error) ||
+			   (baseline && model_run(baseline, &options, &before, &model_error))) {
 			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, model_error.message);
 			status = 2;
 		} else {
