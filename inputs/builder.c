@@ -39,7 +39,40 @@ struct snapshot_builder {
 	char *slub;                     /* the slub member, applied once slabinfo is read */
 	size_t slub_size;
 	size_t smaps_read;              /* for the progress line */
+	size_t smaps_parsed;            /* for the memory check's message */
+	uint64_t position_bytes, total_bytes; /* of the file, when the container knows */
 };
+
+void builder_set_position(struct snapshot_builder *b, uint64_t done, uint64_t total)
+{
+	b->position_bytes = done;
+	b->total_bytes = total;
+}
+
+/* What the snapshot holds so far: the VMA array and the distinct pagemap
+ * contents as allocated, and the member being read. */
+static uint64_t kept_bytes(const struct snapshot_builder *b, size_t member_bytes)
+{
+	return (uint64_t)b->vmas.capacity * sizeof(struct vma) + pagemap_kept_bytes(b->snapshot) + member_bytes;
+}
+
+/* A snapshot that cannot fit is refused as soon as that is clear, with what
+ * it would need (extrapolated from the share of the file read), not after
+ * minutes of swapping or by the out-of-memory killer. */
+static int check_budget(struct snapshot_builder *b, size_t member_bytes, const struct parse_place *place)
+{
+	uint64_t kept = kept_bytes(b, member_bytes), budget = b->options.memory_budget_bytes;
+	if (!budget || kept <= budget)
+		return 0;
+	char need[96] = "more";
+	if (b->total_bytes && b->position_bytes && b->position_bytes < b->total_bytes)
+		snprintf(need, sizeof(need), "about %" PRIu64 " MiB",
+			 (uint64_t)((double)kept * (double)b->total_bytes / (double)b->position_bytes) >> 20);
+	parse_fail(place, 0, "does not fit in memory: after %zu processes the snapshot keeps %" PRIu64
+		   " MiB (VMAs and distinct pagemap contents), %" PRIu64 " MiB are available; reading it "
+		   "all needs %s", b->smaps_parsed, kept >> 20, budget >> 20, need);
+	return -2;
+}
 
 struct snapshot_builder *builder_create(const char *source, const struct read_options *options)
 {
@@ -141,7 +174,7 @@ static int adopt_pagemap(struct snapshot_builder *b, struct process *p, void *da
 		status = parse_fail(place, 0, "out of memory keeping %zu pagemap records",
 				    size / sizeof(struct pagemap_record));
 	free(data);
-	return status;
+	return status ? status : check_budget(b, size, place);
 }
 
 static int add_process_member(struct snapshot_builder *b, struct process_build *pb,
@@ -159,8 +192,9 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 		if (parse_smaps(data, size, s->arena, &b->vmas, &b->extras, place))
 			return -1;
 		p->vma_count = b->vmas.count - pb->vma_first;
+		b->smaps_parsed++;
 		show_progress(b, false);
-		return 0;
+		return check_budget(b, size, place);
 	case MEMBER_STAT:
 		/* smemcap writes an empty member for a file it could not open:
 		 * the process ended between listing and reading (its smaps is
@@ -335,9 +369,9 @@ int builder_add_member(struct snapshot_builder *b, const char *name, const void 
 	struct process_build *pb = claim_member(b, &m, &place, &status);
 	if (!pb)
 		return status;
-	if (add_process_member(b, pb, (enum process_member)m.kind, data, size, &place))
-		return process_problem(b, pb, error);
-	return 0;
+	status = add_process_member(b, pb, (enum process_member)m.kind, data, size, &place);
+	/* -2: the snapshot does not fit; no process is to blame */
+	return status == -2 ? -1 : status ? process_problem(b, pb, error) : 0;
 }
 
 int builder_adopt_member(struct snapshot_builder *b, const char *name, void *data, size_t size,
@@ -356,9 +390,8 @@ int builder_adopt_member(struct snapshot_builder *b, const char *name, void *dat
 		free(data);
 		return status;
 	}
-	if (adopt_pagemap(b, &pb->process, data, size, &place))
-		return process_problem(b, pb, error);
-	return 0;
+	status = adopt_pagemap(b, &pb->process, data, size, &place);
+	return status == -2 ? -1 : status ? process_problem(b, pb, error) : 0;
 }
 
 int builder_size_member(struct snapshot_builder *b, const char *name, uint64_t size,

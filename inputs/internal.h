@@ -76,6 +76,8 @@ int pagemap_feed_begin(struct snapshot *snapshot, struct process *p);
 int pagemap_feed(struct snapshot *snapshot, struct process *p, const struct pagemap_record *records,
 		 size_t count);
 int pagemap_feed_end(struct snapshot *snapshot, struct process *p);
+/* Bytes the distinct contents and their index hold (capacities). */
+uint64_t pagemap_kept_bytes(const struct snapshot *snapshot);
 /* A dropped process gives its contents back. */
 void pagemap_release_process(struct snapshot *snapshot, struct process *p);
 
@@ -98,6 +100,10 @@ int builder_adopt_member(struct snapshot_builder *builder, const char *name, voi
 /* MEMBER_SIZE_ONLY: the member's size, its bytes never read. */
 int builder_size_member(struct snapshot_builder *builder, const char *name, uint64_t size,
 			struct input_error *error);
+
+/* How far a container has read (bytes of the file), for the memory check's
+ * estimate of the whole; total 0 when unknown. */
+void builder_set_position(struct snapshot_builder *builder, uint64_t done, uint64_t total);
 
 /* Check cross-member rules and hand over the snapshot (builder is freed either way). */
 int builder_finish(struct snapshot_builder *builder, struct snapshot **result,

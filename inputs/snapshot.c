@@ -3,7 +3,10 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -41,6 +44,30 @@ int snapshot_read(const char *path, const struct read_options *options,
 		return -1;
 	}
 	return builder_finish(builder, result, error);
+}
+
+uint64_t memory_available_bytes(void)
+{
+	uint64_t available = UINT64_MAX, kb, pages, page_bytes = (uint64_t)sysconf(_SC_PAGESIZE);
+	char line[256];
+	FILE *meminfo = fopen("/proc/meminfo", "r");
+	while (meminfo && fgets(line, sizeof(line), meminfo))
+		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &kb) == 1)
+			available = kb * 1024;
+	if (meminfo)
+		fclose(meminfo);
+	struct rlimit limit;
+	FILE *statm = fopen("/proc/self/statm", "r");
+	if (statm && fscanf(statm, "%" SCNu64, &pages) == 1 && getrlimit(RLIMIT_AS, &limit) == 0 &&
+	    limit.rlim_cur != RLIM_INFINITY) {
+		uint64_t used = pages * page_bytes, cap = (uint64_t)limit.rlim_cur;
+		uint64_t left = cap > used ? cap - used : 0;
+		if (left < available)
+			available = left;
+	}
+	if (statm)
+		fclose(statm);
+	return available;
 }
 
 void snapshot_free(struct snapshot *s)

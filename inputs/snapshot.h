@@ -202,7 +202,12 @@ struct read_options {
 	bool skip_bad;                  /* drop a broken process instead of failing */
 	bool progress;                  /* progress on stderr */
 	bool pagemap_sizes_only;        /* count pagemap bytes, load no records (info) */
+	uint64_t memory_budget_bytes;   /* refuse, saying what it needs, past this (0: no limit) */
 };
+
+/* Memory this process may still take: the smaller of MemAvailable and what
+ * RLIMIT_AS leaves above its current size (UINT64_MAX when neither says). */
+uint64_t memory_available_bytes(void);
 
 /* Load a snapshot: a directory, tar(.gz/.xz/.zst), smemcap capture, or
  * "/proc" / NULL for the live system.  Returns 0, or -1 with *error filled. */

@@ -199,6 +199,13 @@ struct model_design {
 	uint64_t exit_rmap_calls;       /* page_remove_rmap */
 };
 
+/* What a fork of a process copies: PTEs (present and swap entries of the
+ * VMAs fork copies under the snapshot's own design) and the PTE pages that
+ * hold them (model/fork.c). */
+struct fork_copy {
+	uint64_t pte_pages, ptes;
+};
+
 struct model_file_share {
 	const char *path;               /* arena-owned by the snapshot */
 	uint32_t dev_major, dev_minor;
@@ -216,6 +223,7 @@ struct model_sharing {
 	uint64_t pages_in_cow_vmas;     /* share whose VMA holds private COW pages */
 	uint64_t eligible_vmas;
 	struct model_file_share *files; /* sorted by sharable_pages, descending */
+	struct fork_copy fork_copies;   /* every process forking once, under the rule */
 	size_t file_count;
 };
 
@@ -230,6 +238,8 @@ struct model_process {
 	uint64_t present_ptes, swap_ptes, zero_page_ptes;
 	double *pte_chain_bytes;        /* per design, PSS-style, display only */
 	double *sharable_pages;         /* per sharing rule, split PSS-style among partners */
+	struct fork_copy fork_copy;     /* a fork copies today (no sharing) */
+	struct fork_copy *fork_copies;  /* per sharing rule: shared windows are not copied */
 };
 
 struct model_options {
@@ -302,8 +312,13 @@ struct model_result {
 	struct model_sharing *sharing;
 	size_t sharing_count;
 	struct model_process *process_figures;       /* one per snapshot process */
+	struct fork_copy fork_copy;                  /* every process forking once, no sharing */
 	struct model_counters counters;              /* kernel counters beside the model */
 };
+
+/* An upper bound on the memory model_run takes for a snapshot, beyond the
+ * snapshot itself: it follows distinct contents, VMAs and processes. */
+uint64_t model_memory_bytes(const struct snapshot *snapshot, const struct model_options *options);
 
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
 	      struct model_result **result, struct model_error *error);

@@ -334,6 +334,44 @@ static int by_pagetables(const void *x, const void *y)
 	return a->process->pid - b->process->pid;
 }
 
+/* What a fork copies, in PTE pages (what fork allocates and fills) and PTEs,
+ * today and under each sharing rule (model/fork.c). */
+static void fork_cell(const struct fork_copy *copy, char *cell, size_t size)
+{
+	char pages[32], ptes[32];
+	report_format_count(copy->pte_pages, pages, sizeof(pages));
+	report_format_count(copy->ptes, ptes, sizeof(ptes));
+	snprintf(cell, size, "%s / %s", pages, ptes);
+}
+
+static void write_fork_copies(FILE *out, const struct model_result *r, const struct report_options *o)
+{
+	char cell[80];
+	fork_cell(&r->fork_copy, cell, sizeof(cell));
+	fprintf(out, "What a fork of every process copies (PTE pages / PTEs; a shared window is not copied)\n");
+	fprintf(out, "  %-16s %24s\n", "today", cell);
+	for (size_t k = 0; k < r->sharing_count; k++) {
+		fork_cell(&r->sharing[k].fork_copies, cell, sizeof(cell));
+		fprintf(out, "  %-16s %24s%s\n", r->sharing[k].rule->id, cell,
+			r->sharing[k].rule->partners == PARTNERS_CONTENT ? "  (merged after the fork: copied as today)" : "");
+	}
+	if (o->per_process) {
+		fprintf(out, "  %8s %-16s %10s", "pid", "comm", "today");
+		for (size_t k = 0; k < r->sharing_count; k++)
+			fprintf(out, " %14.14s", r->sharing[k].rule->id);
+		fputs("   (PTE pages)\n", out);
+		for (size_t i = 0; i < r->processes; i++) {
+			const struct model_process *p = &r->process_figures[i];
+			fprintf(out, "  %8d %-16.16s %10llu", p->process->pid, p->process->comm,
+				(unsigned long long)p->fork_copy.pte_pages);
+			for (size_t k = 0; k < r->sharing_count; k++)
+				fprintf(out, " %14llu", (unsigned long long)p->fork_copies[k].pte_pages);
+			fputc('\n', out);
+		}
+	}
+	fputc('\n', out);
+}
+
 static void write_processes(FILE *out, const struct model_result *r, const struct report_options *o)
 {
 	char a[32], b[32], c[32], d[32];
@@ -434,6 +472,7 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 	write_designs(out, r, o);
 	write_work(out, r, o);
 	write_sharing(out, r, o);
+	write_fork_copies(out, r, o);
 	write_processes(out, r, o);
 	return ferror(out) ? -1 : 0;
 }
