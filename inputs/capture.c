@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "version.h"
 
 /* One read of /proc/PID/pagemap covers at most this many pages (2 MiB). */
 #define PAGEMAP_WINDOW_PAGES 512
@@ -244,11 +245,26 @@ static int add_trees(int proc_fd, const struct pid_list *all, const int *roots, 
 	return status;
 }
 
+/* The first --pid or --tree that names no process of the listing, or 0. */
+static int first_missing(const struct pid_list *all, const struct capture_options *options)
+{
+	for (size_t i = 0; i < options->pid_count; i++)
+		if (!pid_list_has(all, options->pids[i]))
+			return options->pids[i];
+	for (size_t i = 0; i < options->tree_count; i++)
+		if (!pid_list_has(all, options->trees[i]))
+			return options->trees[i];
+	return 0;
+}
+
+/* *missing (when given) gets a named process that does not exist, or 0. */
 static int choose_processes(int proc_fd, const struct capture_options *options,
-			    struct pid_list *chosen, struct buffer *scratch)
+			    struct pid_list *chosen, struct buffer *scratch, int *missing)
 {
 	struct pid_list all = { 0 };
 	int status = list_processes(proc_fd, &all);
+	if (status == 0 && missing)
+		*missing = first_missing(&all, options);
 	if (status == 0 && options->pid_count == 0 && options->tree_count == 0) {
 		*chosen = all;
 		return 0;
@@ -535,6 +551,7 @@ struct writer {
 	time_t mtime;
 	const char *path;
 	struct input_error *error;
+	bool output_failed;             /* the failure was writing (status 2), not the input */
 };
 
 static int set_error(struct input_error *error, const char *format, ...)
@@ -561,8 +578,10 @@ static int write_header(struct writer *w, const char *name, mode_t type_and_mode
 	archive_entry_set_mtime(w->entry, w->mtime, 0);
 	archive_entry_set_uid(w->entry, uid);
 	archive_entry_set_gid(w->entry, gid);
-	if (archive_write_header(w->archive, w->entry) != ARCHIVE_OK)
+	if (archive_write_header(w->archive, w->entry) != ARCHIVE_OK) {
+		w->output_failed = true;
 		return set_error(w->error, "%s: %s: %s", w->path, name, archive_error_string(w->archive));
+	}
 	return 0;
 }
 
@@ -572,8 +591,10 @@ static int write_member(struct writer *w, const char *name, const void *data, si
 		return builder_add_member(w->builder, name, data, size, w->error);
 	if (write_header(w, name, AE_IFREG | 0444, size, 0, 0) < 0)
 		return -1;
-	if (size && archive_write_data(w->archive, data, size) != (la_ssize_t)size)
+	if (size && archive_write_data(w->archive, data, size) != (la_ssize_t)size) {
+		w->output_failed = true;
 		return set_error(w->error, "%s: %s: %s", w->path, name, archive_error_string(w->archive));
+	}
 	return 0;
 }
 
@@ -591,6 +612,7 @@ struct capture_state {
 	struct pagemap_reader pagemap;
 	struct pfn_set pfns;
 	long processes, kernel_threads, skipped;
+	long unreadable;                /* of skipped: EACCES/EPERM (without root: other users') */
 	bool has_slabinfo;              /* slabinfo could be read (root) */
 };
 
@@ -624,6 +646,7 @@ static int capture_process(struct capture_state *state, int pid)
 		if (!process_went_away(status))
 			fprintf(stderr, "ptscope: capture: process %d: %s; skipped\n", pid, strerror(status));
 		state->skipped++;
+		state->unreadable += status == EACCES || status == EPERM;
 		return 0;
 	}
 
@@ -740,10 +763,10 @@ static int write_info(struct capture_state *state, enum pagemap_mode mode)
 	int n = snprintf(text, sizeof(text),
 			 "format: ptscope-snapshot 1\npage_size: %llu\narch: %s\nkernel: %s\n"
 			 "hostname: %s\ncaptured_at: %s\npagemap: %s\nprocesses: %ld\nskipped: %ld\n"
-			 "kernel_threads: %ld\n",
+			 "kernel_threads: %ld\nunreadable: %ld\nptscope_version: %s\n",
 			 (unsigned long long)state->pagemap.page_size, uts.machine, uts.release, hostname,
 			 captured_at, pagemap_mode_names[mode], state->processes, state->skipped,
-			 state->kernel_threads);
+			 state->kernel_threads, state->unreadable, PTSCOPE_VERSION);
 	return write_member(&state->writer, "snapshot.info", text, (size_t)n);
 }
 
@@ -853,6 +876,7 @@ struct output {
 	char directory[PATH_MAX];       /* its directory */
 	char temporary[PATH_MAX + 64];  /* named temporary, when O_TMPFILE is missing */
 	int fd;
+	bool to_stdout;                 /* -o -: a stream that cannot be taken back */
 };
 
 /* Named temporary file to remove when a signal ends the capture. */
@@ -906,6 +930,11 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 		return set_error(error, "%s: the name says %s, --compress says %s", requested, named->codec->name,
 				 asked->name);
 	out->codec = asked ? asked : named ? named->codec : DEFAULT_CODEC;
+	if (requested && !strcmp(requested, "-")) {
+		snprintf(out->final, sizeof(out->final), "stdout");
+		out->to_stdout = true;
+		return 0;
+	}
 	snprintf(default_name, sizeof(default_name), "ptscope-%s-%s%s", hostname, date, codec_suffix(out->codec));
 
 	if (!requested || !*requested)
@@ -931,6 +960,14 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 static int open_output(struct output *out, struct input_error *error)
 {
 	out->temporary[0] = '\0';
+	if (out->to_stdout) {
+		/* a tar, compressed or not, is not for a terminal to print */
+		if (isatty(STDOUT_FILENO))
+			return set_error(error, "capture: -o -: stdout is a terminal; redirect it to a file "
+					 "or pipe it (ptscope capture -o - | ptscope report -)");
+		out->fd = STDOUT_FILENO;
+		return 0;
+	}
 	out->fd = open(out->directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (out->fd >= 0)
 		return 0;
@@ -949,6 +986,8 @@ static int open_output(struct output *out, struct input_error *error)
  * name, then rename it over the final one (rename replaces atomically). */
 static int publish_output(struct output *out, struct input_error *error)
 {
+	if (out->to_stdout)
+		return 0;
 	if (fsync(out->fd) < 0)
 		return set_error(error, "%s: %s", out->final, strerror(errno));
 	if (!out->temporary[0]) {
@@ -1011,6 +1050,10 @@ static int open_archive(struct capture_state *state, const struct output *out)
 	    out->codec->add_filter(w->archive) != ARCHIVE_OK)
 		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
 	set_threads(w->archive, out->codec);
+	/* a pipe would get the last block padded with zeros after the
+	 * compressed stream, which zstd and xz readers refuse */
+	if (out->to_stdout)
+		archive_write_set_bytes_in_last_block(w->archive, 1);
 	if (archive_write_open_fd(w->archive, out->fd) != ARCHIVE_OK)
 		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
 	return 0;
@@ -1018,10 +1061,11 @@ static int open_archive(struct capture_state *state, const struct output *out)
 
 static int close_archive(struct capture_state *state)
 {
-	if (archive_write_close(state->writer.archive) != ARCHIVE_OK)
-		return set_error(state->writer.error, "%s: %s", state->writer.path,
-				 archive_error_string(state->writer.archive));
-	return 0;
+	if (archive_write_close(state->writer.archive) == ARCHIVE_OK)
+		return 0;
+	state->writer.output_failed = true;
+	return set_error(state->writer.error, "%s: %s", state->writer.path,
+			 archive_error_string(state->writer.archive));
 }
 
 static int capture_all(struct capture_state *state, const struct pid_list *pids)
@@ -1035,6 +1079,11 @@ static int capture_all(struct capture_state *state, const struct pid_list *pids)
 		show_progress(state, i + 1, pids->count, false);
 	}
 	show_progress(state, pids->count, pids->count, true);
+	/* A snapshot without a process would only be refused when read. */
+	if (state->processes == 0)
+		return set_error(state->writer.error, "%s: no process could be read: skipped %ld (refused, "
+				 "permission denied: %ld), kernel threads %ld", state->writer.path,
+				 state->skipped, state->unreadable, state->kernel_threads);
 	enum pagemap_mode mode = state->options->no_pagemap ? PAGEMAP_NONE
 				 : state->pagemap.saw_pfn ? PAGEMAP_PFN : PAGEMAP_PRESENT_ONLY;
 	if (mode == PAGEMAP_PFN && write_kpages(state) < 0)
@@ -1082,7 +1131,7 @@ int read_live(const char *proc_root, struct snapshot_builder *builder, struct in
 	state.proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (state.proc_fd < 0)
 		set_error(error, "%s: %s", proc_root, strerror(errno));
-	else if (choose_processes(state.proc_fd, &options, &pids, &state.files[0]) < 0)
+	else if (choose_processes(state.proc_fd, &options, &pids, &state.files[0], NULL) < 0)
 		set_error(error, "%s: cannot list processes: %s", proc_root, strerror(errno));
 	else
 		mode = capture_all(&state, &pids);
@@ -1111,8 +1160,14 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	}
 	if (resolve_output(options->output, options->compress, state.writer.mtime, &out, error) < 0)
 		goto done;
-	if (choose_processes(state.proc_fd, &resolved, &pids, &state.files[0]) < 0) {
+	int missing = 0;
+	if (choose_processes(state.proc_fd, &resolved, &pids, &state.files[0], &missing) < 0) {
 		set_error(error, "%s: cannot list processes: %s", proc_root, strerror(errno));
+		goto done;
+	}
+	if (missing) {
+		set_error(error, "capture: no process %d in %s (--pid/--tree): nothing written", missing,
+			  proc_root);
 		goto done;
 	}
 	if (open_output(&out, error) < 0)
@@ -1120,12 +1175,15 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	state.writer.path = out.final;
 	if (open_archive(&state, &out) < 0 || (mode = capture_all(&state, &pids)) < 0 ||
 	    close_archive(&state) < 0 || publish_output(&out, error) < 0) {
+		/* the output failed unless the input said why (no process, /proc refused) */
+		result->output_failed = state.writer.output_failed || mode >= 0;
 		mode = -1;
 		goto done;
 	}
 	snprintf(result->path, sizeof(result->path), "%s", out.final);
 	result->processes = state.processes;
 	result->skipped = state.skipped;
+	result->unreadable = state.unreadable;
 	result->pagemap = (enum pagemap_mode)mode;
 done:
 	if (mode < 0)
@@ -1135,7 +1193,7 @@ done:
 		archive_write_free(state.writer.archive);
 	if (state.writer.entry)
 		archive_entry_free(state.writer.entry);
-	if (out.fd >= 0)
+	if (out.fd >= 0 && !out.to_stdout)
 		close(out.fd);
 	capture_state_release(&state);
 	free(pids.pids);

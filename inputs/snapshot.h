@@ -142,6 +142,8 @@ struct snapshot_info {
 	char arch[32], kernel[128], hostname[128], captured_at[40];
 	enum pagemap_mode pagemap;
 	long processes, skipped;        /* -1 when not stated */
+	long unreadable;                /* of skipped: refused to a non-root capture; -1 not stated */
+	char ptscope_version[32];       /* the ptscope that captured it; "" when not stated */
 };
 
 struct meminfo_entry {
@@ -286,6 +288,8 @@ struct capture_options {
 struct capture_result {
 	char path[4096];                /* where the snapshot was written */
 	long processes, skipped;
+	long unreadable;                /* of skipped: not readable without root */
+	bool output_failed;             /* on failure: writing failed (status 2), not the input */
 	enum pagemap_mode pagemap;
 };
 

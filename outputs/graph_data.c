@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/escape.h"
+#include "version.h"
 #include "outputs/graph.h"
 
 static const char *const role_names[] = {
@@ -168,7 +169,8 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 		json_object_array_add(error_files, file);
 	}
 	json_object_object_add(summary, "error_files", error_files);
-	fprintf(out, "{\n\"summary\":\n");
+	/* schema and version as in the report (docs/callgraph.schema.json) */
+	fprintf(out, "{\n\"schema\": %d,\n\"version\": \"%s\",\n\"summary\":\n", PTSCOPE_REPORT_SCHEMA, PTSCOPE_VERSION);
 	write_json_line(out, summary, ",");
 	fprintf(out, "\"nodes\": [\n");
 	for (size_t i = 0; i < graph->node_count; i++) {

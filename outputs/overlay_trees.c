@@ -258,8 +258,23 @@ void tree_versus_build(const struct callgraph *new, const struct callgraph *old,
 	free(old_to_merged);
 }
 
+/* "linux-source-6.1" of "/root/.cache/ptscope/linux-source-6.1/": the
+ * picture names trees as its title does. */
+static int base_name(const char *path, const char **base)
+{
+	size_t length = strlen(path);
+	while (length > 1 && path[length - 1] == '/')
+		length--;
+	*base = path + length;
+	while (*base > path && (*base)[-1] != '/')
+		(*base)--;
+	return (int)(path + length - *base);
+}
+
 void tree_versus_mark(const struct tree_versus *versus, struct graph_overlay *overlay)
 {
+	const char *base;
+	int length = base_name(versus->old_source ? versus->old_source : "", &base);
 	for (size_t i = 0; i < versus->graph->node_count; i++)
 		overlay->nodes[i].only_in = versus->node_only_in[i];
 	for (size_t i = 0; i < versus->graph->edge_count; i++)
@@ -267,9 +282,9 @@ void tree_versus_mark(const struct tree_versus *versus, struct graph_overlay *ov
 	overlay->has_trees = true;
 	size_t used = strlen(overlay->title);
 	snprintf(overlay->title + used, sizeof(overlay->title) - used,
-		 "%sversus %s%s%s%s: green: only in the new tree (%zu functions, %zu calls); "
+		 "%sversus %.*s%s%s%s: green: only in the new tree (%zu functions, %zu calls); "
 		 "orange, dashed box, dotted arrow: only in the old one (%zu functions, %zu calls)",
-		 used ? "\n" : "", versus->old_source, versus->old_release && versus->old_release[0] ? " (" : "",
+		 used ? "\n" : "", length, base, versus->old_release && versus->old_release[0] ? " (" : "",
 		 versus->old_release ? versus->old_release : "", versus->old_release && versus->old_release[0] ? ")" : "",
 		 versus->only_new_nodes, versus->only_new_edges, versus->only_old_nodes, versus->only_old_edges);
 }

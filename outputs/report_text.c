@@ -362,7 +362,9 @@ static void write_fork_copies(FILE *out, const struct model_result *r, const str
 		fputs("   (PTE pages)\n", out);
 		for (size_t i = 0; i < r->processes; i++) {
 			const struct model_process *p = &r->process_figures[i];
-			fprintf(out, "  %8d %-16.16s %10llu", p->process->pid, p->process->comm,
+			char comm[17];  /* a comm's 16 columns, escaped (base/escape.h) */
+			escape_text(comm, sizeof(comm), p->process->comm);
+			fprintf(out, "  %8d %-16.16s %10llu", p->process->pid, comm,
 				(unsigned long long)p->fork_copy.pte_pages);
 			for (size_t k = 0; k < r->sharing_count; k++)
 				fprintf(out, " %14llu", (unsigned long long)p->fork_copies[k].pte_pages);
@@ -460,6 +462,10 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 	fprintf(out, "\n  kernel %s, %s, %zu processes, pagemap: %s, kpages: %s\n",
 		kernel, arch, r->processes, modes[s->info.pagemap <= PAGEMAP_PFN ? s->info.pagemap : 0],
 		r->has_kpages ? "yes" : "no");
+	if (s->info.skipped > 0)
+		fprintf(out, "  %ld process%s skipped at capture (%ld refused: permission denied%s)\n",
+			s->info.skipped, s->info.skipped == 1 ? "" : "es", s->info.unreadable > 0 ? s->info.unreadable : 0,
+			s->info.unreadable > 0 && s->info.pagemap != PAGEMAP_PFN ? "; capture as root to see them" : "");
 	report_headline(r, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);
