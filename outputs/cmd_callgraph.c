@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
@@ -78,13 +79,8 @@ struct arguments {
 
 static void push(const char ***list, size_t *count, const char *value)
 {
-	const char **grown = realloc(*list, (*count + 1) * sizeof(char *));
-	if (!grown) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
-	grown[(*count)++] = value;
-	*list = grown;
+	*list = xreallocarray(*list, *count + 1, sizeof(char *));
+	(*list)[(*count)++] = value;
 }
 
 static bool positive_number(const char *text, int *value)
