@@ -13,11 +13,11 @@
  * Tar members need their size up front and /proc files have no size, so each
  * file is read whole into a growing buffer that is reused for every process.
  *
- * The archive is written to an unnamed O_TMPFILE in the target directory and
- * linked in (under a temporary name, then renamed) only when complete, so a
- * capture that is killed, even by SIGKILL, leaves nothing behind.  Where the
- * file system lacks O_TMPFILE a named temporary file is used and removed on
- * error and on SIGINT/SIGTERM/SIGHUP.
+ * The archive is written through base/output.h: an unnamed O_TMPFILE in the
+ * target directory linked in only when complete, so a capture that is
+ * killed, even by SIGKILL, leaves nothing behind; where the file system
+ * lacks O_TMPFILE, a named temporary removed on error and on
+ * SIGINT/SIGTERM/SIGHUP.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -37,6 +37,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/hash.h"
+#include "base/output.h"
 #include "internal.h"
 #include "version.h"
 
@@ -46,12 +50,21 @@
 
 /* ---- numbers ---- */
 
-/* The distinct PFNs of every pagemap, for kpages: an open-addressed hash set
- * (linear in the records; PFN 0 is never stored, so 0 marks a free slot),
- * sorted once at the end for the windowed kpage reads. */
+/* The distinct PFNs of every pagemap, for kpages, in time linear in the
+ * records: PFNs of RAM (below twice the machine's page count, which covers
+ * the holes below 4 GiB) in a bitmap that stays in cache (3 MiB for 48 GiB
+ * of RAM), any other (device memory) in an array indexed by a hash table
+ * (base/hash.h).  Read out ascending at the end: the bitmap's PFNs all lie
+ * below the others. */
 struct pfn_set {
-	uint64_t *slots;
-	size_t count, mask;
+	uint64_t *bits;
+	size_t bit_words;
+	uint64_t bit_limit;             /* PFNs below it go in the bitmap */
+	uint64_t *others;               /* the rest, indexed by `table` */
+	size_t other_count, other_capacity;
+	struct hash_table table;
+	size_t count;                   /* distinct PFNs in both */
+	uint64_t *sorted;               /* pfn_set_sort's result */
 };
 
 static int compare_u64(const void *a, const void *b)
@@ -60,54 +73,61 @@ static int compare_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static size_t pfn_slot(uint64_t pfn, size_t mask)
+static uint64_t other_pfn_hash(const void *context, size_t index)
 {
-	pfn *= UINT64_C(0x9e3779b97f4a7c15);
-	return (size_t)(pfn ^ (pfn >> 29)) & mask;
+	return hash_u64(((const struct pfn_set *)context)->others[index]);
 }
 
-static int pfn_set_grow(struct pfn_set *set)
+static void pfn_set_add(struct pfn_set *set, uint64_t pfn)
 {
-	size_t slots = set->mask ? (set->mask + 1) * 2 : 65536;
-	uint64_t *table = calloc(slots, sizeof(*table));
-	if (!table)
-		return -1;
-	for (size_t i = 0; set->slots && i <= set->mask; i++) {
-		if (!set->slots[i])
-			continue;
-		size_t j = pfn_slot(set->slots[i], slots - 1);
-		while (table[j])
-			j = (j + 1) & (slots - 1);
-		table[j] = set->slots[i];
+	if (!set->bit_limit) {
+		long pages = sysconf(_SC_PHYS_PAGES);
+		set->bit_limit = 2 * (uint64_t)(pages > 0 ? pages : 0) + (UINT64_C(1) << 20);
 	}
-	free(set->slots);
-	set->slots = table;
-	set->mask = slots - 1;
-	return 0;
-}
-
-static int pfn_set_add(struct pfn_set *set, uint64_t pfn)
-{
-	if ((set->count + 1) * 2 > set->mask + 1 && pfn_set_grow(set) < 0)
-		return -1;
-	size_t j = pfn_slot(pfn, set->mask);
-	for (; set->slots[j]; j = (j + 1) & set->mask)
-		if (set->slots[j] == pfn)
-			return 0;
-	set->slots[j] = pfn;
+	if (pfn < set->bit_limit) {
+		size_t word = (size_t)(pfn >> 6);
+		if (word >= set->bit_words) {
+			size_t words = set->bit_words;
+			ARRAY_RESERVE(set->bits, words, word + 1);
+			memset(set->bits + set->bit_words, 0, (words - set->bit_words) * sizeof(*set->bits));
+			set->bit_words = words;
+		}
+		uint64_t bit = UINT64_C(1) << (pfn & 63);
+		set->count += !(set->bits[word] & bit);
+		set->bits[word] |= bit;
+		return;
+	}
+	struct hash_probe probe;
+	uint64_t h = hash_u64(pfn);
+	for (size_t i = hash_first(&set->table, h, &probe); i != HASH_NONE; i = hash_next(&set->table, &probe))
+		if (set->others[i] == pfn)
+			return;
+	*ARRAY_PUSH(set->others, set->other_count, set->other_capacity) = pfn;
+	hash_add(&set->table, h, set->other_count - 1, other_pfn_hash, set);
 	set->count++;
-	return 0;
 }
 
-/* The set's PFNs packed ascending at the front of its table. */
+/* Every PFN, ascending, in set->sorted. */
 static void pfn_set_sort(struct pfn_set *set)
 {
-	size_t kept = 0;
-	for (size_t i = 0; set->slots && i <= set->mask; i++)
-		if (set->slots[i])
-			set->slots[kept++] = set->slots[i];
-	if (kept > 1)
-		qsort(set->slots, kept, sizeof(*set->slots), compare_u64);
+	free(set->sorted);
+	set->sorted = xreallocarray(NULL, set->count ? set->count : 1, sizeof(*set->sorted));
+	size_t n = 0;
+	for (size_t word = 0; word < set->bit_words; word++)
+		for (uint64_t bits = set->bits[word]; bits; bits &= bits - 1)
+			set->sorted[n++] = (uint64_t)word << 6 | (uint64_t)__builtin_ctzll(bits);
+	if (set->other_count)
+		memcpy(set->sorted + n, set->others, set->other_count * sizeof(*set->others));
+	if (set->other_count > 1)
+		qsort(set->sorted + n, set->other_count, sizeof(*set->sorted), compare_u64);
+}
+
+static void pfn_set_free(struct pfn_set *set)
+{
+	free(set->bits);
+	free(set->others);
+	hash_free(&set->table);
+	free(set->sorted);
 }
 
 /* ---- choosing the processes ---- */
@@ -322,8 +342,8 @@ static int append_record(struct pagemap_reader *reader, uint64_t vaddr, uint64_t
 	uint64_t pfn = entry & PAGEMAP_PFN_MASK;
 	if ((entry & PAGEMAP_PRESENT) && pfn) {
 		reader->saw_pfn = true;
-		if (reader->pfns && pfn_set_add(reader->pfns, pfn) < 0)
-			return ENOMEM;
+		if (reader->pfns)
+			pfn_set_add(reader->pfns, pfn);
 	}
 	return 0;
 }
@@ -342,6 +362,8 @@ static int read_page_range(struct pagemap_reader *reader, int fd, uint64_t page,
 		if (n < (ssize_t)sizeof(uint64_t))
 			break;          /* past the end of what the kernel reports */
 		size_t got = (size_t)n / sizeof(uint64_t);
+		/* room for the whole window once, not per record */
+		buffer_reserve(&reader->records, got * 2 * sizeof(uint64_t));
 		for (size_t i = 0; i < got; i++) {
 			uint64_t entry = le64toh(entries[i]);
 			if (!(entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
@@ -705,10 +727,10 @@ static int read_kpage_words(int fd, uint64_t first, size_t n, uint64_t *out)
 static int write_kpages(struct capture_state *state)
 {
 	struct pfn_set *set = &state->pfns;
-	pfn_set_sort(set);
-	const uint64_t *pfns = set->slots;
 	if (set->count == 0)
 		return 0;
+	pfn_set_sort(set);
+	const uint64_t *pfns = set->sorted;
 	int count_fd = openat(state->proc_fd, "kpagecount", O_RDONLY | O_CLOEXEC);
 	int flags_fd = openat(state->proc_fd, "kpageflags", O_RDONLY | O_CLOEXEC);
 	if (count_fd < 0 || flags_fd < 0) {
@@ -875,49 +897,17 @@ static int write_slub(struct capture_state *state)
 	return write_member(&state->writer, "slub", text, (size_t)n);
 }
 
-/* ---- the output file: unnamed until complete ---- */
+/* ---- the output file: whole or not at all (base/output.h) ---- */
 
-struct output {
-	char final[PATH_MAX];           /* where the snapshot goes */
+struct capture_target {
+	char final[PATH_MAX];           /* where the snapshot goes ("stdout" for -o -) */
 	const struct codec *codec;
-	char directory[PATH_MAX];       /* its directory */
-	char temporary[PATH_MAX + 64];  /* named temporary, when O_TMPFILE is missing */
+	struct output file;             /* unnamed until complete */
 	int fd;
 	bool to_stdout;                 /* -o -: a stream that cannot be taken back */
 };
 
-/* Named temporary file to remove when a signal ends the capture. */
-static char signal_unlink_path[PATH_MAX + 64];
-static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction saved_actions[3];
-
-static void unlink_and_reraise(int signal_number)
-{
-	if (signal_unlink_path[0])
-		unlink(signal_unlink_path);
-	signal(signal_number, SIG_DFL);
-	raise(signal_number);
-}
-
-static void guard_temporary(const char *path)
-{
-	snprintf(signal_unlink_path, sizeof(signal_unlink_path), "%s", path);
-	struct sigaction action = { .sa_handler = unlink_and_reraise };
-	sigemptyset(&action.sa_mask);
-	for (size_t i = 0; i < 3; i++)
-		sigaction(cleanup_signals[i], &action, &saved_actions[i]);
-}
-
-static void unguard_temporary(void)
-{
-	if (!signal_unlink_path[0])
-		return;
-	for (size_t i = 0; i < 3; i++)
-		sigaction(cleanup_signals[i], &saved_actions[i], NULL);
-	signal_unlink_path[0] = '\0';
-}
-
-static int resolve_output(const char *requested, const char *compress, time_t now, struct output *out,
+static int resolve_output(const char *requested, const char *compress, time_t now, struct capture_target *out,
 			  struct input_error *error)
 {
 	char default_name[512], hostname[256] = "host";
@@ -953,20 +943,11 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 				 ".tar.zst, give --compress, or give a directory", requested);
 	else if (snprintf(out->final, sizeof(out->final), "%s", requested) >= (int)sizeof(out->final))
 		return set_error(error, "%s: path too long", requested);
-
-	const char *slash = strrchr(out->final, '/');
-	if (!slash)
-		snprintf(out->directory, sizeof(out->directory), ".");
-	else if (slash == out->final)
-		snprintf(out->directory, sizeof(out->directory), "/");
-	else
-		snprintf(out->directory, sizeof(out->directory), "%.*s", (int)(slash - out->final), out->final);
 	return 0;
 }
 
-static int open_output(struct output *out, struct input_error *error)
+static int open_output(struct capture_target *out, struct input_error *error)
 {
-	out->temporary[0] = '\0';
 	if (out->to_stdout) {
 		/* a tar, compressed or not, is not for a terminal to print */
 		if (isatty(STDOUT_FILENO))
@@ -975,51 +956,29 @@ static int open_output(struct output *out, struct input_error *error)
 		out->fd = STDOUT_FILENO;
 		return 0;
 	}
-	out->fd = open(out->directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-	if (out->fd >= 0)
-		return 0;
-	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+	struct error opened;
+	if (output_open(&out->file, out->final, &opened) != 0)
 		return set_error(error, "%s: cannot write a snapshot here: %s", out->final, strerror(errno));
-	snprintf(out->temporary, sizeof(out->temporary), "%s/.ptscope-capture.XXXXXX", out->directory);
-	out->fd = mkostemp(out->temporary, O_CLOEXEC);
-	if (out->fd < 0)
-		return set_error(error, "%s: cannot write a snapshot here: %s", out->final, strerror(errno));
-	fchmod(out->fd, 0644 & ~umask(umask(0)));
-	guard_temporary(out->temporary);
+	out->fd = output_fd(&out->file);
 	return 0;
 }
 
-/* Give the finished file its name: link the unnamed file under a temporary
- * name, then rename it over the final one (rename replaces atomically). */
-static int publish_output(struct output *out, struct input_error *error)
+static int publish_output(struct capture_target *out, struct input_error *error)
 {
+	struct error published;
 	if (out->to_stdout)
 		return 0;
-	if (fsync(out->fd) < 0)
-		return set_error(error, "%s: %s", out->final, strerror(errno));
-	if (!out->temporary[0]) {
-		char fd_path[64];
-		snprintf(out->temporary, sizeof(out->temporary), "%s/.ptscope-capture.%d", out->directory,
-			 (int)getpid());
-		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", out->fd);
-		unlink(out->temporary);
-		if (linkat(out->fd, "", AT_FDCWD, out->temporary, AT_EMPTY_PATH) < 0 &&
-		    linkat(AT_FDCWD, fd_path, AT_FDCWD, out->temporary, AT_SYMLINK_FOLLOW) < 0) {
-			out->temporary[0] = '\0';
-			return set_error(error, "%s: cannot name the finished file: %s", out->final, strerror(errno));
-		}
-	}
-	if (rename(out->temporary, out->final) < 0)
-		return set_error(error, "%s: %s", out->final, strerror(errno));
-	out->temporary[0] = '\0';
+	out->fd = -1;  /* closed by publish, either way */
+	if (output_publish(&out->file, &published) != 0)
+		return set_error(error, "%s", published.message);
 	return 0;
 }
 
-static void discard_output(struct output *out)
+static void discard_output(struct capture_target *out)
 {
-	if (out->temporary[0])
-		unlink(out->temporary);
-	out->temporary[0] = '\0';
+	if (!out->to_stdout)
+		output_discard(&out->file);
+	out->fd = -1;
 }
 
 /* ---- the whole capture ---- */
@@ -1045,7 +1004,7 @@ static void set_threads(struct archive *archive, const struct codec *codec)
 	archive_write_set_filter_option(archive, codec->filter, "threads", threads);
 }
 
-static int open_archive(struct capture_state *state, const struct output *out)
+static int open_archive(struct capture_state *state, const struct capture_target *out)
 {
 	struct writer *w = &state->writer;
 	w->archive = archive_write_new();
@@ -1122,7 +1081,7 @@ static void capture_state_release(struct capture_state *state)
 		free(state->files[i].data);
 	free(state->cgroup.data);
 	free(state->pagemap.records.data);
-	free(state->pfns.slots);
+	pfn_set_free(&state->pfns);
 }
 
 /* The live system: the same walk as a capture, members handed to the builder. */
@@ -1156,7 +1115,7 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	resolved.proc_root = proc_root;
 	struct capture_state state;
 	capture_state_init(&state, &resolved, error);
-	struct output out = { .fd = -1 };
+	struct capture_target out = { .fd = -1, .file = { .fd = -1 } };
 	struct pid_list pids = { 0 };
 	int mode = -1;
 
@@ -1178,8 +1137,12 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 			  proc_root);
 		goto done;
 	}
-	if (open_output(&out, error) < 0)
+	if (open_output(&out, error) < 0) {
+		/* a file that cannot be made is an output failure (status 2,
+		 * docs/architecture.md); a terminal for stdout is a usage error */
+		result->output_failed = !out.to_stdout;
 		goto done;
+	}
 	state.writer.path = out.final;
 	if (open_archive(&state, &out) < 0 || (mode = capture_all(&state, &pids)) < 0 ||
 	    close_archive(&state) < 0 || publish_output(&out, error) < 0) {
@@ -1196,13 +1159,10 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 done:
 	if (mode < 0)
 		discard_output(&out);
-	unguard_temporary();
 	if (state.writer.archive)
 		archive_write_free(state.writer.archive);
 	if (state.writer.entry)
 		archive_entry_free(state.writer.entry);
-	if (out.fd >= 0 && !out.to_stdout)
-		close(out.fd);
 	capture_state_release(&state);
 	free(pids.pids);
 	return mode < 0 ? -1 : 0;

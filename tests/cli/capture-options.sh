@@ -86,16 +86,19 @@ if command -v xz >/dev/null; then
 fi
 
 # Usage errors: exit 1, a message, and no file.
-expect_error() {
+# expect_status N ARGS: bad usage is 1, an output that cannot be made 2.
+expect_status() {
+	want=$1; shift
 	"$PTSCOPE" capture "$@" >/dev/null 2>"$tmp/err"
 	rc=$?
-	[ $rc -eq 1 ] || fail "capture $* exited $rc, want 1"
+	[ $rc -eq "$want" ] || fail "capture $* exited $rc, want $want"
 	grep -q '^ptscope: ' "$tmp/err" || fail "capture $*: no 'ptscope:' message"
 }
+expect_error() { expect_status 1 "$@"; }
 expect_error --pid abc
 expect_error --tree 0
 expect_error -o "$tmp/snapshot.zip"
-expect_error -o "$tmp/no/such/dir/s.tar"
+expect_status 2 -o "$tmp/no/such/dir/s.tar"
 expect_error --pid "$a" extra-argument
 expect_error --pid "$a" --compress lz4 -o "$tmp/bad.tar"
 expect_error --pid "$a" --compress gz -o "$tmp/mismatch.tar.zst"
