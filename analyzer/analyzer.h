@@ -115,4 +115,15 @@ int analyzer_struct_sizes(const struct analyzer_options *options, const char *co
 /* The built-in entry names (NULL-terminated), for --help and tests. */
 extern const char *const analyzer_default_entries[];
 
+/* A --path preset: one job's entries, the rmap functions that job calls, and
+ * the side paths (functions or files) left out; lists NULL-terminated. */
+struct analyzer_path {
+	const char *name;            /* fork, fault, exit, munmap, reclaim */
+	const char *job;             /* what the picture shows */
+	const char *const *entries, *const *sinks, *const *excludes;
+	const char *pruned;          /* what the excludes leave out, in words */
+};
+extern const struct analyzer_path analyzer_paths[];   /* ends with name NULL */
+const struct analyzer_path *analyzer_path_named(const char *name);
+
 #endif
