@@ -170,7 +170,9 @@ int output_open(struct output *output, const char *path, struct error *error)
 	int saved = errno;
 	free(output->directory);
 	output->directory = NULL;
-	return error_from_errno(error, path, "cannot write here", saved);
+	error_from_errno(error, path, "cannot write here", saved);
+	errno = saved;
+	return -1;
 }
 
 int output_fd(const struct output *output)

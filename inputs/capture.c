@@ -13,11 +13,11 @@
  * Tar members need their size up front and /proc files have no size, so each
  * file is read whole into a growing buffer that is reused for every process.
  *
- * The archive is written to an unnamed O_TMPFILE in the target directory and
- * linked in (under a temporary name, then renamed) only when complete, so a
- * capture that is killed, even by SIGKILL, leaves nothing behind.  Where the
- * file system lacks O_TMPFILE a named temporary file is used and removed on
- * error and on SIGINT/SIGTERM/SIGHUP.
+ * The archive is written through base/output.h: an unnamed O_TMPFILE in the
+ * target directory linked in only when complete, so a capture that is
+ * killed, even by SIGKILL, leaves nothing behind; where the file system
+ * lacks O_TMPFILE, a named temporary removed on error and on
+ * SIGINT/SIGTERM/SIGHUP.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -40,6 +40,7 @@
 #include "base/alloc.h"
 #include "base/array.h"
 #include "base/hash.h"
+#include "base/output.h"
 #include "internal.h"
 #include "version.h"
 
@@ -630,6 +631,7 @@ struct capture_state {
 	int proc_fd;
 	struct writer writer;
 	struct buffer files[PROCESS_FILE_COUNT];
+	struct buffer cgroup;           /* optional: a kernel without cgroups has none */
 	struct pagemap_reader pagemap;
 	struct pfn_set pfns;
 	long processes, kernel_threads, skipped;
@@ -657,6 +659,9 @@ static int capture_process(struct capture_state *state, int pid)
 		status = file_read_at(state->proc_fd, name, &state->files[i]);
 	}
 	bool kernel_thread = status == 0 && state->files[0].length == 0;
+	/* PID/cgroup is optional (docs/snapshot-format.md): its absence skips nothing */
+	snprintf(name, sizeof(name), "%d/cgroup", pid);
+	bool has_cgroup = status == 0 && !kernel_thread && file_read_at(state->proc_fd, name, &state->cgroup) == 0;
 	state->pagemap.records.length = 0;
 	if (status == 0 && !state->options->no_pagemap && !kernel_thread)
 		status = read_pagemap(&state->pagemap, state->proc_fd, pid, &state->files[0]);
@@ -680,6 +685,9 @@ static int capture_process(struct capture_state *state, int pid)
 		if (write_member(&state->writer, name, state->files[i].data, state->files[i].length) < 0)
 			return -1;
 	}
+	snprintf(name, sizeof(name), "%d/cgroup", pid);
+	if (has_cgroup && write_member(&state->writer, name, state->cgroup.data, state->cgroup.length) < 0)
+		return -1;
 	if (!state->options->no_pagemap && !kernel_thread) {
 		snprintf(name, sizeof(name), "%d/pagemap", pid);
 		if (write_member(&state->writer, name, state->pagemap.records.data,
@@ -889,49 +897,17 @@ static int write_slub(struct capture_state *state)
 	return write_member(&state->writer, "slub", text, (size_t)n);
 }
 
-/* ---- the output file: unnamed until complete ---- */
+/* ---- the output file: whole or not at all (base/output.h) ---- */
 
-struct output {
-	char final[PATH_MAX];           /* where the snapshot goes */
+struct capture_target {
+	char final[PATH_MAX];           /* where the snapshot goes ("stdout" for -o -) */
 	const struct codec *codec;
-	char directory[PATH_MAX];       /* its directory */
-	char temporary[PATH_MAX + 64];  /* named temporary, when O_TMPFILE is missing */
+	struct output file;             /* unnamed until complete */
 	int fd;
 	bool to_stdout;                 /* -o -: a stream that cannot be taken back */
 };
 
-/* Named temporary file to remove when a signal ends the capture. */
-static char signal_unlink_path[PATH_MAX + 64];
-static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction saved_actions[3];
-
-static void unlink_and_reraise(int signal_number)
-{
-	if (signal_unlink_path[0])
-		unlink(signal_unlink_path);
-	signal(signal_number, SIG_DFL);
-	raise(signal_number);
-}
-
-static void guard_temporary(const char *path)
-{
-	snprintf(signal_unlink_path, sizeof(signal_unlink_path), "%s", path);
-	struct sigaction action = { .sa_handler = unlink_and_reraise };
-	sigemptyset(&action.sa_mask);
-	for (size_t i = 0; i < 3; i++)
-		sigaction(cleanup_signals[i], &action, &saved_actions[i]);
-}
-
-static void unguard_temporary(void)
-{
-	if (!signal_unlink_path[0])
-		return;
-	for (size_t i = 0; i < 3; i++)
-		sigaction(cleanup_signals[i], &saved_actions[i], NULL);
-	signal_unlink_path[0] = '\0';
-}
-
-static int resolve_output(const char *requested, const char *compress, time_t now, struct output *out,
+static int resolve_output(const char *requested, const char *compress, time_t now, struct capture_target *out,
 			  struct input_error *error)
 {
 	char default_name[512], hostname[256] = "host";
@@ -967,20 +943,11 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 				 ".tar.zst, give --compress, or give a directory", requested);
 	else if (snprintf(out->final, sizeof(out->final), "%s", requested) >= (int)sizeof(out->final))
 		return set_error(error, "%s: path too long", requested);
-
-	const char *slash = strrchr(out->final, '/');
-	if (!slash)
-		snprintf(out->directory, sizeof(out->directory), ".");
-	else if (slash == out->final)
-		snprintf(out->directory, sizeof(out->directory), "/");
-	else
-		snprintf(out->directory, sizeof(out->directory), "%.*s", (int)(slash - out->final), out->final);
 	return 0;
 }
 
-static int open_output(struct output *out, struct input_error *error)
+static int open_output(struct capture_target *out, struct input_error *error)
 {
-	out->temporary[0] = '\0';
 	if (out->to_stdout) {
 		/* a tar, compressed or not, is not for a terminal to print */
 		if (isatty(STDOUT_FILENO))
@@ -989,51 +956,29 @@ static int open_output(struct output *out, struct input_error *error)
 		out->fd = STDOUT_FILENO;
 		return 0;
 	}
-	out->fd = open(out->directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-	if (out->fd >= 0)
-		return 0;
-	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+	struct error opened;
+	if (output_open(&out->file, out->final, &opened) != 0)
 		return set_error(error, "%s: cannot write a snapshot here: %s", out->final, strerror(errno));
-	snprintf(out->temporary, sizeof(out->temporary), "%s/.ptscope-capture.XXXXXX", out->directory);
-	out->fd = mkostemp(out->temporary, O_CLOEXEC);
-	if (out->fd < 0)
-		return set_error(error, "%s: cannot write a snapshot here: %s", out->final, strerror(errno));
-	fchmod(out->fd, 0644 & ~umask(umask(0)));
-	guard_temporary(out->temporary);
+	out->fd = output_fd(&out->file);
 	return 0;
 }
 
-/* Give the finished file its name: link the unnamed file under a temporary
- * name, then rename it over the final one (rename replaces atomically). */
-static int publish_output(struct output *out, struct input_error *error)
+static int publish_output(struct capture_target *out, struct input_error *error)
 {
+	struct error published;
 	if (out->to_stdout)
 		return 0;
-	if (fsync(out->fd) < 0)
-		return set_error(error, "%s: %s", out->final, strerror(errno));
-	if (!out->temporary[0]) {
-		char fd_path[64];
-		snprintf(out->temporary, sizeof(out->temporary), "%s/.ptscope-capture.%d", out->directory,
-			 (int)getpid());
-		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", out->fd);
-		unlink(out->temporary);
-		if (linkat(out->fd, "", AT_FDCWD, out->temporary, AT_EMPTY_PATH) < 0 &&
-		    linkat(AT_FDCWD, fd_path, AT_FDCWD, out->temporary, AT_SYMLINK_FOLLOW) < 0) {
-			out->temporary[0] = '\0';
-			return set_error(error, "%s: cannot name the finished file: %s", out->final, strerror(errno));
-		}
-	}
-	if (rename(out->temporary, out->final) < 0)
-		return set_error(error, "%s: %s", out->final, strerror(errno));
-	out->temporary[0] = '\0';
+	out->fd = -1;  /* closed by publish, either way */
+	if (output_publish(&out->file, &published) != 0)
+		return set_error(error, "%s", published.message);
 	return 0;
 }
 
-static void discard_output(struct output *out)
+static void discard_output(struct capture_target *out)
 {
-	if (out->temporary[0])
-		unlink(out->temporary);
-	out->temporary[0] = '\0';
+	if (!out->to_stdout)
+		output_discard(&out->file);
+	out->fd = -1;
 }
 
 /* ---- the whole capture ---- */
@@ -1059,7 +1004,7 @@ static void set_threads(struct archive *archive, const struct codec *codec)
 	archive_write_set_filter_option(archive, codec->filter, "threads", threads);
 }
 
-static int open_archive(struct capture_state *state, const struct output *out)
+static int open_archive(struct capture_state *state, const struct capture_target *out)
 {
 	struct writer *w = &state->writer;
 	w->archive = archive_write_new();
@@ -1134,6 +1079,7 @@ static void capture_state_release(struct capture_state *state)
 		close(state->proc_fd);
 	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++)
 		free(state->files[i].data);
+	free(state->cgroup.data);
 	free(state->pagemap.records.data);
 	pfn_set_free(&state->pfns);
 }
@@ -1169,7 +1115,7 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	resolved.proc_root = proc_root;
 	struct capture_state state;
 	capture_state_init(&state, &resolved, error);
-	struct output out = { .fd = -1 };
+	struct capture_target out = { .fd = -1, .file = { .fd = -1 } };
 	struct pid_list pids = { 0 };
 	int mode = -1;
 
@@ -1191,8 +1137,12 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 			  proc_root);
 		goto done;
 	}
-	if (open_output(&out, error) < 0)
+	if (open_output(&out, error) < 0) {
+		/* a file that cannot be made is an output failure (status 2,
+		 * docs/architecture.md); a terminal for stdout is a usage error */
+		result->output_failed = !out.to_stdout;
 		goto done;
+	}
 	state.writer.path = out.final;
 	if (open_archive(&state, &out) < 0 || (mode = capture_all(&state, &pids)) < 0 ||
 	    close_archive(&state) < 0 || publish_output(&out, error) < 0) {
@@ -1209,13 +1159,10 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 done:
 	if (mode < 0)
 		discard_output(&out);
-	unguard_temporary();
 	if (state.writer.archive)
 		archive_write_free(state.writer.archive);
 	if (state.writer.entry)
 		archive_entry_free(state.writer.entry);
-	if (out.fd >= 0 && !out.to_stdout)
-		close(out.fd);
 	capture_state_release(&state);
 	free(pids.pids);
 	return mode < 0 ? -1 : 0;

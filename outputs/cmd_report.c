@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/output.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
@@ -29,7 +30,8 @@
 static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
-	      "                      [--versus BEFORE]\n"
+	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX]\n"
+	      "                      [--group-by user|cgroup|command] [--all-designs]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
 	      "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
@@ -43,6 +45,11 @@ static const char usage_text[] =
 	      "  --format F             text (default), xml, json, csv or html\n"
 	      "  -o FILE                write to FILE (atomically) instead of stdout\n"
 	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n"
+	      "  --sort FIELD           process and group order: pagetables (default), vmpte, rss, pss,\n"
+	      "                         sharable, pte_chain (largest first), pid, command\n"
+	      "  --top N                N processes (text default 5; with it, every format keeps N)\n"
+	      "  --filter REGEX         only processes whose command line matches (POSIX extended)\n"
+	      "  --group-by KEY         sums per user (captured uid), cgroup (PID/cgroup) or command\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
 	      "                         by command line then comm, files by path\n";
@@ -102,36 +109,29 @@ static void resolve(const struct profile_set *set, const struct selection *chose
 	options->rules = options->rule_count ? rules : NULL;
 }
 
-/* Write through a temporary file in the target's directory, then rename. */
+/* The file appears whole or not at all (base/output.h); stdout is checked
+ * by the front door.  A file that cannot be written is an output failure. */
 static int write_output(const char *path, const struct model_result *result, const struct report_options *options)
 {
-	if (!path || !strcmp(path, "-"))
-		return report_write(stdout, result, options) ? 2 : 0;  /* ptscope.c checks stdout */
-	char copy[PATH_MAX], temporary[PATH_MAX + 32];
-	snprintf(copy, sizeof(copy), "%s", path);
-	snprintf(temporary, sizeof(temporary), "%s/.ptscope-report.XXXXXX", dirname(copy));
-	int fd = mkstemp(temporary);
-	if (fd < 0) {
-		fprintf(stderr, "ptscope: %s: %s\n", path, strerror(errno));
-		return 1;
+	struct output output;
+	struct error error;
+	if (output_open(&output, path, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;  /* an output failure, as a write that fails later */
 	}
-	/* mkstemp makes 0600; a report is an ordinary file */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0)
-		fprintf(stderr, "ptscope: %s: %s\n", path, strerror(errno));
-	FILE *out = fdopen(fd, "w");
-	int status = out && !report_write(out, result, options) ? 0 : -1;
-	if (out ? fclose(out) != 0 : (close(fd), 1))
-		status = -1;
-	if (!status && rename(temporary, path) != 0)
-		status = -1;
-	if (status) {
-		fprintf(stderr, "ptscope: %s: %s\n", path, strerror(errno));
-		unlink(temporary);
-		return 1;
+	FILE *out = output_stream(&output);
+	if (!out || report_write(out, result, options) != 0) {
+		int saved = errno;
+		output_discard(&output);
+		if (path && strcmp(path, "-"))
+			fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
+		return STATUS_INTERNAL;
 	}
-	return 0;
+	if (output_publish(&output, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;
+	}
+	return STATUS_OK;
 }
 
 int cmd_report(int argc, char **argv)
@@ -141,6 +141,8 @@ int cmd_report(int argc, char **argv)
 		{ "per-file", no_argument, NULL, 'F' },      { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },  { "skip-bad", no_argument, NULL, 's' },
 		{ "all-designs", no_argument, NULL, 'A' }, { "versus", required_argument, NULL, 'V' },
+		{ "sort", required_argument, NULL, 'S' },    { "top", required_argument, NULL, 'T' },
+		{ "filter", required_argument, NULL, 'R' },  { "group-by", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -163,6 +165,39 @@ int cmd_report(int argc, char **argv)
 		case 'F': report.per_file = true; break;
 		case 'A': report.all_designs = true; break;
 		case 'V': versus = optarg; break;
+		case 'S':
+			report.sort_given = true;
+			if (report_sort_parse(optarg, &report.sort)) {
+				fprintf(stderr, "ptscope: report: unknown --sort field '%s' (%s)\n", optarg, report_sort_names());
+				status = 1;
+			}
+			break;
+		case 'T': {
+			char *end;
+			unsigned long long n = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || n == 0 || n > SIZE_MAX / 2 || optarg[0] == '-') {
+				fprintf(stderr, "ptscope: report: --top wants a positive number, not '%s'\n", optarg);
+				status = 1;
+			}
+			report.top = (size_t)n;
+			report.top_given = true;
+			break;
+		}
+		case 'R': {
+			char reason[256];
+			report.filter = optarg;
+			if (report_filter_check(optarg, reason, sizeof(reason))) {
+				fprintf(stderr, "ptscope: report: --filter '%s': %s\n", optarg, reason);
+				status = 1;
+			}
+			break;
+		}
+		case 'G':
+			if (report_group_parse(optarg, &report.group_by)) {
+				fprintf(stderr, "ptscope: report: unknown --group-by '%s' (user, cgroup, command)\n", optarg);
+				status = 1;
+			}
+			break;
 		case 'o': output = optarg; break;
 		case 's': read.skip_bad = true; break;
 		case 'f':

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/escape.h"
+#include "base/output.h"
 #include "outputs/graph.h"
 
 struct format_row {
@@ -53,6 +54,38 @@ enum graph_format graph_format_from_path(const char *path)
 	if (!dot || strchr(dot, '/'))
 		return GRAPH_FORMAT_NONE;
 	return graph_format_from_name(dot + 1);
+}
+
+/* A4 (8.27 x 11.69 in) and Letter (8.5 x 11 in) less the half-inch margin
+ * Graphviz puts around a PDF on each side; a screen 1920 pixels wide at
+ * 96 dpi (20 in), as tall as it needs.  A layout wider than tall is turned
+ * to landscape on a page. */
+const struct graph_page_size graph_pages[] = {
+	{ "a4", GRAPH_PAGE_A4, "7.27,10.69", "10.69,7.27", "150" },
+	{ "letter", GRAPH_PAGE_LETTER, "7.5,10", "10,7.5", "150" },
+	{ "screen", GRAPH_PAGE_SCREEN, "20,1000", NULL, "96" },
+	{ NULL, GRAPH_PAGE_DEFAULT, NULL, NULL, NULL },
+};
+
+enum graph_page graph_page_from_name(const char *name)
+{
+	for (const struct graph_page_size *p = graph_pages; name && p->name; p++)
+		if (!strcmp(p->name, name))
+			return p->page;
+	return GRAPH_PAGE_DEFAULT;
+}
+
+/* A PDF is printed (A4 unless told), a PNG looked at on a screen; SVG and
+ * DOT keep their natural size unless a page is asked for. */
+static const struct graph_page_size *page_for(enum graph_page page, const char *renderer)
+{
+	if (page == GRAPH_PAGE_DEFAULT)
+		page = !strcmp(renderer, "pdf") ? GRAPH_PAGE_A4 : !strcmp(renderer, "png") ? GRAPH_PAGE_SCREEN
+		       : GRAPH_PAGE_DEFAULT;
+	for (const struct graph_page_size *p = graph_pages; p->name; p++)
+		if (p->page == page)
+			return p;
+	return NULL;
 }
 
 static const struct format_row *row_of(enum graph_format format)
@@ -393,10 +426,23 @@ static Agraph_t *build(const struct callgraph *cg, const struct graph_overlay *o
 	return graph;
 }
 
+/* The laid-out bounding box (points) is wider than tall. */
+static bool wider_than_tall(Agraph_t *graph)
+{
+	boxf bb = GD_bb(graph);
+	return bb.UR.x - bb.LL.x > bb.UR.y - bb.LL.y;
+}
+
 bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay *overlay,
-			 const char *renderer, FILE *out, char *err, size_t err_size)
+			 const char *renderer, enum graph_page page, FILE *out, char *err, size_t err_size)
 {
 	Agraph_t *graph = build(cg, overlay);
+	const struct graph_page_size *fit = page_for(page, renderer);
+	if (fit) {
+		set(graph, "size", fit->size);
+		/* PNG: pixels per inch; PDF: 72, so that Graphviz's inches are points */
+		set(graph, "dpi", !strcmp(renderer, "png") ? fit->dpi : "72");
+	}
 	bool ok;
 	if (!strcmp(renderer, "dot")) {
 		ok = agwrite(graph, out) == 0;
@@ -409,6 +455,12 @@ bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay 
 		if (!context)
 			context = gvContext();
 		ok = context && gvLayout(context, graph, "dot") == 0;
+		if (ok && fit && fit->landscape_size && wider_than_tall(graph)) {
+			gvFreeLayout(context, graph);
+			set(graph, "landscape", "true");
+			set(graph, "size", fit->landscape_size);
+			ok = gvLayout(context, graph, "dot") == 0;
+		}
 		ok = ok && gvRender(context, graph, renderer, out) == 0;
 		if (context)
 			gvFreeLayout(context, graph);
@@ -422,42 +474,37 @@ bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay 
 /* --- writing: to a temporary name, renamed when complete ------------------- */
 
 int graph_write(const struct callgraph *graph, const struct graph_overlay *overlay,
-		enum graph_format format, const char *path, char *err, size_t err_size)
+		enum graph_format format, enum graph_page page, const char *path, char *err, size_t err_size)
 {
 	const struct format_row *row = row_of(format);
 	if (!row) {
 		snprintf(err, err_size, "%s: unknown output format", path ? path : "stdout");
 		return 2;
 	}
-	bool to_stdout = !path || !strcmp(path, "-");
-	char *temporary = NULL;
-	FILE *out = stdout;
-	if (!to_stdout) {
-		if (asprintf(&temporary, "%s.tmp.%ld", path, (long)getpid()) < 0 ||
-		    !(out = fopen(temporary, "wb"))) {
-			snprintf(err, err_size, "%s: cannot write: %s", path, strerror(errno));
-			free(temporary);
-			return 2;
-		}
+	struct output output;
+	struct error error;
+	if (output_open(&output, path, &error) != 0) {
+		snprintf(err, err_size, "%s", error.message);
+		return 2;  /* an output failure (docs/architecture.md) */
 	}
+	FILE *out = output_stream(&output);
 	err[0] = '\0';
-	bool ok = format == GRAPH_FORMAT_JSON ? graph_write_json(graph, overlay, out)
+	bool ok = out && (format == GRAPH_FORMAT_JSON ? graph_write_json(graph, overlay, out)
 		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, overlay, out)
 		: format == GRAPH_FORMAT_TREE ? graph_write_tree(graph, out)
-		: graph_write_picture(graph, overlay, row->renderer, out, err, err_size);
-	if (to_stdout) {
-		ok = fflush(stdout) == 0 && ok;
-	} else {
-		ok = fclose(out) == 0 && ok;
-		if (ok && rename(temporary, path) != 0)
-			ok = false;
-		if (!ok)
-			unlink(temporary);
-		free(temporary);
+		: graph_write_picture(graph, overlay, row->renderer, page, out, err, err_size));
+	if (!ok) {
+		output_discard(&output);
+		if (!err[0])
+			snprintf(err, err_size, "%s: cannot write", path && strcmp(path, "-") ? path : "stdout");
+		return 2;
 	}
-	if (!ok && !err[0])
-		snprintf(err, err_size, "%s: cannot write", to_stdout ? "stdout" : path);
-	return ok ? 0 : 2;
+	/* stdout is flushed and checked by the front door (ptscope.c) */
+	if (output_publish(&output, &error) != 0) {
+		snprintf(err, err_size, "%s", error.message);
+		return 2;
+	}
+	return 0;
 }
 
 /*
