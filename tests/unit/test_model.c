@@ -142,7 +142,7 @@ static void test_fraction_sum(void)
 
 /* ---- a snapshot built by hand ---- */
 
-#define MAX_RECORDS 1100
+#define MAX_RECORDS 1600   /* test_thp_windows: 512 + 512 + 511 records in one process */
 struct fake {
 	struct snapshot snapshot;
 	struct process processes[4];
