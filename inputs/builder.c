@@ -13,9 +13,10 @@
 
 #include "internal.h"
 
-enum process_member { MEMBER_SMAPS, MEMBER_STAT, MEMBER_CMDLINE, MEMBER_STATUS, MEMBER_PAGEMAP, MEMBER_KINDS };
+enum process_member { MEMBER_SMAPS, MEMBER_STAT, MEMBER_CMDLINE, MEMBER_STATUS, MEMBER_PAGEMAP, MEMBER_CGROUP,
+		      MEMBER_KINDS };
 static const char *const process_member_names[MEMBER_KINDS] = {
-	"smaps", "stat", "cmdline", "status", "pagemap",
+	"smaps", "stat", "cmdline", "status", "pagemap", "cgroup",
 };
 
 struct process_build {
@@ -171,8 +172,7 @@ static int adopt_pagemap(struct snapshot_builder *b, struct process *p, void *da
 	if (status == 0 && (pagemap_feed_begin(s, p) ||
 			    pagemap_feed(s, p, data, size / sizeof(struct pagemap_record)) ||
 			    pagemap_feed_end(s, p)))
-		status = parse_fail(place, 0, "out of memory keeping %zu pagemap records",
-				    size / sizeof(struct pagemap_record));
+		status = parse_fail(place, 0, "more than 512 records in one 2 MiB chunk");
 	free(data);
 	return status ? status : check_budget(b, size, place);
 }
@@ -209,6 +209,9 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 	case MEMBER_CMDLINE:
 		p->cmdline = parse_cmdline(data, size, s->arena);
 		return p->cmdline ? 0 : parse_fail(place, 0, "out of memory");
+	case MEMBER_CGROUP:
+		p->cgroup = parse_cgroup(data, size, s->arena);
+		return 0;
 	case MEMBER_STATUS:
 		p->has_status = true;
 		return parse_status(data, size, &p->status, place);
