@@ -172,8 +172,7 @@ static int adopt_pagemap(struct snapshot_builder *b, struct process *p, void *da
 	if (status == 0 && (pagemap_feed_begin(s, p) ||
 			    pagemap_feed(s, p, data, size / sizeof(struct pagemap_record)) ||
 			    pagemap_feed_end(s, p)))
-		status = parse_fail(place, 0, "out of memory keeping %zu pagemap records",
-				    size / sizeof(struct pagemap_record));
+		status = parse_fail(place, 0, "more than 512 records in one 2 MiB chunk");
 	free(data);
 	return status ? status : check_budget(b, size, place);
 }
@@ -479,7 +478,8 @@ static int compare_process_pid(const void *a, const void *b)
 static void assemble(struct snapshot_builder *b, struct snapshot *s)
 {
 	size_t vma_total = 0, kept = 0;
-	qsort(b->processes, b->process_count, sizeof(*b->processes), compare_process_pid);
+	if (b->process_count)     /* qsort's array may not be NULL, even when empty */
+		qsort(b->processes, b->process_count, sizeof(*b->processes), compare_process_pid);
 	for (size_t i = 0; i < b->process_count; i++) {
 		struct process_build *pb = &b->processes[i];
 		if (pb->bad)
