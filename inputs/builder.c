@@ -172,8 +172,7 @@ static int adopt_pagemap(struct snapshot_builder *b, struct process *p, void *da
 	if (status == 0 && (pagemap_feed_begin(s, p) ||
 			    pagemap_feed(s, p, data, size / sizeof(struct pagemap_record)) ||
 			    pagemap_feed_end(s, p)))
-		status = parse_fail(place, 0, "out of memory keeping %zu pagemap records",
-				    size / sizeof(struct pagemap_record));
+		status = parse_fail(place, 0, "more than 512 records in one 2 MiB chunk");
 	free(data);
 	return status ? status : check_budget(b, size, place);
 }
