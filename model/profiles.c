@@ -8,6 +8,7 @@
  * document that carries a DTD at all is refused.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <libxml/xmlschemas.h>
 
 #include "model/model.h"
+#include "base/file.h"
 #include "model/model_internal.h"
 #include "model/builtin_profiles.h"
 
@@ -463,29 +465,11 @@ int profiles_load_buffer(struct profile_set *set, const char *name, const char *
 
 int profiles_load_file(struct profile_set *set, const char *path, struct model_error *error)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return fail(error, "%s: %s", path, strerror(errno));
-	char *text = NULL;
-	size_t length = 0, capacity = 0;
-	for (;;) {
-		if (length + 65536 > capacity) {
-			capacity = capacity ? capacity * 2 : 65536;
-			char *p = realloc(text, capacity);
-			if (!p)
-				out_of_memory();
-			text = p;
-		}
-		size_t n = fread(text + length, 1, capacity - length, f);
-		length += n;
-		if (n == 0)
-			break;
-	}
-	int read_error = ferror(f);
-	fclose(f);
-	int status = read_error ? fail(error, "%s: read error", path)
-				: profiles_load_buffer(set, path, text, length, error);
-	free(text);
+	struct buffer text = { 0 };
+	int read_error = file_read_at(AT_FDCWD, path, &text);  /* base/file.h */
+	int status = read_error ? fail(error, "%s: %s", path, strerror(read_error))
+				: profiles_load_buffer(set, path, text.data ? text.data : "", text.length, error);
+	buffer_free(&text);
 	return status;
 }
 
