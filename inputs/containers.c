@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/decompress.h"
 #include "internal.h"
 
 /* ---- directory ---- */
@@ -215,7 +216,7 @@ int read_archive(const char *path, struct snapshot_builder *builder, struct inpu
 	struct buffer buffer = { 0 };
 	int status = 0, r;
 
-	archive_read_support_filter_all(archive);
+	decompress_enable_builtin(archive);   /* never external programs (base/decompress.h) */
 	archive_read_support_format_tar(archive);
 	if (archive_read_open_filename(archive, path, 1 << 16) != ARCHIVE_OK) {
 		input_error_set(error, path, NULL, 0, "not a snapshot archive: %s", archive_error_string(archive));
