@@ -63,7 +63,7 @@ void builder_abort(struct snapshot_builder *b)
 	if (!b)
 		return;
 	for (size_t i = 0; i < b->process_count; i++)
-		free(b->processes[i].process.pagemap);
+		free(b->processes[i].process.runs);
 	free(b->processes);
 	free(b->pid_slots);
 	free(b->vmas.items);
@@ -123,15 +123,22 @@ static void show_progress(struct snapshot_builder *b, bool last)
 		b->vmas.count, last ? "\n" : "");
 }
 
-/* Pagemap records arrive in malloc'd memory that becomes the process's. */
+/* Pagemap records arrive in malloc'd memory, are checked, then kept once
+ * per distinct chunk content (pagemap_store.c) and freed. */
 static int adopt_pagemap(struct snapshot_builder *b, struct process *p, void *data, size_t size,
 			 const struct parse_place *place)
 {
+	struct snapshot *s = b->snapshot;
+	s->pagemap_bytes += size;
 	p->has_pagemap = true;
-	p->pagemap = data;
-	p->pagemap_count = size / sizeof(struct pagemap_record);
-	b->snapshot->pagemap_bytes += size;
-	return parse_pagemap(data, size, place);
+	int status = parse_pagemap(data, size, place);
+	if (status == 0 && (pagemap_feed_begin(s, p) ||
+			    pagemap_feed(s, p, data, size / sizeof(struct pagemap_record)) ||
+			    pagemap_feed_end(s, p)))
+		status = parse_fail(place, 0, "out of memory keeping %zu pagemap records",
+				    size / sizeof(struct pagemap_record));
+	free(data);
+	return status;
 }
 
 static int add_process_member(struct snapshot_builder *b, struct process_build *pb,
@@ -181,6 +188,8 @@ static int process_problem(struct snapshot_builder *b, struct process_build *pb,
 		return -1;
 	if (!b->first_bad.message[0])
 		b->first_bad = *error;
+	if (!pb->bad)
+		pagemap_release_process(b->snapshot, &pb->process);
 	pb->bad = true;
 	return 0;
 }
@@ -352,23 +361,37 @@ int builder_size_member(struct snapshot_builder *b, const char *name, uint64_t s
 
 /* ---- finishing ---- */
 
-/* Both lists ascend, so one merge-like walk checks every record. */
+/* Every record must lie in a VMA.  Chunks, VMAs and records all ascend, so
+ * one walk checks them: a chunk whose first and last records fall in one
+ * VMA is inside it whole (records are never re-read for it). */
 static int check_pagemap_addresses(struct snapshot_builder *b, const struct process_build *pb,
 				   struct input_error *error)
 {
+	const struct snapshot *s = b->snapshot;
 	const struct process *p = &pb->process;
 	const struct vma *vmas = b->vmas.items + pb->vma_first;
-	size_t v = 0;
-	for (size_t i = 0; i < p->pagemap_count; i++) {
-		uint64_t vaddr = p->pagemap[i].vaddr;
-		while (v < p->vma_count && vmas[v].end <= vaddr)
-			v++;
-		if (v == p->vma_count || vaddr < vmas[v].start) {
-			char member[64];
-			snprintf(member, sizeof(member), "%d/pagemap", p->pid);
-			input_error_set(error, b->snapshot->source, member, 0,
-					"record %zu: address %#" PRIx64 " is outside every VMA", i, vaddr);
-			return -1;
+	size_t v = 0, index = 0;
+	for (size_t r = 0; r < p->run_count; r++) {
+		for (uint64_t i = 0; i < p->runs[r].length; i++) {
+			const struct pagemap_content *c = &s->contents[p->runs[r].content + i];
+			const struct pagemap_record *records = s->content_records + c->first;
+			uint64_t base = (p->runs[r].chunk + i) << PAGEMAP_CHUNK_SHIFT;
+			for (uint32_t k = 0; k < c->count; k++) {
+				uint64_t vaddr = base + records[k].vaddr;
+				while (v < p->vma_count && vmas[v].end <= vaddr)
+					v++;
+				if (v == p->vma_count || vaddr < vmas[v].start) {
+					char member[64];
+					snprintf(member, sizeof(member), "%d/pagemap", p->pid);
+					input_error_set(error, s->source, member, 0,
+							"record %zu: address %#" PRIx64 " is outside every VMA",
+							index + k, vaddr);
+					return -1;
+				}
+				if (base + records[c->count - 1].vaddr < vmas[v].end)
+					break;  /* the rest of the chunk is in this VMA too */
+			}
+			index += c->count;
 		}
 	}
 	return 0;
@@ -428,8 +451,10 @@ static int assemble(struct snapshot_builder *b, struct snapshot *s)
 		struct process_build *pb = &b->processes[i];
 		struct process *p = &pb->process;
 		if (pb->bad || p->vma_count == 0) {
-			free(p->pagemap);
-			p->pagemap = NULL;
+			if (!pb->bad)
+				pagemap_release_process(s, p);
+			free(p->runs);
+			p->runs = NULL;
 			continue;
 		}
 		if (!in_place)
@@ -437,7 +462,7 @@ static int assemble(struct snapshot_builder *b, struct snapshot *s)
 		p->vmas = s->vmas + next_vma;
 		next_vma += p->vma_count;
 		s->processes[kept++] = *p;
-		p->pagemap = NULL; /* now owned by the snapshot */
+		p->runs = NULL; /* now owned by the snapshot */
 	}
 	s->vma_count = vma_total;
 	s->process_count = kept;
@@ -457,8 +482,12 @@ static void infer_pagemap_mode(struct snapshot *s)
 			continue;
 		if (s->info.pagemap == PAGEMAP_NONE)
 			s->info.pagemap = PAGEMAP_PRESENT_ONLY;
-		for (size_t r = 0; r < p->pagemap_count; r++)
-			if ((p->pagemap[r].entry & PAGEMAP_PRESENT) && (p->pagemap[r].entry & PAGEMAP_PFN_MASK)) {
+	}
+	/* contents of dropped processes hold no references */
+	for (size_t c = 0; s->info.pagemap != PAGEMAP_NONE && c < s->content_count; c++) {
+		const struct pagemap_record *records = s->content_records + s->contents[c].first;
+		for (uint32_t r = 0; s->contents[c].references && r < s->contents[c].count; r++)
+			if ((records[r].entry & PAGEMAP_PRESENT) && (records[r].entry & PAGEMAP_PFN_MASK)) {
 				s->info.pagemap = PAGEMAP_PFN;
 				return;
 			}

@@ -71,6 +71,15 @@ int parse_pagemap(const struct pagemap_record *records, size_t size,
 int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
 		 const struct parse_place *place);
 
+/* ---- distinct pagemap contents (pagemap_store.c) ---- */
+/* Feed one process's records, ascending, in as many calls as convenient. */
+int pagemap_feed_begin(struct snapshot *snapshot, struct process *p);
+int pagemap_feed(struct snapshot *snapshot, struct process *p, const struct pagemap_record *records,
+		 size_t count);
+int pagemap_feed_end(struct snapshot *snapshot, struct process *p);
+/* A dropped process gives its contents back. */
+void pagemap_release_process(struct snapshot *snapshot, struct process *p);
+
 /* ---- builder: members in any order -> struct snapshot ---- */
 struct snapshot_builder;
 struct snapshot_builder *builder_create(const char *source, const struct read_options *options);

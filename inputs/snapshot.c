@@ -47,8 +47,7 @@ void snapshot_free(struct snapshot *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->process_count; i++)
-		free(s->processes[i].pagemap);
+	snapshot_release_pagemaps(s);
 	free(s->processes);
 	free(s->vmas);
 	free(s->extras);
@@ -88,11 +87,6 @@ static uint64_t vma_end(const void *element)
 	return ((const struct vma *)element)->end;
 }
 
-static uint64_t record_vaddr(const void *element)
-{
-	return ((const struct pagemap_record *)element)->vaddr;
-}
-
 static uint64_t process_pid(const void *element)
 {
 	return (uint64_t)((const struct process *)element)->pid;
@@ -109,11 +103,6 @@ const struct vma *process_find_vma(const struct process *p, uint64_t vaddr)
 	/* the first VMA ending above vaddr holds it, if it starts at or below */
 	size_t i = lower_bound(p->vmas, p->vma_count, sizeof(*p->vmas), vma_end, vaddr + 1);
 	return i < p->vma_count && p->vmas[i].start <= vaddr ? &p->vmas[i] : NULL;
-}
-
-size_t process_first_record(const struct process *p, uint64_t vaddr)
-{
-	return lower_bound(p->pagemap, p->pagemap_count, sizeof(*p->pagemap), record_vaddr, vaddr);
 }
 
 const struct process *snapshot_find_process(const struct snapshot *s, int pid)

@@ -89,6 +89,30 @@ struct kpage {
 	uint64_t pfn, mapcount, flags;
 };
 
+/*
+ * Pagemap records are kept once per distinct content, not once per mapping
+ * (docs: README "Reading snapshots").  A chunk is the 2 MiB of address space
+ * one x86_64 PTE page maps; the records of one process in one chunk are its
+ * content.  Processes that map the same pages at the same places (a database
+ * and its backends over one segment) hold the same contents, so a snapshot
+ * keeps one copy of each with a count of its holders, and each process keeps
+ * runs of chunks whose contents were numbered consecutively.
+ */
+#define PAGEMAP_CHUNK_SHIFT 21
+#define PAGEMAP_CHUNK_BYTES (UINT64_C(1) << PAGEMAP_CHUNK_SHIFT)
+
+struct pagemap_content {
+	size_t first;                   /* records: snapshot->content_records[first ..] */
+	uint32_t count;                 /* 1 .. 512 (records are page-aligned, ascending) */
+	uint64_t references;            /* (process, chunk) pairs holding it */
+};
+
+struct pagemap_run {
+	uint64_t chunk;                 /* vaddr >> PAGEMAP_CHUNK_SHIFT of the first chunk */
+	uint64_t length;                /* chunks chunk .. chunk + length - 1, all populated */
+	uint32_t content;               /* chunk + i holds content + i */
+};
+
 /* /proc/PID/status values in kB; has_status says whether the member existed. */
 struct process_status {
 	uint64_t vm_pte_kb, vm_rss_kb, rss_anon_kb, rss_file_kb, rss_shmem_kb;
@@ -104,8 +128,9 @@ struct process {
 	struct process_status status;
 	struct vma *vmas;               /* points into snapshot->vmas */
 	size_t vma_count;
-	struct pagemap_record *pagemap; /* ascending vaddr; NULL when absent */
-	size_t pagemap_count;
+	struct pagemap_run *runs;       /* ascending chunks; NULL when absent */
+	size_t run_count;
+	size_t pagemap_count;           /* records, summed over its chunks */
 	bool has_pagemap;
 };
 
@@ -141,6 +166,12 @@ struct snapshot {
 	struct kpage *kpages;           /* ascending pfn; NULL when absent */
 	size_t kpage_count;
 	uint64_t pagemap_bytes;         /* total size of all PID/pagemap members */
+	/* distinct chunk contents; a record's vaddr here is its offset in the chunk */
+	struct pagemap_content *contents;
+	size_t content_count;
+	struct pagemap_record *content_records;
+	size_t content_record_count;
+	struct pagemap_index *pagemap_index; /* private: finds equal contents */
 	struct arena *arena;            /* private: owns every string */
 };
 
@@ -167,8 +198,20 @@ const struct kpage *snapshot_find_kpage(const struct snapshot *snapshot, uint64_
 /* The VMA of process p that contains vaddr, or NULL. */
 const struct vma *process_find_vma(const struct process *p, uint64_t vaddr);
 
-/* Index of p's first pagemap record at or above vaddr (pagemap_count if none). */
-size_t process_first_record(const struct process *p, uint64_t vaddr);
+/* Add a process's records (ascending, page-aligned) to the snapshot's
+ * distinct contents: what the readers do, for snapshots built in memory
+ * (tests).  0, or -1 when out of memory. */
+int snapshot_add_pagemap(struct snapshot *snapshot, struct process *p,
+			 const struct pagemap_record *records, size_t count);
+/* Free the contents, the index and every process's runs. */
+void snapshot_release_pagemaps(struct snapshot *snapshot);
+
+/* The first record of p at or above vaddr and below limit: 1 with *record
+ * filled (its vaddr absolute), else 0.  O(log runs + log 512). */
+int process_next_record(const struct snapshot *snapshot, const struct process *p, uint64_t vaddr,
+			uint64_t limit, struct pagemap_record *record);
+/* The content of p's chunk (vaddr >> PAGEMAP_CHUNK_SHIFT), or -1 if unpopulated. */
+long process_chunk_content(const struct process *p, uint64_t chunk);
 
 /* The process with this pid, or NULL. */
 const struct process *snapshot_find_process(const struct snapshot *snapshot, int pid);

@@ -241,32 +241,40 @@ static void estimate_vma_chains(struct model_design *design, const struct vma_pa
 
 /* Per VMA, how many pages smaps and the records disagree on: resident
  * pages, and pages mapped more than once (pagemap read after smaps). */
+struct vma_counts {
+	double present, shared;
+};
+
+static void visit_drift(struct model_context *c, const struct segment *seg, void *data)
+{
+	struct vma_counts *counts = data;
+	if (!seg->vma)
+		return;
+	counts[seg->vma - c->snapshot->vmas].present += (double)seg->figures->with_pfn;
+	counts[seg->vma - c->snapshot->vmas].shared += (double)seg->figures->shared;
+}
+
 static void measure_drift(struct model_context *c, double *drift)
 {
 	const struct snapshot *s = c->snapshot;
+	struct vma_counts *counts = calloc(s->vma_count + 1, sizeof(*counts));
+	if (!counts)
+		model_out_of_memory();
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
 		if (!p->has_pagemap || !c->result->has_pfns)
 			continue;
-		size_t k = 0;
+		model_walk_segments(c, i, visit_drift, counts);
 		for (size_t v = 0; v < p->vma_count; v++) {
 			const struct vma *vma = &p->vmas[v];
-			double present = 0, shared = 0;
-			for (; k < p->pagemap_count && p->pagemap[k].vaddr < vma->end; k++) {
-				uint64_t entry = p->pagemap[k].entry;
-				const struct pfn_entry *e = (entry & PAGEMAP_PRESENT) && (entry & PAGEMAP_PFN_MASK)
-					? pfn_table_find(&c->pfns, entry & PAGEMAP_PFN_MASK) : NULL;
-				if (!e || pfn_is_zero_page(e))
-					continue;
-				present++;
-				shared += pfn_mapcount(e) >= 2;
-			}
+			size_t g = (size_t)(vma - s->vmas);
 			double rss = (double)vma->kb[SMAPS_RSS] / KB_PER_PAGE;
 			double smaps_shared = (double)(vma->kb[SMAPS_SHARED_CLEAN] + vma->kb[SMAPS_SHARED_DIRTY]) / KB_PER_PAGE;
-			drift[vma - s->vmas] = fabs(rss - present) + fabs(smaps_shared - shared);
-			c->result->smaps_drift_pages += (uint64_t)drift[vma - s->vmas];
+			drift[g] = fabs(rss - counts[g].present) + fabs(smaps_shared - counts[g].shared);
+			c->result->smaps_drift_pages += (uint64_t)drift[g];
 		}
 	}
+	free(counts);
 }
 
 static void estimate_chains(struct model_context *c)

@@ -3,9 +3,9 @@
  * from pagemap and kpages (cost-model.md sections 2, 4, 7 and 8), then the
  * estimates, object rmap and sharing rules (estimate.c, objrmap.c, sharing.c).
  *
- * Everything is one or two passes over the records plus hash lookups: a
- * snapshot can hold millions of records, so nothing here compares records
- * with records.
+ * Records are read once per distinct chunk content, never once per mapping
+ * (model_internal.h): a snapshot of a thousand processes over one segment
+ * costs what one of them costs, plus a few words per process and chunk.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,36 +123,132 @@ static uint64_t record_pfn(const struct pagemap_record *r)
 	return r->entry & PAGEMAP_PFN_MASK;
 }
 
-/* ---- lookups over ascending arrays ---- */
+/* ---- contents and segments ---- */
 
-size_t windows_lower_bound(const struct process_data *data, uint64_t window)
+const struct pagemap_record *content_records(const struct model_context *c, uint32_t content)
 {
-	size_t low = 0, high = data->window_count;
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-		if (data->windows[middle].window < window)
-			low = middle + 1;
-		else
-			high = middle;
-	}
-	return low;
+	return c->snapshot->content_records + c->snapshot->contents[content].first;
 }
 
-/* ---- pass 1: the PFN table ---- */
+const struct pfn_entry *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k)
+{
+	uint32_t index = c->record_pfns[c->snapshot->contents[content].first + k];
+	return index ? &c->pfns.entries[index - 1] : NULL;
+}
+
+/* pte_chain objects (or blocks) a design allocates when a page mapped m
+ * times gains one more mapping. */
+static uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m, bool anon)
+{
+	uint64_t before = rmap_page_cost(profile, m, anon), after = rmap_page_cost(profile, m + 1, anon);
+	const struct rmap_family_rule *rule = &rmap_families[profile->family];
+	uint64_t unit = rule->layout == CHAIN_LIST ? profile->pte_chain_bytes : profile->cache_line_bytes;
+	return after > before && unit ? (after - before) / unit : 0;
+}
+
+/* Everything records [first, first + count) of a content give, every design at once. */
+static void figure_records(const struct model_context *c, uint32_t content, uint32_t first,
+			   uint32_t count, struct record_figures *out)
+{
+	const struct model_result *r = c->result;
+	const struct pagemap_record *records = content_records(c, content);
+	double *chain_bytes = out->chain_bytes;
+	uint64_t *allocations = out->chain_allocations;
+	*out = (struct record_figures){ .chain_bytes = chain_bytes, .chain_allocations = allocations };
+	memset(chain_bytes, 0, r->design_count * sizeof(*chain_bytes));
+	memset(allocations, 0, r->design_count * sizeof(*allocations));
+	for (uint32_t k = first; k < first + count; k++) {
+		const struct pagemap_record *rec = &records[k];
+		const struct pfn_entry *e = content_record_pfn(c, content, k);
+		bool zero = e && pfn_is_zero_page(e);
+		if (!record_present(rec)) {
+			out->swap++;
+			continue;
+		}
+		if (!(rec->entry & PAGEMAP_FILE_OR_SHARED))
+			out->exclusive_anon |= (rec->entry & PAGEMAP_EXCLUSIVE) != 0;
+		if (zero) {
+			out->zero_page++;
+			continue;
+		}
+		out->present++;
+		bool anon = record_is_anonymous(rec->entry, e);
+		uint64_t m = e ? pfn_mapcount(e) : 1;
+		out->mapped++;
+		out->mapped_anon += anon;
+		if (!(rec->entry & PAGEMAP_FILE_OR_SHARED))
+			out->shared_anon |= e && !(rec->entry & PAGEMAP_EXCLUSIVE);
+		for (size_t d = 0; d < r->design_count; d++)
+			allocations[d] += chain_allocations(r->designs[d].profile, m, anon);
+		if (!e)
+			continue;
+		out->with_pfn++;
+		out->shared += m >= 2;
+		for (size_t d = 0; d < r->design_count; d++)
+			chain_bytes[d] += (double)rmap_page_cost(r->designs[d].profile, m, anon) / (double)m;
+	}
+}
+
+/* A chunk's records that fall in one VMA: the whole content (figures worked
+ * out once per content) or, where a VMA boundary cuts the chunk, a part. */
+void model_walk_segments(struct model_context *c, size_t index, segment_visit visit, void *data)
+{
+	const struct snapshot *s = c->snapshot;
+	const struct process *p = &s->processes[index];
+	size_t v = 0;
+	for (size_t r = 0; r < p->run_count; r++) {
+		for (uint64_t i = 0; i < p->runs[r].length; i++) {
+			uint32_t content = p->runs[r].content + (uint32_t)i;
+			const struct pagemap_content *pc = &s->contents[content];
+			const struct pagemap_record *records = content_records(c, content);
+			struct segment seg = { .process = index, .content = content,
+					       .base = (p->runs[r].chunk + i) << PAGEMAP_CHUNK_SHIFT };
+			for (uint32_t k = 0; k < pc->count;) {
+				uint64_t vaddr = seg.base + records[k].vaddr;
+				while (v < p->vma_count && p->vmas[v].end <= vaddr)
+					v++;
+				const struct vma *vma = v < p->vma_count && p->vmas[v].start <= vaddr ? &p->vmas[v] : NULL;
+				/* records up to the next VMA's start (or this one's end) belong here */
+				uint64_t limit = vma ? vma->end : v < p->vma_count ? p->vmas[v].start : UINT64_MAX;
+				uint32_t end = k + 1;
+				while (end < pc->count && seg.base + records[end].vaddr < limit)
+					end++;
+				seg.vma = vma;
+				seg.first = k;
+				seg.count = end - k;
+				seg.whole = k == 0 && end == pc->count;
+				if (seg.whole) {
+					seg.figures = &c->content_figures[content];
+				} else {
+					figure_records(c, content, k, end - k, &c->scratch);
+					seg.figures = &c->scratch;
+				}
+				visit(c, &seg, data);
+				k = end;
+			}
+		}
+	}
+}
+
+/* ---- pass 1: the PFN table, once per distinct content ---- */
 
 static void count_pfns(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
-	for (size_t i = 0; i < s->process_count; i++) {
-		const struct process *p = &s->processes[i];
-		for (size_t r = 0; r < p->pagemap_count; r++) {
-			const struct pagemap_record *rec = &p->pagemap[r];
-			if (!record_present(rec) || record_pfn(rec) == 0)
+	c->record_pfns = calloc(s->content_record_count + 1, sizeof(*c->record_pfns));
+	if (!c->record_pfns)
+		model_out_of_memory();
+	for (size_t id = 0; id < s->content_count; id++) {
+		const struct pagemap_content *pc = &s->contents[id];
+		const struct pagemap_record *records = s->content_records + pc->first;
+		for (uint32_t k = 0; pc->references && k < pc->count; k++) {
+			if (!record_present(&records[k]) || record_pfn(&records[k]) == 0)
 				continue;
-			struct pfn_entry *e = pfn_table_add(&c->pfns, record_pfn(rec));
-			e->records++;
-			if (!(rec->entry & PAGEMAP_FILE_OR_SHARED))
-				e->anon_records++;
+			struct pfn_entry *e = pfn_table_add(&c->pfns, record_pfn(&records[k]));
+			e->records += pc->references;
+			if (!(records[k].entry & PAGEMAP_FILE_OR_SHARED))
+				e->anon_records += pc->references;
+			c->record_pfns[pc->first + k] = (uint32_t)(e - c->pfns.entries) + 1;
 		}
 	}
 	for (size_t i = 0; i < c->pfns.count; i++)
@@ -160,80 +256,142 @@ static void count_pfns(struct model_context *c)
 	c->result->distinct_pfns = c->pfns.count;
 }
 
-/* ---- pass 2: windows and page-table pages per process ---- */
+/* Per content, every figure of its records; two arrays hold the per-design parts. */
+static void figure_contents(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	size_t designs = c->result->design_count + 1, contents = s->content_count + 1;
+	c->content_figures = calloc(contents, sizeof(*c->content_figures));
+	c->content_pmd = calloc(contents, sizeof(*c->content_pmd));
+	double *bytes = calloc(contents * designs + designs, sizeof(*bytes));
+	uint64_t *allocations = calloc(contents * designs + designs, sizeof(*allocations));
+	if (!c->content_figures || !c->content_pmd || !bytes || !allocations)
+		model_out_of_memory();
+	for (size_t id = 0; id < contents; id++) {
+		c->content_figures[id].chain_bytes = bytes + id * designs;
+		c->content_figures[id].chain_allocations = allocations + id * designs;
+		if (id < s->content_count && s->contents[id].references)
+			figure_records(c, (uint32_t)id, 0, s->contents[id].count, &c->content_figures[id]);
+	}
+	/* the last slot is the scratch of cut chunks */
+	c->scratch = c->content_figures[s->content_count];
+}
+
+static void free_contents(struct model_context *c)
+{
+	if (c->content_figures) {
+		free(c->content_figures[0].chain_bytes);
+		free(c->content_figures[0].chain_allocations);
+	}
+	free(c->content_figures);
+	free(c->content_pmd);
+	free(c->record_pfns);
+}
+
+/* ---- PTE windows mapped by PMD leaves ---- */
 
 /* A window is PMD-mapped when its 2^(shift-12) records are present and map
  * consecutive PFNs from an aligned compound head that is a THP or hugetlb
- * page (section 8). */
-static void classify_window(const struct model_context *c, const struct process *p,
-			    struct process_window *w)
+ * page (section 8).  The records may span several chunks (PTE pages of
+ * 4 MiB): they are checked in order, as one list. */
+struct pmd_check {
+	uint64_t slots, seen, first_pfn;
+	bool broken;
+};
+
+static void pmd_check_records(const struct model_context *c, uint32_t content, struct pmd_check *check)
 {
-	size_t slots = (size_t)1 << (c->pte_shift - 12);
-	w->pmd_mapped = w->anon_pmd = false;
-	if (w->count != slots || !c->snapshot->kpages)
-		return;
-	const struct pagemap_record *first = &p->pagemap[w->first];
-	uint64_t pfn = record_pfn(first);
-	if (pfn == 0 || pfn % slots)
-		return;
-	for (size_t i = 0; i < slots; i++)
-		if (!record_present(&first[i]) || record_pfn(&first[i]) != pfn + i)
-			return;
-	const struct kpage *head = snapshot_find_kpage(c->snapshot, pfn);
+	const struct pagemap_record *records = content_records(c, content);
+	uint32_t count = c->snapshot->contents[content].count;
+	for (uint32_t k = 0; k < count && !check->broken; k++) {
+		uint64_t pfn = record_pfn(&records[k]);
+		if (check->seen == 0)
+			check->first_pfn = pfn;
+		if (!record_present(&records[k]) || pfn != check->first_pfn + check->seen)
+			check->broken = true;
+		check->seen++;
+	}
+}
+
+static enum pmd_kind pmd_check_result(const struct model_context *c, const struct pmd_check *check)
+{
+	if (check->broken || check->seen != check->slots || check->first_pfn == 0 ||
+	    check->first_pfn % check->slots || !c->snapshot->kpages)
+		return PMD_NONE;
+	const struct kpage *head = snapshot_find_kpage(c->snapshot, check->first_pfn);
 	if (!head || !(head->flags >> KPF_COMPOUND_HEAD & 1) ||
 	    !((head->flags >> KPF_THP & 1) || (head->flags >> KPF_HUGE & 1)))
-		return;
-	w->pmd_mapped = true;
-	w->anon_pmd = head->flags >> KPF_ANON & 1;
+		return PMD_NONE;
+	return head->flags >> KPF_ANON & 1 ? PMD_ANON : PMD_FILE;
 }
 
-static void build_windows(struct model_context *c, size_t index)
+static enum pmd_kind content_pmd_kind(struct model_context *c, uint32_t content)
 {
-	const struct process *p = &c->snapshot->processes[index];
-	struct process_data *d = &c->data[index];
-	size_t capacity = 0;
-	for (size_t r = 0; r < p->pagemap_count; r++) {
-		uint64_t window = p->pagemap[r].vaddr >> c->pte_shift;
-		if (d->window_count && d->windows[d->window_count - 1].window == window) {
-			d->windows[d->window_count - 1].count++;
-			continue;
-		}
-		d->windows = model_grow(d->windows, &capacity, d->window_count + 1, sizeof(*d->windows));
-		d->windows[d->window_count++] = (struct process_window){ .window = window, .first = r, .count = 1 };
+	if (c->content_pmd[content] == PMD_UNKNOWN) {
+		struct pmd_check check = { .slots = (uint64_t)1 << (c->pte_shift - 12) };
+		if (c->snapshot->contents[content].count == check.slots && c->snapshot->kpages)
+			pmd_check_records(c, content, &check);
+		c->content_pmd[content] = (uint8_t)pmd_check_result(c, &check);
 	}
-	for (size_t w = 0; w < d->window_count; w++)
-		classify_window(c, p, &d->windows[w]);
+	return (enum pmd_kind)c->content_pmd[content];
 }
 
-/* Distinct windows of 1 << shift bytes holding records. */
-static uint64_t distinct_windows(const struct process *p, unsigned shift)
+enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window)
 {
-	uint64_t n = 0, last = 0;
-	for (size_t r = 0; r < p->pagemap_count; r++) {
-		uint64_t w = p->pagemap[r].vaddr >> shift;
-		if (n == 0 || w != last)
-			n++;
-		last = w;
+	unsigned k = c->chunks_per_window_shift;
+	if (k == 0) {
+		long content = process_chunk_content(p, window);
+		return content < 0 ? PMD_NONE : content_pmd_kind(c, (uint32_t)content);
 	}
-	return n;
+	struct pmd_check check = { .slots = (uint64_t)1 << (c->pte_shift - 12) };
+	uint64_t total = 0;
+	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
+		long content = process_chunk_content(p, chunk);
+		total += content < 0 ? 0 : c->snapshot->contents[content].count;
+	}
+	if (total != check.slots || !c->snapshot->kpages)
+		return PMD_NONE;
+	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
+		long content = process_chunk_content(p, chunk);
+		if (content >= 0)
+			pmd_check_records(c, (uint32_t)content, &check);
+	}
+	return pmd_check_result(c, &check);
 }
 
+/* ---- pass 2: page-table pages per process ---- */
+
+/* Populated windows at every counted level from the chunks (each chunk
+ * holds records), and which PTE windows PMD leaves map. */
 static void count_page_tables(struct model_context *c, size_t index)
 {
 	const struct process *p = &c->snapshot->processes[index];
-	const struct process_data *d = &c->data[index];
 	struct model_process *mp = &c->result->process_figures[index];
-	mp->pte_pages = d->window_count;
-	for (size_t w = 0; w < d->window_count; w++) {
-		if (!d->windows[w].pmd_mapped)
-			continue;
-		mp->pmd_mapped_windows++;
-		if (!d->windows[w].anon_pmd)
-			mp->pte_pages--;
+	const struct geometry *g = c->geometry;
+	uint64_t last[MODEL_MAX_LEVELS] = { 0 };
+	bool any = false;
+	for (size_t r = 0; r < p->run_count; r++) {
+		for (uint64_t i = 0; i < p->runs[r].length; i++) {
+			uint64_t chunk = p->runs[r].chunk + i;
+			for (unsigned l = 0; l < g->level_count; l++) {
+				unsigned shift = g->levels[l].shift - PAGEMAP_CHUNK_SHIFT;
+				uint64_t w = chunk >> shift;
+				if (any && w == last[l])
+					continue;
+				last[l] = w;
+				if (l > 0) {
+					mp->upper_pages += g->levels[l].counted;
+					continue;
+				}
+				enum pmd_kind kind = c->chunks_per_window_shift == 0
+					? content_pmd_kind(c, p->runs[r].content + (uint32_t)i)
+					: window_pmd_kind(c, p, w);
+				mp->pte_pages += kind != PMD_FILE;
+				mp->pmd_mapped_windows += kind == PMD_FILE || kind == PMD_ANON;
+			}
+			any = true;
+		}
 	}
-	for (unsigned l = 1; l < c->geometry->level_count; l++)
-		if (c->geometry->levels[l].counted)
-			mp->upper_pages += distinct_windows(p, c->geometry->levels[l].shift);
 	mp->pagetable_bytes = MODEL_PAGE_BYTES * (mp->pte_pages + mp->upper_pages);
 }
 
@@ -258,67 +416,47 @@ static void charge_pte_chains(struct model_context *c, struct fraction_sum *sums
 			fraction_sum_add(&sums[d], numerator, m);
 		}
 	}
-	/* per process, for display: the same charges as doubles */
-	for (size_t i = 0; i < c->snapshot->process_count; i++) {
-		const struct process *p = &c->snapshot->processes[i];
-		struct model_process *mp = &r->process_figures[i];
-		for (size_t k = 0; k < p->pagemap_count; k++) {
-			const struct pagemap_record *rec = &p->pagemap[k];
-			if (!record_present(rec) || record_pfn(rec) == 0)
-				continue;
-			const struct pfn_entry *e = pfn_table_find(&c->pfns, record_pfn(rec));
-			if (!e || pfn_is_zero_page(e))
-				continue;
-			uint64_t m = pfn_mapcount(e);
-			bool anon = record_is_anonymous(rec->entry, e);
-			for (size_t d = 0; d < r->design_count; d++)
-				mp->pte_chain_bytes[d] += (double)rmap_page_cost(r->designs[d].profile, m, anon) / (double)m;
-		}
-	}
+}
+
+/* ---- per process: PTEs by kind, pte_chain charges (display) ---- */
+
+static void visit_process_figures(struct model_context *c, const struct segment *seg, void *data)
+{
+	(void)data;
+	struct model_result *r = c->result;
+	struct model_process *mp = &r->process_figures[seg->process];
+	const struct record_figures *f = seg->figures;
+	mp->present_ptes += f->present;
+	mp->swap_ptes += f->swap;
+	mp->zero_page_ptes += f->zero_page;
+	if (r->has_pfns)
+		for (size_t d = 0; d < r->design_count; d++)
+			mp->pte_chain_bytes[d] += f->chain_bytes[d];
 }
 
 /* ---- rmap work per event (section 7) ---- */
 
-/* pte_chain objects (or blocks) a design allocates when a page mapped m
- * times gains one more mapping. */
-static uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m, bool anon)
+static void visit_work(struct model_context *c, const struct segment *seg, void *data)
 {
-	uint64_t before = rmap_page_cost(profile, m, anon), after = rmap_page_cost(profile, m + 1, anon);
-	const struct rmap_family_rule *rule = &rmap_families[profile->family];
-	uint64_t unit = rule->layout == CHAIN_LIST ? profile->pte_chain_bytes : profile->cache_line_bytes;
-	return after > before && unit ? (after - before) / unit : 0;
+	(void)data;
+	struct model_result *r = c->result;
+	const struct record_figures *f = seg->figures;
+	bool has_anon_vma = seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas];
+	for (size_t d = 0; d < r->design_count; d++) {
+		struct model_design *design = &r->designs[d];
+		design->exit_rmap_calls += f->mapped;
+		if (!design->profile->fork_copies_file_ptes && !has_anon_vma)
+			continue;
+		design->fork_rmap_calls += f->mapped;
+		design->fork_rmap_anon_calls += f->mapped_anon;
+		design->fork_chain_allocations += f->chain_allocations[d];
+	}
 }
 
 static void count_work(struct model_context *c)
 {
-	struct model_result *r = c->result;
-	const struct snapshot *s = c->snapshot;
-	for (size_t i = 0; i < s->process_count; i++) {
-		const struct process *p = &s->processes[i];
-		size_t v = 0;
-		for (size_t k = 0; k < p->pagemap_count; k++) {
-			const struct pagemap_record *rec = &p->pagemap[k];
-			if (!record_present(rec))
-				continue;
-			const struct pfn_entry *e = record_pfn(rec) ? pfn_table_find(&c->pfns, record_pfn(rec)) : NULL;
-			if (e && pfn_is_zero_page(e))
-				continue;
-			while (v < p->vma_count && p->vmas[v].end <= rec->vaddr)
-				v++;
-			bool has_anon_vma = v < p->vma_count && c->vma_has_anon_vma[&p->vmas[v] - s->vmas];
-			bool anon = record_is_anonymous(rec->entry, e);
-			uint64_t m = e ? pfn_mapcount(e) : 1;
-			for (size_t d = 0; d < r->design_count; d++) {
-				struct model_design *design = &r->designs[d];
-				design->exit_rmap_calls++;
-				if (!design->profile->fork_copies_file_ptes && !has_anon_vma)
-					continue;
-				design->fork_rmap_calls++;
-				design->fork_rmap_anon_calls += anon;
-				design->fork_chain_allocations += chain_allocations(design->profile, m, anon);
-			}
-		}
-	}
+	for (size_t i = 0; i < c->snapshot->process_count; i++)
+		model_walk_segments(c, i, visit_work, NULL);
 }
 
 /* ---- orchestration ---- */
@@ -329,24 +467,42 @@ static int fail(struct model_error *error, const char *message)
 	return -1;
 }
 
+/* Index of a profile among the designs, appending it (not selected) when
+ * it is missing: a baseline or the snapshot's design outside --profile. */
+static size_t design_index(struct model_result *r, size_t *capacity, const struct rmap_profile *profile)
+{
+	for (size_t d = 0; d < r->design_count; d++)
+		if (r->designs[d].profile == profile)
+			return d;
+	r->designs = model_grow(r->designs, capacity, r->design_count + 1, sizeof(*r->designs));
+	r->designs[r->design_count] = (struct model_design){ .profile = profile };
+	return r->design_count++;
+}
+
 static int choose_profiles(struct model_context *c, struct model_error *error)
 {
 	const struct model_options *o = c->options;
 	struct model_result *r = c->result;
 	const struct profile_set *set = o->profiles;
-	r->design_count = o->designs ? o->design_count : set->rmap_count;
+	size_t selected = o->designs ? o->design_count : set->rmap_count, capacity = 0;
 	r->sharing_count = o->rules ? o->rule_count : set->rule_count;
-	r->designs = calloc(r->design_count + 1, sizeof(*r->designs));
+	r->designs = model_grow(NULL, &capacity, selected + 1, sizeof(*r->designs));
 	r->sharing = calloc(r->sharing_count + 1, sizeof(*r->sharing));
-	if (!r->designs || !r->sharing)
+	if (!r->sharing)
 		model_out_of_memory();
+	for (size_t d = 0; d < selected; d++)
+		r->designs[r->design_count++] = (struct model_design){
+			.profile = o->designs ? o->designs[d] : &set->rmaps[d], .selected = true };
+	const char *arch = c->snapshot->info.arch[0] ? c->snapshot->info.arch : "x86_64";
+	const struct rmap_profile *current = profiles_current(set, arch);
+	r->current_design = current ? design_index(r, &capacity, current) : SIZE_MAX;
+	/* every design's baseline is computed too, so its savings always exist */
 	for (size_t d = 0; d < r->design_count; d++)
-		r->designs[d].profile = o->designs ? o->designs[d] : &set->rmaps[d];
+		r->designs[d].baseline = design_index(r, &capacity, profiles_baseline(set, r->designs[d].profile));
 	for (size_t k = 0; k < r->sharing_count; k++)
 		r->sharing[k].rule = o->rules ? o->rules[k] : &set->rules[k];
 	c->geometry = o->geometry;
 	if (!c->geometry) {
-		const struct rmap_profile *current = profiles_current(set, c->snapshot->info.arch[0] ? c->snapshot->info.arch : "x86_64");
 		if (!current)
 			current = profiles_current(set, "x86_64");
 		if (!current)
@@ -355,6 +511,15 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 	}
 	r->geometry = c->geometry;
 	c->pte_shift = c->geometry->levels[0].shift;
+	/* the snapshot keeps records by 2 MiB chunk (inputs/snapshot.h): a PTE
+	 * page must map one chunk or several */
+	if (c->pte_shift < PAGEMAP_CHUNK_SHIFT) {
+		snprintf(error->message, sizeof(error->message),
+			 "geometry %s: PTE pages mapping %llu KiB are not supported (2 MiB or more)",
+			 c->geometry->name, (1ull << c->pte_shift) / 1024);
+		return -1;
+	}
+	c->chunks_per_window_shift = c->pte_shift - PAGEMAP_CHUNK_SHIFT;
 	return 0;
 }
 
@@ -372,17 +537,7 @@ static void sum_processes(struct model_context *c)
 		r->vmpte_bytes += mp->vmpte_bytes;
 		r->processes_with_status += mp->has_vmpte;
 		r->vma_count += p->vma_count;
-		for (size_t k = 0; k < p->pagemap_count; k++) {
-			const struct pagemap_record *rec = &p->pagemap[k];
-			const struct pfn_entry *e = record_present(rec) && record_pfn(rec)
-				? pfn_table_find(&c->pfns, record_pfn(rec)) : NULL;
-			if (!record_present(rec))
-				mp->swap_ptes++;
-			else if (e && pfn_is_zero_page(e))
-				mp->zero_page_ptes++;
-			else
-				mp->present_ptes++;
-		}
+		model_walk_segments(c, i, visit_process_figures, NULL);
 		r->present_ptes += mp->present_ptes;
 		r->swap_ptes += mp->swap_ptes;
 		r->zero_page_ptes += mp->zero_page_ptes;
@@ -417,10 +572,31 @@ static void finish_designs(struct model_context *c, struct fraction_sum *sums)
 			design->pte_chain_value = design->pte_chain_estimate.point;
 			design->pte_chain_bytes = (uint64_t)(design->pte_chain_estimate.point + 0.5);
 		}
-		design->page_field_bytes = r->ram_pages * design->profile->page_field_bytes;
-		design->total_bytes = design->pte_chain_bytes + design->page_field_bytes + design->object_rmap_bytes;
+		/* the struct page field is paid on every page of RAM the
+		 * architecture can address, not on the captured processes */
+		uint64_t ram_bytes = r->ram_pages * MODEL_PAGE_BYTES;
+		uint64_t addressable = geometry_addressable_bytes(&design->profile->geometry);
+		design->ram_capped = addressable < ram_bytes;
+		design->priced_ram_bytes = design->ram_capped ? addressable : ram_bytes;
+		design->page_field_bytes = design->priced_ram_bytes / MODEL_PAGE_BYTES * design->profile->page_field_bytes;
+		design->rmap_bytes = design->pte_chain_bytes + design->object_rmap_bytes;
+		design->total_bytes = design->rmap_bytes + design->page_field_bytes;
 		fraction_sum_free(&sums[d]);
 	}
+	for (size_t d = 0; d < r->design_count; d++) {
+		struct model_design *design = &r->designs[d];
+		design->saves_bytes = (int64_t)r->designs[design->baseline].rmap_bytes - (int64_t)design->rmap_bytes;
+	}
+}
+
+/* The rule the headline quotes: the first that shares by address or file
+ * (content sharing is an upper bound, not a mechanism). */
+static void choose_headline_rule(struct model_result *r)
+{
+	r->headline_rule = SIZE_MAX;
+	for (size_t k = 0; k < r->sharing_count && r->headline_rule == SIZE_MAX; k++)
+		if (r->sharing[k].available && r->sharing[k].rule->partners != PARTNERS_CONTENT)
+			r->headline_rule = k;
 }
 
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
@@ -444,10 +620,9 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 		return -1;
 	}
 	r->process_figures = calloc(snapshot->process_count + 1, sizeof(*r->process_figures));
-	c.data = calloc(snapshot->process_count + 1, sizeof(*c.data));
 	c.vma_has_anon_vma = calloc(snapshot->vma_count + 1, sizeof(*c.vma_has_anon_vma));
 	struct fraction_sum *sums = calloc(r->design_count + 1, sizeof(*sums));
-	if (!r->process_figures || !c.data || !c.vma_has_anon_vma || !sums)
+	if (!r->process_figures || !c.vma_has_anon_vma || !sums)
 		model_out_of_memory();
 	for (size_t i = 0; i < snapshot->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
@@ -458,10 +633,9 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	}
 
 	count_pfns(&c);
-	for (size_t i = 0; i < snapshot->process_count; i++) {
-		build_windows(&c, i);
+	figure_contents(&c);
+	for (size_t i = 0; i < snapshot->process_count; i++)
 		count_page_tables(&c, i);
-	}
 	sum_processes(&c);
 	if (r->has_pfns)
 		charge_pte_chains(&c, sums);
@@ -470,10 +644,9 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	count_work(&c);
 	finish_designs(&c, sums);
 	int status = model_sharing(&c);
+	choose_headline_rule(r);
 
-	for (size_t i = 0; i < snapshot->process_count; i++)
-		free(c.data[i].windows);
-	free(c.data);
+	free_contents(&c);
 	free(c.vma_has_anon_vma);
 	free(sums);
 	pfn_table_free(&c.pfns);

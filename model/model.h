@@ -40,6 +40,7 @@ enum rmap_family { RMAP_D1, RMAP_D2, RMAP_D3, RMAP_D4, RMAP_D5, RMAP_FAMILY_COUN
 enum chain_layout { CHAIN_NONE, CHAIN_LIST, CHAIN_ARRAY };
 struct rmap_family_rule {
 	const char *name;               /* "D1" */
+	const char *summary;            /* one sentence for legends */
 	enum chain_layout layout;       /* per-mapping list or cache-line arrays */
 	bool direct;                    /* PG_direct: a page with m <= 1 costs nothing */
 	bool file_by_object;            /* file pages found through address_space */
@@ -55,6 +56,7 @@ struct geometry_level {
 
 struct geometry {
 	char name[32];
+	unsigned physical_address_bits; /* RAM it can address is 2^bits; 0: no limit stated */
 	unsigned level_count;           /* lowest (PTE) level first */
 	struct geometry_level levels[MODEL_MAX_LEVELS];
 };
@@ -118,6 +120,14 @@ const char *profiles_schema(void);
 const char *profiles_builtin_text(const char *name);
 size_t profiles_builtin_count(void);
 const char *profiles_builtin_name(size_t index);
+/* The design a profile's savings are measured against: among the loaded
+ * profiles of the same architecture and PTE width, the oldest family (D1
+ * before D2 ...), the first loaded on a tie.  Never NULL (at worst itself). */
+const struct rmap_profile *profiles_baseline(const struct profile_set *set, const struct rmap_profile *profile);
+/* Bytes of one PTE-level entry: 4096 / (entries of a PTE page). */
+unsigned geometry_pte_bytes(const struct geometry *geometry);
+/* The most RAM the geometry can address (UINT64_MAX when not stated). */
+uint64_t geometry_addressable_bytes(const struct geometry *geometry);
 /* Per-page rmap cost C(m) in bytes of a page mapped m times. */
 uint64_t rmap_page_cost(const struct rmap_profile *profile, uint64_t m, bool anonymous);
 const char *rmap_family_name(enum rmap_family family);
@@ -149,16 +159,22 @@ struct estimate {
 
 struct model_design {
 	const struct rmap_profile *profile;
+	bool selected;                  /* false: added as a baseline or as the snapshot's design */
 	bool pte_chain_exact;           /* from pagemap + kpages (else the estimate) */
 	uint64_t pte_chain_bytes;       /* exact, rounded once; = round(estimate) if not exact */
 	double pte_chain_value;         /* unrounded */
 	struct estimate pte_chain_estimate; /* smaps-only (section 6), always computed */
-	uint64_t page_field_bytes;      /* one field in every struct page of RAM */
+	uint64_t page_field_bytes;      /* one field in every struct page of priced RAM */
+	uint64_t priced_ram_bytes;      /* min(MemTotal, what the geometry addresses) */
+	bool ram_capped;                /* priced_ram_bytes < MemTotal */
 	uint64_t vma_field_bytes;       /* per-VMA rmap fields (object designs) */
 	uint64_t anon_vma_count, anon_vma_chain_count;
 	bool anon_vma_exact;            /* families from PFNs, else the upper bound */
 	uint64_t object_rmap_bytes;     /* VMA fields + anon_vmas + chains */
-	uint64_t total_bytes;           /* pte_chain + page field + object rmap */
+	uint64_t rmap_bytes;            /* pte_chain + object rmap of the captured processes */
+	uint64_t total_bytes;           /* rmap + page field */
+	size_t baseline;                /* index in designs of profiles_baseline() */
+	int64_t saves_bytes;            /* baseline's rmap_bytes - this one's (page field apart) */
 	/* rmap work per event, summed over every process forking / exiting once */
 	uint64_t fork_rmap_calls;       /* page_add_rmap or _mapcount increments */
 	uint64_t fork_rmap_anon_calls;  /* ... of them for anonymous pages */
@@ -225,6 +241,8 @@ struct model_result {
 	uint64_t smaps_drift_pages;                  /* pages smaps and pagemap disagree on */
 	uint64_t present_ptes, swap_ptes, zero_page_ptes, distinct_pfns;
 	uint64_t ram_pages;                          /* MemTotal / 4 KiB */
+	size_t current_design;                       /* the snapshot's own design (SIZE_MAX: none) */
+	size_t headline_rule;                        /* first available address-partner rule (SIZE_MAX) */
 	uint64_t vma_count, anon_vmas;
 	struct model_design *designs;
 	size_t design_count;

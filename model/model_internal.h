@@ -7,25 +7,45 @@
 
 #include "model/model.h"
 
-/* One populated PTE-level window of one process (records are in vaddr order,
- * so a window is a contiguous run of them). */
-struct process_window {
-	uint64_t window;                /* vaddr >> pte_shift */
-	size_t first, count;            /* run in process->pagemap */
-	bool pmd_mapped;                /* mapped by a PMD leaf (THP/hugetlb) */
-	bool anon_pmd;                  /* ... anonymous: the kernel deposited a PTE page */
+/*
+ * The model reads pagemap records as the snapshot keeps them: once per
+ * distinct chunk content (inputs/snapshot.h).  Whatever depends only on a
+ * content's records is worked out once per content; what also depends on
+ * the process or the VMA (anon_vma, permissions) is applied per segment: the
+ * records of one chunk of one process that fall in one VMA.  A chunk lying
+ * inside one VMA is one whole segment (the common case, O(1)); only chunks a
+ * VMA boundary cuts have their records walked.
+ */
+
+/* How a PTE-level window is mapped: by PTEs, or by a PMD leaf (section 8). */
+enum pmd_kind { PMD_UNKNOWN, PMD_NONE, PMD_FILE, PMD_ANON };
+
+/* Figures of a set of records that depend on nothing but the records. */
+struct record_figures {
+	uint64_t present, swap, zero_page;      /* PTEs by kind */
+	uint64_t mapped, mapped_anon;           /* present, not the zero page: rmap work */
+	uint64_t with_pfn, shared;              /* ... with a known PFN; of them m >= 2 */
+	bool exclusive_anon;                    /* an exclusive anonymous page */
+	bool shared_anon;                       /* a shared anonymous PFN (fork families) */
+	double *chain_bytes;                    /* per design: PSS-style pte_chain charge */
+	uint64_t *chain_allocations;            /* per design: pte_chains a fork allocates */
 };
 
-struct process_data {
-	struct process_window *windows;
-	size_t window_count;
+struct segment {
+	size_t process;                 /* index in the snapshot */
+	const struct vma *vma;          /* NULL: outside every VMA (hand-built snapshots) */
+	uint32_t content;
+	uint32_t first, count;          /* records [first, first + count) of the content */
+	uint64_t base;                  /* the chunk's first address */
+	bool whole;                     /* every record of the content */
+	const struct record_figures *figures;
 };
 
 /* What the model knows about one physical page. */
 struct pfn_entry {
 	uint64_t pfn;
-	uint32_t records;               /* present records in the snapshot */
-	uint32_t anon_records;          /* ... with pagemap bit 61 clear */
+	uint64_t records;               /* present records in the snapshot */
+	uint64_t anon_records;          /* ... with pagemap bit 61 clear */
 	const struct kpage *kpage;      /* NULL without kpages */
 	uint32_t anon_vma_owner;        /* global VMA index + 1 of a VMA mapping it as shared anon */
 };
@@ -43,10 +63,16 @@ struct model_context {
 	struct model_result *result;
 	const struct geometry *geometry;
 	unsigned pte_shift;
-	struct process_data *data;      /* one per snapshot process */
+	unsigned chunks_per_window_shift; /* pte_shift - PAGEMAP_CHUNK_SHIFT */
 	struct pfn_table pfns;
+	uint32_t *record_pfns;          /* per content record: PFN entry index + 1, 0 none */
+	struct record_figures *content_figures; /* per content */
+	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
+	struct record_figures scratch;  /* a cut chunk's segment */
 	bool *vma_has_anon_vma;         /* per global VMA index */
 };
+
+typedef void (*segment_visit)(struct model_context *c, const struct segment *segment, void *data);
 
 /* pfn table (model/pfns.c) */
 struct pfn_entry *pfn_table_find(const struct pfn_table *table, uint64_t pfn);
@@ -60,7 +86,13 @@ bool pfn_is_zero_page(const struct pfn_entry *entry);
 bool record_is_anonymous(uint64_t entry_word, const struct pfn_entry *pfn);
 
 /* Layout helpers (model/model.c). */
-size_t windows_lower_bound(const struct process_data *data, uint64_t window);
+/* The records of a content, and a record's PFN entry (NULL: none known). */
+const struct pagemap_record *content_records(const struct model_context *c, uint32_t content);
+const struct pfn_entry *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k);
+/* Visit every segment of a process in address order. */
+void model_walk_segments(struct model_context *c, size_t process, segment_visit visit, void *data);
+/* How a process's PTE window (vaddr >> pte_shift) is mapped. */
+enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
 
 /* The pieces of model_run. */
 void model_estimate(struct model_context *context);          /* model/estimate.c */

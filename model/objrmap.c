@@ -22,6 +22,14 @@ static size_t find_root(size_t *parent, size_t x)
 	return x;
 }
 
+/* an exclusive anonymous page: only a VMA with an anon_vma maps one */
+static void visit_exclusive(struct model_context *c, const struct segment *seg, void *data)
+{
+	(void)data;
+	if (seg->vma && seg->figures->exclusive_anon)
+		c->vma_has_anon_vma[seg->vma - c->snapshot->vmas] = true;
+}
+
 static void mark_anon_vmas(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
@@ -30,19 +38,53 @@ static void mark_anon_vmas(struct model_context *c)
 		for (size_t v = 0; v < p->vma_count; v++)
 			if (p->vmas[v].kb[SMAPS_ANONYMOUS] > 0)
 				c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = true;
-		size_t v = 0;
-		for (size_t k = 0; k < p->pagemap_count; k++) {
-			uint64_t entry = p->pagemap[k].entry;
-			while (v < p->vma_count && p->vmas[v].end <= p->pagemap[k].vaddr)
-				v++;
-			/* an exclusive anonymous page: only a VMA with an anon_vma maps one */
-			if (v < p->vma_count && (entry & PAGEMAP_PRESENT) &&
-			    !(entry & PAGEMAP_FILE_OR_SHARED) && (entry & PAGEMAP_EXCLUSIVE))
-				c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = true;
-		}
+		model_walk_segments(c, i, visit_exclusive, NULL);
 	}
 	for (size_t g = 0; g < s->vma_count; g++)
 		c->result->anon_vmas += c->vma_has_anon_vma[g];
+}
+
+struct families {
+	size_t *parent;                 /* union-find over global VMA indices */
+	uint32_t *content_owner;        /* per content: global VMA index + 1 that walked it whole */
+};
+
+/* VMA g joins the family of each shared anonymous PFN among the segment's records. */
+static void join_records(struct model_context *c, const struct segment *seg, size_t g, size_t *parent)
+{
+	const struct pagemap_record *records = content_records(c, seg->content);
+	for (uint32_t k = seg->first; k < seg->first + seg->count; k++) {
+		uint64_t entry = records[k].entry;
+		if (!(entry & PAGEMAP_PRESENT) || (entry & (PAGEMAP_FILE_OR_SHARED | PAGEMAP_EXCLUSIVE)))
+			continue;
+		struct pfn_entry *e = (struct pfn_entry *)content_record_pfn(c, seg->content, k);
+		if (!e || pfn_is_zero_page(e))
+			continue;
+		if (!e->anon_vma_owner)
+			e->anon_vma_owner = (uint32_t)(g + 1);
+		else
+			parent[find_root(parent, g)] = find_root(parent, e->anon_vma_owner - 1);
+	}
+}
+
+/* A content walked whole once has joined its VMA to the owner of every PFN
+ * in it: any later VMA holding the same content joins that VMA, which is
+ * the same family, without walking the records again. */
+static void visit_families(struct model_context *c, const struct segment *seg, void *data)
+{
+	struct families *f = data;
+	if (!seg->vma || !seg->figures->shared_anon)
+		return;
+	size_t g = (size_t)(seg->vma - c->snapshot->vmas);
+	if (!c->vma_has_anon_vma[g])
+		return;
+	if (seg->whole && f->content_owner[seg->content]) {
+		f->parent[find_root(f->parent, g)] = find_root(f->parent, f->content_owner[seg->content] - 1);
+		return;
+	}
+	join_records(c, seg, g, f->parent);
+	if (seg->whole)
+		f->content_owner[seg->content] = (uint32_t)(g + 1);
 }
 
 /* 2.6.7-2.6.33: VMAs of different processes mapping one shared anonymous
@@ -50,35 +92,21 @@ static void mark_anon_vmas(struct model_context *c)
 static uint64_t count_families(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
-	size_t *parent = malloc((s->vma_count + 1) * sizeof(*parent));
-	if (!parent)
+	struct families f = {
+		.parent = malloc((s->vma_count + 1) * sizeof(*f.parent)),
+		.content_owner = calloc(s->content_count + 1, sizeof(*f.content_owner)),
+	};
+	if (!f.parent || !f.content_owner)
 		model_out_of_memory();
 	for (size_t g = 0; g < s->vma_count; g++)
-		parent[g] = g;
-	for (size_t i = 0; i < s->process_count; i++) {
-		const struct process *p = &s->processes[i];
-		size_t v = 0;
-		for (size_t k = 0; k < p->pagemap_count; k++) {
-			uint64_t entry = p->pagemap[k].entry;
-			while (v < p->vma_count && p->vmas[v].end <= p->pagemap[k].vaddr)
-				v++;
-			if (v == p->vma_count || !(entry & PAGEMAP_PRESENT) ||
-			    (entry & (PAGEMAP_FILE_OR_SHARED | PAGEMAP_EXCLUSIVE)))
-				continue;
-			size_t g = (size_t)(&p->vmas[v] - s->vmas);
-			struct pfn_entry *e = pfn_table_find(&c->pfns, entry & PAGEMAP_PFN_MASK);
-			if (!e || pfn_is_zero_page(e) || !c->vma_has_anon_vma[g])
-				continue;
-			if (!e->anon_vma_owner)
-				e->anon_vma_owner = (uint32_t)(g + 1);
-			else
-				parent[find_root(parent, g)] = find_root(parent, e->anon_vma_owner - 1);
-		}
-	}
+		f.parent[g] = g;
+	for (size_t i = 0; i < s->process_count; i++)
+		model_walk_segments(c, i, visit_families, &f);
 	uint64_t families = 0;
 	for (size_t g = 0; g < s->vma_count; g++)
-		families += c->vma_has_anon_vma[g] && find_root(parent, g) == g;
-	free(parent);
+		families += c->vma_has_anon_vma[g] && find_root(f.parent, g) == g;
+	free(f.parent);
+	free(f.content_owner);
 	return families;
 }
 

@@ -23,11 +23,16 @@
 
 /* The one place a family letter becomes behaviour (cost-model.md section 1). */
 const struct rmap_family_rule rmap_families[RMAP_FAMILY_COUNT] = {
-	[RMAP_D1] = { "D1", CHAIN_LIST,  false, false, false },
-	[RMAP_D2] = { "D2", CHAIN_LIST,  true,  false, false },
-	[RMAP_D3] = { "D3", CHAIN_ARRAY, true,  false, false },
-	[RMAP_D4] = { "D4", CHAIN_ARRAY, true,  true,  false },
-	[RMAP_D5] = { "D5", CHAIN_NONE,  true,  true,  true  },
+	[RMAP_D1] = { "D1", "one pte_chain {next, ptep} per mapping of every page (2.4 rmap)",
+		      CHAIN_LIST,  false, false, false },
+	[RMAP_D2] = { "D2", "D1, but a page mapped once keeps its PTE address in struct page (PG_direct)",
+		      CHAIN_LIST,  true,  false, false },
+	[RMAP_D3] = { "D3", "pte_chain blocks of one cache line (l1-N: N-byte lines) of NRPTE PTE addresses, plus PG_direct",
+		      CHAIN_ARRAY, true,  false, false },
+	[RMAP_D4] = { "D4", "file pages found through their file's i_mmap (object rmap); anonymous pages keep D3 blocks",
+		      CHAIN_ARRAY, true,  true,  false },
+	[RMAP_D5] = { "D5", "full object rmap: anonymous pages through an anon_vma (avc: anon_vma_chain, 2.6.34+)",
+		      CHAIN_NONE,  true,  true,  true  },
 };
 
 static const char *const partners_names[] = {
@@ -298,6 +303,7 @@ static int read_geometry(xmlNodePtr node, struct geometry *geometry, const char 
 			 struct model_error *error)
 {
 	attribute(node, "name", geometry->name, sizeof(geometry->name));
+	geometry->physical_address_bits = (unsigned)number_attribute(node, "physical-address-bits");
 	unsigned previous = 0;
 	for (xmlNodePtr level = node->children; level; level = level->next) {
 		if (level->type != XML_ELEMENT_NODE)
@@ -527,6 +533,33 @@ const struct rmap_profile *profiles_current(const struct profile_set *set, const
 		if (set->rmaps[i].builtin && !strcmp(set->rmaps[i].arch, arch))
 			return &set->rmaps[i];
 	return NULL;
+}
+
+unsigned geometry_pte_bytes(const struct geometry *g)
+{
+	unsigned shift = g->level_count ? g->levels[0].shift : 21;
+	return shift >= 12 && shift - 12 < 13 ? MODEL_PAGE_BYTES >> (shift - 12) : 0;
+}
+
+uint64_t geometry_addressable_bytes(const struct geometry *g)
+{
+	unsigned bits = g->physical_address_bits;
+	return bits && bits < 64 ? UINT64_C(1) << bits : UINT64_MAX;
+}
+
+const struct rmap_profile *profiles_baseline(const struct profile_set *set, const struct rmap_profile *profile)
+{
+	const struct rmap_profile *best = profile;
+	for (size_t i = 0; i < set->rmap_count; i++) {
+		const struct rmap_profile *p = &set->rmaps[i];
+		if (strcmp(p->arch, profile->arch) ||
+		    geometry_pte_bytes(&p->geometry) != geometry_pte_bytes(&profile->geometry))
+			continue;
+		/* profile is one of set->rmaps: the pointers compare load order */
+		if (p->family < best->family || (p->family == best->family && p < best))
+			best = p;
+	}
+	return best;
 }
 
 bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma)

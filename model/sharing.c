@@ -129,51 +129,45 @@ static void push_slot(struct slots *slots, uint64_t window, uint64_t page, size_
 	slots->items[slots->count++] = (struct slot){ window, page, (uint32_t)process };
 }
 
-/* The page-table pages a process keeps for the window at base, from its
- * records [first, end): the window's own page, or with shares="subtree"
- * every level at or below it (a file PMD-mapped 2 MiB window has no PTE page). */
-static void push_window_pages(const struct model_context *c, const struct sharing_rule *rule,
+/* The page-table pages a process keeps for the window [base, end): the
+ * window's own page, or with shares="subtree" every level at or below it (a
+ * file PMD-mapped 2 MiB window has no PTE page).  Each level's populated
+ * windows are found by asking for the next record, so the cost follows the
+ * pages pushed, not the records. */
+static void push_window_pages(struct model_context *c, const struct sharing_rule *rule,
 			      struct slots *slots, uint64_t name, uint64_t base, size_t process,
-			      size_t first, size_t end)
+			      uint64_t end)
 {
 	if (!rule->shares_subtree) {
 		push_slot(slots, name, 0, process);
 		return;
 	}
 	const struct process *p = &c->snapshot->processes[process];
-	const struct process_data *d = &c->data[process];
 	for (unsigned l = 0; l < c->geometry->level_count; l++) {
 		unsigned shift = c->geometry->levels[l].shift;
 		if (shift > rule->window_shift)
 			break;
-		uint64_t last = 0;
-		bool any = false;
-		for (size_t k = first; k < end; k++) {
-			uint64_t w = p->pagemap[k].vaddr >> shift;
-			if (any && w == last)
-				continue;
-			any = true;
-			last = w;
-			if (l == 0) {
-				size_t i = windows_lower_bound(d, w);
-				if (i < d->window_count && d->windows[i].pmd_mapped && !d->windows[i].anon_pmd)
-					continue;
-			}
-			push_slot(slots, name, (uint64_t)l << 56 | ((p->pagemap[k].vaddr - base) >> shift), process);
+		struct pagemap_record record;
+		for (uint64_t at = base; process_next_record(c->snapshot, p, at, end, &record);) {
+			uint64_t w = record.vaddr >> shift;
+			at = (w + 1) << shift;
+			if (!(l == 0 && window_pmd_kind(c, p, w) == PMD_FILE))
+				push_slot(slots, name, (uint64_t)l << 56 | ((record.vaddr - base) >> shift), process);
+			if (at == 0)
+				break;
 		}
 	}
 }
 
-static bool pmd_mapped_window(const struct model_context *c, size_t process, uint64_t vaddr)
+static bool pmd_mapped_window(struct model_context *c, size_t process, uint64_t vaddr)
 {
-	const struct process_data *d = &c->data[process];
-	size_t i = windows_lower_bound(d, vaddr >> c->pte_shift);
-	return i < d->window_count && d->windows[i].window == vaddr >> c->pte_shift && d->windows[i].pmd_mapped;
+	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[process], vaddr >> c->pte_shift);
+	return kind == PMD_FILE || kind == PMD_ANON;
 }
 
 /* The windows a member populated (records), or, without pagemap, every
  * window of a VMA with resident or swapped pages (an upper bound). */
-static void member_slots(const struct model_context *c, const struct sharing_rule *rule,
+static void member_slots(struct model_context *c, const struct sharing_rule *rule,
 			 const struct member *m, struct slots *slots)
 {
 	const struct process *p = &c->snapshot->processes[m->process];
@@ -191,18 +185,18 @@ static void member_slots(const struct model_context *c, const struct sharing_rul
 	}
 	uint64_t size = (uint64_t)1 << rule->window_shift;
 	bool check_pmd = rule->skip_pmd_mapped && rule->window_shift == c->pte_shift;
-	size_t k = process_first_record(p, window_base(rule, v, first));
 	uint64_t limit = window_base(rule, v, end - 1) + size;
-	while (k < p->pagemap_count && p->pagemap[k].vaddr < limit) {
-		uint64_t vaddr = p->pagemap[k].vaddr;
+	struct pagemap_record record;
+	for (uint64_t at = window_base(rule, v, first);
+	     at < limit && process_next_record(c->snapshot, p, at, limit, &record);) {
+		uint64_t vaddr = record.vaddr;
 		uint64_t w = rule->partners == PARTNERS_LENGTH ? (vaddr - v->start) >> rule->window_shift
 							       : vaddr >> rule->window_shift;
 		uint64_t next = window_base(rule, v, w) + size;
-		size_t run_end = process_first_record(p, next);
 		if (!(check_pmd && pmd_mapped_window(c, m->process, vaddr)))
 			push_window_pages(c, rule, slots, window_name(rule, v, w), window_base(rule, v, w),
-					  m->process, k, run_end);
-		k = run_end;
+					  m->process, next);
+		at = next;
 	}
 }
 
@@ -288,21 +282,34 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 
 /* ---- identical PTE pages ---- */
 
-struct vector {
+/*
+ * Two PTE windows are identical when slot by slot they hold the same
+ * present bit, PFN (or swap entry) and permissions.  Windows are hashed
+ * with a sum over their records that splits by chunk and VMA, so a chunk
+ * lying inside one VMA is hashed from its content once; equal hashes are
+ * then compared (a window holding the same content with the same
+ * permissions as the class's first window is equal at once, any other is
+ * compared slot by slot), so a collision can only cost time.  Classes are
+ * kept in a hash table: memory follows distinct windows, not mappings.
+ */
+struct window_class {
 	uint64_t hash;
-	uint32_t process;
-	size_t window;                  /* index into the process's windows */
+	size_t process;                 /* the first window of the class */
+	uint64_t window;
+	long content;                   /* one chunk in one VMA: its content, else -1 */
+	uint64_t perms;
+	uint64_t members;
+	size_t next;                    /* index + 1 of the next class of equal hash */
 };
 
-static int compare_vectors(const void *a, const void *b)
-{
-	const struct vector *x = a, *y = b;
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	if (x->process != y->process)
-		return x->process < y->process ? -1 : 1;
-	return x->window < y->window ? -1 : x->window > y->window;
-}
+struct identical {
+	struct window_class *classes;
+	size_t count, capacity;
+	size_t *slots;                  /* index + 1 of the first class of a hash */
+	size_t slot_mask;
+	uint64_t *content_sums;         /* per content: its records' hash sum (windows of one chunk) */
+	uint64_t *fields[2];            /* a window's slots, three words each, to compare */
+};
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {
@@ -318,92 +325,215 @@ static uint64_t perms_word(const struct vma *v)
 	return w;
 }
 
-/* One slot of a vector: slot number, P + PFN or S + swap entry, permissions. */
-static void slot_fields(const struct model_context *c, const struct process *p, size_t k, uint64_t out[3])
+/* A slot: its number in the window with the present bit, and P + PFN or S + swap entry. */
+static uint64_t slot_word(const struct model_context *c, uint64_t vaddr, uint64_t entry)
 {
-	const struct pagemap_record *r = &p->pagemap[k];
 	uint64_t slots = (uint64_t)1 << (c->pte_shift - 12);
-	out[0] = ((r->vaddr >> 12) & (slots - 1)) | ((r->entry & PAGEMAP_PRESENT) ? 1ull << 63 : 0);
-	out[1] = r->entry & PAGEMAP_PFN_MASK;
-	out[2] = perms_word(process_find_vma(p, r->vaddr));
+	return ((vaddr >> 12) & (slots - 1)) | ((entry & PAGEMAP_PRESENT) ? 1ull << 63 : 0);
 }
 
-static uint64_t vector_hash(const struct model_context *c, const struct process *p, const struct process_window *w)
+static uint64_t record_hash(uint64_t slot, uint64_t entry)
 {
-	uint64_t h = w->count;
-	for (size_t k = w->first; k < w->first + w->count; k++) {
-		uint64_t f[3];
-		slot_fields(c, p, k, f);
-		h = mix(mix(mix(h, f[0]), f[1]), f[2]);
-	}
-	return h;
+	return mix(mix(1, slot), entry & PAGEMAP_PFN_MASK);
 }
 
-static bool same_vector(const struct model_context *c, const struct vector *x, const struct vector *y)
+/* The permissions' multiplier: odd, so a sum times it loses nothing. */
+static uint64_t perms_factor(uint64_t perms)
 {
-	const struct process *px = &c->snapshot->processes[x->process], *py = &c->snapshot->processes[y->process];
-	const struct process_window *wx = &c->data[x->process].windows[x->window];
-	const struct process_window *wy = &c->data[y->process].windows[y->window];
-	if (wx->count != wy->count)
-		return false;
-	for (size_t i = 0; i < wx->count; i++) {
-		uint64_t fx[3], fy[3];
-		slot_fields(c, px, wx->first + i, fx);
-		slot_fields(c, py, wy->first + i, fy);
-		if (memcmp(fx, fy, sizeof(fx)))
-			return false;
-	}
-	return true;
+	return mix(perms, 7) | 1;
 }
 
-/* Σ over distinct vectors of (count - 1), exact: equal hashes are compared
- * slot by slot, so a hash collision can only cost time. */
+/* A window's description: its hash, and whether it is one chunk inside one VMA. */
+struct window_view {
+	size_t process;
+	uint64_t window, hash;
+	long content;
+	uint64_t perms;
+};
+
+static void describe_window(struct model_context *c, struct identical *x, size_t process, uint64_t window,
+			    struct window_view *view)
+{
+	const struct process *p = &c->snapshot->processes[process];
+	unsigned k = c->chunks_per_window_shift;
+	uint64_t hash = 0, pieces = 0;
+	*view = (struct window_view){ .process = process, .window = window, .content = -1 };
+	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
+		long content = process_chunk_content(p, chunk);
+		if (content < 0)
+			continue;
+		const struct pagemap_record *records = content_records(c, (uint32_t)content);
+		uint32_t count = c->snapshot->contents[content].count;
+		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
+		for (uint32_t first = 0; first < count;) {
+			const struct vma *vma = process_find_vma(p, base + records[first].vaddr);
+			uint32_t end = first + 1;
+			while (end < count && vma && base + records[end].vaddr < vma->end)
+				end++;
+			uint64_t sum = 0;
+			if (k == 0 && first == 0 && end == count) {
+				sum = x->content_sums[content];
+				view->content = content;
+			} else {
+				for (uint32_t r = first; r < end; r++)
+					sum += record_hash(slot_word(c, base + records[r].vaddr, records[r].entry), records[r].entry);
+			}
+			view->perms = perms_word(vma);
+			hash += sum * perms_factor(view->perms);
+			pieces++;
+			first = end;
+		}
+	}
+	if (pieces != 1)
+		view->content = -1;
+	view->hash = mix(hash, 3);
+}
+
+/* A window's slots in order, three words each; returns how many. */
+static size_t window_fields(struct model_context *c, size_t process, uint64_t window, uint64_t *out)
+{
+	const struct process *p = &c->snapshot->processes[process];
+	unsigned k = c->chunks_per_window_shift;
+	size_t n = 0;
+	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
+		long content = process_chunk_content(p, chunk);
+		if (content < 0)
+			continue;
+		const struct pagemap_record *records = content_records(c, (uint32_t)content);
+		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
+		for (uint32_t r = 0; r < c->snapshot->contents[content].count; r++, n++) {
+			uint64_t vaddr = base + records[r].vaddr;
+			out[3 * n] = slot_word(c, vaddr, records[r].entry);
+			out[3 * n + 1] = records[r].entry & PAGEMAP_PFN_MASK;
+			out[3 * n + 2] = perms_word(process_find_vma(p, vaddr));
+		}
+	}
+	return n;
+}
+
+static bool same_window(struct model_context *c, struct identical *x, const struct window_class *class,
+			const struct window_view *view)
+{
+	if (class->content >= 0 && class->content == view->content && class->perms == view->perms)
+		return true;
+	size_t a = window_fields(c, class->process, class->window, x->fields[0]);
+	size_t b = window_fields(c, view->process, view->window, x->fields[1]);
+	return a == b && !memcmp(x->fields[0], x->fields[1], 3 * a * sizeof(uint64_t));
+}
+
+static void grow_identical_slots(struct identical *x)
+{
+	size_t slots = x->slot_mask ? (x->slot_mask + 1) * 2 : 1024;
+	free(x->slots);
+	x->slots = calloc(slots, sizeof(*x->slots));
+	if (!x->slots)
+		model_out_of_memory();
+	x->slot_mask = slots - 1;
+	for (size_t i = 0; i < x->count; i++) {
+		bool first_of_hash = true;
+		for (size_t j = x->classes[i].hash & x->slot_mask; x->slots[j]; j = (j + 1) & x->slot_mask)
+			if (x->classes[x->slots[j] - 1].hash == x->classes[i].hash)
+				first_of_hash = false;
+		if (!first_of_hash)
+			continue;
+		size_t j = x->classes[i].hash & x->slot_mask;
+		while (x->slots[j])
+			j = (j + 1) & x->slot_mask;
+		x->slots[j] = i + 1;
+	}
+}
+
+/* The class of a window; with create, a new class when none is equal. */
+static struct window_class *find_class(struct model_context *c, struct identical *x,
+				       const struct window_view *view, bool create)
+{
+	size_t j = view->hash & x->slot_mask, tail = 0;
+	for (; x->slots[j]; j = (j + 1) & x->slot_mask) {
+		if (x->classes[x->slots[j] - 1].hash != view->hash)
+			continue;
+		for (size_t i = x->slots[j]; i; i = x->classes[i - 1].next) {
+			if (same_window(c, x, &x->classes[i - 1], view))
+				return &x->classes[i - 1];
+			tail = i;
+		}
+		break;
+	}
+	if (!create)
+		return NULL;
+	x->classes = model_grow(x->classes, &x->capacity, x->count + 1, sizeof(*x->classes));
+	size_t index = x->count++;
+	x->classes[index] = (struct window_class){ .hash = view->hash, .process = view->process,
+						  .window = view->window, .content = view->content,
+						  .perms = view->perms };
+	if (tail)
+		x->classes[tail - 1].next = index + 1;
+	else
+		x->slots[j] = index + 1;
+	if (x->count * 2 > x->slot_mask + 1)
+		grow_identical_slots(x);
+	return &x->classes[index];
+}
+
+/* Every populated PTE window of a process once, PMD-mapped ones skipped if the rule says so. */
+static void identical_pass(struct model_context *c, struct identical *x, struct model_sharing *out,
+			   size_t rule_index, bool counting)
+{
+	const struct snapshot *s = c->snapshot;
+	unsigned k = c->chunks_per_window_shift;
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		bool any = false;
+		uint64_t last = 0;
+		for (size_t r = 0; r < p->run_count; r++) {
+			for (uint64_t n = 0; n < p->runs[r].length; n++) {
+				uint64_t window = (p->runs[r].chunk + n) >> k;
+				if (any && window == last)
+					continue;
+				any = true;
+				last = window;
+				if (out->rule->skip_pmd_mapped && window_pmd_kind(c, p, window) != PMD_NONE)
+					continue;
+				struct window_view view;
+				describe_window(c, x, i, window, &view);
+				struct window_class *class = find_class(c, x, &view, counting);
+				if (counting) {
+					class->members++;
+					continue;
+				}
+				c->result->process_figures[i].sharable_pages[rule_index] +=
+					(double)(class->members - 1) / (double)class->members;
+			}
+		}
+	}
+}
+
+/* Σ over distinct windows of (count - 1), exact. */
 static void share_identical(struct model_context *c, struct model_sharing *out, size_t rule_index)
 {
 	const struct snapshot *s = c->snapshot;
-	struct vector *vectors = NULL;
-	size_t count = 0, capacity = 0;
-	for (size_t i = 0; i < s->process_count; i++) {
-		const struct process_data *d = &c->data[i];
-		for (size_t w = 0; w < d->window_count; w++) {
-			if (out->rule->skip_pmd_mapped && d->windows[w].pmd_mapped)
-				continue;
-			vectors = model_grow(vectors, &capacity, count + 1, sizeof(*vectors));
-			vectors[count++] = (struct vector){ vector_hash(c, &s->processes[i], &d->windows[w]), (uint32_t)i, w };
-		}
-	}
-	sort(vectors, count, sizeof(*vectors), compare_vectors);
-	size_t *class_of = malloc((count + 1) * sizeof(*class_of));
-	size_t *class_size = malloc((count + 1) * sizeof(*class_size));
-	if (!class_of || !class_size)
+	size_t slots = (size_t)1 << (c->pte_shift - 12);
+	struct identical x = {
+		.content_sums = calloc(s->content_count + 1, sizeof(*x.content_sums)),
+		.fields = { malloc(3 * slots * sizeof(uint64_t)), malloc(3 * slots * sizeof(uint64_t)) },
+	};
+	if (!x.content_sums || !x.fields[0] || !x.fields[1])
 		model_out_of_memory();
-	for (size_t i = 0; i < count;) {
-		size_t j = i;
-		while (j < count && vectors[j].hash == vectors[i].hash)
-			j++;
-		/* classes within one hash run: representatives are the first of each */
-		for (size_t k = i; k < j; k++) {
-			class_of[k] = k;
-			class_size[k] = 0;
-			for (size_t r = i; r < k; r++)
-				if (class_of[r] == r && same_vector(c, &vectors[r], &vectors[k])) {
-					class_of[k] = r;
-					break;
-				}
-			class_size[class_of[k]]++;
-		}
-		for (size_t k = i; k < j; k++) {
-			size_t n = class_size[class_of[k]];
-			if (class_of[k] == k)
-				out->sharable_pages += n - 1;
-			c->result->process_figures[vectors[k].process].sharable_pages[rule_index] += (double)(n - 1) / (double)n;
-		}
-		i = j;
+	grow_identical_slots(&x);
+	for (size_t id = 0; c->chunks_per_window_shift == 0 && id < s->content_count; id++) {
+		const struct pagemap_record *records = content_records(c, (uint32_t)id);
+		for (uint32_t r = 0; s->contents[id].references && r < s->contents[id].count; r++)
+			x.content_sums[id] += record_hash(slot_word(c, records[r].vaddr, records[r].entry), records[r].entry);
 	}
+	identical_pass(c, &x, out, rule_index, true);
+	identical_pass(c, &x, out, rule_index, false);
+	for (size_t i = 0; i < x.count; i++)
+		out->sharable_pages += x.classes[i].members - 1;
 	out->eligible_vmas = 0;
-	free(class_of);
-	free(class_size);
-	free(vectors);
+	free(x.classes);
+	free(x.slots);
+	free(x.content_sums);
+	free(x.fields[0]);
+	free(x.fields[1]);
 }
 
 int model_sharing(struct model_context *c)

@@ -16,6 +16,7 @@
 #include "analyzer/analyzer.h"
 #include "commands.h"
 #include "model/model.h"
+#include "outputs/report_internal.h"
 
 static void usage(FILE *out)
 {
@@ -33,12 +34,19 @@ static void usage(FILE *out)
 
 static void list(FILE *out, const struct profile_set *set)
 {
-	fprintf(out, "rmap designs (cost-model.md section 1):\n");
-	fprintf(out, "  %-28s %-3s %-7s %-14s %s\n", "id", "fam", "arch", "geometry", "kernels");
+	char prefix[64];
+	fprintf(out, "rmap designs (cost-model.md section 1); families:\n");
+	for (int f = 0; f < RMAP_FAMILY_COUNT; f++) {
+		snprintf(prefix, sizeof(prefix), "  %s ", rmap_families[f].name);
+		report_wrap(out, prefix, rmap_families[f].summary, 5, 100);
+	}
+	fprintf(out, "\n  %-28s %-3s %-7s %-14s %-16s %s\n", "id", "fam", "arch", "geometry", "savings baseline", "kernels");
 	for (size_t i = 0; i < set->rmap_count; i++) {
 		const struct rmap_profile *p = &set->rmaps[i];
-		fprintf(out, "  %-28s %-3s %-7s %-14s %s\n", p->id, rmap_family_name(p->family), p->arch,
-			p->geometry.name, p->kernels);
+		const struct rmap_profile *base = profiles_baseline(set, p);
+		fprintf(out, "  %-28s %-3s %-7s %-14s %-16s %s\n", p->id, rmap_family_name(p->family), p->arch,
+			p->geometry.name, base == p ? "(is one)" : base->id, p->kernels);
+		report_wrap(out, "      ", p->description, 6, 100);
 	}
 	fprintf(out, "\nsharing rules (cost-model.md section 5):\n");
 	fprintf(out, "  %-28s %-10s %-8s %s\n", "id", "partners", "window", "");
@@ -46,6 +54,7 @@ static void list(FILE *out, const struct profile_set *set)
 		const struct sharing_rule *r = &set->rules[i];
 		fprintf(out, "  %-28s %-10s %4llu MiB%s\n", r->id, sharing_partners_name(r->partners),
 			(unsigned long long)((1ull << r->window_shift) >> 20), r->shares_subtree ? "  (whole subtree)" : "");
+		report_wrap(out, "      ", r->description, 6, 100);
 	}
 }
 

@@ -38,6 +38,7 @@ static void usage(FILE *out)
 	      "                         a file adds its profiles (see `ptscope profiles --schema`)\n"
 	      "  --per-process          a row per process\n"
 	      "  --per-file             every file that contributes sharable pages\n"
+	      "  --all-designs          text: the designs of every architecture, not only the snapshot's\n"
 	      "  --format F             text (default), xml, json, csv or html\n"
 	      "  -o FILE                write to FILE (atomically) instead of stdout\n"
 	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n", out);
@@ -136,6 +137,7 @@ int cmd_report(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' }, { "per-process", no_argument, NULL, 'P' },
 		{ "per-file", no_argument, NULL, 'F' },      { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },  { "skip-bad", no_argument, NULL, 's' },
+		{ "all-designs", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -156,6 +158,7 @@ int cmd_report(int argc, char **argv)
 		case 'p': status = select_profile(&set, &chosen, optarg); break;
 		case 'P': report.per_process = true; break;
 		case 'F': report.per_file = true; break;
+		case 'A': report.all_designs = true; break;
 		case 'o': output = optarg; break;
 		case 's': read.skip_bad = true; break;
 		case 'f':
@@ -184,6 +187,8 @@ int cmd_report(int argc, char **argv)
 		struct model_options options = { .profiles = &set, .top_files = report.per_file ? SIZE_MAX : 10 };
 		struct model_result *result = NULL;
 		resolve(&set, &chosen, designs, rules, &options);
+		/* designs named on the command line are shown whatever their architecture */
+		report.all_designs |= options.design_count > 0;
 		if (model_run(snapshot, &options, &result, &model_error)) {
 			fprintf(stderr, "ptscope: %s: %s\n", snapshot->source, model_error.message);
 			status = 2;

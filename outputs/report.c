@@ -3,6 +3,7 @@
  * shares (the headline, byte units).
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "outputs/report_internal.h"
@@ -29,32 +30,101 @@ size_t report_top(const struct report_options *options)
 
 void report_format_bytes(double bytes, char *buffer, size_t size)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
 	size_t u = 0;
 	double value = bytes < 0 ? -bytes : bytes;
 	while (value >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
 		value /= 1024;
 		u++;
 	}
-	snprintf(buffer, size, u ? "%s%.1f %s" : "%s%.0f %s", bytes < 0 ? "-" : "", value, units[u]);
+	/* the sign only when the printed magnitude is not zero */
+	bool negative = bytes < 0 && (u ? value >= 0.05 : value >= 0.5);
+	snprintf(buffer, size, u ? "%s%.1f %s" : "%s%.0f %s", negative ? "-" : "", value, units[u]);
+}
+
+void report_format_count(uint64_t count, char *buffer, size_t size)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)count);
+	size_t out = 0;
+	for (int i = 0; i < n && out + 2 < size; i++) {
+		if (i && (n - i) % 3 == 0)
+			buffer[out++] = ',';
+		buffer[out++] = digits[i];
+	}
+	buffer[out] = 0;
+}
+
+double report_round1(double value)
+{
+	double rounded = round(value * 10) / 10;
+	return rounded == 0 ? 0.0 : rounded;    /* -0.0 becomes 0 */
+}
+
+void report_format_percent(double percent, bool sign, char *buffer, size_t size)
+{
+	double rounded = report_round1(percent);
+	snprintf(buffer, size, sign && rounded != 0 ? "%+.1f%%" : "%.1f%%", rounded);
 }
 
 void report_headline(const struct model_result *r, char *buffer, size_t size)
 {
 	buffer[0] = 0;
-	const struct model_sharing *s = NULL;
-	for (size_t k = 0; k < r->sharing_count && !s; k++)
-		if (r->sharing[k].available && r->sharing[k].rule->partners != PARTNERS_CONTENT)
-			s = &r->sharing[k];
-	if (!s)
+	if (r->headline_rule >= r->sharing_count)
 		return;
-	char shared[32], total[32];
+	const struct model_sharing *s = &r->sharing[r->headline_rule];
+	char shared[32], total[32], pages[32];
 	report_format_bytes((double)s->sharable_bytes, shared, sizeof(shared));
+	report_format_count(s->sharable_pages, pages, sizeof(pages));
 	bool exact = r->processes && r->processes_with_pagemap == r->processes;
 	report_format_bytes(exact ? (double)r->pagetable_bytes : r->pagetable_estimate.point, total, sizeof(total));
-	snprintf(buffer, size, "shared page tables (%s) would share %llu PTE page%s = %s of %s%s",
-		 s->rule->id, (unsigned long long)s->sharable_pages, s->sharable_pages == 1 ? "" : "s",
-		 shared, total, exact ? "" : " (estimated page tables)");
+	snprintf(buffer, size, "shared page tables (%s) would save %s PTE page%s = %s of the %s of page tables%s",
+		 s->rule->id, pages, s->sharable_pages == 1 ? "" : "s", shared, total,
+		 exact ? "" : " (estimated page tables)");
+}
+
+/* "object rmap" for designs that find file pages through their object,
+ * "pte_chains" for the per-page ones. */
+static const char *rmap_kind(const struct rmap_profile *p)
+{
+	return rmap_families[p->family].file_by_object ? "object rmap" : "pte_chains";
+}
+
+void report_headline_rmap(const struct model_result *r, char *buffer, size_t size)
+{
+	buffer[0] = 0;
+	if (r->current_design >= r->design_count)
+		return;
+	const struct model_design *now = &r->designs[r->current_design];
+	const struct model_design *base = &r->designs[now->baseline];
+	char now_bytes[32], base_bytes[32];
+	report_format_bytes((double)now->rmap_bytes, now_bytes, sizeof(now_bytes));
+	report_format_bytes((double)base->rmap_bytes, base_bytes, sizeof(base_bytes));
+	int n = snprintf(buffer, size, "%s (%s) costs %s for these processes", rmap_kind(now->profile),
+			 now->profile->id, now_bytes);
+	if (base != now && n > 0 && (size_t)n < size)
+		snprintf(buffer + n, size - (size_t)n, "; %s %s would cost %s", base->profile->id,
+			 rmap_kind(base->profile), base_bytes);
+}
+
+void report_wrap(FILE *out, const char *prefix, const char *text, int indent, int width)
+{
+	int column = fprintf(out, "%s", prefix);
+	bool separate = prefix[0] && prefix[strlen(prefix) - 1] != ' ';
+	while (*text) {
+		const char *word_end = text + strcspn(text, " ");
+		int length = (int)(word_end - text);
+		if (column + 1 + length > width && column > indent) {
+			column = fprintf(out, "\n%*s", indent, "") - 1;
+		} else if (separate) {
+			fputc(' ', out);
+			column++;
+		}
+		separate = true;
+		column += fprintf(out, "%.*s", length, text);
+		text = word_end + strspn(word_end, " ");
+	}
+	fputc('\n', out);
 }
 
 static int write_json(FILE *out, struct json_object *tree)

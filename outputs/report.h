@@ -21,6 +21,7 @@ struct report_options {
 	bool per_process;               /* a row per process */
 	bool per_file;                  /* every contributing file, not the top few */
 	size_t top;                     /* rows in "top" lists (0: 5) */
+	bool all_designs;               /* text: designs of every architecture, not the snapshot's */
 };
 
 /* "text", "json", ... -> format; -1 when unknown. */
@@ -29,11 +30,22 @@ int report_format_parse(const char *name, enum report_format *format);
 /* Write the report; 0, or -1 with errno set by the failing write. */
 int report_write(FILE *out, const struct model_result *result, const struct report_options *options);
 
-/* The headline in the 2006 style: "shared page tables would share 1773 PTE
- * pages = 6.9 MiB of 11.3 MiB" (empty when there is no sharing rule). */
+/* The two headlines, from the figures the model chose (empty when there is
+ * no such figure):
+ *   sharing: "shared page tables (shpt-2006) would save 1,773 PTE pages =
+ *             6.9 MiB of the 11.3 MiB of page tables"
+ *   rmap:    "object rmap (6.1-x86_64) costs 1.2 MiB for these processes;
+ *             2.4-rmap-x86_64 pte_chains would cost 13.2 MiB" */
 void report_headline(const struct model_result *result, char *buffer, size_t size);
+void report_headline_rmap(const struct model_result *result, char *buffer, size_t size);
 
-/* "6.9 MiB", "812 KiB", "96 B". */
+/* "6.9 MiB", "812.0 KiB", "96 B"; never "-0 B". */
 void report_format_bytes(double bytes, char *buffer, size_t size);
+/* "1,773": thousands separators. */
+void report_format_count(uint64_t count, char *buffer, size_t size);
+/* "+17.4%", "0.0%" (never "-0.0%"). */
+void report_format_percent(double percent, bool sign, char *buffer, size_t size);
+/* A value rounded to one decimal, without -0.0 ("17.4", "0"). */
+double report_round1(double value);
 
 #endif

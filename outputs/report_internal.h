@@ -17,6 +17,10 @@ int report_write_xml(FILE *out, struct json_object *tree);
 int report_write_csv(FILE *out, struct json_object *tree);
 int report_write_html(FILE *out, struct json_object *tree);
 
+/* TEXT after PREFIX, wrapped at WIDTH columns, continuation lines indented
+ * by INDENT spaces (the text report's legends, `ptscope profiles`). */
+void report_wrap(FILE *out, const char *prefix, const char *text, int indent, int width);
+
 /* Rows in "top" lists. */
 size_t report_top(const struct report_options *options);
 

@@ -21,10 +21,12 @@ static void write_pagetables(FILE *out, const struct model_result *r)
 	char a[32], b[32], c[32], d[32];
 	const struct estimate *e = &r->pagetable_estimate;
 	if (r->processes_with_pagemap) {
-		fprintf(out, "Page tables: %s exact from pagemap (%llu PTE + %llu higher-level pages, %s geometry)\n"
+		char pte[32], upper[32];
+		report_format_count(r->pte_pages, pte, sizeof(pte));
+		report_format_count(r->upper_pages, upper, sizeof(upper));
+		fprintf(out, "Page tables: %s exact from pagemap (%s PTE + %s higher-level pages, %s)\n"
 			"  of %zu processes; their VmPTE says %s\n",
-			bytes((double)r->pagetable_bytes, a), (unsigned long long)r->pte_pages,
-			(unsigned long long)r->upper_pages, r->geometry->name, r->processes_with_pagemap,
+			bytes((double)r->pagetable_bytes, a), pte, upper, r->geometry->name, r->processes_with_pagemap,
 			bytes((double)r->vmpte_bytes_of_exact, b));
 		fprintf(out, "  %zu of %zu processes match VmPTE to the page", r->processes_pagetable_exact, r->processes);
 		if (r->vmpte_above_model_bytes)
@@ -42,95 +44,281 @@ static void write_pagetables(FILE *out, const struct model_result *r)
 			fputs("Page tables: no pagemap and no status in this snapshot (smemcap?): VmPTE unknown\n", out);
 	}
 	fprintf(out, "  smaps-only estimate %s, bounds [%s, %s]", bytes(e->point, a), bytes(e->lower, b), bytes(e->upper, c));
-	if (r->processes_with_pagemap == r->processes && r->pagetable_bytes)
-		fprintf(out, " (%+.1f%% vs exact %s)", 100.0 * (e->point - (double)r->pagetable_bytes) / (double)r->pagetable_bytes,
-			bytes((double)r->pagetable_bytes, d));
+	if (r->processes_with_pagemap == r->processes && r->pagetable_bytes) {
+		report_format_percent(100.0 * (e->point - (double)r->pagetable_bytes) / (double)r->pagetable_bytes, true, c,
+				      sizeof(c));
+		fprintf(out, " (%s vs exact %s)", c, bytes((double)r->pagetable_bytes, d));
+	}
 	fputs("\n\n", out);
 }
 
-/* Total of the oldest list design of the same architecture, the baseline the
- * table's "saves" column is measured against. */
-static const struct model_design *baseline(const struct model_result *r, const struct model_design *m)
+#define TEXT_WIDTH 100
+
+/* Compact bytes for bounds: "4.1M", "812K", "96B". */
+static const char *short_bytes(double value, char *buffer)
 {
-	for (size_t d = 0; d < r->design_count; d++)
-		if (!strcmp(r->designs[d].profile->arch, m->profile->arch) &&
-		    rmap_families[r->designs[d].profile->family].layout == CHAIN_LIST &&
-		    !rmap_families[r->designs[d].profile->family].direct)
-			return &r->designs[d];
-	return NULL;
+	report_format_bytes(value, buffer, 32);
+	char *space = strchr(buffer, ' ');
+	if (space) {
+		space[0] = space[1];
+		space[1] = 0;
+	}
+	return buffer;
+}
+
+static void wrapped(FILE *out, const char *prefix, const char *text, int indent)
+{
+	report_wrap(out, prefix, text, indent, TEXT_WIDTH);
+}
+
+static const char *snapshot_arch(const struct model_result *r)
+{
+	return r->snapshot->info.arch[0] ? r->snapshot->info.arch : "x86_64";
+}
+
+/* The default view shows the designs of the snapshot's architecture. */
+static bool design_shown(const struct model_result *r, const struct model_design *m, const struct report_options *o)
+{
+	return o->all_designs || !strcmp(m->profile->arch, snapshot_arch(r));
 }
 
 /*
  * The estimate column says how the smaps-only estimate did when the exact
- * figure is there (its error, and whether the exact figure fell inside its
+ * figure is there (its error, '!' when the exact figure fell outside its
  * bounds), and gives the bounds themselves when the estimate is all there is.
  */
 static void estimate_cell(const struct model_design *m, char *cell, size_t size)
 {
 	const struct estimate *est = &m->pte_chain_estimate;
-	char lower[32], upper[32];
+	char lower[32], upper[32], percent[40];
 	double exact = (double)m->pte_chain_bytes;
 	if (!m->pte_chain_exact) {
-		snprintf(cell, size, "[%s, %s]", bytes(est->lower, lower), bytes(est->upper, upper));
+		snprintf(cell, size, "[%s, %s]", short_bytes(est->lower, lower), short_bytes(est->upper, upper));
 		return;
 	}
-	const char *inside = exact >= est->lower && exact <= est->upper ? "in bounds" : "OUT of bounds";
+	bool inside = exact >= floor(est->lower) && exact <= ceil(est->upper);
 	if (exact > 0)
-		snprintf(cell, size, "%+.1f%%, %s", 100.0 * (est->point - exact) / exact, inside);
+		report_format_percent(100.0 * (est->point - exact) / exact, true, percent, sizeof(percent));
+	else if (est->point < 0.5)
+		snprintf(percent, sizeof(percent), "-");       /* nothing, and nothing estimated */
 	else
-		snprintf(cell, size, "%s, %s", bytes(est->point, lower), inside);
+		snprintf(percent, sizeof(percent), "+%s", short_bytes(est->point, lower));
+	snprintf(cell, size, "%s%s", percent, inside ? "" : " !");
 }
 
-static void write_designs(FILE *out, const struct model_result *r)
+static void write_design_legend(FILE *out, const struct model_result *r, const struct report_options *o,
+				size_t hidden)
 {
-	char a[32], b[32], c[32], d[32], cell[80];
-	fprintf(out, "Reverse map by design (pte_chains charged PSS-style; total adds the struct page field over %s of RAM)\n",
-		bytes((double)r->ram_pages * MODEL_PAGE_BYTES, a));
-	fprintf(out, "%-27s %-3s %11s %-22s %9s %9s %10s %9s\n", "design", "fam", "pte_chain", "smaps estimate",
-		"object", "total", "saves", "fork rmap");
+	char a[32], b[32];
+	bool exact = r->design_count && r->designs[0].pte_chain_exact, added = false;
+	wrapped(out, "  ", exact
+		? "= exact from pagemap + kpages; estimate = the smaps-only estimate's error against it (! when the "
+		  "exact figure falls outside the estimate's bounds; method and bounds in --format json)."
+		: "~ smaps-only estimate (no PFNs in this snapshot); estimate = its bounds (method in --format json).", 4);
+	char line[512];
+	snprintf(line, sizeof(line), "rmap = pte_chain + object (per-VMA fields, anon_vmas, anon_vma_chains) of these %zu "
+		 "process%s; saves = the baseline's rmap minus this design's; page field = the rmap field of every "
+		 "struct page of RAM, priced apart and never in saves.", r->processes,
+		 r->processes == 1 ? "" : "es");
+	wrapped(out, "  ", line, 4);
+	/* one line per architecture and PTE width shown: its baseline and its RAM */
+	for (size_t d = 0; d < r->design_count; d++) {
+		const struct model_design *m = &r->designs[d];
+		if (!design_shown(r, m, o))
+			continue;
+		added |= !m->selected;
+		bool first = true;
+		for (size_t e = 0; e < d && first; e++)
+			if (design_shown(r, &r->designs[e], o) && r->designs[e].baseline == m->baseline)
+				first = false;
+		if (!first)
+			continue;
+		const struct model_design *base = &r->designs[m->baseline];
+		bytes((double)base->priced_ram_bytes, a);
+		if (base->ram_capped)
+			snprintf(line, sizeof(line), "%s, %u-byte PTEs: baseline %s; page field over %s, the most %s "
+				 "addresses (MemTotal %s)", base->profile->arch, geometry_pte_bytes(&base->profile->geometry),
+				 base->profile->id, a, base->profile->geometry.name,
+				 bytes((double)r->ram_pages * MODEL_PAGE_BYTES, b));
+		else
+			snprintf(line, sizeof(line), "%s, %u-byte PTEs: baseline %s; page field over %s of RAM (MemTotal)",
+				 base->profile->arch, geometry_pte_bytes(&base->profile->geometry), base->profile->id, a);
+		wrapped(out, "  ", line, 4);
+	}
+	if (added)
+		wrapped(out, "  ", "* not named by --profile: computed as a baseline or as the snapshot's own design.", 4);
+	for (int f = 0; f < RMAP_FAMILY_COUNT; f++) {
+		bool present = false;
+		for (size_t d = 0; d < r->design_count && !present; d++)
+			present = design_shown(r, &r->designs[d], o) && r->designs[d].profile->family == (enum rmap_family)f;
+		if (present) {
+			snprintf(line, sizeof(line), "  %s ", rmap_families[f].name);
+			wrapped(out, line, rmap_families[f].summary, 5);
+		}
+	}
+	if (hidden) {
+		snprintf(line, sizeof(line), "%zu designs of other architectures are in --format json; --all-designs shows them here.",
+			 hidden);
+		wrapped(out, "  ", line, 4);
+	}
+}
+
+static void write_designs(FILE *out, const struct model_result *r, const struct report_options *o)
+{
+	char a[32], b[32], c[32], d[32], e[32], cell[80];
+	int width = 6;
+	size_t hidden = 0;
+	for (size_t i = 0; i < r->design_count; i++) {
+		if (!design_shown(r, &r->designs[i], o)) {
+			hidden++;
+			continue;
+		}
+		int n = (int)strlen(r->designs[i].profile->id) + !r->designs[i].selected;
+		width = n > width ? n : width;
+	}
+	fprintf(out, "Reverse map by design (%s%s)\n", o->all_designs ? "every architecture" : snapshot_arch(r),
+		r->design_count && !r->designs[0].pte_chain_exact ? "; pte_chains estimated from smaps" : "");
+	fprintf(out, "%-*s %-3s %11s %9s %9s %9s %10s %13s\n", width, "design", "fam", "pte_chain", "object", "rmap",
+		"saves", "page field", "estimate");
 	for (size_t i = 0; i < r->design_count; i++) {
 		const struct model_design *m = &r->designs[i];
-		const struct model_design *base = baseline(r, m);
+		if (!design_shown(r, m, o))
+			continue;
+		char id[80], saves[32];
+		snprintf(id, sizeof(id), "%s%s", m->profile->id, m->selected ? "" : "*");
 		estimate_cell(m, cell, sizeof(cell));
-		fprintf(out, "%-27s %-3s %s%10s %-22s %9s %9s %10s %9llu\n", m->profile->id,
-			rmap_family_name(m->profile->family), m->pte_chain_exact ? "=" : "~",
-			bytes(m->pte_chain_exact ? (double)m->pte_chain_bytes : m->pte_chain_estimate.point, a), cell,
-			bytes((double)m->object_rmap_bytes, b), bytes((double)m->total_bytes, c),
-			base ? bytes((double)base->total_bytes - (double)m->total_bytes, d) : "-",
-			(unsigned long long)(m->fork_rmap_calls));
+		if (m->baseline == i)
+			snprintf(saves, sizeof(saves), "baseline");
+		else
+			bytes((double)m->saves_bytes, saves);
+		fprintf(out, "%-*s %-3s %s%10s %9s %9s %9s %10s %13s\n", width, id, rmap_family_name(m->profile->family),
+			m->pte_chain_exact ? "=" : "~", bytes((double)m->pte_chain_bytes, a),
+			bytes((double)m->object_rmap_bytes, b), bytes((double)m->rmap_bytes, c), saves,
+			bytes((double)m->page_field_bytes, d), cell);
+		(void)e;
 	}
-	fputs("  '=' exact from pagemap + kpages; '~' smaps-only estimate, its bounds beside it (method: README, JSON)\n"
-	      "  object = per-VMA fields + anon_vmas + chains; saves = against the D1 design of the same architecture\n"
-	      "  fork rmap = page_add_rmap/_mapcount updates if every process forked once (JSON: exit, allocations)\n\n", out);
+	write_design_legend(out, r, o, hidden);
+	fputc('\n', out);
+}
+
+/* rmap calls if every process forked and exited once (cost-model.md section 7). */
+static void write_work(FILE *out, const struct model_result *r, const struct report_options *o)
+{
+	char a[32], b[32], c[32], d[32];
+	int width = 6;
+	for (size_t i = 0; i < r->design_count; i++)
+		if (design_shown(r, &r->designs[i], o) && (int)strlen(r->designs[i].profile->id) > width)
+			width = (int)strlen(r->designs[i].profile->id);
+	fputs("rmap work if every process forked once and exited once\n", out);
+	fprintf(out, "%-*s %14s %16s %15s %14s\n", width, "design", "fork rmap", "fork allocations", "fork anon_vma",
+		"exit rmap");
+	for (size_t i = 0; i < r->design_count; i++) {
+		const struct model_design *m = &r->designs[i];
+		if (!design_shown(r, m, o))
+			continue;
+		report_format_count(m->fork_rmap_calls, a, sizeof(a));
+		report_format_count(m->fork_chain_allocations, b, sizeof(b));
+		report_format_count(m->fork_anon_vma_calls, c, sizeof(c));
+		report_format_count(m->exit_rmap_calls, d, sizeof(d));
+		fprintf(out, "%-*s %14s %16s %15s %14s\n", width, m->profile->id, a, b, c, d);
+	}
+	wrapped(out, "  ", "fork rmap = page_add_rmap or _mapcount updates; allocations = pte_chain objects, blocks or "
+		"anon_vma_chains; anon_vma = anon_vma_link/anon_vma_fork calls; exit rmap = page_remove_rmap calls.", 4);
+	fputc('\n', out);
+}
+
+/* What the kernel's names for special mappings mean, for the legend. */
+static const struct { const char *prefix, *meaning; } special_paths[] = {
+	{ "/dev/zero (deleted)", "shared anonymous memory (mmap MAP_SHARED|MAP_ANONYMOUS, e.g. a database's shared buffers)" },
+	{ "/SYSV", "a System V shared memory segment (shmget)" },
+	{ "/memfd:", "a memfd_create file" },
+	{ "/dev/shm/", "a POSIX shared memory object (shm_open)" },
+	{ "[anon:", "anonymous memory named with prctl(PR_SET_VMA_ANON_NAME)" },
+};
+#define SPECIAL_PATH_COUNT (sizeof(special_paths) / sizeof(special_paths[0]))
+
+static void note_special(const char *path, bool *seen)
+{
+	for (size_t i = 0; i < SPECIAL_PATH_COUNT; i++)
+		if (!strncmp(path, special_paths[i].prefix, strlen(special_paths[i].prefix)))
+			seen[i] = true;
+}
+
+/* The rule's top files, cut to the room left on the line. */
+static void files_cell(const struct model_sharing *s, size_t room, char *cell, size_t size, bool *seen)
+{
+	size_t used = 0;
+	cell[0] = 0;
+	for (size_t i = 0; i < s->file_count && used < size; i++) {
+		char pages[32], item[600];
+		report_format_count(s->files[i].sharable_pages, pages, sizeof(pages));
+		char path[400];
+		escape_text(path, sizeof(path), s->files[i].path);
+		snprintf(item, sizeof(item), "%s%s %s", i ? "; " : "", path, pages);
+		const char *base = strrchr(path, '/');
+		if (used + strlen(item) > room && base && base != path && !strchr(base, ' '))
+			snprintf(item, sizeof(item), "%s...%s %s", i ? "; " : "", base, pages);
+		if (used + strlen(item) > room) {
+			if (used + 4 <= room)
+				used += (size_t)snprintf(cell + used, size - used, i ? "; ..." : "...");
+			break;
+		}
+		note_special(s->files[i].path, seen);
+		used += (size_t)snprintf(cell + used, size - used, "%s", item);
+	}
 }
 
 static void write_sharing(FILE *out, const struct model_result *r, const struct report_options *o)
 {
-	char a[32];
-	fprintf(out, "Page-table sharing%s\n", r->processes_with_pagemap == r->processes ? "" : " (without pagemap: upper bounds)");
-	fprintf(out, "%-16s %8s %10s %8s %8s  %s\n", "rule", "pages", "bytes", "% tables", "eligible", "top files (pages)");
+	char a[32], b[32], c[32], d[32], cell[1024];
+	bool seen[SPECIAL_PATH_COUNT] = { false };
+	double tables = r->pagetable_bytes ? (double)r->pagetable_bytes : r->pagetable_estimate.point;
+	fprintf(out, "Page-table sharing: the page-table pages each rule would save%s\n",
+		r->processes_with_pagemap == r->processes ? "" : " (without pagemap: upper bounds)");
+	fprintf(out, "%-16s %8s %9s %8s %8s  %s\n", "rule", "pages", "bytes", "% tables", "eligible", "top files (pages)");
 	for (size_t k = 0; k < r->sharing_count; k++) {
 		const struct model_sharing *s = &r->sharing[k];
 		if (!s->available) {
 			fprintf(out, "%-16s %8s  (needs pagemap)\n", s->rule->id, "-");
 			continue;
 		}
-		double tables = r->pagetable_bytes ? (double)r->pagetable_bytes : r->pagetable_estimate.point;
-		fprintf(out, "%-16s %8llu %10s %7.1f%% %8llu  ", s->rule->id, (unsigned long long)s->sharable_pages,
-			bytes((double)s->sharable_bytes, a), tables > 0 ? 100.0 * (double)s->sharable_bytes / tables : 0.0,
-			(unsigned long long)s->eligible_vmas);
-		size_t limit = o->per_file ? s->file_count : 2;
-		for (size_t i = 0; i < s->file_count && i < limit; i++) {
-			fputs(i ? (o->per_file ? "\n                                                        " : ", ") : "", out);
-			escape_fputs(escape_text, s->files[i].path, out);
-			fprintf(out, " (%llu)", (unsigned long long)s->files[i].sharable_pages);
-		}
+		report_format_count(s->sharable_pages, a, sizeof(a));
+		report_format_count(s->eligible_vmas, d, sizeof(d));
+		report_format_percent(tables > 0 ? 100.0 * (double)s->sharable_bytes / tables : 0, false, c, sizeof(c));
+		int column = fprintf(out, "%-16s %8s %9s %8s %8s  ", s->rule->id, a, bytes((double)s->sharable_bytes, b), c, d);
 		if (s->rule->partners == PARTNERS_CONTENT)
-			fputs(s->exact ? "identical PTE pages (slots, PFNs, permissions)" : "slot pattern only, no PFNs: upper bound", out);
-		if (s->pages_in_cow_vmas)
-			fprintf(out, "  [%llu in VMAs with private COW pages]", (unsigned long long)s->pages_in_cow_vmas);
+			fputs(s->exact ? "identical PTE pages: slots, PFNs, permissions" : "slot pattern only, no PFNs: upper bound", out);
+		else if (o->per_file)
+			for (size_t i = 0; i < s->file_count; i++) {
+				note_special(s->files[i].path, seen);
+				report_format_count(s->files[i].sharable_pages, a, sizeof(a));
+				fputs(i ? "\n      " : "", out);
+				escape_fputs(escape_text, s->files[i].path, out);
+				fprintf(out, " %s", a);
+			}
+		else {
+			files_cell(s, TEXT_WIDTH > column ? (size_t)(TEXT_WIDTH - column) : 10, cell, sizeof(cell), seen);
+			fputs(cell, out);
+		}
 		fputc('\n', out);
+		if (s->pages_in_cow_vmas) {
+			report_format_count(s->pages_in_cow_vmas, a, sizeof(a));
+			fprintf(out, "%16s   (%s of them in VMAs that hold private copy-on-write pages)\n", "", a);
+		}
 	}
+	for (size_t k = 0; k < r->sharing_count; k++) {
+		char prefix[80];
+		snprintf(prefix, sizeof(prefix), "  %s:", r->sharing[k].rule->id);
+		wrapped(out, prefix, r->sharing[k].rule->description, 4);
+	}
+	for (size_t i = 0; i < SPECIAL_PATH_COUNT; i++)
+		if (seen[i]) {
+			char prefix[80];
+			snprintf(prefix, sizeof(prefix), "  %s%s =", special_paths[i].prefix,
+				 special_paths[i].prefix[strlen(special_paths[i].prefix) - 1] == ':' ||
+				 special_paths[i].prefix[strlen(special_paths[i].prefix) - 1] == '/' ? "..." : "");
+			wrapped(out, prefix, special_paths[i].meaning, 4);
+		}
 	fputc('\n', out);
 }
 
@@ -178,7 +366,7 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 {
 	const struct snapshot *s = r->snapshot;
 	static const char *const modes[] = { "none", "present bits only", "pfn" };
-	char headline[256], kernel[sizeof(s->info.kernel) * 4], arch[sizeof(s->info.arch) * 4];
+	char headline[512], kernel[sizeof(s->info.kernel) * 4], arch[sizeof(s->info.arch) * 4];
 	escape_text(kernel, sizeof(kernel), s->info.kernel[0] ? s->info.kernel : "?");
 	escape_text(arch, sizeof(arch), s->info.arch[0] ? s->info.arch : "?");
 	fputs("ptscope report: ", out);
@@ -188,10 +376,14 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 		r->has_kpages ? "yes" : "no");
 	report_headline(r, headline, sizeof(headline));
 	if (headline[0])
-		fprintf(out, "%s\n", headline);
+		wrapped(out, "", headline, 2);
+	report_headline_rmap(r, headline, sizeof(headline));
+	if (headline[0])
+		wrapped(out, "", headline, 2);
 	fputc('\n', out);
 	write_pagetables(out, r);
-	write_designs(out, r);
+	write_designs(out, r, o);
+	write_work(out, r, o);
 	write_sharing(out, r, o);
 	write_processes(out, r, o);
 	return ferror(out) ? -1 : 0;

@@ -11,6 +11,7 @@
 
 #include "base/escape.h"
 #include "outputs/report_internal.h"
+#include "version.h"
 
 static void put(struct json_object *object, const char *key, struct json_object *value)
 {
@@ -36,6 +37,16 @@ static void put_bool(struct json_object *object, const char *key, bool value)
 	put(object, key, json_object_new_boolean(value));
 }
 
+/* A decimal figure rounded to one place, printed as such (no 17-digit
+ * doubles, no -0.0). */
+static struct json_object *decimal(double value)
+{
+	char text[48];
+	double rounded = report_round1(value);
+	snprintf(text, sizeof(text), "%.1f", rounded);
+	return json_object_new_double_s(rounded, text);
+}
+
 /* Estimates are reported in whole units: a fraction of a byte means nothing. */
 static struct json_object *estimate_object(const struct estimate *e, double exact, bool has_exact)
 {
@@ -46,7 +57,7 @@ static struct json_object *estimate_object(const struct estimate *e, double exac
 	put_u64(o, "upper", (uint64_t)ceil(e->upper));
 	if (has_exact) {
 		put_u64(o, "exact", (uint64_t)llround(exact));
-		put(o, "error_percent", json_object_new_double(exact > 0 ? round((e->point - exact) / exact * 1000) / 10 : 0));
+		put(o, "error_percent", decimal(exact > 0 ? (e->point - exact) / exact * 100 : 0));
 		put_bool(o, "exact_within_bounds", exact >= floor(e->lower) && exact <= ceil(e->upper));
 	}
 	return o;
@@ -121,7 +132,14 @@ static struct json_object *design_object(const struct model_result *r, const str
 	put_bool(o, "pte_chain_exact", m->pte_chain_exact);
 	put_u64(o, "pte_chain_bytes", m->pte_chain_bytes);
 	put(o, "pte_chain_estimate", estimate_object(&m->pte_chain_estimate, m->pte_chain_value, m->pte_chain_exact));
+	put_bool(o, "selected", m->selected);
+	put_u64(o, "pte_bytes", geometry_pte_bytes(&p->geometry));
+	put_u64(o, "rmap_bytes", m->rmap_bytes);
+	put_string(o, "baseline", r->designs[m->baseline].profile->id);
+	put(o, "saves_bytes", json_object_new_int64(m->saves_bytes));
 	put_u64(o, "page_field_bytes", m->page_field_bytes);
+	put_u64(o, "page_field_ram_bytes", m->priced_ram_bytes);
+	put_bool(o, "page_field_ram_capped", m->ram_capped);
 	put_u64(o, "vma_field_bytes", m->vma_field_bytes);
 	put_u64(o, "anon_vmas", m->anon_vma_count);
 	put_bool(o, "anon_vmas_exact", m->anon_vma_exact);
@@ -134,34 +152,38 @@ static struct json_object *design_object(const struct model_result *r, const str
 	put_u64(work, "fork_anon_vma_calls", m->fork_anon_vma_calls);
 	put_u64(work, "exit_rmap_calls", m->exit_rmap_calls);
 	put(o, "work_per_event", work);
-	(void)r;
 	return o;
 }
 
-/* Each object design (file pages by object) against each pte_chain design
- * of the same architecture: bytes saved, whole design and pte_chains alone. */
-static struct json_object *savings_array(const struct model_result *r)
+/* The two headlines: their sentence and the figures in it. */
+static struct json_object *headlines_object(const struct model_result *r)
 {
-	struct json_object *a = json_object_new_array();
-	for (size_t x = 0; x < r->design_count; x++) {
-		const struct model_design *object = &r->designs[x];
-		if (!rmap_families[object->profile->family].file_by_object)
-			continue;
-		for (size_t y = 0; y < r->design_count; y++) {
-			const struct model_design *chain = &r->designs[y];
-			if (rmap_families[chain->profile->family].file_by_object ||
-			    strcmp(chain->profile->arch, object->profile->arch))
-				continue;
-			struct json_object *o = json_object_new_object();
-			put_string(o, "design", object->profile->id);
-			put_string(o, "over", chain->profile->id);
-			put(o, "saved_bytes", json_object_new_int64((int64_t)chain->total_bytes - (int64_t)object->total_bytes));
-			put(o, "pte_chain_saved_bytes", json_object_new_int64((int64_t)chain->pte_chain_bytes - (int64_t)object->pte_chain_bytes));
-			put(o, "object_rmap_bytes", json_object_new_int64((int64_t)object->object_rmap_bytes));
-			json_object_array_add(a, o);
-		}
+	char text[512];
+	struct json_object *o = json_object_new_object();
+	if (r->headline_rule < r->sharing_count) {
+		const struct model_sharing *s = &r->sharing[r->headline_rule];
+		struct json_object *h = json_object_new_object();
+		report_headline(r, text, sizeof(text));
+		put_string(h, "text", text);
+		put_string(h, "rule", s->rule->id);
+		put_u64(h, "pages", s->sharable_pages);
+		put_u64(h, "bytes", s->sharable_bytes);
+		put_u64(h, "pagetable_bytes", r->processes_with_pagemap == r->processes && r->processes
+			? r->pagetable_bytes : (uint64_t)llround(r->pagetable_estimate.point));
+		put(o, "sharing", h);
 	}
-	return a;
+	if (r->current_design < r->design_count) {
+		const struct model_design *now = &r->designs[r->current_design];
+		struct json_object *h = json_object_new_object();
+		report_headline_rmap(r, text, sizeof(text));
+		put_string(h, "text", text);
+		put_string(h, "design", now->profile->id);
+		put_u64(h, "rmap_bytes", now->rmap_bytes);
+		put_string(h, "baseline", r->designs[now->baseline].profile->id);
+		put_u64(h, "baseline_rmap_bytes", r->designs[now->baseline].rmap_bytes);
+		put(o, "rmap", h);
+	}
+	return o;
 }
 
 static struct json_object *sharing_object(const struct model_result *r, const struct model_sharing *s,
@@ -175,8 +197,7 @@ static struct json_object *sharing_object(const struct model_result *r, const st
 	put_bool(o, "exact", s->exact);
 	put_u64(o, "pages", s->sharable_pages);
 	put_u64(o, "bytes", s->sharable_bytes);
-	put(o, "percent_of_pagetables", json_object_new_double(
-		r->pagetable_bytes ? round(1000.0 * (double)s->sharable_bytes / (double)r->pagetable_bytes) / 10 : 0));
+	put(o, "percent_of_pagetables", decimal(r->pagetable_bytes ? 100.0 * (double)s->sharable_bytes / (double)r->pagetable_bytes : 0));
 	put_u64(o, "eligible_vmas", s->eligible_vmas);
 	put_u64(o, "pages_in_vmas_with_private_copies", s->pages_in_cow_vmas);
 	struct json_object *files = json_object_new_array();
@@ -212,7 +233,7 @@ static struct json_object *process_object(const struct model_result *r, const st
 	put(o, "pte_chain_bytes", chains);
 	struct json_object *sharable = json_object_new_object();
 	for (size_t k = 0; k < r->sharing_count; k++)
-		put(sharable, r->sharing[k].rule->id, json_object_new_double(round(p->sharable_pages[k] * 10) / 10));
+		put(sharable, r->sharing[k].rule->id, decimal(p->sharable_pages[k]));
 	put(o, "sharable_pte_pages", sharable);
 	return o;
 }
@@ -220,9 +241,12 @@ static struct json_object *process_object(const struct model_result *r, const st
 struct json_object *report_build(const struct model_result *r, const struct report_options *options)
 {
 	struct json_object *root = json_object_new_object();
-	char headline[256];
+	char headline[512];
+	put(root, "schema", json_object_new_int(PTSCOPE_REPORT_SCHEMA));
+	put_string(root, "version", PTSCOPE_VERSION);
 	report_headline(r, headline, sizeof(headline));
 	put_string(root, "headline", headline);
+	put(root, "headlines", headlines_object(r));
 	put(root, "snapshot", snapshot_object(r));
 	put(root, "totals", totals_object(r));
 	put(root, "pagetable_estimate", estimate_object(&r->pagetable_estimate, (double)r->pagetable_bytes,
@@ -232,7 +256,6 @@ struct json_object *report_build(const struct model_result *r, const struct repo
 	for (size_t d = 0; d < r->design_count; d++)
 		json_object_array_add(designs, design_object(r, &r->designs[d]));
 	put(root, "designs", designs);
-	put(root, "savings", savings_array(r));
 	struct json_object *sharing = json_object_new_array();
 	for (size_t k = 0; k < r->sharing_count; k++)
 		json_object_array_add(sharing, sharing_object(r, &r->sharing[k], options));

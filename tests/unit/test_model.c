@@ -148,8 +148,25 @@ struct fake {
 	struct process processes[4];
 	struct vma vmas[16];
 	struct pagemap_record records[4][MAX_RECORDS];
+	size_t record_counts[4];
 	struct kpage kpages[16];
 };
+
+/* The fake being built: records are kept here and handed to the snapshot
+ * (snapshot_add_pagemap, as a reader does) when the model runs. */
+static struct fake *current_fake;
+
+static struct pagemap_record *fake_records(const struct process *p)
+{
+	return current_fake->records[p - current_fake->processes];
+}
+
+static void fake_free(struct fake *f)
+{
+	snapshot_release_pagemaps(&f->snapshot);
+	free(f);
+	current_fake = NULL;
+}
 
 static struct fake *fake_new(void)
 {
@@ -160,6 +177,7 @@ static struct fake *fake_new(void)
 	f->snapshot.source = "fake";
 	f->snapshot.processes = f->processes;
 	f->snapshot.vmas = f->vmas;
+	current_fake = f;
 	return f;
 }
 
@@ -173,7 +191,6 @@ static struct process *fake_process(struct fake *f, int pid, int ppid, uint64_t 
 	p->status.has_vm_pte = true;
 	p->status.vm_pte_kb = vm_pte_kb;
 	p->has_pagemap = true;
-	p->pagemap = f->records[f->snapshot.process_count];
 	p->vmas = &f->vmas[f->snapshot.vma_count];
 	f->snapshot.process_count++;
 	return p;
@@ -197,7 +214,8 @@ static struct vma *fake_vma(struct fake *f, struct process *p, uint64_t start, u
 
 static void fake_record(struct process *p, uint64_t vaddr, uint64_t entry)
 {
-	p->pagemap[p->pagemap_count++] = (struct pagemap_record){ vaddr, entry };
+	size_t i = (size_t)(p - current_fake->processes);
+	current_fake->records[i][current_fake->record_counts[i]++] = (struct pagemap_record){ vaddr, entry };
 }
 
 static void fake_kpage(struct fake *f, uint64_t pfn, uint64_t mapcount, uint64_t flags)
@@ -223,6 +241,13 @@ static struct model_result *run(struct fake *f, const char *const *ids, size_t c
 	options.design_count = d;
 	options.rules = r ? rules : NULL;
 	options.rule_count = r;
+	snapshot_release_pagemaps(&f->snapshot);
+	for (size_t i = 0; i < f->snapshot.process_count; i++) {
+		struct process *p = &f->processes[i];
+		p->pagemap_count = 0;
+		if (p->has_pagemap)
+			CU_ASSERT_FATAL(snapshot_add_pagemap(&f->snapshot, p, f->records[i], f->record_counts[i]) == 0);
+	}
 	struct model_result *result = NULL;
 	struct model_error error;
 	CU_ASSERT_FATAL(model_run(&f->snapshot, &options, &result, &error) == 0);
@@ -286,7 +311,7 @@ static void test_pte_chain_exact(void)
 	r = run(f, ids, 1);
 	CU_ASSERT_EQUAL(r->designs[0].pte_chain_bytes, 40);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /*
@@ -319,7 +344,7 @@ static void test_pagetables(void)
 	CU_ASSERT_EQUAL(r->vmpte_above_model_bytes, 32768 - 12288);
 	CU_ASSERT_EQUAL(r->vmpte_bytes, 28672 + 32768);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /* 512 consecutive PFNs from an aligned compound THP head: PMD-mapped.  An
@@ -346,13 +371,13 @@ static void test_thp_windows(void)
 	model_free(r);
 	/* unaligned first PFN: not PMD-mapped */
 	for (uint64_t i = 0; i < 512; i++)
-		a->pagemap[i].entry = P | (0x401 + i);
+		fake_records(a)[i].entry = P | (0x401 + i);
 	f->kpages[0].pfn = 0x401;
 	r = run(f, NULL, 0);
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 1);
 	CU_ASSERT_EQUAL(r->pte_pages, 2);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /*
@@ -396,11 +421,11 @@ static void test_sharing(void)
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].sharable_pages[0], 0.5, 1e-9);
 	model_free(r);
 	/* the swap entry is a different vector from the PFN with the same bits */
-	p[1]->pagemap[0].entry = PAGEMAP_SWAPPED | FILE_PAGE | 100;
+	fake_records(p[1])[0].entry = PAGEMAP_SWAPPED | FILE_PAGE | 100;
 	r = run(f, ids + 2, 1);
 	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 1);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 #define GIB (UINT64_C(1) << 30)
@@ -435,7 +460,7 @@ static void test_hugetlb_pmd(void)
 	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 0);
 	CU_ASSERT_EQUAL(r->sharing[0].eligible_vmas, 0);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /*
@@ -465,7 +490,7 @@ static void test_mshare_union(void)
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].sharable_pages[0], 4.0 * 3 / 9, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[1].sharable_pages[0], 5.0 * 3 / 9, 1e-9);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 static void test_eligibility(void)
@@ -511,7 +536,7 @@ static void test_object_rmap(void)
 	CU_ASSERT_EQUAL(r->designs[1].anon_vma_chain_count, 3);
 	CU_ASSERT_EQUAL(r->designs[1].object_rmap_bytes, 2 * 40 + 2 * 104 + 3 * 64);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /* smaps-only page-table bounds: one VMA of 3 windows with 600 resident pages
@@ -534,7 +559,7 @@ static void test_pagetable_estimate(void)
 	CU_ASSERT_TRUE(e->point >= e->lower && e->point <= e->upper);
 	CU_ASSERT_FALSE(r->designs[0].pte_chain_exact);
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /* ---- profiles from XML ---- */

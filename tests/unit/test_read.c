@@ -73,20 +73,32 @@ static void check_fixture_snapshot(const struct snapshot *s)
 	CU_ASSERT_EQUAL(s->vma_count, 37);
 	CU_ASSERT(p->has_status && p->status.vm_pte_kb == 48);
 	CU_ASSERT_EQUAL_FATAL(p->pagemap_count, 3);
-	CU_ASSERT_EQUAL(p->pagemap[2].entry, PAGEMAP_SWAPPED | 77);
+	/* the records, in order, through the snapshot's distinct contents */
+	struct pagemap_record records[4];
+	size_t n = 0;
+	for (uint64_t at = 0; n < 4 && process_next_record(s, p, at, UINT64_MAX, &records[n]); n++)
+		at = records[n].vaddr + 1;
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT(records[0].vaddr < records[1].vaddr && records[1].vaddr < records[2].vaddr);
+	CU_ASSERT_EQUAL(records[2].entry, PAGEMAP_SWAPPED | 77);
+	CU_ASSERT_EQUAL(process_chunk_content(p, records[0].vaddr >> PAGEMAP_CHUNK_SHIFT) >= 0, 1);
+	CU_ASSERT_EQUAL(process_chunk_content(p, 0), -1);
 	CU_ASSERT_EQUAL(s->pagemap_bytes, 48);
 	CU_ASSERT_EQUAL(s->info.pagemap, PAGEMAP_PFN);
 	CU_ASSERT_EQUAL_FATAL(s->kpage_count, 2);
 	CU_ASSERT_EQUAL(snapshot_find_kpage(s, 101)->mapcount, 2);
 	CU_ASSERT_PTR_NULL(snapshot_find_kpage(s, 102));
-	CU_ASSERT_PTR_EQUAL(process_find_vma(p, p->pagemap[1].vaddr), &p->vmas[0]);
+	CU_ASSERT_PTR_EQUAL(process_find_vma(p, records[1].vaddr), &p->vmas[0]);
 	CU_ASSERT_PTR_NULL(process_find_vma(p, 0x1000));
 	CU_ASSERT_PTR_EQUAL(process_find_vma(p, p->vmas[0].end - 1), &p->vmas[0]);
 	CU_ASSERT_PTR_EQUAL(process_find_vma(p, p->vmas[0].end), p->vmas[1].start == p->vmas[0].end ? &p->vmas[1] : NULL);
-	CU_ASSERT_EQUAL(process_first_record(p, 0), 0);
-	CU_ASSERT_EQUAL(process_first_record(p, p->pagemap[1].vaddr), 1);
-	CU_ASSERT_EQUAL(process_first_record(p, p->pagemap[1].vaddr + 1), 2);
-	CU_ASSERT_EQUAL(process_first_record(p, UINT64_MAX), 3);
+	struct pagemap_record found;
+	CU_ASSERT_EQUAL(process_next_record(s, p, records[1].vaddr, UINT64_MAX, &found), 1);
+	CU_ASSERT_EQUAL(found.vaddr, records[1].vaddr);
+	CU_ASSERT_EQUAL(process_next_record(s, p, records[1].vaddr + 1, UINT64_MAX, &found), 1);
+	CU_ASSERT_EQUAL(found.vaddr, records[2].vaddr);
+	CU_ASSERT_EQUAL(process_next_record(s, p, records[1].vaddr + 1, records[2].vaddr, &found), 0);
+	CU_ASSERT_EQUAL(process_next_record(s, p, records[2].vaddr + 1, UINT64_MAX, &found), 0);
 	CU_ASSERT_PTR_EQUAL(snapshot_find_process(s, 5969), p);
 	CU_ASSERT_PTR_NULL(snapshot_find_process(s, 2)); /* the kernel thread is not kept */
 	CU_ASSERT_PTR_NULL(snapshot_find_process(s, 5970));

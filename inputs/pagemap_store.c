@@ -1,0 +1,267 @@
+/*
+ * inputs/pagemap_store.c - pagemap records kept once per distinct content.
+ *
+ * Records arrive process by process in ascending address order (a member
+ * of a snapshot, or a hand-built array).  They are gathered chunk by chunk
+ * (2 MiB of address space); a finished chunk is looked up in a hash table
+ * of the contents seen so far (hashed, then compared record by record, so
+ * a collision costs time, never a wrong answer) and either counted once
+ * more or added.  A process keeps runs of chunks: a child whose chunks
+ * hold the same contents as its parent's, in the same order, needs one run
+ * per VMA.  Memory follows the distinct contents, never the mappings.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct pagemap_index {
+	uint32_t *slots;                /* content id + 1; 0 empty */
+	size_t slot_mask;
+	uint64_t *hashes;               /* per content */
+	size_t content_capacity, record_capacity;
+	/* the chunk being gathered */
+	struct pagemap_record pending[PAGEMAP_CHUNK_BYTES / 4096];
+	uint64_t pending_chunk;
+	uint32_t pending_count;
+};
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+	h ^= x + UINT64_C(0x9e3779b97f4a7c15) + (h << 6) + (h >> 2);
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	return h ^ (h >> 32);
+}
+
+static uint64_t hash_records(const struct pagemap_record *records, uint32_t count)
+{
+	uint64_t h = count;
+	for (uint32_t i = 0; i < count; i++)
+		h = mix(h, records[i].vaddr ^ records[i].entry * UINT64_C(0xc2b2ae3d27d4eb4f));
+	return h;
+}
+
+static int grow(void **array, size_t *capacity, size_t need, size_t size)
+{
+	if (need <= *capacity)
+		return 0;
+	size_t next = *capacity ? *capacity * 2 : 1024;
+	while (next < need)
+		next *= 2;
+	void *p = realloc(*array, next * size);
+	if (!p)
+		return -1;
+	*array = p;
+	*capacity = next;
+	return 0;
+}
+
+static int rehash(struct snapshot *s, struct pagemap_index *x)
+{
+	size_t slots = x->slot_mask ? (x->slot_mask + 1) * 2 : 4096;
+	uint32_t *table = calloc(slots, sizeof(*table));
+	if (!table)
+		return -1;
+	free(x->slots);
+	x->slots = table;
+	x->slot_mask = slots - 1;
+	for (size_t i = 0; i < s->content_count; i++) {
+		size_t j = x->hashes[i] & x->slot_mask;
+		while (x->slots[j])
+			j = (j + 1) & x->slot_mask;
+		x->slots[j] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+/* The id of the content equal to the pending chunk, added if new; -1 when out of memory. */
+static long find_or_add(struct snapshot *s, struct pagemap_index *x)
+{
+	uint64_t h = hash_records(x->pending, x->pending_count);
+	size_t bytes = x->pending_count * sizeof(*x->pending);
+	if (x->slots) {
+		for (size_t j = h & x->slot_mask; x->slots[j]; j = (j + 1) & x->slot_mask) {
+			size_t id = x->slots[j] - 1;
+			const struct pagemap_content *c = &s->contents[id];
+			if (x->hashes[id] == h && c->count == x->pending_count &&
+			    !memcmp(s->content_records + c->first, x->pending, bytes))
+				return (long)id;
+		}
+	}
+	if (s->content_count >= UINT32_MAX - 1)
+		return -1;
+	if ((s->content_count + 1) * 2 > x->slot_mask + 1 && rehash(s, x))
+		return -1;
+	size_t content_capacity = x->content_capacity;
+	if (grow((void **)&s->contents, &content_capacity, s->content_count + 1, sizeof(*s->contents)) ||
+	    grow((void **)&x->hashes, &x->content_capacity, s->content_count + 1, sizeof(*x->hashes)) ||
+	    grow((void **)&s->content_records, &x->record_capacity,
+		 s->content_record_count + x->pending_count, sizeof(*s->content_records)))
+		return -1;
+	size_t id = s->content_count++;
+	s->contents[id] = (struct pagemap_content){ .first = s->content_record_count, .count = x->pending_count };
+	x->hashes[id] = h;
+	memcpy(s->content_records + s->content_record_count, x->pending, bytes);
+	s->content_record_count += x->pending_count;
+	size_t j = h & x->slot_mask;
+	while (x->slots[j])
+		j = (j + 1) & x->slot_mask;
+	x->slots[j] = (uint32_t)(id + 1);
+	return (long)id;
+}
+
+/* Runs grow by doubling; their capacity is the next power of two of the count. */
+static int append_chunk(struct process *p, uint64_t chunk, uint32_t content)
+{
+	struct pagemap_run *last = p->run_count ? &p->runs[p->run_count - 1] : NULL;
+	if (last && last->chunk + last->length == chunk && last->content + last->length == content) {
+		last->length++;
+		return 0;
+	}
+	if ((p->run_count & (p->run_count - 1)) == 0) {
+		void *grown = realloc(p->runs, (p->run_count ? p->run_count * 2 : 4) * sizeof(*p->runs));
+		if (!grown)
+			return -1;
+		p->runs = grown;
+	}
+	p->runs[p->run_count++] = (struct pagemap_run){ chunk, 1, content };
+	return 0;
+}
+
+static int finish_chunk(struct snapshot *s, struct pagemap_index *x, struct process *p)
+{
+	if (!x->pending_count)
+		return 0;
+	long id = find_or_add(s, x);
+	x->pending_count = 0;
+	if (id < 0 || append_chunk(p, x->pending_chunk, (uint32_t)id))
+		return -1;
+	s->contents[id].references++;
+	return 0;
+}
+
+int pagemap_feed_begin(struct snapshot *s, struct process *p)
+{
+	if (!s->pagemap_index && !(s->pagemap_index = calloc(1, sizeof(*s->pagemap_index))))
+		return -1;
+	s->pagemap_index->pending_count = 0;
+	p->has_pagemap = true;
+	return 0;
+}
+
+int pagemap_feed(struct snapshot *s, struct process *p, const struct pagemap_record *records, size_t count)
+{
+	struct pagemap_index *x = s->pagemap_index;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t chunk = records[i].vaddr >> PAGEMAP_CHUNK_SHIFT;
+		if (x->pending_count && (chunk != x->pending_chunk ||
+					 x->pending_count == sizeof(x->pending) / sizeof(x->pending[0]))) {
+			/* ascending page-aligned records fill a chunk at most once */
+			if (chunk == x->pending_chunk || finish_chunk(s, x, p))
+				return -1;
+		}
+		x->pending_chunk = chunk;
+		x->pending[x->pending_count++] = (struct pagemap_record){
+			records[i].vaddr & (PAGEMAP_CHUNK_BYTES - 1), records[i].entry };
+	}
+	p->pagemap_count += count;
+	return 0;
+}
+
+int pagemap_feed_end(struct snapshot *s, struct process *p)
+{
+	return finish_chunk(s, s->pagemap_index, p);
+}
+
+void pagemap_release_process(struct snapshot *s, struct process *p)
+{
+	for (size_t r = 0; r < p->run_count; r++)
+		for (uint64_t i = 0; i < p->runs[r].length; i++)
+			s->contents[p->runs[r].content + i].references--;
+	free(p->runs);
+	p->runs = NULL;
+	p->run_count = 0;
+}
+
+int snapshot_add_pagemap(struct snapshot *s, struct process *p,
+			 const struct pagemap_record *records, size_t count)
+{
+	if (pagemap_feed_begin(s, p) || pagemap_feed(s, p, records, count) || pagemap_feed_end(s, p))
+		return -1;
+	return 0;
+}
+
+void snapshot_release_pagemaps(struct snapshot *s)
+{
+	for (size_t i = 0; i < s->process_count; i++) {
+		free(s->processes[i].runs);
+		s->processes[i].runs = NULL;
+		s->processes[i].run_count = 0;
+	}
+	if (s->pagemap_index) {
+		free(s->pagemap_index->slots);
+		free(s->pagemap_index->hashes);
+		free(s->pagemap_index);
+		s->pagemap_index = NULL;
+	}
+	free(s->contents);
+	free(s->content_records);
+	s->contents = NULL;
+	s->content_records = NULL;
+	s->content_count = s->content_record_count = 0;
+}
+
+/* The run holding chunk, or the first run after it (run_count if none). */
+static size_t run_at_or_after(const struct process *p, uint64_t chunk)
+{
+	size_t low = 0, high = p->run_count;
+	while (low < high) {
+		size_t middle = low + (high - low) / 2;
+		if (p->runs[middle].chunk + p->runs[middle].length <= chunk)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	return low;
+}
+
+long process_chunk_content(const struct process *p, uint64_t chunk)
+{
+	size_t r = run_at_or_after(p, chunk);
+	if (r == p->run_count || p->runs[r].chunk > chunk)
+		return -1;
+	return (long)(p->runs[r].content + (chunk - p->runs[r].chunk));
+}
+
+int process_next_record(const struct snapshot *s, const struct process *p, uint64_t vaddr,
+			uint64_t limit, struct pagemap_record *record)
+{
+	uint64_t chunk = vaddr >> PAGEMAP_CHUNK_SHIFT;
+	for (size_t r = run_at_or_after(p, chunk); r < p->run_count; r++) {
+		const struct pagemap_run *run = &p->runs[r];
+		uint64_t i = chunk > run->chunk ? chunk - run->chunk : 0;
+		for (; i < run->length; i++) {
+			uint64_t base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT;
+			if (base >= limit)
+				return 0;
+			const struct pagemap_content *c = &s->contents[run->content + i];
+			const struct pagemap_record *records = s->content_records + c->first;
+			uint64_t offset = vaddr > base ? vaddr - base : 0;
+			size_t low = 0, high = c->count;
+			while (low < high) {
+				size_t middle = low + (high - low) / 2;
+				if (records[middle].vaddr < offset)
+					low = middle + 1;
+				else
+					high = middle;
+			}
+			if (low < c->count) {
+				if (base + records[low].vaddr >= limit)
+					return 0;
+				*record = (struct pagemap_record){ base + records[low].vaddr, records[low].entry };
+				return 1;
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,15 @@
+/*
+ * version.h - the one version string of ptscope, printed by `ptscope
+ * --version` and carried by every structured report ("version") beside the
+ * report's own "schema" number (docs/report.schema.json).
+ */
+#ifndef PTSCOPE_VERSION_H
+#define PTSCOPE_VERSION_H
+
+#define PTSCOPE_VERSION "0.9.0"
+
+/* Bumped when a structured report changes incompatibly (a key removed or
+ * its meaning changed); new keys do not bump it. */
+#define PTSCOPE_REPORT_SCHEMA 1
+
+#endif
