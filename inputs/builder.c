@@ -37,6 +37,8 @@ struct snapshot_builder {
 	struct extra_array extras;
 	bool has_info, has_version, has_meminfo;
 	size_t smaps_read;              /* for the progress line */
+	uint64_t total_size_kb;         /* Σ VMA Size so far, for the total check */
+	uint64_t total_status_kb[6];    /* Σ of each status counter so far */
 };
 
 struct snapshot_builder *builder_create(const char *source, const struct read_options *options)
@@ -397,6 +399,46 @@ static int check_pagemap_addresses(struct snapshot_builder *b, const struct proc
 	return 0;
 }
 
+/*
+ * Every counter is bounded where it is read (internal.h), but their sums
+ * over thousands of processes could still pass 2^64: refuse a snapshot whose
+ * VMAs or status counters add up to more than KERNEL_MAX_TOTAL_BYTES (no
+ * machine maps 4 EiB), so every byte total downstream fits in 64 bits.
+ * smaps counters are each at most their VMA's Size, so Σ Size bounds them all.
+ */
+static int check_totals(struct snapshot_builder *b, const struct process_build *pb,
+			struct input_error *error)
+{
+	const uint64_t limit_kb = KERNEL_MAX_TOTAL_BYTES >> 10;
+	const struct process *p = &pb->process;
+	const struct process_status *st = &p->status;
+	const uint64_t status_kb[6] = { st->vm_pte_kb, st->vm_rss_kb, st->rss_anon_kb, st->rss_file_kb,
+					st->rss_shmem_kb, st->vm_swap_kb };
+	uint64_t size_kb = b->total_size_kb, totals[6];
+	const char *member = "smaps";
+	bool over = false;
+	for (size_t v = 0; v < p->vma_count && !over; v++) {
+		size_kb += b->vmas.items[pb->vma_first + v].kb[SMAPS_SIZE];  /* each < 2^47: no wrap */
+		over = size_kb > limit_kb;
+	}
+	for (size_t i = 0; i < 6 && !over; i++) {
+		totals[i] = b->total_status_kb[i] + status_kb[i];
+		over = totals[i] > limit_kb;
+		member = "status";
+	}
+	if (over) {
+		char name[64];
+		snprintf(name, sizeof(name), "%d/%s", p->pid, member);
+		input_error_set(error, b->snapshot->source, name, 0,
+				"the snapshot's %s add up to more than 2^62 bytes here: no machine has that much",
+				member[1] == 'm' ? "VMAs" : "status counters");
+		return -1;
+	}
+	b->total_size_kb = size_kb;
+	memcpy(b->total_status_kb, totals, sizeof(totals));
+	return 0;
+}
+
 static int check_process(struct snapshot_builder *b, struct process_build *pb,
 			 struct input_error *error)
 {
@@ -406,7 +448,7 @@ static int check_process(struct snapshot_builder *b, struct process_build *pb,
 		input_error_set(error, b->snapshot->source, member, 0, "missing (every process needs its stat)");
 		return process_problem(b, pb, error);
 	}
-	if (check_pagemap_addresses(b, pb, error))
+	if (check_pagemap_addresses(b, pb, error) || check_totals(b, pb, error))
 		return process_problem(b, pb, error);
 	return 0;
 }
@@ -432,7 +474,7 @@ static int assemble(struct snapshot_builder *b, struct snapshot *s)
 			vma_total += pb->process.vma_count;
 	}
 	/* Captures list processes in pid order: then the VMAs already lie right. */
-	bool in_place = vma_total == b->vmas.count;
+	bool in_place = vma_total == b->vmas.count && b->vmas.items; /* none parsed: nothing to keep */
 	for (size_t i = 0, next = 0; in_place && i < b->process_count; i++) {
 		const struct process_build *pb = &b->processes[i];
 		if (pb->process.vma_count && !pb->bad) {

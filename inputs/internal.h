@@ -105,6 +105,22 @@ int builder_finish(struct snapshot_builder *builder, struct snapshot **result,
 		   struct input_error *error);
 void builder_abort(struct snapshot_builder *builder);
 
+/*
+ * What a kernel can produce: counters beyond these are refused where they are
+ * read, with file and line, so that no sum or product downstream can wrap.
+ * No address space is larger than 5-level paging's 2^57 bytes, so no VMA and
+ * no kB counter (status, meminfo, smaps) is either; the kernel keeps a page's
+ * mapcount in an int; page sizes run from 4 KiB to 1 MiB (hexagon's 256 KiB
+ * is the largest Linux has had).  Totals over a snapshot are checked against
+ * KERNEL_MAX_TOTAL_BYTES in the builder.
+ */
+#define KERNEL_MAX_SPAN_BYTES   (UINT64_C(1) << 57)
+#define KERNEL_MAX_KB           (KERNEL_MAX_SPAN_BYTES >> 10)
+#define KERNEL_MAX_MAPCOUNT     UINT64_C(0x7fffffff)
+#define KERNEL_MIN_PAGE_BYTES   UINT64_C(4096)
+#define KERNEL_MAX_PAGE_BYTES   (UINT64_C(1) << 20)
+#define KERNEL_MAX_TOTAL_BYTES  (UINT64_C(1) << 62)
+
 /* Largest member a reader accepts: guards against absurd tar headers. */
 #define MEMBER_MAX_BYTES (UINT64_C(4) << 30)
 

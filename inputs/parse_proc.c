@@ -122,6 +122,8 @@ static int kb_value(const struct parse_place *place, const char *value, const ch
 		q++;
 	if (q < limit && !(limit - q == 2 && (*q == 'k' || *q == 'K') && q[1] == 'B'))
 		return parse_fail(place, line, "unexpected text after number");
+	if (*kb > KERNEL_MAX_KB)
+		return parse_fail(place, line, "%" PRIu64 " kB is more than any address space holds (2^57 bytes)", *kb);
 	return 0;
 }
 
@@ -298,8 +300,10 @@ static int info_line(void *context, const char *key, size_t length, const char *
 	} else if (key_is(key, length, "page_size")) {
 		if (info_number(c, value, limit, line, &number))
 			return -1;
-		if (number < 1024 || (number & (number - 1)))
+		if (number & (number - 1))
 			return parse_fail(c->place, line, "page size %" PRIu64 " is not a power of two", number);
+		if (number < KERNEL_MIN_PAGE_BYTES || number > KERNEL_MAX_PAGE_BYTES)
+			return parse_fail(c->place, line, "page size %" PRIu64 " is outside what Linux has used (4 KiB to 1 MiB)", number);
 		info->page_size = number;
 	} else if (key_is(key, length, "pagemap")) {
 		static const char *const modes[] = { "none", "present", "pfn" };
@@ -365,8 +369,14 @@ int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *co
 {
 	if (copy_records(data, size, sizeof(struct kpage), (void **)pages, count, place))
 		return -1;
-	for (size_t i = 1; i < *count; i++)
-		if ((*pages)[i].pfn <= (*pages)[i - 1].pfn)
+	for (size_t i = 0; i < *count; i++) {
+		if (i && (*pages)[i].pfn <= (*pages)[i - 1].pfn)
 			return parse_fail(place, 0, "record %zu: PFN %#" PRIx64 " not above the previous one", i, (*pages)[i].pfn);
+		if ((*pages)[i].pfn > PAGEMAP_PFN_MASK)
+			return parse_fail(place, 0, "record %zu: PFN %#" PRIx64 " does not fit pagemap's 55 bits", i, (*pages)[i].pfn);
+		if ((*pages)[i].mapcount > KERNEL_MAX_MAPCOUNT)
+			return parse_fail(place, 0, "record %zu: mapcount %" PRIu64 " is more than a kernel counts (2^31 - 1)",
+					  i, (*pages)[i].mapcount);
+	}
 	return 0;
 }

@@ -248,6 +248,9 @@ struct model_result {
 	size_t design_count;
 	struct model_sharing *sharing;
 	size_t sharing_count;
+	double sharing_base_bytes;                   /* what "% of page tables" divides by: the
+	                                                exact tables, or without pagemap their
+	                                                estimate's upper bound (so <= 100 %) */
 	struct model_process *process_figures;       /* one per snapshot process */
 };
 

@@ -25,9 +25,27 @@ struct member {
  * every page at or below the window's level is one slot, named by its level
  * and its place in the window, so partners' copies of the same page meet. */
 struct slot {
-	uint64_t window;                /* the window's name within the group */
+	uint64_t phase;                 /* file-index names: name mod window size; else 0 */
+	uint64_t window;                /* the window's name within the group (its index) */
 	uint64_t page;                  /* level << 56 | index within the window; 0 alone */
 	uint32_t process;
+};
+
+/*
+ * Without pagemap a member is an upper bound: every window of its VMA
+ * counts.  Such members are kept as spans of window indices, never one
+ * slot per window (a 128 TiB VMA has 2^26 windows of 2 MiB per process),
+ * and their windows are counted in closed form by a sweep over the spans.
+ */
+struct span {
+	uint64_t phase, first, end;     /* windows [first, end) of one phase */
+	uint32_t process;
+	double credit_first, credit_end; /* running credit at first and at end */
+};
+
+struct spans {
+	struct span *items;
+	size_t count, capacity;
 };
 
 struct slots {
@@ -66,6 +84,8 @@ static bool same_group(const struct member *x, const struct member *y)
 static int compare_slots(const void *a, const void *b)
 {
 	const struct slot *x = a, *y = b;
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
 	if (x->window != y->window)
 		return x->window < y->window ? -1 : 1;
 	if (x->page != y->page)
@@ -126,7 +146,7 @@ static uint64_t window_name(const struct sharing_rule *rule, const struct vma *v
 static void push_slot(struct slots *slots, uint64_t window, uint64_t page, size_t process)
 {
 	slots->items = model_grow(slots->items, &slots->capacity, slots->count + 1, sizeof(*slots->items));
-	slots->items[slots->count++] = (struct slot){ window, page, (uint32_t)process };
+	slots->items[slots->count++] = (struct slot){ 0, window, page, (uint32_t)process };
 }
 
 /* The page-table pages a process keeps for the window [base, end): the
@@ -159,6 +179,20 @@ static void push_window_pages(struct model_context *c, const struct sharing_rule
 	}
 }
 
+/* A window's name as (phase, index): file-index names are byte offsets,
+ * consecutive windows a window size apart; other names are indices. */
+static struct slot split_name(const struct sharing_rule *rule, uint64_t name)
+{
+	struct slot key = { 0 };
+	if (rule->partners == PARTNERS_FILE_INDEX) {
+		key.phase = name & (((uint64_t)1 << rule->window_shift) - 1);
+		key.window = name >> rule->window_shift;
+	} else {
+		key.window = name;
+	}
+	return key;
+}
+
 static bool pmd_mapped_window(struct model_context *c, size_t process, uint64_t vaddr)
 {
 	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[process], vaddr >> c->pte_shift);
@@ -168,7 +202,7 @@ static bool pmd_mapped_window(struct model_context *c, size_t process, uint64_t 
 /* The windows a member populated (records), or, without pagemap, every
  * window of a VMA with resident or swapped pages (an upper bound). */
 static void member_slots(struct model_context *c, const struct sharing_rule *rule,
-			 const struct member *m, struct slots *slots)
+			 const struct member *m, struct slots *slots, struct spans *spans)
 {
 	const struct process *p = &c->snapshot->processes[m->process];
 	const struct vma *v = m->vma;
@@ -179,8 +213,11 @@ static void member_slots(struct model_context *c, const struct sharing_rule *rul
 	if (!p->has_pagemap) {
 		if (v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] == 0)
 			return;
-		for (uint64_t w = first; w < end; w++)
-			push_slot(slots, window_name(rule, v, w), 0, m->process);
+		uint64_t name = window_name(rule, v, first);
+		struct slot key = split_name(rule, name);
+		spans->items = model_grow(spans->items, &spans->capacity, spans->count + 1, sizeof(*spans->items));
+		spans->items[spans->count++] = (struct span){ key.phase, key.window, key.window + (end - first),
+							      m->process, 0, 0 };
 		return;
 	}
 	uint64_t size = (uint64_t)1 << rule->window_shift;
@@ -216,27 +253,115 @@ static void credit_file(struct model_sharing *out, size_t *capacity, const struc
 	last->mappings += mappings;
 }
 
-static uint64_t share_group(struct model_context *c, struct model_sharing *out, size_t rule_index,
-			    const struct member *group, size_t count, struct slots *slots)
+/* One end of a span in the sweep: +1 where it starts, -1 where it ends. */
+struct span_event {
+	uint64_t phase, at;
+	struct span *span;
+	int delta;
+};
+
+static int compare_events(const void *a, const void *b)
 {
-	slots->count = 0;
+	const struct span_event *x = a, *y = b;
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->delta - y->delta;
+}
+
+/* Where the sweep stands: k spans cover the windows since `at`; credit is
+ * what one span member has earned per window so far, summed (so a member's
+ * share is its credit at its end minus its credit at its start). */
+struct sweep {
+	uint64_t phase, at, k, shared;
+	double credit;
+};
+
+static void sweep_to(struct sweep *w, uint64_t phase, uint64_t at)
+{
+	if (phase != w->phase) {
+		w->phase = phase;   /* every span of the last phase has ended: k is 0 */
+		w->at = at;
+	}
+	uint64_t windows = at - w->at;
+	if (w->k) {
+		/* k copies of each page, one kept: k - 1 saved, split among k */
+		w->shared += (w->k - 1) * windows;
+		w->credit += (double)(w->k - 1) / (double)w->k * (double)windows;
+	}
+	w->at = at;
+}
+
+/*
+ * The pages a group saves.  Slots (members with pagemap) are sorted and
+ * counted window by window; spans (members without) by a sweep in which a
+ * window covered by k spans saves k - 1 of its k copies, and a window that
+ * also holds slots is counted exactly and the spans' closed-form share of
+ * it corrected.  The cost follows slots + spans, never the windows.
+ */
+static uint64_t share_group(struct model_context *c, struct model_sharing *out, size_t rule_index,
+			    const struct member *group, size_t count, struct slots *slots, struct spans *spans)
+{
+	slots->count = spans->count = 0;
 	for (size_t i = 0; i < count; i++)
-		member_slots(c, out->rule, &group[i], slots);
+		member_slots(c, out->rule, &group[i], slots, spans);
+	for (size_t i = 0; i < slots->count; i++) {
+		struct slot key = split_name(out->rule, slots->items[i].window);
+		slots->items[i].phase = key.phase;
+		slots->items[i].window = key.window;
+	}
 	sort(slots->items, slots->count, sizeof(*slots->items), compare_slots);
-	uint64_t shared = 0;
-	for (size_t i = 0; i < slots->count;) {
-		/* after sharing one copy of each distinct page remains: the union */
+	struct span_event *events = model_grow(NULL, &(size_t){ 0 }, 2 * spans->count + 1, sizeof(*events));
+	for (size_t i = 0; i < spans->count; i++) {
+		struct span *sp = &spans->items[i];
+		events[2 * i] = (struct span_event){ sp->phase, sp->first, sp, +1 };
+		events[2 * i + 1] = (struct span_event){ sp->phase, sp->end, sp, -1 };
+	}
+	size_t event_count = 2 * spans->count;
+	sort(events, event_count, sizeof(*events), compare_events);
+	struct sweep w = { 0 };
+	for (size_t e = 0, i = 0; e < event_count || i < slots->count;) {
+		/* at one place, span ends and starts come before the slots there */
+		bool event_next = e < event_count &&
+			(i == slots->count || events[e].phase < slots->items[i].phase ||
+			 (events[e].phase == slots->items[i].phase && events[e].at <= slots->items[i].window));
+		if (event_next) {
+			struct span_event *ev = &events[e++];
+			sweep_to(&w, ev->phase, ev->at);
+			if (ev->delta > 0)
+				ev->span->credit_first = w.credit;
+			else
+				ev->span->credit_end = w.credit;
+			w.k += (uint64_t)(int64_t)ev->delta;
+			continue;
+		}
+		/* one window holding slots: after sharing one copy of each distinct page remains */
+		const struct slot *first = &slots->items[i];
+		sweep_to(&w, first->phase, first->window);
 		size_t j = i, distinct = 0;
-		for (; j < slots->count && slots->items[j].window == slots->items[i].window; j++)
+		bool span_page_seen = w.k == 0;     /* spans stand for page 0 */
+		for (; j < slots->count && slots->items[j].phase == first->phase &&
+		       slots->items[j].window == first->window; j++) {
 			distinct += j == i || slots->items[j].page != slots->items[j - 1].page;
-		uint64_t total = j - i, saved = total - distinct;
-		shared += saved;
+			span_page_seen |= slots->items[j].page == 0;
+		}
+		distinct += !span_page_seen;
+		uint64_t total = (j - i) + w.k, saved = total - distinct;
+		double each = (double)saved / (double)total;
 		for (size_t k = i; k < j; k++)
-			c->result->process_figures[slots->items[k].process].sharable_pages[rule_index] +=
-				(double)saved / (double)total;
+			c->result->process_figures[slots->items[k].process].sharable_pages[rule_index] += each;
+		/* this window in closed form would have been k - 1 saved, (k - 1)/k each */
+		sweep_to(&w, first->phase, first->window + 1);
+		w.shared += saved - (w.k ? w.k - 1 : 0);
+		w.credit += w.k ? each - (double)(w.k - 1) / (double)w.k : 0;
 		i = j;
 	}
-	return shared;
+	for (size_t i = 0; i < spans->count; i++)
+		c->result->process_figures[spans->items[i].process].sharable_pages[rule_index] +=
+			spans->items[i].credit_end - spans->items[i].credit_first;
+	free(events);
+	return w.shared;
 }
 
 static int compare_files(const void *a, const void *b)
@@ -254,6 +379,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 	struct member *members = malloc((s->vma_count + 1) * sizeof(*members));
 	size_t count = 0, file_capacity = 0;
 	struct slots slots = { 0 };
+	struct spans spans = { 0 };
 	if (!members)
 		model_out_of_memory();
 	for (size_t i = 0; i < s->process_count; i++)
@@ -267,7 +393,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 		bool private_copies = members[i].vma->kb[SMAPS_ANONYMOUS] > 0;
 		while (j < count && same_group(&members[i], &members[j]))
 			private_copies |= members[j++].vma->kb[SMAPS_ANONYMOUS] > 0;
-		uint64_t pages = j - i > 1 ? share_group(c, out, rule_index, members + i, j - i, &slots) : 0;
+		uint64_t pages = j - i > 1 ? share_group(c, out, rule_index, members + i, j - i, &slots, &spans) : 0;
 		out->sharable_pages += pages;
 		if (private_copies)
 			out->pages_in_cow_vmas += pages;
@@ -277,6 +403,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 	}
 	sort(out->files, out->file_count, sizeof(*out->files), compare_files);
 	free(slots.items);
+	free(spans.items);
 	free(members);
 }
 
@@ -540,6 +667,7 @@ int model_sharing(struct model_context *c)
 {
 	struct model_result *r = c->result;
 	bool all_pagemap = r->processes_with_pagemap == r->processes;
+	r->sharing_base_bytes = all_pagemap ? (double)r->pagetable_bytes : r->pagetable_estimate.upper;
 	for (size_t k = 0; k < r->sharing_count; k++) {
 		struct model_sharing *out = &r->sharing[k];
 		if (out->rule->partners == PARTNERS_CONTENT) {
@@ -554,6 +682,11 @@ int model_sharing(struct model_context *c)
 			out->exact = all_pagemap;
 			share_by_partners(c, out, k);
 		}
+		/* without pagemap everywhere the figure is an upper bound: never
+		 * more than the page tables' own upper bound (100 % of tables) */
+		uint64_t tables_bound = (uint64_t)(r->pagetable_estimate.upper / MODEL_PAGE_BYTES);
+		if (!all_pagemap && out->sharable_pages > tables_bound)
+			out->sharable_pages = tables_bound;
 		out->sharable_bytes = out->sharable_pages * MODEL_PAGE_BYTES;
 		size_t keep = c->options->top_files ? c->options->top_files : 10;
 		if (out->file_count > keep)

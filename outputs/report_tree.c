@@ -197,7 +197,7 @@ static struct json_object *sharing_object(const struct model_result *r, const st
 	put_bool(o, "exact", s->exact);
 	put_u64(o, "pages", s->sharable_pages);
 	put_u64(o, "bytes", s->sharable_bytes);
-	put(o, "percent_of_pagetables", decimal(r->pagetable_bytes ? 100.0 * (double)s->sharable_bytes / (double)r->pagetable_bytes : 0));
+	put(o, "percent_of_pagetables", decimal(r->sharing_base_bytes > 0 ? 100.0 * (double)s->sharable_bytes / r->sharing_base_bytes : 0));
 	put_u64(o, "eligible_vmas", s->eligible_vmas);
 	put_u64(o, "pages_in_vmas_with_private_copies", s->pages_in_cow_vmas);
 	struct json_object *files = json_object_new_array();
