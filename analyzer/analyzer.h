@@ -51,6 +51,7 @@ struct cg_summary {
 	const char *root;            /* folder that file names are relative to */
 	const char *config;          /* where the configuration came from */
 	const char *arch;            /* i386, x86, ... ("" for compile_commands) */
+	const char *release;         /* the tree's VERSION.PATCHLEVEL.SUBLEVEL, "" when unknown */
 	size_t files;                /* translation units asked for */
 	size_t files_parsed;         /* parsed by libclang this run */
 	size_t files_cached;         /* taken from the cache */

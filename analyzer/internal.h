@@ -5,7 +5,7 @@
  * The pipeline: sources.c decides which files to parse and with which
  * flags (kconfig.c supplies the configuration header), parse.c turns one
  * translation unit into "facts" (functions, calls, field stores), cache.c
- * keeps those facts on disk, and graph.c merges every unit's facts into the
+ * keeps those facts on disk, and callgraph.c merges every unit's facts into the
  * call graph and marks the rmap paths.  run.c drives it with a thread pool.
  */
 #ifndef PTSCOPE_ANALYZER_INTERNAL_H
@@ -136,6 +136,7 @@ struct tu_job {
 struct source_plan {
 	char *root;                 /* tree root or the database's folder */
 	char *arch;
+	char *release;              /* "2.4.20" from the tree's Makefile; "" when unknown */
 	char *config;               /* description for the summary */
 	struct tu_job *jobs;
 	size_t job_count, job_capacity;
@@ -208,7 +209,7 @@ bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *fac
 void cache_serialise(const struct tu_facts *facts, struct cg_buffer *out);
 bool cache_parse(char *text, size_t size, struct tu_facts *facts);
 
-/* --- the graph (graph.c) ------------------------------------------------- */
+/* --- the graph (callgraph.c) ------------------------------------------------- */
 
 struct graph_request {
 	const char *root;           /* file names are made relative to it */

@@ -143,6 +143,7 @@ static void summarise(struct callgraph *graph, const struct source_plan *plan,
 	summary->root = graph_keep_text(graph, plan->root);
 	summary->config = graph_keep_text(graph, plan->config);
 	summary->arch = graph_keep_text(graph, plan->arch);
+	summary->release = graph_keep_text(graph, plan->release ? plan->release : "");
 	summary->files = plan->job_count;
 	summary->flags_dropped = plan->flags_dropped;
 	summary->config_symbols_supplied = plan->symbols_supplied;

@@ -138,6 +138,26 @@ static void tree_version(const char *root, int *version, int *patchlevel)
 	free(path);
 }
 
+/* "2.4.20": the era a tree belongs to, for the designs that fit it. */
+static char *tree_release(const char *root)
+{
+	char *path = join(root, "Makefile"), *text, *release;
+	size_t size;
+	const char *keys[] = { "VERSION =", "PATCHLEVEL =", "SUBLEVEL =" };
+	int part[3] = { -1, -1, 0 };
+	if (cg_read_file(path, &text, &size)) {
+		for (size_t i = 0; i < 3; i++) {
+			char *at = strstr(text, keys[i]);
+			if (at)
+				part[i] = atoi(at + strlen(keys[i]));
+		}
+		free(text);
+	}
+	free(path);
+	release = part[0] >= 0 && part[1] >= 0 ? cg_format("%d.%d.%d", part[0], part[1], part[2]) : cg_xstrdup("");
+	return release;
+}
+
 /* The configuration, in order of preference: --config, the tree's .config,
  * its generated header, the distribution's configuration for this version,
  * and last a handful of supplied MMU symbols. */
@@ -580,6 +600,7 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 	plan->root = cg_xstrdup(resolved);
 	const struct layout *layout = find_layout(resolved);
 	plan->arch = cg_xstrdup(layout->arch);
+	plan->release = tree_release(resolved);
 	struct kconfig config = { 0 };
 	int status = find_config(options, resolved, layout, &config, plan, err, err_size);
 	char *old_asm = cg_format("%s/include/asm-%s", resolved, layout->arch);
@@ -891,6 +912,7 @@ void sources_free(struct source_plan *plan)
 	free(plan->jobs);
 	free(plan->root);
 	free(plan->arch);
+	free(plan->release);
 	free(plan->config);
 	memset(plan, 0, sizeof(*plan));
 }

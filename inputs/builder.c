@@ -161,6 +161,11 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 		show_progress(b, false);
 		return 0;
 	case MEMBER_STAT:
+		/* smemcap writes an empty member for a file it could not open:
+		 * the process ended between listing and reading (its smaps is
+		 * empty too, so it counts as gone, like a kernel thread) */
+		if (size == 0)
+			return 0;
 		if (parse_stat(data, size, s->arena, &stat_pid, &p->ppid, &p->comm, place))
 			return -1;
 		if (stat_pid != p->pid)
@@ -460,7 +465,7 @@ static int compare_process_pid(const void *a, const void *b)
 }
 
 /* Keep the good processes with VMAs, in pid order, their VMAs laid out in the same order. */
-static int assemble(struct snapshot_builder *b, struct snapshot *s)
+static void assemble(struct snapshot_builder *b, struct snapshot *s)
 {
 	size_t vma_total = 0, kept = 0;
 	qsort(b->processes, b->process_count, sizeof(*b->processes), compare_process_pid);
@@ -482,10 +487,10 @@ static int assemble(struct snapshot_builder *b, struct snapshot *s)
 			next += pb->process.vma_count;
 		}
 	}
-	s->vmas = in_place ? b->vmas.items : malloc((vma_total ? vma_total : 1) * sizeof(*s->vmas));
-	s->processes = malloc((b->process_count ? b->process_count : 1) * sizeof(*s->processes));
-	if (!s->vmas || !s->processes)
-		return -1;
+	/* in place with no VMAs at all (no processes) is a NULL array, not a
+	 * failure: allocation failure never returns (base/alloc.h) */
+	s->vmas = in_place ? b->vmas.items : xreallocarray(NULL, vma_total, sizeof(*s->vmas));
+	s->processes = xreallocarray(NULL, b->process_count, sizeof(*s->processes));
 	if (in_place)
 		b->vmas.items = NULL;
 	size_t next_vma = 0;
@@ -511,7 +516,6 @@ static int assemble(struct snapshot_builder *b, struct snapshot *s)
 	s->extras = b->extras.items;
 	s->extra_count = b->extras.count;
 	b->extras.items = NULL;
-	return 0;
 }
 
 /* Without snapshot.info (smemcap), say what the members show. */
@@ -561,11 +565,7 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 			return -1;
 		}
 	}
-	if (assemble(b, s)) {
-		input_error_set(error, s->source, NULL, 0, "out of memory");
-		builder_abort(b);
-		return -1;
-	}
+	assemble(b, s);
 	if (!b->has_info) {
 		infer_pagemap_mode(s);
 		kernel_from_version(s);

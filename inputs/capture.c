@@ -45,12 +45,12 @@
 
 /* ---- numbers ---- */
 
-/* The distinct PFNs of every pagemap, for kpages.  Duplicates (shared pages)
- * are squeezed out whenever the array fills, so memory follows the number
- * of distinct pages rather than the number of mappings. */
+/* The distinct PFNs of every pagemap, for kpages: an open-addressed hash set
+ * (linear in the records; PFN 0 is never stored, so 0 marks a free slot),
+ * sorted once at the end for the windowed kpage reads. */
 struct pfn_set {
-	uint64_t *pfns;
-	size_t count, capacity;
+	uint64_t *slots;
+	size_t count, mask;
 };
 
 static int compare_u64(const void *a, const void *b)
@@ -59,33 +59,54 @@ static int compare_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void pfn_set_squeeze(struct pfn_set *set)
+static size_t pfn_slot(uint64_t pfn, size_t mask)
 {
-	if (set->count == 0)
-		return;
-	qsort(set->pfns, set->count, sizeof(*set->pfns), compare_u64);
-	size_t kept = 1;
-	for (size_t i = 1; i < set->count; i++)
-		if (set->pfns[i] != set->pfns[kept - 1])
-			set->pfns[kept++] = set->pfns[i];
-	set->count = kept;
+	pfn *= UINT64_C(0x9e3779b97f4a7c15);
+	return (size_t)(pfn ^ (pfn >> 29)) & mask;
+}
+
+static int pfn_set_grow(struct pfn_set *set)
+{
+	size_t slots = set->mask ? (set->mask + 1) * 2 : 65536;
+	uint64_t *table = calloc(slots, sizeof(*table));
+	if (!table)
+		return -1;
+	for (size_t i = 0; set->slots && i <= set->mask; i++) {
+		if (!set->slots[i])
+			continue;
+		size_t j = pfn_slot(set->slots[i], slots - 1);
+		while (table[j])
+			j = (j + 1) & (slots - 1);
+		table[j] = set->slots[i];
+	}
+	free(set->slots);
+	set->slots = table;
+	set->mask = slots - 1;
+	return 0;
 }
 
 static int pfn_set_add(struct pfn_set *set, uint64_t pfn)
 {
-	if (set->count == set->capacity) {
-		pfn_set_squeeze(set);
-		if (set->count >= set->capacity / 2) {
-			size_t capacity = set->capacity ? set->capacity * 2 : 65536;
-			uint64_t *pfns = realloc(set->pfns, capacity * sizeof(*pfns));
-			if (!pfns)
-				return -1;
-			set->pfns = pfns;
-			set->capacity = capacity;
-		}
-	}
-	set->pfns[set->count++] = pfn;
+	if ((set->count + 1) * 2 > set->mask + 1 && pfn_set_grow(set) < 0)
+		return -1;
+	size_t j = pfn_slot(pfn, set->mask);
+	for (; set->slots[j]; j = (j + 1) & set->mask)
+		if (set->slots[j] == pfn)
+			return 0;
+	set->slots[j] = pfn;
+	set->count++;
 	return 0;
+}
+
+/* The set's PFNs packed ascending at the front of its table. */
+static void pfn_set_sort(struct pfn_set *set)
+{
+	size_t kept = 0;
+	for (size_t i = 0; set->slots && i <= set->mask; i++)
+		if (set->slots[i])
+			set->slots[kept++] = set->slots[i];
+	if (kept > 1)
+		qsort(set->slots, kept, sizeof(*set->slots), compare_u64);
 }
 
 /* ---- choosing the processes ---- */
@@ -164,9 +185,8 @@ static int read_ppid(int proc_fd, int pid, struct buffer *scratch)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "%d/stat", pid);
-	if (read_whole_file(proc_fd, name, scratch) != 0 || buffer_reserve(scratch, 1) < 0)
+	if (file_read_at(proc_fd, name, scratch) != 0)
 		return -1;
-	scratch->data[scratch->length] = '\0';
 	const char *close_paren = strrchr(scratch->data, ')');
 	int ppid;
 	char state;
@@ -280,8 +300,7 @@ struct pagemap_reader {
 static int append_record(struct pagemap_reader *reader, uint64_t vaddr, uint64_t entry)
 {
 	uint64_t record[2] = { htole64(vaddr), htole64(entry) };
-	if (buffer_reserve(&reader->records, sizeof(record)) < 0)
-		return ENOMEM;
+	buffer_reserve(&reader->records, sizeof(record));
 	memcpy(reader->records.data + reader->records.length, record, sizeof(record));
 	reader->records.length += sizeof(record);
 	uint64_t pfn = entry & PAGEMAP_PFN_MASK;
@@ -324,10 +343,12 @@ static int read_page_range(struct pagemap_reader *reader, int fd, uint64_t page,
  * A huge sparse reservation (ASan's shadow, a 4 TiB arena) would take
  * millions of 2 MiB reads, most of them empty: 4 TiB took 6.4 s here.
  * The PAGEMAP_SCAN ioctl (Linux 6.7, <linux/fs.h>; spelled out here because
- * Debian 12's headers predate it) returns just the ranges whose pages are
- * present or swapped, and only those are read.  It skips VM_PFNMAP areas,
- * so those (VmFlags "pf") always take the plain path, as does every VMA on
- * a kernel without the ioctl.
+ * Debian 12's headers predate it) finds the next page that is present or
+ * swapped.  It is asked only after a window came back empty, and for one
+ * page (max_pages = 1), so a fully populated VMA is walked once, by the
+ * reads, and an empty stretch is skipped in one call.  It skips VM_PFNMAP
+ * areas, so those (VmFlags "pf") always take the plain path, as does every
+ * VMA on a kernel without the ioctl.
  */
 struct pagemap_scan_region {
 	uint64_t start, end, categories;
@@ -343,15 +364,15 @@ struct pagemap_scan_arg {
 #define PAGEMAP_SCAN_SWAPPED    (1 << 4)
 #define PAGEMAP_SCAN_MIN_BYTES  (UINT64_C(1) << 30)   /* below this, plain reads are cheap */
 
-/* Returns 0, an errno from reading, or -1 when the ioctl is not there. */
-static int scan_vma_pages(struct pagemap_reader *reader, int fd, uint64_t start, uint64_t end)
+/* The first populated address in [start, end): 1 with *next set, 0 when
+ * none, -1 when the ioctl is not there (or fails). */
+static int scan_next_page(int fd, uint64_t start, uint64_t end, uint64_t *next)
 {
-	struct pagemap_scan_region regions[64];
-	uint64_t at = start;
-	while (at < end) {
+	struct pagemap_scan_region region;
+	for (;;) {
 		struct pagemap_scan_arg arg = {
-			.size = sizeof(arg), .start = at, .end = end,
-			.vec = (uint64_t)(uintptr_t)regions, .vec_len = 64,
+			.size = sizeof(arg), .start = start, .end = end,
+			.vec = (uint64_t)(uintptr_t)&region, .vec_len = 1, .max_pages = 1,
 			.category_anyof_mask = PAGEMAP_SCAN_PRESENT | PAGEMAP_SCAN_SWAPPED,
 			.return_mask = PAGEMAP_SCAN_PRESENT | PAGEMAP_SCAN_SWAPPED,
 		};
@@ -359,31 +380,41 @@ static int scan_vma_pages(struct pagemap_reader *reader, int fd, uint64_t start,
 		if (found < 0 && errno == EINTR)
 			continue;
 		if (found < 0)
-			return at == start ? -1 : errno;
-		for (long i = 0; i < found; i++) {
-			int status = read_page_range(reader, fd, regions[i].start / reader->page_size,
-						     regions[i].end / reader->page_size);
-			if (status)
-				return status;
-		}
-		if (arg.walk_end <= at)
-			break;
-		at = arg.walk_end;
+			return -1;
+		if (found == 0)
+			return 0;
+		*next = region.start;
+		return 1;
 	}
-	return 0;
 }
 
 static int read_vma_pages(struct pagemap_reader *reader, int fd, const struct vma_span *vma)
 {
-	if (vma->end - vma->start >= PAGEMAP_SCAN_MIN_BYTES && !vma->pfn_mapped) {
+	uint64_t page = vma->start / reader->page_size;
+	uint64_t last = (vma->end + reader->page_size - 1) / reader->page_size;
+	if (vma->end - vma->start < PAGEMAP_SCAN_MIN_BYTES || vma->pfn_mapped)
+		return read_page_range(reader, fd, page, last);
+	bool scan = true;
+	while (page < last) {
+		uint64_t window_end = last - page < PAGEMAP_WINDOW_PAGES ? last : page + PAGEMAP_WINDOW_PAGES;
 		size_t before = reader->records.length;
-		int status = scan_vma_pages(reader, fd, vma->start, vma->end);
-		if (status >= 0)
+		int status = read_page_range(reader, fd, page, window_end);
+		if (status)
 			return status;
-		reader->records.length = before;
+		page = window_end;
+		if (!scan || reader->records.length != before || page >= last)
+			continue;
+		/* an empty window of a huge area: jump to its next populated page */
+		uint64_t next;
+		int found = scan_next_page(fd, page * reader->page_size, last * reader->page_size, &next);
+		if (found == 0)
+			break;
+		if (found < 0)
+			scan = false;
+		else if (next / reader->page_size > page)
+			page = next / reader->page_size;
 	}
-	return read_page_range(reader, fd, vma->start / reader->page_size,
-			       (vma->end + reader->page_size - 1) / reader->page_size);
+	return 0;
 }
 
 /* Walk the VMAs of the smaps text just read and collect their pages.  A
@@ -427,17 +458,33 @@ static int read_pagemap(struct pagemap_reader *reader, int proc_fd, int pid, con
 
 /* ---- the archive ---- */
 
-struct container {
-	const char *suffix;
+/* How the tar is compressed: --compress NAME, or the file name's suffix,
+ * else zstd (fast enough not to dominate a capture, and multi-threaded). */
+struct codec {
+	const char *name;               /* --compress NAME */
+	const char *filter;             /* libarchive's filter name for options, or NULL */
 	int (*add_filter)(struct archive *);
+	bool threads;                   /* takes libarchive's "threads" option */
 };
 
-static const struct container containers[] = {
-	{ ".tar.gz",  archive_write_add_filter_gzip },
-	{ ".tgz",     archive_write_add_filter_gzip },
-	{ ".tar.xz",  archive_write_add_filter_xz },
-	{ ".tar.zst", archive_write_add_filter_zstd },
-	{ ".tar",     archive_write_add_filter_none },
+static const struct codec codecs[] = {
+	{ "none", NULL,   archive_write_add_filter_none, false },
+	{ "gz",   "gzip", archive_write_add_filter_gzip, false },
+	{ "xz",   "xz",   archive_write_add_filter_xz,   true },
+	{ "zst",  "zstd", archive_write_add_filter_zstd, true },
+};
+#define DEFAULT_CODEC (&codecs[3])
+
+/* File name suffixes and the codec each means; the first of a codec is its default. */
+static const struct container {
+	const char *suffix;
+	const struct codec *codec;
+} containers[] = {
+	{ ".tar.gz",  &codecs[1] },
+	{ ".tgz",     &codecs[1] },
+	{ ".tar.xz",  &codecs[2] },
+	{ ".tar.zst", &codecs[3] },
+	{ ".tar",     &codecs[0] },
 };
 
 static const struct container *container_for(const char *path)
@@ -448,6 +495,35 @@ static const struct container *container_for(const char *path)
 		if (length > n && !strcmp(path + length - n, containers[i].suffix))
 			return &containers[i];
 	}
+	return NULL;
+}
+
+static const char *codec_suffix(const struct codec *codec)
+{
+	for (size_t i = 0; i < sizeof(containers) / sizeof(containers[0]); i++)
+		if (containers[i].codec == codec)
+			return containers[i].suffix;
+	return ".tar";
+}
+
+const char *capture_codec_names(void)
+{
+	return "gz, xz, zst or none";
+}
+
+bool capture_codec_known(const char *name)
+{
+	for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++)
+		if (!strcmp(codecs[i].name, name))
+			return true;
+	return false;
+}
+
+static const struct codec *codec_named(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(codecs) / sizeof(codecs[0]); i++)
+		if (!strcmp(codecs[i].name, name))
+			return &codecs[i];
 	return NULL;
 }
 
@@ -534,7 +610,7 @@ static int capture_process(struct capture_state *state, int pid)
 		status = errno;
 	for (size_t i = 0; i < PROCESS_FILE_COUNT && status == 0; i++) {
 		snprintf(name, sizeof(name), "%d/%s", pid, process_files[i]);
-		status = read_whole_file(state->proc_fd, name, &state->files[i]);
+		status = file_read_at(state->proc_fd, name, &state->files[i]);
 	}
 	bool kernel_thread = status == 0 && state->files[0].length == 0;
 	state->pagemap.records.length = 0;
@@ -598,7 +674,8 @@ static int read_kpage_words(int fd, uint64_t first, size_t n, uint64_t *out)
 static int write_kpages(struct capture_state *state)
 {
 	struct pfn_set *set = &state->pfns;
-	pfn_set_squeeze(set);
+	pfn_set_sort(set);
+	const uint64_t *pfns = set->slots;
 	if (set->count == 0)
 		return 0;
 	int count_fd = openat(state->proc_fd, "kpagecount", O_RDONLY | O_CLOEXEC);
@@ -613,14 +690,15 @@ static int write_kpages(struct capture_state *state)
 	}
 	struct buffer records = { 0 };
 	uint64_t counts[KPAGE_WINDOW_PAGES], flags[KPAGE_WINDOW_PAGES];
-	int status = buffer_reserve(&records, set->count * 24);
+	buffer_reserve(&records, set->count * 24);
+	int status = 0;
 	for (size_t i = 0; i < set->count && status == 0;) {
 		/* one window from this PFN covers every later PFN within 512 pages */
-		uint64_t first = set->pfns[i];
+		uint64_t first = pfns[i];
 		size_t j = i;
-		while (j < set->count && set->pfns[j] - first < KPAGE_WINDOW_PAGES)
+		while (j < set->count && pfns[j] - first < KPAGE_WINDOW_PAGES)
 			j++;
-		size_t span = (size_t)(set->pfns[j - 1] - first + 1);
+		size_t span = (size_t)(pfns[j - 1] - first + 1);
 		if (read_kpage_words(count_fd, first, span, counts) < 0 ||
 		    read_kpage_words(flags_fd, first, span, flags) < 0) {
 			status = set_error(state->writer.error, "%s: kpagecount/kpageflags: %s",
@@ -628,8 +706,8 @@ static int write_kpages(struct capture_state *state)
 			break;
 		}
 		for (; i < j; i++) {
-			uint64_t at = set->pfns[i] - first;
-			uint64_t record[3] = { htole64(set->pfns[i]), htole64(counts[at]), htole64(flags[at]) };
+			uint64_t at = pfns[i] - first;
+			uint64_t record[3] = { htole64(pfns[i]), htole64(counts[at]), htole64(flags[at]) };
 			memcpy(records.data + records.length, record, sizeof(record));
 			records.length += sizeof(record);
 		}
@@ -671,7 +749,7 @@ static int write_info(struct capture_state *state, enum pagemap_mode mode)
 static int copy_system_file(struct capture_state *state, const char *name)
 {
 	struct buffer *b = &state->files[0];
-	int status = read_whole_file(state->proc_fd, name, b);
+	int status = file_read_at(state->proc_fd, name, b);
 	if (status)
 		return set_error(state->writer.error, "%s/%s: %s", state->options->proc_root, name,
 				 strerror(status));
@@ -682,6 +760,7 @@ static int copy_system_file(struct capture_state *state, const char *name)
 
 struct output {
 	char final[PATH_MAX];           /* where the snapshot goes */
+	const struct codec *codec;
 	char directory[PATH_MAX];       /* its directory */
 	char temporary[PATH_MAX + 64];  /* named temporary, when O_TMPFILE is missing */
 	int fd;
@@ -718,25 +797,35 @@ static void unguard_temporary(void)
 	signal_unlink_path[0] = '\0';
 }
 
-static int resolve_output(const char *requested, time_t now, struct output *out, struct input_error *error)
+static int resolve_output(const char *requested, const char *compress, time_t now, struct output *out,
+			  struct input_error *error)
 {
 	char default_name[512], hostname[256] = "host";
 	struct tm tm;
+	const struct codec *asked = codec_named(compress);
+	if (compress && !asked)
+		return set_error(error, "capture: --compress %s: not a codec (%s)", compress, capture_codec_names());
 	gethostname(hostname, sizeof(hostname) - 1);
 	hostname[sizeof(hostname) - 1] = '\0';
 	gmtime_r(&now, &tm);
 	char date[32];
 	strftime(date, sizeof(date), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(default_name, sizeof(default_name), "ptscope-%s-%s.tar.gz", hostname, date);
-
 	struct stat st;
+	bool directory = requested && *requested && stat(requested, &st) == 0 && S_ISDIR(st.st_mode);
+	const struct container *named = requested && *requested && !directory ? container_for(requested) : NULL;
+	if (named && asked && named->codec != asked)
+		return set_error(error, "%s: the name says %s, --compress says %s", requested, named->codec->name,
+				 asked->name);
+	out->codec = asked ? asked : named ? named->codec : DEFAULT_CODEC;
+	snprintf(default_name, sizeof(default_name), "ptscope-%s-%s%s", hostname, date, codec_suffix(out->codec));
+
 	if (!requested || !*requested)
 		snprintf(out->final, sizeof(out->final), "%s", default_name);
-	else if (stat(requested, &st) == 0 && S_ISDIR(st.st_mode))
+	else if (directory)
 		snprintf(out->final, sizeof(out->final), "%s/%s", requested, default_name);
-	else if (!container_for(requested))
+	else if (!named && !asked)
 		return set_error(error, "%s: unknown container: name it .tar, .tar.gz, .tgz, .tar.xz or "
-				 ".tar.zst, or give a directory", requested);
+				 ".tar.zst, give --compress, or give a directory", requested);
 	else if (snprintf(out->final, sizeof(out->final), "%s", requested) >= (int)sizeof(out->final))
 		return set_error(error, "%s: path too long", requested);
 
@@ -808,18 +897,32 @@ static void show_progress(const struct capture_state *state, size_t done, size_t
 		last ? "\n" : "");
 }
 
+/* Compression runs on every core (libarchive hands zstd and xz their
+ * "threads" option) while this thread keeps reading /proc. */
+static void set_threads(struct archive *archive, const struct codec *codec)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	char threads[24];
+	if (!codec->threads || cores < 2)
+		return;
+	snprintf(threads, sizeof(threads), "%ld", cores);
+	/* a libarchive without the option compresses on one thread: slower, same bytes */
+	archive_write_set_filter_option(archive, codec->filter, "threads", threads);
+}
+
 static int open_archive(struct capture_state *state, const struct output *out)
 {
 	struct writer *w = &state->writer;
-	const struct container *container = container_for(out->final);
 	w->archive = archive_write_new();
 	w->entry = archive_entry_new();
 	if (!w->archive || !w->entry)
 		return set_error(w->error, "%s: out of memory", out->final);
 	/* pax only where ustar cannot say it: plain ustar for smem and old tars. */
 	if (archive_write_set_format_pax_restricted(w->archive) != ARCHIVE_OK ||
-	    container->add_filter(w->archive) != ARCHIVE_OK ||
-	    archive_write_open_fd(w->archive, out->fd) != ARCHIVE_OK)
+	    out->codec->add_filter(w->archive) != ARCHIVE_OK)
+		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
+	set_threads(w->archive, out->codec);
+	if (archive_write_open_fd(w->archive, out->fd) != ARCHIVE_OK)
 		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
 	return 0;
 }
@@ -870,7 +973,7 @@ static void capture_state_release(struct capture_state *state)
 	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++)
 		free(state->files[i].data);
 	free(state->pagemap.records.data);
-	free(state->pfns.pfns);
+	free(state->pfns.slots);
 }
 
 /* The live system: the same walk as a capture, members handed to the builder. */
@@ -914,7 +1017,7 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 		set_error(error, "%s: %s", proc_root, strerror(errno));
 		goto done;
 	}
-	if (resolve_output(options->output, state.writer.mtime, &out, error) < 0)
+	if (resolve_output(options->output, options->compress, state.writer.mtime, &out, error) < 0)
 		goto done;
 	if (choose_processes(state.proc_fd, &resolved, &pids, &state.files[0]) < 0) {
 		set_error(error, "%s: cannot list processes: %s", proc_root, strerror(errno));

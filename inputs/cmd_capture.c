@@ -18,12 +18,15 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ptscope capture [-o FILE|DIR] [--pid N]... [--tree N]... [--no-pagemap]\n"
+		"usage: ptscope capture [-o FILE|DIR] [--compress gz|xz|zst|none] [--pid N]... [--tree N]...\n"
+		"                       [--no-pagemap]\n"
 		"\n"
 		"Write the processes of the live system into one snapshot (format version 1).\n"
 		"\n"
 		"  -o, --output FILE|DIR  FILE.tar, .tar.gz, .tgz, .tar.xz or .tar.zst; a directory\n"
-		"                         gets the default name ptscope-HOST-DATE.tar.gz inside it\n"
+		"                         gets the default name ptscope-HOST-DATE.tar.zst inside it\n"
+		"      --compress CODEC   gz, xz, zst (default; multi-threaded) or none; without it\n"
+		"                         the name's suffix decides\n"
 		"      --pid N            capture process N (repeatable); default: every process\n"
 		"      --tree N           capture process N and all its descendants (repeatable)\n"
 		"      --no-pagemap       leave out PID/pagemap and kpages (pagemap: none)\n"
@@ -63,12 +66,13 @@ static const char *const mode_names[] = {
 
 int cmd_capture(int argc, char **argv)
 {
-	enum { OPT_PID = 256, OPT_TREE, OPT_NO_PAGEMAP };
+	enum { OPT_PID = 256, OPT_TREE, OPT_NO_PAGEMAP, OPT_COMPRESS };
 	static const struct option long_options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tree", required_argument, NULL, OPT_TREE },
 		{ "no-pagemap", no_argument, NULL, OPT_NO_PAGEMAP },
+		{ "compress", required_argument, NULL, OPT_COMPRESS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -83,6 +87,14 @@ int cmd_capture(int argc, char **argv)
 		case OPT_PID: status = add_pid(&pids, "--pid", optarg) ? 1 : 0; break;
 		case OPT_TREE: status = add_pid(&trees, "--tree", optarg) ? 1 : 0; break;
 		case OPT_NO_PAGEMAP: options.no_pagemap = true; break;
+		case OPT_COMPRESS:
+			options.compress = optarg;
+			if (!capture_codec_known(optarg)) {
+				fprintf(stderr, "ptscope: capture: --compress '%s': not a codec (%s)\n", optarg,
+					capture_codec_names());
+				status = 1;
+			}
+			break;
 		case 'h': usage(stdout); status = -1; break;
 		default: usage(stderr); status = 1; break;
 		}

@@ -33,7 +33,7 @@ static int read_file(int dir_fd, const char *name, struct buffer *b, const char 
 		return -1;
 	}
 	if (!status)
-		status = read_whole_file(dir_fd, name, b);
+		status = file_read_at(dir_fd, name, b);
 	if (status)
 		input_error_set(error, source, name, 0, "%s", strerror(status));
 	return status ? -1 : 0;
@@ -187,10 +187,7 @@ static int add_archive_member(struct archive *archive, const char *name, int64_t
 	case MEMBER_SIZE_ONLY:
 		return builder_size_member(builder, name, (uint64_t)size, error);
 	case MEMBER_ADOPT:
-		if (!(own = malloc(size ? (size_t)size : 1))) {
-			input_error_set(error, source, name, 0, "out of memory for %lld bytes", (long long)size);
-			return -1;
-		}
+		own = xmalloc((size_t)size);
 		if (read_member_data(archive, own, (size_t)size, source, name, error)) {
 			free(own);
 			return -1;
@@ -198,10 +195,7 @@ static int add_archive_member(struct archive *archive, const char *name, int64_t
 		return builder_adopt_member(builder, name, own, (size_t)size, error);
 	default:
 		shared->length = 0;
-		if (buffer_reserve(shared, (size_t)size + 1)) {
-			input_error_set(error, source, name, 0, "out of memory for %lld bytes", (long long)size);
-			return -1;
-		}
+		buffer_reserve(shared, (size_t)size);
 		shared->length = (size_t)size;
 		if (read_member_data(archive, shared->data, shared->length, source, name, error))
 			return -1;

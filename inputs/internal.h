@@ -21,16 +21,10 @@ void arena_destroy(struct arena *arena);
 /* Copy s[0..length) NUL-terminated; equal strings return the same pointer. */
 const char *arena_intern(struct arena *arena, const char *s, size_t length);
 
-/* ---- a growing byte buffer (buffer.c) ---- */
-struct buffer {
-	char *data;
-	size_t length, capacity;
-};
-/* Room for `extra` more bytes after length; 0, or -1 when out of memory. */
-int buffer_reserve(struct buffer *b, size_t extra);
-/* Read a file whole (to end of file: /proc files claim size 0) into b.
- * Returns 0, or the errno that stopped it. */
-int read_whole_file(int dir_fd, const char *name, struct buffer *b);
+/* Growing buffers, whole-file reads and allocation: the base layer. */
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/file.h"
 
 /* ---- errors ---- */
 /* Fill error with "SOURCE: MEMBER:LINE: message" (LINE omitted when 0). */

@@ -219,24 +219,30 @@ const struct process *snapshot_find_process(const struct snapshot *snapshot, int
 /* A meminfo value in kB, or 0 when absent. */
 uint64_t snapshot_meminfo_kb(const struct snapshot *snapshot, const char *name);
 
-/* ---- kernel profiles of a workload (callgraph --overlay-profile) ---- */
+/* ---- perf samples: a kernel profile's text (callgraph --overlay-profile) ---- */
 
 /* One symbol's share of the samples, summed over the lines that name it. */
-struct profile_sample {
-	char *symbol;                   /* without .constprop.N / .isra.N suffixes */
-	double percent;
+struct perf_sample {
+	char *symbol;                   /* without .isra.N / .constprop.N / .part.N suffixes */
+	uint64_t samples;               /* the raw count, when the text gives one */
+	bool has_samples;
+	double percent;                 /* of what: perf_samples.share_of */
 };
-struct profile_samples {
-	struct profile_sample *items;   /* largest share first */
+struct perf_samples {
+	struct perf_sample *items;      /* largest share first */
 	size_t count;
-	const char *format;             /* "perf report", "opreport" or "readprofile" */
+	const char *format;             /* "perf report", "opreport -l", "readprofile", ... */
+	const char *share_of;           /* "all samples", "the listed samples", "the total line", ... */
+	uint64_t total_samples;         /* counts' denominator (counting shapes), else 0 */
+	size_t sections_ignored;        /* perf event sections after the first */
 };
 
-/* Read `perf report --stdio`, `opreport -l` or readprofile text (the three
- * forms kernel profiles were posted in).  0, or -1 with *error filled. */
-int profile_samples_read(const char *path, struct profile_samples *samples,
-			 struct input_error *error);
-void profile_samples_free(struct profile_samples *samples);
+/* Read the text of a kernel profile in any shape it was posted in (perf
+ * report --stdio with or without --children, opreport -l, oprofile with an
+ * address column, readprofile, "samples symbol" lists: inputs/perf_samples.c).
+ * Linear in lines.  0, or -1 with *error filled. */
+int perf_samples_read(const char *path, struct perf_samples *samples, struct input_error *error);
+void perf_samples_free(struct perf_samples *samples);
 
 /* ---- capture (writer) ---- */
 struct capture_options {
@@ -247,6 +253,7 @@ struct capture_options {
 	size_t tree_count;
 	bool no_pagemap;
 	bool progress;
+	const char *compress;           /* "gz", "xz", "zst", "none"; NULL: from the name, else zst */
 	const char *proc_root;          /* "/proc" unless a test says otherwise */
 };
 
@@ -255,6 +262,10 @@ struct capture_result {
 	long processes, skipped;
 	enum pagemap_mode pagemap;
 };
+
+/* The codecs --compress takes, for messages, and whether NAME is one. */
+const char *capture_codec_names(void);
+bool capture_codec_known(const char *name);
 
 int snapshot_capture(const struct capture_options *options,
 		     struct capture_result *result, struct input_error *error);

@@ -436,16 +436,30 @@ static void visit_process_figures(struct model_context *c, const struct segment 
 
 /* ---- rmap work per event (section 7) ---- */
 
+/* Does fork copy this VMA's PTEs under the design?  Lazy fork (2.6.14+)
+ * skips a VMA without an anon_vma, since faults refill it, unless its
+ * VmFlags say a fault could not (hugetlb before 6.0, PFN and mixed maps,
+ * userfaultfd write-protect): the profile's copies-vmflags. */
+static bool fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma)
+{
+	return profile->fork_copies_file_ptes || has_anon_vma ||
+	       (vma && (vma->vm_flags & profile->fork_copy_flags));
+}
+
 static void visit_work(struct model_context *c, const struct segment *seg, void *data)
 {
 	(void)data;
 	struct model_result *r = c->result;
 	const struct record_figures *f = seg->figures;
+	/* a PFN map's PTEs are copied and zapped, but it holds no struct
+	 * page: vm_normal_page() gives none, so no rmap call is made */
+	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
+		return;
 	bool has_anon_vma = seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas];
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct model_design *design = &r->designs[d];
 		design->exit_rmap_calls += f->mapped;
-		if (!design->profile->fork_copies_file_ptes && !has_anon_vma)
+		if (!fork_copies(design->profile, seg->vma, has_anon_vma))
 			continue;
 		design->fork_rmap_calls += f->mapped;
 		design->fork_rmap_anon_calls += f->mapped_anon;
@@ -493,8 +507,7 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 	for (size_t d = 0; d < selected; d++)
 		r->designs[r->design_count++] = (struct model_design){
 			.profile = o->designs ? o->designs[d] : &set->rmaps[d], .selected = true };
-	const char *arch = c->snapshot->info.arch[0] ? c->snapshot->info.arch : "x86_64";
-	const struct rmap_profile *current = profiles_current(set, arch);
+	const struct rmap_profile *current = profiles_fit(set, c->snapshot->info.arch, NULL);
 	r->current_design = current ? design_index(r, &capacity, current) : SIZE_MAX;
 	/* every design's baseline is computed too, so its savings always exist */
 	for (size_t d = 0; d < r->design_count; d++)
@@ -503,8 +516,6 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 		r->sharing[k].rule = o->rules ? o->rules[k] : &set->rules[k];
 	c->geometry = o->geometry;
 	if (!c->geometry) {
-		if (!current)
-			current = profiles_current(set, "x86_64");
 		if (!current)
 			return fail(error, "no kernel profile describes this snapshot's architecture");
 		c->geometry = &current->geometry;

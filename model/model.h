@@ -65,6 +65,7 @@ enum anon_vma_fork { ANON_VMA_NONE, ANON_VMA_SHARED, ANON_VMA_CHAIN };
 
 struct rmap_profile {
 	char id[64], arch[16], kernels[96];
+	char default_from[16];          /* "2.6.34": its era's default from this release on; "" never */
 	char description[512];
 	enum rmap_family family;
 	struct geometry geometry;
@@ -72,6 +73,10 @@ struct rmap_profile {
 	unsigned page_field_bytes, anon_vma_bytes, anon_vma_chain_bytes, vma_rmap_bytes;
 	unsigned nrpte;                 /* floor((L1 - sizeof(long)) / pte_addr_t) */
 	bool fork_copies_file_ptes;     /* false: 2.6.14+ skip VMAs without anon_vma */
+	uint64_t fork_copy_flags;       /* ... unless a VmFlags bit here says a fault could
+					   not refill it (bits of enum vma_flag) */
+	char fork_copy_vmflags[64];     /* the same as written ("ht nl pf mm") */
+	char fork_kernels[96];          /* the kernels the fork behaviour holds for ("" = kernels) */
 	enum anon_vma_fork anon_vma_fork;
 	char origin[300];               /* "FILE:LINE" it was defined at */
 	bool builtin;                   /* shipped with ptscope, not a user's file */
@@ -114,6 +119,17 @@ const struct sharing_rule *profiles_find_rule(const struct profile_set *set, con
  * user adds or selects never change it, so what is measured does not depend
  * on what it is compared with.  NULL when none. */
 const struct rmap_profile *profiles_current(const struct profile_set *set, const char *arch);
+/*
+ * Which design fits a snapshot or a tree: the one rule every command uses.
+ * arch: the profiles of that architecture, or x86_64's when there are none
+ * (aarch64, riscv64 and the other 64-bit 4-level machines page like it).
+ * release ("2.4.20", "6.12.5", NULL or "" when unknown): the design whose
+ * default-from is the highest at or below it (a 2.4 tree gets 2.4-rmap, a 6.x
+ * one 6.1); no release: the newest of the architecture, whose geometry today's
+ * page tables are counted with.  NULL when no profile fits.
+ */
+const struct rmap_profile *profiles_fit(const struct profile_set *set, const char *arch,
+					const char *release);
 /* The built-in schema text (for --show and for users writing their own). */
 const char *profiles_schema(void);
 /* A built-in file's text by name ("30-sharing.xml"), or NULL; and the list. */

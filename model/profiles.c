@@ -328,6 +328,7 @@ static int read_rmap_profile(xmlNodePtr node, struct profile_set *set, const cha
 	attribute(node, "id", p.id, sizeof(p.id));
 	attribute(node, "arch", p.arch, sizeof(p.arch));
 	attribute(node, "kernels", p.kernels, sizeof(p.kernels));
+	attribute(node, "default-from", p.default_from, sizeof(p.default_from));
 	attribute(node, "family", text, sizeof(text));
 	for (int f = 0; f < RMAP_FAMILY_COUNT; f++)
 		if (!strcmp(rmap_families[f].name, text))
@@ -347,6 +348,12 @@ static int read_rmap_profile(xmlNodePtr node, struct profile_set *set, const cha
 	p.vma_rmap_bytes = (unsigned)number_attribute(sizes, "vma-rmap-fields");
 	xmlNodePtr fork = child(node, "fork");
 	p.fork_copies_file_ptes = flag_attribute(fork, "copies-file-ptes", true);
+	char bad[16];
+	attribute(fork, "copies-vmflags", p.fork_copy_vmflags, sizeof(p.fork_copy_vmflags));
+	if (parse_flag_list(p.fork_copy_vmflags, &p.fork_copy_flags, bad, sizeof(bad)))
+		return fail(error, "%s:%d: unknown VmFlags code '%s' in copies-vmflags",
+			    name, line_of(fork), bad);
+	attribute(fork, "kernels", p.fork_kernels, sizeof(p.fork_kernels));
 	int anon = lookup(anon_vma_names, 3, attribute(fork, "anon-vma", text, sizeof(text)));
 	p.anon_vma_fork = anon < 0 ? ANON_VMA_NONE : (enum anon_vma_fork)anon;
 	/* NRPTE = floor((L1 - sizeof(long)) / sizeof(pte_addr_t)), sizeof(long) = pointer */
@@ -525,6 +532,33 @@ const struct sharing_rule *profiles_find_rule(const struct profile_set *set, con
 		if (!strcmp(set->rules[i].id, id))
 			return &set->rules[i];
 	return NULL;
+}
+
+/* "2.6.34" as a number that orders releases: 2 * 1e6 + 6 * 1e3 + 34; -1 when unparsable. */
+static long release_number(const char *release)
+{
+	unsigned long part[3] = { 0, 0, 0 };
+	if (!release || sscanf(release, "%lu.%lu.%lu", &part[0], &part[1], &part[2]) < 2)
+		return -1;
+	return (long)(part[0] * 1000000 + (part[1] % 1000) * 1000 + part[2] % 1000);
+}
+
+const struct rmap_profile *profiles_fit(const struct profile_set *set, const char *arch,
+					const char *release)
+{
+	if (!arch || !arch[0] || !profiles_current(set, arch))
+		arch = "x86_64";
+	long wanted = release_number(release), best = -1;
+	const struct rmap_profile *fit = NULL;
+	for (size_t i = 0; wanted >= 0 && i < set->rmap_count; i++) {
+		long from = release_number(set->rmaps[i].default_from);
+		if (set->rmaps[i].builtin && !strcmp(set->rmaps[i].arch, arch) && from >= 0 && from <= wanted &&
+		    from >= best) {
+			best = from;
+			fit = &set->rmaps[i];
+		}
+	}
+	return fit ? fit : profiles_current(set, arch);
 }
 
 const struct rmap_profile *profiles_current(const struct profile_set *set, const char *arch)

@@ -39,13 +39,17 @@ static const char usage_text[] =
 "  --format FORMAT     json, xml, dot, svg, png or pdf (default: from -o, else dot)\n"
 "  -o, --output FILE   write here (.svg .png .pdf .dot .json .xml); default stdout\n"
 "  --write-commands FILE  also write the files and flags as compile_commands.json\n"
-"  --overlay-events SNAPSHOT  write on the rmap functions what forking and exiting\n"
-"                      every process of SNAPSHOT would cost (the cost model's\n"
-"                      counts); untouched rmap functions are drawn grey\n"
+"  --overlay-events SNAPSHOT  write on the rmap functions, and on the calls into\n"
+"                      them, what forking and exiting every process of SNAPSHOT\n"
+"                      would cost (the cost model's counts); untouched rmap\n"
+"                      functions are grey, unpriced ones dotted\n"
 "  --design ID         with --overlay-events: the kernel profile to count with\n"
-"                      (default: the newest for the snapshot's architecture)\n"
+"                      (default: the design of the tree's era)\n"
 "  --overlay-profile FILE  shade functions by their share of a kernel profile\n"
-"                      (perf report --stdio, opreport -l or readprofile text)\n"
+"                      (perf report --stdio [--children], opreport -l, oprofile,\n"
+"                      readprofile or 'samples symbol' text)\n"
+"  --versus BEFORE     with --overlay-profile: colour the change in share from\n"
+"                      the BEFORE profile\n"
 "  -q, --quiet         no summary on stderr\n"
 "  -h, --help          this text\n"
 "\n"
@@ -58,7 +62,7 @@ struct arguments {
 	const char **entries, **sinks, **files, **excludes;
 	const char *output;
 	const char *format_name;
-	const char *overlay_snapshot, *design, *overlay_profile;
+	const char *overlay_snapshot, *design, *overlay_profile, *versus;
 	bool quiet;
 };
 
@@ -85,7 +89,7 @@ static bool positive_number(const char *text, int *value)
 
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
        OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
-       OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE };
+       OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -106,6 +110,7 @@ static const struct option long_options[] = {
 	{ "overlay-events", required_argument, NULL, OPT_OVERLAY_EVENTS },
 	{ "design", required_argument, NULL, OPT_DESIGN },
 	{ "overlay-profile", required_argument, NULL, OPT_OVERLAY_PROFILE },
+	{ "versus", required_argument, NULL, OPT_VERSUS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -136,6 +141,7 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		case OPT_OVERLAY_EVENTS: a->overlay_snapshot = optarg; break;
 		case OPT_DESIGN: a->design = optarg; break;
 		case OPT_OVERLAY_PROFILE: a->overlay_profile = optarg; break;
+		case OPT_VERSUS: a->versus = optarg; break;
 		case 'q': a->quiet = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		case OPT_DEPTH:
@@ -202,158 +208,50 @@ static void print_summary(const struct callgraph *graph)
 		graph->node_count, graph->edge_count);
 }
 
-/*
- * Which rmap functions do the work the model counts, by name across the eras
- * (a name missing from a tree simply matches nothing).  6.1 splits the fork
- * dup between anonymous and file pages; older kernels have one function.
- */
-enum event_figure { FORK_ALL, FORK_ANON, FORK_FILE, FORK_ANON_VMA, EXIT_ALL };
-static const struct {
-	const char *function, *event;
-	enum event_figure figure;
-} event_functions[] = {
-	{ "page_add_rmap", "fork", FORK_ALL },            /* 2.4-rmap, 2.5: copy_page_range */
-	{ "page_dup_rmap", "fork", FORK_ALL },            /* 2.6.x - 5.x */
-	{ "page_try_dup_anon_rmap", "fork", FORK_ANON },  /* 6.1 */
-	{ "page_dup_file_rmap", "fork", FORK_FILE },      /* 6.1 */
-	{ "anon_vma_link", "fork", FORK_ANON_VMA },       /* 2.6.7 - 2.6.33 */
-	{ "anon_vma_fork", "fork", FORK_ANON_VMA },       /* 2.6.34 on */
-	{ "page_remove_rmap", "exit", EXIT_ALL },         /* zap_pte_range, every era */
-};
-#define EVENT_FUNCTION_COUNT (sizeof(event_functions) / sizeof(event_functions[0]))
-
-struct overlay_data {
-	struct graph_overlay overlay;
-	struct graph_event events[EVENT_FUNCTION_COUNT];
-	struct profile_samples profile;
-	struct graph_sample *samples;
-	char title[1024];
-};
-
-static unsigned long long event_count(const struct model_design *d, enum event_figure figure)
+/* The analysis, with the overlay read first (bad input fails before the
+ * long parse) and placed on the graph after it. */
+static int run(struct arguments *a, enum graph_format format)
 {
-	switch (figure) {
-	case FORK_ALL: return d->fork_rmap_calls;
-	case FORK_ANON: return d->fork_rmap_anon_calls;
-	case FORK_FILE: return d->fork_rmap_calls - d->fork_rmap_anon_calls;
-	case FORK_ANON_VMA: return d->fork_anon_vma_calls;
-	default: return d->exit_rmap_calls;
+	struct overlay_request request = { a->overlay_snapshot, a->design, a->overlay_profile,
+					   a->overlay_profile ? a->versus : NULL, !a->quiet && isatty(STDERR_FILENO) };
+	bool overlaid = a->overlay_snapshot || a->overlay_profile;
+	struct overlay_inputs *inputs = NULL;
+	struct graph_overlay overlay = { .title = "" };
+	struct callgraph *graph = NULL;
+	char err[4096] = "";
+	int status = overlaid ? overlay_prepare(&request, &inputs, err, sizeof(err)) : 0;
+	if (!status) {
+		a->options.progress = !a->quiet && isatty(STDERR_FILENO);
+		status = analyzer_run(&a->options, &graph, err, sizeof(err));
 	}
-}
-
-/* Run the cost model on the snapshot for one design; 0, or 1/2 with a message printed. */
-static int load_events(const struct arguments *a, struct overlay_data *data)
-{
-	struct profile_set set = { 0 };
-	struct model_error model_error;
-	struct input_error input_error;
-	struct snapshot *snapshot = NULL;
-	struct model_result *result = NULL;
-	struct read_options read = { .progress = !a->quiet && isatty(STDERR_FILENO) };
-	int status = 0;
-	if (snapshot_read(a->overlay_snapshot, &read, &snapshot, &input_error)) {
-		fprintf(stderr, "ptscope: %s\n", input_error.message);
-		return 1;
+	if (!status && overlaid)
+		status = overlay_place(inputs, graph, &overlay, err, sizeof(err));
+	if (!status && !a->quiet) {
+		print_summary(graph);
+		char unplaced[1024];
+		overlay_unplaced_summary(&overlay, unplaced, sizeof(unplaced));
+		if (unplaced[0])
+			fprintf(stderr, "ptscope: callgraph: %s\n", unplaced);
 	}
-	if (profiles_load_builtin(&set, &model_error)) {
-		fprintf(stderr, "ptscope: %s\n", model_error.message);
-		snapshot_free(snapshot);
-		return 2;
-	}
-	const struct rmap_profile *design = a->design ? profiles_find_rmap(&set, a->design)
-					  : profiles_current(&set, snapshot->info.arch[0] ? snapshot->info.arch : "x86_64");
-	const struct sharing_rule *no_rules[1] = { NULL };   /* counts only: no sharing rules */
-	struct model_options options = { .profiles = &set, .designs = &design, .design_count = 1,
-					 .rules = no_rules, .rule_count = 0 };
-	if (!design) {
-		fprintf(stderr, "ptscope: callgraph: --design: unknown rmap design '%s' (see `ptscope profiles`)\n",
-			a->design ? a->design : snapshot->info.arch);
-		status = 1;
-	} else if (model_run(snapshot, &options, &result, &model_error)) {
-		fprintf(stderr, "ptscope: %s\n", model_error.message);
-		status = 2;
-	} else {
-		const struct model_design *d = &result->designs[0];
-		for (size_t i = 0; i < EVENT_FUNCTION_COUNT; i++)
-			data->events[i] = (struct graph_event){ event_functions[i].function, event_functions[i].event,
-								event_count(d, event_functions[i].figure) };
-		snprintf(data->title, sizeof(data->title),
-			 "counts: fork and exit of each of the %zu processes of %s once, under %s",
-			 result->processes, a->overlay_snapshot, design->id);
-		data->overlay.events = data->events;
-		data->overlay.event_count = EVENT_FUNCTION_COUNT;
-	}
-	model_free(result);
-	profiles_free(&set);
-	snapshot_free(snapshot);
-	return status;
-}
-
-/* A kernel profile's shares, by function name; 0, or 1 with a message printed. */
-static int load_samples(const struct arguments *a, struct overlay_data *data)
-{
-	struct input_error error;
-	if (profile_samples_read(a->overlay_profile, &data->profile, &error)) {
-		fprintf(stderr, "ptscope: %s\n", error.message);
-		return 1;
-	}
-	data->samples = calloc(data->profile.count, sizeof(*data->samples));
-	if (!data->samples) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		return 2;
-	}
-	for (size_t i = 0; i < data->profile.count; i++)
-		data->samples[i] = (struct graph_sample){ data->profile.items[i].symbol, data->profile.items[i].percent };
-	data->overlay.samples = data->samples;
-	data->overlay.sample_count = data->profile.count;
-	size_t used = strlen(data->title);
-	snprintf(data->title + used, sizeof(data->title) - used, "%sshade: share of the samples of %s (%s)",
-		 used ? "\n" : "", a->overlay_profile, data->profile.format);
-	return 0;
-}
-
-static int load_overlay(const struct arguments *a, struct overlay_data *data)
-{
-	int status = 0;
-	data->overlay.title = data->title;
-	if (a->overlay_snapshot)
-		status = load_events(a, data);
-	if (!status && a->overlay_profile)
-		status = load_samples(a, data);
+	if (!status)
+		status = graph_write(graph, overlaid ? &overlay : NULL, format, a->output, err, sizeof(err));
+	if (status)
+		fprintf(stderr, "ptscope: %s\n", err);
+	graph_overlay_free(&overlay);
+	overlay_inputs_free(inputs);
+	callgraph_free(graph);
 	return status;
 }
 
 int cmd_callgraph(int argc, char **argv)
 {
-	struct overlay_data overlay = { .title = "" };
-	bool overlaid;
 	struct arguments a = { .options = { .depth = 0 } };
 	int status = parse_arguments(argc, argv, &a);
 	enum graph_format format = GRAPH_FORMAT_NONE;
 	if (status == 0 && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
 		status = 1;
-	struct callgraph *graph = NULL;
-	char err[4096] = "";
-	overlaid = status == 0 && (a.overlay_snapshot || a.overlay_profile);
-	if (overlaid)
-		status = load_overlay(&a, &overlay);
-	if (status == 0) {
-		a.options.progress = !a.quiet && isatty(STDERR_FILENO);
-		status = analyzer_run(&a.options, &graph, err, sizeof(err));
-		if (status)
-			fprintf(stderr, "ptscope: %s\n", err);
-	}
-	if (status == 0) {
-		if (!a.quiet)
-			print_summary(graph);
-		status = graph_write(graph, overlaid ? &overlay.overlay : NULL, format, a.output,
-				     err, sizeof(err));
-		if (status)
-			fprintf(stderr, "ptscope: %s\n", err);
-	}
-	callgraph_free(graph);
-	profile_samples_free(&overlay.profile);
-	free(overlay.samples);
+	if (status == 0)
+		status = run(&a, format);
 	free(a.entries);
 	free(a.sinks);
 	free(a.files);

@@ -75,8 +75,13 @@ static void show_rmap(FILE *out, const struct rmap_profile *p)
 		p->anon_vma_bytes, p->anon_vma_chain_bytes, p->vma_rmap_bytes);
 	if (p->nrpte)
 		fprintf(out, "NRPTE:            %u\n", p->nrpte);
-	fprintf(out, "fork:             %s VMAs without anon_vma; anon_vma: %s\n",
-		p->fork_copies_file_ptes ? "copies PTEs of" : "skips", fork_names[p->anon_vma_fork]);
+	fprintf(out, "fork:             %s VMAs without anon_vma", p->fork_copies_file_ptes ? "copies PTEs of" : "skips");
+	if (!p->fork_copies_file_ptes && p->fork_copy_vmflags[0])
+		fprintf(out, " unless VmFlags has one of: %s", p->fork_copy_vmflags);
+	fprintf(out, "; anon_vma: %s", fork_names[p->anon_vma_fork]);
+	if (p->fork_kernels[0])
+		fprintf(out, " (fork as in %s)", p->fork_kernels);
+	fprintf(out, "\n");
 	fprintf(out, "C(m) bytes:       m    anon   file\n");
 	const uint64_t ms[] = { 1, 2, 3, p->nrpte ? p->nrpte : 4, p->nrpte ? p->nrpte + 1u : 5, 32, 100 };
 	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)

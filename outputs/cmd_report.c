@@ -103,7 +103,7 @@ static void resolve(const struct profile_set *set, const struct selection *chose
 static int write_output(const char *path, const struct model_result *result, const struct report_options *options)
 {
 	if (!path || !strcmp(path, "-"))
-		return report_write(stdout, result, options) || fflush(stdout) ? 2 : 0;
+		return report_write(stdout, result, options) ? 2 : 0;  /* ptscope.c checks stdout */
 	char copy[PATH_MAX], temporary[PATH_MAX + 32];
 	snprintf(copy, sizeof(copy), "%s", path);
 	snprintf(temporary, sizeof(temporary), "%s/.ptscope-report.XXXXXX", dirname(copy));

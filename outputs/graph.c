@@ -9,6 +9,8 @@
  * field.  Several call sites between the same two functions are one arrow.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <gvc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,36 +105,110 @@ static Agraph_t *cluster_for(Agraph_t *graph, Agraph_t **clusters, const struct 
 	return clusters[first];
 }
 
-/* "name\nfork: 1234\n12.3% of samples" for a function the overlay names;
- * *touched says whether an event names it. */
-static void overlay_label(const struct graph_overlay *overlay, const char *name, char *label,
-			  size_t size, bool *touched)
+/* 30109 -> "30,109": counts of this size are read at a glance with separators. */
+static void grouped(unsigned long long value, char *text, size_t size)
 {
-	size_t used = (size_t)snprintf(label, size, "%s", name);
-	double percent = graph_overlay_percent(overlay, name);
-	if (percent >= 0 && used < size)
-		used += (size_t)snprintf(label + used, size - used, "\n%.1f%% of samples", percent);
-	*touched = false;
-	for (long e = graph_overlay_next(overlay, name, 0); e >= 0 && used < size;
-	     e = graph_overlay_next(overlay, name, (size_t)e + 1)) {
-		used += (size_t)snprintf(label + used, size - used, "\n%s: %llu", overlay->events[e].event,
-					 overlay->events[e].count);
-		*touched = true;
+	char digits[32];
+	int length = snprintf(digits, sizeof(digits), "%llu", value), out = 0;
+	for (int i = 0; i < length && (size_t)out + 2 < size; i++) {
+		if (i && (length - i) % 3 == 0)
+			text[out++] = ',';
+		text[out++] = digits[i];
 	}
+	text[out] = '\0';
 }
 
-/* Shade a function by its share of the profile, against the profile's hottest symbol. */
-static void sample_shade(const struct graph_overlay *overlay, const char *name, Agnode_t *node)
+static size_t append(char *label, size_t size, size_t used, const char *format, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t append(char *label, size_t size, size_t used, const char *format, ...)
 {
-	double percent = graph_overlay_percent(overlay, name), hottest = 0;
-	if (percent < 0)
+	if (used >= size)
+		return used;
+	va_list arguments;
+	va_start(arguments, format);
+	int n = vsnprintf(label + used, size - used, format, arguments);
+	va_end(arguments);
+	return n < 0 ? used : used + (size_t)n;
+}
+
+static size_t event_lines(const struct overlay_count *events, char *label, size_t size, size_t used)
+{
+	for (int ev = 0; ev < OVERLAY_EVENT_COUNT; ev++) {
+		char count[40];
+		if (!events->has[ev])
+			continue;
+		grouped(events->count[ev], count, sizeof(count));
+		used = append(label, size, used, "%s%s: %s %s", used ? "\n" : "", overlay_event_names[ev], count,
+			      events->unit);
+	}
+	return used;
+}
+
+/* "12.3% of samples", or with a baseline "12.3% (was 4.5%, +7.8)" */
+static size_t share_lines(const struct overlay_node *node, bool baseline, char *label, size_t size, size_t used)
+{
+	if (!baseline && node->share.present)
+		return append(label, size, used, "\n%.1f%% of samples", node->share.percent);
+	if (!baseline || (!node->share.present && !node->baseline.present))
+		return used;
+	double after = node->share.present ? node->share.percent : 0;
+	double before = node->baseline.present ? node->baseline.percent : 0;
+	return append(label, size, used, "\n%.1f%% (was %.1f%%, %+.1f)", after, before, after - before);
+}
+
+/* A function's label: its name, its shares and what the model counts on it. */
+static void node_label(const struct graph_overlay *overlay, size_t index, const char *name, char *label,
+		       size_t size)
+{
+	size_t used = (size_t)snprintf(label, size, "%s", name);
+	if (!overlay)
 		return;
-	for (size_t i = 0; i < overlay->sample_count; i++)
-		if (overlay->samples[i].percent > hottest)
-			hottest = overlay->samples[i].percent;
+	const struct overlay_node *node = &overlay->nodes[index];
+	used = share_lines(node, overlay->has_baseline, label, size, used);
+	if (node->pricing == OVERLAY_NOT_MODELLED)
+		append(label, size, used, "\n(not modelled)");
+	else if (node->pricing == OVERLAY_COUNTED_ELSEWHERE)
+		append(label, size, used, "\n(counted on %s)", node->counted_on);
+	else
+		event_lines(&node->events, label, size, used);
+}
+
+/* Shade by share against the hottest symbol, or colour the change on a
+ * diverging scale: red where the function gained share, blue where it lost. */
+static void sample_shade(const struct graph_overlay *overlay, size_t index, Agnode_t *node)
+{
+	const struct overlay_node *o = &overlay->nodes[index];
 	char colour[32];
-	snprintf(colour, sizeof(colour), "0.0 %.3f 1.0", hottest > 0 ? 0.1 + 0.8 * percent / hottest : 0.1);
+	if (overlay->has_baseline) {
+		if (!o->share.present && !o->baseline.present)
+			return;
+		double change = (o->share.present ? o->share.percent : 0) - (o->baseline.present ? o->baseline.percent : 0);
+		double t = overlay->largest_change > 0 ? change / overlay->largest_change : 0;
+		snprintf(colour, sizeof(colour), "%.3f %.3f 1.0", t >= 0 ? 0.0 : 0.6, 0.05 + 0.8 * fabs(t));
+	} else {
+		if (!o->share.present)
+			return;
+		double hottest = overlay->hottest_percent;
+		snprintf(colour, sizeof(colour), "0.0 %.3f 1.0", hottest > 0 ? 0.1 + 0.8 * o->share.percent / hottest : 0.1);
+	}
 	set(node, "fillcolor", colour);
+}
+
+/* With events: rmap functions priced at 0 are untouched (grey); those no
+ * design prices are "not modelled" (white, dotted). */
+static void pricing_style(const struct graph_overlay *overlay, size_t index, Agnode_t *node)
+{
+	const struct overlay_node *o = &overlay->nodes[index];
+	bool touched = o->events.count[OVERLAY_FORK] || o->events.count[OVERLAY_EXIT];
+	if (o->pricing == OVERLAY_NOT_MODELLED) {
+		set(node, "fillcolor", "#ffffff");
+		set(node, "style", "filled,dotted");
+		set(node, "color", "#888888");
+	} else if (o->pricing == OVERLAY_PRICED && !touched) {
+		set(node, "fillcolor", "#eeeeee");
+		set(node, "fontcolor", "#999999");
+		set(node, "color", "#bbbbbb");
+	}
 }
 
 static void add_nodes(Agraph_t *graph, const struct callgraph *cg, const struct graph_overlay *overlay,
@@ -146,28 +222,42 @@ static void add_nodes(Agraph_t *graph, const struct callgraph *cg, const struct 
 		const struct style *style = &role_styles[node->role];
 		char tooltip[512];
 		snprintf(tooltip, sizeof(tooltip), "%s:%u", node->file, node->line);
-		char label[256];
-		bool touched;
-		overlay_label(overlay, node->name, label, sizeof(label), &touched);
+		char label[512];
+		node_label(overlay, i, node->name, label, sizeof(label));
 		set(nodes[i], "label", label);
 		set(nodes[i], "shape", style->shape);
-		/* with an overlay, rmap functions the workload does not touch are greyed */
-		bool untouched = overlay && overlay->event_count && node->role == CG_ROLE_SINK && !touched;
-		set(nodes[i], "fillcolor", untouched ? "#eeeeee" : style->fill);
-		sample_shade(overlay, node->name, nodes[i]);
-		if (untouched) {
-			set(nodes[i], "fontcolor", "#999999");
-			set(nodes[i], "color", "#bbbbbb");
-		}
+		set(nodes[i], "fillcolor", style->fill);
 		set(nodes[i], "penwidth", style->pen);
 		set(nodes[i], "tooltip", tooltip);
 		if (!node->defined)
 			set(nodes[i], "style", "filled,dashed");
+		if (overlay && overlay->has_events)
+			pricing_style(overlay, i, nodes[i]);
+		if (overlay && overlay->has_samples)
+			sample_shade(overlay, i, nodes[i]);
 	}
 	free(clusters);
 }
 
-static void add_edges(Agraph_t *graph, const struct callgraph *cg, Agnode_t **nodes)
+/* A call the model counts: its count and unit written on it, width by count. */
+static void edge_events(const struct graph_overlay *overlay, size_t index, Agedge_t *arrow)
+{
+	const struct overlay_count *events = &overlay->edges[index].events;
+	if (!events->has[OVERLAY_FORK] && !events->has[OVERLAY_EXIT])
+		return;
+	char label[160], width[16];
+	event_lines(events, label, sizeof(label), 0);
+	unsigned long long count = events->count[OVERLAY_FORK] + events->count[OVERLAY_EXIT];
+	double largest = (double)overlay->largest_edge_count;
+	snprintf(width, sizeof(width), "%.2f", largest > 0 ? 1.0 + 5.0 * log1p((double)count) / log1p(largest) : 1.0);
+	set(arrow, "label", label);
+	set(arrow, "penwidth", width);
+	set(arrow, "color", "#1f6f3f");
+	set(arrow, "fontcolor", "#1f6f3f");
+}
+
+static void add_edges(Agraph_t *graph, const struct callgraph *cg, const struct graph_overlay *overlay,
+		      Agnode_t **nodes)
 {
 	for (size_t i = 0; i < cg->edge_count; i++) {
 		const struct cg_edge *edge = &cg->edges[i];
@@ -176,8 +266,11 @@ static void add_edges(Agraph_t *graph, const struct callgraph *cg, Agnode_t **no
 		snprintf(key, sizeof(key), "%c", indirect ? 'i' : 'd');
 		/* one arrow per caller, callee and kind: the name makes agedge reuse it */
 		Agedge_t *arrow = agedge(graph, nodes[edge->from], nodes[edge->to], key, 0);
-		if (arrow)
+		if (arrow) {
+			if (overlay && overlay->has_events)
+				edge_events(overlay, i, arrow);
 			continue;
+		}
 		arrow = agedge(graph, nodes[edge->from], nodes[edge->to], key, 1);
 		char tooltip[256];
 		snprintf(tooltip, sizeof(tooltip), "%s -> %s, line %u", cg->nodes[edge->from].name,
@@ -190,6 +283,34 @@ static void add_edges(Agraph_t *graph, const struct callgraph *cg, Agnode_t **no
 			set(arrow, "fontcolor", "#c0392b");
 			set(arrow, "label", field ? field + 1 : edge->field ? edge->field : "");
 		}
+		if (overlay && overlay->has_events)
+			edge_events(overlay, i, arrow);
+	}
+}
+
+/* The diverging scale's legend: five swatches from the largest loss of share
+ * to the largest gain, in a row of their own. */
+static void add_legend(Agraph_t *graph, const struct graph_overlay *overlay)
+{
+	Agraph_t *legend = agsubg(graph, (char *)"cluster_legend", 1);
+	set(legend, "label", "change in share of samples (percentage points)");
+	set(legend, "style", "rounded");
+	set(legend, "color", "#b0b0a8");
+	set(legend, "rank", "same");
+	Agnode_t *previous = NULL;
+	for (int step = -2; step <= 2; step++) {
+		char name[32], label[32], colour[32];
+		double t = step / 2.0;
+		snprintf(name, sizeof(name), "legend_%d", step + 2);
+		snprintf(label, sizeof(label), "%+.1f", t * overlay->largest_change);
+		snprintf(colour, sizeof(colour), "%.3f %.3f 1.0", t >= 0 ? 0.0 : 0.6, 0.05 + 0.8 * fabs(t));
+		Agnode_t *swatch = agnode(legend, name, 1);
+		set(swatch, "label", label);
+		set(swatch, "shape", "box");
+		set(swatch, "fillcolor", colour);
+		if (previous)
+			set(agedge(legend, previous, swatch, NULL, 1), "style", "invis");
+		previous = swatch;
 	}
 }
 
@@ -213,7 +334,7 @@ static Agraph_t *build(const struct callgraph *cg, const struct graph_overlay *o
 	agattr(graph, AGEDGE, (char *)"arrowsize", (char *)"0.6");
 	agattr(graph, AGEDGE, (char *)"fontname", (char *)"Helvetica");
 	agattr(graph, AGEDGE, (char *)"fontsize", (char *)"9");
-	char label[1024];
+	char label[2048];
 	const char *source = cg->summary.source ? cg->summary.source : "the source";
 	size_t length = strlen(source);
 	while (length > 1 && source[length - 1] == '/')
@@ -228,13 +349,17 @@ static Agraph_t *build(const struct callgraph *cg, const struct graph_overlay *o
 		 (int)(source + length - base), base, cg->node_count, cg->edge_count);
 	if (overlay) {
 		size_t used = strlen(label);
-		snprintf(label + used, sizeof(label) - used, "\n%s", overlay->title);
+		snprintf(label + used, sizeof(label) - used, "\n%s%s", overlay->title, overlay->has_events
+			 ? "\ngreen arrow: the call that does the counted work, width by count   grey: rmap function the "
+			   "workload does not touch   dotted: rmap function the model does not price" : "");
 	}
 	set(graph, "label", label);
 	set(graph, "labelloc", "t");
 	Agnode_t **nodes = calloc(cg->node_count + 1, sizeof(Agnode_t *));
 	add_nodes(graph, cg, overlay, nodes);
-	add_edges(graph, cg, nodes);
+	add_edges(graph, cg, overlay, nodes);
+	if (overlay && overlay->has_baseline)
+		add_legend(graph, overlay);
 	free(nodes);
 	return graph;
 }

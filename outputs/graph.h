@@ -27,28 +27,86 @@ enum graph_format graph_format_from_name(const char *name);
 enum graph_format graph_format_from_path(const char *path);
 
 /*
- * What a workload does on the graph.  Events (callgraph --overlay-events):
- * what forking and exiting every process of a snapshot would cost under one
- * design, written on the rmap functions that do the work; with events, the
- * sinks they do not name are drawn grey.  Samples (--overlay-profile): each
- * function's share of a kernel profile, written on it and shaded by it.
+ * What a workload does on the graph (outputs/overlay.c, the overlay's one
+ * room).  Events (--overlay-events SNAPSHOT): what forking and exiting every
+ * process of the snapshot would cost under one design, on the rmap functions
+ * that do the work and on the calls that make them.  Samples
+ * (--overlay-profile FILE [--versus BEFORE]): each function's share of a
+ * kernel profile, and of a baseline profile.  Everything is resolved against
+ * the graph once: one entry per node and per edge, indexed like the graph.
  */
-struct graph_event {
-	const char *function;           /* "page_remove_rmap" */
-	const char *event;              /* "exit" */
-	unsigned long long count;
+enum overlay_event { OVERLAY_FORK, OVERLAY_EXIT, OVERLAY_EVENT_COUNT };
+extern const char *const overlay_event_names[OVERLAY_EVENT_COUNT];   /* "fork", "exit" */
+
+enum overlay_pricing {
+	OVERLAY_NOT_PRICED,             /* not an rmap function of any design's table */
+	OVERLAY_PRICED,                 /* the model counts it (count may be 0: untouched) */
+	OVERLAY_COUNTED_ELSEWHERE,      /* its figure is written on another function */
+	OVERLAY_NOT_MODELLED,           /* an rmap function the model does not price */
 };
-struct graph_sample {
-	const char *function;
+
+struct overlay_count {
+	unsigned long long count[OVERLAY_EVENT_COUNT];
+	bool has[OVERLAY_EVENT_COUNT];
+	const char *unit;               /* "PTEs", "VMAs", "pte_chains" */
+};
+
+struct overlay_share {
+	bool present;
 	double percent;
+	bool has_samples;
+	unsigned long long samples;
 };
+
+struct overlay_node {
+	struct overlay_count events;
+	enum overlay_pricing pricing;
+	const char *counted_on;         /* OVERLAY_COUNTED_ELSEWHERE: where */
+	struct overlay_share share, baseline;
+};
+
+struct overlay_edge {
+	struct overlay_count events;
+};
+
+struct overlay_unplaced {
+	const char *symbol;
+	struct overlay_share share, baseline;
+};
+
 struct graph_overlay {
-	const char *title;              /* what the counts are of */
-	const struct graph_event *events;
-	size_t event_count;
-	const struct graph_sample *samples;
-	size_t sample_count;
+	char title[1024];               /* what the counts and shades are of */
+	bool has_events, has_samples, has_baseline;
+	struct overlay_node *nodes;     /* graph->node_count of them */
+	struct overlay_edge *edges;     /* graph->edge_count */
+	unsigned long long largest_edge_count;
+	double hottest_percent, largest_change;   /* for the colour scales */
+	struct overlay_unplaced *unplaced;        /* profile symbols not in the graph, largest first */
+	size_t unplaced_count;
+	void *owned;                    /* private: the profiles' and the model's memory */
 };
+
+/* What the overlay is made of (callgraph's options). */
+struct overlay_request {
+	const char *snapshot;           /* --overlay-events */
+	const char *design;             /* --design; NULL: the tree's era (profiles_fit) */
+	const char *profile;            /* --overlay-profile */
+	const char *baseline_profile;   /* --versus with --overlay-profile */
+	bool progress;
+};
+
+/* Read and check the overlay's inputs before the (long) analysis, so bad
+ * input fails at once; then place it on the analysed graph.  Both return 0,
+ * or 1 (bad input) / 2 (internal) with a message in err. */
+struct overlay_inputs;
+int overlay_prepare(const struct overlay_request *request, struct overlay_inputs **inputs,
+		    char *err, size_t err_size);
+int overlay_place(struct overlay_inputs *inputs, const struct callgraph *graph,
+		  struct graph_overlay *overlay, char *err, size_t err_size);
+/* The unplaced symbols as one stderr line ("" when none). */
+void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size);
+void overlay_inputs_free(struct overlay_inputs *inputs);
+void graph_overlay_free(struct graph_overlay *overlay);
 
 /*
  * Write the graph to path (NULL or "-": stdout).  Files are written to a
@@ -64,11 +122,6 @@ bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *
 /* renderer "dot" writes the unlaid DOT; "svg", "png", "pdf" lay out with dot. */
 bool graph_write_picture(const struct callgraph *graph, const struct graph_overlay *overlay,
 			 const char *renderer, FILE *out, char *err, size_t err_size);
-/* Index of the overlay's first event for function at or after from, or -1
- * (also for a NULL overlay). */
-long graph_overlay_next(const struct graph_overlay *overlay, const char *function, size_t from);
-/* A function's share of the overlay's profile samples; negative when none. */
-double graph_overlay_percent(const struct graph_overlay *overlay, const char *function);
 const char *graph_role_name(enum cg_role role);
 const char *graph_kind_name(enum cg_edge_kind kind);
 

@@ -54,6 +54,7 @@ static size_t summary_items(const struct cg_summary *s, struct summary_item *ite
 		{ "root", 0, s->root ? s->root : "" },
 		{ "config", 0, s->config ? s->config : "" },
 		{ "arch", 0, s->arch ? s->arch : "" },
+		{ "release", 0, s->release ? s->release : "" },
 		{ "files", s->files, NULL },
 		{ "files_parsed", s->files_parsed, NULL },
 		{ "files_cached", s->files_cached, NULL },
@@ -83,34 +84,63 @@ static void write_json_line(FILE *out, json_object *object, const char *after)
 	json_object_put(object);
 }
 
-long graph_overlay_next(const struct graph_overlay *overlay, const char *function, size_t from)
+/* "events": {"fork": 1234, ...} and "events_unit": "PTEs" where the overlay counts. */
+static void json_events(json_object *parent, const struct overlay_count *events)
 {
-	for (size_t i = from; overlay && i < overlay->event_count; i++)
-		if (!strcmp(overlay->events[i].function, function))
-			return (long)i;
-	return -1;
-}
-
-double graph_overlay_percent(const struct graph_overlay *overlay, const char *function)
-{
-	for (size_t i = 0; overlay && i < overlay->sample_count; i++)
-		if (!strcmp(overlay->samples[i].function, function))
-			return overlay->samples[i].percent;
-	return -1;
-}
-
-/* {"fork": 1234, ...} for a node the overlay names, else NULL. */
-static json_object *json_events(const struct graph_overlay *overlay, const char *function)
-{
-	json_object *events = NULL;
-	for (long e = graph_overlay_next(overlay, function, 0); e >= 0;
-	     e = graph_overlay_next(overlay, function, (size_t)e + 1)) {
-		if (!events)
-			events = json_object_new_object();
-		json_object_object_add(events, overlay->events[e].event,
-				       json_object_new_int64((int64_t)overlay->events[e].count));
+	json_object *object = NULL;
+	for (int ev = 0; ev < OVERLAY_EVENT_COUNT; ev++) {
+		if (!events->has[ev])
+			continue;
+		if (!object)
+			object = json_object_new_object();
+		json_object_object_add(object, overlay_event_names[ev], json_object_new_int64((int64_t)events->count[ev]));
 	}
-	return events;
+	if (!object)
+		return;
+	json_object_object_add(parent, "events", object);
+	json_object_object_add(parent, "events_unit", json_string(events->unit));
+}
+
+/* samples / samples_percent, or baseline_samples / baseline_samples_percent. */
+static void json_share(json_object *object, const struct overlay_share *share, const char *prefix)
+{
+	char key[64];
+	if (!share->present)
+		return;
+	if (share->has_samples) {
+		snprintf(key, sizeof(key), "%ssamples", prefix);
+		json_object_object_add(object, key, json_object_new_int64((int64_t)share->samples));
+	}
+	snprintf(key, sizeof(key), "%ssamples_percent", prefix);
+	json_object_object_add(object, key, json_object_new_double(share->percent));
+}
+
+static void json_node_overlay(json_object *object, const struct graph_overlay *overlay, size_t index)
+{
+	if (!overlay)
+		return;
+	const struct overlay_node *node = &overlay->nodes[index];
+	json_events(object, &node->events);
+	if (overlay->has_events && node->pricing == OVERLAY_NOT_MODELLED)
+		json_object_object_add(object, "modelled", json_object_new_boolean(false));
+	if (node->pricing == OVERLAY_COUNTED_ELSEWHERE)
+		json_object_object_add(object, "counted_on", json_string(node->counted_on));
+	json_share(object, &node->share, "");
+	if (overlay->has_baseline)
+		json_share(object, &node->baseline, "baseline_");
+}
+
+static json_object *json_unplaced(const struct graph_overlay *overlay)
+{
+	json_object *array = json_object_new_array();
+	for (size_t i = 0; i < overlay->unplaced_count; i++) {
+		json_object *object = json_object_new_object();
+		json_object_object_add(object, "symbol", json_string(overlay->unplaced[i].symbol));
+		json_share(object, &overlay->unplaced[i].share, "");
+		json_share(object, &overlay->unplaced[i].baseline, "baseline_");
+		json_object_array_add(array, object);
+	}
+	return array;
 }
 
 bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out)
@@ -135,12 +165,7 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 		json_object_object_add(object, "line", json_object_new_int64(node->line));
 		json_object_object_add(object, "role", json_string(graph_role_name(node->role)));
 		json_object_object_add(object, "defined", json_object_new_boolean(node->defined));
-		json_object *events = json_events(overlay, node->name);
-		if (events)
-			json_object_object_add(object, "events", events);
-		double percent = graph_overlay_percent(overlay, node->name);
-		if (percent >= 0)
-			json_object_object_add(object, "samples_percent", json_object_new_double(percent));
+		json_node_overlay(object, overlay, i);
 		write_json_line(out, object, i + 1 < graph->node_count ? "," : "");
 	}
 	fprintf(out, "],\n\"edges\": [\n");
@@ -153,9 +178,17 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 		json_object_object_add(object, "line", json_object_new_int64(edge->line));
 		if (edge->field)
 			json_object_object_add(object, "field", json_string(edge->field));
+		if (overlay)
+			json_events(object, &overlay->edges[i].events);
 		write_json_line(out, object, i + 1 < graph->edge_count ? "," : "");
 	}
-	fprintf(out, "]\n}\n");
+	if (overlay && overlay->has_samples) {
+		fprintf(out, "],\n\"unplaced_symbols\":\n");
+		write_json_line(out, json_unplaced(overlay), "");
+		fprintf(out, "}\n");
+	} else {
+		fprintf(out, "]\n}\n");
+	}
 	return !ferror(out);
 }
 
@@ -173,15 +206,51 @@ static bool xml_text(xmlTextWriterPtr writer, const char *name, const char *valu
 	return ok;
 }
 
-/* <event name="fork" count="1234"/> children of a node the overlay names */
-static bool xml_events(xmlTextWriterPtr writer, const struct graph_overlay *overlay, const char *function)
+/* <event name="fork" count="1234" unit="PTEs"/> children of what the overlay counts on */
+static bool xml_events(xmlTextWriterPtr writer, const struct overlay_count *events)
 {
 	bool ok = true;
-	for (long e = graph_overlay_next(overlay, function, 0); ok && e >= 0;
-	     e = graph_overlay_next(overlay, function, (size_t)e + 1))
-		ok = xmlTextWriterStartElement(writer, BAD_CAST "event") >= 0 &&
-		     xml_text(writer, "name", overlay->events[e].event) &&
-		     xml_number(writer, "count", (size_t)overlay->events[e].count) &&
+	for (int ev = 0; ok && ev < OVERLAY_EVENT_COUNT; ev++)
+		if (events->has[ev])
+			ok = xmlTextWriterStartElement(writer, BAD_CAST "event") >= 0 &&
+			     xml_text(writer, "name", overlay_event_names[ev]) &&
+			     xml_number(writer, "count", (size_t)events->count[ev]) &&
+			     xml_text(writer, "unit", events->unit) &&
+			     xmlTextWriterEndElement(writer) >= 0;
+	return ok;
+}
+
+static bool xml_share(xmlTextWriterPtr writer, const struct overlay_share *share, const char *prefix)
+{
+	char key[64];
+	if (!share->present)
+		return true;
+	snprintf(key, sizeof(key), "%ssamples", prefix);
+	bool ok = !share->has_samples || xml_number(writer, key, (size_t)share->samples);
+	snprintf(key, sizeof(key), "%ssamples_percent", prefix);
+	return ok && xmlTextWriterWriteFormatAttribute(writer, BAD_CAST key, "%.4f", share->percent) >= 0;
+}
+
+static bool xml_node_overlay(xmlTextWriterPtr writer, const struct graph_overlay *overlay, size_t index)
+{
+	if (!overlay)
+		return true;
+	const struct overlay_node *node = &overlay->nodes[index];
+	return xml_share(writer, &node->share, "") &&
+	       (!overlay->has_baseline || xml_share(writer, &node->baseline, "baseline_")) &&
+	       (!overlay->has_events || node->pricing != OVERLAY_NOT_MODELLED || xml_text(writer, "modelled", "false")) &&
+	       (node->pricing != OVERLAY_COUNTED_ELSEWHERE || xml_text(writer, "counted_on", node->counted_on)) &&
+	       xml_events(writer, &node->events);
+}
+
+static bool xml_unplaced(xmlTextWriterPtr writer, const struct graph_overlay *overlay)
+{
+	bool ok = true;
+	for (size_t i = 0; ok && overlay && i < overlay->unplaced_count; i++)
+		ok = xmlTextWriterStartElement(writer, BAD_CAST "unplaced_symbol") >= 0 &&
+		     xml_text(writer, "symbol", overlay->unplaced[i].symbol) &&
+		     xml_share(writer, &overlay->unplaced[i].share, "") &&
+		     xml_share(writer, &overlay->unplaced[i].baseline, "baseline_") &&
 		     xmlTextWriterEndElement(writer) >= 0;
 	return ok;
 }
@@ -207,10 +276,7 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
 		     xml_text(writer, "file", node->file) && xml_number(writer, "line", node->line) &&
 		     xml_text(writer, "role", graph_role_name(node->role)) &&
 		     xml_text(writer, "defined", node->defined ? "true" : "false") &&
-		     (graph_overlay_percent(overlay, node->name) < 0 ||
-		      xmlTextWriterWriteFormatAttribute(writer, BAD_CAST "samples_percent", "%.4f",
-							graph_overlay_percent(overlay, node->name)) >= 0) &&
-		     xml_events(writer, overlay, node->name) &&
+		     xml_node_overlay(writer, overlay, i) &&
 		     xmlTextWriterEndElement(writer) >= 0;
 	}
 	for (size_t i = 0; ok && i < graph->edge_count; i++) {
@@ -221,8 +287,10 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
 		     xml_text(writer, "kind", graph_kind_name(edge->kind)) &&
 		     xml_number(writer, "line", edge->line) &&
 		     (!edge->field || xml_text(writer, "field", edge->field)) &&
+		     (!overlay || xml_events(writer, &overlay->edges[i].events)) &&
 		     xmlTextWriterEndElement(writer) >= 0;
 	}
+	ok = ok && xml_unplaced(writer, overlay);
 	return ok && xmlTextWriterEndDocument(writer) >= 0;
 }
 

@@ -12,12 +12,14 @@ export PTSCOPE_TESTS="$here"
 : "${SHARED_SNAPSHOTS:=$here/../../shared/snapshots}"
 export SHARED_SNAPSHOTS
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$log.status"' EXIT
 
 passed=0 failed=0 skipped=0
 if [ $cli_only -eq 0 ]; then
-	"$unit" | tee "$log"
-	status=$?
+	# The runner's own status, not tee's: a runner that prints a clean
+	# summary and then exits non-zero (LeakSanitizer at exit) has failed.
+	{ "$unit"; echo $? > "$log.status"; } | tee "$log"
+	status=$(cat "$log.status")
 	# CUnit: "asserts  N  N  N  N  n/a" and "tests  N  N  N  N  N" (total ran passed failed inactive)
 	set -- $(awk '$1 == "tests" && NF >= 5 { print $3, $4, $5 }' "$log")
 	passed=${2:-0}; failed=${3:-1}

@@ -25,6 +25,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 0
 fi
 [ -x /usr/bin/time ] || sh "$here/../deps.sh" time || { echo "bench-scale: needs /usr/bin/time (package time)"; exit 1; }
+command -v bc > /dev/null || sh "$here/../deps.sh" bc > /dev/null
 tmp=$(mktemp -d)
 tree=
 cleanup() {
@@ -39,15 +40,19 @@ for program in shmtree readfloor; do
 	$cc -O2 -o "$tmp/$program" "$here/$program.c" || exit 1
 done
 
-# wall seconds and peak RSS (MiB) of one run of a command
+# wall seconds, CPU seconds (user + system, every thread) and peak RSS
+# (MiB) of one run of a command.  On a shared machine the CPU seconds are
+# the steadier figure: wall time includes waiting for other jobs.
 timed() {
-	/usr/bin/time -f '%e %M' -o "$tmp/time" "$@" > "$tmp/out" 2> "$tmp/err" || { echo "failed: $*" >&2; cat "$tmp/err" >&2; return 1; }
-	read -r t_wall t_kb < "$tmp/time"
+	/usr/bin/time -f '%e %M %U %S' -o "$tmp/time" "$@" > "$tmp/out" 2> "$tmp/err" || { echo "failed: $*" >&2; cat "$tmp/err" >&2; return 1; }
+	read -r t_wall t_kb t_user t_system < "$tmp/time"
 	t_mib=$((t_kb / 1024))
+	t_cpu=$(echo "$t_user + $t_system" | bc)
 }
 
-printf '%-10s %9s %10s %9s %9s %6s %11s %9s %8s %9s %8s %7s\n' "S, N" "VmPTE MiB" records \
-	"capture s" "floor s" ratio "snapshot MB" "report s" "MiB" "verify s" "MiB" "B/rec"
+echo "times: wall / CPU seconds; ratios of CPU seconds"
+printf '%-10s %9s %10s %12s %12s %6s %9s %12s %6s %12s %6s %6s %7s\n' "S, N" "VmPTE MiB" records \
+	"capture s" "floor s" ratio "snap MB" "report s" MiB "verify s" MiB ratio "B/rec"
 available_mib=$(( $(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 1024 ))
 for size in $sizes; do
 	mib=${size%%:*} children=${size##*:}
@@ -69,10 +74,10 @@ for size in $sizes; do
 	done
 	mkdir "$tmp/out.d"
 	timed "$ptscope" capture --tree "$tree" -o "$tmp/out.d" || exit 1
-	capture_s=$t_wall
+	capture_s="$t_wall/$t_cpu" capture_cpu=$t_cpu
 	snapshot=$(ls "$tmp"/out.d/*)
 	timed "$tmp/readfloor" $pids || exit 1
-	floor_s=$t_wall
+	floor_s="$t_wall/$t_cpu" floor_cpu=$t_cpu
 	exec 3>&-
 	wait "$tree" 2>/dev/null
 	tree=
@@ -80,10 +85,11 @@ for size in $sizes; do
 	records=$(( $("$ptscope" info "$snapshot" | sed -n 's/^pagemap bytes: //p') / 16 ))
 	snapshot_mb=$(( $(stat -c %s "$snapshot") / 1000000 ))
 	timed "$ptscope" report "$snapshot" || exit 1
-	report_s=$t_wall report_mib=$t_mib report_kb=$t_kb
+	report_s="$t_wall/$t_cpu" report_cpu=$t_cpu report_mib=$t_mib report_kb=$t_kb
 	timed "$ptscope" info --verify "$snapshot" || exit 1
-	printf '%-10s %9s %10s %9s %9s %6s %11s %9s %8s %9s %8s %7s\n' "$mib, $children" $((vmpte_kb / 1024)) \
-		"$records" "$capture_s" "$floor_s" "$(echo "scale=1; $capture_s / $floor_s" | bc)" "$snapshot_mb" \
-		"$report_s" "$report_mib" "$t_wall" "$t_mib" "$(echo "scale=1; $report_kb * 1024 / $records" | bc)"
+	printf '%-10s %9s %10s %12s %12s %6s %9s %12s %6s %12s %6s %6s %7s\n' "$mib, $children" $((vmpte_kb / 1024)) \
+		"$records" "$capture_s" "$floor_s" "$(echo "scale=1; $capture_cpu / $floor_cpu" | bc)" "$snapshot_mb" \
+		"$report_s" "$report_mib" "$t_wall/$t_cpu" "$t_mib" "$(echo "scale=1; $report_cpu / $t_cpu" | bc)" \
+		"$(echo "scale=1; $report_kb * 1024 / $records" | bc)"
 	rm -rf "$tmp/out.d"
 done

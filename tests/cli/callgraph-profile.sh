@@ -51,6 +51,39 @@ run "$tmp/opreport.txt" "$tmp/o.json" || fail "opreport: exit status $?"
 "$PTSCOPE" callgraph "$tree" --cache-dir "$tmp/cache" -q --overlay-profile "$tmp/perf.txt" -o "$tmp/p.svg" ||
 	fail "svg: exit status $?"
 grep -q '50.0% of samples' "$tmp/p.svg" || fail "the SVG has no '50.0% of samples'"
+# --versus: the AFTER perf profile against a BEFORE 'samples symbol' list of
+# 15525 + 4475 + 1983 + 17 = 22000 samples: page_remove_rmap 15525 / 22000 =
+# 70.568 % before, 50 % after (-20.568 points); default_idle is in no graph.
+cat > "$tmp/before.txt" <<'TXT'
+15525 page_remove_rmap
+ 4475 page_add_rmap
+ 1983 do_wp_page
+   17 copy_page_range.isra.0
+TXT
+cat >> "$tmp/perf.txt" <<'TXT'
+     8.00%  swapper  [kernel]           [k] default_idle
+TXT
+"$PTSCOPE" callgraph "$tree" --cache-dir "$tmp/cache" -q --all --overlay-profile "$tmp/perf.txt" \
+	--versus "$tmp/before.txt" --format json -o "$tmp/v.json" || fail "versus: exit status $?"
+python3 - "$tmp/v.json" <<'PY' || fail "versus: JSON figures"
+import json, sys
+g = json.load(open(sys.argv[1]))
+n = {x["name"]: x for x in g["nodes"]}
+r = n["page_remove_rmap"]
+assert abs(r["samples_percent"] - 50.0) < 1e-9, r
+assert abs(r["baseline_samples_percent"] - 100 * 15525 / 22000) < 1e-9, r
+assert r["baseline_samples"] == 15525 and "samples" not in r, r
+assert abs(n["do_wp_page"]["baseline_samples_percent"] - 100 * 1983 / 22000) < 1e-9
+assert "samples_percent" not in n["do_wp_page"]
+u = {x["symbol"]: x for x in g["unplaced_symbols"]}
+assert abs(u["default_idle"]["samples_percent"] - 8.0) < 1e-9 and "page_remove_rmap" not in u, u
+PY
+"$PTSCOPE" callgraph "$tree" --cache-dir "$tmp/cache" --overlay-profile "$tmp/perf.txt" \
+	--versus "$tmp/before.txt" -o "$tmp/v.svg" 2> "$tmp/v.err" || fail "versus svg: exit status $?"
+grep -q '50.0% (was 70.6%, &#45;20.6)' "$tmp/v.svg" || fail "the SVG has no '50.0% (was 70.6%, -20.6)'"
+grep -q 'change in share of samples' "$tmp/v.svg" || fail "the SVG has no legend"
+grep -q "the listed samples" "$tmp/v.svg" || fail "the SVG does not say the BEFORE shares are of the listed samples"
+grep -q "profile symbols are not in the graph.*default_idle 8.0%" "$tmp/v.err" || fail "no unplaced summary: $(cat "$tmp/v.err")"
 # a file that is no profile: one message naming it, exit 1, no output
 printf 'hello\nworld\n' > "$tmp/not-a-profile.txt"
 "$PTSCOPE" callgraph "$tree" --cache-dir "$tmp/cache" -q --overlay-profile "$tmp/not-a-profile.txt" \

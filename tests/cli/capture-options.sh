@@ -40,11 +40,11 @@ tar -tf "$tmp/none.tar" | grep -qE 'pagemap$|^kpages$' && fail "--no-pagemap wro
 mkdir "$tmp/cwd" "$tmp/dir"
 (cd "$tmp/cwd" && "$PTSCOPE" capture --pid "$a" >/dev/null 2>&1) || fail "capture with no -o failed"
 host=$(hostname)
-set -- "$tmp"/cwd/ptscope-"$host"-*.tar.gz
-[ $# -eq 1 ] && [ -f "$1" ] || fail "no ptscope-$host-DATE.tar.gz in the working directory: $(ls "$tmp/cwd")"
-gzip -t "$1" || fail "the default file is not gzip"
+set -- "$tmp"/cwd/ptscope-"$host"-*.tar.zst
+[ $# -eq 1 ] && [ -f "$1" ] || fail "no ptscope-$host-DATE.tar.zst in the working directory: $(ls "$tmp/cwd")"
+if command -v zstd >/dev/null; then zstd -tq "$1" || fail "the default file is not zstd"; fi
 "$PTSCOPE" capture --pid "$a" -o "$tmp/dir" >/dev/null 2>&1 || fail "capture -o DIR failed"
-set -- "$tmp"/dir/ptscope-"$host"-*.tar.gz
+set -- "$tmp"/dir/ptscope-"$host"-*.tar.zst
 [ $# -eq 1 ] && [ -f "$1" ] || fail "-o DIR did not write the default name inside it"
 [ "$(ls -A "$tmp/dir" | wc -l)" -eq 1 ] || fail "-o DIR left other files: $(ls -A "$tmp/dir")"
 
@@ -62,6 +62,20 @@ for ext in tar tar.gz tgz tar.xz tar.zst; do
 	"$PTSCOPE" info "$tmp/c.$ext" | grep -qx 'processes: 1' || fail "info cannot read c.$ext"
 done
 
+# --compress picks the codec apart from the name: the default name follows
+# it, a name without a known suffix is accepted, a name that disagrees is not.
+mkdir "$tmp/gz"
+"$PTSCOPE" capture --pid "$b" --compress gz -o "$tmp/gz" >/dev/null 2>&1 || fail "--compress gz -o DIR failed"
+set -- "$tmp"/gz/ptscope-"$host"-*.tar.gz
+[ $# -eq 1 ] && gzip -t "$1" || fail "--compress gz did not write a gzip ptscope-HOST-DATE.tar.gz"
+"$PTSCOPE" capture --pid "$b" --compress none -o "$tmp/plain.snapshot" >/dev/null 2>&1 || fail "--compress none -o NAME failed"
+tar -tf "$tmp/plain.snapshot" | grep -qx "$b/smaps" || fail "--compress none is not a plain tar"
+"$PTSCOPE" info "$tmp/plain.snapshot" | grep -qx 'processes: 1' || fail "info cannot read --compress none"
+if command -v xz >/dev/null; then
+	"$PTSCOPE" capture --pid "$b" --compress xz -o "$tmp/x.tar.xz" >/dev/null 2>&1 || fail "--compress xz failed"
+	xz -t "$tmp/x.tar.xz" || fail "--compress xz is not xz"
+fi
+
 # Usage errors: exit 1, a message, and no file.
 expect_error() {
 	"$PTSCOPE" capture "$@" >/dev/null 2>"$tmp/err"
@@ -74,6 +88,9 @@ expect_error --tree 0
 expect_error -o "$tmp/snapshot.zip"
 expect_error -o "$tmp/no/such/dir/s.tar"
 expect_error --pid "$a" extra-argument
+expect_error --pid "$a" --compress lz4 -o "$tmp/bad.tar"
+expect_error --pid "$a" --compress gz -o "$tmp/mismatch.tar.zst"
+[ -e "$tmp/mismatch.tar.zst" ] && fail "a --compress that disagrees with the name left a file"
 [ -e "$tmp/snapshot.zip" ] && fail "a bad -o left a file"
 "$PTSCOPE" capture --help | grep -q -- '--tree' || fail "--help does not describe --tree"
 echo "capture options behave"

@@ -64,11 +64,14 @@ const char *test_fixture(const char *name)
 }
 
 static char tmpdir[PATH_MAX];
+static pid_t tmpdir_owner;
 
+/* Only the runner itself removes it: a forked test child that exits
+ * through exit() (out of memory, for one) runs the atexit handlers too. */
 static void remove_tmpdir(void)
 {
 	char cmd[PATH_MAX + 16];
-	if (tmpdir[0]) {
+	if (tmpdir[0] && getpid() == tmpdir_owner) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 		if (system(cmd) != 0)
 			fprintf(stderr, "could not remove %s\n", tmpdir);
@@ -81,6 +84,7 @@ const char *test_tmpdir(void)
 		snprintf(tmpdir, sizeof(tmpdir), "/tmp/ptscope-test.XXXXXX");
 		if (!mkdtemp(tmpdir))
 			return "/tmp";
+		tmpdir_owner = getpid();
 		atexit(remove_tmpdir);
 	}
 	return tmpdir;

@@ -402,7 +402,7 @@ static void test_output_names_and_errors(void)
 	char out[600], host[256] = "";
 	make_proc("names", true);
 
-	/* a directory gets ptscope-HOST-DATE.tar.gz inside it */
+	/* a directory gets ptscope-HOST-DATE.tar.zst inside it (zstd by default) */
 	snprintf(out, sizeof(out), "%s/outdir", test_tmpdir());
 	CU_ASSERT_EQUAL_FATAL(mkdir(out, 0755), 0);
 	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, NULL, 0, false, &result), 0);
@@ -411,7 +411,7 @@ static void test_output_names_and_errors(void)
 	snprintf(prefix, sizeof(prefix), "%s/ptscope-%s-", out, host);
 	CU_ASSERT_EQUAL(strncmp(result.path, prefix, strlen(prefix)), 0);
 	size_t length = strlen(result.path);
-	CU_ASSERT(length > 7 && !strcmp(result.path + length - 7, ".tar.gz"));
+	CU_ASSERT(length > 8 && !strcmp(result.path + length - 8, ".tar.zst"));
 	struct stat st;
 	CU_ASSERT_EQUAL(stat(result.path, &st), 0);
 

@@ -547,6 +547,57 @@ static void test_object_rmap(void)
 	fake_free(f);
 }
 
+/*
+ * Lazy fork, worked by hand.  One process, five VMAs, one record per page:
+ *   V1 anonymous rw-p with an anon_vma      3 records (PFNs 20-22)
+ *   V2 file text r-xp                        2 records
+ *   V3 hugetlb rw-s (VmFlags ht)             2 records
+ *   V4 PFN map rw-s (VmFlags pf)             1 record: no struct page, no rmap call
+ *   V5 shmem rw-s with uffd-wp (VmFlags uw)  1 record
+ * exit: 3 + 2 + 2 + 1 = 8 page_remove_rmap calls in every design.
+ * fork rmap calls:
+ *   2.4-rmap and 2.6.7 (every VMA copied):             3 + 2 + 2 + 1 = 8
+ *   2.6.14 and 2.6.34 (anon_vma, or ht nl pf mm):      3 + 2 (V3)    = 5
+ *   6.1 (anon_vma, or pf mm uw; hugetlb lazy in 6.0):  3 + 1 (V5)    = 4
+ */
+static void test_lazy_fork(void)
+{
+	struct fake *f = fake_new();
+	struct process *p = fake_process(f, 100, 1, 0);
+	struct vma *v1 = fake_vma(f, p, 0x400000, 0x404000, "rw-p", 0, "");
+	struct vma *v2 = fake_vma(f, p, 0x500000, 0x502000, "r-xp", 5, "/lib/x.so");
+	struct vma *v3 = fake_vma(f, p, 0x600000, 0x800000, "rw-s", 6, "/huge/x");
+	struct vma *v4 = fake_vma(f, p, 0x900000, 0x901000, "rw-s", 7, "/dev/mem");
+	struct vma *v5 = fake_vma(f, p, 0xa00000, 0xa01000, "rw-s", 8, "/dev/shm/x");
+	v1->kb[SMAPS_ANONYMOUS] = 12;
+	v2->vm_flags = FLAG(VMF_RD) | FLAG(VMF_EX);
+	v3->vm_flags |= FLAG(VMF_HT);
+	v4->vm_flags |= FLAG(VMF_PF);
+	v5->vm_flags |= FLAG(VMF_UW);
+	for (uint64_t i = 0; i < 3; i++)
+		fake_record(p, 0x400000 + i * 4096, P | PAGEMAP_EXCLUSIVE | (20 + i));
+	fake_record(p, 0x500000, P | FILE_PAGE | 30);
+	fake_record(p, 0x501000, P | FILE_PAGE | 31);
+	fake_record(p, 0x600000, P | FILE_PAGE | 40);
+	fake_record(p, 0x601000, P | FILE_PAGE | 41);
+	fake_record(p, 0x900000, P | FILE_PAGE | 50);
+	fake_record(p, 0xa00000, P | FILE_PAGE | 60);
+	const uint64_t pfns[] = { 20, 21, 22, 30, 31, 40, 41, 50, 60 };
+	for (size_t i = 0; i < sizeof(pfns) / sizeof(pfns[0]); i++)
+		fake_kpage(f, pfns[i], 1, i < 3 ? FLAG(KPF_ANON) : 0);
+	const char *const ids[] = { "2.4-rmap-i386", "2.6.7-anon_vma-x86_64", "2.6.14-anon_vma-x86_64",
+				    "2.6.34-avc-x86_64", "6.1-x86_64" };
+	const uint64_t fork_calls[] = { 8, 8, 5, 5, 4 };
+	struct model_result *r = run(f, ids, 5);
+	for (size_t d = 0; d < 5; d++) {
+		CU_ASSERT_EQUAL(r->designs[d].exit_rmap_calls, 8);
+		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_calls, fork_calls[d]);
+		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_anon_calls, 3);
+	}
+	model_free(r);
+	free(f);
+}
+
 /* smaps-only page-table bounds: one VMA of 3 windows with 600 resident pages
  * needs at least ceil(600/512) = 2 windows, spans 3; a one-window VMA adds 1. */
 static void test_pagetable_estimate(void)
@@ -601,6 +652,18 @@ static void test_profile_files(void)
 			     "<profiles>&e;</profiles>\n";
 	CU_ASSERT_EQUAL(profiles_load_buffer(&set, "xxe.xml", entity, strlen(entity), &error), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "xxe.xml:2: a DOCTYPE"));
+	/* an unknown VmFlags code in copies-vmflags: refused with file and line */
+	const char *flags =
+		"<?xml version=\"1.0\"?>\n<profiles>\n"
+		"  <rmap-profile id=\"lazy\" family=\"D5\" arch=\"x86_64\" kernels=\"test\">\n"
+		"    <description>x</description>\n"
+		"    <geometry name=\"g\"><level name=\"pte\" shift=\"21\" counted=\"yes\"/></geometry>\n"
+		"    <sizes pointer=\"8\" pte-chain=\"0\" cache-line=\"64\" pte-addr=\"8\" page-field=\"4\"\n"
+		"           anon-vma=\"24\" anon-vma-chain=\"0\" vma-rmap-fields=\"40\"/>\n"
+		"    <fork copies-file-ptes=\"no\" copies-vmflags=\"ht zz\" anon-vma=\"shared\"/>\n"
+		"  </rmap-profile>\n</profiles>\n";
+	CU_ASSERT_EQUAL(profiles_load_buffer(&set, "flags.xml", flags, strlen(flags), &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "flags.xml:8: unknown VmFlags code 'zz'"));
 	CU_ASSERT_EQUAL(set.rmap_count, 1);
 	profiles_free(&set);
 }
@@ -609,7 +672,8 @@ static void test_builtin_ids(void)
 {
 	const char *const ids[] = { "2.4-rmap-i386", "2.4-rmap-x86_64", "2.5-direct-i386", "2.5-array-i386-l1-32",
 				    "2.5-array-i386-l1-128", "2.5-array-x86_64-l1-64", "2.5.62-objrmap-i386-l1-32",
-				    "2.6.7-anon_vma-i386", "2.6.34-avc-x86_64", "6.1-x86_64" };
+				    "2.6.7-anon_vma-i386", "2.6.14-anon_vma-i386", "2.6.14-anon_vma-x86_64",
+				    "2.6.34-avc-x86_64", "6.1-x86_64" };
 	design("2.4-rmap-i386");       /* loads the profiles */
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 		CU_ASSERT_PTR_NOT_NULL(profiles_find_rmap(&profiles, ids[i]));
@@ -620,6 +684,36 @@ static void test_builtin_ids(void)
 	CU_ASSERT_STRING_EQUAL(profiles_current(&profiles, "x86_64")->geometry.name, "x86_64-4level");
 }
 
+/* The one "which design fits" rule: by architecture (others page like
+ * x86_64) and, given a release, by the era's default-from attribute. */
+static void test_profiles_fit(void)
+{
+	static const struct { const char *arch, *release, *id; } cases[] = {
+		{ "i386", "2.4.20", "2.4-rmap-i386" },
+		{ "i386", "2.5.45", "2.5-array-i386-l1-32" },
+		{ "i386", "2.5.28", "2.5-direct-i386" },
+		{ "x86_64", "2.6.9", "2.6.7-anon_vma-x86_64" },
+		{ "x86_64", "2.6.20", "2.6.14-anon_vma-x86_64" },
+		{ "x86_64", "2.6.34", "2.6.34-avc-x86_64" },
+		{ "x86_64", "6.12.5", "6.1-x86_64" },
+		{ "x86_64", "6.1.0", "6.1-x86_64" },
+		{ "x86_64", NULL, "6.1-x86_64" },
+		{ "aarch64", NULL, "6.1-x86_64" },
+		{ "aarch64", "6.12.0", "6.1-x86_64" },
+		{ "", "2.4.20", "2.4-rmap-x86_64" },
+		{ "i386", "1.2.13", "6.1-i386" },   /* before every era: the newest */
+	};
+	design("2.4-rmap-i386");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct rmap_profile *fit = profiles_fit(&profiles, cases[i].arch, cases[i].release);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(fit);
+		if (strcmp(fit->id, cases[i].id))
+			fprintf(stderr, "\nprofiles_fit(%s, %s) = %s, want %s\n", cases[i].arch,
+				cases[i].release ? cases[i].release : "NULL", fit->id, cases[i].id);
+		CU_ASSERT_STRING_EQUAL(fit->id, cases[i].id);
+	}
+}
+
 static void free_profiles(void)
 {
 	profiles_free(&profiles);
@@ -628,8 +722,8 @@ static void free_profiles(void)
 void suite_model(void)
 {
 	atexit(free_profiles);
-	ADD_SUITE("model", test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
+	ADD_SUITE("model", test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows,
-		  test_sharing, test_hugetlb_pmd, test_mshare_union, test_eligibility, test_object_rmap, test_pagetable_estimate, test_profile_files,
+		  test_sharing, test_hugetlb_pmd, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_pagetable_estimate, test_profile_files,
 		  test_builtin_ids);
 }

@@ -117,6 +117,27 @@ static void test_directory(void)
 	snapshot_free(s);
 }
 
+/* A process that ended while smemcap read it leaves empty smaps, stat and
+ * cmdline members: the snapshot still reads, with one more empty process. */
+static void test_vanished_process(void)
+{
+	struct snapshot *s;
+	struct input_error error;
+	const char *dir = make_snapshot_dir("vanished");
+	char command[1200];
+	snprintf(command, sizeof(command), "mkdir %s/31 && : > %s/31/smaps && : > %s/31/stat && : > %s/31/cmdline",
+		 dir, dir, dir, dir);
+	run(command);
+	int status = snapshot_read(dir, NULL, &s, &error);
+	if (status)
+		fprintf(stderr, "%s\n", error.message);
+	CU_ASSERT_EQUAL_FATAL(status, 0);
+	CU_ASSERT_EQUAL_FATAL(s->process_count, 1);
+	CU_ASSERT_EQUAL(s->processes[0].pid, 5969);
+	CU_ASSERT_EQUAL(s->kernel_threads, 2);  /* pid 2 and the vanished 31 */
+	snapshot_free(s);
+}
+
 /* Every compressed form, plus the quirks old writers leave in tars. */
 static void test_archives(void)
 {
@@ -265,6 +286,6 @@ static void test_reference_desktop(void)
 
 void suite_read(void)
 {
-	ADD_SUITE("read", test_directory, test_archives, test_broken_snapshots, test_absurd_member_size,
+	ADD_SUITE("read", test_directory, test_vanished_process, test_archives, test_broken_snapshots, test_absurd_member_size,
 		  test_reference_pg32, test_reference_desktop);
 }

@@ -1,5 +1,5 @@
 /*
- * analyzer/graph.c - every unit's facts merged into one call graph, calls
+ * analyzer/callgraph.c - every unit's facts merged into one call graph, calls
  * through function-pointer fields resolved, and the rmap paths marked.
  *
  * Identity is the clang USR, so a static function that appears in several

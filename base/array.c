@@ -1,0 +1,89 @@
+/*
+ * base/array.c - growing arrays and byte buffers (base/array.h).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/array.h"
+
+void array_reserve(void *items_pointer, size_t *capacity, size_t need, size_t element_bytes)
+{
+	void **items = items_pointer;
+	if (need <= *capacity)
+		return;
+	size_t grown = *capacity ? *capacity : 16;
+	while (grown < need) {
+		if (grown > SIZE_MAX / 2)
+			out_of_memory();
+		grown *= 2;
+	}
+	*items = xreallocarray(*items, grown, element_bytes);
+	*capacity = grown;
+}
+
+void buffer_reserve(struct buffer *buffer, size_t extra)
+{
+	if (extra > SIZE_MAX - buffer->length - 1)
+		out_of_memory();
+	size_t need = buffer->length + extra + 1;
+	if (need <= buffer->capacity)
+		return;
+	/* bytes start at a page, not 16: buffers hold files and lines */
+	if (!buffer->capacity) {
+		buffer->capacity = need > 4096 ? need : 4096;
+		buffer->data = xrealloc(buffer->data, buffer->capacity);
+		return;
+	}
+	array_reserve(&buffer->data, &buffer->capacity, need, 1);
+}
+
+void buffer_add(struct buffer *buffer, const void *data, size_t bytes)
+{
+	buffer_reserve(buffer, bytes);
+	if (bytes)
+		memcpy(buffer->data + buffer->length, data, bytes);
+	buffer->length += bytes;
+	buffer->data[buffer->length] = '\0';
+}
+
+void buffer_add_string(struct buffer *buffer, const char *text)
+{
+	buffer_add(buffer, text, strlen(text));
+}
+
+void buffer_vprintf(struct buffer *buffer, const char *format, va_list args)
+{
+	va_list copy;
+	va_copy(copy, args);
+	int length = vsnprintf(NULL, 0, format, copy);
+	va_end(copy);
+	if (length < 0)
+		out_of_memory();  /* glibc fails vsnprintf only for want of memory */
+	buffer_reserve(buffer, (size_t)length);
+	vsnprintf(buffer->data + buffer->length, (size_t)length + 1, format, args);
+	buffer->length += (size_t)length;
+}
+
+void buffer_printf(struct buffer *buffer, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	buffer_vprintf(buffer, format, args);
+	va_end(args);
+}
+
+char *buffer_release(struct buffer *buffer)
+{
+	char *data = buffer->data;
+	*buffer = (struct buffer){ 0 };
+	return data;
+}
+
+void buffer_free(struct buffer *buffer)
+{
+	free(buffer->data);
+	*buffer = (struct buffer){ 0 };
+}

@@ -1,0 +1,46 @@
+/*
+ * base/array.h - one growable array and one growable byte buffer.
+ *
+ * Arrays in ptscope are a pointer, a count and a capacity kept by their
+ * owner (struct vma_array, the model's PFN entries, the analyzer's edges);
+ * array_reserve is the one way they grow: capacity doubles, so appending n
+ * items costs O(n) copies, and allocation failure ends the run (base/alloc.h).
+ */
+#ifndef PTSCOPE_BASE_ARRAY_H
+#define PTSCOPE_BASE_ARRAY_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Grow *items (an array of element_bytes) so that `need` elements fit;
+ * *capacity is in elements.  The first allocation holds at least 16. */
+void array_reserve(void *items_pointer, size_t *capacity, size_t need, size_t element_bytes);
+
+/* ARRAY_RESERVE(items, capacity, need) for a typed pointer `items`. */
+#define ARRAY_RESERVE(items, capacity, need) \
+	array_reserve(&(items), &(capacity), (need), sizeof(*(items)))
+
+/* Room for one more element at items[count], then count + 1:
+ *   *ARRAY_PUSH(list.items, list.count, list.capacity) = value; */
+#define ARRAY_PUSH(items, count, capacity) \
+	(ARRAY_RESERVE(items, capacity, (count) + 1), &(items)[(count)++])
+
+/* Bytes: data[0..length) plus room for a NUL that is not counted, so text
+ * read into a buffer can be handed to string functions. */
+struct buffer {
+	char *data;
+	size_t length, capacity;
+};
+
+/* Room for `extra` more bytes after length (and a NUL after those). */
+void buffer_reserve(struct buffer *buffer, size_t extra);
+void buffer_add(struct buffer *buffer, const void *data, size_t bytes);
+void buffer_add_string(struct buffer *buffer, const char *text);
+void buffer_printf(struct buffer *buffer, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+void buffer_vprintf(struct buffer *buffer, const char *format, va_list args);
+/* Hand the bytes over (NUL-terminated; NULL when empty and never grown). */
+char *buffer_release(struct buffer *buffer);
+void buffer_free(struct buffer *buffer);
+
+#endif

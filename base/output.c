@@ -1,0 +1,267 @@
+/*
+ * base/output.c - atomic output files (base/output.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/output.h"
+
+bool output_without_tmpfile;
+
+/* ---- named temporaries removed when a signal ends the run ----
+ * The handler may only use async-signal-safe calls, so the names live in
+ * fixed arrays and a slot is marked in use only once its name is whole. */
+
+#define GUARD_SLOTS 8
+static char guarded_path[GUARD_SLOTS][PATH_MAX];
+static volatile sig_atomic_t guarded_in_use[GUARD_SLOTS];
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define CLEANUP_SIGNAL_COUNT (sizeof(cleanup_signals) / sizeof(cleanup_signals[0]))
+static struct sigaction saved_actions[CLEANUP_SIGNAL_COUNT];
+static bool handlers_installed;
+
+static void remove_and_reraise(int signal_number)
+{
+	for (size_t i = 0; i < GUARD_SLOTS; i++)
+		if (guarded_in_use[i])
+			unlink(guarded_path[i]);
+	for (size_t i = 0; i < CLEANUP_SIGNAL_COUNT; i++)
+		if (cleanup_signals[i] == signal_number)
+			sigaction(signal_number, &saved_actions[i], NULL);
+	raise(signal_number);
+}
+
+/* A signal the process inherited as ignored (nohup, a shell's `&` without
+ * job control) must stay ignored: only default or caught ones are taken. */
+static void install_handlers(void)
+{
+	if (handlers_installed)
+		return;
+	handlers_installed = true;
+	struct sigaction action = { .sa_handler = remove_and_reraise };
+	sigemptyset(&action.sa_mask);
+	for (size_t i = 0; i < CLEANUP_SIGNAL_COUNT; i++) {
+		sigaction(cleanup_signals[i], NULL, &saved_actions[i]);
+		if (saved_actions[i].sa_handler != SIG_IGN)
+			sigaction(cleanup_signals[i], &action, NULL);
+	}
+}
+
+static void block_cleanup_signals(sigset_t *saved)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < CLEANUP_SIGNAL_COUNT; i++)
+		sigaddset(&set, cleanup_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, saved);
+}
+
+static void guard(const char *path)
+{
+	sigset_t saved;
+	if (strlen(path) >= PATH_MAX)
+		return;  /* open would have refused it */
+	install_handlers();
+	block_cleanup_signals(&saved);
+	for (size_t i = 0; i < GUARD_SLOTS; i++) {
+		if (!guarded_in_use[i]) {
+			strcpy(guarded_path[i], path);
+			guarded_in_use[i] = 1;
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+}
+
+static void unguard(const char *path)
+{
+	sigset_t saved;
+	block_cleanup_signals(&saved);
+	for (size_t i = 0; i < GUARD_SLOTS; i++)
+		if (guarded_in_use[i] && !strcmp(guarded_path[i], path))
+			guarded_in_use[i] = 0;
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+}
+
+/* ---- opening ---- */
+
+static bool is_stdout(const char *path)
+{
+	return !path || !strcmp(path, "-");
+}
+
+static char *directory_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* O_TMPFILE is refused with EOPNOTSUPP by file systems without it, and
+ * with EISDIR or EINVAL by kernels before 3.11. */
+static int open_unnamed(struct output *output)
+{
+	if (output_without_tmpfile)
+		return -1;
+	output->fd = open(output->directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	if (output->fd >= 0)
+		return 0;
+	return errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL ? -1 : -2;
+}
+
+/* mkostemp opens with O_EXCL and mode 0600; an output is an ordinary file
+ * (0666 less the umask, as open(2) would make it). */
+static int open_named(struct output *output)
+{
+	output->temporary = xasprintf("%s/.%s.ptscope-XXXXXX", output->directory, base_name(output->path));
+	output->fd = mkostemp(output->temporary, O_CLOEXEC);
+	if (output->fd < 0) {
+		free(output->temporary);
+		output->temporary = NULL;
+		return -1;
+	}
+	guard(output->temporary);
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(output->fd, 0666 & ~mask) != 0) {
+		/* the file stays 0600: safe, and nothing to stop for */
+	}
+	return 0;
+}
+
+int output_open(struct output *output, const char *path, struct error *error)
+{
+	*output = (struct output){ .fd = -1 };
+	if (is_stdout(path)) {
+		output->stream = stdout;
+		return 0;
+	}
+	output->path = path;
+	output->directory = directory_of(path);
+	int unnamed = open_unnamed(output);
+	if (unnamed == 0 || (unnamed == -1 && open_named(output) == 0))
+		return 0;
+	int saved = errno;
+	free(output->directory);
+	output->directory = NULL;
+	return error_from_errno(error, path, "cannot write here", saved);
+}
+
+int output_fd(const struct output *output)
+{
+	return output->fd;
+}
+
+FILE *output_stream(struct output *output)
+{
+	if (!output->stream && output->fd >= 0)
+		output->stream = fdopen(output->fd, "w");
+	return output->stream;
+}
+
+/* ---- publishing ---- */
+
+/* linkat with AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd with
+ * AT_SYMLINK_FOLLOW does the same for anyone (open(2), O_TMPFILE). */
+static int link_unnamed(struct output *output)
+{
+	char fd_path[64];
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", output->fd);
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		char *name = xasprintf("%s/.%s.ptscope-%ld-%u", output->directory, base_name(output->path),
+				       (long)getpid(), attempt);
+		guard(name);
+		if (linkat(output->fd, "", AT_FDCWD, name, AT_EMPTY_PATH) == 0 ||
+		    linkat(AT_FDCWD, fd_path, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0) {
+			output->temporary = name;
+			return 0;
+		}
+		int saved = errno;
+		unguard(name);
+		free(name);
+		if (saved != EEXIST) {
+			errno = saved;
+			return -1;
+		}
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/* Close what is open; true when everything written reached the file. */
+static bool close_output(struct output *output)
+{
+	bool ok = true;
+	if (output->stream && output->stream != stdout)
+		ok = fclose(output->stream) == 0;
+	else if (output->fd >= 0)
+		ok = close(output->fd) == 0;
+	output->stream = NULL;
+	output->fd = -1;
+	return ok;
+}
+
+static void release(struct output *output)
+{
+	if (output->temporary) {
+		unlink(output->temporary);
+		unguard(output->temporary);
+		free(output->temporary);
+		output->temporary = NULL;
+	}
+	free(output->directory);
+	output->directory = NULL;
+}
+
+/* Stdout is flushed and checked once, by the front door (ptscope.c). */
+int output_publish(struct output *output, struct error *error)
+{
+	if (!output->path) {
+		output->stream = NULL;
+		return 0;
+	}
+	errno = 0;
+	bool ok = !output->stream || (fflush(output->stream) == 0 && !ferror(output->stream));
+	ok = ok && fsync(output->fd) == 0;
+	ok = ok && (output->temporary || link_unnamed(output) == 0);
+	int saved = ok ? 0 : errno;
+	if (!close_output(output) && ok) {
+		ok = false;
+		saved = errno;
+	}
+	if (ok && rename(output->temporary, output->path) != 0) {
+		ok = false;
+		saved = errno;
+	}
+	if (ok) {
+		unguard(output->temporary);
+		free(output->temporary);
+		output->temporary = NULL;
+	}
+	release(output);
+	return ok ? 0 : error_from_errno(error, output->path, "cannot write", saved ? saved : EIO);
+}
+
+void output_discard(struct output *output)
+{
+	if (output->path)
+		close_output(output);
+	output->stream = NULL;
+	release(output);
+}

@@ -1,0 +1,45 @@
+/*
+ * base/output.h - the one atomic output: a file appears whole or not at all.
+ *
+ * output_open writes into an unnamed O_TMPFILE in the target's directory
+ * where the file system has it (a run killed even by SIGKILL leaves
+ * nothing), else into a named temporary created with O_EXCL beside the
+ * target, removed on discard and on SIGINT, SIGTERM and SIGHUP (a signal
+ * the process inherited as ignored stays ignored).  output_publish flushes,
+ * fsyncs and gives the file its name with rename, which replaces an
+ * existing file atomically.  Path NULL or "-" means stdout: publish then
+ * only flushes and checks it.
+ */
+#ifndef PTSCOPE_BASE_OUTPUT_H
+#define PTSCOPE_BASE_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/error.h"
+
+struct output {
+	const char *path;       /* the final name (the caller's string); NULL for stdout */
+	char *directory;        /* where the temporary lives */
+	char *temporary;        /* the named temporary, or NULL while unnamed */
+	int fd;                 /* -1 for stdout */
+	FILE *stream;           /* stdio over fd, made on first use */
+};
+
+/* 0, or -1 with error ("PATH: cannot write here: ..."). */
+int output_open(struct output *output, const char *path, struct error *error);
+/* The descriptor, for writers that take one (libarchive); -1 for stdout. */
+int output_fd(const struct output *output);
+/* A stdio stream over it (stdout for stdout); NULL only if fdopen fails. */
+FILE *output_stream(struct output *output);
+/* Flush, fsync, name it; the output is closed either way.  0, or -1 with
+ * error, and then nothing is left under a temporary or the final name. */
+int output_publish(struct output *output, struct error *error);
+/* Give up: close and remove the temporary (no-op after publish). */
+void output_discard(struct output *output);
+
+/* For tests: true makes output_open skip O_TMPFILE, as on a file system
+ * without it. */
+extern bool output_without_tmpfile;
+
+#endif

@@ -1,0 +1,363 @@
+/*
+ * perf_samples.c - the text of a kernel profile, in every shape kernel
+ * developers posted them in to argue about rmap (docs: README, "Which of it a
+ * profile shows"):
+ *
+ *   perf report --stdio     "    12.34%  bash  [kernel.kallsyms]  [k] page_remove_rmap"
+ *     with --children       "    45.00%     0.50%  bash  [kernel]  [k] do_wp_page" (Self used)
+ *     with -n               "    12.34%   1234  bash  ..." (the raw count kept)
+ *   oprofile, address       "c0129124 6653 21.4157 do_wp_page" (vma, samples, %, symbol)
+ *   opreport -l             "52        12.7139  vmlinux   vmlinux   page_remove_rmap"
+ *   readprofile             "  4541 do_wp_page                              12.0983"
+ *   readprofile -v          "c0129124 do_wp_page  4541 12.0983"
+ *   samples list            "15525 page_remove_rmap"
+ *
+ * A line's shape is told by its words alone; the first line with a shape
+ * decides the file's, so a header or a totals line of another shape is never
+ * taken for data.  Headers, '#' comments, blank lines, separators, call-chain
+ * lines and anything else are skipped.  Shares:
+ *  - perf and oprofile give the percent of all samples: kept as given;
+ *  - readprofile and samples lists give counts: the share is of the "total"
+ *    line when the text has one (readprofile prints it; `sort -nr | head`
+ *    keeps it), else of the listed samples, and the result says which.
+ * A symbol on several lines (several commands, images or clones such as
+ * copy_pte_range.isra.0) is summed, through a hash table, so reading is
+ * linear in lines.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/file.h"
+#include "base/hash.h"
+#include "internal.h"
+
+#define WORDS_MAX 32
+#define SYMBOL_MAX 512
+
+enum shape {
+	SHAPE_NONE, SHAPE_PERF, SHAPE_PERF_CHILDREN, SHAPE_OPROFILE_ADDRESS, SHAPE_OPREPORT,
+	SHAPE_READPROFILE, SHAPE_READPROFILE_ADDRESS, SHAPE_COUNTS, SHAPE_COUNT
+};
+
+/* What each shape is called and what its shares are of: one table. */
+static const struct {
+	const char *name;
+	bool counts;                    /* weights are counts, shared out over a total */
+} shapes[SHAPE_COUNT] = {
+	[SHAPE_NONE] = { "", false },
+	[SHAPE_PERF] = { "perf report", false },
+	[SHAPE_PERF_CHILDREN] = { "perf report --children", false },
+	[SHAPE_OPROFILE_ADDRESS] = { "oprofile (address column)", false },
+	[SHAPE_OPREPORT] = { "opreport -l", false },
+	[SHAPE_READPROFILE] = { "readprofile", true },
+	[SHAPE_READPROFILE_ADDRESS] = { "readprofile -v", true },
+	[SHAPE_COUNTS] = { "samples list", true },
+};
+
+/* One line's reading: its symbol, percent or count, and raw samples. */
+struct line_reading {
+	char symbol[SYMBOL_MAX];
+	double weight;
+	uint64_t samples;
+	bool has_samples;
+};
+
+static bool is_integer(const char *s, uint64_t *value)
+{
+	const char *end;
+	return *s && isdigit((unsigned char)*s) && parse_u64(s, s + strlen(s), value, &end) && !*end;
+}
+
+static bool is_hex_address(const char *s)
+{
+	size_t length = strlen(s);
+	if (length < 4 || length > 16)
+		return false;
+	for (; *s; s++)
+		if (!isxdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static bool is_number(const char *s, double *value)
+{
+	char *end;
+	if (!*s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return false;
+	errno = 0;
+	*value = strtod(s, &end);
+	return !*end && !errno;
+}
+
+static bool is_percent(char *s, double *value)
+{
+	size_t length = strlen(s);
+	if (length < 2 || s[length - 1] != '%')
+		return false;
+	s[length - 1] = '\0';
+	bool ok = is_number(s, value);
+	s[length - 1] = '%';
+	return ok;
+}
+
+static size_t split_words(char *line, char **words)
+{
+	size_t count = 0;
+	for (char *save = NULL, *w = strtok_r(line, " \t\r", &save); w && count < WORDS_MAX;
+	     w = strtok_r(NULL, " \t\r", &save))
+		words[count++] = w;
+	return count;
+}
+
+static void set_symbol(struct line_reading *reading, const char *symbol)
+{
+	snprintf(reading->symbol, sizeof(reading->symbol), "%s", symbol);
+}
+
+/* perf's symbol is what follows the "[k]" / "[.]" marker, spaces and all
+ * (user-space C++ names have them); without a marker, the last word. */
+static void perf_symbol(const char *line, char **words, size_t count, struct line_reading *reading)
+{
+	static const char *const markers[] = { "[k] ", "[.] ", "[g] ", "[u] ", "[H] " };
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++) {
+		const char *at = strstr(line, markers[i]);
+		if (!at)
+			continue;
+		at += strlen(markers[i]);
+		while (*at == ' ')
+			at++;
+		size_t length = strlen(at);
+		while (length && isspace((unsigned char)at[length - 1]))
+			length--;
+		snprintf(reading->symbol, sizeof(reading->symbol), "%.*s", (int)length, at);
+		return;
+	}
+	set_symbol(reading, words[count - 1]);
+}
+
+/* opreport writes "(no symbols)" for an image without a symbol table. */
+static void last_symbol(char **words, size_t count, struct line_reading *reading)
+{
+	if (count >= 3 && !strcmp(words[count - 2], "(no") && !strcmp(words[count - 1], "symbols)"))
+		snprintf(reading->symbol, sizeof(reading->symbol), "%s (no symbols)", words[count - 3]);
+	else
+		set_symbol(reading, words[count - 1]);
+}
+
+static enum shape read_perf(const char *line, char **words, size_t count, struct line_reading *r)
+{
+	double self;
+	size_t next = 1;
+	enum shape shape = SHAPE_PERF;
+	if (!is_percent(words[0], &r->weight) || count < 2)
+		return SHAPE_NONE;
+	if (is_percent(words[1], &self)) {   /* Children, then Self: use Self */
+		r->weight = self;
+		shape = SHAPE_PERF_CHILDREN;
+		next = 2;
+	}
+	if (next < count - 1 && is_integer(words[next], &r->samples))   /* -n */
+		r->has_samples = true;
+	perf_symbol(line, words, count, r);
+	return shape;
+}
+
+/* The shape of one line and what it says; SHAPE_NONE for anything else. */
+static enum shape read_line(char *line, struct line_reading *r)
+{
+	char copy[4096], *words[WORDS_MAX];
+	snprintf(copy, sizeof(copy), "%s", line);
+	size_t count = split_words(copy, words);
+	double number;
+	uint64_t integer;
+	memset(r, 0, sizeof(*r));
+	if (!count)
+		return SHAPE_NONE;
+	if (words[0][strlen(words[0]) - 1] == '%')
+		return read_perf(line, words, count, r);
+	if (count >= 4 && is_hex_address(words[0]) && is_integer(words[1], &r->samples) &&
+	    is_number(words[2], &r->weight)) {
+		r->has_samples = true;
+		last_symbol(words, count, r);
+		return SHAPE_OPROFILE_ADDRESS;
+	}
+	if (count == 4 && is_hex_address(words[0]) && !is_number(words[1], &number) &&
+	    is_integer(words[2], &r->samples) && is_number(words[3], &number)) {
+		r->has_samples = true;
+		r->weight = (double)r->samples;
+		set_symbol(r, words[1]);
+		return SHAPE_READPROFILE_ADDRESS;
+	}
+	if (!is_integer(words[0], &integer))
+		return SHAPE_NONE;
+	if (count >= 3 && is_number(words[1], &r->weight)) {
+		r->samples = integer;
+		r->has_samples = true;
+		last_symbol(words, count, r);
+		return SHAPE_OPREPORT;
+	}
+	if ((count == 3 && !is_number(words[1], &number) && is_number(words[2], &number)) ||
+	    (count == 2 && !is_number(words[1], &number))) {
+		r->samples = integer;
+		r->has_samples = true;
+		r->weight = (double)integer;
+		set_symbol(r, words[1]);
+		return count == 3 ? SHAPE_READPROFILE : SHAPE_COUNTS;
+	}
+	return SHAPE_NONE;
+}
+
+/* Lines no profile shape has: comments, separators, perf call chains. */
+static bool skipped_line(const char *line)
+{
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return !*line || *line == '#' || *line == '|' || *line == '-' || *line == '=';
+}
+
+/* copy_pte_range.isra.0, .constprop.0, .part.0, .cold are copy_pte_range;
+ * what is not an identifier before its first dot ("libc-2.3.2.so (no
+ * symbols)", ".text") is kept whole. */
+static size_t symbol_length(const char *symbol)
+{
+	size_t length = strcspn(symbol, ".");
+	for (size_t i = 0; i < length; i++)
+		if (!isalnum((unsigned char)symbol[i]) && symbol[i] != '_')
+			return strlen(symbol);
+	return length ? length : strlen(symbol);
+}
+
+struct reader {
+	struct perf_samples *samples;
+	size_t capacity;
+	struct hash_table index;        /* symbols -> position in samples->items */
+};
+
+static uint64_t symbol_hash(const void *context, size_t index)
+{
+	const struct perf_samples *s = context;
+	return hash_bytes(s->items[index].symbol, strlen(s->items[index].symbol));
+}
+
+static void add_sample(struct reader *reader, const struct line_reading *r)
+{
+	struct perf_samples *s = reader->samples;
+	size_t length = symbol_length(r->symbol);
+	uint64_t hash = hash_bytes(r->symbol, length);
+	struct hash_probe probe;
+	for (size_t i = hash_first(&reader->index, hash, &probe); i != HASH_NONE; i = hash_next(&reader->index, &probe)) {
+		struct perf_sample *item = &s->items[i];
+		if (!strncmp(item->symbol, r->symbol, length) && !item->symbol[length]) {
+			item->percent += r->weight;
+			item->samples += r->samples;
+			return;
+		}
+	}
+	*ARRAY_PUSH(s->items, s->count, reader->capacity) =
+		(struct perf_sample){ xstrndup(r->symbol, length), r->samples, r->has_samples, r->weight };
+	hash_add(&reader->index, hash, s->count - 1, symbol_hash, s);
+}
+
+static int by_share(const void *a, const void *b)
+{
+	const struct perf_sample *x = a, *y = b;
+	if (x->percent != y->percent)
+		return (x->percent < y->percent) - (x->percent > y->percent);
+	return strcmp(x->symbol, y->symbol);
+}
+
+/* Counts become shares of the total line, or of the listed samples. */
+static void share_counts(struct perf_samples *s, enum shape shape, uint64_t total_line)
+{
+	uint64_t listed = 0;
+	for (size_t i = 0; i < s->count; i++)
+		listed += s->items[i].samples;
+	s->total_samples = total_line ? total_line : listed;
+	s->share_of = shapes[shape].counts ? (total_line ? "the total line" : "the listed samples")
+		      : shape == SHAPE_PERF_CHILDREN ? "all samples (Self column)" : "all samples";
+	if (!shapes[shape].counts)
+		return;
+	for (size_t i = 0; i < s->count; i++)
+		s->items[i].percent = s->total_samples ? 100.0 * (double)s->items[i].samples / (double)s->total_samples : 0;
+}
+
+static int read_text(const char *path, struct buffer *text, struct reader *reader, struct input_error *error)
+{
+	struct perf_samples *s = reader->samples;
+	enum shape format = SHAPE_NONE;
+	uint64_t total_line = 0;
+	bool data_seen = false;
+	unsigned long number = 0;
+	for (char *line = text->data, *end; line < text->data + text->length; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(text->data + text->length - line));
+		if (!end)
+			end = text->data + text->length;
+		*end = '\0';
+		number++;
+		/* perf writes one section per event: the first event's is read */
+		if (data_seen && format <= SHAPE_PERF_CHILDREN && !strncmp(line, "# Samples:", 10)) {
+			s->sections_ignored++;
+			format = SHAPE_COUNT;   /* nothing more matches */
+		}
+		struct line_reading r;
+		if (skipped_line(line) || strlen(line) >= 4096)
+			continue;
+		enum shape shape = read_line(line, &r);
+		if (shape == SHAPE_NONE || (format && shape != format))
+			continue;
+		format = shape;
+		data_seen = true;
+		if (shapes[shape].counts && !strcmp(r.symbol, "total")) {
+			total_line = r.samples;
+			continue;
+		}
+		add_sample(reader, &r);
+	}
+	if (!s->count) {
+		input_error_set(error, path, NULL, 0, "no profile lines (perf report --stdio, opreport -l, "
+				"oprofile, readprofile or 'samples symbol' text)");
+		return -1;
+	}
+	if (format == SHAPE_COUNT)
+		format = SHAPE_PERF;   /* only perf sections end a read early */
+	s->format = shapes[format].name;
+	share_counts(s, format, total_line);
+	return 0;
+}
+
+int perf_samples_read(const char *path, struct perf_samples *samples, struct input_error *error)
+{
+	struct buffer text = { 0 };
+	struct reader reader = { .samples = samples };
+	memset(samples, 0, sizeof(*samples));
+	int problem = file_read_at(AT_FDCWD, path, &text);
+	if (problem) {
+		input_error_set(error, path, NULL, 0, "%s", strerror(problem));
+		buffer_free(&text);
+		return -1;
+	}
+	int status = read_text(path, &text, &reader, error);
+	hash_free(&reader.index);
+	buffer_free(&text);
+	if (status) {
+		perf_samples_free(samples);
+		return -1;
+	}
+	qsort(samples->items, samples->count, sizeof(*samples->items), by_share);
+	return 0;
+}
+
+void perf_samples_free(struct perf_samples *samples)
+{
+	for (size_t i = 0; i < samples->count; i++)
+		free(samples->items[i].symbol);
+	free(samples->items);
+	memset(samples, 0, sizeof(*samples));
+}

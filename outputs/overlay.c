@@ -1,0 +1,440 @@
+/*
+ * outputs/overlay.c - the call-graph overlay's one room: what a workload does
+ * on the rmap paths, resolved against the analysed graph once, for every
+ * writer (picture, JSON, XML) to read by node and edge index.
+ *
+ *  - Events (--overlay-events SNAPSHOT): the cost model runs on the snapshot
+ *    under one design (default: the design of the tree's era, the rule of
+ *    profiles_fit) and its fork and exit figures go on the rmap functions
+ *    that do the work and on the call that makes them (fork: the PTE-copy
+ *    function -> the era's rmap add/dup function; exit: the zap function ->
+ *    the rmap remove function).  The names are a table across eras; a name
+ *    missing from a tree matches nothing.
+ *  - Samples (--overlay-profile FILE [--versus BEFORE]): each function's
+ *    share of a kernel profile (inputs/perf_samples.c reads the text), and of
+ *    a baseline profile; symbols that name no function of the graph are
+ *    listed as unplaced.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
+#include "inputs/snapshot.h"
+#include "model/model.h"
+#include "outputs/graph.h"
+
+const char *const overlay_event_names[OVERLAY_EVENT_COUNT] = { "fork", "exit" };
+
+/* The model's figures an rmap function can carry. */
+enum event_figure { FORK_ALL, FORK_ANON, FORK_FILE, FORK_CHAINS, FORK_ANON_VMA, EXIT_ALL, FIGURE_COUNT };
+
+/*
+ * Which rmap functions do the work the model counts, across the eras.  Where
+ * an era has a batched and a single-PTE variant the model does not tell
+ * apart, the figure goes on the first one the graph has and the other says
+ * where it is counted.
+ */
+static const struct event_function {
+	const char *function;
+	enum overlay_event event;
+	enum event_figure figure;
+	const char *unit;
+} event_functions[] = {
+	{ "page_add_rmap", OVERLAY_FORK, FORK_ALL, "PTEs" },                 /* 2.4-rmap, 2.5 */
+	{ "pte_chain_alloc", OVERLAY_FORK, FORK_CHAINS, "pte_chains" },      /* 2.4-rmap, 2.5 */
+	{ "page_dup_rmap", OVERLAY_FORK, FORK_ALL, "PTEs" },                 /* 2.6.x - 5.x */
+	{ "page_try_dup_anon_rmap", OVERLAY_FORK, FORK_ANON, "PTEs" },       /* 5.19 - 6.7 */
+	{ "page_dup_file_rmap", OVERLAY_FORK, FORK_FILE, "PTEs" },           /* 5.19 - 6.7 */
+	{ "folio_try_dup_anon_rmap_ptes", OVERLAY_FORK, FORK_ANON, "PTEs" }, /* 6.8 on, batched */
+	{ "folio_try_dup_anon_rmap_pte", OVERLAY_FORK, FORK_ANON, "PTEs" },
+	{ "folio_dup_file_rmap_ptes", OVERLAY_FORK, FORK_FILE, "PTEs" },
+	{ "folio_dup_file_rmap_pte", OVERLAY_FORK, FORK_FILE, "PTEs" },
+	{ "anon_vma_link", OVERLAY_FORK, FORK_ANON_VMA, "VMAs" },            /* 2.6.7 - 2.6.33 */
+	{ "anon_vma_fork", OVERLAY_FORK, FORK_ANON_VMA, "VMAs" },            /* 2.6.34 on */
+	{ "page_remove_rmap", OVERLAY_EXIT, EXIT_ALL, "PTEs" },              /* 2.4 - 6.7 */
+	{ "folio_remove_rmap_ptes", OVERLAY_EXIT, EXIT_ALL, "PTEs" },        /* 6.8 on, batched */
+	{ "folio_remove_rmap_pte", OVERLAY_EXIT, EXIT_ALL, "PTEs" },
+};
+#define EVENT_FUNCTION_COUNT (sizeof(event_functions) / sizeof(event_functions[0]))
+
+/* The functions that make those calls, most specific first: the call from
+ * the first of them a graph has carries the count. */
+static const char *const doers[OVERLAY_EVENT_COUNT][8] = {
+	[OVERLAY_FORK] = { "copy_present_ptes", "copy_present_pte", "copy_one_pte", "copy_pte_range",
+			   "copy_page_range", "page_add_rmap", "dup_mmap", NULL },
+	[OVERLAY_EXIT] = { "zap_present_folio_ptes", "zap_present_ptes", "zap_present_pte",
+			   "zap_pte_range", "zap_page_range", "unmap_page_range", NULL },
+};
+
+struct overlay_inputs {
+	struct overlay_request request;
+	struct snapshot *snapshot;
+	struct profile_set profiles;
+	struct perf_samples after, before;
+};
+
+struct owned {
+	struct perf_samples after, before;
+};
+
+static int failure(char *err, size_t err_size, int status, const char *message)
+{
+	snprintf(err, err_size, "%s", message);
+	return status;
+}
+
+int overlay_prepare(const struct overlay_request *request, struct overlay_inputs **result,
+		    char *err, size_t err_size)
+{
+	struct overlay_inputs *in = xcalloc(1, sizeof(*in));
+	struct input_error input_error;
+	struct model_error model_error;
+	struct read_options read = { .progress = request->progress };
+	*result = in;
+	in->request = *request;
+	if (request->snapshot && snapshot_read(request->snapshot, &read, &in->snapshot, &input_error))
+		return failure(err, err_size, 1, input_error.message);
+	if (request->snapshot && profiles_load_builtin(&in->profiles, &model_error))
+		return failure(err, err_size, 2, model_error.message);
+	if (request->snapshot && request->design && !profiles_find_rmap(&in->profiles, request->design)) {
+		snprintf(err, err_size, "callgraph: --design: unknown rmap design '%s' (see `ptscope profiles`)",
+			 request->design);
+		return 1;
+	}
+	if (request->profile && perf_samples_read(request->profile, &in->after, &input_error))
+		return failure(err, err_size, 1, input_error.message);
+	if (request->baseline_profile && perf_samples_read(request->baseline_profile, &in->before, &input_error))
+		return failure(err, err_size, 1, input_error.message);
+	return 0;
+}
+
+void overlay_inputs_free(struct overlay_inputs *in)
+{
+	if (!in)
+		return;
+	snapshot_free(in->snapshot);
+	profiles_free(&in->profiles);
+	perf_samples_free(&in->after);
+	perf_samples_free(&in->before);
+	free(in);
+}
+
+/* ---- the graph's functions by name ------------------------------------- */
+
+/* Node indexes by name: the first through a hash table, the rest chained,
+ * since two static functions of one name are two nodes. */
+struct name_index {
+	struct hash_table table;
+	size_t *next;                   /* next node of the same name, or SIZE_MAX */
+	const struct callgraph *graph;
+};
+
+static uint64_t name_hash(const char *name)
+{
+	return hash_bytes(name, strlen(name));
+}
+
+static uint64_t node_name_hash(const void *context, size_t index)
+{
+	const struct callgraph *graph = context;
+	return name_hash(graph->nodes[index].name);
+}
+
+/* The first node named name, or SIZE_MAX; then index->next[node]. */
+static size_t first_named(const struct name_index *index, const char *name)
+{
+	struct hash_probe probe;
+	for (size_t i = hash_first(&index->table, name_hash(name), &probe); i != HASH_NONE;
+	     i = hash_next(&index->table, &probe))
+		if (!strcmp(index->graph->nodes[i].name, name))
+			return i;
+	return SIZE_MAX;
+}
+
+static void index_names(const struct callgraph *graph, struct name_index *index)
+{
+	index->graph = graph;
+	index->next = xcalloc(graph->node_count + 1, sizeof(size_t));
+	for (size_t i = 0; i < graph->node_count; i++) {
+		size_t first = first_named(index, graph->nodes[i].name);
+		if (first == SIZE_MAX) {
+			index->next[i] = SIZE_MAX;
+			hash_add(&index->table, name_hash(graph->nodes[i].name), i, node_name_hash, graph);
+		} else {   /* the table keeps the first; the others hang after it */
+			index->next[i] = index->next[first];
+			index->next[first] = i;
+		}
+	}
+}
+
+static void index_free(struct name_index *index)
+{
+	hash_free(&index->table);
+	free(index->next);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static unsigned long long figure_of(const struct model_design *d, enum event_figure figure)
+{
+	switch (figure) {
+	case FORK_ALL: return d->fork_rmap_calls;
+	case FORK_ANON: return d->fork_rmap_anon_calls;
+	case FORK_FILE: return d->fork_rmap_calls - d->fork_rmap_anon_calls;
+	case FORK_CHAINS: return d->fork_chain_allocations;
+	case FORK_ANON_VMA: return d->fork_anon_vma_calls;
+	default: return d->exit_rmap_calls;
+	}
+}
+
+static int doer_rank(enum overlay_event event, const char *name)
+{
+	for (int r = 0; doers[event][r]; r++)
+		if (!strcmp(doers[event][r], name))
+			return r;
+	return -1;
+}
+
+/* Each figure on the first function of the table that the graph has. */
+static void place_node_events(const struct model_design *d, struct name_index *index,
+			      struct graph_overlay *overlay)
+{
+	const char *placed_on[FIGURE_COUNT] = { NULL };
+	for (size_t e = 0; e < EVENT_FUNCTION_COUNT; e++) {
+		const struct event_function *f = &event_functions[e];
+		for (size_t n = first_named(index, f->function); n != SIZE_MAX; n = index->next[n]) {
+			struct overlay_node *node = &overlay->nodes[n];
+			if (placed_on[f->figure] && strcmp(placed_on[f->figure], f->function)) {
+				node->pricing = OVERLAY_COUNTED_ELSEWHERE;
+				node->counted_on = placed_on[f->figure];
+				continue;
+			}
+			placed_on[f->figure] = f->function;
+			node->pricing = OVERLAY_PRICED;
+			node->events.count[f->event] += figure_of(d, f->figure);
+			node->events.has[f->event] = true;
+			node->events.unit = f->unit;
+		}
+	}
+}
+
+/* The call from the most specific doer into each priced function carries
+ * that function's count. */
+static void place_edge_events(const struct callgraph *graph, struct graph_overlay *overlay)
+{
+	for (size_t to = 0; to < graph->node_count; to++) {
+		const struct overlay_node *node = &overlay->nodes[to];
+		for (int ev = 0; node->pricing == OVERLAY_PRICED && ev < OVERLAY_EVENT_COUNT; ev++) {
+			if (!node->events.has[ev])
+				continue;
+			size_t best = SIZE_MAX;
+			int best_rank = -1;
+			for (size_t e = 0; e < graph->edge_count; e++) {
+				if (graph->edges[e].to != to)
+					continue;
+				int rank = doer_rank((enum overlay_event)ev, graph->nodes[graph->edges[e].from].name);
+				if (rank >= 0 && (best_rank < 0 || rank < best_rank)) {
+					best = e;
+					best_rank = rank;
+				}
+			}
+			if (best == SIZE_MAX)
+				continue;
+			struct overlay_edge *edge = &overlay->edges[best];
+			edge->events.count[ev] = node->events.count[ev];
+			edge->events.has[ev] = true;
+			edge->events.unit = node->events.unit;
+			if (node->events.count[ev] > overlay->largest_edge_count)
+				overlay->largest_edge_count = node->events.count[ev];
+		}
+	}
+}
+
+static int place_events(struct overlay_inputs *in, const struct callgraph *graph, struct name_index *index,
+			struct graph_overlay *overlay, char *err, size_t err_size)
+{
+	const char *release = graph->summary.release;
+	const struct rmap_profile *design = in->request.design ? profiles_find_rmap(&in->profiles, in->request.design)
+				     : profiles_fit(&in->profiles, in->snapshot->info.arch, release);
+	const struct sharing_rule *no_rules[1] = { NULL };   /* counts only: no sharing rules */
+	struct model_options options = { .profiles = &in->profiles, .designs = &design, .design_count = 1,
+					 .rules = no_rules, .rule_count = 0 };
+	struct model_result *result = NULL;
+	struct model_error error;
+	if (!design)
+		return failure(err, err_size, 1, "callgraph: no rmap design fits the snapshot");
+	if (model_run(in->snapshot, &options, &result, &error)) {
+		snprintf(err, err_size, "%s: %s", in->snapshot->source, error.message);
+		return 2;
+	}
+	place_node_events(&result->designs[0], index, overlay);
+	for (size_t n = 0; n < graph->node_count; n++)
+		if (graph->nodes[n].role == CG_ROLE_SINK && overlay->nodes[n].pricing == OVERLAY_NOT_PRICED)
+			overlay->nodes[n].pricing = OVERLAY_NOT_MODELLED;
+	place_edge_events(graph, overlay);
+	char era[96] = "";
+	if (!in->request.design)
+		snprintf(era, sizeof(era), " (%s%s)", release && release[0] ? "the design of the tree's era, " : "the newest design",
+			 release && release[0] ? release : "");
+	snprintf(overlay->title, sizeof(overlay->title),
+		 "counts: fork and exit of each of the %zu processes of %s once, under %s%s",
+		 result->processes, in->request.snapshot, design->id, era);
+	overlay->has_events = true;
+	model_free(result);
+	return 0;
+}
+
+/* ---- samples ------------------------------------------------------------- */
+
+static struct overlay_share share_of(const struct perf_sample *sample)
+{
+	return (struct overlay_share){ true, sample->percent, sample->has_samples, sample->samples };
+}
+
+/* Unplaced symbols of both profiles, one entry per symbol. */
+static uint64_t unplaced_hash(const void *context, size_t index)
+{
+	const struct graph_overlay *overlay = context;
+	return name_hash(overlay->unplaced[index].symbol);
+}
+
+static void add_unplaced(struct graph_overlay *overlay, struct hash_table *table,
+			 const struct perf_sample *sample, bool baseline)
+{
+	struct hash_probe probe;
+	struct overlay_unplaced *entry = NULL;
+	uint64_t hash = name_hash(sample->symbol);
+	for (size_t i = hash_first(table, hash, &probe); i != HASH_NONE && !entry; i = hash_next(table, &probe))
+		if (!strcmp(overlay->unplaced[i].symbol, sample->symbol))
+			entry = &overlay->unplaced[i];
+	if (!entry) {
+		entry = &overlay->unplaced[overlay->unplaced_count++];
+		*entry = (struct overlay_unplaced){ .symbol = sample->symbol };
+		hash_add(table, hash, overlay->unplaced_count - 1, unplaced_hash, overlay);
+	}
+	*(baseline ? &entry->baseline : &entry->share) = share_of(sample);
+}
+
+static void place_profile(const struct perf_samples *samples, bool baseline, const struct name_index *index,
+			  struct graph_overlay *overlay, struct hash_table *unplaced)
+{
+	for (size_t i = 0; i < samples->count; i++) {
+		const struct perf_sample *sample = &samples->items[i];
+		size_t n = first_named(index, sample->symbol);
+		if (sample->percent > overlay->hottest_percent)
+			overlay->hottest_percent = sample->percent;
+		if (n == SIZE_MAX)
+			add_unplaced(overlay, unplaced, sample, baseline);
+		for (; n != SIZE_MAX; n = index->next[n])
+			*(baseline ? &overlay->nodes[n].baseline : &overlay->nodes[n].share) = share_of(sample);
+	}
+}
+
+static int by_unplaced_share(const void *a, const void *b)
+{
+	const struct overlay_unplaced *x = a, *y = b;
+	double px = x->share.present ? x->share.percent : x->baseline.percent;
+	double py = y->share.present ? y->share.percent : y->baseline.percent;
+	if (px != py)
+		return (px < py) - (px > py);
+	return strcmp(x->symbol, y->symbol);
+}
+
+static void title_line(struct graph_overlay *overlay, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+static void title_line(struct graph_overlay *overlay, const char *format, ...)
+{
+	size_t used = strlen(overlay->title);
+	if (used && used + 1 < sizeof(overlay->title))
+		overlay->title[used++] = '\n', overlay->title[used] = '\0';
+	va_list arguments;
+	va_start(arguments, format);
+	vsnprintf(overlay->title + used, sizeof(overlay->title) - used, format, arguments);
+	va_end(arguments);
+}
+
+static void place_samples(struct overlay_inputs *in, const struct callgraph *graph,
+			  const struct name_index *index, struct graph_overlay *overlay)
+{
+	struct hash_table unplaced = { 0 };
+	overlay->unplaced = xcalloc(in->after.count + in->before.count + 1, sizeof(*overlay->unplaced));
+	place_profile(&in->after, false, index, overlay, &unplaced);
+	if (in->request.baseline_profile)
+		place_profile(&in->before, true, index, overlay, &unplaced);
+	hash_free(&unplaced);
+	qsort(overlay->unplaced, overlay->unplaced_count, sizeof(*overlay->unplaced), by_unplaced_share);
+	overlay->has_samples = true;
+	overlay->has_baseline = in->request.baseline_profile != NULL;
+	for (size_t n = 0; overlay->has_baseline && n < graph->node_count; n++) {
+		const struct overlay_node *node = &overlay->nodes[n];
+		double change = fabs((node->share.present ? node->share.percent : 0) -
+				     (node->baseline.present ? node->baseline.percent : 0));
+		if (change > overlay->largest_change)
+			overlay->largest_change = change;
+	}
+	if (overlay->has_baseline)
+		title_line(overlay, "colour: change in share from %s (%s, of %s) to %s (%s, of %s): red more, blue less",
+			   in->request.baseline_profile, in->before.format, in->before.share_of,
+			   in->request.profile, in->after.format, in->after.share_of);
+	else
+		title_line(overlay, "shade: share of %s of %s (%s)", in->after.share_of, in->request.profile,
+			   in->after.format);
+}
+
+int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, struct graph_overlay *overlay,
+		  char *err, size_t err_size)
+{
+	struct name_index index = { 0 };
+	memset(overlay, 0, sizeof(*overlay));
+	overlay->nodes = xcalloc(graph->node_count + 1, sizeof(*overlay->nodes));
+	overlay->edges = xcalloc(graph->edge_count + 1, sizeof(*overlay->edges));
+	struct owned *owned = xcalloc(1, sizeof(*owned));
+	overlay->owned = owned;
+	index_names(graph, &index);
+	int status = in->snapshot ? place_events(in, graph, &index, overlay, err, err_size) : 0;
+	if (!status && in->request.profile)
+		place_samples(in, graph, &index, overlay);
+	index_free(&index);
+	/* the unplaced symbols point into the profiles: the overlay keeps them */
+	owned->after = in->after;
+	owned->before = in->before;
+	memset(&in->after, 0, sizeof(in->after));
+	memset(&in->before, 0, sizeof(in->before));
+	return status;
+}
+
+void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size)
+{
+	double percent = 0;
+	text[0] = '\0';
+	if (!overlay->unplaced_count)
+		return;
+	for (size_t i = 0; i < overlay->unplaced_count; i++)
+		percent += overlay->unplaced[i].share.present ? overlay->unplaced[i].share.percent : 0;
+	size_t used = (size_t)snprintf(text, size, "%zu profile symbols are not in the graph (%.1f%% of the samples)",
+				       overlay->unplaced_count, percent);
+	for (size_t i = 0; i < overlay->unplaced_count && i < 5 && used < size; i++) {
+		const struct overlay_unplaced *u = &overlay->unplaced[i];
+		used += (size_t)snprintf(text + used, size - used, "%s %s %.1f%%", i ? "," : "; largest:", u->symbol,
+					 u->share.present ? u->share.percent : u->baseline.percent);
+	}
+}
+
+void graph_overlay_free(struct graph_overlay *overlay)
+{
+	struct owned *owned = overlay->owned;
+	if (owned) {
+		perf_samples_free(&owned->after);
+		perf_samples_free(&owned->before);
+		free(owned);
+	}
+	free(overlay->nodes);
+	free(overlay->edges);
+	free(overlay->unplaced);
+	memset(overlay, 0, sizeof(*overlay));
+}

@@ -1,0 +1,373 @@
+/*
+ * The base layer (base/): allocation, arrays and buffers, the hash table,
+ * whole-file reads, atomic outputs (with their signal cleanup) and errors.
+ * Every expected value is worked out here by hand or by a second method.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/error.h"
+#include "base/file.h"
+#include "base/hash.h"
+#include "base/output.h"
+#include "test.h"
+
+static void test_alloc_strings(void)
+{
+	char *copy = xstrndup("page tables", 4);
+	CU_ASSERT_STRING_EQUAL(copy, "page");
+	free(copy);
+	char *text = xasprintf("%s=%d", "nrpte", 1024);
+	CU_ASSERT_STRING_EQUAL(text, "nrpte=1024");
+	free(text);
+	unsigned char *zeros = xcalloc(100, 3);
+	size_t nonzero = 0;
+	for (size_t i = 0; i < 300; i++)
+		nonzero += zeros[i] != 0;
+	CU_ASSERT_EQUAL(nonzero, 0);
+	free(zeros);
+}
+
+/* A child that asks for more than any machine has: message and status 2. */
+static void test_out_of_memory_exits_2(void)
+{
+	int pipe_fds[2];
+	CU_ASSERT_FATAL(pipe(pipe_fds) == 0);
+	pid_t child = fork();
+	CU_ASSERT_FATAL(child >= 0);
+	if (child == 0) {
+		dup2(pipe_fds[1], STDERR_FILENO);
+		volatile size_t huge = SIZE_MAX / 2;
+		void *p = xreallocarray(NULL, huge, 4);  /* wraps: refused before malloc */
+		_exit(p ? 0 : 3);
+	}
+	close(pipe_fds[1]);
+	char said[128] = "";
+	ssize_t n = read(pipe_fds[0], said, sizeof(said) - 1);
+	close(pipe_fds[0]);
+	int status = 0;
+	waitpid(child, &status, 0);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+	CU_ASSERT(n > 0 && !strcmp(said, "ptscope: out of memory\n"));
+}
+
+static void test_array_push(void)
+{
+	int *items = NULL;
+	size_t count = 0, capacity = 0;
+	for (int i = 0; i < 1000; i++)
+		*ARRAY_PUSH(items, count, capacity) = i * 3;
+	CU_ASSERT_EQUAL(count, 1000);
+	/* 16 doubled until 1000 fit: 16, 32, ..., 1024 */
+	CU_ASSERT_EQUAL(capacity, 1024);
+	long sum = 0;
+	for (size_t i = 0; i < count; i++)
+		sum += items[i];
+	CU_ASSERT_EQUAL(sum, 3L * 999 * 1000 / 2);
+	ARRAY_RESERVE(items, capacity, 1024);
+	CU_ASSERT_EQUAL(capacity, 1024);
+	ARRAY_RESERVE(items, capacity, 1025);
+	CU_ASSERT_EQUAL(capacity, 2048);
+	free(items);
+}
+
+static void test_buffer(void)
+{
+	struct buffer b = { 0 };
+	buffer_add_string(&b, "VmPTE:");
+	buffer_printf(&b, "%8d kB", 52);
+	CU_ASSERT_EQUAL(b.length, 6 + 11);
+	CU_ASSERT_STRING_EQUAL(b.data, "VmPTE:      52 kB");
+	/* a long printf crosses the first 4096 bytes */
+	for (int i = 0; i < 1000; i++)
+		buffer_printf(&b, "%04d\n", i);
+	CU_ASSERT_EQUAL(b.length, 17 + 5000);
+	CU_ASSERT(b.capacity > b.length);
+	CU_ASSERT_EQUAL(b.data[b.length], '\0');
+	CU_ASSERT_EQUAL(memcmp(b.data + 17 + 5 * 999, "0999\n", 5), 0);
+	char *owned = buffer_release(&b);
+	CU_ASSERT_PTR_NULL(b.data);
+	CU_ASSERT_EQUAL(b.length, 0);
+	free(owned);
+}
+
+/* ---- the hash table: integer keys, string keys, collisions ---- */
+
+struct pair { uint64_t key, value; };
+struct pairs { struct pair *items; size_t count, capacity; struct hash_table table; };
+
+static uint64_t pair_hash(const void *context, size_t index)
+{
+	const struct pairs *pairs = context;
+	return hash_u64(pairs->items[index].key);
+}
+
+static struct pair *pair_find(const struct pairs *pairs, uint64_t key)
+{
+	struct hash_probe probe;
+	for (size_t i = hash_first(&pairs->table, hash_u64(key), &probe); i != HASH_NONE;
+	     i = hash_next(&pairs->table, &probe))
+		if (pairs->items[i].key == key)
+			return &pairs->items[i];
+	return NULL;
+}
+
+static struct pair *pair_add(struct pairs *pairs, uint64_t key)
+{
+	struct pair *found = pair_find(pairs, key);
+	if (found)
+		return found;
+	*ARRAY_PUSH(pairs->items, pairs->count, pairs->capacity) = (struct pair){ key, 0 };
+	hash_add(&pairs->table, hash_u64(key), pairs->count - 1, pair_hash, pairs);
+	return &pairs->items[pairs->count - 1];
+}
+
+static void test_hash_integer_keys(void)
+{
+	struct pairs pairs = { 0 };
+	/* keys 0, 7, 14, ... counted twice each: every value ends at 2 */
+	for (int round = 0; round < 2; round++)
+		for (uint64_t k = 0; k < 70000; k += 7)
+			pair_add(&pairs, k)->value++;
+	CU_ASSERT_EQUAL(pairs.count, 10000);
+	CU_ASSERT_EQUAL(pairs.table.count, 10000);
+	/* at most half full: 10000 entries need 32768 slots */
+	CU_ASSERT_EQUAL(pairs.table.mask + 1, 32768);
+	size_t twos = 0, absent = 0;
+	for (uint64_t k = 0; k < 70000; k++) {
+		struct pair *p = pair_find(&pairs, k);
+		if (k % 7 == 0) {
+			twos += p && p->value == 2;
+		} else {
+			absent += p == NULL;
+		}
+	}
+	CU_ASSERT_EQUAL(twos, 10000);
+	CU_ASSERT_EQUAL(absent, 60000);
+	hash_clear(&pairs.table);
+	CU_ASSERT_PTR_NULL(pair_find(&pairs, 7));
+	hash_free(&pairs.table);
+	free(pairs.items);
+}
+
+/* Every key hashing alike still finds its own entry (linear probing). */
+static uint64_t same_hash(const void *context, size_t index)
+{
+	(void)context;
+	(void)index;
+	return 42;
+}
+
+static void test_hash_collisions(void)
+{
+	const char *names[] = { "anon_vma", "pte_chain", "address_space", "vm_area_struct", "page" };
+	struct hash_table table = { 0 };
+	for (size_t i = 0; i < 5; i++)
+		hash_add(&table, 42, i, same_hash, NULL);
+	for (size_t want = 0; want < 5; want++) {
+		struct hash_probe probe;
+		size_t found = HASH_NONE, steps = 0;
+		for (size_t i = hash_first(&table, 42, &probe); i != HASH_NONE; i = hash_next(&table, &probe)) {
+			steps++;
+			if (!strcmp(names[i], names[want])) {
+				found = i;
+				break;
+			}
+		}
+		CU_ASSERT_EQUAL(found, want);
+		CU_ASSERT_EQUAL(steps, want + 1);
+	}
+	/* a key hashing to 43 lands inside 42's run: slots 43..46 are
+	 * candidates (entries 1..4), then the empty slot 47 ends the probe */
+	struct hash_probe probe;
+	size_t candidates = 0;
+	for (size_t i = hash_first(&table, 43, &probe); i != HASH_NONE; i = hash_next(&table, &probe))
+		candidates++;
+	CU_ASSERT_EQUAL(candidates, 4);
+	CU_ASSERT_EQUAL(hash_first(&table, 41, &probe), HASH_NONE);
+	hash_free(&table);
+	/* FNV-1a of "a" (the published test vector) */
+	CU_ASSERT_EQUAL(hash_bytes("a", 1), UINT64_C(0xaf63dc4c8601ec8c));
+}
+
+/* ---- whole-file reads ---- */
+
+static void test_file_read(void)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "%s/base-file", test_tmpdir());
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	for (int i = 0; i < 50000; i++)
+		fprintf(f, "%04d\n", i % 10000);  /* 250000 bytes: several reads */
+	fclose(f);
+	struct buffer b = { 0 };
+	CU_ASSERT_EQUAL(file_read_at(AT_FDCWD, path, &b), 0);
+	CU_ASSERT_EQUAL(b.length, 250000);
+	CU_ASSERT_EQUAL(b.data[b.length], '\0');
+	CU_ASSERT_EQUAL(memcmp(b.data + 5 * 49999, "9999\n", 5), 0);
+	/* /proc files claim size 0 */
+	struct stat st;
+	CU_ASSERT(stat("/proc/self/status", &st) == 0 && st.st_size == 0);
+	CU_ASSERT_EQUAL(file_read_at(AT_FDCWD, "/proc/self/status", &b), 0);
+	CU_ASSERT(b.length > 100 && !strncmp(b.data, "Name:", 5));
+	snprintf(path, sizeof(path), "%s/no-such-file", test_tmpdir());
+	CU_ASSERT_EQUAL(file_read_at(AT_FDCWD, path, &b), ENOENT);
+	buffer_free(&b);
+}
+
+/* ---- atomic outputs ---- */
+
+static size_t entries_in(const char *dir)
+{
+	size_t n = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static const char *fresh_dir(const char *name)
+{
+	static char dir[600];
+	snprintf(dir, sizeof(dir), "%s/%s", test_tmpdir(), name);
+	mkdir(dir, 0755);
+	return dir;
+}
+
+static void publish_and_check(bool without_tmpfile, const char *name)
+{
+	const char *dir = fresh_dir(name);
+	char path[700];
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	struct error error;
+	struct output out;
+	output_without_tmpfile = without_tmpfile;
+	CU_ASSERT_EQUAL_FATAL(output_open(&out, path, &error), 0);
+	fputs("page tables: 11.3 MiB\n", output_stream(&out));
+	CU_ASSERT_EQUAL(access(path, F_OK), -1);  /* not there before publish */
+	/* unnamed (O_TMPFILE): nothing visible; named: exactly the temporary */
+	CU_ASSERT_EQUAL(entries_in(dir), without_tmpfile ? 1 : 0);
+	CU_ASSERT_EQUAL(output_publish(&out, &error), 0);
+	output_without_tmpfile = false;
+	CU_ASSERT_EQUAL(entries_in(dir), 1);
+	struct buffer b = { 0 };
+	CU_ASSERT_EQUAL(file_read_at(AT_FDCWD, path, &b), 0);
+	CU_ASSERT_STRING_EQUAL(b.data, "page tables: 11.3 MiB\n");
+	struct stat st;
+	mode_t mask = umask(0);
+	umask(mask);
+	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 0777) == (0666 & ~mask));
+	buffer_free(&b);
+}
+
+static void test_output_publish(void)
+{
+	publish_and_check(false, "out-unnamed");
+	publish_and_check(true, "out-named");
+}
+
+static void test_output_discard_and_replace(void)
+{
+	const char *dir = fresh_dir("out-discard");
+	char path[700];
+	snprintf(path, sizeof(path), "%s/graph.svg", dir);
+	struct error error;
+	struct output out;
+	for (int named = 0; named < 2; named++) {
+		output_without_tmpfile = named;
+		CU_ASSERT_EQUAL_FATAL(output_open(&out, path, &error), 0);
+		fputs("half a picture", output_stream(&out));
+		output_discard(&out);
+		CU_ASSERT_EQUAL(entries_in(dir), 0);
+	}
+	output_without_tmpfile = false;
+	/* publishing over an existing file replaces it */
+	FILE *old = fopen(path, "w");
+	fputs("old", old);
+	fclose(old);
+	CU_ASSERT_EQUAL_FATAL(output_open(&out, path, &error), 0);
+	CU_ASSERT(write(output_fd(&out), "new", 3) == 3);
+	CU_ASSERT_EQUAL(output_publish(&out, &error), 0);
+	struct buffer b = { 0 };
+	CU_ASSERT_EQUAL(file_read_at(AT_FDCWD, path, &b), 0);
+	CU_ASSERT_STRING_EQUAL(b.data, "new");
+	CU_ASSERT_EQUAL(entries_in(dir), 1);
+	buffer_free(&b);
+	/* a folder that does not exist: the error names the path */
+	char missing[800];
+	snprintf(missing, sizeof(missing), "%s/no/such/x.json", dir);
+	CU_ASSERT_EQUAL(output_open(&out, missing, &error), -1);
+	char want[900];
+	snprintf(want, sizeof(want), "%s: cannot write here: No such file or directory", missing);
+	CU_ASSERT_STRING_EQUAL(error.message, want);
+}
+
+/* A named temporary is removed when SIGTERM ends the run, and a SIGTERM the
+ * process inherited as ignored stays ignored (the temporary stays until the
+ * run itself discards it). */
+static void test_output_signal_cleanup(void)
+{
+	for (int ignored = 0; ignored < 2; ignored++) {
+		const char *dir = fresh_dir(ignored ? "out-signal-ignored" : "out-signal");
+		char path[700];
+		snprintf(path, sizeof(path), "%s/s.tar", dir);
+		pid_t child = fork();
+		CU_ASSERT_FATAL(child >= 0);
+		if (child == 0) {
+			if (ignored)
+				signal(SIGTERM, SIG_IGN);
+			struct output out;
+			struct error error;
+			output_without_tmpfile = true;
+			if (output_open(&out, path, &error) != 0)
+				_exit(3);
+			fputs("part", output_stream(&out));
+			fflush(output_stream(&out));
+			raise(SIGTERM);
+			_exit(entries_in(dir) == 1 ? 0 : 4);  /* reached only when ignored */
+		}
+		int status = 0;
+		waitpid(child, &status, 0);
+		bool ended_as_expected = ignored ? WIFEXITED(status) && WEXITSTATUS(status) == 0
+						 : WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM;
+		CU_ASSERT(ended_as_expected);
+		/* the ignored case's child left its temporary (it exited without
+		 * discarding); the caught case's handler removed it */
+		CU_ASSERT_EQUAL(entries_in(dir), ignored ? 1 : 0);
+	}
+}
+
+static void test_error_text(void)
+{
+	struct error e;
+	CU_ASSERT_EQUAL(error_set(&e, "pg.tar: 42/smaps", 7, "Size %d kB is not the VMA's length", 8), -1);
+	CU_ASSERT_STRING_EQUAL(e.message, "pg.tar: 42/smaps:7: Size 8 kB is not the VMA's length");
+	CU_ASSERT_STRING_EQUAL(e.file, "pg.tar: 42/smaps");
+	CU_ASSERT_EQUAL(e.line, 7);
+	error_set(&e, "pg.tar", 0, "not a snapshot");
+	CU_ASSERT_STRING_EQUAL(e.message, "pg.tar: not a snapshot");
+	error_set(&e, NULL, 0, "out of memory");
+	CU_ASSERT_STRING_EQUAL(e.message, "out of memory");
+	CU_ASSERT_EQUAL(e.line, 0);
+	error_from_errno(&e, "x.svg", "cannot write", ENOSPC);
+	CU_ASSERT_STRING_EQUAL(e.message, "x.svg: cannot write: No space left on device");
+}
+
+void suite_base(void)
+{
+	ADD_SUITE("base", test_alloc_strings, test_out_of_memory_exits_2, test_array_push, test_buffer,
+		  test_hash_integer_keys, test_hash_collisions, test_file_read, test_output_publish,
+		  test_output_discard_and_replace, test_output_signal_cleanup, test_error_text);
+}
