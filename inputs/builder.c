@@ -252,6 +252,30 @@ enum member_use builder_member_use(const struct snapshot_builder *b, const char 
 }
 
 /*
+ * The most bytes a member can hold, so that a container refuses a bigger one
+ * from its header or file size, before reading (a meminfo of 4 GiB was read
+ * whole).  Text members have a kernel-made size: /proc/version, meminfo,
+ * stat and status are a few KiB on any machine, snapshot.info is ours,
+ * cmdline is at most the argument area (a quarter of the stack limit, far
+ * below 64 MiB).  smaps, pagemap and kpages grow with the workload.
+ */
+uint64_t builder_member_max_bytes(const char *name)
+{
+	static const struct { const char *name; int kind; uint64_t bytes; } limits[] = {
+		{ "version", -1, 64 << 10 }, { "snapshot.info", -1, 64 << 10 }, { "meminfo", -1, 1 << 20 },
+		{ NULL, MEMBER_STAT, 64 << 10 }, { NULL, MEMBER_STATUS, 1 << 20 },
+		{ NULL, MEMBER_CMDLINE, 64 << 20 },
+	};
+	struct member_name m;
+	if (!resolve_member(name, &m))
+		return MEMBER_MAX_BYTES;
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (m.pid ? limits[i].kind == m.kind : limits[i].name && !strcmp(limits[i].name, m.name))
+			return limits[i].bytes;
+	return MEMBER_MAX_BYTES;
+}
+
+/*
  * Find the process a member belongs to and claim the member, once.
  * Returns NULL with *status set when there is nothing more to do.
  */

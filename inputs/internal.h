@@ -87,6 +87,8 @@ int builder_add_member(struct snapshot_builder *builder, const char *name,
  */
 enum member_use { MEMBER_IGNORE, MEMBER_COPY, MEMBER_ADOPT, MEMBER_SIZE_ONLY };
 enum member_use builder_member_use(const struct snapshot_builder *builder, const char *name);
+/* The most bytes such a member can hold (containers refuse more before reading). */
+uint64_t builder_member_max_bytes(const char *name);
 /* MEMBER_ADOPT: data came from malloc and is the builder's now, even on error. */
 int builder_adopt_member(struct snapshot_builder *builder, const char *name, void *data,
 			 size_t size, struct input_error *error);
