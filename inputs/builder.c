@@ -56,7 +56,7 @@ struct snapshot_builder *builder_create(const char *source, const struct read_op
 		b->options = *options;
 	struct snapshot_info *info = &b->snapshot->info;
 	info->page_size = 4096;
-	info->processes = info->skipped = -1;
+	info->processes = info->skipped = info->changed = -1;
 	return b;
 }
 
@@ -170,6 +170,7 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 			return -1;
 		if (stat_pid != p->pid)
 			return parse_fail(place, 1, "pid %d in the file of process %d", stat_pid, p->pid);
+		parse_stat_extra(data, size, p);
 		return 0;
 	case MEMBER_CMDLINE:
 		p->cmdline = parse_cmdline(data, size, s->arena);
@@ -497,6 +498,8 @@ static void assemble(struct snapshot_builder *b, struct snapshot *s)
 		struct process_build *pb = &b->processes[i];
 		if (pb->bad)
 			s->skipped_bad++;
+		else if (pb->process.vma_count == 0 && (pb->process.state == 'Z' || pb->process.state == 'X'))
+			s->zombies++;   /* exited, not yet reaped: no mm, but no kernel thread either */
 		else if (pb->process.vma_count == 0)
 			s->kernel_threads++;
 		else

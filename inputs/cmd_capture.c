@@ -115,8 +115,8 @@ int cmd_capture(int argc, char **argv)
 			status = 1;
 		} else {
 			printf("%s\n", result.path);
-			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped), pagemap: %s\n",
-				result.processes, result.processes == 1 ? "" : "es", result.skipped,
+			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped, %ld of them changed during capture), pagemap: %s\n",
+				result.processes, result.processes == 1 ? "" : "es", result.skipped, result.changed,
 				mode_names[result.pagemap]);
 		}
 	}

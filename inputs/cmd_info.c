@@ -29,7 +29,9 @@ static void usage(FILE *out)
 		"\n"
 		"      --per-process  one line per process: pid, comm, VMAs, Rss, Pss, VmPTE (kB)\n"
 		"      --skip-bad     drop a process whose files are broken instead of failing\n"
-		"      --verify       also load every pagemap record and check it lies in a VMA\n"
+		"      --verify       also load every pagemap record and check it lies in a VMA, that\n"
+		"                     stat's code and stack lie in smaps' VMAs, and count comms that\n"
+		"                     are not cmdline's program\n"
 		"  -h, --help         this text\n");
 }
 
@@ -90,10 +92,12 @@ static void print_summary(const struct snapshot *s)
 	printf("pagemap: %s\n", pagemap_names[info->pagemap]);
 	printf("processes: %zu\n", s->process_count);
 	printf("kernel threads skipped: %zu\n", s->kernel_threads);
+	printf("zombies skipped: %zu\n", s->zombies);
 	printf("VMAs: %zu\n", s->vma_count);
 	printf("pagemap bytes: %" PRIu64 "\n", s->pagemap_bytes);
 	printf("kpages: %zu\n", s->kpage_count);
 	print_count("skipped at capture", info->skipped);
+	print_count("of them changed during capture", info->changed);
 	printf("skipped as bad: %zu\n", s->skipped_bad);
 }
 
@@ -130,7 +134,7 @@ int cmd_info(int argc, char **argv)
 	};
 	/* info shows pagemap sizes only; records are loaded and checked with --verify. */
 	struct read_options options = { .pagemap_sizes_only = true, .progress = isatty(STDERR_FILENO) };
-	bool per_process = false;
+	bool per_process = false, verify = false;
 	int c;
 
 	optind = 1;
@@ -138,7 +142,7 @@ int cmd_info(int argc, char **argv)
 		switch (c) {
 		case OPT_PER_PROCESS: per_process = true; break;
 		case OPT_SKIP_BAD: options.skip_bad = true; break;
-		case OPT_VERIFY: options.pagemap_sizes_only = false; break;
+		case OPT_VERIFY: options.pagemap_sizes_only = false; verify = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
 		}
@@ -156,6 +160,20 @@ int cmd_info(int argc, char **argv)
 		return 1;
 	}
 	print_summary(snapshot);
+	if (verify) {
+		struct verify_result checked;
+		if (snapshot_verify(snapshot, &checked, &error) < 0) {
+			fprintf(stderr, "ptscope: %s\n", error.message);
+			snapshot_free(snapshot);
+			return 1;
+		}
+		printf("verified: every pagemap record lies in a VMA; stat's code and stack lie in smaps' VMAs "
+		       "(%zu processes show them)\n", checked.stat_checked);
+		printf("comm not cmdline's program: %zu", checked.comm_differs);
+		if (checked.comm_differs)
+			printf(" (names set with prctl, or scripts), the first pid %d", checked.first_comm_differs);
+		putchar('\n');
+	}
 	if (per_process)
 		print_processes(snapshot);
 	snapshot_free(snapshot);

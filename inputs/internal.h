@@ -54,6 +54,9 @@ int parse_status(const char *text, size_t size, struct process_status *status,
 		 const struct parse_place *place);
 int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int *ppid,
 	       const char **comm, const struct parse_place *place);
+/* The state letter and the code and stack addresses of a stat line that
+ * parse_stat accepted (info --verify checks them against smaps). */
+void parse_stat_extra(const char *text, size_t size, struct process *process);
 const char *parse_cmdline(const char *text, size_t size, struct arena *arena);
 int parse_meminfo(const char *text, size_t size, struct arena *arena,
 		  struct meminfo_entry **entries, size_t *count, const struct parse_place *place);

@@ -194,6 +194,27 @@ int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int
 	return *comm ? 0 : parse_fail(place, 1, "out of memory");
 }
 
+void parse_stat_extra(const char *text, size_t size, struct process *process)
+{
+	const char *end = text + size, *close = NULL;
+	for (const char *p = end; p > text && !close; p--)
+		if (p[-1] == ')')
+			close = p - 1;
+	if (!close || end - close < 3)
+		return;
+	process->state = close[2];
+	uint64_t *targets[] = { &process->start_code, &process->end_code, &process->start_stack };
+	const char *p = close + 2, *q;
+	for (unsigned field = 3; p < end && field <= 28; field++) {
+		if (field >= 26 && !parse_u64(p, end, targets[field - 26], &q))
+			*targets[field - 26] = 0;
+		const char *space = memchr(p, ' ', (size_t)(end - p));
+		if (!space)
+			break;
+		p = space + 1;
+	}
+}
+
 /* NUL-separated arguments become one space-separated line. */
 const char *parse_cmdline(const char *text, size_t size, struct arena *arena)
 {
@@ -313,12 +334,14 @@ static int info_line(void *context, const char *key, size_t length, const char *
 				return 0;
 			}
 		return parse_fail(c->place, line, "pagemap must be pfn, present or none");
-	} else if (key_is(key, length, "processes") || key_is(key, length, "skipped")) {
+	} else if (key_is(key, length, "processes") || key_is(key, length, "skipped") ||
+		   key_is(key, length, "changed_during_capture")) {
 		if (info_number(c, value, limit, line, &number))
 			return -1;
 		if (number > INT32_MAX)
 			return parse_fail(c->place, line, "number too large");
-		*(key_is(key, length, "processes") ? &info->processes : &info->skipped) = (long)number;
+		*(key_is(key, length, "processes") ? &info->processes : key_is(key, length, "skipped")
+		  ? &info->skipped : &info->changed) = (long)number;
 	}
 	return 0; /* unknown keys are ignored, as the format says */
 }
