@@ -1,25 +1,41 @@
 # ptscope - build, deps, check, bench, install.
 #
-#   make run     install missing Debian packages, build, report on this machine
-#   make check   install missing packages, build, run every test suite
+#   make run     install what building and running need, build, report on this
+#                machine (through sudo when not root: `make run` as root or as
+#                a user with sudo)
+#   make check   also install the test tools, build, run every test suite
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
 #   make bench   speed figures side by side with smem, cflow, clang and cat
+#   make fuzz    libFuzzer targets (clang-14)
+#   make install [PREFIX=/usr/local] [DESTDIR=]   binaries, man pages, completion
+#   make uninstall
 
 CC      ?= cc
 PREFIX  ?= /usr/local
 BUILD   ?= build
 CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ptscope
 
-# Debian packages the project needs (checked and installed by `make deps`).
-PACKAGES = libclang-14-dev llvm-14-dev clang-14 libclang-rt-14-dev libgraphviz-dev libxml2-dev \
-           libcunit1-dev libarchive-dev libjson-c-dev pkg-config smem \
-           xz-utils zstd cflow linux-config-6.1 smemcap time python3 jq
+# Debian packages, by the target that needs them (`make deps` installs the
+# missing ones of the lists a target names; tests/deps.sh uses sudo when not
+# root).  Add a package to the one list whose target needs it.
+#   BUILD: compile and link;  RUN: what the commands use at run time
+#   CHECK: `make check` (tests);  BENCH: `make bench`;  FUZZ: `make fuzz`
+PACKAGES_BUILD = gcc libc6-dev make pkg-config libclang-14-dev libgraphviz-dev libxml2-dev \
+                 libarchive-dev libjson-c-dev
+PACKAGES_RUN   = libclang1-14 man-db
+PACKAGES_CHECK = libcunit1-dev smem smemcap cflow time python3 jq xz-utils zstd linux-config-6.1 \
+                 bash-completion debhelper dpkg-dev fakeroot libclang-19-dev llvm-19-dev clang-19
+PACKAGES_BENCH = smem cflow time jq bc clang-14
+PACKAGES_FUZZ  = clang-14 libclang-rt-14-dev
 
-LLVM_CONFIG ?= llvm-config-14
+# The version, written once in version.h.
+VERSION := $(shell sed -n 's/^\#define PTSCOPE_VERSION "\(.*\)"/\1/p' version.h)
 PKGS     = libxml-2.0 libarchive libgvc libcgraph json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CLANG_INC  := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+# libclang's C headers (clang-c/Index.h), from the newest libclang-N-dev; its
+# C API is stable, and the library itself is opened at run time (analyzer/libclang.c).
+CLANG_INC  := $(patsubst %/clang-c/Index.h,%,$(lastword $(sort $(wildcard /usr/lib/llvm-1[4-9]/include/clang-c/Index.h))))
 
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Werror
@@ -33,7 +49,7 @@ ifeq ($(SANITIZE),1)
 endif
 
 DIRS     = base inputs model analyzer outputs
-LIB_SRC  = $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
+LIB_SRC  = $(foreach d,$(DIRS),$(wildcard $(d)/*.c)) options.c
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(wildcard tests/unit/test_*.c)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/main.o
@@ -41,12 +57,20 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/main.o
 GENERATED = $(BUILD)/model/builtin_profiles.h
 
 PROGRAM  = $(if $(filter 1,$(SANITIZE)),$(BUILD)/ptscope,ptscope)
+# The capture alone, for production hosts: libc and libarchive only at run time.
+CAPTURE_PROGRAM = $(if $(filter 1,$(SANITIZE)),$(BUILD)/ptscope-capture,ptscope-capture)
+CAPTURE_LIBS := $(shell pkg-config --libs libarchive 2>/dev/null)
 
-.PHONY: all deps run check unit cli bench fuzz install clean kernel-source
-all: $(PROGRAM)
+.PHONY: all deps deps-check deps-bench deps-fuzz run check unit cli bench fuzz install uninstall clean kernel-source
+all: $(PROGRAM) $(CAPTURE_PROGRAM)
 
 $(PROGRAM): $(BUILD)/ptscope.o $(BUILD)/libptscope.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Linked from the same archive: only the members capture needs come in, and a
+# member that needed Graphviz, libxml2 or json-c would fail this link.
+$(CAPTURE_PROGRAM): $(BUILD)/ptscope-capture.o $(BUILD)/libptscope.a
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(CAPTURE_LIBS)
 
 $(BUILD)/libptscope.a: $(LIB_OBJ)
 	@rm -f $@
@@ -74,14 +98,22 @@ $(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libptscope.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
 deps:
-	@sh tests/deps.sh $(PACKAGES)
+	@sh tests/deps.sh $(PACKAGES_BUILD) $(PACKAGES_RUN)
+deps-check:
+	@sh tests/deps.sh $(PACKAGES_BUILD) $(PACKAGES_RUN) $(PACKAGES_CHECK)
+deps-bench:
+	@sh tests/deps.sh $(PACKAGES_BUILD) $(PACKAGES_RUN) $(PACKAGES_BENCH)
+deps-fuzz:
+	@sh tests/deps.sh $(PACKAGES_BUILD) $(PACKAGES_FUZZ)
 
+# As root the report is exact (pagemap PFNs); as a user, through sudo.
+SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 run: deps
 	$(MAKE) all
-	./ptscope report
+	$(SUDO) ./ptscope report
 
-check: deps
-	$(MAKE) $(PROGRAM) $(BUILD)/unit-tests
+check: deps-check
+	$(MAKE) $(PROGRAM) $(CAPTURE_PROGRAM) $(BUILD)/unit-tests
 	sh tests/check.sh $(BUILD)/unit-tests $(PROGRAM)
 
 unit: $(BUILD)/unit-tests
@@ -94,7 +126,7 @@ cli: $(PROGRAM)
 kernel-source:
 	@sh tests/kernel-source.sh "$(CACHE)" 6.1 && sh tests/kernel-source.sh "$(CACHE)" 6.12
 
-bench: deps $(PROGRAM)
+bench: deps-bench $(PROGRAM)
 	sh tests/bench/run.sh ./$(PROGRAM) "$(CACHE)"
 
 # libFuzzer over every parser (clang's libFuzzer runtime: libclang-rt-14-dev):
@@ -103,17 +135,33 @@ bench: deps $(PROGRAM)
 # compile_commands.json.  `sh tests/fuzz/run.sh SECONDS` runs them all.
 FUZZ_TARGETS = fuzz_members fuzz_archive fuzz_profile_xml fuzz_profile_text fuzz_kbuild fuzz_compile_commands
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-fuzz:
+fuzz: deps-fuzz
 	$(MAKE) BUILD=build-fuzz CC=clang-14 CFLAGS="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link" build-fuzz/libptscope.a
 	for target in $(FUZZ_TARGETS); do \
 		clang-14 $(CPPFLAGS) -Ibuild-fuzz $(WARN) $(FUZZ_CFLAGS) -o build-fuzz/$$target \
 			tests/fuzz/$$target.c build-fuzz/libptscope.a $(LDLIBS) || exit 1; \
 	done
 
-install: ptscope
-	install -D -m 755 ptscope $(DESTDIR)$(PREFIX)/bin/ptscope
+# Where Debian puts them: PREFIX/bin, PREFIX/share/man/man1 and
+# PREFIX/share/bash-completion/completions (one file, named for the command;
+# ptscope-capture's is a link to it).
+BINDIR     = $(PREFIX)/bin
+MAN1DIR    = $(PREFIX)/share/man/man1
+COMPLETION = $(PREFIX)/share/bash-completion/completions
+MANPAGES   = $(sort $(wildcard man/*.1))
+INSTALLED  = $(BINDIR)/ptscope $(BINDIR)/ptscope-capture $(MANPAGES:man/%=$(MAN1DIR)/%) \
+             $(COMPLETION)/ptscope $(COMPLETION)/ptscope-capture
+install: ptscope ptscope-capture
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPLETION)
+	install -m 755 ptscope ptscope-capture $(DESTDIR)$(BINDIR)/
+	install -m 644 $(MANPAGES) $(DESTDIR)$(MAN1DIR)/
+	install -m 644 completion/ptscope $(DESTDIR)$(COMPLETION)/ptscope
+	ln -sf ptscope $(DESTDIR)$(COMPLETION)/ptscope-capture
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 clean:
-	rm -rf build build-sanitize build-fuzz build-clang ptscope
+	rm -rf build build-sanitize build-fuzz build-clang ptscope ptscope-capture
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/ptscope.d $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/ptscope.d $(BUILD)/ptscope-capture.d $(TEST_OBJ:.o=.d)

@@ -1,16 +1,44 @@
 /*
- * commands.h - the commands the front door (ptscope.c) dispatches to.
- * Each lives in the folder of its concern, one file each.
+ * commands.h - the commands the front door (ptscope.c) dispatches to, and
+ * what the front door gives them (options.c).
+ * Each command lives in the folder of its concern, one file each.
  * A command returns the process exit status: 0 success, 1 bad input or
  * usage, 2 internal failure.
  */
 #ifndef PTSCOPE_COMMANDS_H
 #define PTSCOPE_COMMANDS_H
 
+#include <getopt.h>
+#include <stddef.h>
+
 int cmd_capture(int argc, char **argv);   /* inputs/cmd_capture.c */
 int cmd_info(int argc, char **argv);      /* inputs/cmd_info.c */
 int cmd_report(int argc, char **argv);    /* outputs/cmd_report.c */
 int cmd_profiles(int argc, char **argv);  /* outputs/cmd_profiles.c */
 int cmd_callgraph(int argc, char **argv); /* outputs/cmd_callgraph.c */
+
+/*
+ * An option getopt_long refused (the front door sets opterr = 0 so this is the
+ * only message): says what was wrong with it, "did you mean '--format'?" for a
+ * close misspelling, then usage_text up to its first blank line.  Returns 1,
+ * the usage exit status.  Call it from the getopt loop's default case.
+ */
+int command_option_error(const char *command, const char *usage_text, const char *short_options,
+			 const struct option *long_options, char *const *argv);
+
+/*
+ * The name in a table closest to word (a misspelling within a third of its
+ * length, or the one name word begins), or NULL.  The names are read at
+ * first_name, first_name + stride bytes, ... (a table of structs whose first
+ * field is the name: &table[0].name, count, sizeof(table[0])).
+ */
+const char *closest_name(const char *word, const char *const *first_name, size_t count, size_t stride);
+
+/*
+ * The front door's last step after every command: flush and check stdout, so
+ * a full disk or a closed pipe is one message ("ptscope: stdout: ...") and
+ * status 2 whichever command wrote; otherwise the command's status.
+ */
+int command_check_stdout(int status);
 
 #endif

@@ -3,7 +3,8 @@
  *
  * The one front door: find the command in the table and hand it argv.
  * Commands parse their own options (getopt_long) so that each file can
- * be read on its own.
+ * be read on its own; a refused option is reported by command_option_error()
+ * (options.c), so getopt's own messages are turned off here.
  *
  * Commands return the exit status (base/error.h: 0 success, 1 bad input
  * or usage, 2 internal or output failure) and never check stdout
@@ -12,12 +13,14 @@
  * whichever command wrote (docs/architecture.md "Errors and exit status").
  */
 #include <errno.h>
-#include <stdbool.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "commands.h"
+#include "version.h"
 
 struct command {
 	const char *name;
@@ -32,31 +35,83 @@ static const struct command commands[] = {
 	{ "profiles",  cmd_profiles,  "list or show the kernel profiles (rmap designs, sharing rules)" },
 	{ "callgraph", cmd_callgraph, "call graph of the mm code paths that reach the rmap" },
 };
+#define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: ptscope COMMAND [OPTIONS]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	fprintf(out, "usage: ptscope COMMAND [OPTIONS]\n       ptscope help COMMAND\n"
+		"       ptscope --version\n\ncommands:\n");
+	for (size_t i = 0; i < COMMAND_COUNT; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'ptscope COMMAND --help' describes each command's options.\n");
+	fprintf(out, "\n'ptscope COMMAND --help' describes each command's options,\n"
+		"'ptscope help COMMAND' opens its manual page.\n");
 }
 
-/* Everything written to stdout reached it, or one message and status 2.
- * glibc keeps unwritten bytes after a failed write, so this flush retries
- * them and errno says why they did not go (ENOSPC, EPIPE when SIGPIPE is
- * ignored, EIO). */
-static int check_stdout(int status)
+static const struct command *find_command(const char *name)
 {
-	errno = 0;
-	bool failed = fflush(stdout) != 0 || ferror(stdout);
-	int saved = errno;
-	failed = fclose(stdout) != 0 || failed;
-	if (!saved)
-		saved = errno;
-	if (!failed)
-		return status;
-	fprintf(stderr, "ptscope: stdout: %s\n", saved ? strerror(saved) : "write error");
-	return STATUS_INTERNAL;
+	for (size_t i = 0; i < COMMAND_COUNT; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+	const char *suggestion = closest_name(name, &commands[0].name, COMMAND_COUNT, sizeof(commands[0]));
+	fprintf(stderr, "ptscope: unknown command '%s'", name);
+	if (suggestion)
+		fprintf(stderr, "; did you mean '%s'?", suggestion);
+	fprintf(stderr, "\n");
+	usage(stderr);
+	return STATUS_BAD_INPUT;
+}
+
+/*
+ * The manual page of a command: beside this binary first (an installed
+ * PREFIX/bin/ptscope finds PREFIX/share/man/man1, also under a DESTDIR;
+ * a build tree finds its man/ folder), else by name through man's own path.
+ */
+static int open_manual(const char *page)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	const char *local = NULL;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		*strrchr(exe, '/') = '\0';
+		static const char *const places[] = { "%s/../share/man/man1/%s.1", "%s/../share/man/man1/%s.1.gz",
+						      "%s/man/%s.1" };
+		for (size_t i = 0; !local && i < sizeof(places) / sizeof(places[0]); i++) {
+			snprintf(path, sizeof(path), places[i], exe, page);
+			if (access(path, R_OK) == 0)
+				local = path;
+		}
+	}
+	fflush(stdout);
+	if (local)
+		execlp("man", "man", "-l", local, (char *)NULL);
+	else
+		execlp("man", "man", page, (char *)NULL);
+	fprintf(stderr, "ptscope: help: cannot run man (%s); install man-db. The command's own help:\n",
+		strerror(errno));
+	return -1;
+}
+
+static int help(const char *name)
+{
+	char page[64];
+	if (!strcmp(name, "ptscope")) {
+		open_manual("ptscope");
+		usage(stdout);
+		return 0;
+	}
+	const struct command *command = find_command(name);
+	if (!command)
+		return unknown_command(name);
+	snprintf(page, sizeof(page), "ptscope-%s", command->name);
+	open_manual(page);
+	char *argv[] = { (char *)command->name, "--help", NULL };
+	return command->run(2, argv);
 }
 
 static int dispatch(int argc, char **argv)
@@ -65,19 +120,24 @@ static int dispatch(int argc, char **argv)
 		usage(stderr);
 		return STATUS_BAD_INPUT;
 	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("ptscope %s\n", PTSCOPE_VERSION);
+		return STATUS_OK;
+	}
+	if (!strcmp(argv[1], "help") && argc > 2)
+		return help(argv[2]);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return STATUS_OK;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "ptscope: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return STATUS_BAD_INPUT;
+	const struct command *command = find_command(argv[1]);
+	if (command)
+		return command->run(argc - 1, argv + 1);
+	return unknown_command(argv[1]);
 }
 
 int main(int argc, char **argv)
 {
-	return check_stdout(dispatch(argc, argv));
+	opterr = 0;
+	return command_check_stdout(dispatch(argc, argv));
 }

@@ -1,7 +1,9 @@
 /*
  * version.h - the one version string of ptscope, printed by `ptscope
  * --version` and carried by every structured report ("version") beside the
- * report's own "schema" number (docs/report.schema.json).
+ * report's own "schema" number (docs/report.schema.json).  Capture writes it
+ * into snapshot.info (`ptscope_version:`).  The Makefile reads it from here
+ * (VERSION); debian/changelog must agree (tests/cli/deb.sh checks).
  */
 #ifndef PTSCOPE_VERSION_H
 #define PTSCOPE_VERSION_H

@@ -15,9 +15,7 @@
 #include "commands.h"
 #include "inputs/snapshot.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
+static const char usage_text[] =
 		"usage: ptscope capture [-o FILE|DIR] [--compress gz|xz|zst|none] [--pid N]... [--tree N]...\n"
 		"                       [--no-pagemap]\n"
 		"\n"
@@ -34,8 +32,7 @@ static void usage(FILE *out)
 		"\n"
 		"As root the pagemap records carry PFNs and kpages is written (pagemap: pfn);\n"
 		"otherwise only the present/swapped bits (pagemap: present).  Processes that\n"
-		"vanish or refuse are skipped and counted.\n");
-}
+		"vanish or refuse are skipped and counted.\n";
 
 struct int_list {
 	int *values;
@@ -95,8 +92,8 @@ int cmd_capture(int argc, char **argv)
 				status = 1;
 			}
 			break;
-		case 'h': usage(stdout); status = -1; break;
-		default: usage(stderr); status = 1; break;
+		case 'h': fputs(usage_text, stdout); status = -1; break;
+		default: status = command_option_error("capture", usage_text, "o:h", long_options, argv); break;
 		}
 	}
 	if (status == 0 && optind < argc) {

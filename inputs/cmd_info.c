@@ -18,9 +18,7 @@
 #include "commands.h"
 #include "inputs/snapshot.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
+static const char usage_text[] =
 		"usage: ptscope info [SNAPSHOT|/proc] [--per-process] [--skip-bad] [--verify]\n"
 		"\n"
 		"Show what a snapshot holds: kernel, page size, processes, VMAs, pagemap, kpages.\n"
@@ -32,8 +30,7 @@ static void usage(FILE *out)
 		"      --verify       also load every pagemap record and check it lies in a VMA, that\n"
 		"                     stat's code and stack lie in smaps' VMAs, and count comms that\n"
 		"                     are not cmdline's program\n"
-		"  -h, --help         this text\n");
-}
+		"  -h, --help         this text\n";
 
 static const char *const pagemap_names[] = {
 	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
@@ -143,8 +140,8 @@ int cmd_info(int argc, char **argv)
 		case OPT_PER_PROCESS: per_process = true; break;
 		case OPT_SKIP_BAD: options.skip_bad = true; break;
 		case OPT_VERIFY: options.pagemap_sizes_only = false; verify = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 1;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return command_option_error("info", usage_text, "h", long_options, argv);
 		}
 	}
 	if (argc - optind > 1) {

@@ -2,7 +2,7 @@
  * inputs/snapshot.h - the input side's one door.
  *
  * A snapshot is everything the cost model needs about one moment of one
- * machine (see shared/design/snapshot-format.md).  Readers load a snapshot
+ * machine (see docs/snapshot-format.md).  Readers load a snapshot
  * from a directory, a tar or compressed tar, an smemcap capture, or the live
  * /proc into one in-memory struct snapshot; the writer (capture) produces the
  * portable form.  Everything downstream reads only this header.

@@ -1,5 +1,5 @@
 /*
- * model/estimate.c - figures from smaps alone (cost-model.md sections 4, 6).
+ * model/estimate.c - figures from smaps alone (docs/cost-model.md sections 4, 6).
  *
  * Always computed, even when pagemap and kpages give the exact figure, so a
  * report can show the estimator's error beside the truth.  Every estimate

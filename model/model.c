@@ -1,6 +1,6 @@
 /*
  * model/model.c - model_run: page-table pages and pte_chain memory, exact
- * from pagemap and kpages (cost-model.md sections 2, 4, 7 and 8), then the
+ * from pagemap and kpages (docs/cost-model.md sections 2, 4, 7 and 8), then the
  * estimates, object rmap and sharing rules (estimate.c, objrmap.c, sharing.c).
  *
  * Records are read once per distinct chunk content, never once per mapping

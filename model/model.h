@@ -1,5 +1,5 @@
 /*
- * model/model.h - the cost model's one door (shared/design/cost-model.md).
+ * model/model.h - the cost model's one door (docs/cost-model.md).
  *
  * Two halves:
  *  - kernel profiles: rmap designs and page-table sharing rules, read from
@@ -32,7 +32,7 @@ struct model_error {
 
 /* ---- kernel profiles ---- */
 
-/* rmap families of cost-model.md section 1. */
+/* rmap families of docs/cost-model.md section 1. */
 enum rmap_family { RMAP_D1, RMAP_D2, RMAP_D3, RMAP_D4, RMAP_D5, RMAP_FAMILY_COUNT };
 
 /* How a family keeps its per-page reverse map: the one table that turns a

@@ -1,5 +1,5 @@
 /*
- * model/objrmap.c - object-based rmap memory (cost-model.md section 3): the
+ * model/objrmap.c - object-based rmap memory (docs/cost-model.md section 3): the
  * per-VMA fields, anon_vmas and anon_vma_chains each object design keeps
  * instead of per-page pte_chains.
  *

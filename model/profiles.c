@@ -21,7 +21,7 @@
 #include "model/model_internal.h"
 #include "model/builtin_profiles.h"
 
-/* The one place a family letter becomes behaviour (cost-model.md section 1). */
+/* The one place a family letter becomes behaviour (docs/cost-model.md section 1). */
 const struct rmap_family_rule rmap_families[RMAP_FAMILY_COUNT] = {
 	[RMAP_D1] = { "D1", "one pte_chain {next, ptep} per mapping of every page (2.4 rmap)",
 		      CHAIN_LIST,  false, false, false },

@@ -1,7 +1,7 @@
 /*
  * model/rational.c - exact sums of fractions for PSS-style charging.
  *
- * cost-model.md section 8 charges every mapping C(m)/m and rounds the sum
+ * docs/cost-model.md section 8 charges every mapping C(m)/m and rounds the sum
  * once.  A double would drift across millions of terms, so numerators are
  * grouped by denominator m (few distinct values: m is a mapcount) and the
  * final sum is done over the least common multiple of the denominators in a

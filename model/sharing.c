@@ -1,6 +1,6 @@
 /*
  * model/sharing.c - page-table pages each sharing rule would share
- * (cost-model.md sections 5 and 8).
+ * (docs/cost-model.md sections 5 and 8).
  *
  * Partner rules (the 2006 patch, its PMD variant, hugetlb PMD sharing, mshare,
  * the aligned what-if) differ only in which VMAs qualify, which fields make two

@@ -153,8 +153,7 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 			}
 			break;
 		default:
-			fprintf(stderr, "%s", usage_text);
-			return 1;
+			return command_option_error("callgraph", usage_text, "j:o:qh", long_options, argv);
 		}
 	}
 	if (optind != argc - 1) {

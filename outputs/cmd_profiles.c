@@ -18,9 +18,8 @@
 #include "model/model.h"
 #include "outputs/report_internal.h"
 
-static void usage(FILE *out)
-{
-	fputs("usage: ptscope profiles [--show ID] [--schema] [--check FILE.xml]...\n"
+static const char usage_text[] =
+	      "usage: ptscope profiles [--show ID] [--schema] [--check FILE.xml]...\n"
 	      "\n"
 	      "  (no option)      list every built-in rmap design and sharing rule\n"
 	      "  --show ID        one profile in full, with NRPTE and C(m) for small m\n"
@@ -29,13 +28,12 @@ static void usage(FILE *out)
 	      "  --builtin NAME   print a built-in profile file (e.g. 30-sharing.xml)\n"
 	      "  --from-source TREE  the sizes libclang gives the rmap structs in a kernel\n"
 	      "                   tree (its mm/rmap.c, configured as for callgraph)\n"
-	      "  --config FILE    with --from-source: the kernel .config to use\n", out);
-}
+	      "  --config FILE    with --from-source: the kernel .config to use\n";
 
 static void list(FILE *out, const struct profile_set *set)
 {
 	char prefix[64];
-	fprintf(out, "rmap designs (cost-model.md section 1); families:\n");
+	fprintf(out, "rmap designs (docs/cost-model.md section 1); families:\n");
 	for (int f = 0; f < RMAP_FAMILY_COUNT; f++) {
 		snprintf(prefix, sizeof(prefix), "  %s ", rmap_families[f].name);
 		report_wrap(out, prefix, rmap_families[f].summary, 5, 100);
@@ -48,7 +46,7 @@ static void list(FILE *out, const struct profile_set *set)
 			p->geometry.name, base == p ? "(is one)" : base->id, p->kernels);
 		report_wrap(out, "      ", p->description, 6, 100);
 	}
-	fprintf(out, "\nsharing rules (cost-model.md section 5):\n");
+	fprintf(out, "\nsharing rules (docs/cost-model.md section 5):\n");
 	fprintf(out, "  %-28s %-10s %-8s %s\n", "id", "partners", "window", "");
 	for (size_t i = 0; i < set->rule_count; i++) {
 		const struct sharing_rule *r = &set->rules[i];
@@ -180,12 +178,12 @@ int cmd_profiles(int argc, char **argv)
 				printf("%s: valid\n", optarg);
 			}
 			break;
-		case 'h': usage(stdout); profiles_free(&set); return 0;
-		default: usage(stderr); status = 1; break;
+		case 'h': fputs(usage_text, stdout); profiles_free(&set); return 0;
+		default: status = command_option_error("profiles", usage_text, "h", long_options, argv); break;
 		}
 	}
 	if (!status && optind < argc) {
-		usage(stderr);
+		fprintf(stderr, "ptscope: profiles: unexpected argument '%s'\n", argv[optind]);
 		status = 1;
 	}
 	if (!status && source)

@@ -25,10 +25,10 @@
 
 #define MAX_SELECTED 256
 
-static void usage(FILE *out)
-{
-	fputs("usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
+static const char usage_text[] =
+	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
+	      "                      [--versus BEFORE]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
 	      "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
@@ -41,8 +41,10 @@ static void usage(FILE *out)
 	      "  --all-designs          text: the designs of every architecture, not only the snapshot's\n"
 	      "  --format F             text (default), xml, json, csv or html\n"
 	      "  -o FILE                write to FILE (atomically) instead of stdout\n"
-	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n", out);
-}
+	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n"
+	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
+	      "                         the change; with --per-process / --per-file, processes matched\n"
+	      "                         by command line then comm, files by path\n";
 
 struct selection {
 	char kind[MAX_SELECTED];        /* 'r' rmap design, 's' sharing rule */
@@ -137,7 +139,7 @@ int cmd_report(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' }, { "per-process", no_argument, NULL, 'P' },
 		{ "per-file", no_argument, NULL, 'F' },      { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },  { "skip-bad", no_argument, NULL, 's' },
-		{ "all-designs", no_argument, NULL, 'A' },
+		{ "all-designs", no_argument, NULL, 'A' }, { "versus", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -145,7 +147,7 @@ int cmd_report(int argc, char **argv)
 	struct profile_set set = { 0 };
 	struct selection chosen = { 0 };
 	struct model_error model_error;
-	const char *output = NULL;
+	const char *output = NULL, *versus = NULL;
 	int c, status = 0;
 
 	if (profiles_load_builtin(&set, &model_error)) {
@@ -159,6 +161,7 @@ int cmd_report(int argc, char **argv)
 		case 'P': report.per_process = true; break;
 		case 'F': report.per_file = true; break;
 		case 'A': report.all_designs = true; break;
+		case 'V': versus = optarg; break;
 		case 'o': output = optarg; break;
 		case 's': read.skip_bad = true; break;
 		case 'f':
@@ -167,17 +170,21 @@ int cmd_report(int argc, char **argv)
 				status = 1;
 			}
 			break;
-		case 'h': usage(stdout); profiles_free(&set); return 0;
-		default: usage(stderr); status = 1; break;
+		case 'h': fputs(usage_text, stdout); profiles_free(&set); return 0;
+		default: status = command_option_error("report", usage_text, "o:h", long_options, argv); break;
 		}
 	}
 	if (!status && argc - optind > 1) {
-		usage(stderr);
+		fprintf(stderr, "ptscope: report: one snapshot at a time ('%s' is extra)\n", argv[optind + 1]);
 		status = 1;
 	}
-	struct snapshot *snapshot = NULL;
+	struct snapshot *snapshot = NULL, *baseline = NULL;
 	struct input_error input_error;
 	if (!status && snapshot_read(optind < argc ? argv[optind] : NULL, &read, &snapshot, &input_error)) {
+		fprintf(stderr, "ptscope: %s\n", input_error.message);
+		status = 1;
+	}
+	if (!status && versus && snapshot_read(versus, &read, &baseline, &input_error)) {
 		fprintf(stderr, "ptscope: %s\n", input_error.message);
 		status = 1;
 	}
@@ -185,18 +192,22 @@ int cmd_report(int argc, char **argv)
 		const struct rmap_profile *designs[MAX_SELECTED];
 		const struct sharing_rule *rules[MAX_SELECTED];
 		struct model_options options = { .profiles = &set, .top_files = report.per_file ? SIZE_MAX : 10 };
-		struct model_result *result = NULL;
+		struct model_result *result = NULL, *before = NULL;
 		resolve(&set, &chosen, designs, rules, &options);
 		/* designs named on the command line are shown whatever their architecture */
 		report.all_designs |= options.design_count > 0;
-		if (model_run(snapshot, &options, &result, &model_error)) {
-			fprintf(stderr, "ptscope: %s: %s\n", snapshot->source, model_error.message);
+		if (model_run(snapshot, &options, &result, &model_error) ||
+		    (baseline && model_run(baseline, &options, &before, &model_error))) {
+			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, model_error.message);
 			status = 2;
 		} else {
+			report.versus = before;
 			status = write_output(output, result, &report);
 		}
 		model_free(result);
+		model_free(before);
 	}
+	snapshot_free(baseline);
 	snapshot_free(snapshot);
 	profiles_free(&set);
 	return status;

@@ -135,15 +135,17 @@ static int write_json(FILE *out, struct json_object *tree)
 
 int report_write(FILE *out, const struct model_result *result, const struct report_options *options)
 {
-	if (options->format == REPORT_TEXT)
+	if (options->format == REPORT_TEXT && !options->versus)
 		return report_write_text(out, result, options) || ferror(out) ? -1 : 0;
-	struct json_object *tree = report_build(result, options);
+	struct json_object *tree = options->versus ? report_build_versus(result, options->versus, options)
+				 : report_build(result, options);
 	if (!tree) {
 		errno = ENOMEM;
 		return -1;
 	}
 	int status;
 	switch (options->format) {
+	case REPORT_TEXT: status = report_write_versus_text(out, tree, options); break;
 	case REPORT_XML:  status = report_write_xml(out, tree); break;
 	case REPORT_CSV:  status = report_write_csv(out, tree); break;
 	case REPORT_HTML: status = report_write_html(out, tree); break;

@@ -22,6 +22,7 @@ struct report_options {
 	bool per_file;                  /* every contributing file, not the top few */
 	size_t top;                     /* rows in "top" lists (0: 5) */
 	bool all_designs;               /* text: designs of every architecture, not the snapshot's */
+	const struct model_result *versus; /* --versus BEFORE: compare with it (NULL: no comparison) */
 };
 
 /* "text", "json", ... -> format; -1 when unknown. */

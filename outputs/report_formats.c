@@ -6,7 +6,7 @@
  * named by the array's key in the singular ("designs" -> <design>), and keys
  * that are not XML names (profile ids such as "2.4-rmap-i386") become
  * <value key="2.4-rmap-i386">.  CSV: one "path,value" row per scalar, with
- * dotted paths as in cost-model.md section 8.  HTML: one self-contained page;
+ * dotted paths as in docs/cost-model.md section 8.  HTML: one self-contained page;
  * arrays of objects become tables.
  */
 #include <ctype.h>

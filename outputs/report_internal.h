@@ -11,6 +11,13 @@
 /* The structured report (report_tree.c); the caller puts it. */
 struct json_object *report_build(const struct model_result *result, const struct report_options *options);
 
+/* AFTER's tree plus `versus` (BEFORE's totals), `delta` (AFTER minus BEFORE,
+ * key by key), and with per_process / per_file the matched processes and
+ * files (report_versus.c); the caller puts it. */
+struct json_object *report_build_versus(const struct model_result *after, const struct model_result *before,
+					const struct report_options *options);
+int report_write_versus_text(FILE *out, struct json_object *tree, const struct report_options *options);
+
 /* Writers: 0, or -1 on a write error. */
 int report_write_text(FILE *out, const struct model_result *result, const struct report_options *options);
 int report_write_xml(FILE *out, struct json_object *tree);

@@ -201,7 +201,7 @@ static void write_designs(FILE *out, const struct model_result *r, const struct 
 	fputc('\n', out);
 }
 
-/* rmap calls if every process forked and exited once (cost-model.md section 7). */
+/* rmap calls if every process forked and exited once (docs/cost-model.md section 7). */
 static void write_work(FILE *out, const struct model_result *r, const struct report_options *o)
 {
 	char a[32], b[32], c[32], d[32];

@@ -1,7 +1,7 @@
 /*
  * outputs/report_tree.c - the report as one json-c tree, which the JSON, XML,
  * CSV and HTML writers all print.  Keys of `totals` are those of
- * cost-model.md section 8 (`pte_chain_bytes.ID` is totals.pte_chain_bytes[ID]).
+ * docs/cost-model.md section 8 (`pte_chain_bytes.ID` is totals.pte_chain_bytes[ID]).
  */
 #include <math.h>
 #include <stdlib.h>

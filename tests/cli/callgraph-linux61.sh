@@ -7,7 +7,7 @@
 #   try_to_unmap -> rmap_walk -> ... -> try_to_unmap_one, the last edge through
 #   rmap_walk_control.rmap_one, and fork (kernel_clone) reaching anon_vma_fork.
 # The rmap_one call sites resolve to exactly the functions that 6.1 stores in
-# that field: callgraph-notes.md counts seven initialisers in the source; two
+# that field: docs/callgraph-notes.md counts seven initialisers in the source; two
 # are not built with Debian's configuration (page_idle.c needs
 # CONFIG_IDLE_PAGE_TRACKING, page_make_device_exclusive_one needs
 # CONFIG_DEVICE_PRIVATE; both unset), which leaves five.

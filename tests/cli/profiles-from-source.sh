@@ -2,9 +2,9 @@
 # profiles --from-source: the sizes libclang gives the rmap structs of a real
 # tree, checked against figures known independently:
 #  - the 2.5-shaped fixture (i386): struct pte_chain is two pointers, 8 bytes
-#    (cost-model.md: s1 = 8 on i386); it has no anon_vma;
+#    (docs/cost-model.md: s1 = 8 on i386); it has no anon_vma;
 #  - Debian's linux-source-6.1 (x86_64): struct page 64, struct anon_vma 96,
-#    struct anon_vma_chain 64 (cost-model.md section 3).
+#    struct anon_vma_chain 64 (docs/cost-model.md section 3).
 . "$PTSCOPE_TESTS/cli-common.sh"
 size_of() { awk -v s="$2" '$1 == "struct" && $2 == s { print $3 }' "$1"; }
 

@@ -7,7 +7,7 @@
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
 
 # One process, one 4-page file VMA, every page mapped twice (kpagecount 2),
-# MemTotal 8 GiB (tests/kit/tiny-snapshot.py).  By hand (cost-model.md):
+# MemTotal 8 GiB (tests/kit/tiny-snapshot.py).  By hand (docs/cost-model.md):
 #   page tables: 1 PTE page + PMD + PUD page (6.1-x86_64 counts both) = 12288
 #   2.4-rmap-x86_64: C(2) = 2 * 16 = 32 per page, PSS-style /2: 4 * 16 = 64
 #   2.5-array-x86_64-l1-64: NRPTE (64-8)/8 = 7, C(2) = 64, /2: 4 * 32 = 128

@@ -8,7 +8,7 @@ Each process i (pid 100+i, uid 1000+i%2) maps one file VMA of 4 pages at
 PFNs 0x100..0x103, present, file-backed.  kpages gives each PFN mapcount 2
 (a second mapping outside the snapshot), flags 0.  MemTotal is 8 GiB.
 With --cgroup each process gets PID/cgroup "0::/tiny/slice-(i%2)".
-The format is shared/design/snapshot-format.md (docs/snapshot-format.md).
+The format is docs/snapshot-format.md.
 """
 import os
 import struct

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_model.c - the cost model's formulas against values worked
- * out by hand (cost-model.md sections 1, 4, 5, 8), on snapshots built in
+ * out by hand (docs/cost-model.md sections 1, 4, 5, 8), on snapshots built in
  * memory so every record is known.
  */
 #include <stdlib.h>

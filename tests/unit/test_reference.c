@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_reference.c - the reference snapshots' figures
  * (shared/snapshots/NAME.expected, computed by an independent implementation
- * of cost-model.md section 8) reproduced exactly, and the smaps-only
+ * of docs/cost-model.md section 8) reproduced exactly, and the smaps-only
  * estimates inside their own stated bounds on the same snapshots.
  */
 #include <inttypes.h>

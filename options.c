@@ -1,0 +1,186 @@
+/*
+ * options.c - what the front door gives every command for its options: one
+ * message for an option getopt_long refused (unknown, ambiguous, missing or
+ * unwanted value), with a "did you mean" for a close misspelling and the
+ * command's usage lines, so every command refuses options the same way.
+ *
+ * The front door sets opterr = 0, so getopt_long prints nothing itself and
+ * the command's `default:` case calls command_option_error().
+ *
+ * Both front doors (ptscope.c, ptscope-capture.c) end with
+ * command_check_stdout(), the one check of everything a command wrote.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "commands.h"
+
+/* Edit distance with adjacent transpositions (optimal string alignment),
+ * the measure git and GNU tools use for suggestions; bounded word lengths. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	enum { LONGEST = 64 };
+	size_t n = strlen(a), m = strlen(b);
+	if (n >= LONGEST || m >= LONGEST)
+		return (size_t)-1;
+	size_t d[LONGEST + 1][LONGEST + 1];
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		for (size_t j = 1; j <= m; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t best = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[n][m];
+}
+
+const char *closest_name(const char *word, const char *const *first_name, size_t count, size_t stride)
+{
+	const char *best = NULL;
+	size_t best_distance = (size_t)-1, length = strlen(word);
+	/* close: at most a third of the word wrong (at least one edit); or the
+	 * word starts one name and no other */
+	size_t allowed = length / 3 ? length / 3 : 1;
+	const char *prefix_of = NULL;
+	size_t prefixes = 0;
+	for (size_t i = 0; i < count; i++) {
+		const char *name = *(const char *const *)((const char *)first_name + i * stride);
+		size_t distance = edit_distance(word, name);
+		if (distance < best_distance) {
+			best_distance = distance;
+			best = name;
+		}
+		if (length && !strncmp(name, word, length)) {
+			prefix_of = name;
+			prefixes++;
+		}
+	}
+	if (best && best_distance <= allowed)
+		return best;
+	return prefixes == 1 ? prefix_of : NULL;
+}
+
+static size_t option_count(const struct option *options)
+{
+	size_t count = 0;
+	while (options[count].name)
+		count++;
+	return count;
+}
+
+/* The long option the word (without "--" and "=value") starts uniquely, or NULL. */
+static const struct option *long_option_named(const struct option *options, const char *name, size_t length)
+{
+	const struct option *found = NULL;
+	size_t matches = 0;
+	for (const struct option *o = options; o->name; o++) {
+		if (strncmp(o->name, name, length))
+			continue;
+		if (strlen(o->name) == length)
+			return o;
+		found = o;
+		matches++;
+	}
+	return matches == 1 ? found : NULL;
+}
+
+static void print_usage_lines(const char *command, const char *usage_text)
+{
+	const char *end = strstr(usage_text, "\n\n");
+	int length = end ? (int)(end - usage_text) : (int)strlen(usage_text);
+	while (length > 0 && usage_text[length - 1] == '\n')
+		length--;
+	fprintf(stderr, "%.*s\nTry 'ptscope %s --help' or 'ptscope help %s'.\n", length, usage_text,
+		command, command);
+}
+
+static void describe_long(const char *command, const struct option *options, const char *word)
+{
+	char name[128];
+	snprintf(name, sizeof(name), "%s", word + 2);
+	name[strcspn(name, "=")] = '\0';
+	const struct option *known = long_option_named(options, name, strlen(name));
+	if (known && strchr(word, '=') && known->has_arg == no_argument) {
+		fprintf(stderr, "ptscope %s: option '--%s' takes no value\n", command, known->name);
+		return;
+	}
+	if (known) {
+		fprintf(stderr, "ptscope %s: option '--%s' needs a value\n", command, known->name);
+		return;
+	}
+	size_t matches = 0;
+	for (const struct option *o = options; o->name; o++)
+		matches += !strncmp(o->name, name, strlen(name));
+	if (matches > 1) {
+		fprintf(stderr, "ptscope %s: option '--%s' is ambiguous:", command, name);
+		for (const struct option *o = options; o->name; o++)
+			if (!strncmp(o->name, name, strlen(name)))
+				fprintf(stderr, " --%s", o->name);
+		fputc('\n', stderr);
+		return;
+	}
+	const char *suggestion = closest_name(name, &options[0].name, option_count(options), sizeof(*options));
+	fprintf(stderr, "ptscope %s: unknown option '--%s'", command, name);
+	if (suggestion)
+		fprintf(stderr, "; did you mean '--%s'?", suggestion);
+	fputc('\n', stderr);
+}
+
+int command_option_error(const char *command, const char *usage_text, const char *short_options,
+			 const struct option *long_options, char *const *argv)
+{
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	bool long_form = word && !strncmp(word, "--", 2) && word[2];
+	if (long_form && optopt) {
+		/* a known long option whose value is missing or unwanted, unless the
+		 * word is an earlier one and getopt stopped inside a cluster (-xq) */
+		char name[128];
+		snprintf(name, sizeof(name), "%s", word + 2);
+		name[strcspn(name, "=")] = '\0';
+		const struct option *known = long_option_named(long_options, name, strlen(name));
+		long_form = known && known->val == optopt;
+	}
+	if (long_form)
+		describe_long(command, long_options, word);
+	else if (optopt && strchr(short_options, optopt) && optopt != ':')
+		fprintf(stderr, "ptscope %s: option '-%c' needs a value\n", command, optopt);
+	else if (optopt)
+		fprintf(stderr, "ptscope %s: unknown option '-%c'\n", command, optopt);
+	else
+		fprintf(stderr, "ptscope %s: unknown option '%s'\n", command, word ? word : "");
+	print_usage_lines(command, usage_text);
+	return 1;
+}
+
+/* Everything written to stdout reached it, or one message and status 2.
+ * glibc keeps unwritten bytes after a failed write, so this flush retries
+ * them and errno says why they did not go (ENOSPC, EPIPE when SIGPIPE is
+ * ignored, EIO). */
+int command_check_stdout(int status)
+{
+	errno = 0;
+	bool failed = fflush(stdout) != 0 || ferror(stdout);
+	int saved = errno;
+	failed = fclose(stdout) != 0 || failed;
+	if (!saved)
+		saved = errno;
+	if (!failed)
+		return status;
+	fprintf(stderr, "ptscope: stdout: %s\n", saved ? strerror(saved) : "write error");
+	return STATUS_INTERNAL;
+}

@@ -1,0 +1,436 @@
+/*
+ * outputs/report_versus.c - `report AFTER --versus BEFORE`: two snapshots
+ * side by side, the way every rmap argument was made (2.4-ac12 against ac12
+ * with rmap, 2.5.61 against 2.5.62-mjb1, a desktop with and without shared
+ * page tables).
+ *
+ * The comparison is generic over the report's own tree (report_tree.c): the
+ * change of `totals` is every number of AFTER's totals minus BEFORE's, key by
+ * key and recursively (designs and sharing rules are keys of sub-objects), so
+ * a figure the tree gains is compared without a line here.  A key only one
+ * side has counts as 0 on the other.  Processes are matched by command line,
+ * then by comm; files by path, per sharing rule.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
+#include "outputs/report_internal.h"
+
+static bool is_number(json_object *value)
+{
+	return json_object_is_type(value, json_type_int) || json_object_is_type(value, json_type_double);
+}
+
+static double number_of(json_object *value)
+{
+	if (!value || !is_number(value))
+		return 0;
+	if (json_object_is_type(value, json_type_double))
+		return json_object_get_double(value);
+	return (double)json_object_get_int64(value);
+}
+
+static bool is_integral(json_object *a, json_object *b)
+{
+	return (!a || json_object_is_type(a, json_type_int)) && (!b || json_object_is_type(b, json_type_int));
+}
+
+static void difference_key(json_object *delta, const char *key, json_object *after, json_object *before);
+
+/* AFTER minus BEFORE for every number of both objects, recursively. */
+static json_object *difference(json_object *after, json_object *before)
+{
+	json_object *delta = json_object_new_object();
+	if (after && json_object_is_type(after, json_type_object)) {
+		json_object_object_foreach(after, key, value)
+			difference_key(delta, key, value, before ? json_object_object_get(before, key) : NULL);
+	}
+	if (before && json_object_is_type(before, json_type_object)) {
+		json_object_object_foreach(before, old_key, old_value)
+			if (!after || !json_object_object_get_ex(after, old_key, NULL))
+				difference_key(delta, old_key, NULL, old_value);
+	}
+	return delta;
+}
+
+static void difference_key(json_object *delta, const char *key, json_object *after, json_object *before)
+{
+	json_object *shape = after ? after : before;
+	if (json_object_is_type(shape, json_type_object)) {
+		json_object_object_add(delta, key, difference(after, before));
+	} else if (is_number(shape)) {
+		double change = number_of(after) - number_of(before);
+		json_object_object_add(delta, key, is_integral(after, before) ? json_object_new_int64((int64_t)llround(change))
+										: json_object_new_double(round(change * 1e6) / 1e6));
+	}
+}
+
+/* ---- matching processes: command line, then comm ----------------------- */
+
+struct process_match {
+	size_t *before_of;              /* per AFTER process: BEFORE index, or SIZE_MAX (new) */
+	const char **by;                /* "cmdline" or "comm" */
+	bool *before_used;
+};
+
+struct keyed {
+	const struct model_result *result;
+	bool by_cmdline;
+};
+
+static const char *key_of(const struct keyed *k, size_t i)
+{
+	const struct process *p = k->result->process_figures[i].process;
+	return k->by_cmdline ? (p->cmdline ? p->cmdline : "") : (p->comm ? p->comm : "");
+}
+
+static uint64_t key_hash(const void *context, size_t index)
+{
+	const char *key = key_of(context, index);
+	return hash_bytes(key, strlen(key));
+}
+
+/* One pass of matching on one key: BEFORE's processes indexed by the key,
+ * each AFTER process takes the first unused BEFORE process with its key. */
+static void match_on(const struct model_result *after, const struct model_result *before, bool by_cmdline,
+		     struct process_match *m)
+{
+	struct keyed k = { before, by_cmdline };
+	struct hash_table table = { 0 };
+	size_t *next = xcalloc(before->processes + 1, sizeof(size_t));
+	for (size_t i = 0; i < before->processes; i++) {
+		struct hash_probe probe;
+		size_t first = SIZE_MAX;
+		const char *key = key_of(&k, i);
+		next[i] = SIZE_MAX;
+		if (m->before_used[i] || !key[0])
+			continue;
+		for (size_t j = hash_first(&table, key_hash(&k, i), &probe); j != HASH_NONE; j = hash_next(&table, &probe))
+			if (!strcmp(key_of(&k, j), key))
+				first = j;
+		if (first == SIZE_MAX) {
+			hash_add(&table, key_hash(&k, i), i, key_hash, &k);
+			continue;
+		}
+		size_t last = first;   /* keep pid order along the chain */
+		while (next[last] != SIZE_MAX)
+			last = next[last];
+		next[last] = i;
+	}
+	struct keyed a = { after, by_cmdline };
+	for (size_t i = 0; i < after->processes; i++) {
+		struct hash_probe probe;
+		const char *key = key_of(&a, i);
+		if (m->before_of[i] != SIZE_MAX || !key[0])
+			continue;
+		for (size_t j = hash_first(&table, hash_bytes(key, strlen(key)), &probe); j != HASH_NONE;
+		     j = hash_next(&table, &probe)) {
+			if (strcmp(key_of(&k, j), key))
+				continue;
+			for (size_t b = j; b != SIZE_MAX; b = next[b])
+				if (!m->before_used[b]) {
+					m->before_of[i] = b;
+					m->before_used[b] = true;
+					m->by[i] = by_cmdline ? "cmdline" : "comm";
+					break;
+				}
+			break;
+		}
+	}
+	hash_free(&table);
+	free(next);
+}
+
+static void match_processes(const struct model_result *after, const struct model_result *before,
+			    struct process_match *m)
+{
+	m->before_of = xcalloc(after->processes + 1, sizeof(size_t));
+	m->by = xcalloc(after->processes + 1, sizeof(char *));
+	m->before_used = xcalloc(before->processes + 1, sizeof(bool));
+	for (size_t i = 0; i < after->processes; i++)
+		m->before_of[i] = SIZE_MAX;
+	match_on(after, before, true, m);
+	match_on(after, before, false, m);
+}
+
+static void match_free(struct process_match *m)
+{
+	free(m->before_of);
+	free(m->by);
+	free(m->before_used);
+}
+
+static json_object *process_brief(const struct process *p)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "pid", json_object_new_int(p->pid));
+	json_object_object_add(o, "comm", json_object_new_string(p->comm ? p->comm : ""));
+	json_object_object_add(o, "cmdline", json_object_new_string(p->cmdline ? p->cmdline : ""));
+	return o;
+}
+
+/* versus_processes (matched, with the change of each process's figures),
+ * new_processes, gone_processes. */
+static void add_processes(json_object *tree, json_object *before_tree, const struct model_result *after,
+			  const struct model_result *before)
+{
+	struct process_match m;
+	json_object *after_list = json_object_object_get(tree, "processes");
+	json_object *before_list = json_object_object_get(before_tree, "processes");
+	json_object *matched = json_object_new_array(), *fresh = json_object_new_array(), *gone = json_object_new_array();
+	match_processes(after, before, &m);
+	for (size_t i = 0; i < after->processes; i++) {
+		const struct process *p = after->process_figures[i].process;
+		if (m.before_of[i] == SIZE_MAX) {
+			json_object_array_add(fresh, process_brief(p));
+			continue;
+		}
+		json_object *o = process_brief(p);
+		json_object *now = json_object_array_get_idx(after_list, i);
+		json_object *then = json_object_array_get_idx(before_list, m.before_of[i]);
+		json_object_object_add(o, "baseline_pid", json_object_new_int(before->process_figures[m.before_of[i]].process->pid));
+		json_object_object_add(o, "pagetable_bytes", json_object_get(json_object_object_get(now, "pagetable_bytes")));
+		json_object_object_add(o, "baseline_pagetable_bytes", json_object_get(json_object_object_get(then, "pagetable_bytes")));
+		json_object_object_add(o, "matched_by", json_object_new_string(m.by[i]));
+		json_object_object_add(o, "delta", difference(now, then));
+		json_object_array_add(matched, o);
+	}
+	for (size_t b = 0; b < before->processes; b++)
+		if (!m.before_used[b])
+			json_object_array_add(gone, process_brief(before->process_figures[b].process));
+	json_object_object_add(tree, "versus_processes", matched);
+	json_object_object_add(tree, "new_processes", fresh);
+	json_object_object_add(tree, "gone_processes", gone);
+	match_free(&m);
+}
+
+/* ---- files, by path, per sharing rule ----------------------------------- */
+
+static const struct model_sharing *rule_named(const struct model_result *r, const char *id)
+{
+	for (size_t k = 0; k < r->sharing_count; k++)
+		if (!strcmp(r->sharing[k].rule->id, id))
+			return &r->sharing[k];
+	return NULL;
+}
+
+static uint64_t path_hash(const void *context, size_t index)
+{
+	const struct model_sharing *s = context;
+	return hash_bytes(s->files[index].path, strlen(s->files[index].path));
+}
+
+static void add_file(json_object *list, const char *rule, const char *path, uint64_t pages, uint64_t baseline)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "rule", json_object_new_string(rule));
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "pages", json_object_new_int64((int64_t)pages));
+	json_object_object_add(o, "baseline_pages", json_object_new_int64((int64_t)baseline));
+	json_object_object_add(o, "delta_pages", json_object_new_int64((int64_t)pages - (int64_t)baseline));
+	json_object_array_add(list, o);
+}
+
+/* One rule's files of both snapshots: matched by path, new ones with a
+ * baseline of 0, gone ones with 0 pages now. */
+static void compare_files(json_object *list, const struct model_sharing *now, const struct model_sharing *then)
+{
+	static const struct model_sharing none;
+	struct hash_table table = { 0 };
+	if (!then)
+		then = &none;
+	bool *seen = xcalloc(then->file_count + 1, sizeof(bool));
+	for (size_t i = 0; i < then->file_count; i++)
+		hash_add(&table, path_hash(then, i), i, path_hash, then);
+	for (size_t i = 0; now && i < now->file_count; i++) {
+		const char *path = now->files[i].path;
+		uint64_t baseline = 0;
+		struct hash_probe probe;
+		for (size_t j = hash_first(&table, hash_bytes(path, strlen(path)), &probe); j != HASH_NONE;
+		     j = hash_next(&table, &probe))
+			if (!seen[j] && !strcmp(then->files[j].path, path)) {
+				seen[j] = true;
+				baseline = then->files[j].sharable_pages;
+				break;
+			}
+		add_file(list, now->rule->id, path, now->files[i].sharable_pages, baseline);
+	}
+	for (size_t j = 0; j < then->file_count; j++)
+		if (!seen[j])
+			add_file(list, then->rule->id, then->files[j].path, 0, then->files[j].sharable_pages);
+	hash_free(&table);
+	free(seen);
+}
+
+static void add_files(json_object *tree, const struct model_result *after, const struct model_result *before)
+{
+	json_object *list = json_object_new_array();
+	for (size_t k = 0; k < after->sharing_count; k++)
+		compare_files(list, &after->sharing[k], rule_named(before, after->sharing[k].rule->id));
+	for (size_t k = 0; k < before->sharing_count; k++)
+		if (!rule_named(after, before->sharing[k].rule->id))
+			compare_files(list, NULL, &before->sharing[k]);
+	json_object_object_add(tree, "versus_files", list);
+}
+
+json_object *report_build_versus(const struct model_result *after, const struct model_result *before,
+				 const struct report_options *options)
+{
+	json_object *tree = report_build(after, options);
+	json_object *before_tree = report_build(before, options);
+	json_object *totals = json_object_object_get(tree, "totals");
+	json_object *baseline = json_object_object_get(before_tree, "totals");
+	json_object_object_add(tree, "delta", difference(totals, baseline));
+	json_object_object_add(tree, "versus", json_object_get(baseline));
+	json_object_object_add(tree, "versus_snapshot", json_object_get(json_object_object_get(before_tree, "snapshot")));
+	if (options->per_process)
+		add_processes(tree, before_tree, after, before);
+	if (options->per_file)
+		add_files(tree, after, before);
+	json_object_put(before_tree);
+	return tree;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static bool ends_with(const char *text, const char *end)
+{
+	size_t a = strlen(text), b = strlen(end);
+	return a >= b && !strcmp(text + a - b, end);
+}
+
+/* A figure (never negative here) in its unit: the key says it (units are in
+ * the names). */
+static void figure(double value, bool bytes, char *text, size_t size)
+{
+	if (bytes)
+		report_format_bytes(value, text, size);
+	else if (value == floor(value) && value < 1e18)
+		report_format_count((uint64_t)value, text, size);
+	else
+		snprintf(text, size, "%.1f", value);
+}
+
+static void change_cells(double after, double before, bool bytes, char *change, char *percent, size_t size)
+{
+	char magnitude[32];
+	figure(fabs(after - before), bytes, magnitude, sizeof(magnitude));
+	snprintf(change, size, "%s%s", after > before ? "+" : after < before ? "-" : "", magnitude);
+	if (before != 0)
+		report_format_percent(100.0 * (after - before) / before, true, percent, size);
+	else
+		snprintf(percent, size, "%s", after != 0 ? "new" : "-");
+}
+
+static void row(FILE *out, const char *name, double after, double before, bool bytes)
+{
+	char a[40], b[40], change[40], percent[40];
+	figure(before, bytes, b, sizeof(b));
+	figure(after, bytes, a, sizeof(a));
+	change_cells(after, before, bytes, change, percent, sizeof(change));
+	fprintf(out, "  %-34s %12s %12s %12s %9s\n", name, b, a, change, percent);
+}
+
+/* Every number of the two totals: scalars first, then one block per
+ * sub-object (a design's or a rule's figure per key). */
+static void write_block(FILE *out, const char *title, json_object *after, json_object *before, json_object *delta)
+{
+	bool bytes_block = ends_with(title, "_bytes");
+	bool any = false;
+	json_object_object_foreach(delta, key, value) {
+		if (json_object_is_type(value, json_type_object))
+			continue;
+		if (!any && title[0])
+			fprintf(out, "%s\n", title);
+		any = true;
+		row(out, key, number_of(json_object_object_get(after, key)), number_of(json_object_object_get(before, key)),
+		    bytes_block || ends_with(key, "_bytes"));
+	}
+	json_object_object_foreach(delta, sub, child) {
+		if (!json_object_is_type(child, json_type_object))
+			continue;
+		fputc('\n', out);
+		write_block(out, sub, json_object_object_get(after, sub), json_object_object_get(before, sub), child);
+	}
+}
+
+static void write_process_rows(FILE *out, json_object *tree)
+{
+	json_object *matched = json_object_object_get(tree, "versus_processes");
+	fprintf(out, "\nProcesses (matched by command line, then comm): page tables, before -> after\n");
+	fprintf(out, "  %-16s %7s %7s %-8s %12s %12s %12s %9s\n", "comm", "pid", "was", "match", "before", "after",
+		"change", "%");
+	size_t count = json_object_array_length(matched);
+	for (size_t i = 0; i < count; i++) {
+		json_object *m = json_object_array_get_idx(matched, i);
+		int pid = json_object_get_int(json_object_object_get(m, "pid"));
+		double after = number_of(json_object_object_get(m, "pagetable_bytes"));
+		double before = number_of(json_object_object_get(m, "baseline_pagetable_bytes"));
+		char a[40], b[40], change[40], percent[40];
+		report_format_bytes(after, a, sizeof(a));
+		report_format_bytes(before, b, sizeof(b));
+		change_cells(after, before, true, change, percent, sizeof(change));
+		fprintf(out, "  %-16.16s %7d %7d %-8s %12s %12s %12s %9s\n",
+			json_object_get_string(json_object_object_get(m, "comm")), pid,
+			json_object_get_int(json_object_object_get(m, "baseline_pid")),
+			json_object_get_string(json_object_object_get(m, "matched_by")), b, a, change, percent);
+	}
+	const char *lists[] = { "new_processes", "gone_processes" };
+	for (size_t l = 0; l < 2; l++) {
+		json_object *list = json_object_object_get(tree, lists[l]);
+		size_t n = json_object_array_length(list);
+		fprintf(out, "  %s: %zu", l ? "gone (only before)" : "new (only after)", n);
+		for (size_t i = 0; i < n; i++) {
+			json_object *p = json_object_array_get_idx(list, i);
+			fprintf(out, "%s%s %d", i ? ", " : ": ", json_object_get_string(json_object_object_get(p, "comm")),
+				json_object_get_int(json_object_object_get(p, "pid")));
+		}
+		fputc('\n', out);
+	}
+}
+
+static void write_file_rows(FILE *out, json_object *tree)
+{
+	json_object *files = json_object_object_get(tree, "versus_files");
+	const char *rule = "";
+	fprintf(out, "\nFiles by path: sharable PTE pages per rule, before -> after\n");
+	for (size_t i = 0; i < json_object_array_length(files); i++) {
+		json_object *f = json_object_array_get_idx(files, i);
+		const char *this_rule = json_object_get_string(json_object_object_get(f, "rule"));
+		if (strcmp(rule, this_rule))
+			fprintf(out, "%s\n", this_rule);
+		rule = this_rule;
+		row(out, json_object_get_string(json_object_object_get(f, "path")),
+		    number_of(json_object_object_get(f, "pages")), number_of(json_object_object_get(f, "baseline_pages")),
+		    false);
+	}
+}
+
+/* A text field of the tree, "?" when empty. */
+static const char *field(json_object *object, const char *key)
+{
+	const char *text = json_object_get_string(json_object_object_get(object, key));
+	return text && text[0] ? text : "?";
+}
+
+int report_write_versus_text(FILE *out, json_object *tree, const struct report_options *options)
+{
+	json_object *snapshot = json_object_object_get(tree, "snapshot");
+	json_object *then = json_object_object_get(tree, "versus_snapshot");
+	fprintf(out, "ptscope report: %s\n  versus %s\n", field(snapshot, "source"), field(then, "source"));
+	fprintf(out, "  after: kernel %s, %s; before: kernel %s, %s\n\n", field(snapshot, "kernel"),
+		field(snapshot, "arch"), field(then, "kernel"), field(then, "arch"));
+	fprintf(out, "  %-34s %12s %12s %12s %9s\n", "totals", "before", "after", "change", "%");
+	write_block(out, "", json_object_object_get(tree, "totals"), json_object_object_get(tree, "versus"),
+		    json_object_object_get(tree, "delta"));
+	if (options->per_process)
+		write_process_rows(out, tree);
+	if (options->per_file)
+		write_file_rows(out, tree);
+	return ferror(out) ? -1 : 0;
+}
