@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/output.h"
 #include "analyzer/internal.h"
 
 void *cg_xmalloc(size_t size)
@@ -129,12 +130,16 @@ bool cg_make_dirs(const char *path)
 	return cg_is_dir(path);
 }
 
+/* Cache files go through base/output.h too: a cache folder may be shared,
+ * and a fixed temporary name there could be planted as a symlink. */
 bool cg_write_file_atomic(const char *path, const char *data, size_t size)
 {
-	char *temporary = cg_format("%s.tmp.%ld.%lx", path, (long)getpid(),
-				    (unsigned long)cg_hash(&data, sizeof(data), 0));
-	int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	bool ok = fd >= 0;
+	struct output output;
+	struct error problem;
+	if (output_open(&output, path, &problem) < 0)
+		return false;
+	int fd = output_fd(&output);
+	bool ok = true;
 	while (ok && size > 0) {
 		ssize_t wrote = write(fd, data, size);
 		if (wrote <= 0) {
@@ -144,14 +149,11 @@ bool cg_write_file_atomic(const char *path, const char *data, size_t size)
 		data += wrote;
 		size -= (size_t)wrote;
 	}
-	if (fd >= 0 && close(fd) != 0)
-		ok = false;
-	if (ok && rename(temporary, path) != 0)
-		ok = false;
-	if (!ok)
-		unlink(temporary);
-	free(temporary);
-	return ok;
+	if (!ok) {
+		output_discard(&output);
+		return false;
+	}
+	return output_publish(&output, &problem) == 0;
 }
 
 void cg_buffer_add(struct cg_buffer *buffer, const char *data, size_t size)

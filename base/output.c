@@ -130,13 +130,21 @@ static int open_unnamed(struct output *output)
 static int open_named(struct output *output)
 {
 	output->temporary = xasprintf("%s/.%s.ptscope-XXXXXX", output->directory, base_name(output->path));
+	/* a signal between creating the file and guarding it would leave it behind */
+	sigset_t saved;
+	install_handlers();
+	block_cleanup_signals(&saved);
 	output->fd = mkostemp(output->temporary, O_CLOEXEC);
+	int saved_errno = errno;
+	if (output->fd >= 0)
+		guard(output->temporary);
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (output->fd < 0) {
 		free(output->temporary);
 		output->temporary = NULL;
+		errno = saved_errno;
 		return -1;
 	}
-	guard(output->temporary);
 	mode_t mask = umask(0);
 	umask(mask);
 	if (fchmod(output->fd, 0666 & ~mask) != 0) {

@@ -13,11 +13,11 @@
  * Tar members need their size up front and /proc files have no size, so each
  * file is read whole into a growing buffer that is reused for every process.
  *
- * The archive is written to an unnamed O_TMPFILE in the target directory and
- * linked in (under a temporary name, then renamed) only when complete, so a
- * capture that is killed, even by SIGKILL, leaves nothing behind.  Where the
- * file system lacks O_TMPFILE a named temporary file is used and removed on
- * error and on SIGINT/SIGTERM/SIGHUP.
+ * The archive is written through base/output.h: an unnamed O_TMPFILE in the
+ * target directory linked in only when complete, so a capture that is
+ * killed, even by SIGKILL, leaves nothing behind; where the file system
+ * lacks O_TMPFILE a temporary created with O_EXCL, removed on error and on
+ * SIGINT/SIGTERM/SIGHUP (a signal inherited as ignored stays ignored).
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/output.h"
 #include "internal.h"
 
 /* One read of /proc/PID/pagemap covers at most this many pages (2 MiB). */
@@ -547,9 +548,22 @@ static int set_error(struct input_error *error, const char *format, ...)
 	return -1;
 }
 
+/* libarchive says "Write error" for a full disk: add what the system said. */
+static const char *archive_problem(struct archive *archive, char *buffer, size_t size)
+{
+	int number = archive_errno(archive);
+	const char *text = archive_error_string(archive);
+	if (number > 0 && (!text || !strstr(text, strerror(number))))
+		snprintf(buffer, size, "%s (%s)", text ? text : "error", strerror(number));
+	else
+		snprintf(buffer, size, "%s", text ? text : "error");
+	return buffer;
+}
+
 static int write_header(struct writer *w, const char *name, mode_t type_and_mode, size_t size,
 			uid_t uid, gid_t gid)
 {
+	char why[512];
 	if (w->builder)
 		return 0; /* a builder needs no folder entries */
 	archive_entry_clear(w->entry);
@@ -560,18 +574,19 @@ static int write_header(struct writer *w, const char *name, mode_t type_and_mode
 	archive_entry_set_uid(w->entry, uid);
 	archive_entry_set_gid(w->entry, gid);
 	if (archive_write_header(w->archive, w->entry) != ARCHIVE_OK)
-		return set_error(w->error, "%s: %s: %s", w->path, name, archive_error_string(w->archive));
+		return set_error(w->error, "%s: %s: %s", w->path, name, archive_problem(w->archive, why, sizeof(why)));
 	return 0;
 }
 
 static int write_member(struct writer *w, const char *name, const void *data, size_t size)
 {
+	char why[512];
 	if (w->builder)
 		return builder_add_member(w->builder, name, data, size, w->error);
 	if (write_header(w, name, AE_IFREG | 0444, size, 0, 0) < 0)
 		return -1;
 	if (size && archive_write_data(w->archive, data, size) != (la_ssize_t)size)
-		return set_error(w->error, "%s: %s: %s", w->path, name, archive_error_string(w->archive));
+		return set_error(w->error, "%s: %s: %s", w->path, name, archive_problem(w->archive, why, sizeof(why)));
 	return 0;
 }
 
@@ -844,48 +859,17 @@ static int copy_system_file(struct capture_state *state, const char *name)
 	return write_member(&state->writer, name, b->data, b->length);
 }
 
-/* ---- the output file: unnamed until complete ---- */
+/* ---- the output file: base/output.h, unnamed until complete ---- */
 
-struct output {
+struct target {
 	char final[PATH_MAX];           /* where the snapshot goes */
 	const struct codec *codec;
 	char directory[PATH_MAX];       /* its directory */
-	char temporary[PATH_MAX + 64];  /* named temporary, when O_TMPFILE is missing */
-	int fd;
+	struct output file;             /* base/output.h: O_TMPFILE, else O_EXCL; signals clean up */
+	bool open;
 };
 
-/* Named temporary file to remove when a signal ends the capture. */
-static char signal_unlink_path[PATH_MAX + 64];
-static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction saved_actions[3];
-
-static void unlink_and_reraise(int signal_number)
-{
-	if (signal_unlink_path[0])
-		unlink(signal_unlink_path);
-	signal(signal_number, SIG_DFL);
-	raise(signal_number);
-}
-
-static void guard_temporary(const char *path)
-{
-	snprintf(signal_unlink_path, sizeof(signal_unlink_path), "%s", path);
-	struct sigaction action = { .sa_handler = unlink_and_reraise };
-	sigemptyset(&action.sa_mask);
-	for (size_t i = 0; i < 3; i++)
-		sigaction(cleanup_signals[i], &action, &saved_actions[i]);
-}
-
-static void unguard_temporary(void)
-{
-	if (!signal_unlink_path[0])
-		return;
-	for (size_t i = 0; i < 3; i++)
-		sigaction(cleanup_signals[i], &saved_actions[i], NULL);
-	signal_unlink_path[0] = '\0';
-}
-
-static int resolve_output(const char *requested, const char *compress, time_t now, struct output *out,
+static int resolve_output(const char *requested, const char *compress, time_t now, struct target *out,
 			  struct input_error *error)
 {
 	char default_name[512], hostname[256] = "host";
@@ -927,52 +911,33 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 	return 0;
 }
 
-static int open_output(struct output *out, struct input_error *error)
+static int open_output(struct target *out, struct input_error *error)
 {
-	out->temporary[0] = '\0';
-	out->fd = open(out->directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-	if (out->fd >= 0)
-		return 0;
-	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-		return set_error(error, "%s: cannot write a snapshot here: %s", out->final, strerror(errno));
-	snprintf(out->temporary, sizeof(out->temporary), "%s/.ptscope-capture.XXXXXX", out->directory);
-	out->fd = mkostemp(out->temporary, O_CLOEXEC);
-	if (out->fd < 0)
-		return set_error(error, "%s: cannot write a snapshot here: %s", out->final, strerror(errno));
-	fchmod(out->fd, 0644 & ~umask(umask(0)));
-	guard_temporary(out->temporary);
-	return 0;
-}
-
-/* Give the finished file its name: link the unnamed file under a temporary
- * name, then rename it over the final one (rename replaces atomically). */
-static int publish_output(struct output *out, struct input_error *error)
-{
-	if (fsync(out->fd) < 0)
-		return set_error(error, "%s: %s", out->final, strerror(errno));
-	if (!out->temporary[0]) {
-		char fd_path[64];
-		snprintf(out->temporary, sizeof(out->temporary), "%s/.ptscope-capture.%d", out->directory,
-			 (int)getpid());
-		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", out->fd);
-		unlink(out->temporary);
-		if (linkat(out->fd, "", AT_FDCWD, out->temporary, AT_EMPTY_PATH) < 0 &&
-		    linkat(AT_FDCWD, fd_path, AT_FDCWD, out->temporary, AT_SYMLINK_FOLLOW) < 0) {
-			out->temporary[0] = '\0';
-			return set_error(error, "%s: cannot name the finished file: %s", out->final, strerror(errno));
-		}
+	struct error problem;
+	if (output_open(&out->file, out->final, &problem) < 0) {
+		const char *reason = strstr(problem.message, "cannot write here");
+		return set_error(error, "%s: cannot write a snapshot here%s", out->final,
+				 reason ? reason + strlen("cannot write here") : "");
 	}
-	if (rename(out->temporary, out->final) < 0)
-		return set_error(error, "%s: %s", out->final, strerror(errno));
-	out->temporary[0] = '\0';
+	out->open = true;
 	return 0;
 }
 
-static void discard_output(struct output *out)
+/* fsync, then give the finished file its name (rename replaces atomically). */
+static int publish_output(struct target *out, struct input_error *error)
 {
-	if (out->temporary[0])
-		unlink(out->temporary);
-	out->temporary[0] = '\0';
+	struct error problem;
+	out->open = false;
+	if (output_publish(&out->file, &problem) < 0)
+		return set_error(error, "%s", problem.message);
+	return 0;
+}
+
+static void discard_output(struct target *out)
+{
+	if (out->open)
+		output_discard(&out->file);
+	out->open = false;
 }
 
 /* ---- the whole capture ---- */
@@ -998,7 +963,7 @@ static void set_threads(struct archive *archive, const struct codec *codec)
 	archive_write_set_filter_option(archive, codec->filter, "threads", threads);
 }
 
-static int open_archive(struct capture_state *state, const struct output *out)
+static int open_archive(struct capture_state *state, const struct target *out)
 {
 	struct writer *w = &state->writer;
 	w->archive = archive_write_new();
@@ -1010,16 +975,17 @@ static int open_archive(struct capture_state *state, const struct output *out)
 	    out->codec->add_filter(w->archive) != ARCHIVE_OK)
 		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
 	set_threads(w->archive, out->codec);
-	if (archive_write_open_fd(w->archive, out->fd) != ARCHIVE_OK)
+	if (archive_write_open_fd(w->archive, output_fd(&out->file)) != ARCHIVE_OK)
 		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
 	return 0;
 }
 
 static int close_archive(struct capture_state *state)
 {
+	char why[512];
 	if (archive_write_close(state->writer.archive) != ARCHIVE_OK)
 		return set_error(state->writer.error, "%s: %s", state->writer.path,
-				 archive_error_string(state->writer.archive));
+				 archive_problem(state->writer.archive, why, sizeof(why)));
 	return 0;
 }
 
@@ -1097,7 +1063,7 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	resolved.proc_root = proc_root;
 	struct capture_state state;
 	capture_state_init(&state, &resolved, error);
-	struct output out = { .fd = -1 };
+	struct target out = { .open = false };
 	struct pid_list pids = { 0 };
 	int mode = -1;
 
@@ -1127,15 +1093,11 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	result->changed = state.changed;
 	result->pagemap = (enum pagemap_mode)mode;
 done:
-	if (mode < 0)
-		discard_output(&out);
-	unguard_temporary();
 	if (state.writer.archive)
 		archive_write_free(state.writer.archive);
 	if (state.writer.entry)
 		archive_entry_free(state.writer.entry);
-	if (out.fd >= 0)
-		close(out.fd);
+	discard_output(&out);
 	capture_state_release(&state);
 	free(pids.pids);
 	return mode < 0 ? -1 : 0;

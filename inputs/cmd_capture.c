@@ -112,8 +112,11 @@ int cmd_capture(int argc, char **argv)
 			status = 1;
 		} else {
 			printf("%s\n", result.path);
-			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped, %ld of them changed during capture), pagemap: %s\n",
-				result.processes, result.processes == 1 ? "" : "es", result.skipped, result.changed,
+			char changed[64] = "";
+			if (result.changed)
+				snprintf(changed, sizeof(changed), ", %ld of them changed during capture", result.changed);
+			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped%s), pagemap: %s\n",
+				result.processes, result.processes == 1 ? "" : "es", result.skipped, changed,
 				mode_names[result.pagemap]);
 		}
 	}

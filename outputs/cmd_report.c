@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/output.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
@@ -101,33 +102,28 @@ static void resolve(const struct profile_set *set, const struct selection *chose
 	options->rules = options->rule_count ? rules : NULL;
 }
 
-/* Write through a temporary file in the target's directory, then rename. */
+/* Write through base/output.h: an unnamed or O_EXCL temporary in the
+ * target's directory, renamed when complete, removed on error and on
+ * SIGINT/SIGTERM/SIGHUP, so an interrupted report leaves nothing. */
 static int write_output(const char *path, const struct model_result *result, const struct report_options *options)
 {
 	if (!path || !strcmp(path, "-"))
 		return report_write(stdout, result, options) ? 2 : 0;  /* ptscope.c checks stdout */
-	char copy[PATH_MAX], temporary[PATH_MAX + 32];
-	snprintf(copy, sizeof(copy), "%s", path);
-	snprintf(temporary, sizeof(temporary), "%s/.ptscope-report.XXXXXX", dirname(copy));
-	int fd = mkstemp(temporary);
-	if (fd < 0) {
-		fprintf(stderr, "ptscope: %s: %s\n", path, strerror(errno));
+	struct output output;
+	struct error problem;
+	if (output_open(&output, path, &problem) < 0) {
+		fprintf(stderr, "ptscope: %s\n", problem.message);
 		return 1;
 	}
-	/* mkstemp makes 0600; a report is an ordinary file */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0)
-		fprintf(stderr, "ptscope: %s: %s\n", path, strerror(errno));
-	FILE *out = fdopen(fd, "w");
-	int status = out && !report_write(out, result, options) ? 0 : -1;
-	if (out ? fclose(out) != 0 : (close(fd), 1))
-		status = -1;
-	if (!status && rename(temporary, path) != 0)
-		status = -1;
-	if (status) {
-		fprintf(stderr, "ptscope: %s: %s\n", path, strerror(errno));
-		unlink(temporary);
+	FILE *out = output_stream(&output);
+	if (!out || report_write(out, result, options)) {
+		int saved = errno;
+		output_discard(&output);
+		fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
+		return 1;
+	}
+	if (output_publish(&output, &problem) < 0) {
+		fprintf(stderr, "ptscope: %s\n", problem.message);
 		return 1;
 	}
 	return 0;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/escape.h"
+#include "base/output.h"
 #include "outputs/graph.h"
 
 struct format_row {
@@ -400,30 +401,27 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 		snprintf(err, err_size, "%s: unknown output format", path ? path : "stdout");
 		return 2;
 	}
+	/* base/output.h: never through a name another user could plant (O_TMPFILE,
+	 * else O_EXCL), removed on error and on SIGINT/SIGTERM/SIGHUP */
 	bool to_stdout = !path || !strcmp(path, "-");
-	char *temporary = NULL;
-	FILE *out = stdout;
-	if (!to_stdout) {
-		if (asprintf(&temporary, "%s.tmp.%ld", path, (long)getpid()) < 0 ||
-		    !(out = fopen(temporary, "wb"))) {
-			snprintf(err, err_size, "%s: cannot write: %s", path, strerror(errno));
-			free(temporary);
-			return 2;
-		}
+	struct output output;
+	struct error problem;
+	if (output_open(&output, path, &problem) < 0) {
+		snprintf(err, err_size, "%s", problem.message);
+		return 2;
 	}
+	FILE *out = output_stream(&output);
 	err[0] = '\0';
-	bool ok = format == GRAPH_FORMAT_JSON ? graph_write_json(graph, overlay, out)
+	bool ok = out && (format == GRAPH_FORMAT_JSON ? graph_write_json(graph, overlay, out)
 		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, overlay, out)
-		: graph_write_picture(graph, overlay, row->renderer, out, err, err_size);
-	if (to_stdout) {
+		: graph_write_picture(graph, overlay, row->renderer, out, err, err_size));
+	if (to_stdout)
 		ok = fflush(stdout) == 0 && ok;
-	} else {
-		ok = fclose(out) == 0 && ok;
-		if (ok && rename(temporary, path) != 0)
-			ok = false;
-		if (!ok)
-			unlink(temporary);
-		free(temporary);
+	if (!ok) {
+		output_discard(&output);
+	} else if (output_publish(&output, &problem) < 0) {
+		snprintf(err, err_size, "%s", problem.message);
+		ok = false;
 	}
 	if (!ok && !err[0])
 		snprintf(err, err_size, "%s: cannot write", to_stdout ? "stdout" : path);
