@@ -5,6 +5,7 @@
 #                a user with sudo)
 #   make check   also install the test tools, build, run every test suite
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
+#   make check SUITE=NAME   one suite: a CUnit suite (base, model, ...) or tests/cli/NAME.sh
 #   make bench   speed figures side by side with smem, cflow, clang and cat
 #   make fuzz    libFuzzer targets (clang-14)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   binaries, man pages, completion
@@ -114,7 +115,7 @@ run: deps
 
 check: deps-check
 	$(MAKE) $(PROGRAM) $(CAPTURE_PROGRAM) $(BUILD)/unit-tests
-	sh tests/check.sh $(BUILD)/unit-tests $(PROGRAM)
+	sh tests/check.sh $(if $(SUITE),--suite $(SUITE)) $(BUILD)/unit-tests $(PROGRAM)
 
 unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests

@@ -36,10 +36,45 @@ struct snapshot_builder {
 	struct vma_array vmas;
 	struct extra_array extras;
 	bool has_info, has_version, has_meminfo;
+	char *slub;                     /* the slub member, applied once slabinfo is read */
+	size_t slub_size;
 	size_t smaps_read;              /* for the progress line */
 	uint64_t total_size_kb;         /* Σ VMA Size so far, for the total check */
 	uint64_t total_status_kb[6];    /* Σ of each status counter so far */
+	size_t smaps_parsed;            /* for the memory check's message */
+	uint64_t position_bytes, total_bytes; /* of the file, when the container knows */
 };
+
+void builder_set_position(struct snapshot_builder *b, uint64_t done, uint64_t total)
+{
+	b->position_bytes = done;
+	b->total_bytes = total;
+}
+
+/* What the snapshot holds so far: the VMA array and the distinct pagemap
+ * contents as allocated, and the member being read. */
+static uint64_t kept_bytes(const struct snapshot_builder *b, size_t member_bytes)
+{
+	return (uint64_t)b->vmas.capacity * sizeof(struct vma) + pagemap_kept_bytes(b->snapshot) + member_bytes;
+}
+
+/* A snapshot that cannot fit is refused as soon as that is clear, with what
+ * it would need (extrapolated from the share of the file read), not after
+ * minutes of swapping or by the out-of-memory killer. */
+static int check_budget(struct snapshot_builder *b, size_t member_bytes, const struct parse_place *place)
+{
+	uint64_t kept = kept_bytes(b, member_bytes), budget = b->options.memory_budget_bytes;
+	if (!budget || kept <= budget)
+		return 0;
+	char need[96] = "more";
+	if (b->total_bytes && b->position_bytes && b->position_bytes < b->total_bytes)
+		snprintf(need, sizeof(need), "about %" PRIu64 " MiB",
+			 (uint64_t)((double)kept * (double)b->total_bytes / (double)b->position_bytes) >> 20);
+	parse_fail(place, 0, "does not fit in memory: after %zu processes the snapshot keeps %" PRIu64
+		   " MiB (VMAs and distinct pagemap contents), %" PRIu64 " MiB are available; reading it "
+		   "all needs %s", b->smaps_parsed, kept >> 20, budget >> 20, need);
+	return -2;
+}
 
 struct snapshot_builder *builder_create(const char *source, const struct read_options *options)
 {
@@ -70,6 +105,7 @@ void builder_abort(struct snapshot_builder *b)
 	free(b->pid_slots);
 	free(b->vmas.items);
 	free(b->extras.items);
+	free(b->slub);
 	snapshot_free(b->snapshot);
 	free(b);
 }
@@ -140,7 +176,7 @@ static int adopt_pagemap(struct snapshot_builder *b, struct process *p, void *da
 		status = parse_fail(place, 0, "out of memory keeping %zu pagemap records",
 				    size / sizeof(struct pagemap_record));
 	free(data);
-	return status;
+	return status ? status : check_budget(b, size, place);
 }
 
 static int add_process_member(struct snapshot_builder *b, struct process_build *pb,
@@ -158,8 +194,9 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 		if (parse_smaps(data, size, s->arena, &b->vmas, &b->extras, place))
 			return -1;
 		p->vma_count = b->vmas.count - pb->vma_first;
+		b->smaps_parsed++;
 		show_progress(b, false);
-		return 0;
+		return check_budget(b, size, place);
 	case MEMBER_STAT:
 		/* smemcap writes an empty member for a file it could not open:
 		 * the process ended between listing and reading (its smaps is
@@ -239,7 +276,8 @@ static bool resolve_member(const char *name, struct member_name *m)
 enum member_use builder_member_use(const struct snapshot_builder *b, const char *name)
 {
 	struct member_name m;
-	static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages" };
+	static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages",
+						   "slabinfo", "slub" };
 	bool known = false;
 	if (!resolve_member(name, &m))
 		return MEMBER_IGNORE;
@@ -323,6 +361,18 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 		s->meminfo = NULL;
 		return parse_meminfo(data, size, s->arena, &s->meminfo, &s->meminfo_count, &place);
 	}
+	if (!strcmp(name, "slabinfo")) {
+		free(s->slabs);
+		s->slabs = NULL;
+		s->slab_count = 0;
+		return parse_slabinfo(data, size, s->arena, &s->slabs, &s->slab_count, &place);
+	}
+	if (!strcmp(name, "slub")) {
+		free(b->slub);
+		b->slub = xstrndup(data, size);
+		b->slub_size = size;
+		return 0;
+	}
 	if (!strcmp(name, "kpages")) {
 		free(s->kpages);
 		s->kpages = NULL;
@@ -346,9 +396,9 @@ int builder_add_member(struct snapshot_builder *b, const char *name, const void 
 	struct process_build *pb = claim_member(b, &m, &place, &status);
 	if (!pb)
 		return status;
-	if (add_process_member(b, pb, (enum process_member)m.kind, data, size, &place))
-		return process_problem(b, pb, error);
-	return 0;
+	status = add_process_member(b, pb, (enum process_member)m.kind, data, size, &place);
+	/* -2: the snapshot does not fit; no process is to blame */
+	return status == -2 ? -1 : status ? process_problem(b, pb, error) : 0;
 }
 
 int builder_adopt_member(struct snapshot_builder *b, const char *name, void *data, size_t size,
@@ -367,9 +417,8 @@ int builder_adopt_member(struct snapshot_builder *b, const char *name, void *dat
 		free(data);
 		return status;
 	}
-	if (adopt_pagemap(b, &pb->process, data, size, &place))
-		return process_problem(b, pb, error);
-	return 0;
+	status = adopt_pagemap(b, &pb->process, data, size, &place);
+	return status == -2 ? -1 : status ? process_problem(b, pb, error) : 0;
 }
 
 int builder_size_member(struct snapshot_builder *b, const char *name, uint64_t size,
@@ -596,6 +645,11 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 	if (!b->has_info) {
 		infer_pagemap_mode(s);
 		kernel_from_version(s);
+	}
+	struct parse_place slub_place = { s->source, "slub", error };
+	if (b->slub && parse_slub(b->slub, b->slub_size, s, &slub_place)) {
+		builder_abort(b);
+		return -1;
 	}
 	if (b->smaps_read >= 64)
 		show_progress(b, true);

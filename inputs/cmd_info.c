@@ -63,6 +63,24 @@ static void print_text(const char *key, const char *value)
 	putchar('\n');
 }
 
+/* With the records loaded (--verify): how many 2 MiB chunks the processes
+ * populate and how many distinct contents the snapshot keeps for them. */
+static void print_chunks(const struct snapshot *s)
+{
+	uint64_t chunks = 0, distinct = 0, records = 0;
+	for (size_t i = 0; i < s->process_count; i++)
+		for (size_t r = 0; r < s->processes[i].run_count; r++)
+			chunks += s->processes[i].runs[r].length;
+	for (size_t c = 0; c < s->content_count; c++)
+		if (s->contents[c].references) {
+			distinct++;
+			records += s->contents[c].count;
+		}
+	if (s->content_count)
+		printf("pagemap chunks: %" PRIu64 " (%" PRIu64 " distinct, %" PRIu64 " records kept)\n",
+		       chunks, distinct, records);
+}
+
 static void print_summary(const struct snapshot *s)
 {
 	const struct snapshot_info *info = &s->info;
@@ -92,6 +110,7 @@ static void print_summary(const struct snapshot *s)
 	printf("zombies skipped: %zu\n", s->zombies);
 	printf("VMAs: %zu\n", s->vma_count);
 	printf("pagemap bytes: %" PRIu64 "\n", s->pagemap_bytes);
+	print_chunks(s);
 	printf("kpages: %zu\n", s->kpage_count);
 	print_count("skipped at capture", info->skipped);
 	print_count("of them changed during capture", info->changed);

@@ -258,7 +258,11 @@ int read_archive(const char *path, struct snapshot_builder *builder, struct inpu
 		archive_read_free(archive);
 		return -1;
 	}
+	struct stat st;
+	uint64_t file_bytes = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	while (status == 0 && (r = archive_read_next_header(archive, &entry)) != ARCHIVE_EOF) {
+		/* bytes of the file read so far: the memory check extrapolates from them */
+		builder_set_position(builder, (uint64_t)archive_filter_bytes(archive, -1), file_bytes);
 		if (r == ARCHIVE_FATAL || r == ARCHIVE_RETRY) {
 			input_error_set(error, path, NULL, 0, "%s", archive_error_string(archive));
 			status = -1;

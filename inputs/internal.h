@@ -62,6 +62,11 @@ int parse_meminfo(const char *text, size_t size, struct arena *arena,
 		  struct meminfo_entry **entries, size_t *count, const struct parse_place *place);
 int parse_info(const char *text, size_t size, struct snapshot_info *info,
 	       const struct parse_place *place);
+/* /proc/slabinfo (version 2.x) into caches; the slub member onto them. */
+int parse_slabinfo(const char *text, size_t size, struct arena *arena,
+		   struct slab_cache **caches, size_t *count, const struct parse_place *place);
+int parse_slub(const char *text, size_t size, struct snapshot *snapshot,
+	       const struct parse_place *place);
 /* Binary members: check the shape of records already in an aligned array. */
 int parse_pagemap(const struct pagemap_record *records, size_t size,
 		  const struct parse_place *place);
@@ -74,6 +79,8 @@ int pagemap_feed_begin(struct snapshot *snapshot, struct process *p);
 int pagemap_feed(struct snapshot *snapshot, struct process *p, const struct pagemap_record *records,
 		 size_t count);
 int pagemap_feed_end(struct snapshot *snapshot, struct process *p);
+/* Bytes the distinct contents and their index hold (capacities). */
+uint64_t pagemap_kept_bytes(const struct snapshot *snapshot);
 /* A dropped process gives its contents back. */
 void pagemap_release_process(struct snapshot *snapshot, struct process *p);
 
@@ -98,6 +105,10 @@ int builder_adopt_member(struct snapshot_builder *builder, const char *name, voi
 /* MEMBER_SIZE_ONLY: the member's size, its bytes never read. */
 int builder_size_member(struct snapshot_builder *builder, const char *name, uint64_t size,
 			struct input_error *error);
+
+/* How far a container has read (bytes of the file), for the memory check's
+ * estimate of the whole; total 0 when unknown. */
+void builder_set_position(struct snapshot_builder *builder, uint64_t done, uint64_t total);
 
 /* Check cross-member rules and hand over the snapshot (builder is freed either way). */
 int builder_finish(struct snapshot_builder *builder, struct snapshot **result,

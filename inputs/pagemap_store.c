@@ -211,6 +211,16 @@ void snapshot_release_pagemaps(struct snapshot *s)
 	s->content_count = s->content_record_count = 0;
 }
 
+uint64_t pagemap_kept_bytes(const struct snapshot *s)
+{
+	const struct pagemap_index *x = s->pagemap_index;
+	if (!x)
+		return 0;
+	return (uint64_t)x->content_capacity * (sizeof(*s->contents) + sizeof(*x->hashes)) +
+	       (uint64_t)x->record_capacity * sizeof(*s->content_records) +
+	       (x->slots ? (uint64_t)(x->slot_mask + 1) * sizeof(*x->slots) : 0) + sizeof(*x);
+}
+
 /* The run holding chunk, or the first run after it (run_count if none). */
 static size_t run_at_or_after(const struct process *p, uint64_t chunk)
 {

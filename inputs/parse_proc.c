@@ -5,6 +5,7 @@
  * Numbers are checked for overflow: a snapshot is input from another
  * machine, and a wrapped counter would silently poison every figure.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,4 +403,168 @@ int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *co
 					  i, (*pages)[i].mapcount);
 	}
 	return 0;
+}
+
+/* ---- slabinfo and the capture's slub member ---- */
+
+/* Split [p, limit) at blanks into at most max words. */
+static size_t split_words(const char *p, const char *limit, const char **starts, size_t *lengths,
+			  size_t max)
+{
+	size_t count = 0;
+	while (p < limit && count < max) {
+		while (p < limit && (*p == ' ' || *p == '\t'))
+			p++;
+		const char *start = p;
+		while (p < limit && *p != ' ' && *p != '\t')
+			p++;
+		if (p > start) {
+			starts[count] = start;
+			lengths[count++] = (size_t)(p - start);
+		}
+	}
+	return count;
+}
+
+static bool word_number(const char *start, size_t length, uint64_t *value)
+{
+	const char *end;
+	return parse_u64(start, start + length, value, &end) && end == start + length;
+}
+
+/*
+ * One cache: "name <active_objs> <num_objs> <objsize> <objperslab>
+ * <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata
+ * <active_slabs> <num_slabs> <sharedavail>" (mm/slab_common.c).
+ */
+static int slabinfo_line(const char *p, const char *limit, unsigned long line, struct arena *arena,
+			 struct slab_cache *cache, const struct parse_place *place)
+{
+	const char *starts[24];
+	size_t lengths[24];
+	size_t count = split_words(p, limit, starts, lengths, 24);
+	uint64_t *fields[] = { &cache->active_objects, &cache->objects, &cache->object_bytes,
+			       &cache->objects_per_slab, &cache->pages_per_slab };
+	memset(cache, 0, sizeof(*cache));
+	if (count < 6)
+		return parse_fail(place, line, "a cache line needs a name and five numbers");
+	for (size_t i = 0; i < 5; i++)
+		if (!word_number(starts[i + 1], lengths[i + 1], fields[i]))
+			return parse_fail(place, line, "bad or overflowing number in column %zu", i + 2);
+	for (size_t i = 6; i < count; i++)
+		if (lengths[i] == 8 && !memcmp(starts[i], "slabdata", 8)) {
+			if (i + 2 >= count || !word_number(starts[i + 1], lengths[i + 1], &cache->active_slabs) ||
+			    !word_number(starts[i + 2], lengths[i + 2], &cache->slabs))
+				return parse_fail(place, line, "bad slabdata numbers");
+			break;
+		}
+	if (cache->active_objects > cache->objects)
+		return parse_fail(place, line, "more active objects than objects");
+	cache->name = arena_intern(arena, starts[0], lengths[0]);
+	return cache->name ? 0 : parse_fail(place, line, "out of memory");
+}
+
+int parse_slabinfo(const char *text, size_t size, struct arena *arena,
+		   struct slab_cache **caches, size_t *count, const struct parse_place *place)
+{
+	static const char header[] = "slabinfo - version: 2.";
+	struct slab_cache *items = NULL;
+	size_t used = 0, capacity = 0;
+	const char *p = text, *end = text + size;
+	unsigned long line = 0;
+	if (size < sizeof(header) - 1 || memcmp(text, header, sizeof(header) - 1))
+		return parse_fail(place, 1, "not /proc/slabinfo (\"slabinfo - version: 2.x\")");
+	while (p < end) {
+		const char *newline = memchr(p, '\n', (size_t)(end - p));
+		const char *limit = newline ? newline : end;
+		line++;
+		if (memchr(p, '\0', (size_t)(limit - p))) {
+			free(items);
+			return parse_fail(place, line, "binary data in a text file");
+		}
+		if (line > 1 && limit > p && *p != '#') {
+			struct slab_cache *cache = ARRAY_PUSH(items, used, capacity);
+			if (slabinfo_line(p, limit, line, arena, cache, place)) {
+				free(items);
+				return -1;
+			}
+		}
+		p = limit + 1;
+	}
+	*caches = items;
+	*count = used;
+	return 0;
+}
+
+struct slub_context {
+	struct snapshot *snapshot;
+	const struct parse_place *place;
+};
+
+/* "cache: NAME key=value ...": unknown keys are skipped (later captures may
+ * say more), a cache slabinfo does not list is ignored. */
+static int slub_cache(struct slub_context *c, const char *value, const char *limit, unsigned long line)
+{
+	const char *starts[16];
+	size_t lengths[16];
+	size_t count = split_words(value, limit, starts, lengths, 16);
+	if (count == 0)
+		return parse_fail(c->place, line, "cache: needs a name");
+	struct slab_cache *cache = NULL;
+	for (size_t i = 0; i < c->snapshot->slab_count; i++)
+		if (strlen(c->snapshot->slabs[i].name) == lengths[0] &&
+		    !memcmp(c->snapshot->slabs[i].name, starts[0], lengths[0]))
+			cache = &c->snapshot->slabs[i];
+	struct slab_cache scratch;
+	if (!cache)
+		cache = &scratch;
+	static const struct { const char *key; size_t offset; } keys[] = {
+		{ "cpu_slabs", offsetof(struct slab_cache, cpu_slabs) },
+		{ "sheaf_capacity", offsetof(struct slab_cache, sheaf_capacity) },
+		{ "aliases", offsetof(struct slab_cache, aliases) },
+		{ "active_after", offsetof(struct slab_cache, active_objects_after) },
+	};
+	for (size_t w = 1; w < count; w++) {
+		const char *equals = memchr(starts[w], '=', lengths[w]);
+		if (!equals)
+			return parse_fail(c->place, line, "expected key=value after the cache name");
+		size_t key_length = (size_t)(equals - starts[w]);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			if (strlen(keys[k].key) != key_length || memcmp(keys[k].key, starts[w], key_length))
+				continue;
+			if (!word_number(equals + 1, lengths[w] - key_length - 1,
+					 (uint64_t *)((char *)cache + keys[k].offset)))
+				return parse_fail(c->place, line, "bad or overflowing number for %s", keys[k].key);
+			if (!strcmp(keys[k].key, "active_after"))
+				cache->has_active_after = true;
+		}
+	}
+	cache->has_cpu_state = true;
+	return 0;
+}
+
+static int slub_line(void *context, const char *key, size_t length, const char *value,
+		     const char *limit, unsigned long line)
+{
+	struct slub_context *c = context;
+	uint64_t number;
+	const char *end;
+	if (length == 5 && !memcmp(key, "cache", 5))
+		return slub_cache(c, value, limit, line);
+	bool cpus = length == 4 && !memcmp(key, "cpus", 4), nodes = length == 5 && !memcmp(key, "nodes", 5);
+	if (!cpus && !nodes)
+		return 0;
+	if (!parse_u64(value, limit, &number, &end) || end != limit || number > 1u << 20)
+		return parse_fail(c->place, line, "bad number");
+	if (cpus)
+		c->snapshot->slab_cpus = (unsigned)number;
+	else
+		c->snapshot->slab_nodes = (unsigned)number;
+	return 0;
+}
+
+int parse_slub(const char *text, size_t size, struct snapshot *snapshot, const struct parse_place *place)
+{
+	struct slub_context c = { snapshot, place };
+	return walk_key_values(text, size, place, slub_line, &c);
 }

@@ -3,7 +3,10 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -43,6 +46,30 @@ int snapshot_read(const char *path, const struct read_options *options,
 	return builder_finish(builder, result, error);
 }
 
+uint64_t memory_available_bytes(void)
+{
+	uint64_t available = UINT64_MAX, kb, pages, page_bytes = (uint64_t)sysconf(_SC_PAGESIZE);
+	char line[256];
+	FILE *meminfo = fopen("/proc/meminfo", "r");
+	while (meminfo && fgets(line, sizeof(line), meminfo))
+		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &kb) == 1)
+			available = kb * 1024;
+	if (meminfo)
+		fclose(meminfo);
+	struct rlimit limit;
+	FILE *statm = fopen("/proc/self/statm", "r");
+	if (statm && fscanf(statm, "%" SCNu64, &pages) == 1 && getrlimit(RLIMIT_AS, &limit) == 0 &&
+	    limit.rlim_cur != RLIM_INFINITY) {
+		uint64_t used = pages * page_bytes, cap = (uint64_t)limit.rlim_cur;
+		uint64_t left = cap > used ? cap - used : 0;
+		if (left < available)
+			available = left;
+	}
+	if (statm)
+		fclose(statm);
+	return available;
+}
+
 void snapshot_free(struct snapshot *s)
 {
 	if (!s)
@@ -53,6 +80,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->extras);
 	free(s->kpages);
 	free(s->meminfo);
+	free(s->slabs);
 	free(s->version);
 	free(s->source);
 	arena_destroy(s->arena);
@@ -110,6 +138,14 @@ const struct process *snapshot_find_process(const struct snapshot *s, int pid)
 	size_t i = lower_bound(s->processes, s->process_count, sizeof(*s->processes), process_pid,
 			       (uint64_t)pid);
 	return i < s->process_count && s->processes[i].pid == pid ? &s->processes[i] : NULL;
+}
+
+const struct slab_cache *snapshot_find_slab(const struct snapshot *s, const char *name)
+{
+	for (size_t i = 0; i < s->slab_count; i++)
+		if (!strcmp(s->slabs[i].name, name))
+			return &s->slabs[i];
+	return NULL;
 }
 
 uint64_t snapshot_meminfo_kb(const struct snapshot *s, const char *name)

@@ -152,6 +152,21 @@ struct meminfo_entry {
 	uint64_t kb;
 };
 
+/* One cache of /proc/slabinfo (member "slabinfo", read as root), with the
+ * per-CPU state the capture read from /sys/kernel/slab/NAME (member "slub")
+ * for the caches the model counts. */
+struct slab_cache {
+	const char *name;               /* arena-owned */
+	uint64_t active_objects, objects, object_bytes, objects_per_slab, pages_per_slab;
+	uint64_t active_slabs, slabs;
+	bool has_cpu_state;             /* the slub member names this cache */
+	uint64_t cpu_slabs;             /* slabs held by CPUs: current and per-CPU partial */
+	uint64_t sheaf_capacity;        /* objects per per-CPU sheaf (6.18+; 0: none) */
+	uint64_t aliases;               /* other caches merged into this one (slab merging) */
+	bool has_active_after;
+	uint64_t active_objects_after;  /* active objects read again after the processes */
+};
+
 struct snapshot {
 	char *source;                   /* the path it was read from, for messages */
 	struct snapshot_info info;
@@ -167,6 +182,9 @@ struct snapshot {
 	size_t vma_count;
 	struct smaps_extra *extras;
 	size_t extra_count;
+	struct slab_cache *slabs;       /* /proc/slabinfo order; NULL when absent */
+	size_t slab_count;
+	unsigned slab_cpus, slab_nodes; /* from the slub member; 0: not stated */
 	struct kpage *kpages;           /* ascending pfn; NULL when absent */
 	size_t kpage_count;
 	uint64_t pagemap_bytes;         /* total size of all PID/pagemap members */
@@ -188,7 +206,12 @@ struct read_options {
 	bool skip_bad;                  /* drop a broken process instead of failing */
 	bool progress;                  /* progress on stderr */
 	bool pagemap_sizes_only;        /* count pagemap bytes, load no records (info) */
+	uint64_t memory_budget_bytes;   /* refuse, saying what it needs, past this (0: no limit) */
 };
+
+/* Memory this process may still take: the smaller of MemAvailable and what
+ * RLIMIT_AS leaves above its current size (UINT64_MAX when neither says). */
+uint64_t memory_available_bytes(void);
 
 /* Load a snapshot: a directory, tar(.gz/.xz/.zst), smemcap capture, or
  * "/proc" / NULL for the live system.  Returns 0, or -1 with *error filled. */
@@ -236,6 +259,9 @@ int snapshot_verify(const struct snapshot *snapshot, struct verify_result *resul
 
 /* The process with this pid, or NULL. */
 const struct process *snapshot_find_process(const struct snapshot *snapshot, int pid);
+
+/* The slabinfo line of a cache, or NULL (no slabinfo, or no such cache). */
+const struct slab_cache *snapshot_find_slab(const struct snapshot *snapshot, const char *name);
 
 /* A meminfo value in kB, or 0 when absent. */
 uint64_t snapshot_meminfo_kb(const struct snapshot *snapshot, const char *name);

@@ -440,7 +440,7 @@ static void visit_process_figures(struct model_context *c, const struct segment 
  * skips a VMA without an anon_vma, since faults refill it, unless its
  * VmFlags say a fault could not (hugetlb before 6.0, PFN and mixed maps,
  * userfaultfd write-protect): the profile's copies-vmflags. */
-static bool fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma)
+bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma)
 {
 	return profile->fork_copies_file_ptes || has_anon_vma ||
 	       (vma && (vma->vm_flags & profile->fork_copy_flags));
@@ -459,7 +459,7 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct model_design *design = &r->designs[d];
 		design->exit_rmap_calls += f->mapped;
-		if (!fork_copies(design->profile, seg->vma, has_anon_vma))
+		if (!model_fork_copies(design->profile, seg->vma, has_anon_vma))
 			continue;
 		design->fork_rmap_calls += f->mapped;
 		design->fork_rmap_anon_calls += f->mapped_anon;
@@ -610,6 +610,24 @@ static void choose_headline_rule(struct model_result *r)
 			r->headline_rule = k;
 }
 
+uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options *o)
+{
+	uint64_t designs = o->designs ? o->design_count : o->profiles->rmap_count;
+	uint64_t rules = o->rules ? o->rule_count : o->profiles->rule_count;
+	uint64_t records = s->content_record_count, contents = s->content_count;
+	/* per record kept: its PFN entry index, and at most one PFN entry (the
+	 * table at half load, doubled while it grows) */
+	uint64_t bytes = records * (sizeof(uint32_t) + 2 * (sizeof(struct pfn_entry) + 2 * sizeof(uint32_t)));
+	/* per content: figures for every design, PMD kind, identical-rule sums and classes */
+	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (sizeof(double) + sizeof(uint64_t)) +
+			     2 * sizeof(uint64_t) + 2 * 64);
+	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys */
+	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128);
+	/* per process: its figures for every design and rule */
+	bytes += (uint64_t)s->process_count * (sizeof(struct model_process) + (designs + rules + 2) * sizeof(double));
+	return bytes;
+}
+
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
 	      struct model_result **result, struct model_error *error)
 {
@@ -639,7 +657,8 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 		struct model_process *mp = &r->process_figures[i];
 		mp->pte_chain_bytes = calloc(r->design_count + 1, sizeof(double));
 		mp->sharable_pages = calloc(r->sharing_count + 1, sizeof(double));
-		if (!mp->pte_chain_bytes || !mp->sharable_pages)
+		mp->fork_copies = calloc(r->sharing_count + 1, sizeof(*mp->fork_copies));
+		if (!mp->pte_chain_bytes || !mp->sharable_pages || !mp->fork_copies)
 			model_out_of_memory();
 	}
 
@@ -653,6 +672,8 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	model_estimate(&c);
 	model_object_rmap(&c);
 	count_work(&c);
+	model_fork_tables(&c);
+	model_counters(&c);
 	finish_designs(&c, sums);
 	int status = model_sharing(&c);
 	choose_headline_rule(r);
@@ -676,6 +697,7 @@ void model_free(struct model_result *r)
 	for (size_t i = 0; r->process_figures && i < r->processes; i++) {
 		free(r->process_figures[i].pte_chain_bytes);
 		free(r->process_figures[i].sharable_pages);
+		free(r->process_figures[i].fork_copies);
 	}
 	for (size_t k = 0; r->sharing && k < r->sharing_count; k++)
 		free(r->sharing[k].files);

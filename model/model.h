@@ -199,6 +199,13 @@ struct model_design {
 	uint64_t exit_rmap_calls;       /* page_remove_rmap */
 };
 
+/* What a fork of a process copies: PTEs (present and swap entries of the
+ * VMAs fork copies under the snapshot's own design) and the PTE pages that
+ * hold them (model/fork.c). */
+struct fork_copy {
+	uint64_t pte_pages, ptes;
+};
+
 struct model_file_share {
 	const char *path;               /* arena-owned by the snapshot */
 	uint32_t dev_major, dev_minor;
@@ -216,6 +223,7 @@ struct model_sharing {
 	uint64_t pages_in_cow_vmas;     /* share whose VMA holds private COW pages */
 	uint64_t eligible_vmas;
 	struct model_file_share *files; /* sorted by sharable_pages, descending */
+	struct fork_copy fork_copies;   /* every process forking once, under the rule */
 	size_t file_count;
 };
 
@@ -230,6 +238,8 @@ struct model_process {
 	uint64_t present_ptes, swap_ptes, zero_page_ptes;
 	double *pte_chain_bytes;        /* per design, PSS-style, display only */
 	double *sharable_pages;         /* per sharing rule, split PSS-style among partners */
+	struct fork_copy fork_copy;     /* a fork copies today (no sharing) */
+	struct fork_copy *fork_copies;  /* per sharing rule: shared windows are not copied */
 };
 
 struct model_options {
@@ -240,6 +250,43 @@ struct model_options {
 	size_t rule_count;
 	const struct geometry *geometry;      /* NULL: profiles_current(arch) */
 	size_t top_files;                     /* files kept per rule (0: 10) */
+};
+
+/*
+ * The kernel's own counters beside the model's figures (model/counters.c).
+ * A slab cache's active objects hold the model's objects plus what /proc
+ * does not show (exited ancestors' anon_vmas kept by their descendants'
+ * chains, processes not captured, other caches merged into the same slab)
+ * plus free objects SLUB counts active because they sit in a CPU's slab or
+ * sheaf.  So the model's count should lie in [lower, upper]:
+ *   upper = the larger active count (read before and after the processes);
+ *   lower = the smaller one minus the per-CPU slack, 0 when the slack is not
+ *           known or other caches share the slab (their objects are unknown).
+ */
+enum { MODEL_SLAB_CACHES = 3 };
+struct model_slab_check {
+	const char *cache;              /* "anon_vma", "anon_vma_chain", "vm_area_struct" */
+	bool available;                 /* the snapshot has this slabinfo line */
+	uint64_t objects;               /* active objects before the processes were read */
+	uint64_t objects_after;         /* ... after (= objects when not captured) */
+	uint64_t model;                 /* the model's count (the snapshot's own design) */
+	uint64_t lower, upper;
+	bool slack_known;
+	uint64_t slack;                 /* bound on free objects counted active: per-CPU
+					   slabs x objects per slab + sheaves x capacity */
+	uint64_t aliases;               /* other caches merged into this slab */
+	bool within;                    /* lower <= model <= upper */
+};
+
+struct model_counters {
+	bool has_meminfo_pagetables;
+	uint64_t meminfo_pagetables_bytes;   /* meminfo PageTables */
+	uint64_t model_pagetables_bytes;     /* the captured processes' page tables: exact
+						from pagemap, VmPTE for those without */
+	int64_t remainder_bytes;             /* PageTables - model: kernel page tables, PGDs,
+						processes not captured */
+	bool has_slabinfo;
+	struct model_slab_check slabs[MODEL_SLAB_CACHES];
 };
 
 struct model_result {
@@ -268,7 +315,13 @@ struct model_result {
 	                                                exact tables, or without pagemap their
 	                                                estimate's upper bound (so <= 100 %) */
 	struct model_process *process_figures;       /* one per snapshot process */
+	struct fork_copy fork_copy;                  /* every process forking once, no sharing */
+	struct model_counters counters;              /* kernel counters beside the model */
 };
+
+/* An upper bound on the memory model_run takes for a snapshot, beyond the
+ * snapshot itself: it follows distinct contents, VMAs and processes. */
+uint64_t model_memory_bytes(const struct snapshot *snapshot, const struct model_options *options);
 
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
 	      struct model_result **result, struct model_error *error);

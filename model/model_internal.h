@@ -94,10 +94,18 @@ void model_walk_segments(struct model_context *c, size_t process, segment_visit 
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
 
+/* Does fork copy this VMA's PTEs under the design (lazy fork: model/model.c)? */
+bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma);
+/* The address range whose windows a rule would share for a VMA it makes
+ * eligible ([start, end), empty when none: model/sharing.c). */
+void sharing_vma_windows(const struct sharing_rule *rule, const struct vma *vma, uint64_t *start, uint64_t *end);
+
 /* The pieces of model_run. */
+void model_fork_tables(struct model_context *context);       /* model/fork.c */
 void model_estimate(struct model_context *context);          /* model/estimate.c */
 int model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
+void model_counters(struct model_context *context);          /* model/counters.c */
 
 _Noreturn void model_out_of_memory(void);
 void *model_grow(void *array, size_t *capacity, size_t need, size_t size);

@@ -7,8 +7,16 @@
  * 2.6.33: found by union-find over shared anonymous PFNs) and the fork depth
  * that sets the number of chains (2.6.34+) are facts of the snapshot; the
  * profile only prices them.
+ *
+ * Neighbours share: a VMA split by mprotect keeps its anon_vma in both
+ * halves, and anon_vma_prepare() takes the anon_vma of a compatible
+ * neighbour that has never been forked (find_mergeable_anon_vma).  Every
+ * shared library's RELRO (r--p) and data (rw-p) VMAs are such a pair.  So
+ * compatible neighbours of one process count one anon_vma between them,
+ * except VMAs a fork made (depth >= 1): anon_vma_fork gives each its own.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/model_internal.h"
 
@@ -20,6 +28,27 @@ static size_t find_root(size_t *parent, size_t x)
 		x = parent[x];
 	}
 	return x;
+}
+
+static uint64_t flag(enum vma_flag f)
+{
+	return UINT64_C(1) << f;
+}
+
+/* mm/mmap.c anon_vma_compatible() as far as smaps shows it: adjacent, the
+ * same file with the offset running on (anonymous VMAs show no offset; an
+ * anonymous mmap's offset is its address, so neighbours run on unless
+ * mremap moved one), and the same flags but the access permissions and
+ * soft-dirty ("sd", read as an unknown code). */
+static bool compatible(const struct vma *a, const struct vma *b)
+{
+	const uint64_t ignored = flag(VMF_RD) | flag(VMF_WR) | flag(VMF_EX) | flag(VMF_OTHER);
+	bool anonymous = a->inode == 0 && b->inode == 0 && a->dev_major == 0 && b->dev_major == 0;
+	bool same_file = a->inode == b->inode && a->dev_major == b->dev_major &&
+			 a->dev_minor == b->dev_minor && !strcmp(a->path, b->path) &&
+			 b->offset == a->offset + (a->end - a->start);
+	return a->end == b->start && (anonymous || same_file) && a->perms[3] == b->perms[3] &&
+	       !((a->vm_flags ^ b->vm_flags) & ~ignored);
 }
 
 /* an exclusive anonymous page: only a VMA with an anon_vma maps one */
@@ -102,6 +131,16 @@ static uint64_t count_families(struct model_context *c)
 		f.parent[g] = g;
 	for (size_t i = 0; i < s->process_count; i++)
 		model_walk_segments(c, i, visit_families, &f);
+	/* split and neighbouring VMAs share their anon_vma (a forked child's
+	 * copies share the parent's anyway in this design) */
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		for (size_t v = 1; v < p->vma_count; v++) {
+			size_t a = (size_t)(&p->vmas[v - 1] - s->vmas), b = a + 1;
+			if (c->vma_has_anon_vma[a] && c->vma_has_anon_vma[b] && compatible(&s->vmas[a], &s->vmas[b]))
+				f.parent[find_root(f.parent, b)] = find_root(f.parent, a);
+		}
+	}
 	uint64_t families = 0;
 	for (size_t g = 0; g < s->vma_count; g++)
 		families += c->vma_has_anon_vma[g] && find_root(f.parent, g) == g;
@@ -131,20 +170,49 @@ static uint64_t fork_depth(const struct model_context *c, const struct process *
 	return depth;
 }
 
+/* 2.6.34+: one anon_vma per VMA holding one, but compatible neighbours
+ * (never forked) count one between them; chains: d + 1 per VMA. */
+static uint64_t count_own_anon_vmas(struct model_context *c, const uint64_t *depths)
+{
+	const struct snapshot *s = c->snapshot;
+	uint64_t count = 0;
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		for (size_t v = 0; v < p->vma_count; v++) {
+			size_t g = (size_t)(&p->vmas[v] - s->vmas);
+			if (!c->vma_has_anon_vma[g])
+				continue;
+			bool shares = v > 0 && depths[g] == 0 && c->vma_has_anon_vma[g - 1] &&
+				      depths[g - 1] == 0 && compatible(&s->vmas[g - 1], &s->vmas[g]);
+			count += !shares;
+		}
+	}
+	return count;
+}
+
 void model_object_rmap(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
 	mark_anon_vmas(c);
 	bool exact = r->has_pfns && r->processes_with_pagemap == r->processes;
-	uint64_t families = exact ? count_families(c) : r->anon_vmas;
+	uint64_t *depths = calloc(s->vma_count + 1, sizeof(*depths));
+	if (!depths)
+		model_out_of_memory();
 	uint64_t chains = 0;
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
-		for (size_t v = 0; v < p->vma_count; v++)
-			if (c->vma_has_anon_vma[&p->vmas[v] - s->vmas])
-				chains += fork_depth(c, p, &p->vmas[v]) + 1;
+		for (size_t v = 0; v < p->vma_count; v++) {
+			size_t g = (size_t)(&p->vmas[v] - s->vmas);
+			if (!c->vma_has_anon_vma[g])
+				continue;
+			depths[g] = fork_depth(c, p, &p->vmas[v]);
+			chains += depths[g] + 1;
+		}
 	}
+	uint64_t own = count_own_anon_vmas(c, depths);
+	uint64_t families = exact ? count_families(c) : own;
+	free(depths);
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct model_design *design = &r->designs[d];
 		const struct rmap_profile *profile = design->profile;
@@ -159,7 +227,7 @@ void model_object_rmap(struct model_context *c)
 			design->fork_anon_vma_calls = r->anon_vmas;         /* anon_vma_link */
 			break;
 		case ANON_VMA_CHAIN:
-			design->anon_vma_count = r->anon_vmas;
+			design->anon_vma_count = own;
 			design->anon_vma_chain_count = chains;
 			design->fork_anon_vma_calls = r->anon_vmas;         /* anon_vma_fork */
 			/* anon_vma_clone copies the parent's chains, then one new chain */

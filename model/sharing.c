@@ -136,6 +136,19 @@ static uint64_t window_base(const struct sharing_rule *rule, const struct vma *v
 	return rule->partners == PARTNERS_LENGTH ? v->start + (w << rule->window_shift) : w << rule->window_shift;
 }
 
+void sharing_vma_windows(const struct sharing_rule *rule, const struct vma *vma, uint64_t *start, uint64_t *end)
+{
+	uint64_t first, last;
+	*start = *end = 0;
+	if (rule->partners == PARTNERS_CONTENT || !sharing_vma_eligible(rule, vma))
+		return;
+	member_windows(rule, vma, &first, &last);
+	if (first < last) {
+		*start = window_base(rule, vma, first);
+		*end = window_base(rule, vma, last - 1) + ((uint64_t)1 << rule->window_shift);
+	}
+}
+
 static uint64_t window_name(const struct sharing_rule *rule, const struct vma *v, uint64_t w)
 {
 	if (rule->partners == PARTNERS_FILE_INDEX)

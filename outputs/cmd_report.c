@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -176,6 +177,8 @@ int cmd_report(int argc, char **argv)
 	}
 	struct snapshot *snapshot = NULL, *baseline = NULL;
 	struct input_error input_error;
+	uint64_t available = memory_available_bytes();
+	read.memory_budget_bytes = available == UINT64_MAX ? 0 : available;
 	if (!status && snapshot_read(optind < argc ? argv[optind] : NULL, &read, &snapshot, &input_error)) {
 		fprintf(stderr, "ptscope: %s\n", input_error.message);
 		status = 1;
@@ -192,8 +195,17 @@ int cmd_report(int argc, char **argv)
 		resolve(&set, &chosen, designs, rules, &options);
 		/* designs named on the command line are shown whatever their architecture */
 		report.all_designs |= options.design_count > 0;
-		if (model_run(snapshot, &options, &result, &model_error) ||
-		    (baseline && model_run(baseline, &options, &before, &model_error))) {
+		uint64_t need = model_memory_bytes(snapshot, &options) +
+				(baseline ? model_memory_bytes(baseline, &options) : 0);
+		available = memory_available_bytes();
+		if (need > available) {
+			/* said before the work starts, not found out after minutes */
+			fprintf(stderr, "ptscope: %s: does not fit in memory: the cost model needs up to %" PRIu64
+				" MiB beyond the snapshot, %" PRIu64 " MiB are available\n", snapshot->source,
+				need >> 20, available >> 20);
+			status = 1;
+		} else if (model_run(snapshot, &options, &result, &model_error) ||
+			   (baseline && model_run(baseline, &options, &before, &model_error))) {
 			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, model_error.message);
 			status = 2;
 		} else {

@@ -334,6 +334,44 @@ static int by_pagetables(const void *x, const void *y)
 	return a->process->pid - b->process->pid;
 }
 
+/* What a fork copies, in PTE pages (what fork allocates and fills) and PTEs,
+ * today and under each sharing rule (model/fork.c). */
+static void fork_cell(const struct fork_copy *copy, char *cell, size_t size)
+{
+	char pages[32], ptes[32];
+	report_format_count(copy->pte_pages, pages, sizeof(pages));
+	report_format_count(copy->ptes, ptes, sizeof(ptes));
+	snprintf(cell, size, "%s / %s", pages, ptes);
+}
+
+static void write_fork_copies(FILE *out, const struct model_result *r, const struct report_options *o)
+{
+	char cell[80];
+	fork_cell(&r->fork_copy, cell, sizeof(cell));
+	fprintf(out, "What a fork of every process copies (PTE pages / PTEs; a shared window is not copied)\n");
+	fprintf(out, "  %-16s %24s\n", "today", cell);
+	for (size_t k = 0; k < r->sharing_count; k++) {
+		fork_cell(&r->sharing[k].fork_copies, cell, sizeof(cell));
+		fprintf(out, "  %-16s %24s%s\n", r->sharing[k].rule->id, cell,
+			r->sharing[k].rule->partners == PARTNERS_CONTENT ? "  (merged after the fork: copied as today)" : "");
+	}
+	if (o->per_process) {
+		fprintf(out, "  %8s %-16s %10s", "pid", "comm", "today");
+		for (size_t k = 0; k < r->sharing_count; k++)
+			fprintf(out, " %14.14s", r->sharing[k].rule->id);
+		fputs("   (PTE pages)\n", out);
+		for (size_t i = 0; i < r->processes; i++) {
+			const struct model_process *p = &r->process_figures[i];
+			fprintf(out, "  %8d %-16.16s %10llu", p->process->pid, p->process->comm,
+				(unsigned long long)p->fork_copy.pte_pages);
+			for (size_t k = 0; k < r->sharing_count; k++)
+				fprintf(out, " %14llu", (unsigned long long)p->fork_copies[k].pte_pages);
+			fputc('\n', out);
+		}
+	}
+	fputc('\n', out);
+}
+
 static void write_processes(FILE *out, const struct model_result *r, const struct report_options *o)
 {
 	char a[32], b[32], c[32], d[32];
@@ -362,6 +400,54 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 	free(order);
 }
 
+/* What the kernel itself counts, beside the model's figures, and why they
+ * differ (model/model.h: struct model_counters). */
+static void write_counters(FILE *out, const struct model_result *r)
+{
+	const struct model_counters *k = &r->counters;
+	char a[32], b[32], c[32];
+	fputs("Kernel counters beside the model\n", out);
+	if (k->has_meminfo_pagetables) {
+		double remainder = (double)k->remainder_bytes;
+		fprintf(out, "  meminfo PageTables %s = these processes' tables %s + %s%s",
+			bytes((double)k->meminfo_pagetables_bytes, a), bytes((double)k->model_pagetables_bytes, b),
+			remainder < 0 ? "-" : "", bytes(fabs(remainder), c));
+		if (r->processes)
+			fprintf(out, " (%s a process)", bytes(fabs(remainder) / (double)r->processes, a));
+		fputs("\n  of the kernel's own page tables, PGD pages (not in VmPTE) and processes not captured\n", out);
+	} else {
+		fputs("  meminfo has no PageTables line\n", out);
+	}
+	if (!k->has_slabinfo) {
+		fputs("  slabinfo: not in this snapshot (it is captured as root only)\n\n", out);
+		return;
+	}
+	fprintf(out, "  %-15s %10s %10s %10s %10s  %s\n", "slab cache", "objects", "model", "lower", "upper", "within");
+	for (size_t i = 0; i < MODEL_SLAB_CACHES; i++) {
+		const struct model_slab_check *s = &k->slabs[i];
+		if (!s->available) {
+			fprintf(out, "  %-15s (no slabinfo line)\n", s->cache);
+			continue;
+		}
+		fprintf(out, "  %-15s %10llu %10llu %10llu %10llu  %s", s->cache, (unsigned long long)s->objects,
+			(unsigned long long)s->model, (unsigned long long)s->lower, (unsigned long long)s->upper,
+			s->within ? "yes" : "NO");
+		if (s->aliases)
+			fprintf(out, " (%llu caches share it: no lower)",
+				(unsigned long long)s->aliases);
+		else if (!s->slack_known)
+			fputs(" (per-CPU state not captured: no lower)", out);
+		if (!s->within && s->model < s->lower)
+			fprintf(out, "\n  %-15s the kernel holds at least %llu more than the model explains: exited ancestors'\n"
+				"  %-15s anon_vmas (an orphaned fork tree), processes not captured", "",
+				(unsigned long long)(s->lower - s->model), "");
+		fputc('\n', out);
+	}
+	fputs("  objects = the model's + exited ancestors' anon_vmas and chains + processes not captured\n"
+	      "  + free objects SLUB counts active in per-CPU slabs and sheaves (the slack); read before and\n"
+	      "  after the processes: upper = the larger, lower = the smaller - slack\n\n", out);
+}
+
 int report_write_text(FILE *out, const struct model_result *r, const struct report_options *o)
 {
 	const struct snapshot *s = r->snapshot;
@@ -382,9 +468,11 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 		wrapped(out, "", headline, 2);
 	fputc('\n', out);
 	write_pagetables(out, r);
+	write_counters(out, r);
 	write_designs(out, r, o);
 	write_work(out, r, o);
 	write_sharing(out, r, o);
+	write_fork_copies(out, r, o);
 	write_processes(out, r, o);
 	return ferror(out) ? -1 : 0;
 }

@@ -96,6 +96,27 @@ static struct json_object *keyed_totals(const struct model_result *r, int which)
 	return o;
 }
 
+/* {"none": what a fork copies today, "RULE": what it copies under the rule}:
+ * PTE pages (which == 0) or PTEs. */
+static struct json_object *fork_copies_object(const struct model_result *r, const struct fork_copy *none,
+					      const struct fork_copy *per_rule, size_t stride, int which)
+{
+	struct json_object *o = json_object_new_object();
+	put_u64(o, "none", which ? none->ptes : none->pte_pages);
+	for (size_t k = 0; k < r->sharing_count; k++) {
+		const struct fork_copy *copy = (const struct fork_copy *)((const char *)per_rule + k * stride);
+		put_u64(o, r->sharing[k].rule->id, which ? copy->ptes : copy->pte_pages);
+	}
+	return o;
+}
+
+static void put_fork_copies(struct json_object *o, const struct model_result *r, const struct fork_copy *none,
+			    const struct fork_copy *per_rule, size_t stride)
+{
+	put(o, "fork_pte_pages_copied", fork_copies_object(r, none, per_rule, stride, 0));
+	put(o, "fork_ptes_copied", fork_copies_object(r, none, per_rule, stride, 1));
+}
+
 static struct json_object *totals_object(const struct model_result *r)
 {
 	struct json_object *o = json_object_new_object();
@@ -118,6 +139,7 @@ static struct json_object *totals_object(const struct model_result *r)
 	put(o, "object_rmap_bytes", keyed_totals(r, 1));
 	put(o, "rmap_total_bytes", keyed_totals(r, 2));
 	put(o, "sharable_pte_pages", keyed_totals(r, 3));
+	put_fork_copies(o, r, &r->fork_copy, &r->sharing[0].fork_copies, sizeof(*r->sharing));
 	return o;
 }
 
@@ -200,6 +222,8 @@ static struct json_object *sharing_object(const struct model_result *r, const st
 	put(o, "percent_of_pagetables", decimal(r->sharing_base_bytes > 0 ? 100.0 * (double)s->sharable_bytes / r->sharing_base_bytes : 0));
 	put_u64(o, "eligible_vmas", s->eligible_vmas);
 	put_u64(o, "pages_in_vmas_with_private_copies", s->pages_in_cow_vmas);
+	put_u64(o, "fork_pte_pages_copied", s->fork_copies.pte_pages);
+	put_u64(o, "fork_ptes_copied", s->fork_copies.ptes);
 	struct json_object *files = json_object_new_array();
 	size_t limit = options->per_file ? s->file_count : report_top(options);
 	for (size_t i = 0; i < s->file_count && i < limit; i++) {
@@ -235,6 +259,45 @@ static struct json_object *process_object(const struct model_result *r, const st
 	for (size_t k = 0; k < r->sharing_count; k++)
 		put(sharable, r->sharing[k].rule->id, decimal(p->sharable_pages[k]));
 	put(o, "sharable_pte_pages", sharable);
+	put_fork_copies(o, r, &p->fork_copy, p->fork_copies, sizeof(*p->fork_copies));
+	return o;
+}
+
+/* kernel_counters: the kernel's own counters beside the model's figures. */
+static struct json_object *counters_object(const struct model_result *r)
+{
+	const struct model_counters *k = &r->counters;
+	struct json_object *o = json_object_new_object();
+	if (k->has_meminfo_pagetables)
+		put_u64(o, "meminfo_pagetables_bytes", k->meminfo_pagetables_bytes);
+	else
+		put(o, "meminfo_pagetables_bytes", NULL);
+	put_u64(o, "model_pagetables_bytes", k->model_pagetables_bytes);
+	put(o, "pagetables_remainder_bytes", json_object_new_int64(k->remainder_bytes));
+	if (!k->has_slabinfo) {
+		put(o, "slab", NULL);
+		return o;
+	}
+	struct json_object *slab = json_object_new_object();
+	for (size_t i = 0; i < MODEL_SLAB_CACHES; i++) {
+		const struct model_slab_check *c = &k->slabs[i];
+		if (!c->available)
+			continue;
+		struct json_object *cache = json_object_new_object();
+		put_u64(cache, "objects", c->objects);
+		put_u64(cache, "objects_after", c->objects_after);
+		put_u64(cache, "model", c->model);
+		put_u64(cache, "lower", c->lower);
+		put_u64(cache, "upper", c->upper);
+		put_bool(cache, "within", c->within);
+		if (c->slack_known)
+			put_u64(cache, "slack", c->slack);
+		else
+			put(cache, "slack", NULL);
+		put_u64(cache, "aliases", c->aliases);
+		put(slab, c->cache, cache);
+	}
+	put(o, "slab", slab);
 	return o;
 }
 
@@ -252,6 +315,7 @@ struct json_object *report_build(const struct model_result *r, const struct repo
 	put(root, "pagetable_estimate", estimate_object(&r->pagetable_estimate, (double)r->pagetable_bytes,
 						      r->processes_with_pagemap == r->processes && r->processes));
 	put_u64(root, "smaps_pagemap_drift_pages", r->smaps_drift_pages);
+	put(root, "kernel_counters", counters_object(r));
 	struct json_object *designs = json_object_new_array();
 	for (size_t d = 0; d < r->design_count; d++)
 		json_object_array_add(designs, design_object(r, &r->designs[d]));

@@ -11,6 +11,12 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# Exit status 77: counted as skipped by tests/check.sh, with this last line.
+skip() { echo "skip: $*"; exit 77; }
+# need_snapshot NAME: the reference snapshot ../shared/snapshots/NAME, or skip.
+need_snapshot() {
+	[ -f "${SHARED_SNAPSHOTS:-}/$1" ] || skip "no reference snapshot $1 in ${SHARED_SNAPSHOTS:-(unset)}"
+}
 
 # start_stopped PROGRAM COUNT: run PROGRAM, which prints one pid per line for
 # itself and its children, wait for COUNT pids, stop them all with SIGSTOP and

@@ -29,7 +29,6 @@ command -v bc > /dev/null || sh "$here/../deps.sh" bc > /dev/null
 tmp=$(mktemp -d)
 tree=
 cleanup() {
-	exec 3>&- 2>/dev/null
 	[ -n "$tree" ] && kill "$tree" 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$tmp"
@@ -61,16 +60,19 @@ for size in $sizes; do
 		echo "$mib MiB x $children: skipped ($need MiB needed, $available_mib MiB available)"
 		continue
 	fi
-	mkfifo "$tmp/hold"
-	"$tmp/shmtree" "$mib" "$children" < "$tmp/hold" > "$tmp/pid" &
+	rm -f "$tmp/pid"
+	"$tmp/shmtree" "$mib" "$children" > "$tmp/pid" &
 	tree=$!
-	exec 3> "$tmp/hold"
 	while [ ! -s "$tmp/pid" ] && kill -0 "$tree" 2>/dev/null; do sleep 0.2; done
 	[ -s "$tmp/pid" ] || { echo "bench-scale: shmtree $mib $children failed"; exit 1; }
 	pids="$tree $(ps -o pid= --ppid "$tree" | tr '\n' ' ')"
+	[ "$(echo $pids | wc -w)" -eq $((children + 1)) ] ||
+		{ echo "bench-scale: shmtree $mib $children: $(echo $pids | wc -w) processes, want $((children + 1))"; exit 1; }
 	vmpte_kb=0
 	for p in $pids; do
-		vmpte_kb=$((vmpte_kb + $(sed -n 's/^VmPTE:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$p/status)))
+		kb=$(sed -n 's/^VmPTE:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$p/status)
+		[ -n "$kb" ] || { echo "bench-scale: process $p of the tree is gone"; exit 1; }
+		vmpte_kb=$((vmpte_kb + kb))
 	done
 	mkdir "$tmp/out.d"
 	timed "$ptscope" capture --tree "$tree" -o "$tmp/out.d" || exit 1
@@ -78,10 +80,9 @@ for size in $sizes; do
 	snapshot=$(ls "$tmp"/out.d/*)
 	timed "$tmp/readfloor" $pids || exit 1
 	floor_s="$t_wall/$t_cpu" floor_cpu=$t_cpu
-	exec 3>&-
+	kill "$tree"
 	wait "$tree" 2>/dev/null
 	tree=
-	rm -f "$tmp/hold"
 	records=$(( $("$ptscope" info "$snapshot" | sed -n 's/^pagemap bytes: //p') / 16 ))
 	snapshot_mb=$(( $(stat -c %s "$snapshot") / 1000000 ))
 	timed "$ptscope" report "$snapshot" || exit 1

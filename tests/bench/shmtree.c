@@ -8,9 +8,9 @@
  * The parent maps MIB MiB of shared anonymous memory, writes every page, then
  * forks CHILDREN children that each read every page (so each builds its own
  * PTE pages over the whole segment: MAP_SHARED areas are not copied at fork).
- * When all are ready it prints its pid on stdout and waits until stdin
- * reaches end of file or a signal ends it; the children die with it
- * (PR_SET_PDEATHSIG), so nothing outlives the benchmark.
+ * When all are ready it prints its pid on stdout and waits until a signal
+ * (SIGTERM) ends it; the children die with it (PR_SET_PDEATHSIG), so nothing
+ * outlives the benchmark.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -93,8 +93,6 @@ int main(int argc, char **argv)
 	}
 	printf("%d\n", (int)self);
 	fflush(stdout);
-	char buffer[64];
-	while (read(STDIN_FILENO, buffer, sizeof(buffer)) > 0)
-		;
-	return 0;
+	for (;;)
+		pause();
 }

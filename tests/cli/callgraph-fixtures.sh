@@ -4,12 +4,9 @@
 # its roles, --depth, --entry/--sink, call-site lines of calls written in a
 # macro and through a pointer, the cache, compile_commands.json input with
 # gcc-only flags, and bad input.
-: "${PTSCOPE:?}" "${PTSCOPE_TESTS:?}"
+. "$PTSCOPE_TESTS/cli-common.sh"
 sh "$PTSCOPE_TESTS/deps.sh" jq >/dev/null 2>&1
 command -v jq >/dev/null || { echo "skip: jq is not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 f24="$PTSCOPE_TESTS/fixtures/kernel-2.4"
 f25="$PTSCOPE_TESTS/fixtures/kernel-2.5"
 cg() { "$PTSCOPE" callgraph --cache-dir "$tmp/cache" -q "$@"; }

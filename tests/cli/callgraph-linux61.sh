@@ -11,15 +11,12 @@
 # are not built with Debian's configuration (page_idle.c needs
 # CONFIG_IDLE_PAGE_TRACKING, page_make_device_exclusive_one needs
 # CONFIG_DEVICE_PRIVATE; both unset), which leaves five.
-: "${PTSCOPE:?}" "${PTSCOPE_TESTS:?}"
+. "$PTSCOPE_TESTS/cli-common.sh"
 sh "$PTSCOPE_TESTS/deps.sh" jq >/dev/null 2>&1
 command -v jq >/dev/null || { echo "skip: jq is not installed"; exit 77; }
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/ptscope
 tree=$(sh "$PTSCOPE_TESTS/kernel-source.sh" "$cache") ||
 	{ echo "skip: linux-source-6.1 could not be installed or unpacked"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 "$PTSCOPE" callgraph "$tree" --format json -o "$tmp/paths.json" || fail "exit status $?"
 "$PTSCOPE" callgraph "$tree" --all --format json -o "$tmp/all.json" || fail "--all: exit status $?"

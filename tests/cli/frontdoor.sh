@@ -1,6 +1,6 @@
 #!/bin/sh
 # The front door: usage, unknown commands and exit codes.
-fail() { echo "FAIL: $*"; exit 1; }
+. "$PTSCOPE_TESTS/cli-common.sh"
 "$PTSCOPE" >/dev/null 2>&1; [ $? -eq 1 ] || fail "no command should exit 1"
 "$PTSCOPE" --help | grep -q '^  capture' || fail "--help lists commands"
 out=$("$PTSCOPE" frobnicate 2>&1); [ $? -eq 1 ] || fail "unknown command should exit 1"
@@ -9,9 +9,32 @@ for c in capture info report profiles callgraph; do
 	"$PTSCOPE" $c --help >/dev/null 2>&1 || fail "$c --help"
 done
 # A broken snapshot names the file and exits 1 without a crash.
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 printf 'not a tar' > "$tmp/bad.tar"
 out=$("$PTSCOPE" info "$tmp/bad.tar" 2>&1); rc=$?
 [ $rc -eq 1 ] || fail "bad snapshot exit $rc"
 echo "$out" | grep -q "bad.tar" || fail "message names the file: $out"
+
+# Output failures are status 2 with one message, whatever command wrote
+# (ptscope.c checks stdout after every command; docs/architecture.md).
+for args in "profiles" "profiles --schema" "info $PTSCOPE_TESTS/fixtures/proc" "report --help"; do
+	"$PTSCOPE" $args > /dev/full 2> "$tmp/err"; rc=$?
+	[ $rc -eq 2 ] || fail "'$args > /dev/full' exit $rc, not 2"
+	# one line; glibc keeps errno only when the bytes were still buffered
+	[ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -Eq '^ptscope: stdout: (No space left on device|write error)$' "$tmp/err" ||
+		fail "'$args > /dev/full' said: $(cat "$tmp/err")"
+done
+# A pipe whose reader is gone, with SIGPIPE ignored (inherited, as from a
+# Python parent): EPIPE, one message, status 2.
+if command -v python3 >/dev/null; then
+	python3 - "$PTSCOPE" <<'PY' || fail "closed pipe"
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run([sys.argv[1], "profiles"], stdout=w, stderr=subprocess.PIPE,
+                   restore_signals=False)
+err = p.stderr.decode()
+if p.returncode != 2 or err != "ptscope: stdout: Broken pipe\n":
+    sys.exit("status %d, said %r" % (p.returncode, err))
+PY
+fi
 exit 0

@@ -1,9 +1,9 @@
 #!/bin/sh
 # The live system (/proc, or no argument) reads the same figures the kernel
 # shows for a process that cannot change meanwhile (stopped with SIGSTOP).
-fail() { echo "FAIL: $*"; exit 1; }
+. "$PTSCOPE_TESTS/cli-common.sh"
 sleep 300 & pid=$!
-trap 'kill -CONT $pid 2>/dev/null; kill $pid 2>/dev/null' EXIT
+pids=$pid
 sleep 0.2
 kill -STOP $pid
 vmas=$(grep -c . /proc/$pid/maps)

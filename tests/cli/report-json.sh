@@ -2,11 +2,10 @@
 # `ptscope report --format json` on each reference snapshot: every key of
 # NAME.expected equals totals.<key> (dotted keys index the keyed objects);
 # the other formats carry the same figure; -o writes atomically.
-: "${PTSCOPE:?}" "${SHARED_SNAPSHOTS:?}"
-[ -f "$SHARED_SNAPSHOTS/pg32.tar.gz" ] || { echo "skip: no reference snapshots in $SHARED_SNAPSHOTS"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$PTSCOPE_TESTS/cli-common.sh"
+need_snapshot pg32.tar.gz
+need_snapshot desktop.tar.gz
+command -v python3 >/dev/null || skip "python3 not installed"
 for name in pg32 desktop; do
 	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$name.tar.gz" --format json -o "$tmp/$name.json" || { echo "report $name failed"; exit 1; }
 	python3 - "$tmp/$name.json" "$SHARED_SNAPSHOTS/$name.expected" <<'PY' || exit 1
@@ -33,5 +32,5 @@ python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]); v 
 # a failed report leaves no file behind
 "$PTSCOPE" report "$tmp/missing.tar.gz" --format json -o "$tmp/out.json" 2>/dev/null && { echo "missing snapshot accepted"; exit 1; }
 [ -e "$tmp/out.json" ] && { echo "partial output left"; exit 1; }
-ls -a "$tmp" | grep -q '^\.ptscope-report' && { echo "temporary file left"; exit 1; }
+[ -z "$(ls -A "$tmp" | grep '^\.')" ] || fail "temporary file left: $(ls -A "$tmp")"
 exit 0

@@ -8,7 +8,13 @@
 #  - pmd_mapped_windows equals the live smaps AnonHugePages / 2 MiB, summed;
 #  - shpt-2006 shares (whole 2 MiB windows of the shared region) x (5 - 1)
 #    PTE pages: the binary is static, so the shared region is the only
-#    eligible VMA of 2 MiB or more (31 or 32 windows, as mmap aligned it).
+#    eligible VMA of 2 MiB or more (31 or 32 windows, as mmap aligned it);
+#  - identical PTE pages are at least those windows x 4 (more where the
+#    binary's pages line up);
+#  - the snapshot keeps each distinct 2 MiB chunk content once: the four
+#    children's whole shared windows repeat the parent's, so info --verify
+#    counts at least windows x 4 fewer distinct contents than chunks.
+# The capture uses the default codec (zstd, -o DIR names it).
 . "$PTSCOPE_TESTS/cli-common.sh"
 command -v cc >/dev/null || { echo "no C compiler"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
@@ -66,10 +72,14 @@ done
 shared=$(awk '$2 == "rw-s" && /\/dev\/zero/ { print $1 }' "/proc/$root/maps")
 [ -n "$shared" ] || fail "no shared region in /proc/$root/maps"
 
-"$PTSCOPE" capture --tree "$root" -o "$tmp/snap.tar" > /dev/null 2>&1 || fail "capture failed"
-"$PTSCOPE" report "$tmp/snap.tar" --per-process --format json -o "$tmp/report.json" || fail "report failed"
+mkdir "$tmp/out"
+snap=$("$PTSCOPE" capture --tree "$root" -o "$tmp/out" 2> /dev/null) || fail "capture failed"
+case $snap in *.tar.zst) ;; *) fail "default capture name $snap is not .tar.zst" ;; esac
+"$PTSCOPE" report "$snap" --per-process --format json -o "$tmp/report.json" || fail "report failed"
+chunks=$("$PTSCOPE" info --verify "$snap" | sed -n 's/^pagemap chunks: //p')
+[ -n "$chunks" ] || fail "info --verify does not count pagemap chunks"
 
-python3 - "$tmp/report.json" "$thp_windows" "$shared" <<'PY' || exit 1
+python3 - "$tmp/report.json" "$thp_windows" "$shared" "$chunks" <<'PY' || exit 1
 import json, sys
 report = json.load(open(sys.argv[1]))
 thp_windows = int(sys.argv[2])
@@ -89,8 +99,13 @@ if t["pmd_mapped_windows"] != thp_windows:
     problems.append("pmd_mapped_windows %d, live AnonHugePages says %d" % (t["pmd_mapped_windows"], thp_windows))
 if t["sharable_pte_pages"]["shpt-2006"] != sharable:
     problems.append("shpt-2006 %d, want %d windows x 4 partners = %d" % (t["sharable_pte_pages"]["shpt-2006"], windows, sharable))
+if t["sharable_pte_pages"]["identical"] < sharable:
+    problems.append("identical %d, want at least %d" % (t["sharable_pte_pages"]["identical"], sharable))
+chunks, distinct = (int(x) for x in sys.argv[4].replace("(", "").split()[:2])
+if chunks - distinct < sharable:
+    problems.append("%d chunks kept as %d distinct contents, want at least %d fewer" % (chunks, distinct, sharable))
 for line in problems:
     print("FAIL:", line)
-print("5 processes exact; %d THP windows; shpt-2006 %d" % (thp_windows, t["sharable_pte_pages"]["shpt-2006"]))
+print("5 processes exact; %d THP windows; shpt-2006 %d; %d chunks, %d distinct" % (thp_windows, t["sharable_pte_pages"]["shpt-2006"], chunks, distinct))
 sys.exit(1 if problems else 0)
 PY

@@ -1,10 +1,8 @@
 #!/bin/sh
 # A user's profile: a valid file adds a design to the report; a file that
 # breaks the schema exits 1 naming FILE:LINE and writes nothing.
-: "${PTSCOPE:?}" "${SHARED_SNAPSHOTS:?}"
-[ -f "$SHARED_SNAPSHOTS/desktop.tar.gz" ] || { echo "skip: no reference snapshots in $SHARED_SNAPSHOTS"; exit 77; }
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$PTSCOPE_TESTS/cli-common.sh"
+need_snapshot desktop.tar.gz
 cat > "$tmp/mine.xml" <<'XML'
 <?xml version="1.0"?>
 <profiles>

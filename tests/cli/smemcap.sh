@@ -7,14 +7,10 @@
 # headers trusting only name and size, and count: processes = non-empty
 # PID/smaps, kernel threads = empty ones, and per pid the VMA header lines
 # and the Rss sum, which `ptscope info --per-process` must reproduce.
-set -u
-: "${PTSCOPE:?}"
+. "$PTSCOPE_TESTS/cli-common.sh"
 smemcap=$(command -v smemcap || echo /usr/bin/smemcap)
 [ -x "$smemcap" ] || { echo "smemcap is not installed (Debian package smemcap; make deps)"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 (cd "$tmp" && "$smemcap" > cap.tar) || fail "smemcap failed"
 "$PTSCOPE" info --per-process "$tmp/cap.tar" > "$tmp/info" 2>"$tmp/err" ||

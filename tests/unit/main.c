@@ -90,14 +90,26 @@ const char *test_tmpdir(void)
 	return tmpdir;
 }
 
-int main(void)
+/* `unit-tests [SUITE]`: every suite, or the one named (make check SUITE=NAME). */
+int main(int argc, char **argv)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	for (size_t i = 0; suites[i]; i++)
 		suites[i]();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
+	if (argc > 1) {
+		CU_pSuite suite = CU_get_suite(argv[1]);
+		if (!suite) {
+			fprintf(stderr, "unit-tests: no suite '%s' (a CUnit suite, or tests/cli/%s.sh)\n",
+				argv[1], argv[1]);
+			CU_cleanup_registry();
+			return 1;
+		}
+		CU_basic_run_suite(suite);
+	} else {
+		CU_basic_run_tests();
+	}
 	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
 	CU_cleanup_registry();
 	return failed ? 1 : 0;

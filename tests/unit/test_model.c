@@ -548,6 +548,116 @@ static void test_object_rmap(void)
 }
 
 /*
+ * anon_vmas of neighbours, worked by hand.  A parent (pid 10) and its forked
+ * child (pid 11) hold the same six VMAs, each with anonymous pages, one
+ * anonymous PFN of each shared by both:
+ *   A /lib/x.so r--p off 0x1000 | B /lib/x.so rw-p off 0x2000   (RELRO + data:
+ *       adjacent, same file, offset running on, flags but WR equal: compatible)
+ *   C anon rw-p | D anon r--p                                   (an mprotect split)
+ *   E anon rw-p | F /lib/y.so rw-p                              (file after anon: not)
+ * 6.1: the parent's groups {A,B} {C,D} {E} {F} = 4 anon_vmas; anon_vma_fork
+ *      gives each of the child's six its own: 4 + 6 = 10; chains 6 x 1 + 6 x 2 = 18.
+ * 2.6.7: the child's VMAs share the parent's (shared PFNs): 4 anon_vmas.
+ */
+static void test_anon_vma_neighbours(void)
+{
+	struct fake *f = fake_new();
+	for (int i = 0; i < 2; i++) {
+		struct process *p = fake_process(f, 10 + i, 9 + i, 0);   /* 10, then its child 11 */
+		struct vma *v[6] = {
+			fake_vma(f, p, 0x1000000, 0x1001000, "r--p", 5, "/lib/x.so"),
+			fake_vma(f, p, 0x1001000, 0x1002000, "rw-p", 5, "/lib/x.so"),
+			fake_vma(f, p, 0x2000000, 0x2001000, "rw-p", 0, ""),
+			fake_vma(f, p, 0x2001000, 0x2002000, "r--p", 0, ""),
+			fake_vma(f, p, 0x3000000, 0x3001000, "rw-p", 0, ""),
+			fake_vma(f, p, 0x3001000, 0x3002000, "rw-p", 6, "/lib/y.so"),
+		};
+		v[0]->offset = 0x1000;
+		v[1]->offset = 0x2000;
+		v[5]->offset = 0x5000;
+		for (int k = 0; k < 6; k++) {
+			v[k]->kb[SMAPS_ANONYMOUS] = 4;
+			fake_record(p, v[k]->start, P | (uint64_t)(100 + k));
+		}
+	}
+	for (int k = 0; k < 6; k++)
+		fake_kpage(f, (uint64_t)(100 + k), 2, FLAG(KPF_ANON));
+	const char *const ids[] = { "2.6.7-anon_vma-x86_64", "6.1-x86_64" };
+	struct model_result *r = run(f, ids, 2);
+	CU_ASSERT_EQUAL(r->anon_vmas, 12);                 /* VMAs holding one */
+	CU_ASSERT_EQUAL(r->designs[0].anon_vma_count, 4);
+	CU_ASSERT_EQUAL(r->designs[1].anon_vma_count, 10);
+	CU_ASSERT_EQUAL(r->designs[1].anon_vma_chain_count, 18);
+	model_free(r);
+	fake_free(f);
+}
+
+/*
+ * Kernel counters beside the model, worked by hand.  One process without
+ * pagemap (VmPTE 12 kB) and VMAs: two apart anonymous ones with pages, a
+ * file one and [vsyscall]; meminfo PageTables 40 kB; two CPUs, one node.
+ *   page tables: model 12288 (VmPTE, no pagemap), remainder 40960 - 12288 = 28672
+ *   anon_vma: model 2; active 5 then 7; slack 1 CPU slab x 2 = 2:
+ *             lower 5 - 2 = 3, upper 7: not within (the kernel holds more)
+ *   anon_vma_chain: model 2; active 4; another cache merged in: lower 0, upper 4
+ *   vm_area_struct: model 4 - [vsyscall] = 3; active 3; slack 1 x (3 x 2 + 10 x 1)
+ *             = 16 from sheaves: lower 0, upper 3, within
+ */
+static void test_counters(void)
+{
+	struct fake *f = fake_new();
+	struct process *p = fake_process(f, 1, 0, 12);
+	p->has_pagemap = false;
+	fake_vma(f, p, 0x400000, 0x401000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 4;
+	fake_vma(f, p, 0x600000, 0x601000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 4;
+	fake_vma(f, p, 0x700000, 0x701000, "r--p", 3, "/lib/z.so");
+	fake_vma(f, p, 0xffffffffff600000, 0xffffffffff601000, "--xp", 0, "[vsyscall]");
+	struct meminfo_entry meminfo[] = { { "MemTotal", 1024 }, { "PageTables", 40 } };
+	f->snapshot.meminfo = meminfo;
+	f->snapshot.meminfo_count = 2;
+	struct slab_cache slabs[] = {
+		{ .name = "anon_vma", .active_objects = 5, .objects = 39, .objects_per_slab = 2,
+		  .has_cpu_state = true, .cpu_slabs = 1, .has_active_after = true, .active_objects_after = 7 },
+		{ .name = "anon_vma_chain", .active_objects = 4, .objects = 64, .objects_per_slab = 64,
+		  .has_cpu_state = true, .aliases = 1 },
+		{ .name = "vm_area_struct", .active_objects = 3, .objects = 21, .objects_per_slab = 21,
+		  .has_cpu_state = true, .sheaf_capacity = 1 },
+	};
+	f->snapshot.slabs = slabs;
+	f->snapshot.slab_count = 3;
+	f->snapshot.slab_cpus = 2;
+	f->snapshot.slab_nodes = 1;
+	const char *const ids[] = { "6.1-x86_64" };
+	struct model_result *r = run(f, ids, 1);
+	const struct model_counters *k = &r->counters;
+	CU_ASSERT_TRUE(k->has_meminfo_pagetables);
+	CU_ASSERT_EQUAL(k->meminfo_pagetables_bytes, 40960);
+	CU_ASSERT_EQUAL(k->model_pagetables_bytes, 12288);
+	CU_ASSERT_EQUAL(k->remainder_bytes, 28672);
+	const uint64_t model[] = { 2, 2, 3 }, lower[] = { 3, 0, 0 }, upper[] = { 7, 4, 3 }, slack[] = { 2, 0, 16 };
+	const bool within[] = { false, true, true };
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_TRUE(k->slabs[i].available);
+		CU_ASSERT_EQUAL(k->slabs[i].model, model[i]);
+		CU_ASSERT_EQUAL(k->slabs[i].lower, lower[i]);
+		CU_ASSERT_EQUAL(k->slabs[i].upper, upper[i]);
+		CU_ASSERT_EQUAL(k->slabs[i].slack, slack[i]);
+		CU_ASSERT_EQUAL(k->slabs[i].within, within[i]);
+	}
+	model_free(r);
+	/* no slabinfo: nothing to compare, said so */
+	f->snapshot.slab_count = 0;
+	r = run(f, ids, 1);
+	CU_ASSERT_FALSE(r->counters.has_slabinfo);
+	CU_ASSERT_FALSE(r->counters.slabs[0].available);
+	model_free(r);
+	f->snapshot.meminfo = NULL;
+	f->snapshot.meminfo_count = 0;
+	f->snapshot.slabs = NULL;
+	fake_free(f);
+}
+
+/*
  * Lazy fork, worked by hand.  One process, five VMAs, one record per page:
  *   V1 anonymous rw-p with an anon_vma      3 records (PFNs 20-22)
  *   V2 file text r-xp                        2 records
@@ -724,6 +834,6 @@ void suite_model(void)
 	atexit(free_profiles);
 	ADD_SUITE("model", test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows,
-		  test_sharing, test_hugetlb_pmd, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_pagetable_estimate, test_profile_files,
+		  test_sharing, test_hugetlb_pmd, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_counters, test_pagetable_estimate, test_profile_files,
 		  test_builtin_ids);
 }

@@ -243,8 +243,59 @@ static void test_binary_members(void)
 	free(pages);
 }
 
+/* This machine's /proc/slabinfo: 237 lines, 2 of them headers; awk on it:
+ * anon_vma 1059 1599 104 39 1 ... slabdata 41 41 (line 169). */
+static void test_slabinfo(void)
+{
+	struct arena *arena = arena_create();
+	size_t size, count;
+	char *text = slurp("proc/slabinfo", &size);
+	struct slab_cache *caches = NULL;
+	CU_ASSERT_EQUAL_FATAL(parse_slabinfo(text, size, arena, &caches, &count, &place), 0);
+	CU_ASSERT_EQUAL(count, 235);
+	struct snapshot s = { .slabs = caches, .slab_count = count };
+	const struct slab_cache *c = snapshot_find_slab(&s, "anon_vma");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->active_objects, 1059);
+	CU_ASSERT_EQUAL(c->objects, 1599);
+	CU_ASSERT_EQUAL(c->object_bytes, 104);
+	CU_ASSERT_EQUAL(c->objects_per_slab, 39);
+	CU_ASSERT_EQUAL(c->active_slabs, 41);
+	CU_ASSERT_FALSE(c->has_cpu_state);
+	/* the capture's slub member onto it; unknown keys and caches are skipped */
+	static const char slub[] = "cpus: 2\nnodes: 1\ncache: anon_vma cpu_slabs=7 sheaf_capacity=0 "
+				   "aliases=0 active_after=1100 later_key=5\ncache: no_such_cache cpu_slabs=1\n";
+	CU_ASSERT_EQUAL_FATAL(parse_slub(slub, sizeof(slub) - 1, &s, &place), 0);
+	CU_ASSERT_TRUE(c->has_cpu_state);
+	CU_ASSERT_EQUAL(c->cpu_slabs, 7);
+	CU_ASSERT_TRUE(c->has_active_after);
+	CU_ASSERT_EQUAL(c->active_objects_after, 1100);
+	CU_ASSERT_EQUAL(s.slab_cpus, 2);
+	static const char bad_slub[] = "cpus: 2\ncache: anon_vma cpu_slabs=x\n";
+	CU_ASSERT_EQUAL(parse_slub(bad_slub, sizeof(bad_slub) - 1, &s, &place), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "member:2: bad or overflowing number for cpu_slabs"));
+	free(caches);
+	/* hostile: not slabinfo; a short line; a number that overflows; more active than all */
+	static const char *const bad[] = {
+		"hello\n",
+		"slabinfo - version: 2.1\n# name ...\nanon_vma 1 2 3\n",
+		"slabinfo - version: 2.1\nanon_vma 99999999999999999999 2 3 4 5\n",
+		"slabinfo - version: 2.1\nanon_vma 3 2 104 39 1 : tunables 0 0 0 : slabdata 1 1 0\n",
+	};
+	const char *where[] = { "member:1:", "member:3:", "member:2:", "member:2: more active" };
+	for (size_t i = 0; i < 4; i++) {
+		caches = NULL;
+		CU_ASSERT_EQUAL(parse_slabinfo(bad[i], strlen(bad[i]), arena, &caches, &count, &place), -1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(error.message, where[i]));
+		free(caches);
+	}
+	free(text);
+	arena_destroy(arena);
+}
+
 void suite_parse(void)
 {
 	ADD_SUITE("parse", test_smaps_real, test_smaps_names_and_old_formats, test_smaps_hostile,
-		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members);
+		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members,
+		  test_slabinfo);
 }

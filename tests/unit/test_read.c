@@ -117,6 +117,22 @@ static void test_directory(void)
 	snapshot_free(s);
 }
 
+/* A budget below what the snapshot keeps: refused with the figures, whole
+ * (not a process dropped, even with skip_bad); a budget above it: read. */
+static void test_memory_budget(void)
+{
+	struct snapshot *s = NULL;
+	struct input_error error;
+	struct read_options tight = { .memory_budget_bytes = 4096, .skip_bad = true };
+	CU_ASSERT_EQUAL(snapshot_read(make_snapshot_dir("budget"), &tight, &s, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "does not fit in memory"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "MiB are available; reading it all needs"));
+	struct read_options roomy = { .memory_budget_bytes = UINT64_C(1) << 30 };
+	CU_ASSERT_EQUAL_FATAL(snapshot_read(make_snapshot_dir("budget2"), &roomy, &s, &error), 0);
+	check_fixture_snapshot(s);
+	snapshot_free(s);
+}
+
 /* A process that ended while smemcap read it leaves empty smaps, stat and
  * cmdline members: the snapshot still reads, with one more empty process. */
 static void test_vanished_process(void)
@@ -286,6 +302,6 @@ static void test_reference_desktop(void)
 
 void suite_read(void)
 {
-	ADD_SUITE("read", test_directory, test_vanished_process, test_archives, test_broken_snapshots, test_absurd_member_size,
+	ADD_SUITE("read", test_directory, test_memory_budget, test_vanished_process, test_archives, test_broken_snapshots, test_absurd_member_size,
 		  test_reference_pg32, test_reference_desktop);
 }
