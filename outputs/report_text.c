@@ -362,7 +362,9 @@ static void write_fork_copies(FILE *out, const struct model_result *r, const str
 		fputs("   (PTE pages)\n", out);
 		for (size_t i = 0; i < r->processes; i++) {
 			const struct model_process *p = &r->process_figures[i];
-			fprintf(out, "  %8d %-16.16s %10llu", p->process->pid, p->process->comm,
+			char comm[17];  /* escaped (base/escape.h): a comm is any process's to choose */
+			escape_text(comm, sizeof(comm), p->process->comm);
+			fprintf(out, "  %8d %-16.16s %10llu", p->process->pid, comm,
 				(unsigned long long)p->fork_copy.pte_pages);
 			for (size_t k = 0; k < r->sharing_count; k++)
 				fprintf(out, " %14llu", (unsigned long long)p->fork_copies[k].pte_pages);

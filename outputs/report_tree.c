@@ -41,6 +41,8 @@ static void put_bool(struct json_object *object, const char *key, bool value)
  * doubles, no -0.0). */
 static struct json_object *decimal(double value)
 {
+	if (!isfinite(value))
+		return NULL;    /* JSON has no NaN or Infinity: null, never "nan" */
 	char text[48];
 	double rounded = report_round1(value);
 	snprintf(text, sizeof(text), "%.1f", rounded);
