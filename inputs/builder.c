@@ -91,7 +91,7 @@ struct snapshot_builder *builder_create(const char *source, const struct read_op
 		b->options = *options;
 	struct snapshot_info *info = &b->snapshot->info;
 	info->page_size = 4096;
-	info->processes = info->skipped = info->changed = -1;
+	info->processes = info->skipped = info->changed = info->unreadable = -1;
 	return b;
 }
 
@@ -645,6 +645,15 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 	if (!b->has_info) {
 		infer_pagemap_mode(s);
 		kernel_from_version(s);
+	}
+	/* Nothing to measure: say why instead of reporting zeros. */
+	if (s->process_count == 0) {
+		input_error_set(error, s->source, NULL, 0, "no process in this snapshot: kernel threads %zu, "
+				"broken %zu, skipped at capture %ld (refused, permission denied: %ld)",
+				s->kernel_threads, s->skipped_bad, s->info.skipped < 0 ? 0 : s->info.skipped,
+				s->info.unreadable < 0 ? 0 : s->info.unreadable);
+		builder_abort(b);
+		return -1;
 	}
 	struct parse_place slub_place = { s->source, "slub", error };
 	if (b->slub && parse_slub(b->slub, b->slub_size, s, &slub_place)) {

@@ -39,6 +39,7 @@
 
 #include "base/output.h"
 #include "internal.h"
+#include "version.h"
 
 /* One read of /proc/PID/pagemap covers at most this many pages (2 MiB). */
 #define PAGEMAP_WINDOW_PAGES 512
@@ -245,11 +246,26 @@ static int add_trees(int proc_fd, const struct pid_list *all, const int *roots, 
 	return status;
 }
 
+/* The first --pid or --tree that names no process of the listing, or 0. */
+static int first_missing(const struct pid_list *all, const struct capture_options *options)
+{
+	for (size_t i = 0; i < options->pid_count; i++)
+		if (!pid_list_has(all, options->pids[i]))
+			return options->pids[i];
+	for (size_t i = 0; i < options->tree_count; i++)
+		if (!pid_list_has(all, options->trees[i]))
+			return options->trees[i];
+	return 0;
+}
+
+/* *missing (when given) gets a named process that does not exist, or 0. */
 static int choose_processes(int proc_fd, const struct capture_options *options,
-			    struct pid_list *chosen, struct buffer *scratch)
+			    struct pid_list *chosen, struct buffer *scratch, int *missing)
 {
 	struct pid_list all = { 0 };
 	int status = list_processes(proc_fd, &all);
+	if (status == 0 && missing)
+		*missing = first_missing(&all, options);
 	if (status == 0 && options->pid_count == 0 && options->tree_count == 0) {
 		*chosen = all;
 		return 0;
@@ -534,6 +550,7 @@ struct writer {
 	time_t mtime;
 	const char *path;
 	struct input_error *error;
+	bool output_failed;             /* the failure was writing (status 2), not the input */
 };
 
 static int set_error(struct input_error *error, const char *format, ...)
@@ -573,8 +590,10 @@ static int write_header(struct writer *w, const char *name, mode_t type_and_mode
 	archive_entry_set_mtime(w->entry, w->mtime, 0);
 	archive_entry_set_uid(w->entry, uid);
 	archive_entry_set_gid(w->entry, gid);
-	if (archive_write_header(w->archive, w->entry) != ARCHIVE_OK)
+	if (archive_write_header(w->archive, w->entry) != ARCHIVE_OK) {
+		w->output_failed = true;
 		return set_error(w->error, "%s: %s: %s", w->path, name, archive_problem(w->archive, why, sizeof(why)));
+	}
 	return 0;
 }
 
@@ -585,8 +604,10 @@ static int write_member(struct writer *w, const char *name, const void *data, si
 		return builder_add_member(w->builder, name, data, size, w->error);
 	if (write_header(w, name, AE_IFREG | 0444, size, 0, 0) < 0)
 		return -1;
-	if (size && archive_write_data(w->archive, data, size) != (la_ssize_t)size)
+	if (size && archive_write_data(w->archive, data, size) != (la_ssize_t)size) {
+		w->output_failed = true;
 		return set_error(w->error, "%s: %s: %s", w->path, name, archive_problem(w->archive, why, sizeof(why)));
+	}
 	return 0;
 }
 
@@ -605,6 +626,7 @@ struct capture_state {
 	struct pagemap_reader pagemap;
 	struct pfn_set pfns;
 	long processes, kernel_threads, zombies, skipped, changed;
+	long unreadable;                /* of skipped: EACCES/EPERM (without root: other users') */
 	bool has_slabinfo;              /* slabinfo could be read (root) */
 };
 
@@ -722,6 +744,7 @@ static int capture_process(struct capture_state *state, int pid)
 		if (!process_went_away(status))
 			fprintf(stderr, "ptscope: capture: process %d: %s; skipped\n", pid, strerror(status));
 		state->skipped++;
+		state->unreadable += status == EACCES || status == EPERM;
 		return 0;
 	}
 	bool no_mm = state->files[0].length == 0;
@@ -843,10 +866,11 @@ static int write_info(struct capture_state *state, enum pagemap_mode mode)
 	int n = snprintf(text, sizeof(text),
 			 "format: ptscope-snapshot 1\npage_size: %llu\narch: %s\nkernel: %s\n"
 			 "hostname: %s\ncaptured_at: %s\npagemap: %s\nprocesses: %ld\nskipped: %ld\n"
-			 "kernel_threads: %ld\nzombies: %ld\nchanged_during_capture: %ld\n",
+			 "kernel_threads: %ld\nzombies: %ld\nchanged_during_capture: %ld\nunreadable: %ld\n"
+			 "ptscope_version: %s\n",
 			 (unsigned long long)state->pagemap.page_size, uts.machine, uts.release, hostname,
 			 captured_at, pagemap_mode_names[mode], state->processes, state->skipped,
-			 state->kernel_threads, state->zombies, state->changed);
+			 state->kernel_threads, state->zombies, state->changed, state->unreadable, PTSCOPE_VERSION);
 	return write_member(&state->writer, "snapshot.info", text, (size_t)n);
 }
 
@@ -956,6 +980,7 @@ struct target {
 	char directory[PATH_MAX];       /* its directory */
 	struct output file;             /* base/output.h: O_TMPFILE, else O_EXCL; signals clean up */
 	bool open;
+	bool to_stdout;                 /* -o -: a stream that cannot be taken back */
 };
 
 static int resolve_output(const char *requested, const char *compress, time_t now, struct target *out,
@@ -978,6 +1003,11 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 		return set_error(error, "%s: the name says %s, --compress says %s", requested, named->codec->name,
 				 asked->name);
 	out->codec = asked ? asked : named ? named->codec : DEFAULT_CODEC;
+	if (requested && !strcmp(requested, "-")) {
+		snprintf(out->final, sizeof(out->final), "stdout");
+		out->to_stdout = true;
+		return 0;
+	}
 	snprintf(default_name, sizeof(default_name), "ptscope-%s-%s%s", hostname, date, codec_suffix(out->codec));
 
 	if (!requested || !*requested)
@@ -1002,6 +1032,13 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 
 static int open_output(struct target *out, struct input_error *error)
 {
+	if (out->to_stdout) {
+		/* a tar, compressed or not, is not for a terminal to print */
+		if (isatty(STDOUT_FILENO))
+			return set_error(error, "capture: -o -: stdout is a terminal; redirect it to a file "
+					 "or pipe it (ptscope capture -o - | ptscope report -)");
+		return 0;
+	}
 	struct error problem;
 	if (output_open(&out->file, out->final, &problem) < 0) {
 		const char *reason = strstr(problem.message, "cannot write here");
@@ -1064,7 +1101,11 @@ static int open_archive(struct capture_state *state, const struct target *out)
 	    out->codec->add_filter(w->archive) != ARCHIVE_OK)
 		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
 	set_threads(w->archive, out->codec);
-	if (archive_write_open_fd(w->archive, output_fd(&out->file)) != ARCHIVE_OK)
+	/* a pipe would get the last block padded with zeros after the
+	 * compressed stream, which zstd and xz readers refuse */
+	if (out->to_stdout)
+		archive_write_set_bytes_in_last_block(w->archive, 1);
+	if (archive_write_open_fd(w->archive, out->to_stdout ? STDOUT_FILENO : output_fd(&out->file)) != ARCHIVE_OK)
 		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
 	return 0;
 }
@@ -1072,10 +1113,11 @@ static int open_archive(struct capture_state *state, const struct target *out)
 static int close_archive(struct capture_state *state)
 {
 	char why[512];
-	if (archive_write_close(state->writer.archive) != ARCHIVE_OK)
-		return set_error(state->writer.error, "%s: %s", state->writer.path,
-				 archive_problem(state->writer.archive, why, sizeof(why)));
-	return 0;
+	if (archive_write_close(state->writer.archive) == ARCHIVE_OK)
+		return 0;
+	state->writer.output_failed = true;
+	return set_error(state->writer.error, "%s: %s", state->writer.path,
+			 archive_problem(state->writer.archive, why, sizeof(why)));
 }
 
 static int capture_all(struct capture_state *state, const struct pid_list *pids)
@@ -1089,6 +1131,11 @@ static int capture_all(struct capture_state *state, const struct pid_list *pids)
 		show_progress(state, i + 1, pids->count, false);
 	}
 	show_progress(state, pids->count, pids->count, true);
+	/* A snapshot without a process would only be refused when read. */
+	if (state->processes == 0)
+		return set_error(state->writer.error, "%s: no process could be read: skipped %ld (refused, "
+				 "permission denied: %ld), kernel threads %ld", state->writer.path,
+				 state->skipped, state->unreadable, state->kernel_threads);
 	enum pagemap_mode mode = state->options->no_pagemap ? PAGEMAP_NONE
 				 : state->pagemap.saw_pfn ? PAGEMAP_PFN : PAGEMAP_PRESENT_ONLY;
 	if (mode == PAGEMAP_PFN && write_kpages(state) < 0)
@@ -1138,7 +1185,7 @@ int read_live(const char *proc_root, struct snapshot_builder *builder, struct in
 	state.proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (state.proc_fd < 0)
 		set_error(error, "%s: %s", proc_root, strerror(errno));
-	else if (choose_processes(state.proc_fd, &options, &pids, &state.files[0]) < 0)
+	else if (choose_processes(state.proc_fd, &options, &pids, &state.files[0], NULL) < 0)
 		set_error(error, "%s: cannot list processes: %s", proc_root, strerror(errno));
 	else
 		mode = capture_all(&state, &pids);
@@ -1167,8 +1214,14 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	}
 	if (resolve_output(options->output, options->compress, state.writer.mtime, &out, error) < 0)
 		goto done;
-	if (choose_processes(state.proc_fd, &resolved, &pids, &state.files[0]) < 0) {
+	int missing = 0;
+	if (choose_processes(state.proc_fd, &resolved, &pids, &state.files[0], &missing) < 0) {
 		set_error(error, "%s: cannot list processes: %s", proc_root, strerror(errno));
+		goto done;
+	}
+	if (missing) {
+		set_error(error, "capture: no process %d in %s (--pid/--tree): nothing written", missing,
+			  proc_root);
 		goto done;
 	}
 	if (open_output(&out, error) < 0)
@@ -1176,6 +1229,8 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	state.writer.path = out.final;
 	if (open_archive(&state, &out) < 0 || (mode = capture_all(&state, &pids)) < 0 ||
 	    close_archive(&state) < 0 || publish_output(&out, error) < 0) {
+		/* the output failed unless the input said why (no process, /proc refused) */
+		result->output_failed = state.writer.output_failed || mode >= 0;
 		mode = -1;
 		goto done;
 	}
@@ -1183,6 +1238,7 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	result->processes = state.processes;
 	result->skipped = state.skipped;
 	result->changed = state.changed;
+	result->unreadable = state.unreadable;
 	result->pagemap = (enum pagemap_mode)mode;
 done:
 	if (state.writer.archive)

@@ -8,21 +8,24 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "inputs/snapshot.h"
 
 static const char usage_text[] =
-		"usage: ptscope capture [-o FILE|DIR] [--compress gz|xz|zst|none] [--pid N]... [--tree N]...\n"
+		"usage: ptscope capture [-o FILE|DIR|-] [--compress gz|xz|zst|none] [--pid N]... [--tree N]...\n"
 		"                       [--no-pagemap]\n"
 		"\n"
 		"Write the processes of the live system into one snapshot (format version 1).\n"
 		"\n"
 		"  -o, --output FILE|DIR  FILE.tar, .tar.gz, .tgz, .tar.xz or .tar.zst; a directory\n"
-		"                         gets the default name ptscope-HOST-DATE.tar.zst inside it\n"
+		"                         gets the default name ptscope-HOST-DATE.tar.zst inside it;\n"
+		"                         - writes the snapshot to stdout (not to a terminal)\n"
 		"      --compress CODEC   gz, xz, zst (default; multi-threaded) or none; without it\n"
 		"                         the name's suffix decides\n"
 		"      --pid N            capture process N (repeatable); default: every process\n"
@@ -109,15 +112,21 @@ int cmd_capture(int argc, char **argv)
 		options.tree_count = trees.count;
 		if (snapshot_capture(&options, &result, &error) < 0) {
 			fprintf(stderr, "ptscope: %s\n", error.message);
-			status = 1;
+			status = result.output_failed ? 2 : 1;
 		} else {
-			printf("%s\n", result.path);
+			bool to_stdout = options.output && !strcmp(options.output, "-");
+			if (!to_stdout)
+				printf("%s\n", result.path);
 			char changed[64] = "";
 			if (result.changed)
 				snprintf(changed, sizeof(changed), ", %ld of them changed during capture", result.changed);
-			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped%s), pagemap: %s\n",
+			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped%s), pagemap: %s%s\n",
 				result.processes, result.processes == 1 ? "" : "es", result.skipped, changed,
-				mode_names[result.pagemap]);
+				mode_names[result.pagemap], to_stdout ? ", to stdout" : "");
+			if (result.unreadable)
+				fprintf(stderr, "ptscope: capture: %ld process%s could not be read (permission "
+					"denied)%s\n", result.unreadable, result.unreadable == 1 ? "" : "es",
+					geteuid() ? "; run as root to see every process and its page frames" : "");
 		}
 	}
 	free(pids.values);

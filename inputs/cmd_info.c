@@ -114,6 +114,9 @@ static void print_summary(const struct snapshot *s)
 	printf("kpages: %zu\n", s->kpage_count);
 	print_count("skipped at capture", info->skipped);
 	print_count("of them changed during capture", info->changed);
+	print_count("refused at capture (permission denied)", info->unreadable);
+	if (info->ptscope_version[0])
+		printf("captured by: ptscope %s\n", info->ptscope_version);
 	printf("skipped as bad: %zu\n", s->skipped_bad);
 }
 

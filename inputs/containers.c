@@ -244,8 +244,10 @@ static int add_archive_member(struct archive *archive, const char *name, int64_t
 	}
 }
 
-int read_archive(const char *path, struct snapshot_builder *builder, struct input_error *error)
+/* path NULL: standard input ("-"), named "stdin" in messages. */
+int read_archive(const char *file, struct snapshot_builder *builder, struct input_error *error)
 {
+	const char *path = file ? file : "stdin";
 	struct archive *archive = archive_read_new();
 	struct archive_entry *entry;
 	struct buffer buffer = { 0 };
@@ -253,7 +255,7 @@ int read_archive(const char *path, struct snapshot_builder *builder, struct inpu
 
 	decompress_enable_builtin(archive);   /* never external programs (base/decompress.h) */
 	archive_read_support_format_tar(archive);
-	if (archive_read_open_filename(archive, path, 1 << 16) != ARCHIVE_OK) {
+	if (archive_read_open_filename(archive, file, 1 << 16) != ARCHIVE_OK) {
 		input_error_set(error, path, NULL, 0, "not a snapshot archive: %s", archive_error_string(archive));
 		archive_read_free(archive);
 		return -1;

@@ -336,13 +336,17 @@ static int info_line(void *context, const char *key, size_t length, const char *
 			}
 		return parse_fail(c->place, line, "pagemap must be pfn, present or none");
 	} else if (key_is(key, length, "processes") || key_is(key, length, "skipped") ||
-		   key_is(key, length, "changed_during_capture")) {
+		   key_is(key, length, "changed_during_capture") || key_is(key, length, "unreadable")) {
 		if (info_number(c, value, limit, line, &number))
 			return -1;
 		if (number > INT32_MAX)
 			return parse_fail(c->place, line, "number too large");
-		*(key_is(key, length, "processes") ? &info->processes : key_is(key, length, "skipped")
-		  ? &info->skipped : &info->changed) = (long)number;
+		*(key_is(key, length, "processes") ? &info->processes
+		  : key_is(key, length, "skipped") ? &info->skipped
+		  : key_is(key, length, "unreadable") ? &info->unreadable : &info->changed) = (long)number;
+	} else if (key_is(key, length, "ptscope_version")) {
+		snprintf(info->ptscope_version, sizeof(info->ptscope_version), "%.*s",
+			 (int)(limit - value), value);
 	}
 	return 0; /* unknown keys are ignored, as the format says */
 }

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -19,7 +20,8 @@ static bool is_live_path(const char *path)
 int snapshot_read(const char *path, const struct read_options *options,
 		  struct snapshot **result, struct input_error *error)
 {
-	const char *source = is_live_path(path) ? "/proc" : path;
+	bool from_stdin = path && !strcmp(path, "-");
+	const char *source = is_live_path(path) ? "/proc" : from_stdin ? "stdin" : path;
 	struct snapshot_builder *builder = builder_create(source, options);
 	struct stat st;
 	int status;
@@ -31,6 +33,13 @@ int snapshot_read(const char *path, const struct read_options *options,
 	}
 	if (is_live_path(path)) {
 		status = read_live("/proc", builder, error);
+	} else if (from_stdin && isatty(STDIN_FILENO)) {
+		input_error_set(error, source, NULL, 0, "is a terminal: pipe a snapshot in "
+				"(ptscope capture -o - | ptscope report -)");
+		status = -1;
+	} else if (from_stdin) {
+		/* `ssh host ptscope-capture -o - | ptscope report -`: a tar stream */
+		status = read_archive(NULL, builder, error);
 	} else if (stat(path, &st) != 0) {
 		input_error_set(error, path, NULL, 0, "%s", strerror(errno));
 		status = -1;

@@ -145,6 +145,8 @@ struct snapshot_info {
 	enum pagemap_mode pagemap;
 	long processes, skipped;        /* -1 when not stated */
 	long changed;                   /* of the skipped, changed during capture; -1: not stated */
+	long unreadable;                /* of skipped: refused to a non-root capture; -1 not stated */
+	char ptscope_version[32];       /* the ptscope that captured it; "" when not stated */
 };
 
 struct meminfo_entry {
@@ -308,6 +310,8 @@ struct capture_result {
 	char path[4096];                /* where the snapshot was written */
 	long processes, skipped;
 	long changed;                   /* of the skipped: changed program (exec) while read */
+	long unreadable;                /* of skipped: not readable without root */
+	bool output_failed;             /* on failure: writing failed (status 2), not the input */
 	enum pagemap_mode pagemap;
 };
 

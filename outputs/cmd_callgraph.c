@@ -49,7 +49,9 @@ static const char usage_text[] =
 "                      (perf report --stdio [--children], opreport -l, oprofile,\n"
 "                      readprofile or 'samples symbol' text)\n"
 "  --versus BEFORE     with --overlay-profile: colour the change in share from\n"
-"                      the BEFORE profile\n"
+"                      the BEFORE profile; without it, BEFORE is an older\n"
+"                      kernel tree: both trees' rmap paths in one graph, the\n"
+"                      functions and calls only one of them has coloured\n"
 "  -q, --quiet         no summary on stderr\n"
 "  -h, --help          this text\n"
 "\n"
@@ -213,18 +215,34 @@ static int run(struct arguments *a, enum graph_format format)
 {
 	struct overlay_request request = { a->overlay_snapshot, a->design, a->overlay_profile,
 					   a->overlay_profile ? a->versus : NULL, !a->quiet && isatty(STDERR_FILENO) };
-	bool overlaid = a->overlay_snapshot || a->overlay_profile;
+	const char *old_tree = a->overlay_profile ? NULL : a->versus;
+	bool overlaid = a->overlay_snapshot || a->overlay_profile || old_tree;
 	struct overlay_inputs *inputs = NULL;
 	struct graph_overlay overlay = { .title = "" };
-	struct callgraph *graph = NULL;
+	struct callgraph *graph = NULL, *old_graph = NULL;
+	struct tree_versus versus = { 0 };
 	char err[4096] = "";
 	int status = overlaid ? overlay_prepare(&request, &inputs, err, sizeof(err)) : 0;
-	if (!status) {
-		a->options.progress = !a->quiet && isatty(STDERR_FILENO);
+	a->options.progress = !a->quiet && isatty(STDERR_FILENO);
+	if (!status)
 		status = analyzer_run(&a->options, &graph, err, sizeof(err));
+	if (!status && old_tree) {
+		/* the old tree with the same entries, sinks and pruning */
+		struct analyzer_options old_options = a->options;
+		old_options.source = old_tree;
+		old_options.commands_out = NULL;
+		old_options.config = NULL;
+		status = analyzer_run(&old_options, &old_graph, err, sizeof(err));
+		if (!status && !a->quiet)
+			print_summary(old_graph);
+		if (!status)
+			tree_versus_build(graph, old_graph, &versus);
 	}
+	const struct callgraph *drawn = versus.graph ? versus.graph : graph;
 	if (!status && overlaid)
-		status = overlay_place(inputs, graph, &overlay, err, sizeof(err));
+		status = overlay_place(inputs, drawn, &overlay, err, sizeof(err));
+	if (!status && versus.graph)
+		tree_versus_mark(&versus, &overlay);
 	if (!status && !a->quiet) {
 		print_summary(graph);
 		char unplaced[1024];
@@ -233,11 +251,13 @@ static int run(struct arguments *a, enum graph_format format)
 			fprintf(stderr, "ptscope: callgraph: %s\n", unplaced);
 	}
 	if (!status)
-		status = graph_write(graph, overlaid ? &overlay : NULL, format, a->output, err, sizeof(err));
+		status = graph_write(drawn, overlaid ? &overlay : NULL, format, a->output, err, sizeof(err));
 	if (status)
 		fprintf(stderr, "ptscope: %s\n", err);
 	graph_overlay_free(&overlay);
 	overlay_inputs_free(inputs);
+	tree_versus_free(&versus);
+	callgraph_free(old_graph);
 	callgraph_free(graph);
 	return status;
 }

@@ -212,6 +212,24 @@ static void pricing_style(const struct graph_overlay *overlay, size_t index, Agn
 	}
 }
 
+/* Two trees: functions only the new one has green, only the old one orange
+ * and dashed. */
+static const struct { const char *fill, *pen, *style; } only_in_styles[] = {
+	[OVERLAY_ONLY_NEW] = { "#c8ecc8", "#2e7d32", "filled" },
+	[OVERLAY_ONLY_OLD] = { "#fde7c0", "#d98c00", "filled,dashed" },
+};
+
+static void tree_style(const struct graph_overlay *overlay, size_t index, Agnode_t *node)
+{
+	enum overlay_only_in where = overlay->nodes[index].only_in;
+	if (where == OVERLAY_IN_BOTH)
+		return;
+	set(node, "fillcolor", only_in_styles[where].fill);
+	set(node, "color", only_in_styles[where].pen);
+	set(node, "style", only_in_styles[where].style);
+	set(node, "penwidth", "2");
+}
+
 static void add_nodes(Agraph_t *graph, const struct callgraph *cg, const struct graph_overlay *overlay,
 		      Agnode_t **nodes)
 {
@@ -232,6 +250,8 @@ static void add_nodes(Agraph_t *graph, const struct callgraph *cg, const struct 
 		set(nodes[i], "tooltip", tooltip);
 		if (!node->defined)
 			set(nodes[i], "style", "filled,dashed");
+		if (overlay && overlay->has_trees)
+			tree_style(overlay, i, nodes[i]);
 		if (overlay && overlay->has_events)
 			pricing_style(overlay, i, nodes[i]);
 		if (overlay && overlay->has_samples)
@@ -283,6 +303,13 @@ static void add_edges(Agraph_t *graph, const struct callgraph *cg, const struct 
 			set(arrow, "color", "#c0392b");
 			set(arrow, "fontcolor", "#c0392b");
 			set(arrow, "label", field ? field + 1 : edge->field ? edge->field : "");
+		}
+		if (overlay && overlay->has_trees && overlay->edges[i].only_in != OVERLAY_IN_BOTH) {
+			enum overlay_only_in where = overlay->edges[i].only_in;
+			set(arrow, "color", only_in_styles[where].pen);
+			set(arrow, "penwidth", "2");
+			if (where == OVERLAY_ONLY_OLD)   /* dotted: dashed already means a pointer call */
+				set(arrow, "style", "dotted");
 		}
 		if (overlay && overlay->has_events)
 			edge_events(overlay, i, arrow);

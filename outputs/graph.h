@@ -58,7 +58,12 @@ struct overlay_share {
 	unsigned long long samples;
 };
 
+/* callgraph NEW --versus OLD: where a function or call is */
+enum overlay_only_in { OVERLAY_IN_BOTH, OVERLAY_ONLY_NEW, OVERLAY_ONLY_OLD };
+extern const char *const overlay_only_in_names[3];   /* "", "new", "old" */
+
 struct overlay_node {
+	enum overlay_only_in only_in;
 	struct overlay_count events;
 	enum overlay_pricing pricing;
 	const char *counted_on;         /* OVERLAY_COUNTED_ELSEWHERE: where */
@@ -66,6 +71,7 @@ struct overlay_node {
 };
 
 struct overlay_edge {
+	enum overlay_only_in only_in;
 	struct overlay_count events;
 };
 
@@ -76,7 +82,7 @@ struct overlay_unplaced {
 
 struct graph_overlay {
 	char title[1024];               /* what the counts and shades are of */
-	bool has_events, has_samples, has_baseline;
+	bool has_events, has_samples, has_baseline, has_trees;
 	struct overlay_node *nodes;     /* graph->node_count of them */
 	struct overlay_edge *edges;     /* graph->edge_count */
 	unsigned long long largest_edge_count;
@@ -106,6 +112,23 @@ int overlay_place(struct overlay_inputs *inputs, const struct callgraph *graph,
 /* The unplaced symbols as one stderr line ("" when none). */
 void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size);
 void overlay_inputs_free(struct overlay_inputs *inputs);
+
+/* Two trees' graphs as one (outputs/overlay_trees.c): NEW's functions and
+ * calls plus OLD's others, sorted by file; the graph's strings are the two
+ * graphs', which must outlive it.  tree_versus_mark writes only_in on an
+ * overlay placed on versus->graph. */
+struct tree_versus {
+	struct callgraph *graph;
+	enum overlay_only_in *node_only_in, *edge_only_in;
+	size_t only_new_nodes, only_old_nodes, only_new_edges, only_old_edges;
+	const char *new_release, *old_release, *old_source;
+	char **old_ids;                 /* "old:USR" of the functions only OLD has */
+	size_t old_id_count;
+};
+void tree_versus_build(const struct callgraph *new_graph, const struct callgraph *old_graph,
+		       struct tree_versus *versus);
+void tree_versus_mark(const struct tree_versus *versus, struct graph_overlay *overlay);
+void tree_versus_free(struct tree_versus *versus);
 void graph_overlay_free(struct graph_overlay *overlay);
 
 /*

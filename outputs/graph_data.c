@@ -120,6 +120,8 @@ static void json_node_overlay(json_object *object, const struct graph_overlay *o
 	if (!overlay)
 		return;
 	const struct overlay_node *node = &overlay->nodes[index];
+	if (node->only_in != OVERLAY_IN_BOTH)
+		json_object_object_add(object, "only_in", json_string(overlay_only_in_names[node->only_in]));
 	json_events(object, &node->events);
 	if (overlay->has_events && node->pricing == OVERLAY_NOT_MODELLED)
 		json_object_object_add(object, "modelled", json_object_new_boolean(false));
@@ -178,6 +180,8 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 		json_object_object_add(object, "line", json_object_new_int64(edge->line));
 		if (edge->field)
 			json_object_object_add(object, "field", json_string(edge->field));
+		if (overlay && overlay->edges[i].only_in != OVERLAY_IN_BOTH)
+			json_object_object_add(object, "only_in", json_string(overlay_only_in_names[overlay->edges[i].only_in]));
 		if (overlay)
 			json_events(object, &overlay->edges[i].events);
 		write_json_line(out, object, i + 1 < graph->edge_count ? "," : "");
@@ -236,7 +240,8 @@ static bool xml_node_overlay(xmlTextWriterPtr writer, const struct graph_overlay
 	if (!overlay)
 		return true;
 	const struct overlay_node *node = &overlay->nodes[index];
-	return xml_share(writer, &node->share, "") &&
+	return (node->only_in == OVERLAY_IN_BOTH || xml_text(writer, "only_in", overlay_only_in_names[node->only_in])) &&
+	       xml_share(writer, &node->share, "") &&
 	       (!overlay->has_baseline || xml_share(writer, &node->baseline, "baseline_")) &&
 	       (!overlay->has_events || node->pricing != OVERLAY_NOT_MODELLED || xml_text(writer, "modelled", "false")) &&
 	       (node->pricing != OVERLAY_COUNTED_ELSEWHERE || xml_text(writer, "counted_on", node->counted_on)) &&
@@ -287,6 +292,8 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
 		     xml_text(writer, "kind", graph_kind_name(edge->kind)) &&
 		     xml_number(writer, "line", edge->line) &&
 		     (!edge->field || xml_text(writer, "field", edge->field)) &&
+		     (!overlay || overlay->edges[i].only_in == OVERLAY_IN_BOTH ||
+		      xml_text(writer, "only_in", overlay_only_in_names[overlay->edges[i].only_in])) &&
 		     (!overlay || xml_events(writer, &overlay->edges[i].events)) &&
 		     xmlTextWriterEndElement(writer) >= 0;
 	}

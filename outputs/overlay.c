@@ -29,6 +29,7 @@
 #include "outputs/graph.h"
 
 const char *const overlay_event_names[OVERLAY_EVENT_COUNT] = { "fork", "exit" };
+const char *const overlay_only_in_names[3] = { "", "new", "old" };
 
 /* The model's figures an rmap function can carry. */
 enum event_figure { FORK_ALL, FORK_ANON, FORK_FILE, FORK_CHAINS, FORK_ANON_VMA, EXIT_ALL, FIGURE_COUNT };

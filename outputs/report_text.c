@@ -462,6 +462,10 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 	fprintf(out, "\n  kernel %s, %s, %zu processes, pagemap: %s, kpages: %s\n",
 		kernel, arch, r->processes, modes[s->info.pagemap <= PAGEMAP_PFN ? s->info.pagemap : 0],
 		r->has_kpages ? "yes" : "no");
+	if (s->info.skipped > 0)
+		fprintf(out, "  %ld process%s skipped at capture (%ld refused: permission denied%s)\n",
+			s->info.skipped, s->info.skipped == 1 ? "" : "es", s->info.unreadable > 0 ? s->info.unreadable : 0,
+			s->info.unreadable > 0 && s->info.pagemap != PAGEMAP_PFN ? "; capture as root to see them" : "");
 	report_headline(r, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);

@@ -78,6 +78,13 @@ static struct json_object *snapshot_object(const struct model_result *r)
 	put_string(o, "pagemap", pagemap_modes[s->info.pagemap <= PAGEMAP_PFN ? s->info.pagemap : 0]);
 	put_bool(o, "kpages", r->has_kpages);
 	put_string(o, "geometry", r->geometry->name);
+	/* what the capture could not see; absent when the snapshot does not say */
+	if (s->info.skipped >= 0)
+		put_u64(o, "skipped_at_capture", (uint64_t)s->info.skipped);
+	if (s->info.unreadable >= 0)
+		put_u64(o, "refused_at_capture", (uint64_t)s->info.unreadable);
+	if (s->info.ptscope_version[0])
+		put_string(o, "captured_by", s->info.ptscope_version);
 	return o;
 }
 

@@ -16,7 +16,12 @@ echo "$out" | grep -q "bad.tar" || fail "message names the file: $out"
 
 # Output failures are status 2 with one message, whatever command wrote
 # (ptscope.c checks stdout after every command; docs/architecture.md).
-for args in "profiles" "profiles --schema" "info $PTSCOPE_TESTS/fixtures/proc" "report --help"; do
+# a one-process snapshot from the fixture files (a snapshot without a process is refused)
+fixture=$PTSCOPE_TESTS/fixtures/proc
+mkdir -p "$tmp/snap/5969"
+cp "$fixture/version" "$fixture/meminfo" "$tmp/snap/"
+for f in smaps stat status cmdline; do cp "$fixture/sleep.$f" "$tmp/snap/5969/$f"; done
+for args in "profiles" "profiles --schema" "info $tmp/snap" "report --help"; do
 	"$PTSCOPE" $args > /dev/full 2> "$tmp/err"; rc=$?
 	[ $rc -eq 2 ] || fail "'$args > /dev/full' exit $rc, not 2"
 	# one line; glibc keeps errno only when the bytes were still buffered

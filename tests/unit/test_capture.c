@@ -348,10 +348,20 @@ static void test_tree_and_pid_selection(void)
 	CU_ASSERT(kp && kp->size == 24 && ((const uint64_t *)kp->data)[0] == 0x11);
 	free_tar(&m);
 
-	/* --pid 101 --pid 102 --pid 999 (does not exist) */
-	CU_ASSERT_EQUAL_FATAL(capture(out, (int[]){ 101, 102, 999 }, 3, NULL, 0, false, &result), 0);
+	/* --pid 999 does not exist: an error, and nothing written (issue 9) */
+	char missing[700];
+	snprintf(missing, sizeof(missing), "%s.missing.tar", out);
+	CU_ASSERT_EQUAL(capture(missing, (int[]){ 101, 102, 999 }, 3, NULL, 0, false, &result), -1);
+	CU_ASSERT_EQUAL(capture(missing, NULL, 0, (int[]){ 999 }, 1, false, &result), -1);
+	CU_ASSERT_EQUAL(access(missing, F_OK), -1);
+	/* --pid 102 alone is a kernel thread: no process to write, refused */
+	CU_ASSERT_EQUAL(capture(missing, (int[]){ 102 }, 1, NULL, 0, false, &result), -1);
+	CU_ASSERT_EQUAL(access(missing, F_OK), -1);
+
+	/* --pid 101 --pid 102 */
+	CU_ASSERT_EQUAL_FATAL(capture(out, (int[]){ 101, 102 }, 2, NULL, 0, false, &result), 0);
 	CU_ASSERT_EQUAL(result.processes, 1);
-	CU_ASSERT_EQUAL(result.skipped, 1);
+	CU_ASSERT_EQUAL(result.skipped, 0);
 	load_tar(out, &m);
 	CU_ASSERT(info_has(&m, "kernel_threads: 1"));
 	CU_ASSERT_PTR_NULL(find(&m, "100/smaps"));
