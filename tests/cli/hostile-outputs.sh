@@ -4,7 +4,7 @@
 #    predictable name) and at base/output's link names: the link's target is
 #    untouched, OUT is written;
 #  - report -o interrupted by SIGINT at 10 moments leaves no temporary;
-#  - capture into a full file system (a 64 KiB tmpfs) says why, exit 1, and
+#  - capture into a full file system (a 64 KiB tmpfs) says why, exit 2, and
 #    leaves nothing (skipped, with exit 77, where mounting is not possible).
 . "$PTSCOPE_TESTS/cli-common.sh"
 tree=$PTSCOPE_TESTS/fixtures/kernel-2.5
@@ -41,7 +41,7 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
 	rc=$?
 	ls -A "$tmp/full" | grep -vx filler > "$tmp/left"
 	umount "$tmp/full"
-	[ $rc -eq 1 ] || fail "capture to a full disk: exit $rc: $(cat "$tmp/err")"
+	[ $rc -eq 2 ] || fail "capture to a full disk: exit $rc, want 2 (an output failure): $(cat "$tmp/err")"
 	grep -q "No space left on device" "$tmp/err" || fail "full disk: no reason given: $(cat "$tmp/err")"
 	[ -s "$tmp/left" ] && fail "full disk: left $(cat "$tmp/left")"
 else
