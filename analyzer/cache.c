@@ -38,61 +38,61 @@
 
 uint64_t cache_key(const struct tu_job *job, uint64_t salt)
 {
-	uint64_t hash = cg_hash(CACHE_MAGIC, strlen(CACHE_MAGIC), salt);
-	hash = cg_hash(job->path, strlen(job->path) + 1, hash);
+	uint64_t hash = hash_bytes_more(salt, CACHE_MAGIC, strlen(CACHE_MAGIC));
+	hash = hash_bytes_more(hash, job->path, strlen(job->path) + 1);
 	for (size_t i = 0; i < job->arguments.count; i++)
-		hash = cg_hash(job->arguments.items[i], strlen(job->arguments.items[i]) + 1, hash);
+		hash = hash_bytes_more(hash, job->arguments.items[i], strlen(job->arguments.items[i]) + 1);
 	return hash;
 }
 
-static void add_line_text(struct cg_buffer *out, const char *text)
+static void add_line_text(struct buffer *out, const char *text)
 {
 	for (const char *p = text; *p; p++)
-		cg_buffer_add(out, *p == '\n' || *p == '\r' ? " " : p, 1);
-	cg_buffer_add(out, "\n", 1);
+		buffer_add(out, *p == '\n' || *p == '\r' ? " " : p, 1);
+	buffer_add(out, "\n", 1);
 }
 
-static void add_index(struct cg_buffer *out, uint32_t value, const char *after)
+static void add_index(struct buffer *out, uint32_t value, const char *after)
 {
 	if (value == CG_NONE)
-		cg_buffer_printf(out, "-%s", after);
+		buffer_printf(out, "-%s", after);
 	else
-		cg_buffer_printf(out, "%u%s", value, after);
+		buffer_printf(out, "%u%s", value, after);
 }
 
-void cache_serialise(const struct tu_facts *facts, struct cg_buffer *out)
+void cache_serialise(const struct tu_facts *facts, struct buffer *out)
 {
-	cg_buffer_printf(out, CACHE_MAGIC "counts %zu %zu %zu %d\n", facts->errors,
+	buffer_printf(out, CACHE_MAGIC "counts %zu %zu %zu %d\n", facts->errors,
 			 facts->warnings, facts->unresolved_pointer_calls, facts->failed ? 1 : 0);
 	if (facts->first_error) {
-		cg_buffer_add(out, "error ", 6);
+		buffer_add(out, "error ", 6);
 		add_line_text(out, facts->first_error);
 	}
 	for (size_t i = 0; i < facts->input_count; i++) {
 		const struct tu_input *input = &facts->inputs[i];
-		cg_buffer_printf(out, "i %" PRId64 " %" PRId64 " %" PRId64 " ", input->size,
+		buffer_printf(out, "i %" PRId64 " %" PRId64 " %" PRId64 " ", input->size,
 				 input->mtime_sec, input->mtime_nsec);
 		add_line_text(out, input->path);
 	}
 	for (size_t i = 0; i < facts->strings.count; i++) {
-		cg_buffer_add(out, "s ", 2);
+		buffer_add(out, "s ", 2);
 		add_line_text(out, facts->strings.text[i]);
 	}
 	for (size_t i = 0; i < facts->function_count; i++) {
 		const struct tu_function *function = &facts->functions[i];
-		cg_buffer_printf(out, "f %u %u %u %u %d\n", function->usr, function->name,
+		buffer_printf(out, "f %u %u %u %u %d\n", function->usr, function->name,
 				 function->file, function->line, function->defined ? 1 : 0);
 	}
 	for (size_t i = 0; i < facts->call_count; i++) {
 		const struct tu_call *call = &facts->calls[i];
-		cg_buffer_printf(out, "c %u ", call->caller);
+		buffer_printf(out, "c %u ", call->caller);
 		add_index(out, call->callee, " ");
 		add_index(out, call->field, " ");
-		cg_buffer_printf(out, "%u\n", call->line);
+		buffer_printf(out, "%u\n", call->line);
 	}
 	for (size_t i = 0; i < facts->store_count; i++)
-		cg_buffer_printf(out, "a %u %u\n", facts->stores[i].field, facts->stores[i].function);
-	cg_buffer_add(out, "end\n", 4);
+		buffer_printf(out, "a %u %u\n", facts->stores[i].field, facts->stores[i].function);
+	buffer_add(out, "end\n", 4);
 }
 
 /* Read an unsigned number or "-" (CG_NONE); false on anything else. */
@@ -139,8 +139,7 @@ static bool parse_record(struct tu_facts *facts, char *line)
 		if (!read_indexes(line + 2, v, 5) || v[0] >= facts->strings.count ||
 		    v[1] >= facts->strings.count || v[2] >= facts->strings.count)
 			return false;
-		cg_reserve(&facts->functions, &facts->function_capacity, facts->function_count,
-			   sizeof(*facts->functions));
+		array_reserve(&facts->functions, &facts->function_capacity, facts->function_count + 1, sizeof(*facts->functions));
 		facts->functions[facts->function_count++] = (struct tu_function){
 			.usr = v[0], .name = v[1], .file = v[2], .line = v[3], .defined = v[4] != 0,
 		};
@@ -150,7 +149,7 @@ static bool parse_record(struct tu_facts *facts, char *line)
 		    (v[1] != CG_NONE && v[1] >= facts->function_count) ||
 		    (v[2] != CG_NONE && v[2] >= facts->strings.count) || (v[1] == CG_NONE) == (v[2] == CG_NONE))
 			return false;
-		cg_reserve(&facts->calls, &facts->call_capacity, facts->call_count, sizeof(*facts->calls));
+		array_reserve(&facts->calls, &facts->call_capacity, facts->call_count + 1, sizeof(*facts->calls));
 		facts->calls[facts->call_count++] = (struct tu_call){
 			.caller = v[0], .callee = v[1], .field = v[2], .line = v[3],
 		};
@@ -159,7 +158,7 @@ static bool parse_record(struct tu_facts *facts, char *line)
 		if (!read_indexes(line + 2, v, 2) || v[0] >= facts->strings.count ||
 		    v[1] >= facts->function_count)
 			return false;
-		cg_reserve(&facts->stores, &facts->store_capacity, facts->store_count, sizeof(*facts->stores));
+		array_reserve(&facts->stores, &facts->store_capacity, facts->store_count + 1, sizeof(*facts->stores));
 		facts->stores[facts->store_count++] = (struct tu_store){ .field = v[0], .function = v[1] };
 		return true;
 	case 'i': {
@@ -168,10 +167,9 @@ static bool parse_record(struct tu_facts *facts, char *line)
 		if (sscanf(line + 2, "%lld %lld %lld %n", &size, &seconds, &nanoseconds, &used) != 3 ||
 		    used == 0 || line[2 + used] != '/')
 			return false;
-		cg_reserve(&facts->inputs, &facts->input_capacity, facts->input_count,
-			   sizeof(*facts->inputs));
+		array_reserve(&facts->inputs, &facts->input_capacity, facts->input_count + 1, sizeof(*facts->inputs));
 		facts->inputs[facts->input_count++] = (struct tu_input){
-			.path = cg_xstrdup(line + 2 + used), .size = size,
+			.path = xstrdup(line + 2 + used), .size = size,
 			.mtime_sec = seconds, .mtime_nsec = nanoseconds,
 		};
 		return true;
@@ -179,7 +177,7 @@ static bool parse_record(struct tu_facts *facts, char *line)
 	case 'e':
 		if (!strncmp(line, "error ", 6)) {
 			free(facts->first_error);
-			facts->first_error = cg_xstrdup(line + 6);
+			facts->first_error = xstrdup(line + 6);
 			return true;
 		}
 		return false;
@@ -219,7 +217,7 @@ bool cache_parse(char *text, size_t size, struct tu_facts *facts)
 
 static char *cache_path(const char *cache_dir, uint64_t key)
 {
-	return cg_format("%s/tu/%016llx", cache_dir, (unsigned long long)key);
+	return xasprintf("%s/tu/%016llx", cache_dir, (unsigned long long)key);
 }
 
 bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts)
@@ -246,16 +244,16 @@ bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *fac
 	for (size_t i = 0; i < facts->input_count; i++)
 		if (facts->inputs[i].size < 0)
 			return false;
-	char *folder = cg_format("%s/tu", cache_dir);
+	char *folder = xasprintf("%s/tu", cache_dir);
 	bool ok = cg_make_dirs(folder);
 	free(folder);
 	if (!ok)
 		return false;
-	struct cg_buffer out = { 0 };
+	struct buffer out = { 0 };
 	cache_serialise(facts, &out);
 	char *path = cache_path(cache_dir, key);
 	ok = cg_write_file_atomic(path, out.data, out.length);
 	free(path);
-	cg_buffer_free(&out);
+	buffer_free(&out);
 	return ok;
 }

@@ -43,8 +43,7 @@ struct merge {
 	struct tu_store *stores;          /* field string -> node index (in .function) */
 	size_t store_count, store_capacity;
 	const char *root;
-	uint64_t *edge_set;               /* open addressing over edge hashes + 1 */
-	size_t edge_set_size;
+	struct hash_table edge_set;       /* edges by (from, to, line, kind) */
 };
 
 static const char *arena_text(struct merge *merge, const char *text)
@@ -67,13 +66,13 @@ static size_t merge_function(struct merge *merge, const struct tu_facts *facts, 
 	uint32_t key = cg_intern(merge->strings, facts->strings.text[function->usr]);
 	if (key >= merge->node_of_string_capacity) {
 		size_t old = merge->node_of_string_capacity;
-		cg_reserve(&merge->node_of_string, &merge->node_of_string_capacity, key, sizeof(size_t));
+		array_reserve(&merge->node_of_string, &merge->node_of_string_capacity, key + 1, sizeof(size_t));
 		memset(merge->node_of_string + old, 0, (merge->node_of_string_capacity - old) * sizeof(size_t));
 	}
 	struct callgraph *graph = merge->graph;
 	size_t index = merge->node_of_string[key];
 	if (index == 0) {
-		cg_reserve(&graph->nodes, &merge->node_capacity, graph->node_count, sizeof(struct cg_node));
+		array_reserve(&graph->nodes, &merge->node_capacity, graph->node_count + 1, sizeof(struct cg_node));
 		graph->nodes[graph->node_count] = (struct cg_node){
 			.id = merge->strings->text[key],
 			.name = arena_text(merge, facts->strings.text[function->name]),
@@ -92,51 +91,44 @@ static size_t merge_function(struct merge *merge, const struct tu_facts *facts, 
 }
 
 /* Edges are kept once per (caller, callee, line, kind). */
+static uint64_t edge_hash(const struct cg_edge *edge)
+{
+	uint64_t values[4] = { edge->from, edge->to, edge->line, edge->kind };
+	return hash_bytes(values, sizeof(values));
+}
+
+static uint64_t rehash_edge(const void *context, size_t index)
+{
+	const struct merge *merge = context;
+	return edge_hash(&merge->graph->edges[index]);
+}
+
+/* True (and the edge recorded as the next one, edges[edge_count]) when new. */
 static bool edge_is_new(struct merge *merge, const struct cg_edge *edge)
 {
-	if ((merge->graph->edge_count + 1) * 2 >= merge->edge_set_size) {
-		size_t old_size = merge->edge_set_size;
-		uint64_t *old = merge->edge_set;
-		merge->edge_set_size = old_size ? old_size * 2 : 1024;
-		merge->edge_set = calloc(merge->edge_set_size, sizeof(uint64_t));
-		if (!merge->edge_set) {
-			fprintf(stderr, "ptscope: out of memory\n");
-			exit(2);
-		}
-		/* rebuild from the edges themselves */
-		for (size_t i = 0; i < merge->graph->edge_count; i++) {
-			const struct cg_edge *e = &merge->graph->edges[i];
-			uint64_t values[4] = { e->from, e->to, e->line, e->kind };
-			size_t slot = cg_hash(values, sizeof(values), 0) & (merge->edge_set_size - 1);
-			while (merge->edge_set[slot])
-				slot = (slot + 1) & (merge->edge_set_size - 1);
-			merge->edge_set[slot] = i + 1;
-		}
-		free(old);
-	}
-	uint64_t values[4] = { edge->from, edge->to, edge->line, edge->kind };
-	size_t slot = cg_hash(values, sizeof(values), 0) & (merge->edge_set_size - 1);
-	while (merge->edge_set[slot]) {
-		const struct cg_edge *e = &merge->graph->edges[merge->edge_set[slot] - 1];
+	struct hash_probe probe;
+	uint64_t hash = edge_hash(edge);
+	for (size_t i = hash_first(&merge->edge_set, hash, &probe); i != HASH_NONE;
+	     i = hash_next(&merge->edge_set, &probe)) {
+		const struct cg_edge *e = &merge->graph->edges[i];
 		if (e->from == edge->from && e->to == edge->to && e->line == edge->line && e->kind == edge->kind)
 			return false;
-		slot = (slot + 1) & (merge->edge_set_size - 1);
 	}
-	merge->edge_set[slot] = merge->graph->edge_count + 1;
+	hash_add(&merge->edge_set, hash, merge->graph->edge_count, rehash_edge, merge);
 	return true;
 }
 
 static void add_edge(struct merge *merge, struct cg_edge edge)
 {
 	struct callgraph *graph = merge->graph;
-	cg_reserve(&graph->edges, &merge->edge_capacity, graph->edge_count, sizeof(struct cg_edge));
+	array_reserve(&graph->edges, &merge->edge_capacity, graph->edge_count + 1, sizeof(struct cg_edge));
 	if (edge_is_new(merge, &edge))
 		graph->edges[graph->edge_count++] = edge;
 }
 
 static void merge_unit(struct merge *merge, const struct tu_facts *facts)
 {
-	size_t *nodes = cg_xmalloc((facts->function_count + 1) * sizeof(size_t));
+	size_t *nodes = xmalloc((facts->function_count + 1) * sizeof(size_t));
 	for (size_t i = 0; i < facts->function_count; i++)
 		nodes[i] = merge_function(merge, facts, (uint32_t)i);
 	for (size_t i = 0; i < facts->call_count; i++) {
@@ -148,7 +140,7 @@ static void merge_unit(struct merge *merge, const struct tu_facts *facts)
 			});
 			continue;
 		}
-		cg_reserve(&merge->sites, &merge->site_capacity, merge->site_count, sizeof(*merge->sites));
+		array_reserve(&merge->sites, &merge->site_capacity, merge->site_count + 1, sizeof(*merge->sites));
 		merge->sites[merge->site_count++] = (struct indirect_site){
 			.caller = nodes[call->caller],
 			.field = cg_intern(merge->strings, facts->strings.text[call->field]),
@@ -156,7 +148,7 @@ static void merge_unit(struct merge *merge, const struct tu_facts *facts)
 		};
 	}
 	for (size_t i = 0; i < facts->store_count; i++) {
-		cg_reserve(&merge->stores, &merge->store_capacity, merge->store_count, sizeof(*merge->stores));
+		array_reserve(&merge->stores, &merge->store_capacity, merge->store_count + 1, sizeof(*merge->stores));
 		merge->stores[merge->store_count++] = (struct tu_store){
 			.field = cg_intern(merge->strings, facts->strings.text[facts->stores[i].field]),
 			.function = (uint32_t)nodes[facts->stores[i].function],
@@ -179,7 +171,7 @@ char *field_display_name(const char *usr)
 	for (const char *next = field; next; next = strstr(next + 1, "@FI@"))
 		field = next;
 	if (!field)
-		return cg_xstrdup(usr);
+		return xstrdup(usr);
 	const char *record = NULL;
 	static const char *const markers[] = { "@S@", "@U@" };
 	for (size_t m = 0; m < 2; m++)
@@ -187,9 +179,9 @@ char *field_display_name(const char *usr)
 			if (!record || at > record)
 				record = at;
 	if (!record)
-		return cg_xstrdup(field + 4);
+		return xstrdup(field + 4);
 	size_t length = strcspn(record + 3, "@");
-	return cg_format("%.*s.%s", (int)length, record + 3, field + 4);
+	return xasprintf("%.*s.%s", (int)length, record + 3, field + 4);
 }
 
 /* Each indirect call site goes to every function stored in its field. */
@@ -261,12 +253,8 @@ struct adjacency {
 
 static void build_adjacency(const struct callgraph *graph, bool backward, struct adjacency *adjacency)
 {
-	adjacency->start = calloc(graph->node_count + 2, sizeof(size_t));
-	adjacency->target = cg_xmalloc((graph->edge_count + 1) * sizeof(size_t));
-	if (!adjacency->start) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
+	adjacency->start = xcalloc(graph->node_count + 2, sizeof(size_t));
+	adjacency->target = xmalloc((graph->edge_count + 1) * sizeof(size_t));
 	for (size_t i = 0; i < graph->edge_count; i++) {
 		size_t from = backward ? graph->edges[i].to : graph->edges[i].from;
 		adjacency->start[from + 2]++;
@@ -326,16 +314,12 @@ static void keep_shortest(const struct callgraph *graph, const struct adjacency 
 	size_t sink_count = 0;
 	for (size_t i = 0; i < count; i++)
 		sink_count += sink[i] && node_keep[i];
-	size_t *to_sink = cg_xmalloc((sink_count * count + 1) * sizeof(size_t));
-	size_t *sink_node = cg_xmalloc((sink_count + 1) * sizeof(size_t));
-	size_t *from_entry = cg_xmalloc((count + 1) * sizeof(size_t));
-	size_t *queue = cg_xmalloc((count + 1) * sizeof(size_t));
-	bool *one = calloc(count + 1, 1), *blocked = calloc(count + 1, 1);
-	bool *nodes = calloc(count + 1, 1), *edges = calloc(graph->edge_count + 1, 1);
-	if (!one || !blocked || !nodes || !edges) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
+	size_t *to_sink = xmalloc((sink_count * count + 1) * sizeof(size_t));
+	size_t *sink_node = xmalloc((sink_count + 1) * sizeof(size_t));
+	size_t *from_entry = xmalloc((count + 1) * sizeof(size_t));
+	size_t *queue = xmalloc((count + 1) * sizeof(size_t));
+	bool *one = xcalloc(count + 1, 1), *blocked = xcalloc(count + 1, 1);
+	bool *nodes = xcalloc(count + 1, 1), *edges = xcalloc(graph->edge_count + 1, 1);
 	for (size_t i = 0; i < count; i++)
 		blocked[i] = !node_keep[i];
 	for (size_t i = 0, k = 0; i < count; i++) {
@@ -382,7 +366,7 @@ static void keep_shortest(const struct callgraph *graph, const struct adjacency 
 /* Drop what is not kept, renumbering the edges' ends. */
 static void compact(struct callgraph *graph, const bool *node_keep, const bool *edge_keep)
 {
-	size_t *renumber = cg_xmalloc((graph->node_count + 1) * sizeof(size_t));
+	size_t *renumber = xmalloc((graph->node_count + 1) * sizeof(size_t));
 	size_t kept = 0;
 	for (size_t i = 0; i < graph->node_count; i++) {
 		renumber[i] = node_keep[i] ? kept : SIZE_MAX;
@@ -407,15 +391,11 @@ static void compact(struct callgraph *graph, const bool *node_keep, const bool *
 static void mark_paths(struct callgraph *graph, const struct graph_request *request)
 {
 	size_t count = graph->node_count;
-	bool *entry = calloc(count + 1, 1), *sink = calloc(count + 1, 1), *blocked = calloc(count + 1, 1);
-	bool *node_keep = calloc(count + 1, 1), *edge_keep = calloc(graph->edge_count + 1, 1);
-	size_t *from_entry = cg_xmalloc((count + 1) * sizeof(size_t));
-	size_t *to_sink = cg_xmalloc((count + 1) * sizeof(size_t));
-	size_t *queue = cg_xmalloc((count + 1) * sizeof(size_t));
-	if (!entry || !sink || !blocked || !node_keep || !edge_keep) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
+	bool *entry = xcalloc(count + 1, 1), *sink = xcalloc(count + 1, 1), *blocked = xcalloc(count + 1, 1);
+	bool *node_keep = xcalloc(count + 1, 1), *edge_keep = xcalloc(graph->edge_count + 1, 1);
+	size_t *from_entry = xmalloc((count + 1) * sizeof(size_t));
+	size_t *to_sink = xmalloc((count + 1) * sizeof(size_t));
+	size_t *queue = xmalloc((count + 1) * sizeof(size_t));
 	for (size_t i = 0; i < count; i++) {
 		const struct cg_node *node = &graph->nodes[i];
 		entry[i] = node->defined && matches_any(request->entries, node);
@@ -484,13 +464,13 @@ static int compare_edges(const void *a, const void *b)
 static void sort_graph(struct callgraph *graph)
 {
 	size_t count = graph->node_count;
-	struct { struct cg_node node; size_t old; } *order = cg_xmalloc((count + 1) * sizeof(*order));
+	struct { struct cg_node node; size_t old; } *order = xmalloc((count + 1) * sizeof(*order));
 	for (size_t i = 0; i < count; i++) {
 		order[i].node = graph->nodes[i];
 		order[i].old = i;
 	}
 	qsort(order, count, sizeof(*order), compare_nodes);   /* node is the first member */
-	size_t *renumber = cg_xmalloc((count + 1) * sizeof(size_t));
+	size_t *renumber = xmalloc((count + 1) * sizeof(size_t));
 	for (size_t i = 0; i < count; i++) {
 		graph->nodes[i] = order[i].node;
 		renumber[order[i].old] = i;
@@ -506,12 +486,8 @@ static void sort_graph(struct callgraph *graph)
 
 struct callgraph *graph_build(struct tu_job *jobs, size_t job_count, const struct graph_request *request)
 {
-	struct callgraph *graph = calloc(1, sizeof(*graph));
-	struct cg_arena *arena = calloc(1, sizeof(*arena));
-	if (!graph || !arena) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
+	struct callgraph *graph = xcalloc(1, sizeof(*graph));
+	struct cg_arena *arena = xcalloc(1, sizeof(*arena));
 	graph->arena = arena;
 	struct merge merge = { .graph = graph, .strings = &arena->strings, .root = request->root };
 	for (size_t i = 0; i < job_count; i++)
@@ -524,7 +500,7 @@ struct callgraph *graph_build(struct tu_job *jobs, size_t job_count, const struc
 	free(merge.node_of_string);
 	free(merge.sites);
 	free(merge.stores);
-	free(merge.edge_set);
+	hash_free(&merge.edge_set);
 	return graph;
 }
 

@@ -17,42 +17,30 @@
 #include <stdint.h>
 
 #include "analyzer/analyzer.h"
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/file.h"
+#include "base/hash.h"
+#include "base/output.h"
 
 #define CG_NONE UINT32_MAX
 
 /* --- small utilities (util.c) --------------------------------------- */
 
-void *cg_xmalloc(size_t size);
-void *cg_xrealloc(void *pointer, size_t size);
-char *cg_xstrdup(const char *text);
-char *cg_format(const char *format, ...) __attribute__((format(printf, 1, 2)));
-/* Grow *array (of element_size) so that index `need` fits. */
-void cg_reserve(void *array_pointer, size_t *capacity, size_t need, size_t element_size);
-uint64_t cg_hash(const void *data, size_t size, uint64_t seed);
+/* Read a whole file (base/file.h), NUL-terminated; false when it cannot be read. */
 bool cg_read_file(const char *path, char **text, size_t *size);
 bool cg_is_dir(const char *path);
 bool cg_is_file(const char *path);
 /* mkdir -p */
 bool cg_make_dirs(const char *path);
-/* Write size bytes to path through a temporary name in the same folder. */
+/* Write size bytes to path atomically (base/output.h). */
 bool cg_write_file_atomic(const char *path, const char *data, size_t size);
-
-/* A growable string buffer. */
-struct cg_buffer {
-	char *data;
-	size_t length, capacity;
-};
-void cg_buffer_add(struct cg_buffer *buffer, const char *data, size_t size);
-void cg_buffer_printf(struct cg_buffer *buffer, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
-void cg_buffer_free(struct cg_buffer *buffer);
 
 /* Interned strings: each distinct string gets one small index. */
 struct cg_strings {
 	char **text;
 	size_t count, capacity;
-	uint32_t *slots;        /* open addressing: index + 1, 0 = empty */
-	size_t slot_count;
+	struct hash_table table;  /* text index by content (base/hash.h) */
 };
 uint32_t cg_intern(struct cg_strings *strings, const char *text);
 /* CG_NONE when absent */
@@ -183,7 +171,7 @@ int kconfig_read(const char *path, struct kconfig *config, char *err, size_t err
 void kconfig_set(struct kconfig *config, const char *name, const char *value);
 const char *kconfig_get(const struct kconfig *config, const char *name);
 /* The text of an autoconf.h for this configuration. */
-void kconfig_header(const struct kconfig *config, struct cg_buffer *out);
+void kconfig_header(const struct kconfig *config, struct buffer *out);
 void kconfig_free(struct kconfig *config);
 
 /* gcc-only flags that clang rejects: true when argument should be dropped. */
@@ -196,7 +184,7 @@ void parse_unit(void *index, struct tu_job *job);
 void *parse_index_create(void);
 /* #define lines for the DEFINE(NAME, value) constants of a kbuild
  * "bounds"/"asm-offsets" style file, evaluated by clang; returns how many. */
-size_t parse_constants(const char *path, const struct cg_list *arguments, struct cg_buffer *out);
+size_t parse_constants(const char *path, const struct cg_list *arguments, struct buffer *out);
 void parse_index_dispose(void *index);
 /* libclang's version text (caller frees): part of every cache key. */
 char *parse_libclang_version(void);
@@ -206,7 +194,7 @@ uint64_t cache_key(const struct tu_job *job, uint64_t salt);
 bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts);
 bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *facts);
 /* Serialise / read facts (exposed for the unit tests). */
-void cache_serialise(const struct tu_facts *facts, struct cg_buffer *out);
+void cache_serialise(const struct tu_facts *facts, struct buffer *out);
 bool cache_parse(char *text, size_t size, struct tu_facts *facts);
 
 /* --- the graph (callgraph.c) ------------------------------------------------- */

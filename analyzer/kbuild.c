@@ -36,7 +36,7 @@ static void set_variable(struct make *make, const char *name, char *value)
 	uint32_t index = cg_intern(&make->names, name);
 	if (index >= make->value_capacity) {
 		size_t old = make->value_capacity;
-		cg_reserve(&make->values, &make->value_capacity, index, sizeof(char *));
+		array_reserve(&make->values, &make->value_capacity, index + 1, sizeof(char *));
 		memset(make->values + old, 0, (make->value_capacity - old) * sizeof(char *));
 	}
 	free(make->values[index]);
@@ -46,11 +46,11 @@ static void set_variable(struct make *make, const char *name, char *value)
 /* Expand $(NAME) and ${NAME}; nested references in the name are expanded first. */
 static char *expand(const struct make *make, const char *text, int depth)
 {
-	struct cg_buffer out = { 0 };
-	cg_buffer_add(&out, "", 0);
+	struct buffer out = { 0 };
+	buffer_add(&out, "", 0);
 	for (const char *p = text; *p; p++) {
 		if (p[0] != '$' || (p[1] != '(' && p[1] != '{')) {
-			cg_buffer_add(&out, p, 1);
+			buffer_add(&out, p, 1);
 			continue;
 		}
 		char open = p[1], close = open == '(' ? ')' : '}';
@@ -65,13 +65,13 @@ static char *expand(const struct make *make, const char *text, int depth)
 		if (level > 0)
 			break;   /* unbalanced: drop the rest */
 		char *inner = strndup(start, (size_t)(end - 1 - start));
-		char *name = depth < 8 ? expand(make, inner, depth + 1) : cg_xstrdup("");
+		char *name = depth < 8 ? expand(make, inner, depth + 1) : xstrdup("");
 		free(inner);
 		/* a make function ("subst a,b,c") has a space: expands to nothing here */
 		const char *value = strchr(name, ' ') ? NULL : variable(make, name);
 		if (value) {
-			char *expanded = depth < 8 ? expand(make, value, depth + 1) : cg_xstrdup("");
-			cg_buffer_add(&out, expanded, strlen(expanded));
+			char *expanded = depth < 8 ? expand(make, value, depth + 1) : xstrdup("");
+			buffer_add(&out, expanded, strlen(expanded));
 			free(expanded);
 		}
 		free(name);
@@ -203,13 +203,13 @@ static void assignment_line(struct make *make, char *line)
 		const char *old = variable(make, trim(name));
 		char *stored;
 		if (operators[i][0] == '+' && old && *old)
-			stored = cg_format("%s %s", old, value);
+			stored = xasprintf("%s %s", old, value);
 		else if (operators[i][0] == '?' && old)
-			stored = cg_xstrdup(old);
+			stored = xstrdup(old);
 		else if (operators[i][0] == ':')
 			stored = expand(make, value, 0);   /* simply expanded now */
 		else
-			stored = cg_xstrdup(value);
+			stored = xstrdup(value);
 		set_variable(make, trim(name), stored);
 		free(name);
 		return;
@@ -226,7 +226,7 @@ static void add_objects(const struct make *make, const char *list, struct cg_lis
 			continue;   /* folders (kfence/) and other words */
 		char *stem = strndup(word, length - 2);
 		/* a composite object lists its parts in stem-y or stem-objs */
-		char *parts_y = cg_format("%s-y", stem), *parts_objs = cg_format("%s-objs", stem);
+		char *parts_y = xasprintf("%s-y", stem), *parts_objs = xasprintf("%s-objs", stem);
 		const char *parts = variable(make, parts_y);
 		if (!parts)
 			parts = variable(make, parts_objs);
@@ -245,18 +245,14 @@ static void add_objects(const struct make *make, const char *list, struct cg_lis
 struct kbuild *kbuild_load(const char *makefile, const struct kconfig *config,
 			   const char *const *presets)
 {
-	struct make *make = calloc(1, sizeof(*make));
-	if (!make) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
+	struct make *make = xcalloc(1, sizeof(*make));
 	make->config = config;
 	for (size_t i = 0; presets && presets[i]; i++) {
 		const char *equals = strchr(presets[i], '=');
 		if (!equals)
 			continue;
 		char *name = strndup(presets[i], (size_t)(equals - presets[i]));
-		set_variable(make, name, cg_xstrdup(equals + 1));
+		set_variable(make, name, xstrdup(equals + 1));
 		free(name);
 	}
 	char *text;

@@ -25,15 +25,15 @@ static bool read_maybe_compressed(const char *path, char **text, size_t *size)
 	struct archive_entry *entry;
 	bool ok = archive_read_open_filename(archive, path, 65536) == ARCHIVE_OK &&
 		  archive_read_next_header(archive, &entry) == ARCHIVE_OK;
-	struct cg_buffer buffer = { 0 };
+	struct buffer buffer = { 0 };
 	char chunk[65536];
 	la_ssize_t got;
 	while (ok && (got = archive_read_data(archive, chunk, sizeof(chunk))) > 0)
-		cg_buffer_add(&buffer, chunk, (size_t)got);
+		buffer_add(&buffer, chunk, (size_t)got);
 	if (ok && got < 0)
 		ok = false;
 	archive_read_free(archive);
-	cg_buffer_add(&buffer, "", 0);
+	buffer_add(&buffer, "", 0);
 	*text = buffer.data;
 	*size = buffer.length;
 	if (!ok)
@@ -46,11 +46,11 @@ void kconfig_set(struct kconfig *config, const char *name, const char *value)
 	uint32_t index = cg_intern(&config->names, name);
 	if (index >= config->value_capacity) {
 		size_t old = config->value_capacity;
-		cg_reserve(&config->values, &config->value_capacity, index, sizeof(char *));
+		array_reserve(&config->values, &config->value_capacity, index + 1, sizeof(char *));
 		memset(config->values + old, 0, (config->value_capacity - old) * sizeof(char *));
 	}
 	free(config->values[index]);
-	config->values[index] = value ? cg_xstrdup(value) : NULL;
+	config->values[index] = value ? xstrdup(value) : NULL;
 }
 
 const char *kconfig_get(const struct kconfig *config, const char *name)
@@ -121,9 +121,9 @@ int kconfig_read(const char *path, struct kconfig *config, char *err, size_t err
 
 /* What kconfig's autoconf.h says for each symbol: y -> 1, m -> NAME_MODULE 1,
  * anything else (numbers, "strings") as written. */
-void kconfig_header(const struct kconfig *config, struct cg_buffer *out)
+void kconfig_header(const struct kconfig *config, struct buffer *out)
 {
-	cg_buffer_printf(out, "/* written by ptscope from a kernel .config */\n"
+	buffer_printf(out, "/* written by ptscope from a kernel .config */\n"
 			      "#ifndef PTSCOPE_AUTOCONF_H\n#define PTSCOPE_AUTOCONF_H\n");
 	for (size_t i = 0; i < config->names.count; i++) {
 		const char *name = config->names.text[i];
@@ -131,13 +131,13 @@ void kconfig_header(const struct kconfig *config, struct cg_buffer *out)
 		if (!value || !*value || !strcmp(value, "n"))
 			continue;
 		if (!strcmp(value, "y"))
-			cg_buffer_printf(out, "#define %s 1\n", name);
+			buffer_printf(out, "#define %s 1\n", name);
 		else if (!strcmp(value, "m"))
-			cg_buffer_printf(out, "#define %s_MODULE 1\n", name);
+			buffer_printf(out, "#define %s_MODULE 1\n", name);
 		else
-			cg_buffer_printf(out, "#define %s %s\n", name, value);
+			buffer_printf(out, "#define %s %s\n", name, value);
 	}
-	cg_buffer_printf(out, "#endif\n");
+	buffer_printf(out, "#endif\n");
 }
 
 void kconfig_free(struct kconfig *config)

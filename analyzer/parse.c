@@ -36,7 +36,7 @@ struct walker {
 static char *cursor_usr(CXCursor cursor)
 {
 	CXString usr = clang_getCursorUSR(cursor);
-	char *text = cg_xstrdup(clang_getCString(usr));
+	char *text = xstrdup(clang_getCString(usr));
 	clang_disposeString(usr);
 	return text;
 }
@@ -56,7 +56,7 @@ static bool cursor_place(CXCursor cursor, char **file_name, unsigned *line)
 			clang_disposeString(name);
 			name = clang_getFileName(file);
 		}
-		*file_name = cg_xstrdup(clang_getCString(name));
+		*file_name = xstrdup(clang_getCString(name));
 		clang_disposeString(name);
 	}
 	return true;
@@ -87,8 +87,7 @@ static uint32_t function_index(struct walker *walker, CXCursor cursor)
 	uint32_t key = cg_intern(&facts->strings, usr);
 	if (key >= walker->function_of_string_capacity) {
 		size_t old = walker->function_of_string_capacity;
-		cg_reserve(&walker->function_of_string, &walker->function_of_string_capacity,
-			   key, sizeof(uint32_t));
+		array_reserve(&walker->function_of_string, &walker->function_of_string_capacity, key + 1, sizeof(uint32_t));
 		for (size_t i = old; i < walker->function_of_string_capacity; i++)
 			walker->function_of_string[i] = CG_NONE;
 	}
@@ -99,7 +98,7 @@ static uint32_t function_index(struct walker *walker, CXCursor cursor)
 		clang_disposeString(name);
 		walker->function_of_string[key] = index;
 		size_t old = walker->walked_capacity;
-		cg_reserve(&walker->walked, &walker->walked_capacity, index, sizeof(bool));
+		array_reserve(&walker->walked, &walker->walked_capacity, index + 1, sizeof(bool));
 		memset(walker->walked + old, 0, walker->walked_capacity - old);
 	}
 	free(usr);
@@ -107,8 +106,7 @@ static uint32_t function_index(struct walker *walker, CXCursor cursor)
 	/* A header definition reached from here: walk it later. */
 	if (defined && !walker->walked[index] && !in_main_file(cursor)) {
 		walker->walked[index] = true;
-		cg_reserve(&walker->pending, &walker->pending_capacity, walker->pending_count,
-			   sizeof(CXCursor));
+		array_reserve(&walker->pending, &walker->pending_capacity, walker->pending_count + 1, sizeof(CXCursor));
 		walker->pending[walker->pending_count++] = cursor;
 	}
 	return index;
@@ -176,7 +174,7 @@ static bool is_function(CXCursor cursor)
 static void add_call(struct walker *walker, uint32_t callee, uint32_t field, unsigned line)
 {
 	struct tu_facts *facts = walker->facts;
-	cg_reserve(&facts->calls, &facts->call_capacity, facts->call_count, sizeof(*facts->calls));
+	array_reserve(&facts->calls, &facts->call_capacity, facts->call_count + 1, sizeof(*facts->calls));
 	facts->calls[facts->call_count++] = (struct tu_call){
 		.caller = walker->current, .callee = callee, .field = field, .line = line,
 	};
@@ -220,7 +218,7 @@ static void record_store(struct walker *walker, CXCursor field, CXCursor value)
 		return;
 	char *usr = cursor_usr(field);
 	struct tu_facts *facts = walker->facts;
-	cg_reserve(&facts->stores, &facts->store_capacity, facts->store_count, sizeof(*facts->stores));
+	array_reserve(&facts->stores, &facts->store_capacity, facts->store_count + 1, sizeof(*facts->stores));
 	facts->stores[facts->store_count++] = (struct tu_store){
 		.field = cg_intern(&facts->strings, usr), .function = index,
 	};
@@ -235,7 +233,7 @@ struct fields {
 static enum CXVisitorResult collect_field(CXCursor field, CXClientData data)
 {
 	struct fields *fields = data;
-	cg_reserve(&fields->items, &fields->capacity, fields->count, sizeof(CXCursor));
+	array_reserve(&fields->items, &fields->capacity, fields->count + 1, sizeof(CXCursor));
 	fields->items[fields->count++] = field;
 	return CXVisit_Continue;
 }
@@ -388,7 +386,7 @@ static void record_diagnostics(struct tu_facts *facts, CXTranslationUnit unit)
 			if (!facts->first_error) {
 				CXString text = clang_formatDiagnostic(diagnostic,
 					CXDiagnostic_DisplaySourceLocation);
-				facts->first_error = cg_xstrdup(clang_getCString(text));
+				facts->first_error = xstrdup(clang_getCString(text));
 				clang_disposeString(text);
 			}
 		} else if (severity == CXDiagnostic_Warning) {
@@ -419,7 +417,7 @@ static void inclusion_visitor(CXFile file, CXSourceLocation *stack, unsigned dep
 	}
 	const char *text = clang_getCString(name);
 	if (text && text[0]) {
-		char *path = text[0] == '/' ? cg_xstrdup(text) : cg_format("%s/%s", walk->directory, text);
+		char *path = text[0] == '/' ? xstrdup(text) : xasprintf("%s/%s", walk->directory, text);
 		uint32_t before = (uint32_t)walk->seen.count;
 		if (cg_intern(&walk->seen, path) == before)
 			tu_add_input(walk->facts, path);
@@ -441,9 +439,9 @@ static void record_inputs(struct tu_facts *facts, CXTranslationUnit unit, const 
 char *parse_libclang_version(void)
 {
 	if (libclang_load(NULL, 0))
-		return cg_xstrdup("unknown");
+		return xstrdup("unknown");
 	CXString version = clang_getClangVersion();
-	char *text = cg_xstrdup(clang_getCString(version) ? clang_getCString(version) : "unknown");
+	char *text = xstrdup(clang_getCString(version) ? clang_getCString(version) : "unknown");
 	clang_disposeString(version);
 	return text;
 }
@@ -469,7 +467,7 @@ void parse_unit(void *index, struct tu_job *job)
 		facts->failed = true;
 		facts->errors++;
 		if (!facts->first_error)
-			facts->first_error = cg_format("%s: libclang could not parse (error %d)",
+			facts->first_error = xasprintf("%s: libclang could not parse (error %d)",
 						       job->path, (int)code);
 		return;
 	}
@@ -495,7 +493,7 @@ struct constants {
 	char **lines;               /* the file's lines: DEFINE is a macro, so
 				       the symbol is read from the source line */
 	size_t line_count;
-	struct cg_buffer *out;
+	struct buffer *out;
 	size_t count;
 };
 
@@ -516,7 +514,7 @@ static enum CXChildVisitResult constant_visitor(CXCursor cursor, CXCursor parent
 		return CXChildVisit_Continue;
 	CXEvalResult result = clang_Cursor_Evaluate(children.items[0]);
 	if (result && clang_EvalResult_getKind(result) == CXEval_Int) {
-		cg_buffer_printf(constants->out, "#define %s %lld\n", name,
+		buffer_printf(constants->out, "#define %s %lld\n", name,
 				 clang_EvalResult_getAsLongLong(result));
 		constants->count++;
 	}
@@ -525,7 +523,7 @@ static enum CXChildVisitResult constant_visitor(CXCursor cursor, CXCursor parent
 	return CXChildVisit_Continue;
 }
 
-size_t parse_constants(const char *path, const struct cg_list *arguments, struct cg_buffer *out)
+size_t parse_constants(const char *path, const struct cg_list *arguments, struct buffer *out)
 {
 	char *text;
 	size_t size;
@@ -534,7 +532,7 @@ size_t parse_constants(const char *path, const struct cg_list *arguments, struct
 	struct constants constants = { .out = out };
 	size_t capacity = 0;
 	for (char *line = text; line; ) {
-		cg_reserve(&constants.lines, &capacity, constants.line_count, sizeof(char *));
+		array_reserve(&constants.lines, &capacity, constants.line_count + 1, sizeof(char *));
 		constants.lines[constants.line_count++] = line;
 		line = strchr(line, '\n');
 		if (line)

@@ -75,8 +75,8 @@ static int parse_all(struct source_plan *plan, const struct analyzer_options *op
 	pthread_mutex_init(&pool.progress_lock, NULL);
 	/* what every unit's facts depend on beyond its own path and flags */
 	char *version = parse_libclang_version();
-	uint64_t salt = cg_hash(version, strlen(version) + 1, FACTS_VERSION);
-	salt = cg_hash(&plan->config_digest, sizeof(plan->config_digest), salt);
+	uint64_t salt = hash_bytes_more(FACTS_VERSION, version, strlen(version) + 1);
+	salt = hash_bytes_more(salt, &plan->config_digest, sizeof(plan->config_digest));
 	free(version);
 	for (size_t i = 0; i < plan->job_count; i++)
 		plan->jobs[i].key = cache_key(&plan->jobs[i], salt);
@@ -84,7 +84,7 @@ static int parse_all(struct source_plan *plan, const struct analyzer_options *op
 	size_t threads = options->jobs > 0 ? (size_t)options->jobs : online > 0 ? (size_t)online : 1;
 	if (threads > plan->job_count)
 		threads = plan->job_count ? plan->job_count : 1;
-	pthread_t *ids = cg_xmalloc(threads * sizeof(pthread_t));
+	pthread_t *ids = xmalloc(threads * sizeof(pthread_t));
 	size_t started = 0;
 	for (; started < threads; started++)
 		if (pthread_create(&ids[started], NULL, worker, &pool) != 0)
@@ -102,9 +102,9 @@ static char *default_cache_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	if (xdg && *xdg)
-		return cg_format("%s/ptscope", xdg);
+		return xasprintf("%s/ptscope", xdg);
 	const char *home = getenv("HOME");
-	return cg_format("%s/.cache/ptscope", home && *home ? home : "/tmp");
+	return xasprintf("%s/.cache/ptscope", home && *home ? home : "/tmp");
 }
 
 /* The plan as a compile_commands.json, so other tools (clang -fsyntax-only,
@@ -177,7 +177,7 @@ static void remove_tree(const char *path)
  */
 char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char *err, size_t err_size)
 {
-	char *cache_dir = options->cache_dir ? cg_xstrdup(options->cache_dir) : default_cache_dir();
+	char *cache_dir = options->cache_dir ? xstrdup(options->cache_dir) : default_cache_dir();
 	strcpy(scratch, SCRATCH_TEMPLATE);
 	if (cg_make_dirs(cache_dir))
 		return cache_dir;
@@ -191,7 +191,7 @@ char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char 
 			cache_dir);
 	free(cache_dir);
 	options->use_cache = false;
-	return cg_xstrdup(scratch);
+	return xstrdup(scratch);
 }
 
 void analyzer_cache_close(char *cache_dir, const char *scratch)

@@ -71,7 +71,7 @@ bool sources_gcc_only_flag(const char *argument)
 
 static char *join(const char *folder, const char *name)
 {
-	return cg_format("%s/%s", folder, name);
+	return xasprintf("%s/%s", folder, name);
 }
 
 static bool tree_has(const char *root, const char *name)
@@ -86,11 +86,11 @@ static bool tree_has(const char *root, const char *name)
 static void add_job(struct source_plan *plan, char *path, const char *directory,
 		    const struct cg_list *arguments)
 {
-	cg_reserve(&plan->jobs, &plan->job_capacity, plan->job_count, sizeof(*plan->jobs));
+	array_reserve(&plan->jobs, &plan->job_capacity, plan->job_count + 1, sizeof(*plan->jobs));
 	struct tu_job *job = &plan->jobs[plan->job_count++];
 	memset(job, 0, sizeof(*job));
 	job->path = path;
-	job->directory = cg_xstrdup(directory);
+	job->directory = xstrdup(directory);
 	for (size_t i = 0; i < arguments->count; i++)
 		cg_list_add(&job->arguments, arguments->items[i]);
 }
@@ -154,7 +154,7 @@ static char *tree_release(const char *root)
 		free(text);
 	}
 	free(path);
-	release = part[0] >= 0 && part[1] >= 0 ? cg_format("%d.%d.%d", part[0], part[1], part[2]) : cg_xstrdup("");
+	release = part[0] >= 0 && part[1] >= 0 ? xasprintf("%d.%d.%d", part[0], part[1], part[2]) : xstrdup("");
 	return release;
 }
 
@@ -166,7 +166,7 @@ static int find_config(const struct analyzer_options *options, const char *root,
 		       struct source_plan *plan, char *err, size_t err_size)
 {
 	if (options->config) {
-		plan->config = cg_xstrdup(options->config);
+		plan->config = xstrdup(options->config);
 		return kconfig_read(options->config, config, err, err_size);
 	}
 	char *dot_config = join(root, ".config");
@@ -187,19 +187,19 @@ static int find_config(const struct analyzer_options *options, const char *root,
 	}
 	int version, patchlevel;
 	tree_version(root, &version, &patchlevel);
-	char *debian = cg_format("/usr/src/linux-config-%d.%d/%s", version, patchlevel,
+	char *debian = xasprintf("/usr/src/linux-config-%d.%d/%s", version, patchlevel,
 				 layout->debian_config);
 	if (cg_is_file(debian)) {
 		plan->config = debian;
 		return kconfig_read(debian, config, err, err_size);
 	}
 	free(debian);
-	char *symbols = cg_xstrdup(layout->supplied), *save = NULL;
+	char *symbols = xstrdup(layout->supplied), *save = NULL;
 	for (char *name = strtok_r(symbols, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
 		kconfig_set(config, name, "y");
 		plan->symbols_supplied++;
 	}
-	plan->config = cg_format("none found; supplied %s", layout->supplied);
+	plan->config = xasprintf("none found; supplied %s", layout->supplied);
 	free(symbols);
 	return 0;
 }
@@ -239,7 +239,7 @@ static bool link_asm(const char *folder, const char *target)
 		free(link);
 		return true;
 	}
-	char *temporary = cg_format("%s.%ld", link, (long)getpid());
+	char *temporary = xasprintf("%s.%ld", link, (long)getpid());
 	unlink(temporary);
 	bool ok = symlink(target, temporary) == 0 && rename(temporary, link) == 0;
 	if (!ok)
@@ -254,9 +254,9 @@ static char *make_shim(const char *cache_dir, const char *root, const char *old_
 {
 	/* bumped when what the shim holds changes, so old shims are not reused */
 	static const char shim_version[] = "shim 2";
-	uint64_t hash = cg_hash(root, strlen(root), cg_hash(header, strlen(header), 0));
-	hash = cg_hash(shim_version, sizeof(shim_version), hash);
-	char *shim = cg_format("%s/shim/%016llx", cache_dir, (unsigned long long)hash);
+	uint64_t hash = hash_bytes_more(hash_bytes(header, strlen(header)), root, strlen(root));
+	hash = hash_bytes_more(hash, shim_version, sizeof(shim_version));
+	char *shim = xasprintf("%s/shim/%016llx", cache_dir, (unsigned long long)hash);
 	char *generic = join(root, "include/asm-generic");
 	char *uapi = join(root, "include/uapi/asm-generic");
 	char *folders[3] = { join(shim, "generic"), join(shim, "uapi"), join(shim, "arch") };
@@ -336,7 +336,7 @@ static int other_files(const struct analyzer_options *options, const char *root,
 		if (tree_has(root, kernel_files[i]))
 			cg_list_add_owned(files, join(root, kernel_files[i]));
 	for (size_t i = 0; i < sizeof(fault_files) / sizeof(fault_files[0]); i++) {
-		char *name = cg_format("arch/%s/%s", layout->arch, fault_files[i]);
+		char *name = xasprintf("arch/%s/%s", layout->arch, fault_files[i]);
 		if (tree_has(root, name)) {
 			cg_list_add_owned(files, join(root, name));
 			free(name);
@@ -346,7 +346,7 @@ static int other_files(const struct analyzer_options *options, const char *root,
 	}
 	for (size_t i = 0; i < options->file_count; i++) {
 		const char *file = options->files[i];
-		char *path = file[0] == '/' ? cg_xstrdup(file) : join(root, file);
+		char *path = file[0] == '/' ? xstrdup(file) : join(root, file);
 		if (!cg_is_file(path)) {
 			snprintf(err, err_size, "%s: --file: no such file", path);
 			free(path);
@@ -364,7 +364,7 @@ static void add_include(struct cg_list *arguments, const char *root, const char 
 {
 	char *path = join(root, folder);
 	if (cg_is_dir(path))
-		cg_list_add_owned(arguments, cg_format("-I%s", path));
+		cg_list_add_owned(arguments, xasprintf("-I%s", path));
 	free(path);
 }
 
@@ -387,7 +387,7 @@ static void tree_arguments(const char *root, const struct layout *layout, const 
 {
 	bool sixty_four = kconfig_get(config, "CONFIG_X86_64") || kconfig_get(config, "CONFIG_64BIT");
 	const char *target = !strcmp(layout->arch, "x86") && !sixty_four ? "i386-linux-gnu" : layout->target;
-	cg_list_add_owned(arguments, cg_format("--target=%s", target));
+	cg_list_add_owned(arguments, xasprintf("--target=%s", target));
 	/* New trees carry their own stdarg.h; old ones need the compiler's. */
 	if (tree_has(root, "include/linux/stdarg.h"))
 		cg_list_add(arguments, "-nostdinc");
@@ -399,20 +399,20 @@ static void tree_arguments(const char *root, const struct layout *layout, const 
 		"arch/%s/include/generated/uapi", "include/uapi", "include/generated/uapi",
 	};
 	for (size_t i = 0; i < sizeof(includes) / sizeof(includes[0]); i++) {
-		char *folder = cg_format(includes[i], layout->arch);
+		char *folder = xasprintf(includes[i], layout->arch);
 		add_include(arguments, root, folder);
 		free(folder);
 	}
 	static const char *const shims[] = { "config", "generic", "uapi", "arch" };
 	for (size_t i = 0; i < sizeof(shims) / sizeof(shims[0]); i++)
 		if (i < 3 || old_asm)
-			cg_list_add_owned(arguments, cg_format("-I%s/%s", shim, shims[i]));
+			cg_list_add_owned(arguments, xasprintf("-I%s/%s", shim, shims[i]));
 	char *kconfig_h = join(root, "include/linux/kconfig.h");
 	cg_list_add(arguments, "-include");
 	if (cg_is_file(kconfig_h))
 		cg_list_add(arguments, kconfig_h);
 	else
-		cg_list_add_owned(arguments, cg_format("%s/config/linux/autoconf.h", shim));
+		cg_list_add_owned(arguments, xasprintf("%s/config/linux/autoconf.h", shim));
 	free(kconfig_h);
 	char *compiler_types = join(root, "include/linux/compiler_types.h");
 	if (cg_is_file(compiler_types)) {
@@ -434,10 +434,10 @@ static void file_arguments(const char *root, const char *path, struct cg_list *a
 	size_t root_length = strlen(root);
 	const char *relative = !strncmp(path, root, root_length) && path[root_length] == '/'
 			       ? path + root_length + 1 : base;
-	cg_list_add_owned(arguments, cg_format("-DKBUILD_BASENAME=\"%s\"", stem));
-	cg_list_add_owned(arguments, cg_format("-DKBUILD_MODNAME=\"%s\"", stem));
-	cg_list_add_owned(arguments, cg_format("-D__KBUILD_MODNAME=kmod_%s", stem));
-	cg_list_add_owned(arguments, cg_format("-DKBUILD_MODFILE=\"%.*s\"",
+	cg_list_add_owned(arguments, xasprintf("-DKBUILD_BASENAME=\"%s\"", stem));
+	cg_list_add_owned(arguments, xasprintf("-DKBUILD_MODNAME=\"%s\"", stem));
+	cg_list_add_owned(arguments, xasprintf("-D__KBUILD_MODNAME=kmod_%s", stem));
+	cg_list_add_owned(arguments, xasprintf("-DKBUILD_MODFILE=\"%.*s\"",
 					       (int)(strlen(relative) - (strrchr(relative, '.') ? strlen(strrchr(relative, '.')) : 0)),
 					       relative));
 	free(stem);
@@ -464,7 +464,7 @@ static const struct syscall_header {
 };
 
 /* "0 common read sys_read" -> "#define __NR_read 0" for the wanted ABIs. */
-static void syscall_defines(const char *table_path, const struct syscall_header *header, struct cg_buffer *out)
+static void syscall_defines(const char *table_path, const struct syscall_header *header, struct buffer *out)
 {
 	char *text;
 	size_t size;
@@ -476,9 +476,9 @@ static void syscall_defines(const char *table_path, const struct syscall_header 
 		char abi[32], name[128];
 		if (line[0] == '#' || sscanf(line, "%lu %31s %127s", &number, abi, name) != 3)
 			continue;
-		char *wanted = cg_format(" %s ", abi);
+		char *wanted = xasprintf(" %s ", abi);
 		if (strstr(header->abis, wanted))
-			cg_buffer_printf(out, "#define %s%s %lu\n", header->prefix, name, number + header->offset);
+			buffer_printf(out, "#define %s%s %lu\n", header->prefix, name, number + header->offset);
 		free(wanted);
 	}
 	free(text);
@@ -487,8 +487,8 @@ static void syscall_defines(const char *table_path, const struct syscall_header 
 static void generate_headers(const char *root, const char *shim, const struct cg_list *common)
 {
 	for (size_t i = 0; i < sizeof(generated_stand_ins) / sizeof(generated_stand_ins[0]); i++) {
-		char *in_tree = cg_format("%s/include/%s", root, generated_stand_ins[i]);
-		char *name = cg_format("config/%s", generated_stand_ins[i]);
+		char *in_tree = xasprintf("%s/include/%s", root, generated_stand_ins[i]);
+		char *name = xasprintf("config/%s", generated_stand_ins[i]);
 		char *path = join(shim, name);
 		if (!cg_is_file(in_tree) && !cg_is_file(path))
 			write_text(shim, name, "/* stand-in written by ptscope */\n");
@@ -499,14 +499,14 @@ static void generate_headers(const char *root, const char *shim, const struct cg
 	for (size_t i = 0; i < sizeof(syscall_headers) / sizeof(syscall_headers[0]); i++) {
 		const struct syscall_header *header = &syscall_headers[i];
 		char *table = join(root, header->table);
-		char *name = cg_format("config/%s", header->header);
+		char *name = xasprintf("config/%s", header->header);
 		char *path = join(shim, name);
 		if (!cg_is_file(path)) {
-			struct cg_buffer text = { 0 };
-			cg_buffer_printf(&text, "/* written by ptscope from %s */\n", header->table);
+			struct buffer text = { 0 };
+			buffer_printf(&text, "/* written by ptscope from %s */\n", header->table);
 			syscall_defines(table, header, &text);
 			write_text(shim, name, text.data);
-			cg_buffer_free(&text);
+			buffer_free(&text);
 		}
 		free(table);
 		free(name);
@@ -514,20 +514,20 @@ static void generate_headers(const char *root, const char *shim, const struct cg
 	}
 	char *bounds_c = join(root, "kernel/bounds.c");
 	char *in_tree = join(root, "include/generated/bounds.h");
-	char *path = cg_format("%s/config/generated/bounds.h", shim);
+	char *path = xasprintf("%s/config/generated/bounds.h", shim);
 	if (cg_is_file(bounds_c) && !cg_is_file(in_tree) && !cg_is_file(path)) {
-		struct cg_buffer text = { 0 };
-		cg_buffer_printf(&text, "/* computed by ptscope from kernel/bounds.c */\n"
+		struct buffer text = { 0 };
+		buffer_printf(&text, "/* computed by ptscope from kernel/bounds.c */\n"
 				 "#ifndef __LINUX_BOUNDS_H__\n#define __LINUX_BOUNDS_H__\n");
 		struct cg_list arguments = { 0 };
 		for (size_t i = 0; i < common->count; i++)
 			cg_list_add(&arguments, common->items[i]);
 		file_arguments(root, bounds_c, &arguments);
 		parse_constants(bounds_c, &arguments, &text);
-		cg_buffer_printf(&text, "#endif\n");
+		buffer_printf(&text, "#endif\n");
 		write_text(shim, "config/generated/bounds.h", text.data);
 		cg_list_free(&arguments);
-		cg_buffer_free(&text);
+		buffer_free(&text);
 	}
 	free(bounds_c);
 	free(in_tree);
@@ -540,7 +540,7 @@ static void generate_headers(const char *root, const char *shim, const struct cg
 static void kbuild_arguments(const struct kbuild *kbuild, const char *path, struct cg_list *arguments)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	char *object = cg_format("CFLAGS_%.*s.o", (int)strcspn(base, "."), base);
+	char *object = xasprintf("CFLAGS_%.*s.o", (int)strcspn(base, "."), base);
 	char *values[2] = { kbuild_get(kbuild, object), kbuild_get(kbuild, "ccflags-y") };
 	for (int v = 0; v < 2; v++) {
 		char *save = NULL;
@@ -549,7 +549,7 @@ static void kbuild_arguments(const struct kbuild *kbuild, const char *path, stru
 			if (!strcmp(word, "-I")) {
 				char *folder = strtok_r(NULL, " \t", &save);
 				if (folder)
-					cg_list_add_owned(arguments, cg_format("-I%s", folder));
+					cg_list_add_owned(arguments, xasprintf("-I%s", folder));
 			} else if (!strncmp(word, "-I", 2) || !strncmp(word, "-D", 2)) {
 				cg_list_add(arguments, word);
 			}
@@ -567,7 +567,7 @@ static const struct { const char *symbols; const char *define; } config_defines[
 static void config_arguments(const struct kconfig *config, struct cg_list *arguments)
 {
 	for (size_t i = 0; i < sizeof(config_defines) / sizeof(config_defines[0]); i++) {
-		char *symbols = cg_xstrdup(config_defines[i].symbols), *save = NULL;
+		char *symbols = xstrdup(config_defines[i].symbols), *save = NULL;
 		bool all = true;
 		for (char *name = strtok_r(symbols, " ", &save); name; name = strtok_r(NULL, " ", &save))
 			all = all && kconfig_get(config, name);
@@ -580,7 +580,7 @@ static void config_arguments(const struct kconfig *config, struct cg_list *argum
 static const struct layout *find_layout(const char *root)
 {
 	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
-		char *folder = cg_format("arch/%s", layouts[i].arch);
+		char *folder = xasprintf("arch/%s", layouts[i].arch);
 		bool found = tree_has(root, folder);
 		free(folder);
 		if (found)
@@ -597,20 +597,20 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 		snprintf(err, err_size, "%s: not a kernel tree (no mm/ folder)", options->source);
 		return 1;
 	}
-	plan->root = cg_xstrdup(resolved);
+	plan->root = xstrdup(resolved);
 	const struct layout *layout = find_layout(resolved);
-	plan->arch = cg_xstrdup(layout->arch);
+	plan->arch = xstrdup(layout->arch);
 	plan->release = tree_release(resolved);
 	struct kconfig config = { 0 };
 	int status = find_config(options, resolved, layout, &config, plan, err, err_size);
-	char *old_asm = cg_format("%s/include/asm-%s", resolved, layout->arch);
+	char *old_asm = xasprintf("%s/include/asm-%s", resolved, layout->arch);
 	if (!cg_is_dir(old_asm)) {
 		free(old_asm);
 		old_asm = NULL;
 	}
-	struct cg_buffer header = { 0 };
+	struct buffer header = { 0 };
 	kconfig_header(&config, &header);
-	plan->config_digest = cg_hash(header.data ? header.data : "", header.length, 0);
+	plan->config_digest = hash_bytes(header.data ? header.data : "", header.length);
 	char *shim = status ? NULL : make_shim(cache_dir, resolved, old_asm, header.data, err, err_size);
 	if (!shim && !status)
 		status = 2;
@@ -634,8 +634,8 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 				kbuild_folder = folder;
 				char *makefile = join(folder, "Makefile");
 				const char *relative = folder + strlen(resolved) + (folder[strlen(resolved)] == '/');
-				char *presets[] = { cg_format("srctree=%s", resolved), cg_format("src=%s", relative),
-						    cg_format("obj=%s", relative), NULL };
+				char *presets[] = { xasprintf("srctree=%s", resolved), xasprintf("src=%s", relative),
+						    xasprintf("obj=%s", relative), NULL };
 				kbuild = kbuild_load(makefile, &config, (const char *const *)presets);
 				for (int p = 0; presets[p]; p++)
 					free(presets[p]);
@@ -648,7 +648,7 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 				cg_list_add(&arguments, common.items[j]);
 			file_arguments(resolved, files.items[i], &arguments);
 			kbuild_arguments(kbuild, files.items[i], &arguments);
-			add_job(plan, cg_xstrdup(files.items[i]), resolved, &arguments);
+			add_job(plan, xstrdup(files.items[i]), resolved, &arguments);
 			cg_list_free(&arguments);
 		}
 		kbuild_free(kbuild);
@@ -656,7 +656,7 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 	}
 	cg_list_free(&files);
 	cg_list_free(&common);
-	cg_buffer_free(&header);
+	buffer_free(&header);
 	kconfig_free(&config);
 	free(shim);
 	free(old_asm);
@@ -668,7 +668,7 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 /* A shell command line into words: quotes and backslashes as sh reads them. */
 static void split_command(const char *command, struct cg_list *words)
 {
-	struct cg_buffer word = { 0 };
+	struct buffer word = { 0 };
 	bool in_word = false;
 	char quote = 0;
 	for (const char *p = command; ; p++) {
@@ -689,24 +689,24 @@ static void split_command(const char *command, struct cg_list *words)
 			if (c == quote)
 				quote = 0;
 			else if (c == '\\' && quote == '"' && p[1] && strchr("\"\\$`", p[1]))
-				cg_buffer_add(&word, ++p, 1);
+				buffer_add(&word, ++p, 1);
 			else
-				cg_buffer_add(&word, p, 1);
+				buffer_add(&word, p, 1);
 		} else if (c == '\'' || c == '"') {
 			quote = c;
-			cg_buffer_add(&word, "", 0);
+			buffer_add(&word, "", 0);
 		} else if (c == '\\' && p[1]) {
-			cg_buffer_add(&word, ++p, 1);
+			buffer_add(&word, ++p, 1);
 		} else {
-			cg_buffer_add(&word, p, 1);
+			buffer_add(&word, p, 1);
 		}
 	}
-	cg_buffer_free(&word);
+	buffer_free(&word);
 }
 
 static char *absolute(const char *directory, const char *path)
 {
-	return path[0] == '/' ? cg_xstrdup(path) : join(directory, path);
+	return path[0] == '/' ? xstrdup(path) : join(directory, path);
 }
 
 /* Flags that take a path: made absolute.  Flags that only matter to the
@@ -811,12 +811,12 @@ static int database_entry(struct source_plan *plan, json_object *entry, const ch
 	cg_list_add(directory_out, folder);
 	struct cg_list arguments_list = { 0 };
 	database_arguments(words.items, words.count, folder, full, &arguments_list, &plan->flags_dropped);
-	struct cg_buffer joined = { 0 };
+	struct buffer joined = { 0 };
 	for (size_t i = 0; i < arguments_list.count; i++) {
-		cg_buffer_add(&joined, arguments_list.items[i], strlen(arguments_list.items[i]));
-		cg_buffer_add(&joined, "\n", 1);
+		buffer_add(&joined, arguments_list.items[i], strlen(arguments_list.items[i]));
+		buffer_add(&joined, "\n", 1);
 	}
-	cg_list_add_owned(arguments_out, joined.data ? joined.data : cg_xstrdup(""));
+	cg_list_add_owned(arguments_out, joined.data ? joined.data : xstrdup(""));
 	cg_list_free(&arguments_list);
 	cg_list_free(&words);
 	return 0;
@@ -853,7 +853,7 @@ static int database_plan(const struct analyzer_options *options, struct source_p
 					(unsigned)i, err, err_size, &files, &directories, &arguments);
 	if (!status && count) {
 		char resolved[PATH_MAX];
-		plan->root = cg_xstrdup(realpath(directories.items[0], resolved) ? resolved : directories.items[0]);
+		plan->root = xstrdup(realpath(directories.items[0], resolved) ? resolved : directories.items[0]);
 		size_t matching = 0;
 		for (size_t i = 0; i < files.count; i++) {
 			size_t length = strlen(plan->root);
@@ -872,15 +872,15 @@ static int database_plan(const struct analyzer_options *options, struct source_p
 			for (char *word = strtok_r(arguments.items[i], "\n", &save); word;
 			     word = strtok_r(NULL, "\n", &save))
 				cg_list_add(&list, word);
-			add_job(plan, cg_xstrdup(files.items[i]), directories.items[i], &list);
+			add_job(plan, xstrdup(files.items[i]), directories.items[i], &list);
 			cg_list_free(&list);
 		}
 	} else if (!status) {
 		snprintf(err, err_size, "%s:1: no compile commands", options->source);
 		status = 1;
 	}
-	plan->arch = cg_xstrdup("");
-	plan->config = cg_xstrdup("compile_commands.json");
+	plan->arch = xstrdup("");
+	plan->config = xstrdup("compile_commands.json");
 	cg_list_free(&files);
 	cg_list_free(&directories);
 	cg_list_free(&arguments);

@@ -1,6 +1,7 @@
 /*
- * analyzer/util.c - allocation, buffers, interned strings, string lists and
- * file helpers used across the analyzer.
+ * analyzer/util.c - interned strings, string lists and file helpers used
+ * across the analyzer; allocation, buffers, hashing, file reads and atomic
+ * writes are the base layer's (base/).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,89 +14,19 @@
 #include "base/output.h"
 #include "analyzer/internal.h"
 
-void *cg_xmalloc(size_t size)
-{
-	void *pointer = malloc(size ? size : 1);
-	if (!pointer) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
-	return pointer;
-}
-
-void *cg_xrealloc(void *pointer, size_t size)
-{
-	pointer = realloc(pointer, size ? size : 1);
-	if (!pointer) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
-	return pointer;
-}
-
-char *cg_xstrdup(const char *text)
-{
-	size_t size = strlen(text) + 1;
-	return memcpy(cg_xmalloc(size), text, size);
-}
-
-char *cg_format(const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	char *text = NULL;
-	if (vasprintf(&text, format, args) < 0)
-		text = NULL;
-	va_end(args);
-	if (!text) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
-	return text;
-}
-
-void cg_reserve(void *array_pointer, size_t *capacity, size_t need, size_t element_size)
-{
-	void **array = array_pointer;
-	if (need < *capacity)
-		return;
-	size_t grown = *capacity ? *capacity * 2 : 16;
-	while (grown <= need)
-		grown *= 2;
-	*array = cg_xrealloc(*array, grown * element_size);
-	*capacity = grown;
-}
-
-/* FNV-1a: small, and good enough for hash tables and cache keys. */
-uint64_t cg_hash(const void *data, size_t size, uint64_t seed)
-{
-	const unsigned char *bytes = data;
-	uint64_t hash = seed ? seed : 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < size; i++) {
-		hash ^= bytes[i];
-		hash *= 0x100000001b3ULL;
-	}
-	return hash;
-}
-
+/* Whole files through base/file.h, handed over NUL-terminated. */
 bool cg_read_file(const char *path, char **text, size_t *size)
 {
-	FILE *file = fopen(path, "rb");
-	if (!file)
+	struct buffer buffer = { 0 };
+	if (file_read_at(AT_FDCWD, path, &buffer) != 0) {
+		buffer_free(&buffer);
 		return false;
-	struct cg_buffer buffer = { 0 };
-	char chunk[65536];
-	size_t got;
-	while ((got = fread(chunk, 1, sizeof(chunk), file)) > 0)
-		cg_buffer_add(&buffer, chunk, got);
-	bool ok = !ferror(file);
-	fclose(file);
-	cg_buffer_add(&buffer, "", 1);  /* NUL, not counted */
-	*text = buffer.data;
-	*size = buffer.length - 1;
-	if (!ok)
-		free(buffer.data);
-	return ok;
+	}
+	*size = buffer.length;
+	buffer_reserve(&buffer, 0);  /* an empty file still gets its NUL */
+	buffer.data[buffer.length] = '\0';
+	*text = buffer_release(&buffer);
+	return true;
 }
 
 bool cg_is_dir(const char *path)
@@ -112,7 +43,7 @@ bool cg_is_file(const char *path)
 
 bool cg_make_dirs(const char *path)
 {
-	char *copy = cg_xstrdup(path);
+	char *copy = xstrdup(path);
 	for (char *slash = copy + 1; ; slash++) {
 		if (*slash != '/' && *slash != '\0')
 			continue;
@@ -130,117 +61,62 @@ bool cg_make_dirs(const char *path)
 	return cg_is_dir(path);
 }
 
-/* Cache files go through base/output.h too: a cache folder may be shared,
- * and a fixed temporary name there could be planted as a symlink. */
+/* Cache entries and shim headers appear whole (base/output.h): a reader in
+ * another process never sees half a file. */
 bool cg_write_file_atomic(const char *path, const char *data, size_t size)
 {
 	struct output output;
-	struct error problem;
-	if (output_open(&output, path, &problem) < 0)
+	struct error error;
+	if (output_open(&output, path, &error) != 0)
 		return false;
-	int fd = output_fd(&output);
 	bool ok = true;
 	while (ok && size > 0) {
-		ssize_t wrote = write(fd, data, size);
-		if (wrote <= 0) {
-			ok = false;
-			break;
+		ssize_t wrote = write(output_fd(&output), data, size);
+		if (wrote < 0 && errno == EINTR)
+			continue;
+		ok = wrote > 0;
+		if (ok) {
+			data += wrote;
+			size -= (size_t)wrote;
 		}
-		data += wrote;
-		size -= (size_t)wrote;
 	}
 	if (!ok) {
 		output_discard(&output);
 		return false;
 	}
-	return output_publish(&output, &problem) == 0;
+	return output_publish(&output, &error) == 0;
 }
 
-void cg_buffer_add(struct cg_buffer *buffer, const char *data, size_t size)
+/* Interned strings: the base hash table over the text array. */
+static uint64_t string_hash(const char *text)
 {
-	cg_reserve(&buffer->data, &buffer->capacity, buffer->length + size + 1, 1);
-	memcpy(buffer->data + buffer->length, data, size);
-	buffer->length += size;
-	buffer->data[buffer->length] = '\0';
+	return hash_bytes(text, strlen(text));
 }
 
-void cg_buffer_printf(struct cg_buffer *buffer, const char *format, ...)
+static uint64_t rehash_string(const void *context, size_t index)
 {
-	va_list args;
-	va_start(args, format);
-	char small[512];
-	int need = vsnprintf(small, sizeof(small), format, args);
-	va_end(args);
-	if (need < 0)
-		return;
-	if ((size_t)need < sizeof(small)) {
-		cg_buffer_add(buffer, small, (size_t)need);
-		return;
-	}
-	cg_reserve(&buffer->data, &buffer->capacity, buffer->length + (size_t)need + 1, 1);
-	va_start(args, format);
-	vsnprintf(buffer->data + buffer->length, (size_t)need + 1, format, args);
-	va_end(args);
-	buffer->length += (size_t)need;
-}
-
-void cg_buffer_free(struct cg_buffer *buffer)
-{
-	free(buffer->data);
-	memset(buffer, 0, sizeof(*buffer));
-}
-
-static size_t slot_of(const struct cg_strings *strings, const char *text, bool *found)
-{
-	size_t mask = strings->slot_count - 1;
-	size_t slot = cg_hash(text, strlen(text), 0) & mask;
-	while (strings->slots[slot]) {
-		if (!strcmp(strings->text[strings->slots[slot] - 1], text)) {
-			*found = true;
-			return slot;
-		}
-		slot = (slot + 1) & mask;
-	}
-	*found = false;
-	return slot;
-}
-
-static void rehash(struct cg_strings *strings)
-{
-	free(strings->slots);
-	strings->slot_count = strings->slot_count ? strings->slot_count * 2 : 256;
-	strings->slots = calloc(strings->slot_count, sizeof(*strings->slots));
-	if (!strings->slots) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
-	for (size_t i = 0; i < strings->count; i++) {
-		bool found;
-		strings->slots[slot_of(strings, strings->text[i], &found)] = (uint32_t)i + 1;
-	}
-}
-
-uint32_t cg_intern(struct cg_strings *strings, const char *text)
-{
-	if ((strings->count + 1) * 2 >= strings->slot_count)
-		rehash(strings);
-	bool found;
-	size_t slot = slot_of(strings, text, &found);
-	if (found)
-		return strings->slots[slot] - 1;
-	cg_reserve(&strings->text, &strings->capacity, strings->count, sizeof(char *));
-	strings->text[strings->count] = cg_xstrdup(text);
-	strings->slots[slot] = (uint32_t)++strings->count;
-	return (uint32_t)strings->count - 1;
+	const struct cg_strings *strings = context;
+	return string_hash(strings->text[index]);
 }
 
 uint32_t cg_lookup(const struct cg_strings *strings, const char *text)
 {
-	if (!strings->slot_count)
-		return CG_NONE;
-	bool found;
-	size_t slot = slot_of(strings, text, &found);
-	return found ? strings->slots[slot] - 1 : CG_NONE;
+	struct hash_probe probe;
+	for (size_t i = hash_first(&strings->table, string_hash(text), &probe); i != HASH_NONE;
+	     i = hash_next(&strings->table, &probe))
+		if (!strcmp(strings->text[i], text))
+			return (uint32_t)i;
+	return CG_NONE;
+}
+
+uint32_t cg_intern(struct cg_strings *strings, const char *text)
+{
+	uint32_t found = cg_lookup(strings, text);
+	if (found != CG_NONE)
+		return found;
+	*ARRAY_PUSH(strings->text, strings->count, strings->capacity) = xstrdup(text);
+	hash_add(&strings->table, string_hash(text), strings->count - 1, rehash_string, strings);
+	return (uint32_t)strings->count - 1;
 }
 
 void cg_strings_free(struct cg_strings *strings)
@@ -248,20 +124,20 @@ void cg_strings_free(struct cg_strings *strings)
 	for (size_t i = 0; i < strings->count; i++)
 		free(strings->text[i]);
 	free(strings->text);
-	free(strings->slots);
+	hash_free(&strings->table);
 	memset(strings, 0, sizeof(*strings));
 }
 
 void cg_list_add_owned(struct cg_list *list, char *text)
 {
-	cg_reserve(&list->items, &list->capacity, list->count + 1, sizeof(char *));
+	array_reserve(&list->items, &list->capacity, list->count + 2, sizeof(char *));
 	list->items[list->count++] = text;
 	list->items[list->count] = NULL;
 }
 
 void cg_list_add(struct cg_list *list, const char *text)
 {
-	cg_list_add_owned(list, cg_xstrdup(text));
+	cg_list_add_owned(list, xstrdup(text));
 }
 
 bool cg_list_has(const struct cg_list *list, const char *text)
@@ -308,9 +184,9 @@ static void input_state(const char *path, struct tu_input *input)
 
 void tu_add_input(struct tu_facts *facts, const char *path)
 {
-	cg_reserve(&facts->inputs, &facts->input_capacity, facts->input_count, sizeof(*facts->inputs));
+	array_reserve(&facts->inputs, &facts->input_capacity, facts->input_count + 1, sizeof(*facts->inputs));
 	struct tu_input *input = &facts->inputs[facts->input_count++];
-	input->path = cg_xstrdup(path);
+	input->path = xstrdup(path);
 	input_state(path, input);
 }
 
@@ -330,8 +206,7 @@ bool tu_inputs_current(const struct tu_facts *facts)
 uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *name,
 			 const char *file, unsigned line, bool defined)
 {
-	cg_reserve(&facts->functions, &facts->function_capacity, facts->function_count,
-		   sizeof(*facts->functions));
+	array_reserve(&facts->functions, &facts->function_capacity, facts->function_count + 1, sizeof(*facts->functions));
 	struct tu_function *function = &facts->functions[facts->function_count];
 	function->usr = cg_intern(&facts->strings, usr);
 	function->name = cg_intern(&facts->strings, name);

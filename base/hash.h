@@ -55,13 +55,21 @@ static inline uint64_t hash_u64(uint64_t x)
 	return x;
 }
 
-static inline uint64_t hash_bytes(const void *data, size_t bytes)
+#define HASH_BYTES_START UINT64_C(0xcbf29ce484222325)
+
+/* Continue a byte hash: hash_bytes_more(hash_bytes(a, n), b, m) hashes a
+ * then b (cache keys are built field by field). */
+static inline uint64_t hash_bytes_more(uint64_t hash, const void *data, size_t bytes)
 {
 	const unsigned char *p = data;
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
 	for (size_t i = 0; i < bytes; i++)
-		h = (h ^ p[i]) * UINT64_C(0x100000001b3);
-	return h;
+		hash = (hash ^ p[i]) * UINT64_C(0x100000001b3);
+	return hash;
+}
+
+static inline uint64_t hash_bytes(const void *data, size_t bytes)
+{
+	return hash_bytes_more(HASH_BYTES_START, data, bytes);
 }
 
 /* The index in the probed slot, or HASH_NONE at the first empty slot. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define CLEANUP_SIGNAL_COUNT (sizeof(cleanup_signals) / sizeof(cleanup_signals[0]))
 static struct sigaction saved_actions[CLEANUP_SIGNAL_COUNT];
 static bool handlers_installed;
+/* The analyzer's threads write cache entries at once: slots are taken under a lock. */
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void remove_and_reraise(int signal_number)
 {
@@ -60,7 +63,14 @@ static void block_cleanup_signals(sigset_t *saved)
 	sigemptyset(&set);
 	for (size_t i = 0; i < CLEANUP_SIGNAL_COUNT; i++)
 		sigaddset(&set, cleanup_signals[i]);
-	sigprocmask(SIG_BLOCK, &set, saved);
+	pthread_mutex_lock(&guard_lock);
+	pthread_sigmask(SIG_BLOCK, &set, saved);
+}
+
+static void unblock_cleanup_signals(const sigset_t *saved)
+{
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+	pthread_mutex_unlock(&guard_lock);
 }
 
 static void guard(const char *path)
@@ -68,8 +78,8 @@ static void guard(const char *path)
 	sigset_t saved;
 	if (strlen(path) >= PATH_MAX)
 		return;  /* open would have refused it */
-	install_handlers();
 	block_cleanup_signals(&saved);
+	install_handlers();
 	for (size_t i = 0; i < GUARD_SLOTS; i++) {
 		if (!guarded_in_use[i]) {
 			strcpy(guarded_path[i], path);
@@ -77,7 +87,7 @@ static void guard(const char *path)
 			break;
 		}
 	}
-	sigprocmask(SIG_SETMASK, &saved, NULL);
+	unblock_cleanup_signals(&saved);
 }
 
 static void unguard(const char *path)
@@ -87,7 +97,7 @@ static void unguard(const char *path)
 	for (size_t i = 0; i < GUARD_SLOTS; i++)
 		if (guarded_in_use[i] && !strcmp(guarded_path[i], path))
 			guarded_in_use[i] = 0;
-	sigprocmask(SIG_SETMASK, &saved, NULL);
+	unblock_cleanup_signals(&saved);
 }
 
 /* ---- opening ---- */
@@ -130,21 +140,13 @@ static int open_unnamed(struct output *output)
 static int open_named(struct output *output)
 {
 	output->temporary = xasprintf("%s/.%s.ptscope-XXXXXX", output->directory, base_name(output->path));
-	/* a signal between creating the file and guarding it would leave it behind */
-	sigset_t saved;
-	install_handlers();
-	block_cleanup_signals(&saved);
 	output->fd = mkostemp(output->temporary, O_CLOEXEC);
-	int saved_errno = errno;
-	if (output->fd >= 0)
-		guard(output->temporary);
-	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (output->fd < 0) {
 		free(output->temporary);
 		output->temporary = NULL;
-		errno = saved_errno;
 		return -1;
 	}
+	guard(output->temporary);
 	mode_t mask = umask(0);
 	umask(mask);
 	if (fchmod(output->fd, 0666 & ~mask) != 0) {
@@ -168,7 +170,9 @@ int output_open(struct output *output, const char *path, struct error *error)
 	int saved = errno;
 	free(output->directory);
 	output->directory = NULL;
-	return error_from_errno(error, path, "cannot write here", saved);
+	error_from_errno(error, path, "cannot write here", saved);
+	errno = saved;
+	return -1;
 }
 
 int output_fd(const struct output *output)

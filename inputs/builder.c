@@ -542,7 +542,8 @@ static int compare_process_pid(const void *a, const void *b)
 static void assemble(struct snapshot_builder *b, struct snapshot *s)
 {
 	size_t vma_total = 0, kept = 0;
-	qsort(b->processes, b->process_count, sizeof(*b->processes), compare_process_pid);
+	if (b->process_count > 1)   /* qsort must not get the NULL of no processes (fuzz_archive) */
+		qsort(b->processes, b->process_count, sizeof(*b->processes), compare_process_pid);
 	for (size_t i = 0; i < b->process_count; i++) {
 		struct process_build *pb = &b->processes[i];
 		if (pb->bad)

@@ -37,6 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/hash.h"
 #include "base/output.h"
 #include "internal.h"
 #include "version.h"
@@ -47,12 +50,21 @@
 
 /* ---- numbers ---- */
 
-/* The distinct PFNs of every pagemap, for kpages: an open-addressed hash set
- * (linear in the records; PFN 0 is never stored, so 0 marks a free slot),
- * sorted once at the end for the windowed kpage reads. */
+/* The distinct PFNs of every pagemap, for kpages, in time linear in the
+ * records: PFNs of RAM (below twice the machine's page count, which covers
+ * the holes below 4 GiB) in a bitmap that stays in cache (3 MiB for 48 GiB
+ * of RAM), any other (device memory) in an array indexed by a hash table
+ * (base/hash.h).  Read out ascending at the end: the bitmap's PFNs all lie
+ * below the others. */
 struct pfn_set {
-	uint64_t *slots;
-	size_t count, mask;
+	uint64_t *bits;
+	size_t bit_words;
+	uint64_t bit_limit;             /* PFNs below it go in the bitmap */
+	uint64_t *others;               /* the rest, indexed by `table` */
+	size_t other_count, other_capacity;
+	struct hash_table table;
+	size_t count;                   /* distinct PFNs in both */
+	uint64_t *sorted;               /* pfn_set_sort's result */
 };
 
 static int compare_u64(const void *a, const void *b)
@@ -61,54 +73,61 @@ static int compare_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static size_t pfn_slot(uint64_t pfn, size_t mask)
+static uint64_t other_pfn_hash(const void *context, size_t index)
 {
-	pfn *= UINT64_C(0x9e3779b97f4a7c15);
-	return (size_t)(pfn ^ (pfn >> 29)) & mask;
+	return hash_u64(((const struct pfn_set *)context)->others[index]);
 }
 
-static int pfn_set_grow(struct pfn_set *set)
+static void pfn_set_add(struct pfn_set *set, uint64_t pfn)
 {
-	size_t slots = set->mask ? (set->mask + 1) * 2 : 65536;
-	uint64_t *table = calloc(slots, sizeof(*table));
-	if (!table)
-		return -1;
-	for (size_t i = 0; set->slots && i <= set->mask; i++) {
-		if (!set->slots[i])
-			continue;
-		size_t j = pfn_slot(set->slots[i], slots - 1);
-		while (table[j])
-			j = (j + 1) & (slots - 1);
-		table[j] = set->slots[i];
+	if (!set->bit_limit) {
+		long pages = sysconf(_SC_PHYS_PAGES);
+		set->bit_limit = 2 * (uint64_t)(pages > 0 ? pages : 0) + (UINT64_C(1) << 20);
 	}
-	free(set->slots);
-	set->slots = table;
-	set->mask = slots - 1;
-	return 0;
-}
-
-static int pfn_set_add(struct pfn_set *set, uint64_t pfn)
-{
-	if ((set->count + 1) * 2 > set->mask + 1 && pfn_set_grow(set) < 0)
-		return -1;
-	size_t j = pfn_slot(pfn, set->mask);
-	for (; set->slots[j]; j = (j + 1) & set->mask)
-		if (set->slots[j] == pfn)
-			return 0;
-	set->slots[j] = pfn;
+	if (pfn < set->bit_limit) {
+		size_t word = (size_t)(pfn >> 6);
+		if (word >= set->bit_words) {
+			size_t words = set->bit_words;
+			ARRAY_RESERVE(set->bits, words, word + 1);
+			memset(set->bits + set->bit_words, 0, (words - set->bit_words) * sizeof(*set->bits));
+			set->bit_words = words;
+		}
+		uint64_t bit = UINT64_C(1) << (pfn & 63);
+		set->count += !(set->bits[word] & bit);
+		set->bits[word] |= bit;
+		return;
+	}
+	struct hash_probe probe;
+	uint64_t h = hash_u64(pfn);
+	for (size_t i = hash_first(&set->table, h, &probe); i != HASH_NONE; i = hash_next(&set->table, &probe))
+		if (set->others[i] == pfn)
+			return;
+	*ARRAY_PUSH(set->others, set->other_count, set->other_capacity) = pfn;
+	hash_add(&set->table, h, set->other_count - 1, other_pfn_hash, set);
 	set->count++;
-	return 0;
 }
 
-/* The set's PFNs packed ascending at the front of its table. */
+/* Every PFN, ascending, in set->sorted. */
 static void pfn_set_sort(struct pfn_set *set)
 {
-	size_t kept = 0;
-	for (size_t i = 0; set->slots && i <= set->mask; i++)
-		if (set->slots[i])
-			set->slots[kept++] = set->slots[i];
-	if (kept > 1)
-		qsort(set->slots, kept, sizeof(*set->slots), compare_u64);
+	free(set->sorted);
+	set->sorted = xreallocarray(NULL, set->count ? set->count : 1, sizeof(*set->sorted));
+	size_t n = 0;
+	for (size_t word = 0; word < set->bit_words; word++)
+		for (uint64_t bits = set->bits[word]; bits; bits &= bits - 1)
+			set->sorted[n++] = (uint64_t)word << 6 | (uint64_t)__builtin_ctzll(bits);
+	if (set->other_count)
+		memcpy(set->sorted + n, set->others, set->other_count * sizeof(*set->others));
+	if (set->other_count > 1)
+		qsort(set->sorted + n, set->other_count, sizeof(*set->sorted), compare_u64);
+}
+
+static void pfn_set_free(struct pfn_set *set)
+{
+	free(set->bits);
+	free(set->others);
+	hash_free(&set->table);
+	free(set->sorted);
 }
 
 /* ---- choosing the processes ---- */
@@ -323,8 +342,8 @@ static int append_record(struct pagemap_reader *reader, uint64_t vaddr, uint64_t
 	uint64_t pfn = entry & PAGEMAP_PFN_MASK;
 	if ((entry & PAGEMAP_PRESENT) && pfn) {
 		reader->saw_pfn = true;
-		if (reader->pfns && pfn_set_add(reader->pfns, pfn) < 0)
-			return ENOMEM;
+		if (reader->pfns)
+			pfn_set_add(reader->pfns, pfn);
 	}
 	return 0;
 }
@@ -343,6 +362,8 @@ static int read_page_range(struct pagemap_reader *reader, int fd, uint64_t page,
 		if (n < (ssize_t)sizeof(uint64_t))
 			break;          /* past the end of what the kernel reports */
 		size_t got = (size_t)n / sizeof(uint64_t);
+		/* room for the whole window once, not per record */
+		buffer_reserve(&reader->records, got * 2 * sizeof(uint64_t));
 		for (size_t i = 0; i < got; i++) {
 			uint64_t entry = le64toh(entries[i]);
 			if (!(entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
@@ -801,10 +822,10 @@ static int read_kpage_words(int fd, uint64_t first, size_t n, uint64_t *out)
 static int write_kpages(struct capture_state *state)
 {
 	struct pfn_set *set = &state->pfns;
-	pfn_set_sort(set);
-	const uint64_t *pfns = set->slots;
 	if (set->count == 0)
 		return 0;
+	pfn_set_sort(set);
+	const uint64_t *pfns = set->sorted;
 	int count_fd = openat(state->proc_fd, "kpagecount", O_RDONLY | O_CLOEXEC);
 	int flags_fd = openat(state->proc_fd, "kpageflags", O_RDONLY | O_CLOEXEC);
 	if (count_fd < 0 || flags_fd < 0) {
@@ -1168,7 +1189,7 @@ static void capture_state_release(struct capture_state *state)
 	free(state->stat_before.data);
 	free(state->stat_after.data);
 	free(state->pagemap.records.data);
-	free(state->pfns.slots);
+	pfn_set_free(&state->pfns);
 }
 
 /* The live system: the same walk as a capture, members handed to the builder. */

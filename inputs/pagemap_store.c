@@ -4,7 +4,7 @@
  * Records arrive process by process in ascending address order (a member
  * of a snapshot, or a hand-built array).  They are gathered chunk by chunk
  * (2 MiB of address space); a finished chunk is looked up in a hash table
- * of the contents seen so far (hashed, then compared record by record, so
+ * (base/hash.h) of the contents seen so far (hashed, then compared record by record, so
  * a collision costs time, never a wrong answer) and either counted once
  * more or added.  A process keeps runs of chunks: a child whose chunks
  * hold the same contents as its parent's, in the same order, needs one run
@@ -13,137 +13,87 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/hash.h"
 #include "internal.h"
 
 struct pagemap_index {
-	uint32_t *slots;                /* content id + 1; 0 empty */
-	size_t slot_mask;
-	uint64_t *hashes;               /* per content */
-	size_t content_capacity, record_capacity;
+	struct hash_table table;        /* contents by the hash of their records */
+	uint64_t *hashes;               /* per content, for growing the table */
+	size_t content_capacity, hash_capacity, record_capacity;
 	/* the chunk being gathered */
 	struct pagemap_record pending[PAGEMAP_CHUNK_BYTES / 4096];
 	uint64_t pending_chunk;
 	uint32_t pending_count;
 };
 
-static uint64_t mix(uint64_t h, uint64_t x)
-{
-	h ^= x + UINT64_C(0x9e3779b97f4a7c15) + (h << 6) + (h >> 2);
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	return h ^ (h >> 32);
-}
-
 static uint64_t hash_records(const struct pagemap_record *records, uint32_t count)
 {
 	uint64_t h = count;
 	for (uint32_t i = 0; i < count; i++)
-		h = mix(h, records[i].vaddr ^ records[i].entry * UINT64_C(0xc2b2ae3d27d4eb4f));
+		h = hash_u64(h ^ records[i].vaddr ^ hash_u64(records[i].entry));
 	return h;
 }
 
-static int grow(void **array, size_t *capacity, size_t need, size_t size)
+static uint64_t content_hash(const void *context, size_t index)
 {
-	if (need <= *capacity)
-		return 0;
-	size_t next = *capacity ? *capacity * 2 : 1024;
-	while (next < need)
-		next *= 2;
-	void *p = realloc(*array, next * size);
-	if (!p)
-		return -1;
-	*array = p;
-	*capacity = next;
-	return 0;
+	return ((const struct pagemap_index *)context)->hashes[index];
 }
 
-static int rehash(struct snapshot *s, struct pagemap_index *x)
-{
-	size_t slots = x->slot_mask ? (x->slot_mask + 1) * 2 : 4096;
-	uint32_t *table = calloc(slots, sizeof(*table));
-	if (!table)
-		return -1;
-	free(x->slots);
-	x->slots = table;
-	x->slot_mask = slots - 1;
-	for (size_t i = 0; i < s->content_count; i++) {
-		size_t j = x->hashes[i] & x->slot_mask;
-		while (x->slots[j])
-			j = (j + 1) & x->slot_mask;
-		x->slots[j] = (uint32_t)(i + 1);
-	}
-	return 0;
-}
-
-/* The id of the content equal to the pending chunk, added if new; -1 when out of memory. */
-static long find_or_add(struct snapshot *s, struct pagemap_index *x)
+/* The id of the content equal to the pending chunk, added if new. */
+static size_t find_or_add(struct snapshot *s, struct pagemap_index *x)
 {
 	uint64_t h = hash_records(x->pending, x->pending_count);
 	size_t bytes = x->pending_count * sizeof(*x->pending);
-	if (x->slots) {
-		for (size_t j = h & x->slot_mask; x->slots[j]; j = (j + 1) & x->slot_mask) {
-			size_t id = x->slots[j] - 1;
-			const struct pagemap_content *c = &s->contents[id];
-			if (x->hashes[id] == h && c->count == x->pending_count &&
-			    !memcmp(s->content_records + c->first, x->pending, bytes))
-				return (long)id;
-		}
+	struct hash_probe probe;
+	for (size_t id = hash_first(&x->table, h, &probe); id != HASH_NONE; id = hash_next(&x->table, &probe)) {
+		const struct pagemap_content *c = &s->contents[id];
+		if (x->hashes[id] == h && c->count == x->pending_count &&
+		    !memcmp(s->content_records + c->first, x->pending, bytes))
+			return id;
 	}
 	if (s->content_count >= UINT32_MAX - 1)
-		return -1;
-	if ((s->content_count + 1) * 2 > x->slot_mask + 1 && rehash(s, x))
-		return -1;
-	size_t content_capacity = x->content_capacity;
-	if (grow((void **)&s->contents, &content_capacity, s->content_count + 1, sizeof(*s->contents)) ||
-	    grow((void **)&x->hashes, &x->content_capacity, s->content_count + 1, sizeof(*x->hashes)) ||
-	    grow((void **)&s->content_records, &x->record_capacity,
-		 s->content_record_count + x->pending_count, sizeof(*s->content_records)))
-		return -1;
+		out_of_memory();        /* content ids are 32 bits */
+	ARRAY_RESERVE(s->contents, x->content_capacity, s->content_count + 1);
+	ARRAY_RESERVE(x->hashes, x->hash_capacity, s->content_count + 1);
+	ARRAY_RESERVE(s->content_records, x->record_capacity, s->content_record_count + x->pending_count);
 	size_t id = s->content_count++;
 	s->contents[id] = (struct pagemap_content){ .first = s->content_record_count, .count = x->pending_count };
 	x->hashes[id] = h;
 	memcpy(s->content_records + s->content_record_count, x->pending, bytes);
 	s->content_record_count += x->pending_count;
-	size_t j = h & x->slot_mask;
-	while (x->slots[j])
-		j = (j + 1) & x->slot_mask;
-	x->slots[j] = (uint32_t)(id + 1);
-	return (long)id;
+	hash_add(&x->table, h, id, content_hash, x);
+	return id;
 }
 
 /* Runs grow by doubling; their capacity is the next power of two of the count. */
-static int append_chunk(struct process *p, uint64_t chunk, uint32_t content)
+static void append_chunk(struct process *p, uint64_t chunk, uint32_t content)
 {
 	struct pagemap_run *last = p->run_count ? &p->runs[p->run_count - 1] : NULL;
 	if (last && last->chunk + last->length == chunk && last->content + last->length == content) {
 		last->length++;
-		return 0;
+		return;
 	}
-	if ((p->run_count & (p->run_count - 1)) == 0) {
-		void *grown = realloc(p->runs, (p->run_count ? p->run_count * 2 : 4) * sizeof(*p->runs));
-		if (!grown)
-			return -1;
-		p->runs = grown;
-	}
+	if ((p->run_count & (p->run_count - 1)) == 0)
+		p->runs = xreallocarray(p->runs, p->run_count ? p->run_count * 2 : 4, sizeof(*p->runs));
 	p->runs[p->run_count++] = (struct pagemap_run){ chunk, 1, content };
-	return 0;
 }
 
-static int finish_chunk(struct snapshot *s, struct pagemap_index *x, struct process *p)
+static void finish_chunk(struct snapshot *s, struct pagemap_index *x, struct process *p)
 {
 	if (!x->pending_count)
-		return 0;
-	long id = find_or_add(s, x);
+		return;
+	size_t id = find_or_add(s, x);
 	x->pending_count = 0;
-	if (id < 0 || append_chunk(p, x->pending_chunk, (uint32_t)id))
-		return -1;
+	append_chunk(p, x->pending_chunk, (uint32_t)id);
 	s->contents[id].references++;
-	return 0;
 }
 
 int pagemap_feed_begin(struct snapshot *s, struct process *p)
 {
-	if (!s->pagemap_index && !(s->pagemap_index = calloc(1, sizeof(*s->pagemap_index))))
-		return -1;
+	if (!s->pagemap_index)
+		s->pagemap_index = xcalloc(1, sizeof(*s->pagemap_index));
 	s->pagemap_index->pending_count = 0;
 	p->has_pagemap = true;
 	return 0;
@@ -157,8 +107,9 @@ int pagemap_feed(struct snapshot *s, struct process *p, const struct pagemap_rec
 		if (x->pending_count && (chunk != x->pending_chunk ||
 					 x->pending_count == sizeof(x->pending) / sizeof(x->pending[0]))) {
 			/* ascending page-aligned records fill a chunk at most once */
-			if (chunk == x->pending_chunk || finish_chunk(s, x, p))
+			if (chunk == x->pending_chunk)
 				return -1;
+			finish_chunk(s, x, p);
 		}
 		x->pending_chunk = chunk;
 		x->pending[x->pending_count++] = (struct pagemap_record){
@@ -170,7 +121,8 @@ int pagemap_feed(struct snapshot *s, struct process *p, const struct pagemap_rec
 
 int pagemap_feed_end(struct snapshot *s, struct process *p)
 {
-	return finish_chunk(s, s->pagemap_index, p);
+	finish_chunk(s, s->pagemap_index, p);
+	return 0;
 }
 
 void pagemap_release_process(struct snapshot *s, struct process *p)
@@ -199,7 +151,7 @@ void snapshot_release_pagemaps(struct snapshot *s)
 		s->processes[i].run_count = 0;
 	}
 	if (s->pagemap_index) {
-		free(s->pagemap_index->slots);
+		hash_free(&s->pagemap_index->table);
 		free(s->pagemap_index->hashes);
 		free(s->pagemap_index);
 		s->pagemap_index = NULL;
@@ -218,7 +170,7 @@ uint64_t pagemap_kept_bytes(const struct snapshot *s)
 		return 0;
 	return (uint64_t)x->content_capacity * (sizeof(*s->contents) + sizeof(*x->hashes)) +
 	       (uint64_t)x->record_capacity * sizeof(*s->content_records) +
-	       (x->slots ? (uint64_t)(x->slot_mask + 1) * sizeof(*x->slots) : 0) + sizeof(*x);
+	       (x->table.slots ? (uint64_t)(x->table.mask + 1) * sizeof(*x->table.slots) : 0) + sizeof(*x);
 }
 
 /* The run holding chunk, or the first run after it (run_count if none). */

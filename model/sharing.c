@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+#include "base/hash.h"
 #include "model/model_internal.h"
 
 struct member {
@@ -430,7 +432,8 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
  * then compared (a window holding the same content with the same
  * permissions as the class's first window is equal at once, any other is
  * compared slot by slot), so a collision can only cost time.  Classes are
- * kept in a hash table: memory follows distinct windows, not mappings.
+ * kept in a hash table (base/hash.h): memory follows distinct windows, not
+ * mappings.
  */
 struct window_class {
 	uint64_t hash;
@@ -439,14 +442,12 @@ struct window_class {
 	long content;                   /* one chunk in one VMA: its content, else -1 */
 	uint64_t perms;
 	uint64_t members;
-	size_t next;                    /* index + 1 of the next class of equal hash */
 };
 
 struct identical {
 	struct window_class *classes;
 	size_t count, capacity;
-	size_t *slots;                  /* index + 1 of the first class of a hash */
-	size_t slot_mask;
+	struct hash_table table;        /* classes by hash; equal hashes probe on */
 	uint64_t *content_sums;         /* per content: its records' hash sum (windows of one chunk) */
 	uint64_t *fields[2];            /* a window's slots, three words each, to compare */
 };
@@ -561,57 +562,26 @@ static bool same_window(struct model_context *c, struct identical *x, const stru
 	return a == b && !memcmp(x->fields[0], x->fields[1], 3 * a * sizeof(uint64_t));
 }
 
-static void grow_identical_slots(struct identical *x)
+static uint64_t class_hash(const void *context, size_t index)
 {
-	size_t slots = x->slot_mask ? (x->slot_mask + 1) * 2 : 1024;
-	free(x->slots);
-	x->slots = calloc(slots, sizeof(*x->slots));
-	if (!x->slots)
-		model_out_of_memory();
-	x->slot_mask = slots - 1;
-	for (size_t i = 0; i < x->count; i++) {
-		bool first_of_hash = true;
-		for (size_t j = x->classes[i].hash & x->slot_mask; x->slots[j]; j = (j + 1) & x->slot_mask)
-			if (x->classes[x->slots[j] - 1].hash == x->classes[i].hash)
-				first_of_hash = false;
-		if (!first_of_hash)
-			continue;
-		size_t j = x->classes[i].hash & x->slot_mask;
-		while (x->slots[j])
-			j = (j + 1) & x->slot_mask;
-		x->slots[j] = i + 1;
-	}
+	return ((const struct identical *)context)->classes[index].hash;
 }
 
 /* The class of a window; with create, a new class when none is equal. */
 static struct window_class *find_class(struct model_context *c, struct identical *x,
 				       const struct window_view *view, bool create)
 {
-	size_t j = view->hash & x->slot_mask, tail = 0;
-	for (; x->slots[j]; j = (j + 1) & x->slot_mask) {
-		if (x->classes[x->slots[j] - 1].hash != view->hash)
-			continue;
-		for (size_t i = x->slots[j]; i; i = x->classes[i - 1].next) {
-			if (same_window(c, x, &x->classes[i - 1], view))
-				return &x->classes[i - 1];
-			tail = i;
-		}
-		break;
-	}
+	struct hash_probe probe;
+	for (size_t i = hash_first(&x->table, view->hash, &probe); i != HASH_NONE; i = hash_next(&x->table, &probe))
+		if (x->classes[i].hash == view->hash && same_window(c, x, &x->classes[i], view))
+			return &x->classes[i];
 	if (!create)
 		return NULL;
-	x->classes = model_grow(x->classes, &x->capacity, x->count + 1, sizeof(*x->classes));
-	size_t index = x->count++;
-	x->classes[index] = (struct window_class){ .hash = view->hash, .process = view->process,
-						  .window = view->window, .content = view->content,
-						  .perms = view->perms };
-	if (tail)
-		x->classes[tail - 1].next = index + 1;
-	else
-		x->slots[j] = index + 1;
-	if (x->count * 2 > x->slot_mask + 1)
-		grow_identical_slots(x);
-	return &x->classes[index];
+	struct window_class *class = ARRAY_PUSH(x->classes, x->count, x->capacity);
+	*class = (struct window_class){ .hash = view->hash, .process = view->process, .window = view->window,
+					.content = view->content, .perms = view->perms };
+	hash_add(&x->table, view->hash, x->count - 1, class_hash, x);
+	return &x->classes[x->count - 1];
 }
 
 /* Every populated PTE window of a process once, PMD-mapped ones skipped if the rule says so. */
@@ -658,7 +628,6 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	};
 	if (!x.content_sums || !x.fields[0] || !x.fields[1])
 		model_out_of_memory();
-	grow_identical_slots(&x);
 	for (size_t id = 0; c->chunks_per_window_shift == 0 && id < s->content_count; id++) {
 		const struct pagemap_record *records = content_records(c, (uint32_t)id);
 		for (uint32_t r = 0; s->contents[id].references && r < s->contents[id].count; r++)
@@ -670,7 +639,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 		out->sharable_pages += x.classes[i].members - 1;
 	out->eligible_vmas = 0;
 	free(x.classes);
-	free(x.slots);
+	hash_free(&x.table);
 	free(x.content_sums);
 	free(x.fields[0]);
 	free(x.fields[1]);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
@@ -36,8 +37,10 @@ static const char usage_text[] =
 "  --no-cache          neither read nor write the per-file cache\n"
 "  --cache-dir DIR     cache folder (default $XDG_CACHE_HOME/ptscope)\n"
 "  --config FILE       kernel .config (plain or compressed) to parse with\n"
-"  --format FORMAT     json, xml, dot, svg, png or pdf (default: from -o, else dot)\n"
-"  -o, --output FILE   write here (.svg .png .pdf .dot .json .xml); default stdout\n"
+"  --format FORMAT     tree (cflow-style text with file:line), json, xml, dot, svg,\n"
+"                      png or pdf (default: from -o, else dot); png and pdf are\n"
+"                      not written to a terminal\n"
+"  -o, --output FILE   write here (.svg .png .pdf .dot .json .xml .txt); default stdout\n"
 "  --write-commands FILE  also write the files and flags as compile_commands.json\n"
 "  --overlay-events SNAPSHOT  write on the rmap functions, and on the calls into\n"
 "                      them, what forking and exiting every process of SNAPSHOT\n"
@@ -70,13 +73,8 @@ struct arguments {
 
 static void push(const char ***list, size_t *count, const char *value)
 {
-	const char **grown = realloc(*list, (*count + 1) * sizeof(char *));
-	if (!grown) {
-		fprintf(stderr, "ptscope: out of memory\n");
-		exit(2);
-	}
-	grown[(*count)++] = value;
-	*list = grown;
+	*list = xreallocarray(*list, *count + 1, sizeof(char *));
+	(*list)[(*count)++] = value;
 }
 
 static bool positive_number(const char *text, int *value)
@@ -177,7 +175,7 @@ static enum graph_format choose_format(const struct arguments *a)
 		enum graph_format format = graph_format_from_name(a->format_name);
 		if (format == GRAPH_FORMAT_NONE)
 			fprintf(stderr, "ptscope: callgraph: --format: unknown format '%s' "
-				"(json, xml, dot, svg, png, pdf)\n", a->format_name);
+				"(tree, json, xml, dot, svg, png, pdf)\n", a->format_name);
 		return format;
 	}
 	if (!a->output || !strcmp(a->output, "-"))
@@ -185,7 +183,7 @@ static enum graph_format choose_format(const struct arguments *a)
 	enum graph_format format = graph_format_from_path(a->output);
 	if (format == GRAPH_FORMAT_NONE)
 		fprintf(stderr, "ptscope: callgraph: %s: unknown extension "
-			"(.svg .png .pdf .dot .json .xml, or give --format)\n", a->output);
+			"(.svg .png .pdf .dot .json .xml .txt, or give --format)\n", a->output);
 	return format;
 }
 
@@ -269,6 +267,13 @@ int cmd_callgraph(int argc, char **argv)
 	enum graph_format format = GRAPH_FORMAT_NONE;
 	if (status == 0 && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
 		status = 1;
+	/* PNG and PDF bytes would garble a terminal: refused before any parsing */
+	if (status == 0 && (format == GRAPH_FORMAT_PNG || format == GRAPH_FORMAT_PDF) &&
+	    (!a.output || !strcmp(a.output, "-")) && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "ptscope: callgraph: --format %s is binary: give -o FILE or redirect stdout\n",
+			format == GRAPH_FORMAT_PNG ? "png" : "pdf");
+		status = 1;
+	}
 	if (status == 0)
 		status = run(&a, format);
 	free(a.entries);

@@ -171,6 +171,11 @@ int cmd_report(int argc, char **argv)
 		default: status = command_option_error("report", usage_text, "o:h", long_options, argv); break;
 		}
 	}
+	if (!status && report.format == REPORT_CSV &&
+	    (report.per_process + report.per_file + (report.group_by != GROUP_NONE)) > 1) {
+		fputs("ptscope: report: CSV is one table: choose one of --per-process, --per-file, --group-by\n", stderr);
+		status = 1;
+	}
 	if (!status && argc - optind > 1) {
 		fprintf(stderr, "ptscope: report: one snapshot at a time ('%s' is extra)\n", argv[optind + 1]);
 		status = 1;

@@ -35,6 +35,8 @@ static const struct format_row formats[] = {
 	{ "gv", GRAPH_FORMAT_DOT, "dot" },
 	{ "json", GRAPH_FORMAT_JSON, NULL },
 	{ "xml", GRAPH_FORMAT_XML, NULL },
+	{ "tree", GRAPH_FORMAT_TREE, NULL },
+	{ "txt", GRAPH_FORMAT_TREE, NULL },
 };
 #define FORMAT_COUNT (sizeof(formats) / sizeof(formats[0]))
 
@@ -441,6 +443,7 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 	err[0] = '\0';
 	bool ok = out && (format == GRAPH_FORMAT_JSON ? graph_write_json(graph, overlay, out)
 		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, overlay, out)
+		: format == GRAPH_FORMAT_TREE ? graph_write_tree(graph, out)
 		: graph_write_picture(graph, overlay, row->renderer, out, err, err_size));
 	if (to_stdout)
 		ok = fflush(stdout) == 0 && ok;

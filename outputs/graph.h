@@ -19,6 +19,7 @@ enum graph_format {
 	GRAPH_FORMAT_DOT,
 	GRAPH_FORMAT_JSON,
 	GRAPH_FORMAT_XML,
+	GRAPH_FORMAT_TREE,      /* cflow-style indented text (graph_tree.c) */
 };
 
 /* "json", "xml", "dot", "svg", ...; GRAPH_FORMAT_NONE when unknown. */
@@ -142,6 +143,7 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 /* The pieces graph_write uses, one per format family (graph_data.c, graph.c). */
 bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
 bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
+bool graph_write_tree(const struct callgraph *graph, FILE *out);
 /* renderer "dot" writes the unlaid DOT; "svg", "png", "pdf" lay out with dot. */
 bool graph_write_picture(const struct callgraph *graph, const struct graph_overlay *overlay,
 			 const char *renderer, FILE *out, char *err, size_t err_size);

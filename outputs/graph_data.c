@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/escape.h"
+#include "version.h"
 #include "outputs/graph.h"
 
 static const char *const role_names[] = {
@@ -155,7 +156,8 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 			? json_string(items[i].text) : json_object_new_int64((int64_t)items[i].number));
 	if (overlay)
 		json_object_object_add(summary, "overlay", json_string(overlay->title));
-	fprintf(out, "{\n\"summary\":\n");
+	/* schema and version as in the report (docs/callgraph.schema.json) */
+	fprintf(out, "{\n\"schema\": %d,\n\"version\": \"%s\",\n\"summary\":\n", PTSCOPE_REPORT_SCHEMA, PTSCOPE_VERSION);
 	write_json_line(out, summary, ",");
 	fprintf(out, "\"nodes\": [\n");
 	for (size_t i = 0; i < graph->node_count; i++) {

@@ -26,7 +26,7 @@
 #include "base/hash.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
-#include "outputs/graph.h"
+#include "outputs/overlay_internal.h"
 
 const char *const overlay_event_names[OVERLAY_EVENT_COUNT] = { "fork", "exit" };
 const char *const overlay_only_in_names[3] = { "", "new", "old" };
@@ -127,14 +127,6 @@ void overlay_inputs_free(struct overlay_inputs *in)
 
 /* ---- the graph's functions by name ------------------------------------- */
 
-/* Node indexes by name: the first through a hash table, the rest chained,
- * since two static functions of one name are two nodes. */
-struct name_index {
-	struct hash_table table;
-	size_t *next;                   /* next node of the same name, or SIZE_MAX */
-	const struct callgraph *graph;
-};
-
 static uint64_t name_hash(const char *name)
 {
 	return hash_bytes(name, strlen(name));
@@ -146,37 +138,37 @@ static uint64_t node_name_hash(const void *context, size_t index)
 	return name_hash(graph->nodes[index].name);
 }
 
-/* The first node named name, or SIZE_MAX; then index->next[node]. */
-static size_t first_named(const struct name_index *index, const char *name)
+size_t graph_names_first(const struct graph_names *names, const char *name)
 {
 	struct hash_probe probe;
-	for (size_t i = hash_first(&index->table, name_hash(name), &probe); i != HASH_NONE;
-	     i = hash_next(&index->table, &probe))
-		if (!strcmp(index->graph->nodes[i].name, name))
+	for (size_t i = hash_first(&names->table, name_hash(name), &probe); i != HASH_NONE;
+	     i = hash_next(&names->table, &probe))
+		if (!strcmp(names->graph->nodes[i].name, name))
 			return i;
 	return SIZE_MAX;
 }
 
-static void index_names(const struct callgraph *graph, struct name_index *index)
+void graph_names_build(const struct callgraph *graph, struct graph_names *names)
 {
-	index->graph = graph;
-	index->next = xcalloc(graph->node_count + 1, sizeof(size_t));
+	memset(names, 0, sizeof(*names));
+	names->graph = graph;
+	names->next = xcalloc(graph->node_count + 1, sizeof(size_t));
 	for (size_t i = 0; i < graph->node_count; i++) {
-		size_t first = first_named(index, graph->nodes[i].name);
+		size_t first = graph_names_first(names, graph->nodes[i].name);
 		if (first == SIZE_MAX) {
-			index->next[i] = SIZE_MAX;
-			hash_add(&index->table, name_hash(graph->nodes[i].name), i, node_name_hash, graph);
+			names->next[i] = SIZE_MAX;
+			hash_add(&names->table, name_hash(graph->nodes[i].name), i, node_name_hash, graph);
 		} else {   /* the table keeps the first; the others hang after it */
-			index->next[i] = index->next[first];
-			index->next[first] = i;
+			names->next[i] = names->next[first];
+			names->next[first] = i;
 		}
 	}
 }
 
-static void index_free(struct name_index *index)
+void graph_names_free(struct graph_names *names)
 {
-	hash_free(&index->table);
-	free(index->next);
+	hash_free(&names->table);
+	free(names->next);
 }
 
 /* ---- events ------------------------------------------------------------- */
@@ -202,13 +194,13 @@ static int doer_rank(enum overlay_event event, const char *name)
 }
 
 /* Each figure on the first function of the table that the graph has. */
-static void place_node_events(const struct model_design *d, struct name_index *index,
+static void place_node_events(const struct model_design *d, struct graph_names *index,
 			      struct graph_overlay *overlay)
 {
 	const char *placed_on[FIGURE_COUNT] = { NULL };
 	for (size_t e = 0; e < EVENT_FUNCTION_COUNT; e++) {
 		const struct event_function *f = &event_functions[e];
-		for (size_t n = first_named(index, f->function); n != SIZE_MAX; n = index->next[n]) {
+		for (size_t n = graph_names_first(index, f->function); n != SIZE_MAX; n = index->next[n]) {
 			struct overlay_node *node = &overlay->nodes[n];
 			if (placed_on[f->figure] && strcmp(placed_on[f->figure], f->function)) {
 				node->pricing = OVERLAY_COUNTED_ELSEWHERE;
@@ -256,7 +248,7 @@ static void place_edge_events(const struct callgraph *graph, struct graph_overla
 	}
 }
 
-static int place_events(struct overlay_inputs *in, const struct callgraph *graph, struct name_index *index,
+static int place_events(struct overlay_inputs *in, const struct callgraph *graph, struct graph_names *index,
 			struct graph_overlay *overlay, char *err, size_t err_size)
 {
 	const char *release = graph->summary.release;
@@ -321,12 +313,12 @@ static void add_unplaced(struct graph_overlay *overlay, struct hash_table *table
 	*(baseline ? &entry->baseline : &entry->share) = share_of(sample);
 }
 
-static void place_profile(const struct perf_samples *samples, bool baseline, const struct name_index *index,
+static void place_profile(const struct perf_samples *samples, bool baseline, const struct graph_names *index,
 			  struct graph_overlay *overlay, struct hash_table *unplaced)
 {
 	for (size_t i = 0; i < samples->count; i++) {
 		const struct perf_sample *sample = &samples->items[i];
-		size_t n = first_named(index, sample->symbol);
+		size_t n = graph_names_first(index, sample->symbol);
 		if (sample->percent > overlay->hottest_percent)
 			overlay->hottest_percent = sample->percent;
 		if (n == SIZE_MAX)
@@ -360,7 +352,7 @@ static void title_line(struct graph_overlay *overlay, const char *format, ...)
 }
 
 static void place_samples(struct overlay_inputs *in, const struct callgraph *graph,
-			  const struct name_index *index, struct graph_overlay *overlay)
+			  const struct graph_names *index, struct graph_overlay *overlay)
 {
 	struct hash_table unplaced = { 0 };
 	overlay->unplaced = xcalloc(in->after.count + in->before.count + 1, sizeof(*overlay->unplaced));
@@ -390,17 +382,17 @@ static void place_samples(struct overlay_inputs *in, const struct callgraph *gra
 int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, struct graph_overlay *overlay,
 		  char *err, size_t err_size)
 {
-	struct name_index index = { 0 };
+	struct graph_names index = { 0 };
 	memset(overlay, 0, sizeof(*overlay));
 	overlay->nodes = xcalloc(graph->node_count + 1, sizeof(*overlay->nodes));
 	overlay->edges = xcalloc(graph->edge_count + 1, sizeof(*overlay->edges));
 	struct owned *owned = xcalloc(1, sizeof(*owned));
 	overlay->owned = owned;
-	index_names(graph, &index);
+	graph_names_build(graph, &index);
 	int status = in->snapshot ? place_events(in, graph, &index, overlay, err, err_size) : 0;
 	if (!status && in->request.profile)
 		place_samples(in, graph, &index, overlay);
-	index_free(&index);
+	graph_names_free(&index);
 	/* the unplaced symbols point into the profiles: the overlay keeps them */
 	owned->after = in->after;
 	owned->before = in->before;

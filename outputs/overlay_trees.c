@@ -16,59 +16,14 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/hash.h"
-#include "outputs/graph.h"
-
-/* Nodes of one graph by name, chained (static functions share names). */
-struct by_name {
-	const struct callgraph *graph;
-	struct hash_table table;
-	size_t *next;
-};
-
-static uint64_t text_hash(const char *text)
-{
-	return hash_bytes(text, strlen(text));
-}
-
-static uint64_t node_hash(const void *context, size_t index)
-{
-	const struct callgraph *graph = context;
-	return text_hash(graph->nodes[index].name);
-}
-
-static size_t first_of(const struct by_name *index, const char *name)
-{
-	struct hash_probe probe;
-	for (size_t i = hash_first(&index->table, text_hash(name), &probe); i != HASH_NONE;
-	     i = hash_next(&index->table, &probe))
-		if (!strcmp(index->graph->nodes[i].name, name))
-			return i;
-	return SIZE_MAX;
-}
-
-static void index_by_name(const struct callgraph *graph, struct by_name *index)
-{
-	index->graph = graph;
-	index->next = xcalloc(graph->node_count + 1, sizeof(size_t));
-	for (size_t i = 0; i < graph->node_count; i++) {
-		size_t first = first_of(index, graph->nodes[i].name);
-		if (first == SIZE_MAX) {
-			index->next[i] = SIZE_MAX;
-			hash_add(&index->table, text_hash(graph->nodes[i].name), i, node_hash, graph);
-		} else {
-			index->next[i] = index->next[first];
-			index->next[first] = i;
-		}
-	}
-}
+#include "outputs/overlay_internal.h"
 
 /* OLD's node j in NEW: an unmatched node of its name, of its file when
  * same_file; SIZE_MAX when none. */
-static size_t match_node(const struct by_name *index, const struct cg_node *old, const size_t *new_to_old,
+static size_t match_node(const struct graph_names *index, const struct cg_node *old, const size_t *new_to_old,
 			 bool same_file)
 {
-	for (size_t n = first_of(index, old->name); n != SIZE_MAX; n = index->next[n])
+	for (size_t n = graph_names_first(index, old->name); n != SIZE_MAX; n = index->next[n])
 		if (new_to_old[n] == SIZE_MAX && (!same_file || !strcmp(index->graph->nodes[n].file, old->file)))
 			return n;
 	return SIZE_MAX;
@@ -152,9 +107,9 @@ static void sort_nodes(struct callgraph *merged, enum overlay_only_in *only_in)
 static void merge_nodes(const struct callgraph *new, const struct callgraph *old, struct callgraph *merged,
 			struct tree_versus *versus, size_t *old_to_merged)
 {
-	struct by_name index = { 0 };
+	struct graph_names index;
 	size_t *new_to_old = xcalloc(new->node_count + 1, sizeof(size_t));
-	index_by_name(new, &index);
+	graph_names_build(new, &index);
 	for (size_t n = 0; n < new->node_count; n++)
 		new_to_old[n] = SIZE_MAX;
 	for (size_t j = 0; j < old->node_count; j++)
@@ -186,8 +141,7 @@ static void merge_nodes(const struct callgraph *new, const struct callgraph *old
 				xasprintf("old:%s", old->nodes[j].id);
 			versus->node_only_in[merged->node_count++] = OVERLAY_ONLY_OLD;
 		}
-	hash_free(&index.table);
-	free(index.next);
+	graph_names_free(&index);
 	free(new_to_old);
 }
 

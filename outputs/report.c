@@ -151,7 +151,7 @@ int report_write(FILE *out, const struct model_result *result, const struct repo
 	switch (options->format) {
 	case REPORT_TEXT: status = report_write_versus_text(out, tree, options); break;
 	case REPORT_XML:  status = report_write_xml(out, tree); break;
-	case REPORT_CSV:  status = report_write_csv(out, tree); break;
+	case REPORT_CSV:  status = report_write_csv(out, tree, options); break;
 	case REPORT_HTML: status = report_write_html(out, tree); break;
 	default:          status = write_json(out, tree); break;
 	}

@@ -16,12 +16,16 @@
 
 enum report_format { REPORT_TEXT, REPORT_XML, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
+/* --group-by: processes summed by owner, control group or command name. */
+enum report_group { GROUP_NONE, GROUP_USER, GROUP_CGROUP, GROUP_COMMAND };
+
 struct report_options {
 	enum report_format format;
 	bool per_process;               /* a row per process */
 	bool per_file;                  /* every contributing file, not the top few */
 	size_t top;                     /* rows in "top" lists (0: 5) */
 	bool all_designs;               /* text: designs of every architecture, not the snapshot's */
+	enum report_group group_by;
 	const struct model_result *versus; /* --versus BEFORE: compare with it (NULL: no comparison) */
 };
 

@@ -5,9 +5,8 @@
  * XML: objects become elements named by their key, arrays repeat an element
  * named by the array's key in the singular ("designs" -> <design>), and keys
  * that are not XML names (profile ids such as "2.4-rmap-i386") become
- * <value key="2.4-rmap-i386">.  CSV: one "path,value" row per scalar, with
- * dotted paths as in docs/cost-model.md section 8.  HTML: one self-contained page;
- * arrays of objects become tables.
+ * <value key="2.4-rmap-i386">.  HTML: one self-contained page;
+ * arrays of objects become tables.  CSV is report_csv.c.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -101,46 +100,6 @@ int report_write_xml(FILE *out, struct json_object *tree)
 	if (buffer)
 		xmlBufferFree(buffer);
 	return status;
-}
-
-/* ---- CSV ---- */
-
-static void csv_field(FILE *out, const char *text)
-{
-	escape_fputs(escape_csv, text, out);
-}
-
-static void csv_walk(FILE *out, const char *path, struct json_object *value)
-{
-	char child_path[512];
-	switch (json_object_get_type(value)) {
-	case json_type_object: {
-		json_object_object_foreach(value, key, child) {
-			snprintf(child_path, sizeof(child_path), "%s%s%s", path, *path ? "." : "", key);
-			csv_walk(out, child_path, child);
-		}
-		break;
-	}
-	case json_type_array:
-		for (size_t i = 0; i < json_object_array_length(value); i++) {
-			snprintf(child_path, sizeof(child_path), "%s[%zu]", path, i);
-			csv_walk(out, child_path, json_object_array_get_idx(value, i));
-		}
-		break;
-	default:
-		csv_field(out, path);
-		fputc(',', out);
-		csv_field(out, json_object_get_type(value) == json_type_null ? "" : json_object_get_string(value));
-		fputc('\n', out);
-		break;
-	}
-}
-
-int report_write_csv(FILE *out, struct json_object *tree)
-{
-	fputs("key,value\n", out);
-	csv_walk(out, "", tree);
-	return ferror(out) ? -1 : 0;
 }
 
 /* ---- HTML ---- */

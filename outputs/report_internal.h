@@ -21,7 +21,10 @@ int report_write_versus_text(FILE *out, struct json_object *tree, const struct r
 /* Writers: 0, or -1 on a write error. */
 int report_write_text(FILE *out, const struct model_result *result, const struct report_options *options);
 int report_write_xml(FILE *out, struct json_object *tree);
-int report_write_csv(FILE *out, struct json_object *tree);
+/* CSV: one table with a header row, chosen by the options: a row per design
+ * (default), per process (--per-process), per file (--per-file) or per
+ * group (--group-by); every row starts with host, kernel and captured_at. */
+int report_write_csv(FILE *out, struct json_object *tree, const struct report_options *options);
 int report_write_html(FILE *out, struct json_object *tree);
 
 /* TEXT after PREFIX, wrapped at WIDTH columns, continuation lines indented

@@ -18,6 +18,35 @@ need_snapshot() {
 	[ -f "${SHARED_SNAPSHOTS:-}/$1" ] || skip "no reference snapshot $1 in ${SHARED_SNAPSHOTS:-(unset)}"
 }
 
+# server_snapshot DIR ARCH TEXT: a snapshot of one process, server (pid 7),
+# for the overlay tests: three present file pages of /usr/sbin/server in an
+# r-xp mapping at address TEXT (no anon_vma) and one exclusive anonymous page
+# in the rw-p mapping after it; pagemap with PFNs 100-102 and 200, no kpages.
+server_snapshot() {
+	mkdir -p "$1/7"
+	printf 'Linux version 0.0.0 (fixture)\n' > "$1/version"
+	printf 'MemTotal: 262144 kB\n' > "$1/meminfo"
+	printf 'format: ptscope-snapshot 1\npage_size: 4096\narch: %s\npagemap: pfn\n' "$2" > "$1/snapshot.info"
+	printf '7 (server) S 1 7 7 0 -1\n' > "$1/7/stat"
+	printf 'server\0' > "$1/7/cmdline"
+	printf 'VmPTE:\t       4 kB\n' > "$1/7/status"
+	python3 - "$1/7" "$3" <<'PY'
+import struct, sys
+folder, text = sys.argv[1], int(sys.argv[2], 0)
+present, file_page, exclusive = 1 << 63, 1 << 61, 1 << 56
+with open(folder + "/smaps", "w") as f:
+    f.write("%08x-%08x r-xp 00000000 08:01 5          /usr/sbin/server\n" % (text, text + 0x3000))
+    f.write("Size:                 12 kB\nRss:                  12 kB\nAnonymous:             0 kB\n")
+    f.write("%08x-%08x rw-p 00000000 00:00 0\n" % (text + 0x3000, text + 0x4000))
+    f.write("Size:                  4 kB\nRss:                   4 kB\nAnonymous:             4 kB\n")
+records = [(text + 0x1000 * i, present | file_page | (100 + i)) for i in range(3)]
+records.append((text + 0x3000, present | exclusive | 200))
+with open(folder + "/pagemap", "wb") as f:
+    for vaddr, entry in records:
+        f.write(struct.pack("<QQ", vaddr, entry))
+PY
+}
+
 # start_stopped PROGRAM COUNT: run PROGRAM, which prints one pid per line for
 # itself and its children, wait for COUNT pids, stop them all with SIGSTOP and
 # wait until the kernel says so.  Sets $root (PROGRAM's pid) and $pids.

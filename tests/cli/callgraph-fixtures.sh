@@ -191,7 +191,7 @@ printf 'CONFIG_MMU=y\nthis is not kconfig\n' > "$tmp/bad.config"
 cg "$f24" --config "$tmp/bad.config" -o "$tmp/x.json" 2> "$tmp/err"; [ $? -eq 1 ] || fail "bad config: want exit 1"
 grep -q "bad.config:2:" "$tmp/err" || fail "bad config: no file:line in '$(cat "$tmp/err")'"
 cg "$f24" --depth none 2>/dev/null; [ $? -eq 1 ] || fail "--depth none: want exit 1"
-cg "$f24" -o "$tmp/x.txt" 2>/dev/null; [ $? -eq 1 ] || fail "unknown extension: want exit 1"
+cg "$f24" -o "$tmp/x.gif" 2>/dev/null; [ $? -eq 1 ] || fail "unknown extension: want exit 1"
 cg "$f24" -o "$tmp/no/such/dir/x.svg" 2>/dev/null; [ $? -eq 2 ] || fail "unwritable output: want exit 2"
 [ -z "$(ls "$tmp" | grep '^x\.')" ] || fail "a failed run left a partial file"
 # --- a cache folder that cannot be made: still a graph, nothing cached or left behind

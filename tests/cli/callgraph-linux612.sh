@@ -18,32 +18,7 @@ new=$(sh "$PTSCOPE_TESTS/kernel-source.sh" "$cache" 6.12) ||
 old=$(sh "$PTSCOPE_TESTS/kernel-source.sh" "$cache" 6.1) ||
 	{ echo "skip: linux-source-6.1 could not be installed or unpacked"; exit 77; }
 snap="$tmp/snap"
-mkdir -p "$snap/7"
-printf 'Linux version 6.12.0 (fixture)\n' > "$snap/version"
-printf 'MemTotal: 262144 kB\n' > "$snap/meminfo"
-printf 'format: ptscope-snapshot 1\npage_size: 4096\narch: x86_64\npagemap: pfn\n' > "$snap/snapshot.info"
-printf '7 (server) S 1 7 7 0 -1\n' > "$snap/7/stat"
-printf 'server\0' > "$snap/7/cmdline"
-printf 'VmPTE:\t       4 kB\n' > "$snap/7/status"
-cat > "$snap/7/smaps" <<'SMAPS'
-00400000-00403000 r-xp 00000000 08:01 5          /usr/sbin/server
-Size:                 12 kB
-Rss:                  12 kB
-Anonymous:             0 kB
-00403000-00404000 rw-p 00000000 00:00 0
-Size:                  4 kB
-Rss:                   4 kB
-Anonymous:             4 kB
-SMAPS
-python3 - "$snap/7/pagemap" <<'PY'
-import struct, sys
-present, file_page = 1 << 63, 1 << 61
-records = [(0x400000, present | file_page | 100), (0x401000, present | file_page | 101),
-           (0x402000, present | file_page | 102), (0x403000, present | (1 << 56) | 200)]
-with open(sys.argv[1], "wb") as f:
-    for vaddr, entry in records:
-        f.write(struct.pack("<QQ", vaddr, entry))
-PY
+server_snapshot "$snap" x86_64 0x400000
 "$PTSCOPE" callgraph "$new" -q --overlay-events "$snap" --format json -o "$tmp/e.json" || fail "events: exit status $?"
 grep -q "under 6.1-x86_64 (the design of the tree's era, 6.12" "$tmp/e.json" || fail "not priced under 6.1-x86_64"
 edge() {

@@ -10,32 +10,7 @@
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 tree="$PTSCOPE_TESTS/fixtures/kernel-2.4"
 snap="$tmp/snap"
-mkdir -p "$snap/7"
-printf 'Linux version 2.4.20-rmap (fixture)\n' > "$snap/version"
-printf 'MemTotal: 262144 kB\n' > "$snap/meminfo"
-printf 'format: ptscope-snapshot 1\npage_size: 4096\narch: i386\npagemap: pfn\n' > "$snap/snapshot.info"
-printf '7 (server) S 1 7 7 0 -1\n' > "$snap/7/stat"
-printf 'server\0' > "$snap/7/cmdline"
-printf 'VmPTE:\t       4 kB\n' > "$snap/7/status"
-cat > "$snap/7/smaps" <<'SMAPS'
-08048000-0804b000 r-xp 00000000 08:01 5          /usr/sbin/server
-Size:                 12 kB
-Rss:                  12 kB
-Anonymous:             0 kB
-0804b000-0804c000 rw-p 00000000 00:00 0
-Size:                  4 kB
-Rss:                   4 kB
-Anonymous:             4 kB
-SMAPS
-python3 - "$snap/7/pagemap" <<'PY'
-import struct, sys
-present, file_page = 1 << 63, 1 << 61
-records = [(0x08048000, present | file_page | 100), (0x08049000, present | file_page | 101),
-           (0x0804a000, present | file_page | 102), (0x0804b000, present | 200)]
-with open(sys.argv[1], "wb") as f:
-    for vaddr, entry in records:
-        f.write(struct.pack("<QQ", vaddr, entry))
-PY
+server_snapshot "$snap" i386 0x08048000
 
 events() {  # events of a function in a callgraph JSON: "fork=N exit=N"
 	python3 -c '

@@ -34,9 +34,14 @@ for pid in (5969, 5970):
     open(f'{d}/stat', 'wb').write(b'%d (' % pid + comm + b') S 1 1 1 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 30552 2990\n')
 PY
 "$PTSCOPE" info --per-process "$snap" > "$tmp/info.txt" || fail "info refused the snapshot"
-for format in text json xml csv html; do
+for format in text json xml html; do
 	"$PTSCOPE" report "$snap" --per-process --per-file --format $format -o "$tmp/r.$format" 2> "$tmp/err" ||
 		fail "report --format $format: $(cat "$tmp/err")"
+done
+# CSV is one table: processes, then files
+for table in process file; do
+	"$PTSCOPE" report "$snap" --per-$table --format csv -o "$tmp/r-$table.csv" 2> "$tmp/err" ||
+		fail "report --format csv --per-$table: $(cat "$tmp/err")"
 done
 python3 - "$tmp" <<'PY' || exit 1
 import csv, io, json, sys
@@ -47,10 +52,11 @@ assert comms == ['\x1b[2J\x1b[31m,"<x>&\n\x7f'] * 2, comms
 paths = [f['path'] for s in r['sharing'] for f in s['files']]
 want = '/tmp/\ufffd\ufffdx\ufffd\ufffd,"q"<a&b>\x1b[31m\tred'
 assert want in paths, paths
-rows = list(csv.reader(io.open(d + '/r.csv', encoding='utf-8', errors='strict', newline='')))
-assert rows[0] == ['key', 'value'] and all(len(row) == 2 for row in rows), 'csv: a row without 2 fields'
-assert ['processes[0].comm', comms[0]] in rows, 'csv: comm lost'
-assert any(row[1] == want for row in rows), 'csv: path lost'
+for table, column, value in (('process', 'comm', comms[0]), ('file', 'path', want)):
+    rows = list(csv.reader(io.open(d + '/r-' + table + '.csv', encoding='utf-8', errors='strict', newline='')))
+    assert rows[0][:3] == ['host', 'kernel', 'captured_at'], 'csv: no header row'
+    assert all(len(row) == len(rows[0]) for row in rows), 'csv: a row of another width'
+    assert value in [dict(zip(rows[0], row))[column] for row in rows[1:]], 'csv: ' + column + ' lost'
 for name in ('r.text', 'info.txt'):
     raw = open(d + '/' + name, 'rb').read()
     assert not any(b < 32 and b not in (9, 10) or b == 127 for b in raw), name + ': a raw control byte'

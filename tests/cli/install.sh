@@ -32,10 +32,13 @@ snap="${SHARED_SNAPSHOTS:-}/pg32.tar.gz"
 if [ -f "$snap" ]; then
 	ptscope report "$snap" > "$tmp/report.txt" || fail "installed ptscope report failed"
 	"$PTSCOPE" report "$snap" | cmp -s - "$tmp/report.txt" || fail "installed report differs from the built one"
-	ptscope report --format csv "$snap" > "$tmp/report.csv" || fail "report --format csv"
+	ptscope report --format json "$snap" > "$tmp/report.json" || fail "report --format json"
 	# pg32.expected: pte_pages 2676, sharable_pte_pages.shpt-2006 1773
-	grep -qx 'totals.pte_pages,2676' "$tmp/report.csv" || fail "pte_pages is not 2676"
-	grep -qx 'totals.sharable_pte_pages.shpt-2006,1773' "$tmp/report.csv" || fail "shpt-2006 is not 1773"
+	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["totals"]; sys.exit(t["pte_pages"] != 2676)' "$tmp/report.json" \
+		|| fail "pte_pages is not 2676"
+	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["totals"]; sys.exit(t["sharable_pte_pages"]["shpt-2006"] != 1773)' "$tmp/report.json" \
+		|| fail "shpt-2006 is not 1773"
+	ptscope report --format csv "$snap" > "$tmp/report.csv" || fail "report --format csv"
 	[ "$(ptscope info "$snap" | sed -n 's/^processes: //p')" = 38 ] || fail "info: not 38 processes"
 fi
 ptscope-capture --pid $$ -o "$tmp/self.tar" > /dev/null 2>&1 || fail "installed ptscope-capture"

@@ -16,7 +16,9 @@ cat > "$tmp/mine.xml" <<'XML'
 </profiles>
 XML
 # 24-byte chains cost 3x the 8-byte i386 ones: 3 * 984136 (desktop.expected 2.4-rmap-i386)
-out=$("$PTSCOPE" report "$SHARED_SNAPSHOTS/desktop.tar.gz" --profile "$tmp/mine.xml" --profile 2.4-rmap-i386 --format csv) || { echo "valid profile refused"; exit 1; }
+"$PTSCOPE" report "$SHARED_SNAPSHOTS/desktop.tar.gz" --profile "$tmp/mine.xml" --profile 2.4-rmap-i386 --format json > "$tmp/mine.json" || { echo "valid profile refused"; exit 1; }
+# keyed totals as "totals.KEY.ID,VALUE" lines
+out=$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["totals"]; print("\n".join("totals.%s.%s,%s" % (k, i, v) for k, o in t.items() if isinstance(o, dict) for i, v in o.items()))' "$tmp/mine.json")
 echo "$out" | grep -qx 'totals.pte_chain_bytes.my-d1,2952408' || { echo "my-d1 figure wrong"; echo "$out" | grep pte_chain_bytes; exit 1; }
 echo "$out" | grep -q 'totals.pte_chain_bytes.2.5-direct' && { echo "--profile did not narrow the designs"; exit 1; }
 sed 's/family="D1"/family="D9"/' "$tmp/mine.xml" > "$tmp/bad.xml"

@@ -19,7 +19,7 @@
 
 static char *write_temp(const char *name, const char *text)
 {
-	char *path = cg_format("%s/%s", test_tmpdir(), name);
+	char *path = xasprintf("%s/%s", test_tmpdir(), name);
 	FILE *file = fopen(path, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
 	fputs(text, file);
@@ -41,7 +41,7 @@ static void test_kconfig_values_and_header(void)
 	CU_ASSERT_STRING_EQUAL(kconfig_get(&config, "CONFIG_ZRAM"), "m");
 	CU_ASSERT_PTR_NULL(kconfig_get(&config, "CONFIG_NUMA"));
 	CU_ASSERT_STRING_EQUAL(kconfig_get(&config, "CONFIG_LOCALVERSION"), "\"-x\"");
-	struct cg_buffer header = { 0 };
+	struct buffer header = { 0 };
 	kconfig_header(&config, &header);
 	CU_ASSERT_PTR_NOT_NULL(strstr(header.data, "\n#define CONFIG_MMU 1\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(header.data, "\n#define CONFIG_ZRAM_MODULE 1\n"));
@@ -49,7 +49,7 @@ static void test_kconfig_values_and_header(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(header.data, "\n#define CONFIG_NR_CPUS 64\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(header.data, "\n#define CONFIG_LOCALVERSION \"-x\"\n"));
 	CU_ASSERT_PTR_NULL(strstr(header.data, "NUMA"));
-	cg_buffer_free(&header);
+	buffer_free(&header);
 	kconfig_free(&config);
 	free(path);
 }
@@ -60,7 +60,7 @@ static void test_kconfig_bad_line(void)
 	struct kconfig config = { 0 };
 	char err[512] = "";
 	CU_ASSERT_EQUAL(kconfig_read(path, &config, err, sizeof(err)), 1);
-	char *want = cg_format("%s:3:", path);
+	char *want = xasprintf("%s:3:", path);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
 	free(want);
 	kconfig_free(&config);
@@ -70,7 +70,7 @@ static void test_kconfig_bad_line(void)
 /* Debian ships configurations compressed: a gzip one is read as well. */
 static void test_kconfig_compressed(void)
 {
-	char *path = cg_format("%s/c.config.gz", test_tmpdir());
+	char *path = xasprintf("%s/c.config.gz", test_tmpdir());
 	struct archive *archive = archive_write_new();
 	archive_write_add_filter_gzip(archive);
 	archive_write_set_format_raw(archive);
@@ -168,7 +168,7 @@ static void make_facts(struct tu_facts *facts)
 	facts->store_count = facts->store_capacity = 1;
 	facts->errors = 3;
 	facts->warnings = 4;
-	facts->first_error = cg_xstrdup("x.h:1: error: it\nbroke");
+	facts->first_error = xstrdup("x.h:1: error: it\nbroke");
 }
 
 /* The files a unit read: unchanged, they vouch for the cached facts; a
@@ -177,14 +177,14 @@ static void test_cache_inputs(void)
 {
 	char folder[] = "/tmp/ptscope-inputs.XXXXXX";
 	CU_ASSERT_FATAL(mkdtemp(folder) != NULL);
-	char *header = cg_format("%s/rmap.h", folder);
+	char *header = xasprintf("%s/rmap.h", folder);
 	CU_ASSERT_FATAL(cg_write_file_atomic(header, "static inline void f(void) {}\n", 31));
 	struct tu_facts facts = { 0 }, back = { 0 };
 	make_facts(&facts);
 	tu_add_input(&facts, header);
 	CU_ASSERT_EQUAL(facts.inputs[0].size, 31);
 	CU_ASSERT_TRUE(tu_inputs_current(&facts));
-	struct cg_buffer text = { 0 };
+	struct buffer text = { 0 };
 	cache_serialise(&facts, &text);
 	CU_ASSERT_TRUE_FATAL(cache_parse(text.data, text.length, &back));
 	CU_ASSERT_EQUAL_FATAL(back.input_count, 1);
@@ -200,7 +200,7 @@ static void test_cache_inputs(void)
 	CU_ASSERT_FALSE(tu_inputs_current(&facts));
 	rmdir(folder);
 	free(header);
-	cg_buffer_free(&text);
+	buffer_free(&text);
 	tu_facts_free(&facts);
 }
 
@@ -208,9 +208,9 @@ static void test_cache_round_trip(void)
 {
 	struct tu_facts facts = { 0 }, back = { 0 };
 	make_facts(&facts);
-	struct cg_buffer text = { 0 };
+	struct buffer text = { 0 };
 	cache_serialise(&facts, &text);
-	char *copy = cg_xstrdup(text.data);
+	char *copy = xstrdup(text.data);
 	CU_ASSERT_TRUE_FATAL(cache_parse(copy, text.length, &back));
 	CU_ASSERT_EQUAL(back.function_count, 2);
 	CU_ASSERT_EQUAL(back.call_count, 2);
@@ -225,16 +225,16 @@ static void test_cache_round_trip(void)
 	CU_ASSERT_STRING_EQUAL(back.strings.text[back.calls[1].field], "c:@S@ops@FI@run");
 	CU_ASSERT_EQUAL(back.calls[0].line, 12);
 	/* serialising what was read gives the same text */
-	struct cg_buffer again = { 0 };
+	struct buffer again = { 0 };
 	cache_serialise(&back, &again);
 	CU_ASSERT_STRING_EQUAL(again.data, text.data);
-	cg_buffer_free(&again);
+	buffer_free(&again);
 	tu_facts_free(&back);
 	free(copy);
 
 	/* cut short (no "end"): rejected */
 	struct tu_facts cut = { 0 };
-	copy = cg_xstrdup(text.data);
+	copy = xstrdup(text.data);
 	size_t length = text.length - 4;
 	copy[length] = '\0';
 	CU_ASSERT_FALSE(cache_parse(copy, length, &cut));
@@ -242,18 +242,18 @@ static void test_cache_round_trip(void)
 	free(copy);
 	/* a call naming a function that does not exist: rejected */
 	struct tu_facts bad = { 0 };
-	char *damaged = cg_format("ptscope-facts 3\ncounts 0 0 0 0\ns x\nf 0 0 0 1 1\nc 0 5 - 3\nend\n");
+	char *damaged = xasprintf("ptscope-facts 3\ncounts 0 0 0 0\ns x\nf 0 0 0 1 1\nc 0 5 - 3\nend\n");
 	CU_ASSERT_FALSE(cache_parse(damaged, strlen(damaged), &bad));
 	tu_facts_free(&bad);
 	free(damaged);
 	/* a well-formed file of the previous format (other builds share the
 	 * folder): ignored, never read as this one */
 	struct tu_facts old = { 0 };
-	char *previous = cg_format("ptscope-facts 2\ncounts 0 0 0 0\ns x\nf 0 0 0 1 1\nend\n");
+	char *previous = xasprintf("ptscope-facts 2\ncounts 0 0 0 0\ns x\nf 0 0 0 1 1\nend\n");
 	CU_ASSERT_FALSE(cache_parse(previous, strlen(previous), &old));
 	tu_facts_free(&old);
 	free(previous);
-	cg_buffer_free(&text);
+	buffer_free(&text);
 	tu_facts_free(&facts);
 }
 

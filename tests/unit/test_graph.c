@@ -67,7 +67,9 @@ static void test_format_names(void)
 	CU_ASSERT_EQUAL(graph_format_from_path("x.png"), GRAPH_FORMAT_PNG);
 	CU_ASSERT_EQUAL(graph_format_from_path("x.pdf"), GRAPH_FORMAT_PDF);
 	CU_ASSERT_EQUAL(graph_format_from_path("a.b/noext"), GRAPH_FORMAT_NONE);
-	CU_ASSERT_EQUAL(graph_format_from_path("x.txt"), GRAPH_FORMAT_NONE);
+	CU_ASSERT_EQUAL(graph_format_from_path("x.gif"), GRAPH_FORMAT_NONE);
+	CU_ASSERT_EQUAL(graph_format_from_path("x.txt"), GRAPH_FORMAT_TREE);
+	CU_ASSERT_EQUAL(graph_format_from_name("tree"), GRAPH_FORMAT_TREE);
 }
 
 static void test_json(void)

@@ -1,0 +1,24 @@
+/*
+ * outputs/overlay_internal.h - shared by the overlay's files only
+ * (outputs/overlay.c, outputs/overlay_trees.c).
+ */
+#ifndef PTSCOPE_OUTPUTS_OVERLAY_INTERNAL_H
+#define PTSCOPE_OUTPUTS_OVERLAY_INTERNAL_H
+
+#include "base/hash.h"
+#include "outputs/graph.h"
+
+/* A graph's functions by name: the first of a name through a hash table,
+ * the others chained after it (two static functions of one name are two
+ * nodes). */
+struct graph_names {
+	const struct callgraph *graph;
+	struct hash_table table;
+	size_t *next;                   /* next node of the same name, or SIZE_MAX */
+};
+void graph_names_build(const struct callgraph *graph, struct graph_names *names);
+/* The first node named name, or SIZE_MAX; the next ones through names->next. */
+size_t graph_names_first(const struct graph_names *names, const char *name);
+void graph_names_free(struct graph_names *names);
+
+#endif

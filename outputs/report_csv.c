@@ -1,0 +1,218 @@
+/*
+ * outputs/report_csv.c - the report as one CSV table (RFC 4180, a header
+ * row), for tools: pandas, DuckDB, ClickHouse, BigQuery or sqlite3 load it
+ * as it is, and tables of many hosts concatenate, because every row names
+ * its host, kernel release and capture time.
+ *
+ * The rows are an array of the one report tree (report_tree.c), so CSV
+ * carries the figures JSON does: designs[] by default, processes[] with
+ * --per-process, the files of every sharing rule with --per-file, groups[]
+ * with --group-by; with --versus, a row per total (key, before, after,
+ * delta).  Nested objects become dotted columns
+ * ("pte_chain_estimate.point", "pte_chain_bytes.6.1-x86_64"); the columns
+ * are the union over the rows, in the order first seen.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/escape.h"
+#include "outputs/report_internal.h"
+
+#define CSV_MAX_COLUMNS 512
+
+struct columns {
+	char *names[CSV_MAX_COLUMNS];
+	size_t count;
+};
+
+static void add_column(struct columns *c, const char *name)
+{
+	for (size_t i = 0; i < c->count; i++)
+		if (!strcmp(c->names[i], name))
+			return;
+	if (c->count < CSV_MAX_COLUMNS)
+		c->names[c->count++] = strdup(name);
+}
+
+/* Scalar leaves of an object, as dotted names; arrays are left to their own
+ * tables. */
+static void collect(struct columns *c, const char *prefix, struct json_object *object)
+{
+	json_object_object_foreach(object, key, value) {
+		char name[512];
+		snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", key);
+		if (json_object_is_type(value, json_type_object))
+			collect(c, name, value);
+		else if (!json_object_is_type(value, json_type_array))
+			add_column(c, name);
+	}
+}
+
+/* The value at a dotted name.  Keys may hold dots themselves (profile ids
+ * such as "6.1-x86_64"), so every split is tried, longest key first. */
+static struct json_object *lookup(struct json_object *object, const char *name)
+{
+	struct json_object *value;
+	if (json_object_object_get_ex(object, name, &value))
+		return value;
+	for (const char *dot = strrchr(name, '.'); dot; ) {
+		char key[512];
+		snprintf(key, sizeof(key), "%.*s", (int)(dot - name), name);
+		if (json_object_object_get_ex(object, key, &value) && json_object_is_type(value, json_type_object)) {
+			struct json_object *found = lookup(value, dot + 1);
+			if (found)
+				return found;
+		}
+		while (--dot > name && *dot != '.')
+			;
+		if (dot <= name)
+			break;
+	}
+	return NULL;
+}
+
+static void field(FILE *out, const char *text, bool first)
+{
+	if (!first)
+		fputc(',', out);
+	escape_fputs(escape_csv, text, out);
+}
+
+static const char *string_at(struct json_object *object, const char *key)
+{
+	struct json_object *value = NULL;
+	return json_object_object_get_ex(object, key, &value) && value ? json_object_get_string(value) : "";
+}
+
+/* rows: objects; label_name/labels: an extra leading column per row (the
+ * rule of a file row), or NULL. */
+static int write_table(FILE *out, struct json_object *tree, struct json_object **rows, const char **labels,
+		       size_t count, const char *label_name)
+{
+	struct json_object *snapshot = NULL;
+	json_object_object_get_ex(tree, "snapshot", &snapshot);
+	struct columns c = { .count = 0 };
+	for (size_t i = 0; i < count; i++)
+		collect(&c, "", rows[i]);
+	field(out, "host", true);
+	field(out, "kernel", false);
+	field(out, "captured_at", false);
+	if (label_name)
+		field(out, label_name, false);
+	for (size_t k = 0; k < c.count; k++)
+		field(out, c.names[k], false);
+	fputs("\r\n", out);
+	for (size_t i = 0; i < count; i++) {
+		field(out, string_at(snapshot, "hostname"), true);
+		field(out, string_at(snapshot, "kernel"), false);
+		field(out, string_at(snapshot, "captured_at"), false);
+		if (label_name)
+			field(out, labels[i], false);
+		for (size_t k = 0; k < c.count; k++) {
+			struct json_object *value = lookup(rows[i], c.names[k]);
+			field(out, value && !json_object_is_type(value, json_type_null) ? json_object_get_string(value) : "",
+			      false);
+		}
+		fputs("\r\n", out);
+	}
+	for (size_t k = 0; k < c.count; k++)
+		free(c.names[k]);
+	return ferror(out) ? -1 : 0;
+}
+
+static int write_array(FILE *out, struct json_object *tree, const char *key)
+{
+	struct json_object *array = NULL;
+	json_object_object_get_ex(tree, key, &array);
+	size_t count = array ? json_object_array_length(array) : 0;
+	struct json_object **rows = calloc(count + 1, sizeof(*rows));
+	if (!rows)
+		return -1;
+	for (size_t i = 0; i < count; i++)
+		rows[i] = json_object_array_get_idx(array, i);
+	int status = write_table(out, tree, rows, NULL, count, NULL);
+	free(rows);
+	return status;
+}
+
+/* One row per file of every sharing rule, the rule's id in front. */
+static int write_files(FILE *out, struct json_object *tree)
+{
+	struct json_object *sharing = NULL;
+	json_object_object_get_ex(tree, "sharing", &sharing);
+	size_t count = 0, rules = sharing ? json_object_array_length(sharing) : 0;
+	for (size_t k = 0; k < rules; k++) {
+		struct json_object *files = NULL;
+		if (json_object_object_get_ex(json_object_array_get_idx(sharing, k), "files", &files))
+			count += json_object_array_length(files);
+	}
+	struct json_object **rows = calloc(count + 1, sizeof(*rows));
+	const char **labels = calloc(count + 1, sizeof(*labels));
+	int status = -1;
+	if (rows && labels) {
+		size_t n = 0;
+		for (size_t k = 0; k < rules; k++) {
+			struct json_object *rule = json_object_array_get_idx(sharing, k), *files = NULL;
+			if (!json_object_object_get_ex(rule, "files", &files))
+				continue;
+			for (size_t i = 0; i < json_object_array_length(files); i++) {
+				labels[n] = string_at(rule, "id");
+				rows[n++] = json_object_array_get_idx(files, i);
+			}
+		}
+		status = write_table(out, tree, rows, labels, n, "rule");
+	}
+	free(rows);
+	free(labels);
+	return status;
+}
+
+/* Rows {key, before, after, delta} for each scalar of totals (dotted keys),
+ * from the tree --versus built (report_versus.c). */
+static void comparison_rows(struct json_object *rows, const char *prefix, struct json_object *after,
+			    struct json_object *before, struct json_object *delta)
+{
+	json_object_object_foreach(after, key, value) {
+		char name[512];
+		struct json_object *then = NULL, *change = NULL;
+		snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", key);
+		json_object_object_get_ex(before, key, &then);
+		json_object_object_get_ex(delta, key, &change);
+		if (json_object_is_type(value, json_type_object)) {
+			comparison_rows(rows, name, value, then, change);
+			continue;
+		}
+		if (json_object_is_type(value, json_type_array))
+			continue;
+		struct json_object *row = json_object_new_object();
+		json_object_object_add(row, "key", json_object_new_string(name));
+		json_object_object_add(row, "before", json_object_get(then));
+		json_object_object_add(row, "after", json_object_get(value));
+		json_object_object_add(row, "delta", json_object_get(change));
+		json_object_array_add(rows, row);
+	}
+}
+
+int report_write_csv(FILE *out, struct json_object *tree, const struct report_options *options)
+{
+	struct json_object *totals = NULL, *before = NULL, *delta = NULL;
+	if (options->group_by == GROUP_NONE && !options->per_process && !options->per_file &&
+	    json_object_object_get_ex(tree, "versus", &before) && json_object_object_get_ex(tree, "delta", &delta) &&
+	    json_object_object_get_ex(tree, "totals", &totals)) {
+		/* --versus: one row per total, before and after side by side */
+		struct json_object *comparison = json_object_new_object(), *rows = json_object_new_array();
+		json_object_object_add(comparison, "snapshot", json_object_get(json_object_object_get(tree, "snapshot")));
+		comparison_rows(rows, "", totals, before, delta);
+		json_object_object_add(comparison, "comparison", rows);
+		int status = write_array(out, comparison, "comparison");
+		json_object_put(comparison);
+		return status;
+	}
+	if (options->group_by != GROUP_NONE)
+		return write_array(out, tree, "groups");
+	if (options->per_process)
+		return write_array(out, tree, "processes");
+	if (options->per_file)
+		return write_files(out, tree);
+	return write_array(out, tree, "designs");
+}
