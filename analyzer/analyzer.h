@@ -65,7 +65,27 @@ struct cg_summary {
 	const char *first_error;     /* one example diagnostic, or NULL */
 };
 
+/* A call through a function-pointer field that no parsed file stores a
+ * function in: the call graph has no edge for it (callgraph --unresolved). */
+struct cg_unresolved {
+	const char *caller, *file;  /* the calling function and its file */
+	const char *field;          /* "struct.field" */
+	unsigned line;
+};
+
+/* A file whose parse had errors: the edges of its functions may be missing. */
+struct cg_error_file {
+	const char *file;           /* relative to the root */
+	size_t errors;
+	const char **functions;     /* defined in the file, in order */
+	size_t function_count;
+};
+
 struct callgraph {
+	struct cg_unresolved *unresolved;   /* sorted by file and line */
+	size_t unresolved_count;
+	struct cg_error_file *error_files;
+	size_t error_file_count;
 	struct cg_node *nodes;
 	size_t node_count;
 	struct cg_edge *edges;
@@ -114,5 +134,16 @@ int analyzer_struct_sizes(const struct analyzer_options *options, const char *co
 
 /* The built-in entry names (NULL-terminated), for --help and tests. */
 extern const char *const analyzer_default_entries[];
+
+/* A --path preset: one job's entries, the rmap functions that job calls, and
+ * the side paths (functions or files) left out; lists NULL-terminated. */
+struct analyzer_path {
+	const char *name;            /* fork, fault, exit, munmap, reclaim */
+	const char *job;             /* what the picture shows */
+	const char *const *entries, *const *sinks, *const *excludes;
+	const char *pruned;          /* what the excludes leave out, in words */
+};
+extern const struct analyzer_path analyzer_paths[];   /* ends with name NULL */
+const struct analyzer_path *analyzer_path_named(const char *name);
 
 #endif

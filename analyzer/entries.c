@@ -3,6 +3,7 @@
  * gave it.  Names that a tree does not define simply match nothing.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "analyzer/analyzer.h"
 
@@ -26,3 +27,80 @@ const char *const analyzer_default_entries[] = {
 	"reclaim_pages",
 	NULL,
 };
+
+/*
+ * --path presets: one job's rmap paths, small enough to read (aim: under 60
+ * functions on 6.1).  Each names the job's entries and only the rmap
+ * functions that job calls (the sinks), under every era's names, and leaves
+ * out what any job can fall into on the way: page allocation with its
+ * reclaim, compaction and migration, memcg charging, and for reclaim the
+ * shrinkers and page-walk callbacks reached through pointers.
+ */
+#define ALLOCATION_SIDE_PATHS \
+	"mm/page_alloc.c", "mm/vmscan.c", "mm/compaction.c", "mm/memcontrol.c", "mm/migrate.c"
+
+static const char *const fork_entries[] = { "kernel_clone", "do_fork", NULL };
+static const char *const fork_sinks[] = {
+	"anon_vma_fork", "anon_vma_clone", "anon_vma_link",     /* 2.6.34+ / 2.6.7-2.6.33 */
+	"page_*dup*rmap*", "__page_dup_rmap", "folio_*dup*rmap*", /* 2.6-6.x, 6.5+ folios */
+	"page_add_rmap",                                         /* 2.4/2.5 copy_page_range */
+	NULL,
+};
+static const char *const fault_entries[] = { "exc_page_fault", "do_page_fault", "handle_mm_fault", NULL };
+static const char *const fault_sinks[] = {
+	"page_add_*rmap", "folio_add_*rmap*", "do_page_add_anon_rmap", "hugepage_add_*rmap",
+	"anon_vma_prepare", "__anon_vma_prepare", "page_move_anon_rmap", "folio_move_anon_rmap",
+	"page_add_rmap", NULL,
+};
+static const char *const exit_entries[] = { "do_exit", NULL };
+static const char *const unmap_sinks[] = {
+	"page_remove_rmap", "page_remove_*rmap", "folio_remove_rmap*", "unlink_anon_vmas",
+	"anon_vma_unlink", "put_anon_vma", NULL,
+};
+static const char *const munmap_entries[] = {
+	"sys_munmap", "__do_sys_munmap", "do_munmap", "__do_munmap", "do_mas_munmap", "do_vmi_munmap",
+	"vm_munmap", "__vm_munmap", NULL,
+};
+static const char *const munmap_sinks[] = {
+	"page_remove_rmap", "page_remove_*rmap", "folio_remove_rmap*", "unlink_anon_vmas",
+	"anon_vma_unlink", "anon_vma_clone", NULL,   /* a partial munmap splits the VMA */
+};
+static const char *const reclaim_entries[] = { "kswapd", "try_to_free_pages", "shrink_caches", NULL };
+static const char *const reclaim_sinks[] = {
+	"try_to_unmap", "try_to_unmap_one", "page_referenced*", "folio_referenced*", "rmap_walk*",
+	"page_lock_anon_vma*", "folio_lock_anon_vma*", "page_mkclean", "folio_mkclean", NULL,
+};
+static const char *const side_paths[] = { ALLOCATION_SIDE_PATHS, NULL };
+static const char *const reclaim_side_paths[] = {
+	"mm/page_alloc.c", "mm/compaction.c", "mm/memcontrol.c", "mm/migrate.c",
+	"shrink_slab", "walk_page_range", "handle_mm_fault", "split_huge_page_to_list", "shmem_writepage",
+	NULL,
+};
+
+const struct analyzer_path analyzer_paths[] = {
+	{ "fork", "fork copies the address space: anon_vma_fork and the PTE copy's rmap dups",
+	  fork_entries, fork_sinks, side_paths,
+	  "allocation, reclaim, compaction, migration and memcg charging inside fork" },
+	{ "fault", "a page fault maps a new page: anon_vma_prepare and the page's rmap add",
+	  fault_entries, fault_sinks, side_paths,
+	  "allocation, reclaim, compaction, migration and memcg charging inside the fault" },
+	{ "exit", "exit tears down the address space: the PTE zap's rmap removes, unlink_anon_vmas",
+	  exit_entries, unmap_sinks, side_paths,
+	  "allocation, reclaim, compaction, migration and memcg charging inside exit" },
+	{ "munmap", "munmap zaps a range: rmap removes, unlink_anon_vmas, the split's anon_vma_clone",
+	  munmap_entries, munmap_sinks, side_paths,
+	  "allocation, reclaim, compaction, migration and memcg charging inside munmap" },
+	{ "reclaim", "reclaim unmaps and ages pages: the rmap walks, try_to_unmap, folio_referenced",
+	  reclaim_entries, reclaim_sinks, reclaim_side_paths,
+	  "allocation, compaction, migration, memcg, the shrinkers, page-table walks through "
+	  "callbacks, faults and huge-page splits reached from reclaim" },
+	{ NULL, NULL, NULL, NULL, NULL, NULL },
+};
+
+const struct analyzer_path *analyzer_path_named(const char *name)
+{
+	for (const struct analyzer_path *p = analyzer_paths; p->name; p++)
+		if (!strcmp(p->name, name))
+			return p;
+	return NULL;
+}

@@ -26,7 +26,8 @@ struct output {
 	FILE *stream;           /* stdio over fd, made on first use */
 };
 
-/* 0, or -1 with error ("PATH: cannot write here: ..."). */
+/* 0, or -1 with error ("PATH: cannot write here: ...") and errno saying why.
+ * Either is an output failure: status 2 (docs/architecture.md). */
 int output_open(struct output *output, const char *path, struct error *error);
 /* The descriptor, for writers that take one (libarchive); -1 for stdout. */
 int output_fd(const struct output *output);

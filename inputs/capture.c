@@ -644,6 +644,8 @@ struct capture_state {
 	struct writer writer;
 	struct buffer files[PROCESS_FILE_COUNT];
 	struct buffer stat_before, stat_after;  /* the identity check's two reads of stat */
+	struct buffer cgroup;           /* optional: a kernel without cgroups has none */
+	bool has_cgroup;
 	struct pagemap_reader pagemap;
 	struct pfn_set pfns;
 	long processes, kernel_threads, zombies, skipped, changed;
@@ -731,6 +733,8 @@ static int read_process_once(struct capture_state *state, int pid, struct stat *
 		status = file_read_at(process_fd, process_files[i], &state->files[i]);
 	state->pagemap.records.length = 0;
 	bool no_mm = status == 0 && state->files[0].length == 0;
+	/* PID/cgroup is optional (docs/snapshot-format.md): its absence skips nothing */
+	state->has_cgroup = status == 0 && !no_mm && file_read_at(process_fd, "cgroup", &state->cgroup) == 0;
 	if (status == 0 && !state->options->no_pagemap && !no_mm)
 		status = read_pagemap(&state->pagemap, process_fd, &state->files[0]);
 	if (status == 0)
@@ -781,6 +785,9 @@ static int capture_process(struct capture_state *state, int pid)
 		if (write_member(&state->writer, name, state->files[i].data, state->files[i].length) < 0)
 			return -1;
 	}
+	snprintf(name, sizeof(name), "%d/cgroup", pid);
+	if (state->has_cgroup && write_member(&state->writer, name, state->cgroup.data, state->cgroup.length) < 0)
+		return -1;
 	if (!state->options->no_pagemap && !no_mm) {
 		snprintf(name, sizeof(name), "%d/pagemap", pid);
 		if (write_member(&state->writer, name, state->pagemap.records.data,
@@ -870,9 +877,6 @@ static int write_kpages(struct capture_state *state)
 
 /* ---- snapshot.info, version, meminfo ---- */
 
-static const char *const pagemap_mode_names[] = {
-	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
-};
 
 static int write_info(struct capture_state *state, enum pagemap_mode mode)
 {
@@ -993,18 +997,17 @@ static int write_slub(struct capture_state *state)
 	return write_member(&state->writer, "slub", text, (size_t)n);
 }
 
-/* ---- the output file: base/output.h, unnamed until complete ---- */
+/* ---- the output file: whole or not at all (base/output.h) ---- */
 
-struct target {
-	char final[PATH_MAX];           /* where the snapshot goes */
+struct capture_target {
+	char final[PATH_MAX];           /* where the snapshot goes ("stdout" for -o -) */
 	const struct codec *codec;
-	char directory[PATH_MAX];       /* its directory */
-	struct output file;             /* base/output.h: O_TMPFILE, else O_EXCL; signals clean up */
-	bool open;
+	struct output file;             /* unnamed until complete */
+	int fd;
 	bool to_stdout;                 /* -o -: a stream that cannot be taken back */
 };
 
-static int resolve_output(const char *requested, const char *compress, time_t now, struct target *out,
+static int resolve_output(const char *requested, const char *compress, time_t now, struct capture_target *out,
 			  struct input_error *error)
 {
 	char default_name[512], hostname[256] = "host";
@@ -1040,18 +1043,10 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 				 ".tar.zst, give --compress, or give a directory", requested);
 	else if (snprintf(out->final, sizeof(out->final), "%s", requested) >= (int)sizeof(out->final))
 		return set_error(error, "%s: path too long", requested);
-
-	const char *slash = strrchr(out->final, '/');
-	if (!slash)
-		snprintf(out->directory, sizeof(out->directory), ".");
-	else if (slash == out->final)
-		snprintf(out->directory, sizeof(out->directory), "/");
-	else
-		snprintf(out->directory, sizeof(out->directory), "%.*s", (int)(slash - out->final), out->final);
 	return 0;
 }
 
-static int open_output(struct target *out, struct input_error *error)
+static int open_output(struct capture_target *out, struct input_error *error)
 {
 	if (out->to_stdout) {
 		/* a tar, compressed or not, is not for a terminal to print */
@@ -1060,31 +1055,29 @@ static int open_output(struct target *out, struct input_error *error)
 					 "or pipe it (ptscope capture -o - | ptscope report -)");
 		return 0;
 	}
-	struct error problem;
-	if (output_open(&out->file, out->final, &problem) < 0) {
-		const char *reason = strstr(problem.message, "cannot write here");
-		return set_error(error, "%s: cannot write a snapshot here%s", out->final,
-				 reason ? reason + strlen("cannot write here") : "");
-	}
-	out->open = true;
+	struct error opened;
+	if (output_open(&out->file, out->final, &opened) != 0)
+		return set_error(error, "%s: cannot write a snapshot here: %s", out->final, strerror(errno));
+	out->fd = output_fd(&out->file);
 	return 0;
 }
 
-/* fsync, then give the finished file its name (rename replaces atomically). */
-static int publish_output(struct target *out, struct input_error *error)
+static int publish_output(struct capture_target *out, struct input_error *error)
 {
-	struct error problem;
-	out->open = false;
-	if (output_publish(&out->file, &problem) < 0)
-		return set_error(error, "%s", problem.message);
+	struct error published;
+	if (out->to_stdout)
+		return 0;
+	out->fd = -1;  /* closed by publish, either way */
+	if (output_publish(&out->file, &published) != 0)
+		return set_error(error, "%s", published.message);
 	return 0;
 }
 
-static void discard_output(struct target *out)
+static void discard_output(struct capture_target *out)
 {
-	if (out->open)
+	if (!out->to_stdout)
 		output_discard(&out->file);
-	out->open = false;
+	out->fd = -1;
 }
 
 /* ---- the whole capture ---- */
@@ -1110,7 +1103,7 @@ static void set_threads(struct archive *archive, const struct codec *codec)
 	archive_write_set_filter_option(archive, codec->filter, "threads", threads);
 }
 
-static int open_archive(struct capture_state *state, const struct target *out)
+static int open_archive(struct capture_state *state, const struct capture_target *out)
 {
 	struct writer *w = &state->writer;
 	w->archive = archive_write_new();
@@ -1186,6 +1179,7 @@ static void capture_state_release(struct capture_state *state)
 		close(state->proc_fd);
 	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++)
 		free(state->files[i].data);
+	free(state->cgroup.data);
 	free(state->stat_before.data);
 	free(state->stat_after.data);
 	free(state->pagemap.records.data);
@@ -1223,7 +1217,7 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	resolved.proc_root = proc_root;
 	struct capture_state state;
 	capture_state_init(&state, &resolved, error);
-	struct target out = { .open = false };
+	struct capture_target out = { .fd = -1, .file = { .fd = -1 } };
 	struct pid_list pids = { 0 };
 	int mode = -1;
 
@@ -1245,8 +1239,12 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 			  proc_root);
 		goto done;
 	}
-	if (open_output(&out, error) < 0)
+	if (open_output(&out, error) < 0) {
+		/* a file that cannot be made is an output failure (status 2,
+		 * docs/architecture.md); a terminal for stdout is a usage error */
+		result->output_failed = !out.to_stdout;
 		goto done;
+	}
 	state.writer.path = out.final;
 	if (open_archive(&state, &out) < 0 || (mode = capture_all(&state, &pids)) < 0 ||
 	    close_archive(&state) < 0 || publish_output(&out, error) < 0) {
@@ -1262,11 +1260,12 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	result->unreadable = state.unreadable;
 	result->pagemap = (enum pagemap_mode)mode;
 done:
+	if (mode < 0)
+		discard_output(&out);
 	if (state.writer.archive)
 		archive_write_free(state.writer.archive);
 	if (state.writer.entry)
 		archive_entry_free(state.writer.entry);
-	discard_output(&out);
 	capture_state_release(&state);
 	free(pids.pids);
 	return mode < 0 ? -1 : 0;

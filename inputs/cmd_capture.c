@@ -60,9 +60,6 @@ static int add_pid(struct int_list *list, const char *option, const char *text)
 	return 0;
 }
 
-static const char *const mode_names[] = {
-	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
-};
 
 int cmd_capture(int argc, char **argv)
 {
@@ -122,7 +119,7 @@ int cmd_capture(int argc, char **argv)
 				snprintf(changed, sizeof(changed), ", %ld of them changed during capture", result.changed);
 			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped%s), pagemap: %s%s\n",
 				result.processes, result.processes == 1 ? "" : "es", result.skipped, changed,
-				mode_names[result.pagemap], to_stdout ? ", to stdout" : "");
+				pagemap_mode_names[result.pagemap], to_stdout ? ", to stdout" : "");
 			if (result.unreadable)
 				fprintf(stderr, "ptscope: capture: %ld process%s could not be read (permission "
 					"denied)%s\n", result.unreadable, result.unreadable == 1 ? "" : "es",

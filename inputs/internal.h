@@ -25,6 +25,7 @@ const char *arena_intern(struct arena *arena, const char *s, size_t length);
 #include "base/alloc.h"
 #include "base/array.h"
 #include "base/file.h"
+#include "base/hash.h"
 
 /* ---- errors ---- */
 /* Fill error with "SOURCE: MEMBER:LINE: message" (LINE omitted when 0). */
@@ -58,6 +59,8 @@ int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int
  * parse_stat accepted (info --verify checks them against smaps). */
 void parse_stat_extra(const char *text, size_t size, struct process *process);
 const char *parse_cmdline(const char *text, size_t size, struct arena *arena);
+/* The path of /proc/PID/cgroup (v2 "0::PATH" first), interned; NULL if none. */
+const char *parse_cgroup(const char *text, size_t size, struct arena *arena);
 int parse_meminfo(const char *text, size_t size, struct arena *arena,
 		  struct meminfo_entry **entries, size_t *count, const struct parse_place *place);
 int parse_info(const char *text, size_t size, struct snapshot_info *info,

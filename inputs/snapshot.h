@@ -44,6 +44,10 @@ enum vma_flag {
 	VMF_DD, VMF_MM, VMF_HG, VMF_NH, VMF_MG, VMF_UM, VMF_UW, VMF_SS,
 	VMF_SL, VMF_BT, VMF_MT, VMF_LF, VMF_OTHER, VMF_COUNT
 };
+/* The two-letter VmFlags code of each flag, in enum order (fs/proc/task_mmu.c);
+ * one table for the smaps parser and the profiles' copies-vmflags
+ * (inputs/parse_smaps.c). */
+extern const char vma_flag_codes[VMF_OTHER][3];
 #define VMA_HAS_FLAG(v, f) (((v)->vm_flags >> (f)) & 1)
 
 /* smaps counters in kB, in the order the model uses them */
@@ -118,6 +122,8 @@ struct process_status {
 	uint64_t vm_pte_kb, vm_rss_kb, rss_anon_kb, rss_file_kb, rss_shmem_kb;
 	uint64_t vm_swap_kb;
 	bool has_vm_pte;
+	bool has_uid;
+	uint32_t uid;                   /* real uid, the first of "Uid:" */
 };
 
 struct process {
@@ -126,6 +132,8 @@ struct process {
 	const char *cmdline;            /* NULs turned into spaces */
 	char state;                     /* stat's state letter (R, S, Z, ...) */
 	uint64_t start_code, end_code, start_stack; /* stat fields 26-28 (0: not shown) */
+	const char *cgroup;             /* PID/cgroup: the v2 path ("0::PATH"), else the
+					 * first hierarchy's; NULL when not captured */
 	bool has_status;
 	struct process_status status;
 	struct vma *vmas;               /* points into snapshot->vmas */
@@ -136,7 +144,10 @@ struct process {
 	bool has_pagemap;
 };
 
-enum pagemap_mode { PAGEMAP_NONE, PAGEMAP_PRESENT_ONLY, PAGEMAP_PFN };
+enum pagemap_mode { PAGEMAP_NONE, PAGEMAP_PRESENT_ONLY, PAGEMAP_PFN, PAGEMAP_MODE_COUNT };
+/* The names snapshot.info uses for them (docs/snapshot-format.md), one table
+ * for the reader, the capture, `info` and the reports (inputs/snapshot.c). */
+extern const char *const pagemap_mode_names[PAGEMAP_MODE_COUNT];
 
 struct snapshot_info {
 	int format_version;             /* 0 for smemcap captures */

@@ -23,37 +23,93 @@ struct member {
 	const struct vma *vma;
 };
 
-/* One page-table page a partner keeps in a window: with shares="subtree"
- * every page at or below the window's level is one slot, named by its level
- * and its place in the window, so partners' copies of the same page meet. */
-struct slot {
-	uint64_t phase;                 /* file-index names: name mod window size; else 0 */
-	uint64_t window;                /* the window's name within the group (its index) */
+/* The page-table pages partners keep in a group's windows: with
+ * shares="subtree" every page at or below the window's level is one slot,
+ * named by its level and its place in the window, so partners' copies of
+ * the same page meet.  Slots are counted as they come, per window (slots,
+ * distinct pages) and per distinct page, so memory follows the distinct
+ * pages, not the partners; a second walk credits each partner's slots. */
+struct group_page {
+	uint64_t window;                /* the window's name within the group */
 	uint64_t page;                  /* level << 56 | index within the window; 0 alone */
-	uint32_t process;
 };
 
-/*
- * Without pagemap a member is an upper bound: every window of its VMA
- * counts.  Such members are kept as spans of window indices, never one
- * slot per window (a 128 TiB VMA has 2^26 windows of 2 MiB per process),
- * and their windows are counted in closed form by a sweep over the spans.
- */
-struct span {
-	uint64_t phase, first, end;     /* windows [first, end) of one phase */
-	uint32_t process;
-	double credit_first, credit_end; /* running credit at first and at end */
-};
-
-struct spans {
-	struct span *items;
-	size_t count, capacity;
+struct group_window {
+	uint64_t window;
+	uint64_t total, distinct;       /* slots, distinct pages */
 };
 
 struct slots {
-	struct slot *items;
-	size_t count, capacity;
+	struct group_page *pages;
+	size_t page_count, page_capacity;
+	struct hash_table page_table;
+	struct group_window *windows;
+	size_t window_count, window_capacity;
+	struct hash_table window_table;
+	bool crediting;                 /* second walk: credit the partners */
+	size_t rule_index;
+	struct model_result *result;
 };
+
+static uint64_t page_hash(uint64_t window, uint64_t page)
+{
+	return hash_u64(window ^ hash_u64(page));
+}
+
+static uint64_t rehash_page(const void *context, size_t index)
+{
+	const struct group_page *p = &((const struct slots *)context)->pages[index];
+	return page_hash(p->window, p->page);
+}
+
+static uint64_t rehash_window(const void *context, size_t index)
+{
+	return hash_u64(((const struct slots *)context)->windows[index].window);
+}
+
+static struct group_window *group_window(struct slots *slots, uint64_t window)
+{
+	struct hash_probe probe;
+	uint64_t h = hash_u64(window);
+	for (size_t i = hash_first(&slots->window_table, h, &probe); i != HASH_NONE;
+	     i = hash_next(&slots->window_table, &probe))
+		if (slots->windows[i].window == window)
+			return &slots->windows[i];
+	*ARRAY_PUSH(slots->windows, slots->window_count, slots->window_capacity) =
+		(struct group_window){ .window = window };
+	hash_add(&slots->window_table, h, slots->window_count - 1, rehash_window, slots);
+	return &slots->windows[slots->window_count - 1];
+}
+
+/* Whether (window, page) was new. */
+static bool group_page_added(struct slots *slots, uint64_t window, uint64_t page)
+{
+	struct hash_probe probe;
+	uint64_t h = page_hash(window, page);
+	for (size_t i = hash_first(&slots->page_table, h, &probe); i != HASH_NONE;
+	     i = hash_next(&slots->page_table, &probe))
+		if (slots->pages[i].window == window && slots->pages[i].page == page)
+			return false;
+	*ARRAY_PUSH(slots->pages, slots->page_count, slots->page_capacity) = (struct group_page){ window, page };
+	hash_add(&slots->page_table, h, slots->page_count - 1, rehash_page, slots);
+	return true;
+}
+
+static void slots_reset(struct slots *slots)
+{
+	slots->page_count = slots->window_count = 0;
+	hash_clear(&slots->page_table);
+	hash_clear(&slots->window_table);
+	slots->crediting = false;
+}
+
+static void slots_free(struct slots *slots)
+{
+	free(slots->pages);
+	free(slots->windows);
+	hash_free(&slots->page_table);
+	hash_free(&slots->window_table);
+}
 
 /* qsort with nothing to sort may get a NULL array, which qsort forbids. */
 static void sort(void *array, size_t count, size_t size, int (*compare)(const void *, const void *))
@@ -81,18 +137,6 @@ static bool same_group(const struct member *x, const struct member *y)
 	return x->dev_major == y->dev_major && x->dev_minor == y->dev_minor && x->inode == y->inode &&
 	       x->start == y->start && x->end == y->end && x->offset == y->offset &&
 	       x->length == y->length && !strcmp(x->perms, y->perms);
-}
-
-static int compare_slots(const void *a, const void *b)
-{
-	const struct slot *x = a, *y = b;
-	if (x->phase != y->phase)
-		return x->phase < y->phase ? -1 : 1;
-	if (x->window != y->window)
-		return x->window < y->window ? -1 : 1;
-	if (x->page != y->page)
-		return x->page < y->page ? -1 : 1;
-	return x->process < y->process ? -1 : x->process > y->process;
 }
 
 /* The partner key: which fields must agree (section 5/8). */
@@ -160,8 +204,15 @@ static uint64_t window_name(const struct sharing_rule *rule, const struct vma *v
 
 static void push_slot(struct slots *slots, uint64_t window, uint64_t page, size_t process)
 {
-	slots->items = model_grow(slots->items, &slots->capacity, slots->count + 1, sizeof(*slots->items));
-	slots->items[slots->count++] = (struct slot){ 0, window, page, (uint32_t)process };
+	struct group_window *w = group_window(slots, window);
+	if (slots->crediting) {
+		/* after sharing one copy of each distinct page remains: the union */
+		slots->result->process_figures[process].sharable_pages[slots->rule_index] +=
+			(double)(w->total - w->distinct) / (double)w->total;
+		return;
+	}
+	w->total++;
+	w->distinct += group_page_added(slots, window, page);
 }
 
 /* The page-table pages a process keeps for the window [base, end): the
@@ -194,20 +245,6 @@ static void push_window_pages(struct model_context *c, const struct sharing_rule
 	}
 }
 
-/* A window's name as (phase, index): file-index names are byte offsets,
- * consecutive windows a window size apart; other names are indices. */
-static struct slot split_name(const struct sharing_rule *rule, uint64_t name)
-{
-	struct slot key = { 0 };
-	if (rule->partners == PARTNERS_FILE_INDEX) {
-		key.phase = name & (((uint64_t)1 << rule->window_shift) - 1);
-		key.window = name >> rule->window_shift;
-	} else {
-		key.window = name;
-	}
-	return key;
-}
-
 static bool pmd_mapped_window(struct model_context *c, size_t process, uint64_t vaddr)
 {
 	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[process], vaddr >> c->pte_shift);
@@ -217,7 +254,7 @@ static bool pmd_mapped_window(struct model_context *c, size_t process, uint64_t 
 /* The windows a member populated (records), or, without pagemap, every
  * window of a VMA with resident or swapped pages (an upper bound). */
 static void member_slots(struct model_context *c, const struct sharing_rule *rule,
-			 const struct member *m, struct slots *slots, struct spans *spans)
+			 const struct member *m, struct slots *slots)
 {
 	const struct process *p = &c->snapshot->processes[m->process];
 	const struct vma *v = m->vma;
@@ -228,11 +265,8 @@ static void member_slots(struct model_context *c, const struct sharing_rule *rul
 	if (!p->has_pagemap) {
 		if (v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] == 0)
 			return;
-		uint64_t name = window_name(rule, v, first);
-		struct slot key = split_name(rule, name);
-		spans->items = model_grow(spans->items, &spans->capacity, spans->count + 1, sizeof(*spans->items));
-		spans->items[spans->count++] = (struct span){ key.phase, key.window, key.window + (end - first),
-							      m->process, 0, 0 };
+		for (uint64_t w = first; w < end; w++)
+			push_slot(slots, window_name(rule, v, w), 0, m->process);
 		return;
 	}
 	uint64_t size = (uint64_t)1 << rule->window_shift;
@@ -259,7 +293,7 @@ static void credit_file(struct model_sharing *out, size_t *capacity, const struc
 {
 	struct model_file_share *last = out->file_count ? &out->files[out->file_count - 1] : NULL;
 	if (!last || last->dev_major != m->dev_major || last->dev_minor != m->dev_minor || last->inode != m->inode) {
-		out->files = model_grow(out->files, capacity, out->file_count + 1, sizeof(*out->files));
+		array_reserve(&out->files, capacity, out->file_count + 1, sizeof(*out->files));
 		last = &out->files[out->file_count++];
 		*last = (struct model_file_share){ .path = m->vma->path, .dev_major = m->dev_major,
 						   .dev_minor = m->dev_minor, .inode = m->inode };
@@ -268,115 +302,57 @@ static void credit_file(struct model_sharing *out, size_t *capacity, const struc
 	last->mappings += mappings;
 }
 
-/* One end of a span in the sweep: +1 where it starts, -1 where it ends. */
-struct span_event {
-	uint64_t phase, at;
-	struct span *span;
-	int delta;
-};
-
-static int compare_events(const void *a, const void *b)
-{
-	const struct span_event *x = a, *y = b;
-	if (x->phase != y->phase)
-		return x->phase < y->phase ? -1 : 1;
-	if (x->at != y->at)
-		return x->at < y->at ? -1 : 1;
-	return x->delta - y->delta;
-}
-
-/* Where the sweep stands: k spans cover the windows since `at`; credit is
- * what one span member has earned per window so far, summed (so a member's
- * share is its credit at its end minus its credit at its start). */
-struct sweep {
-	uint64_t phase, at, k, shared;
-	double credit;
-};
-
-static void sweep_to(struct sweep *w, uint64_t phase, uint64_t at)
-{
-	if (phase != w->phase) {
-		w->phase = phase;   /* every span of the last phase has ended: k is 0 */
-		w->at = at;
-	}
-	uint64_t windows = at - w->at;
-	if (w->k) {
-		/* k copies of each page, one kept: k - 1 saved, split among k */
-		w->shared += (w->k - 1) * windows;
-		w->credit += (double)(w->k - 1) / (double)w->k * (double)windows;
-	}
-	w->at = at;
-}
-
 /*
- * The pages a group saves.  Slots (members with pagemap) are sorted and
- * counted window by window; spans (members without) by a sweep in which a
- * window covered by k spans saves k - 1 of its k copies, and a window that
- * also holds slots is counted exactly and the spans' closed-form share of
- * it corrected.  The cost follows slots + spans, never the windows.
+ * Without pagemap a member is an upper bound: every window of its VMA with
+ * resident or swapped pages counts.  When no member of a group has pagemap
+ * and partners meet by address or by length, every populated member has the
+ * same windows, so the group is counted in closed form per VMA, never per
+ * window (a 128 TiB shared VMA has 2^26 windows of 2 MiB per process): k
+ * populated members save k - 1 of each window's k copies, (k - 1)/k each.
+ * True when it counted the group (*shared set).
  */
-static uint64_t share_group(struct model_context *c, struct model_sharing *out, size_t rule_index,
-			    const struct member *group, size_t count, struct slots *slots, struct spans *spans)
+static bool share_group_closed_form(struct model_context *c, const struct sharing_rule *rule, size_t rule_index,
+				    const struct member *group, size_t count, uint64_t *shared)
 {
-	slots->count = spans->count = 0;
+	if (rule->partners != PARTNERS_ADDRESS && rule->partners != PARTNERS_LENGTH)
+		return false;
+	uint64_t k = 0, first = 0, end = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (c->snapshot->processes[group[i].process].has_pagemap)
+			return false;
+		const struct vma *v = group[i].vma;
+		k += v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] > 0;
+	}
+	member_windows(rule, group[0].vma, &first, &end);
+	uint64_t windows = end > first ? end - first : 0;
+	*shared = k > 1 ? (k - 1) * windows : 0;
+	for (size_t i = 0; k > 1 && i < count; i++) {
+		const struct vma *v = group[i].vma;
+		if (v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] > 0)
+			c->result->process_figures[group[i].process].sharable_pages[rule_index] +=
+				(double)(k - 1) / (double)k * (double)windows;
+	}
+	return true;
+}
+
+static uint64_t share_group(struct model_context *c, struct model_sharing *out, size_t rule_index,
+			    const struct member *group, size_t count, struct slots *slots)
+{
+	uint64_t closed;
+	if (share_group_closed_form(c, out->rule, rule_index, group, count, &closed))
+		return closed;
+	slots_reset(slots);
 	for (size_t i = 0; i < count; i++)
-		member_slots(c, out->rule, &group[i], slots, spans);
-	for (size_t i = 0; i < slots->count; i++) {
-		struct slot key = split_name(out->rule, slots->items[i].window);
-		slots->items[i].phase = key.phase;
-		slots->items[i].window = key.window;
-	}
-	sort(slots->items, slots->count, sizeof(*slots->items), compare_slots);
-	struct span_event *events = model_grow(NULL, &(size_t){ 0 }, 2 * spans->count + 1, sizeof(*events));
-	for (size_t i = 0; i < spans->count; i++) {
-		struct span *sp = &spans->items[i];
-		events[2 * i] = (struct span_event){ sp->phase, sp->first, sp, +1 };
-		events[2 * i + 1] = (struct span_event){ sp->phase, sp->end, sp, -1 };
-	}
-	size_t event_count = 2 * spans->count;
-	sort(events, event_count, sizeof(*events), compare_events);
-	struct sweep w = { 0 };
-	for (size_t e = 0, i = 0; e < event_count || i < slots->count;) {
-		/* at one place, span ends and starts come before the slots there */
-		bool event_next = e < event_count &&
-			(i == slots->count || events[e].phase < slots->items[i].phase ||
-			 (events[e].phase == slots->items[i].phase && events[e].at <= slots->items[i].window));
-		if (event_next) {
-			struct span_event *ev = &events[e++];
-			sweep_to(&w, ev->phase, ev->at);
-			if (ev->delta > 0)
-				ev->span->credit_first = w.credit;
-			else
-				ev->span->credit_end = w.credit;
-			w.k += (uint64_t)(int64_t)ev->delta;
-			continue;
-		}
-		/* one window holding slots: after sharing one copy of each distinct page remains */
-		const struct slot *first = &slots->items[i];
-		sweep_to(&w, first->phase, first->window);
-		size_t j = i, distinct = 0;
-		bool span_page_seen = w.k == 0;     /* spans stand for page 0 */
-		for (; j < slots->count && slots->items[j].phase == first->phase &&
-		       slots->items[j].window == first->window; j++) {
-			distinct += j == i || slots->items[j].page != slots->items[j - 1].page;
-			span_page_seen |= slots->items[j].page == 0;
-		}
-		distinct += !span_page_seen;
-		uint64_t total = (j - i) + w.k, saved = total - distinct;
-		double each = (double)saved / (double)total;
-		for (size_t k = i; k < j; k++)
-			c->result->process_figures[slots->items[k].process].sharable_pages[rule_index] += each;
-		/* this window in closed form would have been k - 1 saved, (k - 1)/k each */
-		sweep_to(&w, first->phase, first->window + 1);
-		w.shared += saved - (w.k ? w.k - 1 : 0);
-		w.credit += w.k ? each - (double)(w.k - 1) / (double)w.k : 0;
-		i = j;
-	}
-	for (size_t i = 0; i < spans->count; i++)
-		c->result->process_figures[spans->items[i].process].sharable_pages[rule_index] +=
-			spans->items[i].credit_end - spans->items[i].credit_first;
-	free(events);
-	return w.shared;
+		member_slots(c, out->rule, &group[i], slots);
+	uint64_t shared = 0;
+	for (size_t w = 0; w < slots->window_count; w++)
+		shared += slots->windows[w].total - slots->windows[w].distinct;
+	slots->crediting = true;
+	slots->rule_index = rule_index;
+	slots->result = c->result;
+	for (size_t i = 0; shared && i < count; i++)
+		member_slots(c, out->rule, &group[i], slots);
+	return shared;
 }
 
 static int compare_files(const void *a, const void *b)
@@ -394,9 +370,8 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 	struct member *members = malloc((s->vma_count + 1) * sizeof(*members));
 	size_t count = 0, file_capacity = 0;
 	struct slots slots = { 0 };
-	struct spans spans = { 0 };
 	if (!members)
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t v = 0; v < s->processes[i].vma_count; v++)
 			if (sharing_vma_eligible(rule, &s->processes[i].vmas[v]))
@@ -408,7 +383,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 		bool private_copies = members[i].vma->kb[SMAPS_ANONYMOUS] > 0;
 		while (j < count && same_group(&members[i], &members[j]))
 			private_copies |= members[j++].vma->kb[SMAPS_ANONYMOUS] > 0;
-		uint64_t pages = j - i > 1 ? share_group(c, out, rule_index, members + i, j - i, &slots, &spans) : 0;
+		uint64_t pages = j - i > 1 ? share_group(c, out, rule_index, members + i, j - i, &slots) : 0;
 		out->sharable_pages += pages;
 		if (private_copies)
 			out->pages_in_cow_vmas += pages;
@@ -417,8 +392,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 		i = j;
 	}
 	sort(out->files, out->file_count, sizeof(*out->files), compare_files);
-	free(slots.items);
-	free(spans.items);
+	slots_free(&slots);
 	free(members);
 }
 
@@ -627,7 +601,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 		.fields = { malloc(3 * slots * sizeof(uint64_t)), malloc(3 * slots * sizeof(uint64_t)) },
 	};
 	if (!x.content_sums || !x.fields[0] || !x.fields[1])
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t id = 0; c->chunks_per_window_shift == 0 && id < s->content_count; id++) {
 		const struct pagemap_record *records = content_records(c, (uint32_t)id);
 		for (uint32_t r = 0; s->contents[id].references && r < s->contents[id].count; r++)

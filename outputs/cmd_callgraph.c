@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/escape.h"
+#include "base/output.h"
 #include "base/alloc.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
@@ -29,6 +31,8 @@ static const char usage_text[] =
 "                      pattern or file, e.g. mm/page_alloc.c); repeatable\n"
 "  --only-given        no default entries or sinks: only --entry and --sink\n"
 "  --file FILE         parse this file too (relative to the tree); repeatable\n"
+"  --path JOB          one job's rmap paths, small enough to read: fork, fault,\n"
+"                      exit, munmap or reclaim (says on stderr what it pruned)\n"
 "  --depth N           keep only entry-to-sink paths of at most N calls\n"
 "  --shortest          keep only the shortest paths from each entry to each\n"
 "                      sink it reaches (legible pictures)\n"
@@ -40,6 +44,8 @@ static const char usage_text[] =
 "  --format FORMAT     tree (cflow-style text with file:line), json, xml, dot, svg,\n"
 "                      png or pdf (default: from -o, else dot); png and pdf are\n"
 "                      not written to a terminal\n"
+"  --page SIZE         lay png/pdf out for an a4 or letter page or a 1920-pixel\n"
+"                      screen (default: pdf a4, png screen)\n"
 "  -o, --output FILE   write here (.svg .png .pdf .dot .json .xml .txt); default stdout\n"
 "  --write-commands FILE  also write the files and flags as compile_commands.json\n"
 "  --overlay-events SNAPSHOT  write on the rmap functions, and on the calls into\n"
@@ -55,6 +61,9 @@ static const char usage_text[] =
 "                      the BEFORE profile; without it, BEFORE is an older\n"
 "                      kernel tree: both trees' rmap paths in one graph, the\n"
 "                      functions and calls only one of them has coloured\n"
+"  --unresolved        instead of the graph, list the calls through function-\n"
+"                      pointer fields no parsed file stores a function in\n"
+"                      (FILE:LINE: CALLER calls through struct.field)\n"
 "  -q, --quiet         no summary on stderr\n"
 "  -h, --help          this text\n"
 "\n"
@@ -68,7 +77,10 @@ struct arguments {
 	const char *output;
 	const char *format_name;
 	const char *overlay_snapshot, *design, *overlay_profile, *versus;
+	const struct analyzer_path *path;       /* --path preset */
+	enum graph_page page;
 	bool quiet;
+	bool unresolved;            /* list the unresolved pointer calls instead of the graph */
 };
 
 static void push(const char ***list, size_t *count, const char *value)
@@ -89,7 +101,7 @@ static bool positive_number(const char *text, int *value)
 
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
        OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
-       OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS };
+       OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_UNRESOLVED };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -110,11 +122,30 @@ static const struct option long_options[] = {
 	{ "overlay-events", required_argument, NULL, OPT_OVERLAY_EVENTS },
 	{ "design", required_argument, NULL, OPT_DESIGN },
 	{ "overlay-profile", required_argument, NULL, OPT_OVERLAY_PROFILE },
+	{ "path", required_argument, NULL, OPT_PATH },
+	{ "page", required_argument, NULL, OPT_PAGE },
 	{ "versus", required_argument, NULL, OPT_VERSUS },
+	{ "unresolved", no_argument, NULL, OPT_UNRESOLVED },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* An --path or --page word that is none of the table's names: 1. */
+static int unknown_word(const char *option, const char *word, const char *const *names, size_t stride)
+{
+	size_t count = 0;
+	while (*(const char *const *)((const char *)names + count * stride))
+		count++;
+	const char *close = closest_name(word, names, count, stride);
+	fprintf(stderr, "ptscope: callgraph: %s '%s': not one of", option, word);
+	for (size_t i = 0; i < count; i++)
+		fprintf(stderr, " %s", *(const char *const *)((const char *)names + i * stride));
+	if (close)
+		fprintf(stderr, "; did you mean '%s'?", close);
+	fputc('\n', stderr);
+	return 1;
+}
 
 /* 0: parsed; 1: usage error (message printed); -1: --help printed. */
 static int parse_arguments(int argc, char **argv, struct arguments *a)
@@ -142,6 +173,15 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		case OPT_DESIGN: a->design = optarg; break;
 		case OPT_OVERLAY_PROFILE: a->overlay_profile = optarg; break;
 		case OPT_VERSUS: a->versus = optarg; break;
+		case OPT_UNRESOLVED: a->unresolved = true; break;
+		case OPT_PATH:
+			if (!(a->path = analyzer_path_named(optarg)))
+				return unknown_word("--path", optarg, &analyzer_paths[0].name, sizeof(analyzer_paths[0]));
+			break;
+		case OPT_PAGE:
+			if ((a->page = graph_page_from_name(optarg)) == GRAPH_PAGE_DEFAULT)
+				return unknown_word("--page", optarg, &graph_pages[0].name, sizeof(graph_pages[0]));
+			break;
 		case 'q': a->quiet = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		case OPT_DEPTH:
@@ -162,6 +202,16 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		return 1;
 	}
 	o->source = argv[optind];
+	if (a->path) {
+		/* the preset's entries, sinks and side paths, beside any given */
+		o->no_default_entries = o->no_default_sinks = true;
+		for (const char *const *e = a->path->entries; *e; e++)
+			push(&a->entries, &o->entry_count, *e);
+		for (const char *const *e = a->path->sinks; *e; e++)
+			push(&a->sinks, &o->sink_count, *e);
+		for (const char *const *e = a->path->excludes; *e; e++)
+			push(&a->excludes, &o->exclude_count, *e);
+	}
 	o->entries = a->entries;
 	o->sinks = a->sinks;
 	o->files = a->files;
@@ -201,10 +251,82 @@ static void print_summary(const struct callgraph *graph)
 	if (s->flags_dropped)
 		fprintf(stderr, "; %zu gcc-only flags dropped", s->flags_dropped);
 	fprintf(stderr, "%s%s\n", s->first_error ? "; first: " : "", s->first_error ? s->first_error : "");
+	for (size_t i = 0; i < graph->error_file_count; i++) {
+		const struct cg_error_file *e = &graph->error_files[i];
+		fprintf(stderr, "ptscope: callgraph: %s: %zu error%s; calls of its %zu functions may be missing:",
+			e->file, e->errors, e->errors == 1 ? "" : "s", e->function_count);
+		for (size_t f = 0; f < e->function_count && f < 12; f++)
+			fprintf(stderr, " %s", e->functions[f]);
+		fprintf(stderr, "%s\n", e->function_count > 12 ? " ..." : "");
+	}
 	fprintf(stderr, "ptscope: callgraph: %zu functions, %zu calls, %zu call sites through "
 		"function-pointer fields (%zu unresolved); kept %zu functions, %zu calls\n",
 		s->functions, s->calls, s->indirect_sites, s->indirect_unresolved,
 		graph->node_count, graph->edge_count);
+}
+
+/* --unresolved: "FILE:LINE: CALLER calls through FIELD", one line per call
+ * site no stored function was found for, in file order. */
+static int write_unresolved(const struct callgraph *graph, const char *path, char *err, size_t err_size)
+{
+	struct output output;
+	struct error error;
+	if (output_open(&output, path, &error)) {
+		snprintf(err, err_size, "%s", error.message);
+		return 2;
+	}
+	FILE *out = output_stream(&output);
+	for (size_t i = 0; out && i < graph->unresolved_count; i++) {
+		const struct cg_unresolved *u = &graph->unresolved[i];
+		escape_fputs(escape_text, u->file, out);
+		fprintf(out, ":%u: ", u->line);
+		escape_fputs(escape_text, u->caller, out);
+		fputs(" calls through ", out);
+		escape_fputs(escape_text, u->field, out);
+		fputc('\n', out);
+	}
+	if (!out) {
+		output_discard(&output);
+		snprintf(err, err_size, "%s: cannot write", path ? path : "stdout");
+		return 2;
+	}
+	if (output_publish(&output, &error)) {
+		snprintf(err, err_size, "%s", error.message);
+		return 2;
+	}
+	return 0;
+}
+
+/* What a --path preset left out: the same entries to every rmap function,
+ * without the excludes, counted (a second run, from the per-file cache). */
+static void say_pruned(const struct arguments *a, const struct callgraph *kept)
+{
+	struct analyzer_options every = a->options;
+	struct callgraph *all = NULL;
+	char err[512];
+	size_t own_sinks = 0, own_excludes = 0;
+	while (a->path->sinks[own_sinks])
+		own_sinks++;
+	while (a->path->excludes[own_excludes])
+		own_excludes++;
+	every.no_default_sinks = false;
+	every.sinks = every.sink_count > own_sinks ? every.sinks : NULL;
+	every.sink_count -= own_sinks;
+	every.exclude_count -= own_excludes;
+	every.excludes = every.exclude_count ? every.excludes : NULL;
+	every.commands_out = NULL;
+	every.progress = false;
+	fprintf(stderr, "ptscope: callgraph: --path %s: %s\n", a->path->name, a->path->job);
+	if (analyzer_run(&every, &all, err, sizeof(err)) == 0)
+		fprintf(stderr, "ptscope: callgraph: --path %s: kept %zu functions, %zu calls of the %zu "
+			"functions, %zu calls on every path from its entries to any rmap function\n",
+			a->path->name, kept->node_count, kept->edge_count, all->node_count, all->edge_count);
+	fprintf(stderr, "ptscope: callgraph: --path %s: pruned: rmap functions this job does not "
+		"call; %s (left out:", a->path->name, a->path->pruned);
+	for (size_t i = 0; i < own_excludes; i++)
+		fprintf(stderr, " %s", a->path->excludes[i]);
+	fputs(")\n", stderr);
+	callgraph_free(all);
 }
 
 /* The analysis, with the overlay read first (bad input fails before the
@@ -224,6 +346,8 @@ static int run(struct arguments *a, enum graph_format format)
 	a->options.progress = !a->quiet && isatty(STDERR_FILENO);
 	if (!status)
 		status = analyzer_run(&a->options, &graph, err, sizeof(err));
+	if (!status && a->path && !a->quiet)
+		say_pruned(a, graph);
 	if (!status && old_tree) {
 		/* the old tree with the same entries, sinks and pruning */
 		struct analyzer_options old_options = a->options;
@@ -248,8 +372,10 @@ static int run(struct arguments *a, enum graph_format format)
 		if (unplaced[0])
 			fprintf(stderr, "ptscope: callgraph: %s\n", unplaced);
 	}
-	if (!status)
-		status = graph_write(drawn, overlaid ? &overlay : NULL, format, a->output, err, sizeof(err));
+	if (!status && a->unresolved)
+		status = write_unresolved(graph, a->output, err, sizeof(err));
+	else if (!status)
+		status = graph_write(drawn, overlaid ? &overlay : NULL, format, a->page, a->output, err, sizeof(err));
 	if (status)
 		fprintf(stderr, "ptscope: %s\n", err);
 	graph_overlay_free(&overlay);
@@ -265,7 +391,7 @@ int cmd_callgraph(int argc, char **argv)
 	struct arguments a = { .options = { .depth = 0 } };
 	int status = parse_arguments(argc, argv, &a);
 	enum graph_format format = GRAPH_FORMAT_NONE;
-	if (status == 0 && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
+	if (status == 0 && !a.unresolved && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
 		status = 1;
 	/* PNG and PDF bytes would garble a terminal: refused before any parsing */
 	if (status == 0 && (format == GRAPH_FORMAT_PNG || format == GRAPH_FORMAT_PDF) &&

@@ -9,6 +9,7 @@
  * it, so a failed report never leaves a partial file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/output.h"
+#include "base/file.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
@@ -30,7 +32,8 @@
 static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
-	      "                      [--versus BEFORE]\n"
+	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX]\n"
+	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
 	      "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
@@ -44,6 +47,13 @@ static const char usage_text[] =
 	      "  --format F             text (default), xml, json, csv or html\n"
 	      "  -o FILE                write to FILE (atomically) instead of stdout\n"
 	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n"
+	      "  --sort FIELD           process and group order: pagetables (default), vmpte, rss, pss,\n"
+	      "                         sharable, pte_chain (largest first), pid, command\n"
+	      "  --top N                N processes (text default 5; with it, every format keeps N)\n"
+	      "  --filter REGEX         only processes whose command line matches (POSIX extended)\n"
+	      "  --group-by KEY         sums per user (captured uid), cgroup (PID/cgroup) or command\n"
+	      "  --callgraph TREE       html: embed the rmap-path diagram of kernel TREE with this\n"
+	      "                         snapshot's fork and exit counts (ptscope callgraph --overlay-events)\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
 	      "                         by command line then comm, files by path\n";
@@ -103,31 +113,52 @@ static void resolve(const struct profile_set *set, const struct selection *chose
 	options->rules = options->rule_count ? rules : NULL;
 }
 
-/* Write through base/output.h: an unnamed or O_EXCL temporary in the
- * target's directory, renamed when complete, removed on error and on
- * SIGINT/SIGTERM/SIGHUP, so an interrupted report leaves nothing. */
+/* The file appears whole or not at all (base/output.h); stdout is checked
+ * by the front door.  A file that cannot be written is an output failure. */
 static int write_output(const char *path, const struct model_result *result, const struct report_options *options)
 {
-	if (!path || !strcmp(path, "-"))
-		return report_write(stdout, result, options) ? 2 : 0;  /* ptscope.c checks stdout */
 	struct output output;
-	struct error problem;
-	if (output_open(&output, path, &problem) < 0) {
-		fprintf(stderr, "ptscope: %s\n", problem.message);
-		return 1;
+	struct error error;
+	if (output_open(&output, path, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;  /* an output failure, as a write that fails later */
 	}
 	FILE *out = output_stream(&output);
-	if (!out || report_write(out, result, options)) {
+	if (!out || report_write(out, result, options) != 0) {
 		int saved = errno;
 		output_discard(&output);
-		fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
-		return 1;
+		if (path && strcmp(path, "-"))
+			fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
+		return STATUS_INTERNAL;
 	}
-	if (output_publish(&output, &problem) < 0) {
-		fprintf(stderr, "ptscope: %s\n", problem.message);
-		return 1;
+	if (output_publish(&output, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;
 	}
-	return 0;
+	return STATUS_OK;
+}
+
+/* --callgraph TREE: the diagram `ptscope callgraph TREE --overlay-events
+ * SNAPSHOT --format svg` draws, through that command itself (one code path
+ * for both), into a scratch file read back whole. */
+static int callgraph_svg(const char *tree, const char *snapshot, struct buffer *svg)
+{
+	char path[] = "/tmp/ptscope-callgraph-XXXXXX.svg";
+	int fd = mkstemps(path, 4);
+	if (fd < 0) {
+		fprintf(stderr, "ptscope: report: --callgraph: %s\n", strerror(errno));
+		return 2;
+	}
+	close(fd);
+	char *argv[] = { "callgraph", (char *)tree, "--overlay-events", (char *)snapshot, "--format", "svg",
+			 "-q", "-o", path, NULL };
+	int status = cmd_callgraph((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv);
+	if (status == 0 && (status = file_read_at(AT_FDCWD, path, svg)) != 0) {
+		fprintf(stderr, "ptscope: report: --callgraph: %s: %s\n", path, strerror(status));
+		status = 2;
+	}
+	unlink(path);
+	return status;
 }
 
 int cmd_report(int argc, char **argv)
@@ -137,6 +168,9 @@ int cmd_report(int argc, char **argv)
 		{ "per-file", no_argument, NULL, 'F' },      { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },  { "skip-bad", no_argument, NULL, 's' },
 		{ "all-designs", no_argument, NULL, 'A' }, { "versus", required_argument, NULL, 'V' },
+		{ "sort", required_argument, NULL, 'S' },    { "top", required_argument, NULL, 'T' },
+		{ "filter", required_argument, NULL, 'R' },  { "group-by", required_argument, NULL, 'G' },
+		{ "callgraph", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -144,7 +178,7 @@ int cmd_report(int argc, char **argv)
 	struct profile_set set = { 0 };
 	struct selection chosen = { 0 };
 	struct model_error model_error;
-	const char *output = NULL, *versus = NULL;
+	const char *output = NULL, *versus = NULL, *callgraph = NULL;
 	int c, status = 0;
 
 	if (profiles_load_builtin(&set, &model_error)) {
@@ -159,6 +193,40 @@ int cmd_report(int argc, char **argv)
 		case 'F': report.per_file = true; break;
 		case 'A': report.all_designs = true; break;
 		case 'V': versus = optarg; break;
+		case 'C': callgraph = optarg; break;
+		case 'S':
+			report.sort_given = true;
+			if (report_sort_parse(optarg, &report.sort)) {
+				fprintf(stderr, "ptscope: report: unknown --sort field '%s' (%s)\n", optarg, report_sort_names());
+				status = 1;
+			}
+			break;
+		case 'T': {
+			char *end;
+			unsigned long long n = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || n == 0 || n > SIZE_MAX / 2 || optarg[0] == '-') {
+				fprintf(stderr, "ptscope: report: --top wants a positive number, not '%s'\n", optarg);
+				status = 1;
+			}
+			report.top = (size_t)n;
+			report.top_given = true;
+			break;
+		}
+		case 'R': {
+			char reason[256];
+			report.filter = optarg;
+			if (report_filter_check(optarg, reason, sizeof(reason))) {
+				fprintf(stderr, "ptscope: report: --filter '%s': %s\n", optarg, reason);
+				status = 1;
+			}
+			break;
+		}
+		case 'G':
+			if (report_group_parse(optarg, &report.group_by)) {
+				fprintf(stderr, "ptscope: report: unknown --group-by '%s' (user, cgroup, command)\n", optarg);
+				status = 1;
+			}
+			break;
 		case 'o': output = optarg; break;
 		case 's': read.skip_bad = true; break;
 		case 'f':
@@ -174,6 +242,10 @@ int cmd_report(int argc, char **argv)
 	if (!status && report.format == REPORT_CSV &&
 	    (report.per_process + report.per_file + (report.group_by != GROUP_NONE)) > 1) {
 		fputs("ptscope: report: CSV is one table: choose one of --per-process, --per-file, --group-by\n", stderr);
+		status = 1;
+	}
+	if (!status && callgraph && report.format != REPORT_HTML) {
+		fputs("ptscope: report: --callgraph embeds the diagram in --format html only\n", stderr);
 		status = 1;
 	}
 	if (!status && argc - optind > 1) {
@@ -197,6 +269,7 @@ int cmd_report(int argc, char **argv)
 		const struct sharing_rule *rules[MAX_SELECTED];
 		struct model_options options = { .profiles = &set, .top_files = report.per_file ? SIZE_MAX : 10 };
 		struct model_result *result = NULL, *before = NULL;
+		struct buffer diagram = { 0 };
 		resolve(&set, &chosen, designs, rules, &options);
 		/* designs named on the command line are shown whatever their architecture */
 		report.all_designs |= options.design_count > 0;
@@ -213,10 +286,15 @@ int cmd_report(int argc, char **argv)
 			   (baseline && model_run(baseline, &options, &before, &model_error))) {
 			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, model_error.message);
 			status = 2;
-		} else {
+		} else if (callgraph && (status = callgraph_svg(callgraph, snapshot->source, &diagram)) == 0) {
+			report.versus = before;
+			report.callgraph_svg = diagram.data;
+			status = write_output(output, result, &report);
+		} else if (!callgraph) {
 			report.versus = before;
 			status = write_output(output, result, &report);
 		}
+		free(diagram.data);
 		model_free(result);
 		model_free(before);
 	}

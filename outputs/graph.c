@@ -56,6 +56,38 @@ enum graph_format graph_format_from_path(const char *path)
 	return graph_format_from_name(dot + 1);
 }
 
+/* A4 (8.27 x 11.69 in) and Letter (8.5 x 11 in) less the half-inch margin
+ * Graphviz puts around a PDF on each side; a screen 1920 pixels wide at
+ * 96 dpi (20 in), as tall as it needs.  A layout wider than tall is turned
+ * to landscape on a page. */
+const struct graph_page_size graph_pages[] = {
+	{ "a4", GRAPH_PAGE_A4, "7.27,10.69", "10.69,7.27", "150" },
+	{ "letter", GRAPH_PAGE_LETTER, "7.5,10", "10,7.5", "150" },
+	{ "screen", GRAPH_PAGE_SCREEN, "20,1000", NULL, "96" },
+	{ NULL, GRAPH_PAGE_DEFAULT, NULL, NULL, NULL },
+};
+
+enum graph_page graph_page_from_name(const char *name)
+{
+	for (const struct graph_page_size *p = graph_pages; name && p->name; p++)
+		if (!strcmp(p->name, name))
+			return p->page;
+	return GRAPH_PAGE_DEFAULT;
+}
+
+/* A PDF is printed (A4 unless told), a PNG looked at on a screen; SVG and
+ * DOT keep their natural size unless a page is asked for. */
+static const struct graph_page_size *page_for(enum graph_page page, const char *renderer)
+{
+	if (page == GRAPH_PAGE_DEFAULT)
+		page = !strcmp(renderer, "pdf") ? GRAPH_PAGE_A4 : !strcmp(renderer, "png") ? GRAPH_PAGE_SCREEN
+		       : GRAPH_PAGE_DEFAULT;
+	for (const struct graph_page_size *p = graph_pages; p->name; p++)
+		if (p->page == page)
+			return p;
+	return NULL;
+}
+
 static const struct format_row *row_of(enum graph_format format)
 {
 	for (size_t i = 0; i < FORMAT_COUNT; i++)
@@ -394,10 +426,23 @@ static Agraph_t *build(const struct callgraph *cg, const struct graph_overlay *o
 	return graph;
 }
 
+/* The laid-out bounding box (points) is wider than tall. */
+static bool wider_than_tall(Agraph_t *graph)
+{
+	boxf bb = GD_bb(graph);
+	return bb.UR.x - bb.LL.x > bb.UR.y - bb.LL.y;
+}
+
 bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay *overlay,
-			 const char *renderer, FILE *out, char *err, size_t err_size)
+			 const char *renderer, enum graph_page page, FILE *out, char *err, size_t err_size)
 {
 	Agraph_t *graph = build(cg, overlay);
+	const struct graph_page_size *fit = page_for(page, renderer);
+	if (fit) {
+		set(graph, "size", fit->size);
+		/* PNG: pixels per inch; PDF: 72, so that Graphviz's inches are points */
+		set(graph, "dpi", !strcmp(renderer, "png") ? fit->dpi : "72");
+	}
 	bool ok;
 	if (!strcmp(renderer, "dot")) {
 		ok = agwrite(graph, out) == 0;
@@ -410,6 +455,12 @@ bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay 
 		if (!context)
 			context = gvContext();
 		ok = context && gvLayout(context, graph, "dot") == 0;
+		if (ok && fit && fit->landscape_size && wider_than_tall(graph)) {
+			gvFreeLayout(context, graph);
+			set(graph, "landscape", "true");
+			set(graph, "size", fit->landscape_size);
+			ok = gvLayout(context, graph, "dot") == 0;
+		}
 		ok = ok && gvRender(context, graph, renderer, out) == 0;
 		if (context)
 			gvFreeLayout(context, graph);
@@ -423,39 +474,37 @@ bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay 
 /* --- writing: to a temporary name, renamed when complete ------------------- */
 
 int graph_write(const struct callgraph *graph, const struct graph_overlay *overlay,
-		enum graph_format format, const char *path, char *err, size_t err_size)
+		enum graph_format format, enum graph_page page, const char *path, char *err, size_t err_size)
 {
 	const struct format_row *row = row_of(format);
 	if (!row) {
 		snprintf(err, err_size, "%s: unknown output format", path ? path : "stdout");
 		return 2;
 	}
-	/* base/output.h: never through a name another user could plant (O_TMPFILE,
-	 * else O_EXCL), removed on error and on SIGINT/SIGTERM/SIGHUP */
-	bool to_stdout = !path || !strcmp(path, "-");
 	struct output output;
-	struct error problem;
-	if (output_open(&output, path, &problem) < 0) {
-		snprintf(err, err_size, "%s", problem.message);
-		return 2;
+	struct error error;
+	if (output_open(&output, path, &error) != 0) {
+		snprintf(err, err_size, "%s", error.message);
+		return 2;  /* an output failure (docs/architecture.md) */
 	}
 	FILE *out = output_stream(&output);
 	err[0] = '\0';
 	bool ok = out && (format == GRAPH_FORMAT_JSON ? graph_write_json(graph, overlay, out)
 		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, overlay, out)
 		: format == GRAPH_FORMAT_TREE ? graph_write_tree(graph, out)
-		: graph_write_picture(graph, overlay, row->renderer, out, err, err_size));
-	if (to_stdout)
-		ok = fflush(stdout) == 0 && ok;
+		: graph_write_picture(graph, overlay, row->renderer, page, out, err, err_size));
 	if (!ok) {
 		output_discard(&output);
-	} else if (output_publish(&output, &problem) < 0) {
-		snprintf(err, err_size, "%s", problem.message);
-		ok = false;
+		if (!err[0])
+			snprintf(err, err_size, "%s: cannot write", path && strcmp(path, "-") ? path : "stdout");
+		return 2;
 	}
-	if (!ok && !err[0])
-		snprintf(err, err_size, "%s: cannot write", to_stdout ? "stdout" : path);
-	return ok ? 0 : 2;
+	/* stdout is flushed and checked by the front door (ptscope.c) */
+	if (output_publish(&output, &error) != 0) {
+		snprintf(err, err_size, "%s", error.message);
+		return 2;
+	}
+	return 0;
 }
 
 /*

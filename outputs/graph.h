@@ -22,6 +22,20 @@ enum graph_format {
 	GRAPH_FORMAT_TREE,      /* cflow-style indented text (graph_tree.c) */
 };
 
+/* Where a picture is to be read (--page): Graphviz scales the layout down
+ * to fit the page's printable area (or the screen's width). */
+enum graph_page { GRAPH_PAGE_DEFAULT, GRAPH_PAGE_A4, GRAPH_PAGE_LETTER, GRAPH_PAGE_SCREEN };
+struct graph_page_size {
+	const char *name;               /* --page NAME */
+	enum graph_page page;
+	const char *size;               /* Graphviz "size": inches, scaled down to fit */
+	const char *landscape_size;     /* turned, for a wide layout; NULL: never turned */
+	const char *dpi;                /* for PNG */
+};
+extern const struct graph_page_size graph_pages[];     /* ends with name NULL */
+/* GRAPH_PAGE_DEFAULT when the name is none of graph_pages. */
+enum graph_page graph_page_from_name(const char *name);
+
 /* "json", "xml", "dot", "svg", ...; GRAPH_FORMAT_NONE when unknown. */
 enum graph_format graph_format_from_name(const char *name);
 /* From a file name's extension; GRAPH_FORMAT_NONE when unknown. */
@@ -138,7 +152,7 @@ void graph_overlay_free(struct graph_overlay *overlay);
  * a partial file.  Returns 0, or 2 with a message in err.
  */
 int graph_write(const struct callgraph *graph, const struct graph_overlay *overlay,
-		enum graph_format format, const char *path, char *err, size_t err_size);
+		enum graph_format format, enum graph_page page, const char *path, char *err, size_t err_size);
 
 /* The pieces graph_write uses, one per format family (graph_data.c, graph.c). */
 bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
@@ -146,7 +160,7 @@ bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *
 bool graph_write_tree(const struct callgraph *graph, FILE *out);
 /* renderer "dot" writes the unlaid DOT; "svg", "png", "pdf" lay out with dot. */
 bool graph_write_picture(const struct callgraph *graph, const struct graph_overlay *overlay,
-			 const char *renderer, FILE *out, char *err, size_t err_size);
+			 const char *renderer, enum graph_page page, FILE *out, char *err, size_t err_size);
 const char *graph_role_name(enum cg_role role);
 const char *graph_kind_name(enum cg_edge_kind kind);
 

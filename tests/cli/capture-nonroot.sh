@@ -3,7 +3,7 @@
 # without CAP_SYS_ADMIN, so the snapshot must say `pagemap: present`, carry
 # the present/swapped bits with PFN 0, and hold no kpages.  A root process is
 # not readable by `nobody`: it is skipped and counted, not fatal.  A target
-# directory `nobody` cannot write gives exit 1 and leaves nothing.
+# directory `nobody` cannot write gives exit 2 (an output failure) and leaves nothing.
 [ "$(id -u)" -eq 0 ] || { echo "needs root to switch to nobody"; exit 77; }
 command -v setpriv >/dev/null || { echo "setpriv (util-linux) is missing"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
@@ -57,10 +57,10 @@ print("%d records, all PFN 0" % len(records))
 EOF
 "$PTSCOPE" info "$tmp/out/n.tar" | grep -qx 'pagemap: present' || fail "info does not say pagemap: present"
 
-# Unwritable target: exit 1, a message, no file (not even a temporary one).
+# Unwritable target: exit 2 (output failure), a message, no file (not even a temporary one).
 as_nobody "$tmp/ptscope" capture --pid "$mine" -o "$tmp/locked/n.tar" >/dev/null 2>"$tmp/err"
 rc=$?
-[ $rc -eq 1 ] || fail "capture into an unwritable directory exited $rc"
+[ $rc -eq 2 ] || fail "capture into an unwritable directory exited $rc"
 grep -q "^ptscope: $tmp/locked/n.tar: " "$tmp/err" || fail "message: $(cat "$tmp/err")"
 [ -z "$(ls -A "$tmp/locked")" ] || fail "left files behind: $(ls -A "$tmp/locked")"
 echo "non-root capture says pagemap: present and skips what it cannot read"

@@ -29,6 +29,8 @@ want=$(printf '%s\n' "$a" "$c" | sort -n | tr '\n' ' ')
 [ "$(info_key "$tmp/two.tar" skipped)" = 0 ] || fail "skipped is not 0"
 grep -q '2 processes (0 skipped)' "$tmp/err" || fail "summary line: $(cat "$tmp/err")"
 want="$a/cmdline $a/pagemap $a/smaps $a/stat $a/status $c/cmdline $c/pagemap $c/smaps $c/stat $c/status"
+# PID/cgroup where the kernel has cgroups (docs/snapshot-format.md)
+if [ -r /proc/$a/cgroup ]; then want="$want $a/cgroup $c/cgroup"; fi
 if [ "$(id -u)" -eq 0 ]; then want="$want kpages"; fi
 # slabinfo (0400) as root; slub beside it, for the real /proc
 if [ -r /proc/slabinfo ]; then want="$want slabinfo slub"; fi
@@ -84,16 +86,19 @@ if command -v xz >/dev/null; then
 fi
 
 # Usage errors: exit 1, a message, and no file.
-expect_error() {
+# expect_status N ARGS: bad usage is 1, an output that cannot be made 2.
+expect_status() {
+	want=$1; shift
 	"$PTSCOPE" capture "$@" >/dev/null 2>"$tmp/err"
 	rc=$?
-	[ $rc -eq 1 ] || fail "capture $* exited $rc, want 1"
+	[ $rc -eq "$want" ] || fail "capture $* exited $rc, want $want"
 	grep -q '^ptscope: ' "$tmp/err" || fail "capture $*: no 'ptscope:' message"
 }
+expect_error() { expect_status 1 "$@"; }
 expect_error --pid abc
 expect_error --tree 0
 expect_error -o "$tmp/snapshot.zip"
-expect_error -o "$tmp/no/such/dir/s.tar"
+expect_status 2 -o "$tmp/no/such/dir/s.tar"
 expect_error --pid "$a" extra-argument
 expect_error --pid "$a" --compress lz4 -o "$tmp/bad.tar"
 expect_error --pid "$a" --compress gz -o "$tmp/mismatch.tar.zst"

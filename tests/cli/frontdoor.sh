@@ -28,6 +28,18 @@ for args in "profiles" "profiles --schema" "info $tmp/snap" "report --help"; do
 	[ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -Eq '^ptscope: stdout: (No space left on device|write error)$' "$tmp/err" ||
 		fail "'$args > /dev/full' said: $(cat "$tmp/err")"
 done
+# -o into a folder that does not exist: an output failure too (2), a message
+# naming the file, and nothing left behind.
+if command -v python3 >/dev/null; then
+	python3 "$PTSCOPE_TESTS/kit/tiny-snapshot.py" "$tmp/tiny" || fail "tiny snapshot"
+	"$PTSCOPE" report "$tmp/tiny" -o "$tmp/none/r.txt" 2> "$tmp/err"; rc=$?
+	[ $rc -eq 2 ] || fail "report -o into a missing folder: exit $rc, not 2"
+	grep -q "^ptscope: $tmp/none/r.txt: cannot write here: " "$tmp/err" || fail "report -o said: $(cat "$tmp/err")"
+fi
+"$PTSCOPE" callgraph "$PTSCOPE_TESTS/fixtures/kernel-2.4" --no-cache -o "$tmp/none/g.json" 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] || fail "callgraph -o into a missing folder: exit $rc, not 2"
+grep -q "$tmp/none/g.json" "$tmp/err" || fail "callgraph -o said: $(cat "$tmp/err")"
+
 # A pipe whose reader is gone, with SIGPIPE ignored (inherited, as from a
 # Python parent): EPIPE, one message, status 2.
 if command -v python3 >/dev/null; then

@@ -78,7 +78,7 @@ snapshot(case('totals-2-62', 'report', 1, 'add up to more than 2^62 bytes'),
 # bound stays within the tables' bound (100 %)
 huge = smaps(START, 1 << 35, perms='r--s', path='/huge')
 # (2^47 / 2 MiB = 2^26 windows, two copies each, one saved: 67108864 pages)
-snapshot(case('shared-128-tib', 'report,--format,csv', 0, 'totals.sharable_pte_pages.shpt-2006,67108864', 10, 100),
+snapshot(case('shared-128-tib', 'report,--format,json', 0, '"shpt-2006":67108864,', 10, 100),
          {pid: {'stat': stat(pid), 'smaps': huge} for pid in (1, 2)})
 # a snapshot without any process was "out of memory"; now one clear line
 snapshot(case('no-process', 'info', 1, 'no process in this snapshot'))
@@ -90,7 +90,7 @@ procs[1] = {'stat': stat(1), 'smaps': smaps(START, 4), 'pagemap': pagemap(START,
 snapshot(case('skip-bad-frees', 'info,--skip-bad,--verify', 0, 'skipped as bad: 64', 10, 90), procs)
 # 20,000 distinct mapcounts (quadratic: 22 s): PSS-style sums stay exact and fast
 n = 20000
-snapshot(case('mapcounts-20000', 'report,--format,csv', 0, 'totals.pte_pages,40', 10, 100),
+snapshot(case('mapcounts-20000', 'report,--format,json', 0, '"pte_pages":40,', 10, 100),
          {1: {'stat': stat(1), 'smaps': smaps(START, n), 'pagemap': pagemap(START, n)}}, PFN_INFO,
          b''.join(struct.pack('<QQQ', 0x1000 + i, i + 2, 1 << 12) for i in range(n)))
 
