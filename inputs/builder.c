@@ -13,9 +13,10 @@
 
 #include "internal.h"
 
-enum process_member { MEMBER_SMAPS, MEMBER_STAT, MEMBER_CMDLINE, MEMBER_STATUS, MEMBER_PAGEMAP, MEMBER_KINDS };
+enum process_member { MEMBER_SMAPS, MEMBER_STAT, MEMBER_CMDLINE, MEMBER_STATUS, MEMBER_PAGEMAP, MEMBER_CGROUP,
+		      MEMBER_KINDS };
 static const char *const process_member_names[MEMBER_KINDS] = {
-	"smaps", "stat", "cmdline", "status", "pagemap",
+	"smaps", "stat", "cmdline", "status", "pagemap", "cgroup",
 };
 
 struct process_build {
@@ -209,6 +210,9 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 	case MEMBER_CMDLINE:
 		p->cmdline = parse_cmdline(data, size, s->arena);
 		return p->cmdline ? 0 : parse_fail(place, 0, "out of memory");
+	case MEMBER_CGROUP:
+		p->cgroup = parse_cgroup(data, size, s->arena);
+		return 0;
 	case MEMBER_STATUS:
 		p->has_status = true;
 		return parse_status(data, size, &p->status, place);

@@ -631,6 +631,7 @@ struct capture_state {
 	int proc_fd;
 	struct writer writer;
 	struct buffer files[PROCESS_FILE_COUNT];
+	struct buffer cgroup;           /* optional: a kernel without cgroups has none */
 	struct pagemap_reader pagemap;
 	struct pfn_set pfns;
 	long processes, kernel_threads, skipped;
@@ -658,6 +659,9 @@ static int capture_process(struct capture_state *state, int pid)
 		status = file_read_at(state->proc_fd, name, &state->files[i]);
 	}
 	bool kernel_thread = status == 0 && state->files[0].length == 0;
+	/* PID/cgroup is optional (docs/snapshot-format.md): its absence skips nothing */
+	snprintf(name, sizeof(name), "%d/cgroup", pid);
+	bool has_cgroup = status == 0 && !kernel_thread && file_read_at(state->proc_fd, name, &state->cgroup) == 0;
 	state->pagemap.records.length = 0;
 	if (status == 0 && !state->options->no_pagemap && !kernel_thread)
 		status = read_pagemap(&state->pagemap, state->proc_fd, pid, &state->files[0]);
@@ -681,6 +685,9 @@ static int capture_process(struct capture_state *state, int pid)
 		if (write_member(&state->writer, name, state->files[i].data, state->files[i].length) < 0)
 			return -1;
 	}
+	snprintf(name, sizeof(name), "%d/cgroup", pid);
+	if (has_cgroup && write_member(&state->writer, name, state->cgroup.data, state->cgroup.length) < 0)
+		return -1;
 	if (!state->options->no_pagemap && !kernel_thread) {
 		snprintf(name, sizeof(name), "%d/pagemap", pid);
 		if (write_member(&state->writer, name, state->pagemap.records.data,
@@ -1072,6 +1079,7 @@ static void capture_state_release(struct capture_state *state)
 		close(state->proc_fd);
 	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++)
 		free(state->files[i].data);
+	free(state->cgroup.data);
 	free(state->pagemap.records.data);
 	pfn_set_free(&state->pfns);
 }

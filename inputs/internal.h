@@ -55,6 +55,8 @@ int parse_status(const char *text, size_t size, struct process_status *status,
 int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int *ppid,
 	       const char **comm, const struct parse_place *place);
 const char *parse_cmdline(const char *text, size_t size, struct arena *arena);
+/* The path of /proc/PID/cgroup (v2 "0::PATH" first), interned; NULL if none. */
+const char *parse_cgroup(const char *text, size_t size, struct arena *arena);
 int parse_meminfo(const char *text, size_t size, struct arena *arena,
 		  struct meminfo_entry **entries, size_t *count, const struct parse_place *place);
 int parse_info(const char *text, size_t size, struct snapshot_info *info,

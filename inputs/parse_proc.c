@@ -144,6 +144,16 @@ static int status_line(void *context, const char *key, size_t length, const char
 		{ "VmSwap", offsetof(struct process_status, vm_swap_kb) },
 	};
 	struct status_context *c = context;
+	if (length == 3 && !memcmp(key, "Uid", 3)) {
+		/* "Uid:\treal\teffective\tsaved\tfs": the real uid owns the process */
+		uint64_t uid;
+		const char *q;
+		if (!parse_u64(value, limit, &uid, &q) || uid > UINT32_MAX)
+			return parse_fail(c->place, line, "bad Uid");
+		c->status->uid = (uint32_t)uid;
+		c->status->has_uid = true;
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (strlen(keys[i].key) != length || memcmp(keys[i].key, key, length))
 			continue;
@@ -191,6 +201,35 @@ int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int
 	*ppid = (int)value;
 	*comm = arena_intern(arena, open + 1, (size_t)(close - open - 1));
 	return *comm ? 0 : parse_fail(place, 1, "out of memory");
+}
+
+/* /proc/PID/cgroup: "hierarchy-ID:controllers:path" lines.  The unified
+ * (v2) hierarchy is "0::PATH".  Chosen, best first: the v2 path when it is
+ * not the root; the first v1 path that is not the root (hybrid systems keep
+ * processes in v2's root); the v2 root; the first line's path. */
+const char *parse_cgroup(const char *text, size_t size, struct arena *arena)
+{
+	const char *end = text + size, *chosen = NULL, *chosen_end = NULL;
+	int best = 0;
+	for (const char *line = text; line < end;) {
+		const char *limit = memchr(line, '\n', (size_t)(end - line));
+		if (!limit)
+			limit = end;
+		const char *first = memchr(line, ':', (size_t)(limit - line));
+		const char *second = first ? memchr(first + 1, ':', (size_t)(limit - first - 1)) : NULL;
+		if (second) {
+			bool unified = first - line == 1 && line[0] == '0' && second == first + 1;
+			bool root = limit - second == 2 && second[1] == '/';
+			int score = unified ? (root ? 2 : 4) : (root ? 1 : 3);
+			if (score > best) {
+				best = score;
+				chosen = second + 1;
+				chosen_end = limit;
+			}
+		}
+		line = limit + 1;
+	}
+	return chosen ? arena_intern(arena, chosen, (size_t)(chosen_end - chosen)) : NULL;
 }
 
 /* NUL-separated arguments become one space-separated line. */

@@ -118,12 +118,16 @@ struct process_status {
 	uint64_t vm_pte_kb, vm_rss_kb, rss_anon_kb, rss_file_kb, rss_shmem_kb;
 	uint64_t vm_swap_kb;
 	bool has_vm_pte;
+	bool has_uid;
+	uint32_t uid;                   /* real uid, the first of "Uid:" */
 };
 
 struct process {
 	int pid, ppid;
 	const char *comm;               /* from stat, without parentheses */
 	const char *cmdline;            /* NULs turned into spaces */
+	const char *cgroup;             /* PID/cgroup: the v2 path ("0::PATH"), else the
+					 * first hierarchy's; NULL when not captured */
 	bool has_status;
 	struct process_status status;
 	struct vma *vmas;               /* points into snapshot->vmas */

@@ -231,6 +231,7 @@ struct model_process {
 	const struct process *process;
 	bool has_vmpte, exact;          /* exact: figures from pagemap */
 	uint64_t vmpte_bytes;
+	uint64_t rss_bytes, pss_bytes;  /* sums of the VMAs' smaps Rss and Pss */
 	uint64_t pte_pages, upper_pages;/* PTE pages, counted higher levels */
 	uint64_t pagetable_bytes;       /* exact, when exact */
 	uint64_t pmd_mapped_windows;

@@ -30,7 +30,8 @@
 static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
-	      "                      [--versus BEFORE]\n"
+	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX]\n"
+	      "                      [--group-by user|cgroup|command] [--all-designs]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
 	      "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
@@ -44,6 +45,11 @@ static const char usage_text[] =
 	      "  --format F             text (default), xml, json, csv or html\n"
 	      "  -o FILE                write to FILE (atomically) instead of stdout\n"
 	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n"
+	      "  --sort FIELD           process and group order: pagetables (default), vmpte, rss, pss,\n"
+	      "                         sharable, pte_chain (largest first), pid, command\n"
+	      "  --top N                N processes (text default 5; with it, every format keeps N)\n"
+	      "  --filter REGEX         only processes whose command line matches (POSIX extended)\n"
+	      "  --group-by KEY         sums per user (captured uid), cgroup (PID/cgroup) or command\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
 	      "                         by command line then comm, files by path\n";
@@ -135,6 +141,8 @@ int cmd_report(int argc, char **argv)
 		{ "per-file", no_argument, NULL, 'F' },      { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },  { "skip-bad", no_argument, NULL, 's' },
 		{ "all-designs", no_argument, NULL, 'A' }, { "versus", required_argument, NULL, 'V' },
+		{ "sort", required_argument, NULL, 'S' },    { "top", required_argument, NULL, 'T' },
+		{ "filter", required_argument, NULL, 'R' },  { "group-by", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -157,6 +165,39 @@ int cmd_report(int argc, char **argv)
 		case 'F': report.per_file = true; break;
 		case 'A': report.all_designs = true; break;
 		case 'V': versus = optarg; break;
+		case 'S':
+			report.sort_given = true;
+			if (report_sort_parse(optarg, &report.sort)) {
+				fprintf(stderr, "ptscope: report: unknown --sort field '%s' (%s)\n", optarg, report_sort_names());
+				status = 1;
+			}
+			break;
+		case 'T': {
+			char *end;
+			unsigned long long n = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || n == 0 || n > SIZE_MAX / 2 || optarg[0] == '-') {
+				fprintf(stderr, "ptscope: report: --top wants a positive number, not '%s'\n", optarg);
+				status = 1;
+			}
+			report.top = (size_t)n;
+			report.top_given = true;
+			break;
+		}
+		case 'R': {
+			char reason[256];
+			report.filter = optarg;
+			if (report_filter_check(optarg, reason, sizeof(reason))) {
+				fprintf(stderr, "ptscope: report: --filter '%s': %s\n", optarg, reason);
+				status = 1;
+			}
+			break;
+		}
+		case 'G':
+			if (report_group_parse(optarg, &report.group_by)) {
+				fprintf(stderr, "ptscope: report: unknown --group-by '%s' (user, cgroup, command)\n", optarg);
+				status = 1;
+			}
+			break;
 		case 'o': output = optarg; break;
 		case 's': read.skip_bad = true; break;
 		case 'f':

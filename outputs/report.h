@@ -16,6 +16,10 @@
 
 enum report_format { REPORT_TEXT, REPORT_XML, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
+/* --sort: the process (and group) order. */
+enum report_sort { SORT_PAGETABLES, SORT_VMPTE, SORT_RSS, SORT_PSS, SORT_SHARABLE, SORT_PTE_CHAIN,
+		   SORT_PID, SORT_COMMAND };
+
 /* --group-by: processes summed by owner, control group or command name. */
 enum report_group { GROUP_NONE, GROUP_USER, GROUP_CGROUP, GROUP_COMMAND };
 
@@ -26,8 +30,19 @@ struct report_options {
 	size_t top;                     /* rows in "top" lists (0: 5) */
 	bool all_designs;               /* text: designs of every architecture, not the snapshot's */
 	enum report_group group_by;
+	enum report_sort sort;          /* default: pagetables */
+	const char *filter;             /* POSIX extended regex on the command line, or NULL */
+	bool top_given;                 /* --top N was given: it limits every format's rows */
+	bool sort_given;                /* --sort was given: structured formats follow it too */
 	const struct model_result *versus; /* --versus BEFORE: compare with it (NULL: no comparison) */
 };
+
+/* "pss" -> SORT_PSS ...; "user" -> GROUP_USER ...; -1 when unknown. */
+int report_sort_parse(const char *name, enum report_sort *sort);
+int report_group_parse(const char *name, enum report_group *group);
+const char *report_sort_names(void);            /* for messages */
+/* 0 when REGEX compiles; else -1 and regerror's words in message. */
+int report_filter_check(const char *regex, char *message, size_t size);
 
 /* "text", "json", ... -> format; -1 when unknown. */
 int report_format_parse(const char *name, enum report_format *format);

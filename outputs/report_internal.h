@@ -31,6 +31,26 @@ int report_write_html(FILE *out, struct json_object *tree);
  * by INDENT spaces (the text report's legends, `ptscope profiles`). */
 void report_wrap(FILE *out, const char *prefix, const char *text, int indent, int width);
 
+/* The processes a report shows, in order, and their groups (report_view.c). */
+struct report_group_row {
+	char key[256];                  /* "uid 1000", a cgroup path, a comm */
+	size_t processes;
+	uint64_t vmpte_bytes, pagetable_bytes, rss_bytes, pss_bytes;
+	double sharable_pages, pte_chain_bytes;
+};
+struct report_view {
+	size_t *order;                  /* indices into process_figures, filtered and sorted */
+	size_t count;
+	struct report_group_row *groups;/* sorted like the processes */
+	size_t group_count;
+};
+int report_view_build(struct report_view *view, const struct model_result *result, const struct report_options *options);
+void report_view_free(struct report_view *view);
+const char *report_sort_name(enum report_sort sort);
+const char *report_group_name(enum report_group group);
+/* The command line, or comm when it is empty (kernel threads, zombies). */
+const char *report_command(const struct process *process);
+
 /* Rows in "top" lists. */
 size_t report_top(const struct report_options *options);
 

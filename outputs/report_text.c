@@ -322,20 +322,6 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 	fputc('\n', out);
 }
 
-static const struct model_result *sort_result;
-
-static int by_pagetables(const void *x, const void *y)
-{
-	const struct model_process *a = &sort_result->process_figures[*(const size_t *)x];
-	const struct model_process *b = &sort_result->process_figures[*(const size_t *)y];
-	uint64_t pa = a->exact ? a->pagetable_bytes : a->vmpte_bytes, pb = b->exact ? b->pagetable_bytes : b->vmpte_bytes;
-	if (pa != pb)
-		return pa > pb ? -1 : 1;
-	return a->process->pid - b->process->pid;
-}
-
-/* What a fork copies, in PTE pages (what fork allocates and fills) and PTEs,
- * today and under each sharing rule (model/fork.c). */
 static void fork_cell(const struct fork_copy *copy, char *cell, size_t size)
 {
 	char pages[32], ptes[32];
@@ -374,32 +360,113 @@ static void write_fork_copies(FILE *out, const struct model_result *r, const str
 	fputc('\n', out);
 }
 
-static void write_processes(FILE *out, const struct model_result *r, const struct report_options *o)
+/* Bytes of the unit at p of escape_text's output: an escape (\e, \xHH,
+ * \uXXXX) or one UTF-8 character, never to be cut. */
+static size_t unit_length(const char *p)
 {
-	char a[32], b[32], c[32], d[32];
-	size_t *order = malloc((r->processes + 1) * sizeof(*order));
-	if (!order)
+	if (p[0] == '\\')
+		return p[1] == 'x' ? 4 : p[1] == 'u' ? 6 : 2;
+	unsigned char c = (unsigned char)p[0];
+	return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+}
+
+/* The command line, escaped, cut to width in the middle: its start names
+ * the program, its end what this instance does ("[local] SELECT"). */
+static void command_cell(const struct process *p, int width, char *cell, size_t size)
+{
+	char whole[4096];
+	escape_text(whole, sizeof(whole), report_command(p));
+	size_t length = strlen(whole), room = (size_t)width;
+	if (length <= room || room < 12 || room >= size) {
+		snprintf(cell, size, "%s", whole);
 		return;
-	for (size_t i = 0; i < r->processes; i++)
-		order[i] = i;
-	sort_result = r;
-	qsort(order, r->processes, sizeof(*order), by_pagetables);
-	size_t limit = o->per_process ? r->processes : report_top(o);
-	fprintf(out, "%s processes by page tables\n", o->per_process ? "All" : "Top");
-	fprintf(out, "%8s %-16s %10s %10s %10s %10s %s\n", "pid", "comm", "VmPTE", "model", "estimate", "sharable",
-		"");
-	for (size_t n = 0; n < r->processes && n < limit; n++) {
-		const struct model_process *p = &r->process_figures[order[n]];
-		double sharable = r->sharing_count ? p->sharable_pages[0] * MODEL_PAGE_BYTES : 0;
-		char comm[17];  /* a comm's 16 columns, escaped (base/escape.h) */
-		escape_text(comm, sizeof(comm), p->process->comm);
-		fprintf(out, "%8d %-16.16s %10s %10s %10s %10s %s\n", p->process->pid, comm,
-			p->has_vmpte ? bytes((double)p->vmpte_bytes, a) : "-",
-			p->exact ? bytes((double)p->pagetable_bytes, b) : "-",
-			bytes(p->pagetable_estimate.point, c), bytes(sharable, d),
-			p->exact && p->has_vmpte && p->vmpte_bytes != p->pagetable_bytes ? "VmPTE differs" : "");
 	}
-	free(order);
+	size_t head_target = (room - 3) / 2, tail_from = length - (room - 3 - head_target);
+	size_t head = 0, tail = length;
+	for (size_t i = 0; i < length; i += unit_length(whole + i)) {
+		if (i <= head_target)
+			head = i;
+		if (i >= tail_from && tail == length)
+			tail = i;
+	}
+	snprintf(cell, size, "%.*s...%s", (int)head, whole, whole + tail);
+}
+
+static const char *sharable_rule(const struct model_result *r)
+{
+	return r->headline_rule < r->sharing_count ? r->sharing[r->headline_rule].rule->id : "no rule";
+}
+
+static double sharable_bytes(const struct model_result *r, const struct model_process *p)
+{
+	return r->headline_rule < r->sharing_count ? p->sharable_pages[r->headline_rule] * MODEL_PAGE_BYTES : 0;
+}
+
+static void write_processes(FILE *out, const struct model_result *r, const struct report_options *o,
+			    const struct report_view *v)
+{
+	char a[32], b[32], c[32], d[32], e[32], line[600], cell[400];
+	size_t limit = o->per_process && !o->top_given ? v->count : report_top(o);
+	if (limit > v->count)
+		limit = v->count;
+	int n = snprintf(line, sizeof(line), "Processes by %s: %s%zu of %zu", report_sort_name(o->sort),
+			 limit < v->count ? "top " : "", limit, v->count);
+	if (o->filter && n > 0 && (size_t)n < sizeof(line)) {
+		char pattern[200];
+		escape_text(pattern, sizeof(pattern), o->filter);
+		snprintf(line + n, sizeof(line) - (size_t)n, " matching /%s/ (of %zu)", pattern, r->processes);
+	}
+	fprintf(out, "%s\n", line);
+	fprintf(out, "%8s %6s %9s %9s  %9s %9s %9s  %s\n", "pid", "uid", "VmPTE", "model", "Rss", "Pss", "sharable",
+		"command");
+	for (size_t i = 0; i < limit; i++) {
+		const struct model_process *p = &r->process_figures[v->order[i]];
+		const struct process *q = p->process;
+		char uid[16] = "-";
+		if (q->has_status && q->status.has_uid)
+			snprintf(uid, sizeof(uid), "%u", q->status.uid);
+		command_cell(q, TEXT_WIDTH - 68, cell, sizeof(cell));
+		fprintf(out, "%8d %6s %9s %9s%c %9s %9s %9s  %s\n", q->pid, uid,
+			p->has_vmpte ? bytes((double)p->vmpte_bytes, a) : "-", p->exact ? bytes((double)p->pagetable_bytes, b) : "-",
+			p->exact && p->has_vmpte && p->vmpte_bytes != p->pagetable_bytes ? '!' : ' ',
+			bytes((double)p->rss_bytes, c), bytes((double)p->pss_bytes, d), bytes(sharable_bytes(r, p), e), cell);
+	}
+	snprintf(line, sizeof(line), "model = page tables from pagemap (! where VmPTE differs); sharable = what %s "
+		 "would save of them, each shared page split among its sharers; --sort FIELD (%s), --top N, "
+		 "--filter REGEX, --group-by user|cgroup|command.", sharable_rule(r), report_sort_names());
+	wrapped(out, "  ", line, 4);
+	fputc('\n', out);
+}
+
+static void write_groups(FILE *out, const struct model_result *r, const struct report_options *o,
+			 const struct report_view *v)
+{
+	char a[32], b[32], c[32], d[32], e[32], key[200], count[32], line[400];
+	if (o->group_by == GROUP_NONE)
+		return;
+	size_t limit = o->top_given && o->top < v->group_count ? o->top : v->group_count;
+	fprintf(out, "Processes by %s, sorted by %s: %zu group%s\n", report_group_name(o->group_by),
+		report_sort_name(o->sort), v->group_count, v->group_count == 1 ? "" : "s");
+	fprintf(out, "%-32s %9s %9s %9s %9s %9s %9s\n", report_group_name(o->group_by), "processes", "VmPTE", "model",
+		"Rss", "Pss", "sharable");
+	for (size_t i = 0; i < limit; i++) {
+		const struct report_group_row *g = &v->groups[i];
+		size_t needed = escape_text(key, 33, g->key);
+		if (needed > 32)
+			snprintf(key + 29, 4, "...");
+		report_format_count(g->processes, count, sizeof(count));
+		fprintf(out, "%-32s %9s %9s %9s %9s %9s %9s\n", key, count, bytes((double)g->vmpte_bytes, a),
+			bytes((double)g->pagetable_bytes, b), bytes((double)g->rss_bytes, c), bytes((double)g->pss_bytes, d),
+			bytes(g->sharable_pages * MODEL_PAGE_BYTES, e));
+	}
+	snprintf(line, sizeof(line), "%s", o->group_by == GROUP_USER ? "user = the real uid of each process's status (names are "
+		 "the captured machine's, which this one may not know)." : o->group_by == GROUP_CGROUP
+		 ? "cgroup = the process's control group from PID/cgroup (v2 path, else its first v1 path below the root)."
+		 : "command = the process's comm.");
+	wrapped(out, "  ", line, 4);
+	snprintf(line, sizeof(line), "sharable = what %s would save; Pss sums to the memory the group holds.", sharable_rule(r));
+	wrapped(out, "  ", line, 4);
+	fputc('\n', out);
 }
 
 /* What the kernel itself counts, beside the model's figures, and why they
@@ -479,6 +546,11 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 	write_work(out, r, o);
 	write_sharing(out, r, o);
 	write_fork_copies(out, r, o);
-	write_processes(out, r, o);
+	struct report_view view;
+	if (report_view_build(&view, r, o))
+		return -1;
+	write_groups(out, r, o, &view);
+	write_processes(out, r, o, &view);
+	report_view_free(&view);
 	return ferror(out) ? -1 : 0;
 }

@@ -250,7 +250,14 @@ static struct json_object *process_object(const struct model_result *r, const st
 	struct json_object *o = json_object_new_object();
 	put(o, "pid", json_object_new_int(p->process->pid));
 	put_string(o, "comm", p->process->comm);
+	put_string(o, "cmdline", p->process->cmdline);
+	if (p->process->has_status && p->process->status.has_uid)
+		put(o, "uid", json_object_new_int64(p->process->status.uid));
+	if (p->process->cgroup)
+		put_string(o, "cgroup", p->process->cgroup);
 	put_bool(o, "exact", p->exact);
+	put_u64(o, "rss_bytes", p->rss_bytes);
+	put_u64(o, "pss_bytes", p->pss_bytes);
 	put_u64(o, "vmpte_bytes", p->vmpte_bytes);
 	put_u64(o, "pagetable_bytes", p->pagetable_bytes);
 	put_u64(o, "pte_pages", p->pte_pages);
@@ -308,6 +315,36 @@ static struct json_object *counters_object(const struct model_result *r)
 	return o;
 }
 
+static struct json_object *group_object(const struct report_options *options, const struct report_group_row *g)
+{
+	struct json_object *o = json_object_new_object();
+	put_string(o, "by", report_group_name(options->group_by));
+	put_string(o, "key", g->key);
+	put_u64(o, "processes", g->processes);
+	put_u64(o, "vmpte_bytes", g->vmpte_bytes);
+	put_u64(o, "pagetable_bytes", g->pagetable_bytes);
+	put_u64(o, "rss_bytes", g->rss_bytes);
+	put_u64(o, "pss_bytes", g->pss_bytes);
+	put(o, "sharable_pte_pages", decimal(g->sharable_pages));
+	return o;
+}
+
+/* How the processes were chosen and ordered, and which rule "sharable" is. */
+static struct json_object *view_object(const struct model_result *r, const struct report_options *options,
+				       const struct report_view *view)
+{
+	struct json_object *o = json_object_new_object();
+	put_string(o, "sort", report_sort_name(options->sort));
+	if (options->filter)
+		put_string(o, "filter", options->filter);
+	put_u64(o, "processes_matching", view->count);
+	if (options->group_by != GROUP_NONE)
+		put_string(o, "group_by", report_group_name(options->group_by));
+	if (r->headline_rule < r->sharing_count)
+		put_string(o, "sharable_rule", r->sharing[r->headline_rule].rule->id);
+	return o;
+}
+
 struct json_object *report_build(const struct model_result *r, const struct report_options *options)
 {
 	struct json_object *root = json_object_new_object();
@@ -331,11 +368,30 @@ struct json_object *report_build(const struct model_result *r, const struct repo
 	for (size_t k = 0; k < r->sharing_count; k++)
 		json_object_array_add(sharing, sharing_object(r, &r->sharing[k], options));
 	put(root, "sharing", sharing);
+	struct report_view view;
+	if (report_view_build(&view, r, options)) {
+		json_object_put(root);
+		return NULL;
+	}
+	put(root, "view", view_object(r, options, &view));
 	if (options->per_process) {
+		/* pid order, a table for tools, unless the reader asked for a view
+		 * (--versus matches processes by that order) */
+		bool viewed = !options->versus && (options->filter || options->sort_given || options->top_given);
+		size_t count = viewed ? view.count : r->processes;
+		if (viewed && options->top_given && options->top < count)
+			count = options->top;
 		struct json_object *processes = json_object_new_array();
-		for (size_t i = 0; i < r->processes; i++)
-			json_object_array_add(processes, process_object(r, &r->process_figures[i]));
+		for (size_t i = 0; i < count; i++)
+			json_object_array_add(processes, process_object(r, &r->process_figures[viewed ? view.order[i] : i]));
 		put(root, "processes", processes);
 	}
+	if (options->group_by != GROUP_NONE) {
+		struct json_object *groups = json_object_new_array();
+		for (size_t g = 0; g < view.group_count; g++)
+			json_object_array_add(groups, group_object(options, &view.groups[g]));
+		put(root, "groups", groups);
+	}
+	report_view_free(&view);
 	return root;
 }

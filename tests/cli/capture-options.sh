@@ -29,6 +29,8 @@ want=$(printf '%s\n' "$a" "$c" | sort -n | tr '\n' ' ')
 [ "$(info_key "$tmp/two.tar" skipped)" = 0 ] || fail "skipped is not 0"
 grep -q '2 processes (0 skipped)' "$tmp/err" || fail "summary line: $(cat "$tmp/err")"
 want="$a/cmdline $a/pagemap $a/smaps $a/stat $a/status $c/cmdline $c/pagemap $c/smaps $c/stat $c/status"
+# PID/cgroup where the kernel has cgroups (docs/snapshot-format.md)
+if [ -r /proc/$a/cgroup ]; then want="$want $a/cgroup $c/cgroup"; fi
 if [ "$(id -u)" -eq 0 ]; then want="$want kpages"; fi
 # slabinfo (0400) as root; slub beside it, for the real /proc
 if [ -r /proc/slabinfo ]; then want="$want slabinfo slub"; fi
