@@ -66,7 +66,27 @@ struct cg_summary {
 	const char *libclang;        /* "libclang-19.so.1 (Debian clang version 19.1.4)" */
 };
 
+/* A call through a function-pointer field that no parsed file stores a
+ * function in: the call graph has no edge for it (callgraph --unresolved). */
+struct cg_unresolved {
+	const char *caller, *file;  /* the calling function and its file */
+	const char *field;          /* "struct.field" */
+	unsigned line;
+};
+
+/* A file whose parse had errors: the edges of its functions may be missing. */
+struct cg_error_file {
+	const char *file;           /* relative to the root */
+	size_t errors;
+	const char **functions;     /* defined in the file, in order */
+	size_t function_count;
+};
+
 struct callgraph {
+	struct cg_unresolved *unresolved;   /* sorted by file and line */
+	size_t unresolved_count;
+	struct cg_error_file *error_files;
+	size_t error_file_count;
 	struct cg_node *nodes;
 	size_t node_count;
 	struct cg_edge *edges;

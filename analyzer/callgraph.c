@@ -43,6 +43,7 @@ struct merge {
 	struct tu_store *stores;          /* field string -> node index (in .function) */
 	size_t store_count, store_capacity;
 	const char *root;
+	size_t unresolved_capacity;
 	struct hash_table edge_set;       /* edges by (from, to, line, kind) */
 };
 
@@ -184,6 +185,29 @@ char *field_display_name(const char *usr)
 	return xasprintf("%.*s.%s", (int)length, record + 3, field + 4);
 }
 
+static void record_unresolved(struct merge *merge, const struct indirect_site *site)
+{
+	struct callgraph *graph = merge->graph;
+	char *display = field_display_name(merge->strings->text[site->field]);
+	const char *field = arena_text(merge, display);
+	free(display);
+	array_reserve(&graph->unresolved, &merge->unresolved_capacity, graph->unresolved_count + 1,
+		   sizeof(*graph->unresolved));
+	graph->unresolved[graph->unresolved_count++] = (struct cg_unresolved){
+		.caller = graph->nodes[site->caller].name, .file = graph->nodes[site->caller].file,
+		.field = field, .line = site->line,
+	};
+}
+
+static int compare_unresolved(const void *a, const void *b)
+{
+	const struct cg_unresolved *x = a, *y = b;
+	int order = strcmp(x->file, y->file);
+	if (order)
+		return order;
+	return x->line < y->line ? -1 : x->line > y->line ? 1 : strcmp(x->field, y->field);
+}
+
 /* Each indirect call site goes to every function stored in its field. */
 static void resolve_indirect(struct merge *merge, struct cg_summary *summary)
 {
@@ -202,6 +226,7 @@ static void resolve_indirect(struct merge *merge, struct cg_summary *summary)
 		summary->indirect_sites++;
 		if (low >= merge->store_count || merge->stores[low].field != site->field) {
 			summary->indirect_unresolved++;
+			record_unresolved(merge, site);
 			continue;
 		}
 		char *display = field_display_name(merge->strings->text[site->field]);
@@ -493,6 +518,8 @@ struct callgraph *graph_build(struct tu_job *jobs, size_t job_count, const struc
 	for (size_t i = 0; i < job_count; i++)
 		merge_unit(&merge, &jobs[i].facts);
 	resolve_indirect(&merge, &graph->summary);
+	if (graph->unresolved_count)
+		qsort(graph->unresolved, graph->unresolved_count, sizeof(*graph->unresolved), compare_unresolved);
 	graph->summary.functions = graph->node_count;
 	graph->summary.calls = graph->edge_count;
 	mark_paths(graph, request);
@@ -523,5 +550,9 @@ void callgraph_free(struct callgraph *graph)
 	}
 	free(graph->nodes);
 	free(graph->edges);
+	free(graph->unresolved);
+	for (size_t i = 0; i < graph->error_file_count; i++)
+		free(graph->error_files[i].functions);
+	free(graph->error_files);
 	free(graph);
 }

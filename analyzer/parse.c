@@ -489,16 +489,173 @@ void parse_unit(void *index, struct tu_job *job)
 
 /* --- kbuild's generated constants ----------------------------------------- */
 
+/*
+ * kernel/bounds.c and arch/ARCH/kernel/asm-offsets.c are compiled by kbuild
+ * to assembly whose ".ascii \"->NAME value\"" lines become bounds.h and
+ * asm-offsets.h.  Here each DEFINE(NAME, value) is an asm statement whose one
+ * operand clang evaluates; its NAME is read from the source line, through the
+ * macros the file itself defines above the line (asm-offsets_64.c:
+ * "#define ENTRY(entry) OFFSET(pt_regs_ ## entry, pt_regs, entry)", then
+ * "ENTRY(bx);"), since DEFINE stringifies it out of reach of libclang.
+ */
+struct source_lines {
+	char *path, *text;
+	char **lines;
+	size_t count;
+};
+
 struct constants {
-	char **lines;               /* the file's lines: DEFINE is a macro, so
-				       the symbol is read from the source line */
-	size_t line_count;
+	struct source_lines files[8];   /* the unit's .c and the .c files it includes */
+	size_t file_count;
+	struct cg_strings names;        /* emitted once each */
 	struct buffer *out;
 	size_t count;
 };
 
-/* DEFINE(NAME, value) in kernel/bounds.c is an asm statement whose operand
- * is the value: the source line names the symbol, clang evaluates the operand. */
+static const struct source_lines *lines_of(struct constants *c, const char *path)
+{
+	for (size_t i = 0; i < c->file_count; i++)
+		if (!strcmp(c->files[i].path, path))
+			return &c->files[i];
+	if (c->file_count == sizeof(c->files) / sizeof(c->files[0]))
+		return NULL;
+	struct source_lines *f = &c->files[c->file_count];
+	size_t size, capacity = 0;
+	if (!cg_read_file(path, &f->text, &size))
+		return NULL;
+	f->path = xstrdup(path);
+	f->lines = NULL;
+	f->count = 0;
+	for (char *line = f->text; line; ) {
+		array_reserve(&f->lines, &capacity, f->count + 1, sizeof(char *));
+		f->lines[f->count++] = line;
+		line = strchr(line, '\n');
+		if (line)
+			*line++ = '\0';
+	}
+	c->file_count++;
+	return f;
+}
+
+static bool is_word_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* The arguments of the call at text (pointing at '('), split at top-level
+ * commas into args (trimmed); the count, or -1 when unbalanced. */
+static int split_arguments(const char *text, char args[][128], int max)
+{
+	int count = 0, depth = 0;
+	size_t length = 0;
+	for (const char *p = text + 1; *p; p++) {
+		if ((*p == ',' && depth == 0) || (*p == ')' && depth == 0)) {
+			while (length && args[count][length - 1] == ' ')
+				length--;
+			args[count][length] = '\0';
+			count++;
+			length = 0;
+			if (*p == ')' || count == max)
+				return *p == ')' ? count : -1;
+			continue;
+		}
+		depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+		if ((length || *p != ' ') && length < 127)
+			args[count][length++] = *p == '\t' ? ' ' : *p;
+	}
+	return -1;
+}
+
+/* Replace the parameters of "#define NAME(params) body" by args. */
+static bool expand_macro(const struct source_lines *f, unsigned before, const char *name,
+			 char args[][128], int arg_count, char *out, size_t size)
+{
+	size_t name_length = strlen(name);
+	for (unsigned l = before; l-- > 0; ) {
+		const char *p = f->lines[l];
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p++ != '#')
+			continue;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, "define", 6))
+			continue;
+		p += 6;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, name, name_length) || p[name_length] != '(')
+			continue;
+		char params[8][128];
+		int param_count = split_arguments(p + name_length, params, 8);
+		if (param_count != arg_count)
+			return false;
+		const char *body = strchr(p, ')') + 1;
+		size_t used = 0;
+		for (const char *b = body; *b && used + 130 < size; ) {
+			if (is_word_char(*b) && (b == body || !is_word_char(b[-1]))) {
+				size_t word = 0;
+				while (is_word_char(b[word]))
+					word++;
+				int which = -1;
+				for (int i = 0; i < param_count; i++)
+					if (strlen(params[i]) == word && !strncmp(params[i], b, word))
+						which = i;
+				const char *with = which >= 0 ? args[which] : b;
+				size_t with_length = which >= 0 ? strlen(args[which]) : word;
+				used += (size_t)snprintf(out + used, size - used, "%.*s", (int)with_length, with);
+				b += word;
+			} else {
+				out[used++] = *b++;
+			}
+		}
+		out[used] = '\0';
+		return true;
+	}
+	return false;
+}
+
+/* NAME from a DEFINE(NAME, v) or OFFSET(NAME, s, m) line ("a ## b" pasted). */
+static bool constant_name(const struct source_lines *f, unsigned line, char *name, size_t size)
+{
+	char text[1024];
+	snprintf(text, sizeof(text), "%s", f->lines[line - 1]);
+	for (int depth = 0; depth < 4; depth++) {
+		static const char *const terminals[] = { "DEFINE(", "OFFSET(" };
+		for (int t = 0; t < 2; t++) {
+			const char *at = strstr(text, terminals[t]);
+			if (!at || (at > text && is_word_char(at[-1])))
+				continue;
+			char args[4][128];
+			if (split_arguments(at + 6, args, 4) < 2)
+				return false;
+			size_t used = 0;
+			for (const char *p = args[0]; *p && used + 1 < size; p++)
+				if (is_word_char(*p))
+					name[used++] = *p;
+				else if (*p != ' ' && *p != '#')
+					return false;
+			name[used] = '\0';
+			return used > 0;
+		}
+		/* MACRO(args) of the file's own: expand one level */
+		const char *p = text;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		char macro[64];
+		size_t length = 0;
+		while (is_word_char(p[length]) && length + 1 < sizeof(macro))
+			macro[length] = p[length], length++;
+		macro[length] = '\0';
+		char args[8][128], expanded[1024];
+		int count = p[length] == '(' ? split_arguments(p + length, args, 8) : -1;
+		if (!length || count < 0 || !expand_macro(f, line - 1, macro, args, count, expanded, sizeof(expanded)))
+			return false;
+		snprintf(text, sizeof(text), "%s", expanded);
+	}
+	return false;
+}
+
 static enum CXChildVisitResult constant_visitor(CXCursor cursor, CXCursor parent, CXClientData data)
 {
 	(void)parent;
@@ -506,16 +663,22 @@ static enum CXChildVisitResult constant_visitor(CXCursor cursor, CXCursor parent
 	if (clang_getCursorKind(cursor) != CXCursor_AsmStmt)
 		return CXChildVisit_Recurse;
 	unsigned line = 0;
+	char *file = NULL, name[128];
 	struct children children = children_of(cursor);
-	char name[128];
-	if (!cursor_place(cursor, NULL, &line) || line == 0 || line > constants->line_count ||
-	    children.count != 1 || !strstr(constants->lines[line - 1], "DEFINE(") ||
-	    sscanf(strstr(constants->lines[line - 1], "DEFINE(") + 7, " %127[A-Za-z0-9_]", name) != 1)
+	const struct source_lines *f = NULL;
+	/* the unit's own .c files only: headers' inline asm defines nothing */
+	if (children.count == 1 && cursor_place(cursor, &file, &line) && strlen(file) > 2 &&
+	    !strcmp(file + strlen(file) - 2, ".c"))
+		f = lines_of(constants, file);
+	free(file);
+	if (!f || line == 0 || line > f->count || !constant_name(f, line, name, sizeof(name)) ||
+	    cg_lookup(&constants->names, name) != CG_NONE)
 		return CXChildVisit_Continue;
 	CXEvalResult result = clang_Cursor_Evaluate(children.items[0]);
 	if (result && clang_EvalResult_getKind(result) == CXEval_Int) {
 		buffer_printf(constants->out, "#define %s %lld\n", name,
 				 clang_EvalResult_getAsLongLong(result));
+		cg_intern(&constants->names, name);
 		constants->count++;
 	}
 	if (result)
@@ -525,19 +688,9 @@ static enum CXChildVisitResult constant_visitor(CXCursor cursor, CXCursor parent
 
 size_t parse_constants(const char *path, const struct cg_list *arguments, struct buffer *out)
 {
-	char *text;
-	size_t size;
-	if (libclang_load(NULL, 0) || !cg_read_file(path, &text, &size))
+	if (libclang_load(NULL, 0) || !cg_is_file(path))
 		return 0;
 	struct constants constants = { .out = out };
-	size_t capacity = 0;
-	for (char *line = text; line; ) {
-		array_reserve(&constants.lines, &capacity, constants.line_count + 1, sizeof(char *));
-		constants.lines[constants.line_count++] = line;
-		line = strchr(line, '\n');
-		if (line)
-			*line++ = '\0';
-	}
 	CXIndex index = clang_createIndex(0, 0);
 	CXTranslationUnit unit = NULL;
 	if (clang_parseTranslationUnit2(index, path, (const char *const *)arguments->items,
@@ -547,8 +700,12 @@ size_t parse_constants(const char *path, const struct cg_list *arguments, struct
 		clang_disposeTranslationUnit(unit);
 	}
 	clang_disposeIndex(index);
-	free(constants.lines);
-	free(text);
+	for (size_t i = 0; i < constants.file_count; i++) {
+		free(constants.files[i].path);
+		free(constants.files[i].text);
+		free(constants.files[i].lines);
+	}
+	cg_strings_free(&constants.names);
 	return constants.count;
 }
 

@@ -135,6 +135,28 @@ static int write_commands(const struct source_plan *plan, const char *path, char
 	return 0;
 }
 
+/* A unit whose parse had errors, with the functions its own file defines:
+ * their calls may be missing from the graph. */
+static void add_error_file(struct callgraph *graph, const struct source_plan *plan, const struct tu_job *job)
+{
+	const struct tu_facts *facts = &job->facts;
+	size_t root = strlen(plan->root);
+	const char *file = !strncmp(job->path, plan->root, root) && job->path[root] == '/'
+			   ? job->path + root + 1 : job->path;
+	struct cg_error_file entry = { .file = graph_keep_text(graph, file), .errors = facts->errors };
+	size_t capacity = 0;
+	for (size_t i = 0; i < facts->function_count; i++) {
+		const struct tu_function *f = &facts->functions[i];
+		if (!f->defined || strcmp(facts->strings.text[f->file], job->path))
+			continue;
+		array_reserve(&entry.functions, &capacity, entry.function_count + 1, sizeof(char *));
+		entry.functions[entry.function_count++] = graph_keep_text(graph, facts->strings.text[f->name]);
+	}
+	size_t files_capacity = graph->error_file_count;
+	array_reserve(&graph->error_files, &files_capacity, graph->error_file_count + 1, sizeof(entry));
+	graph->error_files[graph->error_file_count++] = entry;
+}
+
 static void summarise(struct callgraph *graph, const struct source_plan *plan,
 		      const struct analyzer_options *options)
 {
@@ -161,6 +183,8 @@ static void summarise(struct callgraph *graph, const struct source_plan *plan,
 		summary->warnings += job->facts.warnings;
 		if (!summary->first_error && job->facts.first_error)
 			summary->first_error = graph_keep_text(graph, job->facts.first_error);
+		if (job->facts.errors)
+			add_error_file(graph, plan, job);
 	}
 }
 

@@ -15,6 +15,7 @@
  * (counted), with relative paths made absolute because every libclang
  * thread shares one working directory.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <fnmatch.h>
 #include <json.h>
@@ -29,15 +30,20 @@
 
 struct layout {
 	const char *arch;             /* folder under arch/ */
+	const char *needs;            /* a symbol the configuration must set to choose it
+				       when the tree has several (2.6: i386 and x86_64) */
 	const char *target;           /* clang target */
 	const char *debian_config;    /* in /usr/src/linux-config-V.P/ */
 	const char *supplied;         /* symbols assumed for a tree with no configuration */
 };
 
 static const struct layout layouts[] = {
-	{ "x86", "x86_64-linux-gnu", "config.amd64_none_amd64.xz",
+	{ "x86", NULL, "x86_64-linux-gnu", "config.amd64_none_amd64.xz",
 	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT" },
-	{ "i386", "i386-linux-gnu", "config.i386_none_686.xz",
+	/* before 2.6.24 x86_64 had its own folder beside i386 */
+	{ "x86_64", "CONFIG_X86_64", "x86_64-linux-gnu", "config.amd64_none_amd64.xz",
+	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT" },
+	{ "i386", NULL, "i386-linux-gnu", "config.i386_none_686.xz",
 	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_32" },
 };
 
@@ -253,7 +259,7 @@ static char *make_shim(const char *cache_dir, const char *root, const char *old_
 		       const char *header, char *err, size_t err_size)
 {
 	/* bumped when what the shim holds changes, so old shims are not reused */
-	static const char shim_version[] = "shim 2";
+	static const char shim_version[] = "shim 3";
 	uint64_t hash = hash_bytes_more(hash_bytes(header, strlen(header)), root, strlen(root));
 	hash = hash_bytes_more(hash, shim_version, sizeof(shim_version));
 	char *shim = xasprintf("%s/shim/%016llx", cache_dir, (unsigned long long)hash);
@@ -403,7 +409,8 @@ static void tree_arguments(const char *root, const struct layout *layout, const 
 		add_include(arguments, root, folder);
 		free(folder);
 	}
-	static const char *const shims[] = { "config", "generic", "uapi", "arch" };
+	/* arch and asmgen (generated <asm/...> headers) stand in for old trees' include/asm */
+	static const char *const shims[] = { "config", "generic", "uapi", "arch", "asmgen" };
 	for (size_t i = 0; i < sizeof(shims) / sizeof(shims[0]); i++)
 		if (i < 3 || old_asm)
 			cg_list_add_owned(arguments, xasprintf("-I%s/%s", shim, shims[i]));
@@ -484,7 +491,103 @@ static void syscall_defines(const char *table_path, const struct syscall_header 
 	free(text);
 }
 
-static void generate_headers(const char *root, const char *shim, const struct cg_list *common)
+/*
+ * Headers kbuild computes from the tree's own C (kernel/bounds.c,
+ * arch/ARCH/kernel/asm-offsets.c) by compiling it to assembly: clang
+ * evaluates the same DEFINE()s here (parse_constants).  Where the build puts
+ * the header is read from the tree's Kbuild or Makefile, since it moved:
+ * include/asm-$(ARCH)/asm_offsets.h (2.6.0-2.6.15), include/asm-$(SRCARCH)/
+ * asm-offsets.h, include/linux/bounds.h (2.6.27), include/generated/ (2.6.35+).
+ */
+struct constants_header {
+	const char *source;             /* relative to the tree; %s: the arch folder */
+	const char *stem;               /* the header's name ends so: "offsets.h" */
+	const char *fallback;           /* under include/, when no build file names it */
+	const char *guard;
+};
+
+static const struct constants_header constant_headers[] = {
+	{ "kernel/bounds.c", "bounds.h", "generated/bounds.h", "__LINUX_BOUNDS_H__" },
+	{ "arch/%s/kernel/asm-offsets.c", "offsets.h", "generated/asm-offsets.h", "__ASM_OFFSETS_H__" },
+};
+
+/* "include/asm-$(ARCH)/asm_offsets.h" and the like, as the tree's build files
+ * name the header: the part after include/, or NULL. */
+static char *named_header(const char *root, const char *arch, const char *stem)
+{
+	char *arch_makefile = xasprintf("arch/%s/Makefile", arch);
+	const char *const files[] = { "Kbuild", "Makefile", arch_makefile };
+	char *found = NULL;
+	for (size_t f = 0; !found && f < sizeof(files) / sizeof(files[0]); f++) {
+		char *path = join(root, files[f]), *text;
+		size_t size;
+		if (cg_read_file(path, &text, &size)) {
+			for (char *at = strstr(text, stem); !found && at; at = strstr(at + 1, stem)) {
+				char *start = at;
+				while (start > text && (isalnum((unsigned char)start[-1]) || strchr("_$()/.-", start[-1])))
+					start--;
+				char *include = strstr(start, "include/");
+				if (include && include < at)
+					found = strndup(include + 8, (size_t)(at + strlen(stem) - include - 8));
+			}
+			free(text);
+		}
+		free(path);
+	}
+	free(arch_makefile);
+	return found;
+}
+
+/* "asm-$(ARCH)/x.h" -> the arch folder's name in place of the variable */
+static char *with_arch(const char *name, const char *arch)
+{
+	static const char *const variables[] = { "$(ARCH)", "$(SRCARCH)" };
+	for (size_t v = 0; v < 2; v++) {
+		const char *at = strstr(name, variables[v]);
+		if (at)
+			return xasprintf("%.*s%s%s", (int)(at - name), name, arch, at + strlen(variables[v]));
+	}
+	return xstrdup(name);
+}
+
+static void constants_header(const char *root, const char *arch, const char *shim,
+			     const struct cg_list *common, const struct constants_header *header)
+{
+	char *relative = xasprintf(header->source, arch);
+	char *source = join(root, relative);
+	char *named = named_header(root, arch, header->stem);
+	char *name = with_arch(named ? named : header->fallback, arch);
+	/* include/asm-ARCH/x.h is reached as <asm/x.h>: the shim's asmgen/asm */
+	const char *slash = strchr(name, '/');
+	char *place = !strncmp(name, "asm", 3) && slash ? xasprintf("asmgen/asm%s", slash)
+							 : xasprintf("config/%s", name);
+	char *in_tree = xasprintf("%s/include/%s", root, name);
+	char *path = join(shim, place);
+	if (cg_is_file(source) && !cg_is_file(in_tree) && !cg_is_file(path)) {
+		struct buffer text = { 0 };
+		buffer_printf(&text, "/* computed by ptscope from %s */\n#ifndef %s\n#define %s\n",
+				 relative, header->guard, header->guard);
+		struct cg_list arguments = { 0 };
+		for (size_t i = 0; i < common->count; i++)
+			cg_list_add(&arguments, common->items[i]);
+		file_arguments(root, source, &arguments);
+		parse_constants(source, &arguments, &text);
+		buffer_printf(&text, "#endif\n");
+		write_text(shim, place, text.data);
+		cg_list_free(&arguments);
+		buffer_free(&text);
+	}
+	free(relative);
+	free(source);
+	free(named);
+	free(name);
+	free(place);
+	free(in_tree);
+	free(path);
+}
+
+static void generate_headers(const char *root, const char *arch, const char *shim,
+			     const struct cg_list *common)
 {
 	for (size_t i = 0; i < sizeof(generated_stand_ins) / sizeof(generated_stand_ins[0]); i++) {
 		char *in_tree = xasprintf("%s/include/%s", root, generated_stand_ins[i]);
@@ -512,51 +615,75 @@ static void generate_headers(const char *root, const char *shim, const struct cg
 		free(name);
 		free(path);
 	}
-	char *bounds_c = join(root, "kernel/bounds.c");
-	char *in_tree = join(root, "include/generated/bounds.h");
-	char *path = xasprintf("%s/config/generated/bounds.h", shim);
-	if (cg_is_file(bounds_c) && !cg_is_file(in_tree) && !cg_is_file(path)) {
-		struct buffer text = { 0 };
-		buffer_printf(&text, "/* computed by ptscope from kernel/bounds.c */\n"
-				 "#ifndef __LINUX_BOUNDS_H__\n#define __LINUX_BOUNDS_H__\n");
-		struct cg_list arguments = { 0 };
-		for (size_t i = 0; i < common->count; i++)
-			cg_list_add(&arguments, common->items[i]);
-		file_arguments(root, bounds_c, &arguments);
-		parse_constants(bounds_c, &arguments, &text);
-		buffer_printf(&text, "#endif\n");
-		write_text(shim, "config/generated/bounds.h", text.data);
-		cg_list_free(&arguments);
-		buffer_free(&text);
+	for (size_t i = 0; i < sizeof(constant_headers) / sizeof(constant_headers[0]); i++)
+		constants_header(root, arch, shim, common, &constant_headers[i]);
+}
+
+/* The -I and -D words of a kbuild flags value, once each; relative folders
+ * are relative to the tree, where kbuild runs. */
+static void add_flag_words(const char *root, char *value, struct cg_list *arguments)
+{
+	char *save = NULL;
+	for (char *word = value ? strtok_r(value, " \t", &save) : NULL; word; word = strtok_r(NULL, " \t", &save)) {
+		const char *folder = NULL;
+		if (!strcmp(word, "-I"))
+			folder = strtok_r(NULL, " \t", &save);
+		else if (!strncmp(word, "-I", 2))
+			folder = word + 2;
+		if (folder && *folder) {
+			char *flag = folder[0] == '/' ? xasprintf("-I%s", folder) : xasprintf("-I%s/%s", root, folder);
+			if (!cg_list_has(arguments, flag))
+				cg_list_add(arguments, flag);
+			free(flag);
+		} else if (!strncmp(word, "-D", 2) && word[2] && !cg_list_has(arguments, word)) {
+			cg_list_add(arguments, word);
+		}
 	}
-	free(bounds_c);
-	free(in_tree);
-	free(path);
 }
 
 /* The -I and -D flags that the file's own kbuild Makefile adds for it
- * (CFLAGS_fault.o := -I $(srctree)/$(src)/../include/asm/trace) and for
- * its folder (ccflags-y). */
-static void kbuild_arguments(const struct kbuild *kbuild, const char *path, struct cg_list *arguments)
+ * (CFLAGS_fault.o := -I $(srctree)/$(src)/../include/asm/trace; 6.10+
+ * writes -I $(src)/..., $(src) relative to the tree) and for its folder
+ * (ccflags-y). */
+static void kbuild_arguments(const struct kbuild *kbuild, const char *root, const char *path,
+			     struct cg_list *arguments)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *object = xasprintf("CFLAGS_%.*s.o", (int)strcspn(base, "."), base);
 	char *values[2] = { kbuild_get(kbuild, object), kbuild_get(kbuild, "ccflags-y") };
 	for (int v = 0; v < 2; v++) {
-		char *save = NULL;
-		for (char *word = values[v] ? strtok_r(values[v], " \t", &save) : NULL; word;
-		     word = strtok_r(NULL, " \t", &save)) {
-			if (!strcmp(word, "-I")) {
-				char *folder = strtok_r(NULL, " \t", &save);
-				if (folder)
-					cg_list_add_owned(arguments, xasprintf("-I%s", folder));
-			} else if (!strncmp(word, "-I", 2) || !strncmp(word, "-D", 2)) {
-				cg_list_add(arguments, word);
-			}
-		}
+		add_flag_words(root, values[v], arguments);
 		free(values[v]);
 	}
 	free(object);
+}
+
+/*
+ * The -I and -D flags the tree's arch Makefile adds for every file, as its
+ * own kbuild evaluates it for this configuration: 2.6 i386's
+ * "mflags-y += -Iinclude/asm-i386/mach-default; CFLAGS += $(mflags-y)".
+ * Relative folders are relative to the tree, where kbuild runs.
+ */
+static const char *const arch_flag_variables[] = {
+	"CFLAGS", "CPPFLAGS", "KBUILD_CFLAGS", "KBUILD_CPPFLAGS", "cflags-y",
+};
+
+static void arch_arguments(const char *root, const struct layout *layout, const struct kconfig *config,
+			   struct cg_list *arguments)
+{
+	char *makefile = xasprintf("%s/arch/%s/Makefile", root, layout->arch);
+	char *presets[] = { xasprintf("srctree=%s", root), xasprintf("TOPDIR=%s", root),
+			    xasprintf("ARCH=%s", layout->arch), xasprintf("SRCARCH=%s", layout->arch), NULL };
+	struct kbuild *kbuild = cg_is_file(makefile) ? kbuild_load(makefile, config, (const char *const *)presets) : NULL;
+	for (size_t i = 0; kbuild && i < sizeof(arch_flag_variables) / sizeof(arch_flag_variables[0]); i++) {
+		char *value = kbuild_get(kbuild, arch_flag_variables[i]);
+		add_flag_words(root, value, arguments);
+		free(value);
+	}
+	kbuild_free(kbuild);
+	for (int p = 0; presets[p]; p++)
+		free(presets[p]);
+	free(makefile);
 }
 
 /* Defines the top-level Makefile adds when the configuration asks for them. */
@@ -577,13 +704,39 @@ static void config_arguments(const struct kconfig *config, struct cg_list *argum
 	}
 }
 
-static const struct layout *find_layout(const char *root)
+/* Does the configuration the run will use (--config, the tree's .config or
+ * generated autoconf.h) set symbol?  Read before the layout is chosen. */
+static bool config_sets(const struct analyzer_options *options, const char *root, const char *symbol)
+{
+	struct kconfig config = { 0 };
+	char err[256];
+	char *dot_config = join(root, ".config");
+	const char *path = options->config ? options->config : cg_is_file(dot_config) ? dot_config : NULL;
+	if (path) {
+		if (kconfig_read(path, &config, err, sizeof(err)))
+			kconfig_free(&config);
+	} else {
+		static const char *const headers[] = { "include/generated/autoconf.h", "include/linux/autoconf.h" };
+		for (size_t i = 0; i < 2 && !config.names.count; i++) {
+			char *header = join(root, headers[i]);
+			if (cg_is_file(header))
+				config_from_header(header, &config);
+			free(header);
+		}
+	}
+	bool set = kconfig_get(&config, symbol) != NULL;
+	kconfig_free(&config);
+	free(dot_config);
+	return set;
+}
+
+static const struct layout *find_layout(const struct analyzer_options *options, const char *root)
 {
 	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
 		char *folder = xasprintf("arch/%s", layouts[i].arch);
 		bool found = tree_has(root, folder);
 		free(folder);
-		if (found)
+		if (found && (!layouts[i].needs || config_sets(options, root, layouts[i].needs)))
 			return &layouts[i];
 	}
 	return &layouts[0];
@@ -598,7 +751,7 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 		return 1;
 	}
 	plan->root = xstrdup(resolved);
-	const struct layout *layout = find_layout(resolved);
+	const struct layout *layout = find_layout(options, resolved);
 	plan->arch = xstrdup(layout->arch);
 	plan->release = tree_release(resolved);
 	struct kconfig config = { 0 };
@@ -622,7 +775,8 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 	if (!status) {
 		tree_arguments(resolved, layout, &config, shim, old_asm != NULL, &common);
 		config_arguments(&config, &common);
-		generate_headers(resolved, shim, &common);
+		arch_arguments(resolved, layout, &config, &common);
+		generate_headers(resolved, layout->arch, shim, &common);
 		struct kbuild *kbuild = NULL;
 		char *kbuild_folder = NULL;
 		for (size_t i = 0; i < files.count; i++) {
@@ -647,7 +801,7 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 			for (size_t j = 0; j < common.count; j++)
 				cg_list_add(&arguments, common.items[j]);
 			file_arguments(resolved, files.items[i], &arguments);
-			kbuild_arguments(kbuild, files.items[i], &arguments);
+			kbuild_arguments(kbuild, resolved, files.items[i], &arguments);
 			add_job(plan, xstrdup(files.items[i]), resolved, &arguments);
 			cg_list_free(&arguments);
 		}

@@ -23,19 +23,93 @@ struct member {
 	const struct vma *vma;
 };
 
-/* One page-table page a partner keeps in a window: with shares="subtree"
- * every page at or below the window's level is one slot, named by its level
- * and its place in the window, so partners' copies of the same page meet. */
-struct slot {
+/* The page-table pages partners keep in a group's windows: with
+ * shares="subtree" every page at or below the window's level is one slot,
+ * named by its level and its place in the window, so partners' copies of
+ * the same page meet.  Slots are counted as they come, per window (slots,
+ * distinct pages) and per distinct page, so memory follows the distinct
+ * pages, not the partners; a second walk credits each partner's slots. */
+struct group_page {
 	uint64_t window;                /* the window's name within the group */
 	uint64_t page;                  /* level << 56 | index within the window; 0 alone */
-	uint32_t process;
+};
+
+struct group_window {
+	uint64_t window;
+	uint64_t total, distinct;       /* slots, distinct pages */
 };
 
 struct slots {
-	struct slot *items;
-	size_t count, capacity;
+	struct group_page *pages;
+	size_t page_count, page_capacity;
+	struct hash_table page_table;
+	struct group_window *windows;
+	size_t window_count, window_capacity;
+	struct hash_table window_table;
+	bool crediting;                 /* second walk: credit the partners */
+	size_t rule_index;
+	struct model_result *result;
 };
+
+static uint64_t page_hash(uint64_t window, uint64_t page)
+{
+	return hash_u64(window ^ hash_u64(page));
+}
+
+static uint64_t rehash_page(const void *context, size_t index)
+{
+	const struct group_page *p = &((const struct slots *)context)->pages[index];
+	return page_hash(p->window, p->page);
+}
+
+static uint64_t rehash_window(const void *context, size_t index)
+{
+	return hash_u64(((const struct slots *)context)->windows[index].window);
+}
+
+static struct group_window *group_window(struct slots *slots, uint64_t window)
+{
+	struct hash_probe probe;
+	uint64_t h = hash_u64(window);
+	for (size_t i = hash_first(&slots->window_table, h, &probe); i != HASH_NONE;
+	     i = hash_next(&slots->window_table, &probe))
+		if (slots->windows[i].window == window)
+			return &slots->windows[i];
+	*ARRAY_PUSH(slots->windows, slots->window_count, slots->window_capacity) =
+		(struct group_window){ .window = window };
+	hash_add(&slots->window_table, h, slots->window_count - 1, rehash_window, slots);
+	return &slots->windows[slots->window_count - 1];
+}
+
+/* Whether (window, page) was new. */
+static bool group_page_added(struct slots *slots, uint64_t window, uint64_t page)
+{
+	struct hash_probe probe;
+	uint64_t h = page_hash(window, page);
+	for (size_t i = hash_first(&slots->page_table, h, &probe); i != HASH_NONE;
+	     i = hash_next(&slots->page_table, &probe))
+		if (slots->pages[i].window == window && slots->pages[i].page == page)
+			return false;
+	*ARRAY_PUSH(slots->pages, slots->page_count, slots->page_capacity) = (struct group_page){ window, page };
+	hash_add(&slots->page_table, h, slots->page_count - 1, rehash_page, slots);
+	return true;
+}
+
+static void slots_reset(struct slots *slots)
+{
+	slots->page_count = slots->window_count = 0;
+	hash_clear(&slots->page_table);
+	hash_clear(&slots->window_table);
+	slots->crediting = false;
+}
+
+static void slots_free(struct slots *slots)
+{
+	free(slots->pages);
+	free(slots->windows);
+	hash_free(&slots->page_table);
+	hash_free(&slots->window_table);
+}
 
 /* qsort with nothing to sort may get a NULL array, which qsort forbids. */
 static void sort(void *array, size_t count, size_t size, int (*compare)(const void *, const void *))
@@ -63,16 +137,6 @@ static bool same_group(const struct member *x, const struct member *y)
 	return x->dev_major == y->dev_major && x->dev_minor == y->dev_minor && x->inode == y->inode &&
 	       x->start == y->start && x->end == y->end && x->offset == y->offset &&
 	       x->length == y->length && !strcmp(x->perms, y->perms);
-}
-
-static int compare_slots(const void *a, const void *b)
-{
-	const struct slot *x = a, *y = b;
-	if (x->window != y->window)
-		return x->window < y->window ? -1 : 1;
-	if (x->page != y->page)
-		return x->page < y->page ? -1 : 1;
-	return x->process < y->process ? -1 : x->process > y->process;
 }
 
 /* The partner key: which fields must agree (section 5/8). */
@@ -140,8 +204,15 @@ static uint64_t window_name(const struct sharing_rule *rule, const struct vma *v
 
 static void push_slot(struct slots *slots, uint64_t window, uint64_t page, size_t process)
 {
-	slots->items = model_grow(slots->items, &slots->capacity, slots->count + 1, sizeof(*slots->items));
-	slots->items[slots->count++] = (struct slot){ window, page, (uint32_t)process };
+	struct group_window *w = group_window(slots, window);
+	if (slots->crediting) {
+		/* after sharing one copy of each distinct page remains: the union */
+		slots->result->process_figures[process].sharable_pages[slots->rule_index] +=
+			(double)(w->total - w->distinct) / (double)w->total;
+		return;
+	}
+	w->total++;
+	w->distinct += group_page_added(slots, window, page);
 }
 
 /* The page-table pages a process keeps for the window [base, end): the
@@ -222,7 +293,7 @@ static void credit_file(struct model_sharing *out, size_t *capacity, const struc
 {
 	struct model_file_share *last = out->file_count ? &out->files[out->file_count - 1] : NULL;
 	if (!last || last->dev_major != m->dev_major || last->dev_minor != m->dev_minor || last->inode != m->inode) {
-		out->files = model_grow(out->files, capacity, out->file_count + 1, sizeof(*out->files));
+		array_reserve(&out->files, capacity, out->file_count + 1, sizeof(*out->files));
 		last = &out->files[out->file_count++];
 		*last = (struct model_file_share){ .path = m->vma->path, .dev_major = m->dev_major,
 						   .dev_minor = m->dev_minor, .inode = m->inode };
@@ -234,23 +305,17 @@ static void credit_file(struct model_sharing *out, size_t *capacity, const struc
 static uint64_t share_group(struct model_context *c, struct model_sharing *out, size_t rule_index,
 			    const struct member *group, size_t count, struct slots *slots)
 {
-	slots->count = 0;
+	slots_reset(slots);
 	for (size_t i = 0; i < count; i++)
 		member_slots(c, out->rule, &group[i], slots);
-	sort(slots->items, slots->count, sizeof(*slots->items), compare_slots);
 	uint64_t shared = 0;
-	for (size_t i = 0; i < slots->count;) {
-		/* after sharing one copy of each distinct page remains: the union */
-		size_t j = i, distinct = 0;
-		for (; j < slots->count && slots->items[j].window == slots->items[i].window; j++)
-			distinct += j == i || slots->items[j].page != slots->items[j - 1].page;
-		uint64_t total = j - i, saved = total - distinct;
-		shared += saved;
-		for (size_t k = i; k < j; k++)
-			c->result->process_figures[slots->items[k].process].sharable_pages[rule_index] +=
-				(double)saved / (double)total;
-		i = j;
-	}
+	for (size_t w = 0; w < slots->window_count; w++)
+		shared += slots->windows[w].total - slots->windows[w].distinct;
+	slots->crediting = true;
+	slots->rule_index = rule_index;
+	slots->result = c->result;
+	for (size_t i = 0; shared && i < count; i++)
+		member_slots(c, out->rule, &group[i], slots);
 	return shared;
 }
 
@@ -270,7 +335,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 	size_t count = 0, file_capacity = 0;
 	struct slots slots = { 0 };
 	if (!members)
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t v = 0; v < s->processes[i].vma_count; v++)
 			if (sharing_vma_eligible(rule, &s->processes[i].vmas[v]))
@@ -291,7 +356,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 		i = j;
 	}
 	sort(out->files, out->file_count, sizeof(*out->files), compare_files);
-	free(slots.items);
+	slots_free(&slots);
 	free(members);
 }
 
@@ -500,7 +565,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 		.fields = { malloc(3 * slots * sizeof(uint64_t)), malloc(3 * slots * sizeof(uint64_t)) },
 	};
 	if (!x.content_sums || !x.fields[0] || !x.fields[1])
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t id = 0; c->chunks_per_window_shift == 0 && id < s->content_count; id++) {
 		const struct pagemap_record *records = content_records(c, (uint32_t)id);
 		for (uint32_t r = 0; s->contents[id].references && r < s->contents[id].count; r++)

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/escape.h"
+#include "base/output.h"
 #include "base/alloc.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
@@ -61,6 +63,9 @@ static const char usage_text[] =
 "                      the BEFORE profile; without it, BEFORE is an older\n"
 "                      kernel tree: both trees' rmap paths in one graph, the\n"
 "                      functions and calls only one of them has coloured\n"
+"  --unresolved        instead of the graph, list the calls through function-\n"
+"                      pointer fields no parsed file stores a function in\n"
+"                      (FILE:LINE: CALLER calls through struct.field)\n"
 "  -q, --quiet         no summary on stderr\n"
 "  -h, --help          this text\n"
 "\n"
@@ -77,6 +82,7 @@ struct arguments {
 	const struct analyzer_path *path;       /* --path preset */
 	enum graph_page page;
 	bool quiet;
+	bool unresolved;            /* list the unresolved pointer calls instead of the graph */
 };
 
 static void push(const char ***list, size_t *count, const char *value)
@@ -97,7 +103,8 @@ static bool positive_number(const char *text, int *value)
 
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
        OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
-       OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_LIBCLANG };
+       OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_UNRESOLVED,
+       OPT_LIBCLANG };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -122,6 +129,7 @@ static const struct option long_options[] = {
 	{ "page", required_argument, NULL, OPT_PAGE },
 	{ "libclang", required_argument, NULL, OPT_LIBCLANG },
 	{ "versus", required_argument, NULL, OPT_VERSUS },
+	{ "unresolved", no_argument, NULL, OPT_UNRESOLVED },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -170,6 +178,7 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		case OPT_DESIGN: a->design = optarg; break;
 		case OPT_OVERLAY_PROFILE: a->overlay_profile = optarg; break;
 		case OPT_VERSUS: a->versus = optarg; break;
+		case OPT_UNRESOLVED: a->unresolved = true; break;
 		case OPT_PATH:
 			if (!(a->path = analyzer_path_named(optarg)))
 				return unknown_word("--path", optarg, &analyzer_paths[0].name, sizeof(analyzer_paths[0]));
@@ -247,10 +256,50 @@ static void print_summary(const struct callgraph *graph)
 	if (s->flags_dropped)
 		fprintf(stderr, "; %zu gcc-only flags dropped", s->flags_dropped);
 	fprintf(stderr, "%s%s\n", s->first_error ? "; first: " : "", s->first_error ? s->first_error : "");
+	for (size_t i = 0; i < graph->error_file_count; i++) {
+		const struct cg_error_file *e = &graph->error_files[i];
+		fprintf(stderr, "ptscope: callgraph: %s: %zu error%s; calls of its %zu functions may be missing:",
+			e->file, e->errors, e->errors == 1 ? "" : "s", e->function_count);
+		for (size_t f = 0; f < e->function_count && f < 12; f++)
+			fprintf(stderr, " %s", e->functions[f]);
+		fprintf(stderr, "%s\n", e->function_count > 12 ? " ..." : "");
+	}
 	fprintf(stderr, "ptscope: callgraph: %zu functions, %zu calls, %zu call sites through "
 		"function-pointer fields (%zu unresolved); kept %zu functions, %zu calls\n",
 		s->functions, s->calls, s->indirect_sites, s->indirect_unresolved,
 		graph->node_count, graph->edge_count);
+}
+
+/* --unresolved: "FILE:LINE: CALLER calls through FIELD", one line per call
+ * site no stored function was found for, in file order. */
+static int write_unresolved(const struct callgraph *graph, const char *path, char *err, size_t err_size)
+{
+	struct output output;
+	struct error error;
+	if (output_open(&output, path, &error)) {
+		snprintf(err, err_size, "%s", error.message);
+		return 2;
+	}
+	FILE *out = output_stream(&output);
+	for (size_t i = 0; out && i < graph->unresolved_count; i++) {
+		const struct cg_unresolved *u = &graph->unresolved[i];
+		escape_fputs(escape_text, u->file, out);
+		fprintf(out, ":%u: ", u->line);
+		escape_fputs(escape_text, u->caller, out);
+		fputs(" calls through ", out);
+		escape_fputs(escape_text, u->field, out);
+		fputc('\n', out);
+	}
+	if (!out) {
+		output_discard(&output);
+		snprintf(err, err_size, "%s: cannot write", path ? path : "stdout");
+		return 2;
+	}
+	if (output_publish(&output, &error)) {
+		snprintf(err, err_size, "%s", error.message);
+		return 2;
+	}
+	return 0;
 }
 
 /* What a --path preset left out: the same entries to every rmap function,
@@ -328,7 +377,9 @@ static int run(struct arguments *a, enum graph_format format)
 		if (unplaced[0])
 			fprintf(stderr, "ptscope: callgraph: %s\n", unplaced);
 	}
-	if (!status)
+	if (!status && a->unresolved)
+		status = write_unresolved(graph, a->output, err, sizeof(err));
+	else if (!status)
 		status = graph_write(drawn, overlaid ? &overlay : NULL, format, a->page, a->output, err, sizeof(err));
 	if (status)
 		fprintf(stderr, "ptscope: %s\n", err);
@@ -345,7 +396,7 @@ int cmd_callgraph(int argc, char **argv)
 	struct arguments a = { .options = { .depth = 0 } };
 	int status = parse_arguments(argc, argv, &a);
 	enum graph_format format = GRAPH_FORMAT_NONE;
-	if (status == 0 && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
+	if (status == 0 && !a.unresolved && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
 		status = 1;
 	/* PNG and PDF bytes would garble a terminal: refused before any parsing */
 	if (status == 0 && (format == GRAPH_FORMAT_PNG || format == GRAPH_FORMAT_PDF) &&

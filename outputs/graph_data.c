@@ -157,6 +157,19 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 			? json_string(items[i].text) : json_object_new_int64((int64_t)items[i].number));
 	if (overlay)
 		json_object_object_add(summary, "overlay", json_string(overlay->title));
+	/* files whose parse had errors: their functions' calls may be missing */
+	json_object *error_files = json_object_new_array();
+	for (size_t i = 0; i < graph->error_file_count; i++) {
+		const struct cg_error_file *e = &graph->error_files[i];
+		json_object *file = json_object_new_object(), *functions = json_object_new_array();
+		for (size_t f = 0; f < e->function_count; f++)
+			json_object_array_add(functions, json_string(e->functions[f]));
+		json_object_object_add(file, "file", json_string(e->file));
+		json_object_object_add(file, "errors", json_object_new_int64((int64_t)e->errors));
+		json_object_object_add(file, "functions", functions);
+		json_object_array_add(error_files, file);
+	}
+	json_object_object_add(summary, "error_files", error_files);
 	/* schema and version as in the report (docs/callgraph.schema.json) */
 	fprintf(out, "{\n\"schema\": %d,\n\"version\": \"%s\",\n\"summary\":\n", PTSCOPE_REPORT_SCHEMA, PTSCOPE_VERSION);
 	write_json_line(out, summary, ",");
