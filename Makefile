@@ -26,7 +26,7 @@ PACKAGES_BUILD = gcc libc6-dev make pkg-config libclang-14-dev libgraphviz-dev l
 PACKAGES_RUN   = libclang1-14 man-db
 PACKAGES_CHECK = libcunit1-dev smem smemcap cflow time python3 jq xz-utils zstd linux-config-6.1 \
                  linux-config-6.12 bash-completion debhelper dpkg-dev fakeroot libclang-19-dev llvm-19-dev \
-                 clang-19 python3-jsonschema sqlite3
+                 clang-19 python3-jsonschema sqlite3 chromium
 PACKAGES_BENCH = smem cflow time jq bc clang-14
 PACKAGES_FUZZ  = clang-14 libclang-rt-14-dev
 

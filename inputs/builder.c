@@ -32,8 +32,7 @@ struct snapshot_builder {
 	struct input_error first_bad;   /* the first dropped process, for the warning */
 	struct process_build *processes;
 	size_t process_count, process_capacity;
-	int32_t *pid_slots;             /* open addressing: pid -> index + 1 */
-	size_t pid_slot_count;
+	struct hash_table pid_index;    /* processes by pid */
 	struct vma_array vmas;
 	struct extra_array extras;
 	bool has_info, has_version, has_meminfo;
@@ -101,7 +100,7 @@ void builder_abort(struct snapshot_builder *b)
 	for (size_t i = 0; i < b->process_count; i++)
 		free(b->processes[i].process.runs);
 	free(b->processes);
-	free(b->pid_slots);
+	hash_free(&b->pid_index);
 	free(b->vmas.items);
 	free(b->extras.items);
 	free(b->slub);
@@ -109,45 +108,25 @@ void builder_abort(struct snapshot_builder *b)
 	free(b);
 }
 
-static int grow_pid_slots(struct snapshot_builder *b)
+/* Processes by pid: the base hash table over b->processes (base/hash.h). */
+static uint64_t rehash_pid(const void *context, size_t index)
 {
-	size_t count = b->pid_slot_count ? b->pid_slot_count * 2 : 1024;
-	int32_t *slots = calloc(count, sizeof(*slots));
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < b->process_count; i++) {
-		size_t j = (size_t)b->processes[i].process.pid & (count - 1);
-		while (slots[j])
-			j = (j + 1) & (count - 1);
-		slots[j] = (int32_t)(i + 1);
-	}
-	free(b->pid_slots);
-	b->pid_slots = slots;
-	b->pid_slot_count = count;
-	return 0;
+	const struct snapshot_builder *b = context;
+	return hash_u64((uint64_t)b->processes[index].process.pid);
 }
 
 static struct process_build *process_for(struct snapshot_builder *b, int pid)
 {
-	if (b->process_count * 2 >= b->pid_slot_count && grow_pid_slots(b))
-		return NULL;
-	size_t j = (size_t)pid & (b->pid_slot_count - 1);
-	for (; b->pid_slots[j]; j = (j + 1) & (b->pid_slot_count - 1))
-		if (b->processes[b->pid_slots[j] - 1].process.pid == pid)
-			return &b->processes[b->pid_slots[j] - 1];
-	if (b->process_count == b->process_capacity) {
-		size_t capacity = b->process_capacity ? b->process_capacity * 2 : 256;
-		void *p = realloc(b->processes, capacity * sizeof(*b->processes));
-		if (!p)
-			return NULL;
-		b->processes = p;
-		b->process_capacity = capacity;
-	}
-	struct process_build *pb = &b->processes[b->process_count];
+	struct hash_probe probe;
+	uint64_t hash = hash_u64((uint64_t)pid);
+	for (size_t i = hash_first(&b->pid_index, hash, &probe); i != HASH_NONE; i = hash_next(&b->pid_index, &probe))
+		if (b->processes[i].process.pid == pid)
+			return &b->processes[i];
+	struct process_build *pb = ARRAY_PUSH(b->processes, b->process_count, b->process_capacity);
 	memset(pb, 0, sizeof(*pb));
 	pb->process.pid = pid;
 	pb->process.comm = pb->process.cmdline = "";
-	b->pid_slots[j] = (int32_t)++b->process_count;
+	hash_add(&b->pid_index, hash, b->process_count - 1, rehash_pid, b);
 	return pb;
 }
 
@@ -299,10 +278,6 @@ static struct process_build *claim_member(struct snapshot_builder *b, const stru
 {
 	struct process_build *pb = process_for(b, m->pid);
 	*status = 0;
-	if (!pb) {
-		*status = parse_fail(place, 0, "out of memory");
-		return NULL;
-	}
 	if (pb->bad)
 		return NULL;
 	if (pb->seen & (1u << m->kind)) {
@@ -478,7 +453,8 @@ static int compare_process_pid(const void *a, const void *b)
 static void assemble(struct snapshot_builder *b, struct snapshot *s)
 {
 	size_t vma_total = 0, kept = 0;
-	qsort(b->processes, b->process_count, sizeof(*b->processes), compare_process_pid);
+	if (b->process_count)     /* qsort's array may not be NULL, even when empty */
+		qsort(b->processes, b->process_count, sizeof(*b->processes), compare_process_pid);
 	for (size_t i = 0; i < b->process_count; i++) {
 		struct process_build *pb = &b->processes[i];
 		if (pb->bad)

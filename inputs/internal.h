@@ -25,6 +25,7 @@ const char *arena_intern(struct arena *arena, const char *s, size_t length);
 #include "base/alloc.h"
 #include "base/array.h"
 #include "base/file.h"
+#include "base/hash.h"
 
 /* ---- errors ---- */
 /* Fill error with "SOURCE: MEMBER:LINE: message" (LINE omitted when 0). */

@@ -259,7 +259,7 @@ static void measure_drift(struct model_context *c, double *drift)
 	const struct snapshot *s = c->snapshot;
 	struct vma_counts *counts = calloc(s->vma_count + 1, sizeof(*counts));
 	if (!counts)
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
 		if (!p->has_pagemap || !c->result->has_pfns)
@@ -284,7 +284,7 @@ static void estimate_chains(struct model_context *c)
 	struct file_key *keys = malloc((s->vma_count + 1) * sizeof(*keys));
 	size_t key_count = 0;
 	if (!keys)
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t g = 0; g < s->vma_count; g++)
 		if (s->vmas[g].inode)
 			keys[key_count++] = (struct file_key){ s->vmas[g].dev_major, s->vmas[g].dev_minor, s->vmas[g].inode };
@@ -293,7 +293,7 @@ static void estimate_chains(struct model_context *c)
 		r->designs[d].pte_chain_estimate.method = model_pte_chain_method;
 	double *drift = calloc(s->vma_count + 1, sizeof(*drift));
 	if (!drift)
-		model_out_of_memory();
+		out_of_memory();
 	measure_drift(c, drift);
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];

@@ -70,7 +70,7 @@ void model_fork_tables(struct model_context *c)
 	struct fork_walk walk = { r->current_design < r->design_count ? r->designs[r->current_design].profile : NULL,
 				  NO_WINDOW, calloc(r->sharing_count + 1, sizeof(uint64_t)) };
 	if (!walk.rule_window)
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t i = 0; i < c->snapshot->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
 		walk.window = NO_WINDOW;

@@ -12,59 +12,21 @@
 
 #include "model/model_internal.h"
 
-/* No partial figures: out of memory ends the run with the internal-failure
- * status (2) and says why, rather than a SIGABRT and a core. */
-void model_out_of_memory(void)
-{
-	fputs("ptscope: out of memory in the cost model\n", stderr);
-	exit(2);
-}
+/* ---- the PFN table: the base hash table over the entries (base/hash.h) ---- */
 
-void *model_grow(void *array, size_t *capacity, size_t need, size_t size)
+static uint64_t rehash_pfn(const void *context, size_t index)
 {
-	if (need <= *capacity)
-		return array;
-	size_t next = *capacity ? *capacity * 2 : 16;
-	while (next < need)
-		next *= 2;
-	void *p = realloc(array, next * size);
-	if (!p)
-		model_out_of_memory();
-	*capacity = next;
-	return p;
-}
-
-/* ---- the PFN table: open addressing, linear probing ---- */
-
-static size_t hash_pfn(uint64_t pfn)
-{
-	pfn *= UINT64_C(0x9e3779b97f4a7c15);
-	return (size_t)(pfn ^ (pfn >> 29));
-}
-
-static void pfn_table_rehash(struct pfn_table *table)
-{
-	size_t slots = table->slot_mask ? (table->slot_mask + 1) * 2 : 1024;
-	free(table->slots);
-	table->slots = calloc(slots, sizeof(*table->slots));
-	if (!table->slots)
-		model_out_of_memory();
-	table->slot_mask = slots - 1;
-	for (size_t i = 0; i < table->count; i++) {
-		size_t s = hash_pfn(table->entries[i].pfn) & table->slot_mask;
-		while (table->slots[s])
-			s = (s + 1) & table->slot_mask;
-		table->slots[s] = (uint32_t)(i + 1);
-	}
+	const struct pfn_table *table = context;
+	return hash_u64(table->entries[index].pfn);
 }
 
 struct pfn_entry *pfn_table_find(const struct pfn_table *table, uint64_t pfn)
 {
-	if (!table->slots)
-		return NULL;
-	for (size_t s = hash_pfn(pfn) & table->slot_mask; table->slots[s]; s = (s + 1) & table->slot_mask)
-		if (table->entries[table->slots[s] - 1].pfn == pfn)
-			return &table->entries[table->slots[s] - 1];
+	struct hash_probe probe;
+	for (size_t i = hash_first(&table->index, hash_u64(pfn), &probe); i != HASH_NONE;
+	     i = hash_next(&table->index, &probe))
+		if (table->entries[i].pfn == pfn)
+			return &table->entries[i];
 	return NULL;
 }
 
@@ -73,23 +35,17 @@ struct pfn_entry *pfn_table_add(struct pfn_table *table, uint64_t pfn)
 	struct pfn_entry *found = pfn_table_find(table, pfn);
 	if (found)
 		return found;
-	if ((table->count + 1) * 2 > table->slot_mask + 1 || !table->slots)
-		pfn_table_rehash(table);
-	table->entries = model_grow(table->entries, &table->capacity, table->count + 1, sizeof(*table->entries));
-	struct pfn_entry *e = &table->entries[table->count];
+	struct pfn_entry *e = ARRAY_PUSH(table->entries, table->count, table->capacity);
 	memset(e, 0, sizeof(*e));
 	e->pfn = pfn;
-	size_t s = hash_pfn(pfn) & table->slot_mask;
-	while (table->slots[s])
-		s = (s + 1) & table->slot_mask;
-	table->slots[s] = (uint32_t)++table->count;
+	hash_add(&table->index, hash_u64(pfn), table->count - 1, rehash_pfn, table);
 	return e;
 }
 
 void pfn_table_free(struct pfn_table *table)
 {
 	free(table->entries);
-	free(table->slots);
+	hash_free(&table->index);
 	memset(table, 0, sizeof(*table));
 }
 
@@ -237,7 +193,7 @@ static void count_pfns(struct model_context *c)
 	const struct snapshot *s = c->snapshot;
 	c->record_pfns = calloc(s->content_record_count + 1, sizeof(*c->record_pfns));
 	if (!c->record_pfns)
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t id = 0; id < s->content_count; id++) {
 		const struct pagemap_content *pc = &s->contents[id];
 		const struct pagemap_record *records = s->content_records + pc->first;
@@ -266,7 +222,7 @@ static void figure_contents(struct model_context *c)
 	double *bytes = calloc(contents * designs + designs, sizeof(*bytes));
 	uint64_t *allocations = calloc(contents * designs + designs, sizeof(*allocations));
 	if (!c->content_figures || !c->content_pmd || !bytes || !allocations)
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t id = 0; id < contents; id++) {
 		c->content_figures[id].chain_bytes = bytes + id * designs;
 		c->content_figures[id].chain_allocations = allocations + id * designs;
@@ -488,7 +444,7 @@ static size_t design_index(struct model_result *r, size_t *capacity, const struc
 	for (size_t d = 0; d < r->design_count; d++)
 		if (r->designs[d].profile == profile)
 			return d;
-	r->designs = model_grow(r->designs, capacity, r->design_count + 1, sizeof(*r->designs));
+	array_reserve(&r->designs, capacity, r->design_count + 1, sizeof(*r->designs));
 	r->designs[r->design_count] = (struct model_design){ .profile = profile };
 	return r->design_count++;
 }
@@ -500,10 +456,9 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 	const struct profile_set *set = o->profiles;
 	size_t selected = o->designs ? o->design_count : set->rmap_count, capacity = 0;
 	r->sharing_count = o->rules ? o->rule_count : set->rule_count;
-	r->designs = model_grow(NULL, &capacity, selected + 1, sizeof(*r->designs));
-	r->sharing = calloc(r->sharing_count + 1, sizeof(*r->sharing));
-	if (!r->sharing)
-		model_out_of_memory();
+	r->designs = NULL;
+	array_reserve(&r->designs, &capacity, selected + 1, sizeof(*r->designs));
+	r->sharing = xcalloc(r->sharing_count + 1, sizeof(*r->sharing));
 	for (size_t d = 0; d < selected; d++)
 		r->designs[r->design_count++] = (struct model_design){
 			.profile = o->designs ? o->designs[d] : &set->rmaps[d], .selected = true };
@@ -656,14 +611,14 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	c.vma_has_anon_vma = calloc(snapshot->vma_count + 1, sizeof(*c.vma_has_anon_vma));
 	struct fraction_sum *sums = calloc(r->design_count + 1, sizeof(*sums));
 	if (!r->process_figures || !c.vma_has_anon_vma || !sums)
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t i = 0; i < snapshot->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
 		mp->pte_chain_bytes = calloc(r->design_count + 1, sizeof(double));
 		mp->sharable_pages = calloc(r->sharing_count + 1, sizeof(double));
 		mp->fork_copies = calloc(r->sharing_count + 1, sizeof(*mp->fork_copies));
 		if (!mp->pte_chain_bytes || !mp->sharable_pages || !mp->fork_copies)
-			model_out_of_memory();
+			out_of_memory();
 	}
 
 	count_pfns(&c);

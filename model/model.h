@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hash.h"
 #include "inputs/snapshot.h"
 
 #define MODEL_PAGE_BYTES 4096u
@@ -156,8 +157,7 @@ const char *sharing_partners_name(enum sharing_partners partners);
 struct fraction_sum {
 	struct fraction_term { uint64_t denominator; unsigned __int128 numerator; } *terms;
 	size_t count, capacity;
-	uint64_t *slots;                /* open-addressed index of terms by denominator */
-	size_t slot_mask;
+	struct hash_table index;        /* terms by denominator (base/hash.h) */
 };
 void fraction_sum_add(struct fraction_sum *sum, unsigned __int128 numerator, uint64_t denominator);
 /* The sum rounded half up, and as a double for display. */

@@ -5,6 +5,8 @@
 #ifndef PTSCOPE_MODEL_INTERNAL_H
 #define PTSCOPE_MODEL_INTERNAL_H
 
+#include "base/alloc.h"
+#include "base/array.h"
 #include "model/model.h"
 
 /*
@@ -53,8 +55,7 @@ struct pfn_entry {
 struct pfn_table {
 	struct pfn_entry *entries;
 	size_t count, capacity;
-	uint32_t *slots;                /* index + 1 into entries; 0 empty */
-	size_t slot_mask;
+	struct hash_table index;        /* entries by PFN (base/hash.h) */
 };
 
 struct model_context {
@@ -107,7 +108,5 @@ int model_sharing(struct model_context *context);            /* model/sharing.c 
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
 void model_counters(struct model_context *context);          /* model/counters.c */
 
-_Noreturn void model_out_of_memory(void);
-void *model_grow(void *array, size_t *capacity, size_t need, size_t size);
 
 #endif

@@ -126,7 +126,7 @@ static uint64_t count_families(struct model_context *c)
 		.content_owner = calloc(s->content_count + 1, sizeof(*f.content_owner)),
 	};
 	if (!f.parent || !f.content_owner)
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t g = 0; g < s->vma_count; g++)
 		f.parent[g] = g;
 	for (size_t i = 0; i < s->process_count; i++)
@@ -198,7 +198,7 @@ void model_object_rmap(struct model_context *c)
 	bool exact = r->has_pfns && r->processes_with_pagemap == r->processes;
 	uint64_t *depths = calloc(s->vma_count + 1, sizeof(*depths));
 	if (!depths)
-		model_out_of_memory();
+		out_of_memory();
 	uint64_t chains = 0;
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];

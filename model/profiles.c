@@ -285,7 +285,7 @@ static void *append(void *array, size_t *count, size_t *capacity, size_t size)
 		size_t next = *capacity ? *capacity * 2 : 16;
 		void *p = realloc(array, next * size);
 		if (!p)
-			model_out_of_memory();
+			out_of_memory();
 		array = p;
 		*capacity = next;
 	}
@@ -479,7 +479,7 @@ int profiles_load_file(struct profile_set *set, const char *path, struct model_e
 			capacity = capacity ? capacity * 2 : 65536;
 			char *p = realloc(text, capacity);
 			if (!p)
-				model_out_of_memory();
+				out_of_memory();
 			text = p;
 		}
 		size_t n = fread(text + length, 1, capacity - length, f);

@@ -15,70 +15,33 @@
 #include "model/model.h"
 #include "model/model_internal.h"
 
-static void *grow(void *array, size_t *capacity, size_t need, size_t size)
+/* Terms by denominator: the base hash table (base/hash.h). */
+static uint64_t rehash_term(const void *context, size_t index)
 {
-	if (need <= *capacity)
-		return array;
-	size_t next = *capacity ? *capacity * 2 : 64;
-	while (next < need)
-		next *= 2;
-	void *p = realloc(array, next * size);
-	if (!p)
-		model_out_of_memory();        /* out of memory: nothing sensible left to report */
-	*capacity = next;
-	return p;
-}
-
-static size_t hash_u64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	return (size_t)x;
-}
-
-static void rehash(struct fraction_sum *sum)
-{
-	size_t slots = (sum->slot_mask + 1) * 2;
-	if (slots < 64)
-		slots = 64;
-	free(sum->slots);
-	sum->slots = calloc(slots, sizeof(*sum->slots));
-	if (!sum->slots)
-		model_out_of_memory();
-	sum->slot_mask = slots - 1;
-	for (size_t i = 0; i < sum->count; i++) {
-		size_t s = hash_u64(sum->terms[i].denominator) & sum->slot_mask;
-		while (sum->slots[s])
-			s = (s + 1) & sum->slot_mask;
-		sum->slots[s] = i + 1;
-	}
+	const struct fraction_sum *sum = context;
+	return hash_u64(sum->terms[index].denominator);
 }
 
 void fraction_sum_add(struct fraction_sum *sum, unsigned __int128 numerator, uint64_t denominator)
 {
 	if (numerator == 0 || denominator == 0)
 		return;
-	if (!sum->slots || (sum->count + 1) * 2 > sum->slot_mask + 1)
-		rehash(sum);
-	size_t s = hash_u64(denominator) & sum->slot_mask;
-	while (sum->slots[s]) {
-		struct fraction_term *t = &sum->terms[sum->slots[s] - 1];
-		if (t->denominator == denominator) {
-			t->numerator += numerator;
+	struct hash_probe probe;
+	uint64_t hash = hash_u64(denominator);
+	for (size_t i = hash_first(&sum->index, hash, &probe); i != HASH_NONE; i = hash_next(&sum->index, &probe)) {
+		if (sum->terms[i].denominator == denominator) {
+			sum->terms[i].numerator += numerator;
 			return;
 		}
-		s = (s + 1) & sum->slot_mask;
 	}
-	sum->terms = grow(sum->terms, &sum->capacity, sum->count + 1, sizeof(*sum->terms));
-	sum->terms[sum->count] = (struct fraction_term){ denominator, numerator };
-	sum->slots[s] = ++sum->count;
+	*ARRAY_PUSH(sum->terms, sum->count, sum->capacity) = (struct fraction_term){ denominator, numerator };
+	hash_add(&sum->index, hash, sum->count - 1, rehash_term, sum);
 }
 
 void fraction_sum_free(struct fraction_sum *sum)
 {
 	free(sum->terms);
-	free(sum->slots);
+	hash_free(&sum->index);
 	memset(sum, 0, sizeof(*sum));
 }
 
@@ -91,7 +54,7 @@ struct big {
 
 static void big_set(struct big *x, uint64_t value)
 {
-	x->limb = grow(x->limb, &x->capacity, 2, sizeof(uint32_t));
+	array_reserve(&x->limb, &x->capacity, 2, sizeof(uint32_t));
 	x->limb[0] = (uint32_t)value;
 	x->limb[1] = (uint32_t)(value >> 32);
 	x->length = x->limb[1] ? 2 : (x->limb[0] ? 1 : 0);
@@ -106,7 +69,7 @@ static void big_mul_small(struct big *x, uint32_t k)
 		carry = p >> 32;
 	}
 	if (carry) {
-		x->limb = grow(x->limb, &x->capacity, x->length + 1, sizeof(uint32_t));
+		array_reserve(&x->limb, &x->capacity, x->length + 1, sizeof(uint32_t));
 		x->limb[x->length++] = (uint32_t)carry;
 	}
 	while (x->length && !x->limb[x->length - 1])
@@ -118,7 +81,7 @@ static uint32_t big_div_small(const struct big *x, uint32_t d, struct big *quoti
 {
 	uint64_t rest = 0;
 	if (quotient != x) {
-		quotient->limb = grow(quotient->limb, &quotient->capacity, x->length + 1, sizeof(uint32_t));
+		array_reserve(&quotient->limb, &quotient->capacity, x->length + 1, sizeof(uint32_t));
 		quotient->length = x->length;
 	}
 	for (size_t i = x->length; i-- > 0;) {
@@ -134,7 +97,7 @@ static uint32_t big_div_small(const struct big *x, uint32_t d, struct big *quoti
 static void big_add(struct big *x, const struct big *y)
 {
 	size_t n = x->length > y->length ? x->length : y->length;
-	x->limb = grow(x->limb, &x->capacity, n + 1, sizeof(uint32_t));
+	array_reserve(&x->limb, &x->capacity, n + 1, sizeof(uint32_t));
 	for (size_t i = x->length; i < n + 1; i++)
 		x->limb[i] = 0;
 	uint64_t carry = 0;

@@ -293,7 +293,7 @@ static void credit_file(struct model_sharing *out, size_t *capacity, const struc
 {
 	struct model_file_share *last = out->file_count ? &out->files[out->file_count - 1] : NULL;
 	if (!last || last->dev_major != m->dev_major || last->dev_minor != m->dev_minor || last->inode != m->inode) {
-		out->files = model_grow(out->files, capacity, out->file_count + 1, sizeof(*out->files));
+		array_reserve(&out->files, capacity, out->file_count + 1, sizeof(*out->files));
 		last = &out->files[out->file_count++];
 		*last = (struct model_file_share){ .path = m->vma->path, .dev_major = m->dev_major,
 						   .dev_minor = m->dev_minor, .inode = m->inode };
@@ -335,7 +335,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 	size_t count = 0, file_capacity = 0;
 	struct slots slots = { 0 };
 	if (!members)
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t v = 0; v < s->processes[i].vma_count; v++)
 			if (sharing_vma_eligible(rule, &s->processes[i].vmas[v]))
@@ -565,7 +565,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 		.fields = { malloc(3 * slots * sizeof(uint64_t)), malloc(3 * slots * sizeof(uint64_t)) },
 	};
 	if (!x.content_sums || !x.fields[0] || !x.fields[1])
-		model_out_of_memory();
+		out_of_memory();
 	for (size_t id = 0; c->chunks_per_window_shift == 0 && id < s->content_count; id++) {
 		const struct pagemap_record *records = content_records(c, (uint32_t)id);
 		for (uint32_t r = 0; s->contents[id].references && r < s->contents[id].count; r++)

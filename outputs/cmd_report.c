@@ -9,6 +9,7 @@
  * it, so a failed report never leaves a partial file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/output.h"
+#include "base/file.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
@@ -31,7 +33,7 @@ static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
 	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX]\n"
-	      "                      [--group-by user|cgroup|command] [--all-designs]\n"
+	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
 	      "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
@@ -50,6 +52,8 @@ static const char usage_text[] =
 	      "  --top N                N processes (text default 5; with it, every format keeps N)\n"
 	      "  --filter REGEX         only processes whose command line matches (POSIX extended)\n"
 	      "  --group-by KEY         sums per user (captured uid), cgroup (PID/cgroup) or command\n"
+	      "  --callgraph TREE       html: embed the rmap-path diagram of kernel TREE with this\n"
+	      "                         snapshot's fork and exit counts (ptscope callgraph --overlay-events)\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
 	      "                         by command line then comm, files by path\n";
@@ -134,6 +138,29 @@ static int write_output(const char *path, const struct model_result *result, con
 	return STATUS_OK;
 }
 
+/* --callgraph TREE: the diagram `ptscope callgraph TREE --overlay-events
+ * SNAPSHOT --format svg` draws, through that command itself (one code path
+ * for both), into a scratch file read back whole. */
+static int callgraph_svg(const char *tree, const char *snapshot, struct buffer *svg)
+{
+	char path[] = "/tmp/ptscope-callgraph-XXXXXX.svg";
+	int fd = mkstemps(path, 4);
+	if (fd < 0) {
+		fprintf(stderr, "ptscope: report: --callgraph: %s\n", strerror(errno));
+		return 2;
+	}
+	close(fd);
+	char *argv[] = { "callgraph", (char *)tree, "--overlay-events", (char *)snapshot, "--format", "svg",
+			 "-q", "-o", path, NULL };
+	int status = cmd_callgraph((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv);
+	if (status == 0 && (status = file_read_at(AT_FDCWD, path, svg)) != 0) {
+		fprintf(stderr, "ptscope: report: --callgraph: %s: %s\n", path, strerror(status));
+		status = 2;
+	}
+	unlink(path);
+	return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -143,6 +170,7 @@ int cmd_report(int argc, char **argv)
 		{ "all-designs", no_argument, NULL, 'A' }, { "versus", required_argument, NULL, 'V' },
 		{ "sort", required_argument, NULL, 'S' },    { "top", required_argument, NULL, 'T' },
 		{ "filter", required_argument, NULL, 'R' },  { "group-by", required_argument, NULL, 'G' },
+		{ "callgraph", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -150,7 +178,7 @@ int cmd_report(int argc, char **argv)
 	struct profile_set set = { 0 };
 	struct selection chosen = { 0 };
 	struct model_error model_error;
-	const char *output = NULL, *versus = NULL;
+	const char *output = NULL, *versus = NULL, *callgraph = NULL;
 	int c, status = 0;
 
 	if (profiles_load_builtin(&set, &model_error)) {
@@ -165,6 +193,7 @@ int cmd_report(int argc, char **argv)
 		case 'F': report.per_file = true; break;
 		case 'A': report.all_designs = true; break;
 		case 'V': versus = optarg; break;
+		case 'C': callgraph = optarg; break;
 		case 'S':
 			report.sort_given = true;
 			if (report_sort_parse(optarg, &report.sort)) {
@@ -215,6 +244,10 @@ int cmd_report(int argc, char **argv)
 		fputs("ptscope: report: CSV is one table: choose one of --per-process, --per-file, --group-by\n", stderr);
 		status = 1;
 	}
+	if (!status && callgraph && report.format != REPORT_HTML) {
+		fputs("ptscope: report: --callgraph embeds the diagram in --format html only\n", stderr);
+		status = 1;
+	}
 	if (!status && argc - optind > 1) {
 		fprintf(stderr, "ptscope: report: one snapshot at a time ('%s' is extra)\n", argv[optind + 1]);
 		status = 1;
@@ -236,6 +269,7 @@ int cmd_report(int argc, char **argv)
 		const struct sharing_rule *rules[MAX_SELECTED];
 		struct model_options options = { .profiles = &set, .top_files = report.per_file ? SIZE_MAX : 10 };
 		struct model_result *result = NULL, *before = NULL;
+		struct buffer diagram = { 0 };
 		resolve(&set, &chosen, designs, rules, &options);
 		/* designs named on the command line are shown whatever their architecture */
 		report.all_designs |= options.design_count > 0;
@@ -252,10 +286,15 @@ int cmd_report(int argc, char **argv)
 			   (baseline && model_run(baseline, &options, &before, &model_error))) {
 			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, model_error.message);
 			status = 2;
-		} else {
+		} else if (callgraph && (status = callgraph_svg(callgraph, snapshot->source, &diagram)) == 0) {
+			report.versus = before;
+			report.callgraph_svg = diagram.data;
+			status = write_output(output, result, &report);
+		} else if (!callgraph) {
 			report.versus = before;
 			status = write_output(output, result, &report);
 		}
+		free(diagram.data);
 		model_free(result);
 		model_free(before);
 	}

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/escape.h"
 #include "base/hash.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
@@ -413,8 +414,11 @@ void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, s
 				       overlay->unplaced_count, percent);
 	for (size_t i = 0; i < overlay->unplaced_count && i < 5 && used < size; i++) {
 		const struct overlay_unplaced *u = &overlay->unplaced[i];
-		used += (size_t)snprintf(text + used, size - used, "%s %s %.1f%%", i ? "," : "; largest:", u->symbol,
+		/* symbols are a file's text: a terminal gets them escaped (base/escape.h) */
+		char *symbol = escape_alloc(escape_text, u->symbol);
+		used += (size_t)snprintf(text + used, size - used, "%s %s %.1f%%", i ? "," : "; largest:", symbol,
 					 u->share.present ? u->share.percent : u->baseline.percent);
+		free(symbol);
 	}
 }
 

@@ -148,7 +148,7 @@ int report_write(FILE *out, const struct model_result *result, const struct repo
 	case REPORT_TEXT: status = report_write_versus_text(out, tree, options); break;
 	case REPORT_XML:  status = report_write_xml(out, tree); break;
 	case REPORT_CSV:  status = report_write_csv(out, tree, options); break;
-	case REPORT_HTML: status = report_write_html(out, tree); break;
+	case REPORT_HTML: status = report_write_html(out, tree, result, options); break;
 	default:          status = write_json(out, tree); break;
 	}
 	json_object_put(tree);

@@ -34,6 +34,7 @@ struct report_options {
 	const char *filter;             /* POSIX extended regex on the command line, or NULL */
 	bool top_given;                 /* --top N was given: it limits every format's rows */
 	bool sort_given;                /* --sort was given: structured formats follow it too */
+	const char *callgraph_svg;      /* html: the rmap-path diagram to embed (an SVG document), or NULL */
 	const struct model_result *versus; /* --versus BEFORE: compare with it (NULL: no comparison) */
 };
 

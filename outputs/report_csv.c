@@ -170,6 +170,20 @@ static int write_files(FILE *out, struct json_object *tree)
 /* Rows {key, before, after, delta} for each scalar of totals (dotted keys),
  * from the tree --versus built (report_versus.c). */
 static void comparison_rows(struct json_object *rows, const char *prefix, struct json_object *after,
+			    struct json_object *before, struct json_object *delta);
+
+struct json_object *report_comparison_rows(struct json_object *tree)
+{
+	struct json_object *totals = NULL, *before = NULL, *delta = NULL;
+	if (!json_object_object_get_ex(tree, "versus", &before) || !json_object_object_get_ex(tree, "delta", &delta) ||
+	    !json_object_object_get_ex(tree, "totals", &totals))
+		return NULL;
+	struct json_object *rows = json_object_new_array();
+	comparison_rows(rows, "", totals, before, delta);
+	return rows;
+}
+
+static void comparison_rows(struct json_object *rows, const char *prefix, struct json_object *after,
 			    struct json_object *before, struct json_object *delta)
 {
 	json_object_object_foreach(after, key, value) {
@@ -195,14 +209,12 @@ static void comparison_rows(struct json_object *rows, const char *prefix, struct
 
 int report_write_csv(FILE *out, struct json_object *tree, const struct report_options *options)
 {
-	struct json_object *totals = NULL, *before = NULL, *delta = NULL;
+	struct json_object *rows = NULL;
 	if (options->group_by == GROUP_NONE && !options->per_process && !options->per_file &&
-	    json_object_object_get_ex(tree, "versus", &before) && json_object_object_get_ex(tree, "delta", &delta) &&
-	    json_object_object_get_ex(tree, "totals", &totals)) {
+	    (rows = report_comparison_rows(tree))) {
 		/* --versus: one row per total, before and after side by side */
-		struct json_object *comparison = json_object_new_object(), *rows = json_object_new_array();
+		struct json_object *comparison = json_object_new_object();
 		json_object_object_add(comparison, "snapshot", json_object_get(json_object_object_get(tree, "snapshot")));
-		comparison_rows(rows, "", totals, before, delta);
 		json_object_object_add(comparison, "comparison", rows);
 		int status = write_array(out, comparison, "comparison");
 		json_object_put(comparison);

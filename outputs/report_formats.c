@@ -5,8 +5,7 @@
  * XML: objects become elements named by their key, arrays repeat an element
  * named by the array's key in the singular ("designs" -> <design>), and keys
  * that are not XML names (profile ids such as "2.4-rmap-i386") become
- * <value key="2.4-rmap-i386">.  HTML: one self-contained page;
- * arrays of objects become tables.  CSV is report_csv.c.
+ * <value key="2.4-rmap-i386">.  CSV is report_csv.c, HTML report_html.c.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -100,97 +99,4 @@ int report_write_xml(FILE *out, struct json_object *tree)
 	if (buffer)
 		xmlBufferFree(buffer);
 	return status;
-}
-
-/* ---- HTML ---- */
-
-static void html_text(FILE *out, const char *text)
-{
-	escape_fputs(escape_html, text, out);
-}
-
-static void html_value(FILE *out, struct json_object *value);
-
-/* An array of objects: one row each, columns from the first object; a
- * nested object shows as a compact key=value list in its cell. */
-static void html_table(FILE *out, struct json_object *array)
-{
-	struct json_object *first = json_object_array_get_idx(array, 0);
-	fputs("<table><tr>", out);
-	json_object_object_foreach(first, key, unused) {
-		(void)unused;
-		fputs("<th>", out);
-		html_text(out, key);
-		fputs("</th>", out);
-	}
-	fputs("</tr>\n", out);
-	for (size_t i = 0; i < json_object_array_length(array); i++) {
-		struct json_object *row = json_object_array_get_idx(array, i);
-		fputs("<tr>", out);
-		json_object_object_foreach(first, column, ignored) {
-			(void)ignored;
-			struct json_object *cell = NULL;
-			json_object_object_get_ex(row, column, &cell);
-			fputs(json_object_is_type(cell, json_type_string) ? "<td>" : "<td class=n>", out);
-			html_value(out, cell);
-			fputs("</td>", out);
-		}
-		fputs("</tr>\n", out);
-	}
-	fputs("</table>\n", out);
-}
-
-static void html_value(FILE *out, struct json_object *value)
-{
-	switch (json_object_get_type(value)) {
-	case json_type_object: {
-		fputs("<dl>", out);
-		json_object_object_foreach(value, key, child) {
-			fputs("<dt>", out);
-			html_text(out, key);
-			fputs("</dt><dd>", out);
-			html_value(out, child);
-			fputs("</dd>", out);
-		}
-		fputs("</dl>", out);
-		break;
-	}
-	case json_type_array:
-		if (json_object_array_length(value) && json_object_is_type(json_object_array_get_idx(value, 0), json_type_object))
-			html_table(out, value);
-		else
-			for (size_t i = 0; i < json_object_array_length(value); i++) {
-				html_value(out, json_object_array_get_idx(value, i));
-				fputc(' ', out);
-			}
-		break;
-	case json_type_null:
-		break;
-	default:
-		html_text(out, json_object_get_string(value));
-	}
-}
-
-int report_write_html(FILE *out, struct json_object *tree)
-{
-	struct json_object *headline = NULL;
-	json_object_object_get_ex(tree, "headline", &headline);
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ptscope report</title>\n"
-	      "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:.5em 0}"
-	      "td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top}td.n{text-align:right}"
-	      "dl{margin:0}dt{font-weight:bold;float:left;clear:left;margin-right:.5em}dd{margin:0 0 0 1em}"
-	      "h2{margin-top:1.5em}</style></head><body>\n<h1>", out);
-	html_text(out, headline ? json_object_get_string(headline) : "ptscope report");
-	fputs("</h1>\n", out);
-	json_object_object_foreach(tree, key, child) {
-		if (!strcmp(key, "headline"))
-			continue;
-		fputs("<h2>", out);
-		html_text(out, key);
-		fputs("</h2>\n", out);
-		html_value(out, child);
-		fputc('\n', out);
-	}
-	fputs("</body></html>\n", out);
-	return ferror(out) ? -1 : 0;
 }

@@ -25,7 +25,11 @@ int report_write_xml(FILE *out, struct json_object *tree);
  * (default), per process (--per-process), per file (--per-file) or per
  * group (--group-by); every row starts with host, kernel and captured_at. */
 int report_write_csv(FILE *out, struct json_object *tree, const struct report_options *options);
-int report_write_html(FILE *out, struct json_object *tree);
+/* HTML: one self-contained page a person reads (report_html.c). */
+int report_write_html(FILE *out, struct json_object *tree, const struct model_result *result,
+		      const struct report_options *options);
+/* --versus trees: [{key, before, after, delta}] per scalar total, or NULL. */
+struct json_object *report_comparison_rows(struct json_object *tree);
 
 /* TEXT after PREFIX, wrapped at WIDTH columns, continuation lines indented
  * by INDENT spaces (the text report's legends, `ptscope profiles`). */

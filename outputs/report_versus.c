@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "base/alloc.h"
+#include "base/escape.h"
 #include "base/hash.h"
 #include "outputs/report_internal.h"
 
@@ -327,13 +328,20 @@ static void change_cells(double after, double before, bool bytes, char *change, 
 		snprintf(percent, size, "%s", after != 0 ? "new" : "-");
 }
 
+/* Names are a snapshot's text (comm, paths): a terminal gets them escaped. */
+static char *clean(const char *text)
+{
+	return escape_alloc(escape_text, text ? text : "");
+}
+
 static void row(FILE *out, const char *name, double after, double before, bool bytes)
 {
-	char a[40], b[40], change[40], percent[40];
+	char a[40], b[40], change[40], percent[40], *shown = clean(name);
 	figure(before, bytes, b, sizeof(b));
 	figure(after, bytes, a, sizeof(a));
 	change_cells(after, before, bytes, change, percent, sizeof(change));
-	fprintf(out, "  %-34s %12s %12s %12s %9s\n", name, b, a, change, percent);
+	fprintf(out, "  %-34s %12s %12s %12s %9s\n", shown, b, a, change, percent);
+	free(shown);
 }
 
 /* Every number of the two totals: scalars first, then one block per
@@ -375,10 +383,11 @@ static void write_process_rows(FILE *out, json_object *tree)
 		report_format_bytes(after, a, sizeof(a));
 		report_format_bytes(before, b, sizeof(b));
 		change_cells(after, before, true, change, percent, sizeof(change));
-		fprintf(out, "  %-16.16s %7d %7d %-8s %12s %12s %12s %9s\n",
-			json_object_get_string(json_object_object_get(m, "comm")), pid,
+		char *comm = clean(json_object_get_string(json_object_object_get(m, "comm")));
+		fprintf(out, "  %-16.16s %7d %7d %-8s %12s %12s %12s %9s\n", comm, pid,
 			json_object_get_int(json_object_object_get(m, "baseline_pid")),
 			json_object_get_string(json_object_object_get(m, "matched_by")), b, a, change, percent);
+		free(comm);
 	}
 	const char *lists[] = { "new_processes", "gone_processes" };
 	for (size_t l = 0; l < 2; l++) {
@@ -387,8 +396,9 @@ static void write_process_rows(FILE *out, json_object *tree)
 		fprintf(out, "  %s: %zu", l ? "gone (only before)" : "new (only after)", n);
 		for (size_t i = 0; i < n; i++) {
 			json_object *p = json_object_array_get_idx(list, i);
-			fprintf(out, "%s%s %d", i ? ", " : ": ", json_object_get_string(json_object_object_get(p, "comm")),
-				json_object_get_int(json_object_object_get(p, "pid")));
+			char *comm = clean(json_object_get_string(json_object_object_get(p, "comm")));
+			fprintf(out, "%s%s %d", i ? ", " : ": ", comm, json_object_get_int(json_object_object_get(p, "pid")));
+			free(comm);
 		}
 		fputc('\n', out);
 	}
@@ -403,7 +413,7 @@ static void write_file_rows(FILE *out, json_object *tree)
 		json_object *f = json_object_array_get_idx(files, i);
 		const char *this_rule = json_object_get_string(json_object_object_get(f, "rule"));
 		if (strcmp(rule, this_rule))
-			fprintf(out, "%s\n", this_rule);
+			fprintf(out, "%s\n", this_rule);   /* a rule id: checked by the schema */
 		rule = this_rule;
 		row(out, json_object_get_string(json_object_object_get(f, "path")),
 		    number_of(json_object_object_get(f, "pages")), number_of(json_object_object_get(f, "baseline_pages")),
@@ -422,7 +432,10 @@ int report_write_versus_text(FILE *out, json_object *tree, const struct report_o
 {
 	json_object *snapshot = json_object_object_get(tree, "snapshot");
 	json_object *then = json_object_object_get(tree, "versus_snapshot");
-	fprintf(out, "ptscope report: %s\n  versus %s\n", field(snapshot, "source"), field(then, "source"));
+	char *now_source = clean(field(snapshot, "source")), *then_source = clean(field(then, "source"));
+	fprintf(out, "ptscope report: %s\n  versus %s\n", now_source, then_source);
+	free(now_source);
+	free(then_source);
 	fprintf(out, "  after: kernel %s, %s; before: kernel %s, %s\n\n", field(snapshot, "kernel"),
 		field(snapshot, "arch"), field(then, "kernel"), field(then, "arch"));
 	fprintf(out, "  %-34s %12s %12s %12s %9s\n", "totals", "before", "after", "change", "%");

@@ -7,7 +7,7 @@ for tool in dpkg-buildpackage dh fakeroot; do
 	command -v $tool > /dev/null || { echo "no $tool (make check installs dpkg-dev, debhelper, fakeroot)"; exit 77; }
 done
 src=$(cd "$PTSCOPE_TESTS/.." && pwd)
-unset MAKEFLAGS MFLAGS MAKELEVEL
+unset MAKEFLAGS MFLAGS MAKELEVEL SANITIZE BUILD CFLAGS LDFLAGS
 version=$(sed -n 's/^#define PTSCOPE_VERSION "\(.*\)"/\1/p' "$src/version.h")
 # debian/changelog names the same version as version.h
 changelog=$(sed -n '1s/^ptscope (\([^)]*\)).*/\1/p' "$src/debian/changelog")

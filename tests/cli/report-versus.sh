@@ -122,6 +122,11 @@ grep -Eq '^  shpt-2006 +1 +2 +\+1 +\+100.0%$' "$tmp/v.txt" || fail "text: no shp
 grep -Eq '^  server +20 +7 cmdline ' "$tmp/v.txt" || fail "text: server not matched by command line"
 grep -q 'new (only after): 2: cron 22, server 25' "$tmp/v.txt" || fail "text: cron and server 25 not new"
 grep -q 'gone (only before): 1: oldjob 9' "$tmp/v.txt" || fail "text: oldjob not gone"
+# a comm is the snapshot's text: the terminal gets it escaped
+printf '22 (cr\033]0;x\007on) S 1 22 22 0 -1\n' > "$tmp/after/22/stat"
+"$PTSCOPE" report "$tmp/after" --versus "$tmp/before" --per-process > "$tmp/e.txt" || fail "escaped comm: exit status $?"
+grep -q 'new (only after): 2: cr\\e\]0;x\\aon 22' "$tmp/e.txt" || fail "comm not escaped: $(grep 'new (only' "$tmp/e.txt" | cat -v)"
+printf '22 (cron) S 1 22 22 0 -1\n' > "$tmp/after/22/stat"
 # every structured format carries the comparison
 for f in xml csv html; do
 	"$PTSCOPE" report "$tmp/after" --versus "$tmp/before" --format $f -o "$tmp/v.$f" || fail "$f: exit status $?"

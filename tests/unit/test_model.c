@@ -142,7 +142,7 @@ static void test_fraction_sum(void)
 
 /* ---- a snapshot built by hand ---- */
 
-#define MAX_RECORDS 1100
+#define MAX_RECORDS 2048   /* test_thp_windows writes 1535 for one process */
 struct fake {
 	struct snapshot snapshot;
 	struct process processes[4];
@@ -697,7 +697,7 @@ static void test_lazy_fork(void)
 		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_anon_calls, 3);
 	}
 	model_free(r);
-	free(f);
+	fake_free(f);
 }
 
 /* smaps-only page-table bounds: one VMA of 3 windows with 600 resident pages

@@ -1,0 +1,394 @@
+/*
+ * outputs/report_html.c - the report as one page a person reads: the
+ * headline figures, the designs and the sharing rules as tables (one row
+ * each, its figures in that row), an SVG bar chart of each design's rmap
+ * memory and one of each rule's saving (drawn here, no chart library),
+ * sortable process, group and file tables (a small inline script), the
+ * legends, and with --callgraph the rmap-path diagram embedded as SVG.
+ *
+ * Self-contained (no network: nothing is fetched), every name from the
+ * snapshot escaped (base/escape.h).  The figures are read from the one
+ * report tree (report_tree.c), so they are those of JSON and text; each
+ * cell carries its exact value in data-value for sorting and for tools.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/escape.h"
+#include "outputs/report_internal.h"
+
+static void text(FILE *out, const char *s)
+{
+	escape_fputs(escape_html, s ? s : "", out);
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static const char *str(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+	return v ? json_object_get_string(v) : "";
+}
+
+static int64_t num(struct json_object *o, const char *key)
+{
+	return json_object_get_int64(get(o, key));
+}
+
+static void bytes_cell(FILE *out, int64_t value)
+{
+	char b[32];
+	report_format_bytes((double)value, b, sizeof(b));
+	fprintf(out, "<td class=n data-value=\"%lld\">%s</td>", (long long)value, b);
+}
+
+static void count_cell(FILE *out, int64_t value)
+{
+	char b[32];
+	report_format_count(value < 0 ? 0 : (uint64_t)value, b, sizeof(b));
+	fprintf(out, "<td class=n data-value=\"%lld\">%s</td>", (long long)value, b);
+}
+
+static void text_cell(FILE *out, const char *value)
+{
+	fputs("<td>", out);
+	text(out, value);
+	fputs("</td>", out);
+}
+
+static void header(FILE *out, const char *id, const char *const *columns, bool sortable)
+{
+	fprintf(out, "<table id=\"%s\"%s><thead><tr>", id, sortable ? " class=sortable" : "");
+	for (const char *const *c = columns; *c; c++)
+		fprintf(out, "<th>%s</th>", *c);
+	fputs("</tr></thead><tbody>\n", out);
+}
+
+/* One headline figure: its label in th, its figure in the td of that row. */
+static void headline_row(FILE *out, const char *id, const char *label, int64_t value, bool is_bytes)
+{
+	fprintf(out, "<tr id=\"%s\"><th>", id);
+	text(out, label);
+	fputs("</th>", out);
+	(is_bytes ? bytes_cell : count_cell)(out, value);
+	fputs("</tr>\n", out);
+}
+
+static void write_headlines(FILE *out, struct json_object *tree)
+{
+	struct json_object *h = get(tree, "headlines"), *s = get(h, "sharing"), *r = get(h, "rmap");
+	char label[256];
+	fputs("<h2>What this would save</h2>\n<table id=headlines><tbody>\n", out);
+	if (s) {
+		snprintf(label, sizeof(label), "PTE pages shared page tables (%s) would save", str(s, "rule"));
+		headline_row(out, "h-sharing-pages", label, num(s, "pages"), false);
+		snprintf(label, sizeof(label), "bytes %s would save", str(s, "rule"));
+		headline_row(out, "h-sharing-bytes", label, num(s, "bytes"), true);
+		headline_row(out, "h-pagetables", "page tables of these processes", num(s, "pagetable_bytes"), true);
+	}
+	if (r) {
+		snprintf(label, sizeof(label), "rmap today (%s) for these processes", str(r, "design"));
+		headline_row(out, "h-rmap", label, num(r, "rmap_bytes"), true);
+		snprintf(label, sizeof(label), "rmap under the baseline (%s)", str(r, "baseline"));
+		headline_row(out, "h-rmap-baseline", label, num(r, "baseline_rmap_bytes"), true);
+	}
+	fputs("</tbody></table>\n<p class=sentence>", out);
+	text(out, str(s, "text"));
+	fputs("<br>", out);
+	text(out, str(r, "text"));
+	fputs("</p>\n", out);
+}
+
+/* A horizontal bar chart: one bar per (label, value), values >= 0 drawn,
+ * negative ones as a zero-length bar with their figure. */
+static void bar_chart(FILE *out, const char *id, const char *title, const char **labels, const int64_t *values,
+		      size_t count)
+{
+	int64_t top = 1;
+	for (size_t i = 0; i < count; i++)
+		top = values[i] > top ? values[i] : top;
+	const int row = 22, label_width = 230, bar_width = 420;
+	fprintf(out, "<figure><figcaption>%s</figcaption>\n<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"%d\" height=\"%zu\" role=img>\n", title, id, label_width + bar_width + 90, (size_t)row * count + 4);
+	for (size_t i = 0; i < count; i++) {
+		char b[32];
+		double length = values[i] > 0 ? (double)bar_width * (double)values[i] / (double)top : 0;
+		report_format_bytes((double)values[i], b, sizeof(b));
+		fprintf(out, "<text x=\"%d\" y=\"%zu\" text-anchor=end>", label_width - 6, (size_t)row * i + 15);
+		text(out, labels[i]);
+		fprintf(out, "</text><rect x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"%d\" class=bar><title>",
+			label_width, (size_t)row * i + 3, length, row - 6);
+		text(out, labels[i]);
+		fprintf(out, ": %s</title></rect><text x=\"%.1f\" y=\"%zu\">%s</text>\n", b, label_width + length + 4,
+			(size_t)row * i + 15, b);
+	}
+	fputs("</svg></figure>\n", out);
+}
+
+static void write_designs(FILE *out, struct json_object *tree)
+{
+	static const char *const columns[] = { "design", "family", "arch", "pte_chain", "object rmap", "rmap",
+		"baseline", "saves", "page field", "priced over", NULL };
+	struct json_object *designs = get(tree, "designs");
+	const char *arch = str(get(tree, "snapshot"), "arch");
+	size_t n = json_object_array_length(designs), shown = 0;
+	const char **labels = calloc(n + 1, sizeof(*labels));
+	int64_t *values = calloc(n + 1, sizeof(*values));
+	fputs("<h2>Reverse map by design</h2>\n", out);
+	header(out, "designs", columns, true);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *d = json_object_array_get_idx(designs, i);
+		fputs("<tr>", out);
+		text_cell(out, str(d, "id"));
+		text_cell(out, str(d, "family"));
+		text_cell(out, str(d, "arch"));
+		bytes_cell(out, num(d, "pte_chain_bytes"));
+		bytes_cell(out, num(d, "object_rmap_bytes"));
+		bytes_cell(out, num(d, "rmap_bytes"));
+		text_cell(out, str(d, "baseline"));
+		bytes_cell(out, num(d, "saves_bytes"));
+		bytes_cell(out, num(d, "page_field_bytes"));
+		bytes_cell(out, num(d, "page_field_ram_bytes"));
+		fputs("</tr>\n", out);
+		if (labels && values && !strcmp(str(d, "arch"), arch[0] ? arch : "x86_64")) {
+			labels[shown] = str(d, "id");
+			values[shown++] = num(d, "rmap_bytes");
+		}
+	}
+	fputs("</tbody></table>\n<p class=legend>rmap = pte_chain + object rmap (per-VMA fields, anon_vmas, "
+	      "anon_vma_chains) of the captured processes; saves = the baseline's rmap minus this design's (the "
+	      "baseline: the oldest design of the same architecture and PTE width); page field = the rmap field of "
+	      "every struct page, priced over the RAM the architecture can address (i386 without PAE: at most 4 GiB), "
+	      "never in saves.</p>\n<ul class=legend>\n", out);
+	for (int f = 0; f < RMAP_FAMILY_COUNT; f++) {
+		fprintf(out, "<li><b>%s</b> ", rmap_families[f].name);
+		text(out, rmap_families[f].summary);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n", out);
+	if (labels && values) {
+		char title[128];
+		snprintf(title, sizeof(title), "rmap memory of these processes by design (%s)", arch);
+		char escaped[400];
+		escape_html(escaped, sizeof(escaped), title);
+		bar_chart(out, "chart-designs", escaped, labels, values, shown);
+	}
+	free(labels);
+	free(values);
+}
+
+static void write_sharing(FILE *out, struct json_object *tree, const struct report_options *o,
+			  const struct model_result *r)
+{
+	static const char *const columns[] = { "rule", "pages saved", "bytes saved", "% of page tables", "eligible VMAs",
+		"partners", "what it is", NULL };
+	struct json_object *sharing = get(tree, "sharing");
+	size_t n = json_object_array_length(sharing);
+	const char **labels = calloc(n + 1, sizeof(*labels));
+	int64_t *values = calloc(n + 1, sizeof(*values));
+	fputs("<h2>Page-table sharing</h2>\n", out);
+	header(out, "rules", columns, true);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(sharing, i);
+		char percent[32];
+		report_format_percent(json_object_get_double(get(s, "percent_of_pagetables")), false, percent, sizeof(percent));
+		fputs("<tr>", out);
+		text_cell(out, str(s, "id"));
+		count_cell(out, num(s, "pages"));
+		bytes_cell(out, num(s, "bytes"));
+		fprintf(out, "<td class=n data-value=\"%s\">%s</td>", str(s, "percent_of_pagetables"), percent);
+		count_cell(out, num(s, "eligible_vmas"));
+		text_cell(out, str(s, "partners"));
+		text_cell(out, i < r->sharing_count ? r->sharing[i].rule->description : "");
+		fputs("</tr>\n", out);
+		if (labels && values) {
+			labels[i] = str(s, "id");
+			values[i] = num(s, "bytes");
+		}
+	}
+	fputs("</tbody></table>\n", out);
+	if (labels && values)
+		bar_chart(out, "chart-rules", "page-table bytes each sharing rule would save", labels, values, n);
+	free(labels);
+	free(values);
+	/* files: every contributing file with --per-file, else the top ones */
+	static const char *const file_columns[] = { "rule", "file", "pages", "mappings", NULL };
+	fprintf(out, "<h3>Files whose page tables would be shared%s</h3>\n", o->per_file ? "" : " (top files; --per-file for all)");
+	header(out, "files", file_columns, true);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(sharing, i), *files = get(s, "files");
+		for (size_t f = 0; files && f < json_object_array_length(files); f++) {
+			struct json_object *file = json_object_array_get_idx(files, f);
+			fputs("<tr>", out);
+			text_cell(out, str(s, "id"));
+			text_cell(out, str(file, "path"));
+			count_cell(out, num(file, "pages"));
+			count_cell(out, num(file, "mappings"));
+			fputs("</tr>\n", out);
+		}
+	}
+	fputs("</tbody></table>\n<p class=legend>/dev/zero (deleted) is shared anonymous memory (mmap MAP_SHARED|"
+	      "MAP_ANONYMOUS, e.g. a database's shared buffers); /SYSV... a System V segment; /memfd:... a memfd.</p>\n", out);
+}
+
+static void write_processes(FILE *out, const struct model_result *r, const struct report_options *o,
+			    const struct report_view *v)
+{
+	static const char *const columns[] = { "pid", "uid", "command", "VmPTE", "page tables", "Rss", "Pss",
+		"sharable", NULL };
+	size_t limit = o->per_process && !o->top_given ? v->count : report_top(o);
+	if (limit > v->count)
+		limit = v->count;
+	fprintf(out, "<h2>Processes</h2>\n<p>%zu of %zu processes%s, sorted by %s; click a column to sort.</p>\n",
+		limit, r->processes, o->filter ? " matching the filter" : "", report_sort_name(o->sort));
+	header(out, "processes", columns, true);
+	for (size_t i = 0; i < limit; i++) {
+		const struct model_process *p = &r->process_figures[v->order[i]];
+		char uid[16] = "";
+		if (p->process->has_status && p->process->status.has_uid)
+			snprintf(uid, sizeof(uid), "%u", p->process->status.uid);
+		fputs("<tr>", out);
+		count_cell(out, p->process->pid);
+		text_cell(out, uid);
+		text_cell(out, report_command(p->process));
+		bytes_cell(out, (int64_t)p->vmpte_bytes);
+		bytes_cell(out, (int64_t)p->pagetable_bytes);
+		bytes_cell(out, (int64_t)p->rss_bytes);
+		bytes_cell(out, (int64_t)p->pss_bytes);
+		bytes_cell(out, r->headline_rule < r->sharing_count
+			   ? (int64_t)llround(p->sharable_pages[r->headline_rule] * MODEL_PAGE_BYTES) : 0);
+		fputs("</tr>\n", out);
+	}
+	fprintf(out, "</tbody></table>\n<p class=legend>sharable = what %s would save of the process's page "
+		"tables, each shared page split among its sharers.</p>\n",
+		r->headline_rule < r->sharing_count ? r->sharing[r->headline_rule].rule->id : "no rule");
+	if (o->group_by == GROUP_NONE)
+		return;
+	static const char *const group_columns[] = { "group", "processes", "VmPTE", "page tables", "Rss", "Pss",
+		"sharable", NULL };
+	fprintf(out, "<h2>Processes by %s</h2>\n", report_group_name(o->group_by));
+	header(out, "groups", group_columns, true);
+	for (size_t g = 0; g < v->group_count; g++) {
+		const struct report_group_row *row = &v->groups[g];
+		fputs("<tr>", out);
+		text_cell(out, row->key);
+		count_cell(out, (int64_t)row->processes);
+		bytes_cell(out, (int64_t)row->vmpte_bytes);
+		bytes_cell(out, (int64_t)row->pagetable_bytes);
+		bytes_cell(out, (int64_t)row->rss_bytes);
+		bytes_cell(out, (int64_t)row->pss_bytes);
+		bytes_cell(out, (int64_t)llround(row->sharable_pages * MODEL_PAGE_BYTES));
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+static void write_comparison(FILE *out, struct json_object *tree)
+{
+	struct json_object *rows = report_comparison_rows(tree);
+	if (!rows)
+		return;
+	static const char *const columns[] = { "total", "before", "after", "delta", NULL };
+	fputs("<h2>Compared with the snapshot before (--versus)</h2>\n", out);
+	header(out, "versus", columns, true);
+	for (size_t i = 0; i < json_object_array_length(rows); i++) {
+		struct json_object *row = json_object_array_get_idx(rows, i);
+		fputs("<tr>", out);
+		text_cell(out, str(row, "key"));
+		text_cell(out, str(row, "before"));
+		text_cell(out, str(row, "after"));
+		text_cell(out, str(row, "delta"));
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+	json_object_put(rows);
+}
+
+/* The diagram Graphviz wrote, from its <svg> element on (no XML prolog or
+ * doctype inside HTML). */
+static void write_callgraph(FILE *out, const char *svg)
+{
+	const char *start = svg ? strstr(svg, "<svg") : NULL;
+	if (!start)
+		return;
+	fputs("<h2>Which kernel code paths reach the rmap</h2>\n<p class=legend>The rmap-path call graph with the "
+	      "model's fork and exit counts written on the rmap functions that do the work (untouched ones grey).</p>\n"
+	      "<div class=callgraph>", out);
+	fputs(start, out);
+	fputs("</div>\n", out);
+}
+
+/* Click a column header to sort by it (numbers by data-value). */
+static const char sort_script[] =
+	"<script>\n"
+	"document.querySelectorAll('table.sortable').forEach(function (table) {\n"
+	"  table.querySelectorAll('th').forEach(function (th, column) {\n"
+	"    th.addEventListener('click', function () {\n"
+	"      var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);\n"
+	"      var down = th.getAttribute('aria-sort') !== 'descending';\n"
+	"      rows.sort(function (a, b) {\n"
+	"        var x = a.cells[column], y = b.cells[column];\n"
+	"        var p = x.dataset.value, q = y.dataset.value;\n"
+	"        var c = p !== undefined && q !== undefined ? Number(p) - Number(q)\n"
+	"                : x.textContent.localeCompare(y.textContent);\n"
+	"        return down ? -c : c;\n"
+	"      });\n"
+	"      table.querySelectorAll('th').forEach(function (h) { h.removeAttribute('aria-sort'); });\n"
+	"      th.setAttribute('aria-sort', down ? 'descending' : 'ascending');\n"
+	"      rows.forEach(function (row) { body.appendChild(row); });\n"
+	"    });\n"
+	"  });\n"
+	"});\n"
+	"</script>\n";
+
+int report_write_html(FILE *out, struct json_object *tree, const struct model_result *r,
+		      const struct report_options *o)
+{
+	struct json_object *snapshot = get(tree, "snapshot");
+	fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=\"utf-8\">\n"
+	      "<meta name=viewport content=\"width=device-width, initial-scale=1\">\n<title>ptscope report: ", out);
+	text(out, str(snapshot, "hostname"));
+	fputs("</title>\n<style>\n"
+	      "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:70em;padding:0 1em;color:#222}\n"
+	      "table{border-collapse:collapse;margin:.5em 0;font-size:90%}\n"
+	      "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}td.n{text-align:right;white-space:nowrap}\n"
+	      "tbody td:first-child{white-space:nowrap}\n"
+	      "thead th{background:#eef;cursor:pointer}#headlines th{font-weight:normal}#headlines td{font-weight:bold}\n"
+	      "th[aria-sort=descending]::after{content:' \\25BC'}th[aria-sort=ascending]::after{content:' \\25B2'}\n"
+	      ".legend{font-size:85%;color:#555;max-width:60em}figure{margin:1em 0}figcaption{font-weight:bold}\n"
+	      "svg text{font-size:12px;font-family:system-ui,sans-serif}rect.bar{fill:#4a7ab5}\n"
+	      ".callgraph{overflow:auto;max-width:100%;border:1px solid #ddd}.callgraph svg{max-width:100%;height:auto}\n"
+	      "</style></head><body>\n<h1>ptscope report</h1>\n<p>", out);
+	text(out, str(snapshot, "hostname"));
+	fputs(", kernel ", out);
+	text(out, str(snapshot, "kernel"));
+	fputs(" (", out);
+	text(out, str(snapshot, "arch"));
+	fputs("), captured ", out);
+	text(out, str(snapshot, "captured_at"));
+	fprintf(out, ", %lld processes, pagemap: ", (long long)num(get(tree, "totals"), "processes"));
+	text(out, str(snapshot, "pagemap"));
+	fputs(". Source: ", out);
+	text(out, str(snapshot, "source"));
+	fputs(".</p>\n", out);
+	write_headlines(out, tree);
+	write_designs(out, tree);
+	write_sharing(out, tree, o, r);
+	struct report_view view;
+	if (report_view_build(&view, r, o))
+		return -1;
+	write_processes(out, r, o, &view);
+	report_view_free(&view);
+	write_comparison(out, tree);
+	write_callgraph(out, o->callgraph_svg);
+	fprintf(out, "<p class=legend>ptscope %s, report schema %lld; the same figures as --format json.</p>\n",
+		str(tree, "version"), (long long)num(tree, "schema"));
+	fputs(sort_script, out);
+	fputs("</body></html>\n", out);
+	return ferror(out) ? -1 : 0;
+}
