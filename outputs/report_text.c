@@ -507,11 +507,15 @@ static void write_counters(FILE *out, const struct model_result *r)
 		else if (!s->slack_known)
 			fputs(" (per-CPU state not captured: no lower)", out);
 		if (!s->within && s->model < s->lower)
-			fprintf(out, "\n  %-15s the kernel holds at least %llu more than the model explains: exited ancestors'\n"
-				"  %-15s anon_vmas (an orphaned fork tree), processes not captured", "",
-				(unsigned long long)(s->lower - s->model), "");
+			fprintf(out, "\n  %-15s the kernel holds at least %llu more than the model explains: %s", "",
+				(unsigned long long)(s->lower - s->model),
+				i < 2 ? "exited ancestors'\n  anon_vmas (an orphaned fork tree), processes not captured"
+				      : "processes not captured");
 		fputc('\n', out);
 	}
+	if (r->snapshot->info.skipped > 0)
+		fprintf(out, "  %ld processes vanished or refused during the capture: their objects are not modelled\n",
+			r->snapshot->info.skipped);
 	fputs("  objects = the model's + exited ancestors' anon_vmas and chains + processes not captured\n"
 	      "  + free objects SLUB counts active in per-CPU slabs and sheaves (the slack); read before and\n"
 	      "  after the processes: upper = the larger, lower = the smaller - slack\n\n", out);
