@@ -775,9 +775,6 @@ static int write_kpages(struct capture_state *state)
 
 /* ---- snapshot.info, version, meminfo ---- */
 
-static const char *const pagemap_mode_names[] = {
-	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
-};
 
 static int write_info(struct capture_state *state, enum pagemap_mode mode)
 {

@@ -60,9 +60,6 @@ static int add_pid(struct int_list *list, const char *option, const char *text)
 	return 0;
 }
 
-static const char *const mode_names[] = {
-	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
-};
 
 int cmd_capture(int argc, char **argv)
 {
@@ -119,7 +116,7 @@ int cmd_capture(int argc, char **argv)
 				printf("%s\n", result.path);
 			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped), pagemap: %s%s\n",
 				result.processes, result.processes == 1 ? "" : "es", result.skipped,
-				mode_names[result.pagemap], to_stdout ? ", to stdout" : "");
+				pagemap_mode_names[result.pagemap], to_stdout ? ", to stdout" : "");
 			if (result.unreadable)
 				fprintf(stderr, "ptscope: capture: %ld process%s could not be read (permission "
 					"denied)%s\n", result.unreadable, result.unreadable == 1 ? "" : "es",

@@ -30,9 +30,6 @@ static const char usage_text[] =
 		"      --verify       also load every pagemap record and check it lies in a VMA\n"
 		"  -h, --help         this text\n";
 
-static const char *const pagemap_names[] = {
-	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
-};
 
 /* "Linux version 6.1.0-13-amd64 (...)": the third word, for smemcap captures
  * that carry no snapshot.info. */
@@ -102,7 +99,7 @@ static void print_summary(const struct snapshot *s)
 		print_text("hostname", info->hostname);
 	if (info->captured_at[0])
 		print_text("captured at", info->captured_at);
-	printf("pagemap: %s\n", pagemap_names[info->pagemap]);
+	printf("pagemap: %s\n", pagemap_mode_names[info->pagemap]);
 	printf("processes: %zu\n", s->process_count);
 	printf("kernel threads skipped: %zu\n", s->kernel_threads);
 	printf("VMAs: %zu\n", s->vma_count);

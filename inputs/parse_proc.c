@@ -342,9 +342,8 @@ static int info_line(void *context, const char *key, size_t length, const char *
 			return parse_fail(c->place, line, "page size %" PRIu64 " is not a power of two", number);
 		info->page_size = number;
 	} else if (key_is(key, length, "pagemap")) {
-		static const char *const modes[] = { "none", "present", "pfn" };
-		for (int i = 0; i < 3; i++)
-			if (key_is(value, (size_t)(limit - value), modes[i])) {
+		for (int i = 0; i < PAGEMAP_MODE_COUNT; i++)
+			if (key_is(value, (size_t)(limit - value), pagemap_mode_names[i])) {
 				info->pagemap = (enum pagemap_mode)i;
 				return 0;
 			}

@@ -33,8 +33,8 @@ static const struct { const char *name; enum smaps_field field; } field_aliases[
 	{ "ShmemHugePages", SMAPS_SHMEM_PMD_MAPPED },
 };
 
-/* VmFlags codes, in enum vma_flag order. */
-static const char vm_flag_codes[VMF_OTHER][3] = {
+/* VmFlags codes, in enum vma_flag order (inputs/snapshot.h). */
+const char vma_flag_codes[VMF_OTHER][3] = {
 	"rd", "wr", "ex", "sh", "mr", "mw", "me", "ms", "gd", "pf", "dw", "lo", "io",
 	"sr", "rr", "dc", "de", "ac", "nr", "ht", "sf", "nl", "ar", "wf", "dd", "mm",
 	"hg", "nh", "mg", "um", "uw", "ss", "sl", "bt", "mt", "lf",
@@ -53,19 +53,6 @@ struct smaps_parser {
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-
-static int grow(void **items, size_t *capacity, size_t count, size_t item_bytes)
-{
-	if (count < *capacity)
-		return 0;
-	size_t capacity_new = *capacity ? *capacity * 2 : 64;
-	void *p = realloc(*items, capacity_new * item_bytes);
-	if (!p)
-		return -1;
-	*items = p;
-	*capacity = capacity_new;
-	return 0;
-}
 
 /*
  * Fault in the VMA array 4 MiB ahead of use with one call: on a big
@@ -109,8 +96,7 @@ static int parse_vma_header(struct smaps_parser *parser, const char *p, const ch
 	uint64_t major, minor;
 
 	/* Built in place at the end of the array; counted only once it parsed. */
-	if (grow((void **)&vmas->items, &vmas->capacity, vmas->count, sizeof(struct vma)))
-		return parse_fail(parser->place, parser->line, "out of memory");
+	ARRAY_RESERVE(vmas->items, vmas->capacity, vmas->count + 1);
 	populate_ahead(vmas);
 	struct vma *vma = &vmas->items[vmas->count];
 	memset(vma, 0, sizeof(*vma));
@@ -155,7 +141,7 @@ static int vm_flag_of(const char *word, size_t length)
 	if (!filled) {
 		memset(table, VMF_OTHER, sizeof(table));
 		for (int i = 0; i < VMF_OTHER; i++)
-			table[(vm_flag_codes[i][0] - 'a') * 26 + (vm_flag_codes[i][1] - 'a')] = (signed char)i;
+			table[(vma_flag_codes[i][0] - 'a') * 26 + (vma_flag_codes[i][1] - 'a')] = (signed char)i;
 		filled = true;
 	}
 	if (length != 2 || word[0] < 'a' || word[0] > 'z' || word[1] < 'a' || word[1] > 'z')
@@ -214,8 +200,7 @@ static int add_extra(struct smaps_parser *parser, const char *name, size_t lengt
 	/* An unknown field from a newer kernel may not even be a number: keep its name. */
 	if (!parse_u64(skip_spaces(p, limit), limit, &value, &end))
 		value = 0;
-	if (grow((void **)&extras->items, &extras->capacity, extras->count, sizeof(*extras->items)))
-		return parse_fail(parser->place, parser->line, "out of memory");
+	ARRAY_RESERVE(extras->items, extras->capacity, extras->count + 1);
 	extras->items[extras->count].name = arena_intern(parser->arena, name, length);
 	extras->items[extras->count++].value = value;
 	parser->current->extra_count++;

@@ -12,6 +12,10 @@
 
 #include "internal.h"
 
+const char *const pagemap_mode_names[PAGEMAP_MODE_COUNT] = {
+	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
+};
+
 static bool is_live_path(const char *path)
 {
 	return !path || !strcmp(path, "/proc") || !strcmp(path, "/proc/");

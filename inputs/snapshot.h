@@ -44,6 +44,10 @@ enum vma_flag {
 	VMF_DD, VMF_MM, VMF_HG, VMF_NH, VMF_MG, VMF_UM, VMF_UW, VMF_SS,
 	VMF_SL, VMF_BT, VMF_MT, VMF_LF, VMF_OTHER, VMF_COUNT
 };
+/* The two-letter VmFlags code of each flag, in enum order (fs/proc/task_mmu.c);
+ * one table for the smaps parser and the profiles' copies-vmflags
+ * (inputs/parse_smaps.c). */
+extern const char vma_flag_codes[VMF_OTHER][3];
 #define VMA_HAS_FLAG(v, f) (((v)->vm_flags >> (f)) & 1)
 
 /* smaps counters in kB, in the order the model uses them */
@@ -138,7 +142,10 @@ struct process {
 	bool has_pagemap;
 };
 
-enum pagemap_mode { PAGEMAP_NONE, PAGEMAP_PRESENT_ONLY, PAGEMAP_PFN };
+enum pagemap_mode { PAGEMAP_NONE, PAGEMAP_PRESENT_ONLY, PAGEMAP_PFN, PAGEMAP_MODE_COUNT };
+/* The names snapshot.info uses for them (docs/snapshot-format.md), one table
+ * for the reader, the capture, `info` and the reports (inputs/snapshot.c). */
+extern const char *const pagemap_mode_names[PAGEMAP_MODE_COUNT];
 
 struct snapshot_info {
 	int format_version;             /* 0 for smemcap captures */

@@ -44,12 +44,6 @@ static const char *const anon_vma_names[] = {
 	[ANON_VMA_NONE] = "none", [ANON_VMA_SHARED] = "shared", [ANON_VMA_CHAIN] = "chain",
 };
 
-/* VmFlags codes in enum vma_flag order (fs/proc/task_mmu.c). */
-static const char vm_flag_codes[][3] = {
-	"rd", "wr", "ex", "sh", "mr", "mw", "me", "ms", "gd", "pf", "dw", "lo", "io", "sr",
-	"rr", "dc", "de", "ac", "nr", "ht", "sf", "nl", "ar", "wf", "dd", "mm", "hg", "nh",
-	"mg", "um", "uw", "ss", "sl", "bt", "mt", "lf",
-};
 
 const char *rmap_family_name(enum rmap_family family)
 {
@@ -260,10 +254,10 @@ static int parse_flag_list(const char *text, uint64_t *bits, char *bad, size_t b
 		if (!n)
 			break;
 		size_t f;
-		for (f = 0; f < sizeof(vm_flag_codes) / sizeof(vm_flag_codes[0]); f++)
-			if (n == 2 && !strncmp(vm_flag_codes[f], text, 2))
+		for (f = 0; f < VMF_OTHER; f++)
+			if (n == 2 && !strncmp(vma_flag_codes[f], text, 2))
 				break;
-		if (f == sizeof(vm_flag_codes) / sizeof(vm_flag_codes[0])) {
+		if (f == VMF_OTHER) {
 			snprintf(bad, bad_size, "%.*s", (int)n, text);
 			return -1;
 		}

@@ -65,7 +65,6 @@ static struct json_object *estimate_object(const struct estimate *e, double exac
 
 static struct json_object *snapshot_object(const struct model_result *r)
 {
-	static const char *const pagemap_modes[] = { "none", "present", "pfn" };
 	const struct snapshot *s = r->snapshot;
 	struct json_object *o = json_object_new_object();
 	put_string(o, "source", s->source);
@@ -73,7 +72,7 @@ static struct json_object *snapshot_object(const struct model_result *r)
 	put_string(o, "arch", s->info.arch);
 	put_string(o, "hostname", s->info.hostname);
 	put_string(o, "captured_at", s->info.captured_at);
-	put_string(o, "pagemap", pagemap_modes[s->info.pagemap <= PAGEMAP_PFN ? s->info.pagemap : 0]);
+	put_string(o, "pagemap", pagemap_mode_names[s->info.pagemap < PAGEMAP_MODE_COUNT ? s->info.pagemap : 0]);
 	put_bool(o, "kpages", r->has_kpages);
 	put_string(o, "geometry", r->geometry->name);
 	/* what the capture could not see; absent when the snapshot does not say */
