@@ -131,11 +131,15 @@ kernel-source:
 bench: deps-bench $(PROGRAM)
 	sh tests/bench/run.sh ./$(PROGRAM) "$(CACHE)"
 
-# libFuzzer over the snapshot parsers (clang's libFuzzer runtime: libclang-rt-14-dev).
+# libFuzzer over every parser (clang's libFuzzer runtime: libclang-rt-14-dev):
+# snapshot members and whole archives (through the model and every report
+# format), kernel profile XML, profile text, kbuild Makefiles and .config,
+# compile_commands.json.  `sh tests/fuzz/run.sh SECONDS` runs them all.
+FUZZ_TARGETS = fuzz_members fuzz_archive fuzz_profile_xml fuzz_profile_text fuzz_kbuild fuzz_compile_commands
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 fuzz: deps-fuzz
 	$(MAKE) BUILD=build-fuzz CC=clang-14 CFLAGS="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link" build-fuzz/libptscope.a
-	for target in fuzz_members fuzz_archive; do \
+	for target in $(FUZZ_TARGETS); do \
 		clang-14 $(CPPFLAGS) -Ibuild-fuzz $(WARN) $(FUZZ_CFLAGS) -o build-fuzz/$$target \
 			tests/fuzz/$$target.c build-fuzz/libptscope.a $(LDLIBS) || exit 1; \
 	done

@@ -63,6 +63,7 @@ struct cg_summary {
 	size_t indirect_unresolved;  /* ... that no stored function was found for */
 	size_t functions, calls;     /* whole graph before pruning to rmap paths */
 	const char *first_error;     /* one example diagnostic, or NULL */
+	const char *libclang;        /* "libclang-19.so.1 (Debian clang version 19.1.4)" */
 };
 
 /* A call through a function-pointer field that no parsed file stores a
@@ -112,6 +113,8 @@ struct analyzer_options {
 	int jobs;                    /* parser threads; <= 0: online cores */
 	bool use_cache;
 	const char *config;          /* kernel .config (plain or compressed); NULL: find one */
+	const char *libclang;        /* version (14..19) or library file; NULL: PTSCOPE_LIBCLANG,
+	                                else the newest installed (analyzer/libclang.c) */
 	const char *cache_dir;       /* NULL: $XDG_CACHE_HOME/ptscope or ~/.cache/ptscope */
 	bool progress;               /* "parsing N/M" on stderr */
 	const char *commands_out;    /* also write the plan as compile_commands.json */

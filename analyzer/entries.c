@@ -46,7 +46,12 @@ static const char *const fork_sinks[] = {
 	"page_add_rmap",                                         /* 2.4/2.5 copy_page_range */
 	NULL,
 };
-static const char *const fault_entries[] = { "exc_page_fault", "do_page_fault", "handle_mm_fault", NULL };
+/* x86 5.8+: exc_page_fault is written with DEFINE_IDTENTRY_RAW_ERRORCODE, a
+ * macro the parse does not see as that name; do_user_addr_fault is the arch
+ * handler that calls handle_mm_fault */
+static const char *const fault_entries[] = {
+	"exc_page_fault", "do_user_addr_fault", "do_page_fault", "handle_mm_fault", NULL,
+};
 static const char *const fault_sinks[] = {
 	"page_add_*rmap", "folio_add_*rmap*", "do_page_add_anon_rmap", "hugepage_add_*rmap",
 	"anon_vma_prepare", "__anon_vma_prepare", "page_move_anon_rmap", "folio_move_anon_rmap",

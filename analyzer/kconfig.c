@@ -13,12 +13,14 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
+#include "base/decompress.h"
 
-/* Whole file through libarchive's raw reader: it undoes xz, gzip, zstd, ... */
+/* Whole file through libarchive's raw reader: it undoes gzip, bzip2, xz, zstd and lz4,
+ * in-process only (base/decompress.h). */
 static bool read_maybe_compressed(const char *path, char **text, size_t *size)
 {
 	struct archive *archive = archive_read_new();
-	archive_read_support_filter_all(archive);
+	decompress_enable_builtin(archive);   /* never external programs (base/decompress.h) */
 	archive_read_support_format_raw(archive);
 	struct archive_entry *entry;
 	bool ok = archive_read_open_filename(archive, path, 65536) == ARCHIVE_OK &&

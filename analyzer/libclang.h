@@ -66,6 +66,11 @@ extern struct libclang libclang;
 
 /* Open libclang once (thread-safe); 0, or -1 with a message in err. */
 int libclang_load(char *err, size_t err_size);
+/* Before the first load: a version ("16") or library file to open instead of
+ * the newest installed (--libclang; PTSCOPE_LIBCLANG is read at load). */
+void libclang_prefer(const char *which);
+/* The library name that was opened ("libclang-19.so.1"); "" before. */
+const char *libclang_loaded(void);
 
 #define clang_Cursor_Evaluate (libclang.Cursor_Evaluate)
 #define clang_Cursor_isNull (libclang.Cursor_isNull)

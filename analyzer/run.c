@@ -164,6 +164,11 @@ static void summarise(struct callgraph *graph, const struct source_plan *plan,
 	summary->source = graph_keep_text(graph, options->source);
 	summary->root = graph_keep_text(graph, plan->root);
 	summary->config = graph_keep_text(graph, plan->config);
+	char *version = parse_libclang_version();
+	char *libclang_text = xasprintf("%s (%s)", libclang_loaded(), version);
+	summary->libclang = graph_keep_text(graph, libclang_text);
+	free(libclang_text);
+	free(version);
 	summary->arch = graph_keep_text(graph, plan->arch);
 	summary->release = graph_keep_text(graph, plan->release ? plan->release : "");
 	summary->files = plan->job_count;
@@ -229,6 +234,7 @@ int analyzer_run(const struct analyzer_options *options, struct callgraph **grap
 		 char *err, size_t err_size)
 {
 	*graph = NULL;
+	libclang_prefer(options->libclang);
 	if (libclang_load(err, err_size))
 		return 2;
 	struct analyzer_options local = *options;
@@ -274,6 +280,9 @@ int analyzer_struct_sizes(const struct analyzer_options *options, const char *co
 			  size_t count, long long *bytes, char *arch, size_t arch_size,
 			  char *err, size_t err_size)
 {
+	libclang_prefer(options->libclang);
+	if (libclang_load(err, err_size))
+		return 2;
 	struct analyzer_options local = *options;
 	char scratch[sizeof(SCRATCH_TEMPLATE)];
 	char *cache_dir = analyzer_cache_open(&local, scratch, err, err_size);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/output.h"
 #include "analyzer/internal.h"
 
 /* Whole files through base/file.h, handed over NUL-terminated. */

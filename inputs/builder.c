@@ -39,6 +39,8 @@ struct snapshot_builder {
 	char *slub;                     /* the slub member, applied once slabinfo is read */
 	size_t slub_size;
 	size_t smaps_read;              /* for the progress line */
+	uint64_t total_size_kb;         /* Σ VMA Size so far, for the total check */
+	uint64_t total_status_kb[6];    /* Σ of each status counter so far */
 	size_t smaps_parsed;            /* for the memory check's message */
 	uint64_t position_bytes, total_bytes; /* of the file, when the container knows */
 };
@@ -89,7 +91,7 @@ struct snapshot_builder *builder_create(const char *source, const struct read_op
 		b->options = *options;
 	struct snapshot_info *info = &b->snapshot->info;
 	info->page_size = 4096;
-	info->processes = info->skipped = info->unreadable = -1;
+	info->processes = info->skipped = info->changed = info->unreadable = -1;
 	return b;
 }
 
@@ -184,6 +186,7 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 			return -1;
 		if (stat_pid != p->pid)
 			return parse_fail(place, 1, "pid %d in the file of process %d", stat_pid, p->pid);
+		parse_stat_extra(data, size, p);
 		return 0;
 	case MEMBER_CMDLINE:
 		p->cmdline = parse_cmdline(data, size, s->arena);
@@ -267,6 +270,30 @@ enum member_use builder_member_use(const struct snapshot_builder *b, const char 
 	if (m.kind == MEMBER_PAGEMAP)
 		return b->options.pagemap_sizes_only ? MEMBER_SIZE_ONLY : MEMBER_ADOPT;
 	return MEMBER_COPY;
+}
+
+/*
+ * The most bytes a member can hold, so that a container refuses a bigger one
+ * from its header or file size, before reading (a meminfo of 4 GiB was read
+ * whole).  Text members have a kernel-made size: /proc/version, meminfo,
+ * stat and status are a few KiB on any machine, snapshot.info is ours,
+ * cmdline is at most the argument area (a quarter of the stack limit, far
+ * below 64 MiB).  smaps, pagemap and kpages grow with the workload.
+ */
+uint64_t builder_member_max_bytes(const char *name)
+{
+	static const struct { const char *name; int kind; uint64_t bytes; } limits[] = {
+		{ "version", -1, 64 << 10 }, { "snapshot.info", -1, 64 << 10 }, { "meminfo", -1, 1 << 20 },
+		{ NULL, MEMBER_STAT, 64 << 10 }, { NULL, MEMBER_STATUS, 1 << 20 },
+		{ NULL, MEMBER_CMDLINE, 64 << 20 },
+	};
+	struct member_name m;
+	if (!resolve_member(name, &m))
+		return MEMBER_MAX_BYTES;
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (m.pid ? limits[i].kind == m.kind : limits[i].name && !strcmp(limits[i].name, m.name))
+			return limits[i].bytes;
+	return MEMBER_MAX_BYTES;
 }
 
 /*
@@ -429,6 +456,46 @@ static int check_pagemap_addresses(struct snapshot_builder *b, const struct proc
 	return 0;
 }
 
+/*
+ * Every counter is bounded where it is read (internal.h), but their sums
+ * over thousands of processes could still pass 2^64: refuse a snapshot whose
+ * VMAs or status counters add up to more than KERNEL_MAX_TOTAL_BYTES (no
+ * machine maps 4 EiB), so every byte total downstream fits in 64 bits.
+ * smaps counters are each at most their VMA's Size, so Σ Size bounds them all.
+ */
+static int check_totals(struct snapshot_builder *b, const struct process_build *pb,
+			struct input_error *error)
+{
+	const uint64_t limit_kb = KERNEL_MAX_TOTAL_BYTES >> 10;
+	const struct process *p = &pb->process;
+	const struct process_status *st = &p->status;
+	const uint64_t status_kb[6] = { st->vm_pte_kb, st->vm_rss_kb, st->rss_anon_kb, st->rss_file_kb,
+					st->rss_shmem_kb, st->vm_swap_kb };
+	uint64_t size_kb = b->total_size_kb, totals[6];
+	const char *member = "smaps";
+	bool over = false;
+	for (size_t v = 0; v < p->vma_count && !over; v++) {
+		size_kb += b->vmas.items[pb->vma_first + v].kb[SMAPS_SIZE];  /* each < 2^47: no wrap */
+		over = size_kb > limit_kb;
+	}
+	for (size_t i = 0; i < 6 && !over; i++) {
+		totals[i] = b->total_status_kb[i] + status_kb[i];
+		over = totals[i] > limit_kb;
+		member = "status";
+	}
+	if (over) {
+		char name[64];
+		snprintf(name, sizeof(name), "%d/%s", p->pid, member);
+		input_error_set(error, b->snapshot->source, name, 0,
+				"the snapshot's %s add up to more than 2^62 bytes here: no machine has that much",
+				member[1] == 'm' ? "VMAs" : "status counters");
+		return -1;
+	}
+	b->total_size_kb = size_kb;
+	memcpy(b->total_status_kb, totals, sizeof(totals));
+	return 0;
+}
+
 static int check_process(struct snapshot_builder *b, struct process_build *pb,
 			 struct input_error *error)
 {
@@ -438,7 +505,7 @@ static int check_process(struct snapshot_builder *b, struct process_build *pb,
 		input_error_set(error, b->snapshot->source, member, 0, "missing (every process needs its stat)");
 		return process_problem(b, pb, error);
 	}
-	if (check_pagemap_addresses(b, pb, error))
+	if (check_pagemap_addresses(b, pb, error) || check_totals(b, pb, error))
 		return process_problem(b, pb, error);
 	return 0;
 }
@@ -459,13 +526,15 @@ static void assemble(struct snapshot_builder *b, struct snapshot *s)
 		struct process_build *pb = &b->processes[i];
 		if (pb->bad)
 			s->skipped_bad++;
+		else if (pb->process.vma_count == 0 && (pb->process.state == 'Z' || pb->process.state == 'X'))
+			s->zombies++;   /* exited, not yet reaped: no mm, but no kernel thread either */
 		else if (pb->process.vma_count == 0)
 			s->kernel_threads++;
 		else
 			vma_total += pb->process.vma_count;
 	}
 	/* Captures list processes in pid order: then the VMAs already lie right. */
-	bool in_place = vma_total == b->vmas.count;
+	bool in_place = vma_total == b->vmas.count && b->vmas.items; /* none parsed: nothing to keep */
 	for (size_t i = 0, next = 0; in_place && i < b->process_count; i++) {
 		const struct process_build *pb = &b->processes[i];
 		if (pb->process.vma_count && !pb->bad) {

@@ -16,8 +16,8 @@
  * The archive is written through base/output.h: an unnamed O_TMPFILE in the
  * target directory linked in only when complete, so a capture that is
  * killed, even by SIGKILL, leaves nothing behind; where the file system
- * lacks O_TMPFILE, a named temporary removed on error and on
- * SIGINT/SIGTERM/SIGHUP.
+ * lacks O_TMPFILE a temporary created with O_EXCL, removed on error and on
+ * SIGINT/SIGTERM/SIGHUP (a signal inherited as ignored stays ignored).
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -457,14 +457,12 @@ static int read_vma_pages(struct pagemap_reader *reader, int fd, const struct vm
 
 /* Walk the VMAs of the smaps text just read and collect their pages.  A
  * VMA is handled when its block ends, once its VmFlags are known. */
-static int read_pagemap(struct pagemap_reader *reader, int proc_fd, int pid, const struct buffer *smaps)
+static int read_pagemap(struct pagemap_reader *reader, int process_fd, const struct buffer *smaps)
 {
 	reader->records.length = 0;
 	if (smaps->length == 0)
 		return 0;
-	char name[32];
-	snprintf(name, sizeof(name), "%d/pagemap", pid);
-	int fd = openat(proc_fd, name, O_RDONLY | O_CLOEXEC);
+	int fd = openat(process_fd, "pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	int status = 0;
@@ -588,9 +586,22 @@ static int set_error(struct input_error *error, const char *format, ...)
 	return -1;
 }
 
+/* libarchive says "Write error" for a full disk: add what the system said. */
+static const char *archive_problem(struct archive *archive, char *buffer, size_t size)
+{
+	int number = archive_errno(archive);
+	const char *text = archive_error_string(archive);
+	if (number > 0 && (!text || !strstr(text, strerror(number))))
+		snprintf(buffer, size, "%s (%s)", text ? text : "error", strerror(number));
+	else
+		snprintf(buffer, size, "%s", text ? text : "error");
+	return buffer;
+}
+
 static int write_header(struct writer *w, const char *name, mode_t type_and_mode, size_t size,
 			uid_t uid, gid_t gid)
 {
+	char why[512];
 	if (w->builder)
 		return 0; /* a builder needs no folder entries */
 	archive_entry_clear(w->entry);
@@ -602,20 +613,21 @@ static int write_header(struct writer *w, const char *name, mode_t type_and_mode
 	archive_entry_set_gid(w->entry, gid);
 	if (archive_write_header(w->archive, w->entry) != ARCHIVE_OK) {
 		w->output_failed = true;
-		return set_error(w->error, "%s: %s: %s", w->path, name, archive_error_string(w->archive));
+		return set_error(w->error, "%s: %s: %s", w->path, name, archive_problem(w->archive, why, sizeof(why)));
 	}
 	return 0;
 }
 
 static int write_member(struct writer *w, const char *name, const void *data, size_t size)
 {
+	char why[512];
 	if (w->builder)
 		return builder_add_member(w->builder, name, data, size, w->error);
 	if (write_header(w, name, AE_IFREG | 0444, size, 0, 0) < 0)
 		return -1;
 	if (size && archive_write_data(w->archive, data, size) != (la_ssize_t)size) {
 		w->output_failed = true;
-		return set_error(w->error, "%s: %s: %s", w->path, name, archive_error_string(w->archive));
+		return set_error(w->error, "%s: %s: %s", w->path, name, archive_problem(w->archive, why, sizeof(why)));
 	}
 	return 0;
 }
@@ -631,10 +643,12 @@ struct capture_state {
 	int proc_fd;
 	struct writer writer;
 	struct buffer files[PROCESS_FILE_COUNT];
+	struct buffer stat_before, stat_after;  /* the identity check's two reads of stat */
 	struct buffer cgroup;           /* optional: a kernel without cgroups has none */
+	bool has_cgroup;
 	struct pagemap_reader pagemap;
 	struct pfn_set pfns;
-	long processes, kernel_threads, skipped;
+	long processes, kernel_threads, zombies, skipped, changed;
 	long unreadable;                /* of skipped: EACCES/EPERM (without root: other users') */
 	bool has_slabinfo;              /* slabinfo could be read (root) */
 };
@@ -645,29 +659,112 @@ static bool process_went_away(int error)
 	return error == ENOENT || error == ESRCH || error == EACCES || error == EPERM;
 }
 
+/*
+ * One process, one moment.  A process's files are read through one
+ * /proc/PID directory descriptor: if the process ends and its pid is reused
+ * meanwhile, the descriptor still names the old one and its files fail with
+ * ESRCH, so a newcomer can never lend it a file.  An exec keeps the pid and
+ * the directory but brings another program and another mm, so stat is read
+ * before the other files and again after the pagemap, and what only a new
+ * program changes must agree across the three reads of stat: comm, the start
+ * time, and the mm's code, stack, data, brk, argument and environment
+ * addresses (proc(5) stat fields 2, 22, 26-28, 45-51; ASLR moves them on
+ * every exec, mmap and munmap never do).  A process that changed is read
+ * again, CAPTURE_ATTEMPTS times at most, then skipped and counted as changed
+ * during capture.  Exited but unreaped processes (state Z or X: no mm, an
+ * empty smaps) are zombies, not kernel threads (stat flags PF_KTHREAD).
+ */
+#define CAPTURE_ATTEMPTS 3
+#define STAT_PF_KTHREAD  UINT64_C(0x00200000)
+
+struct stat_identity {
+	char key[512];                  /* comm and the fields above, joined */
+	char state;
+	uint64_t flags;
+};
+
+/* 0, or EINVAL when the text is no stat line. */
+static int read_identity(const struct buffer *stat, struct stat_identity *id)
+{
+	static const unsigned char fields[] = { 22, 26, 27, 28, 45, 46, 47, 48, 49, 50, 51 };
+	const char *text = stat->data, *end = text + stat->length;
+	const char *open = text ? memchr(text, '(', stat->length) : NULL, *close = NULL;
+	for (const char *p = end; text && p > text && !close; p--)
+		if (p[-1] == ')')
+			close = p - 1;
+	if (!open || !close || close < open || end - close < 4)
+		return EINVAL;
+	int used = snprintf(id->key, sizeof(id->key), "%.*s", (int)(close - open + 1), open);
+	id->state = close[2];
+	id->flags = 0;
+	size_t next = 0;
+	const char *p = close + 2;
+	for (unsigned field = 3; p < end && next < sizeof(fields) && used < (int)sizeof(id->key); field++) {
+		const char *stop = memchr(p, ' ', (size_t)(end - p));
+		if (!stop)
+			stop = end;
+		if (field == 9)
+			id->flags = strtoull(p, NULL, 10);
+		if (field == fields[next]) {
+			used += snprintf(id->key + used, sizeof(id->key) - (size_t)used, " %.*s", (int)(stop - p), p);
+			next++;
+		}
+		p = stop + 1;
+	}
+	return 0;
+}
+
+/* Read every file of a process once, through its directory descriptor.
+ * 0, an errno (gone, refused, ENOMEM), or EAGAIN when it changed meanwhile. */
+static int read_process_once(struct capture_state *state, int pid, struct stat *owner,
+			     struct stat_identity *identity)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "%d", pid);
+	int process_fd = openat(state->proc_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (process_fd < 0)
+		return errno;
+	int status = fstat(process_fd, owner) < 0 ? errno : 0;
+	if (!status)
+		status = file_read_at(process_fd, "stat", &state->stat_before);
+	if (!status)
+		status = read_identity(&state->stat_before, identity);
+	for (size_t i = 0; i < PROCESS_FILE_COUNT && status == 0; i++)
+		status = file_read_at(process_fd, process_files[i], &state->files[i]);
+	state->pagemap.records.length = 0;
+	bool no_mm = status == 0 && state->files[0].length == 0;
+	/* PID/cgroup is optional (docs/snapshot-format.md): its absence skips nothing */
+	state->has_cgroup = status == 0 && !no_mm && file_read_at(process_fd, "cgroup", &state->cgroup) == 0;
+	if (status == 0 && !state->options->no_pagemap && !no_mm)
+		status = read_pagemap(&state->pagemap, process_fd, &state->files[0]);
+	if (status == 0)
+		status = file_read_at(process_fd, "stat", &state->stat_after);
+	close(process_fd);
+	struct stat_identity middle, after;
+	if (status == 0 && (read_identity(&state->files[2], &middle) || read_identity(&state->stat_after, &after) ||
+			    strcmp(identity->key, middle.key) || strcmp(identity->key, after.key) ||
+			    (identity->state == 'Z') != (after.state == 'Z')))
+		status = EAGAIN;
+	return status;
+}
+
 /* Read then write one process.  Returns -1 only when the output fails. */
 static int capture_process(struct capture_state *state, int pid)
 {
 	char name[64];
-	int status = 0;
 	struct stat owner = { 0 };
-	snprintf(name, sizeof(name), "%d", pid);
-	if (fstatat(state->proc_fd, name, &owner, 0) < 0)
-		status = errno;
-	for (size_t i = 0; i < PROCESS_FILE_COUNT && status == 0; i++) {
-		snprintf(name, sizeof(name), "%d/%s", pid, process_files[i]);
-		status = file_read_at(state->proc_fd, name, &state->files[i]);
-	}
-	bool kernel_thread = status == 0 && state->files[0].length == 0;
-	/* PID/cgroup is optional (docs/snapshot-format.md): its absence skips nothing */
-	snprintf(name, sizeof(name), "%d/cgroup", pid);
-	bool has_cgroup = status == 0 && !kernel_thread && file_read_at(state->proc_fd, name, &state->cgroup) == 0;
-	state->pagemap.records.length = 0;
-	if (status == 0 && !state->options->no_pagemap && !kernel_thread)
-		status = read_pagemap(&state->pagemap, state->proc_fd, pid, &state->files[0]);
+	struct stat_identity identity;
+	int status = EAGAIN;
+	for (int attempt = 0; attempt < CAPTURE_ATTEMPTS && status == EAGAIN; attempt++)
+		status = read_process_once(state, pid, &owner, &identity);
 	if (status == ENOMEM)
 		return set_error(state->writer.error, "%s: out of memory reading process %d",
 				 state->writer.path, pid);
+	if (status == EAGAIN) {
+		state->changed++;
+		state->skipped++;
+		return 0;
+	}
 	if (status) {
 		if (!process_went_away(status))
 			fprintf(stderr, "ptscope: capture: process %d: %s; skipped\n", pid, strerror(status));
@@ -675,6 +772,9 @@ static int capture_process(struct capture_state *state, int pid)
 		state->unreadable += status == EACCES || status == EPERM;
 		return 0;
 	}
+	bool no_mm = state->files[0].length == 0;
+	bool zombie = no_mm && (identity.state == 'Z' || identity.state == 'X') && !(identity.flags & STAT_PF_KTHREAD);
+	bool kernel_thread = no_mm && !zombie;
 
 	/* A directory entry per process carries its owner, as smemcap's does. */
 	snprintf(name, sizeof(name), "%d/", pid);
@@ -686,15 +786,17 @@ static int capture_process(struct capture_state *state, int pid)
 			return -1;
 	}
 	snprintf(name, sizeof(name), "%d/cgroup", pid);
-	if (has_cgroup && write_member(&state->writer, name, state->cgroup.data, state->cgroup.length) < 0)
+	if (state->has_cgroup && write_member(&state->writer, name, state->cgroup.data, state->cgroup.length) < 0)
 		return -1;
-	if (!state->options->no_pagemap && !kernel_thread) {
+	if (!state->options->no_pagemap && !no_mm) {
 		snprintf(name, sizeof(name), "%d/pagemap", pid);
 		if (write_member(&state->writer, name, state->pagemap.records.data,
 				 state->pagemap.records.length) < 0)
 			return -1;
 	}
-	if (kernel_thread)
+	if (zombie)
+		state->zombies++;
+	else if (kernel_thread)
 		state->kernel_threads++;
 	else
 		state->processes++;
@@ -789,10 +891,11 @@ static int write_info(struct capture_state *state, enum pagemap_mode mode)
 	int n = snprintf(text, sizeof(text),
 			 "format: ptscope-snapshot 1\npage_size: %llu\narch: %s\nkernel: %s\n"
 			 "hostname: %s\ncaptured_at: %s\npagemap: %s\nprocesses: %ld\nskipped: %ld\n"
-			 "kernel_threads: %ld\nunreadable: %ld\nptscope_version: %s\n",
+			 "kernel_threads: %ld\nzombies: %ld\nchanged_during_capture: %ld\nunreadable: %ld\n"
+			 "ptscope_version: %s\n",
 			 (unsigned long long)state->pagemap.page_size, uts.machine, uts.release, hostname,
 			 captured_at, pagemap_mode_names[mode], state->processes, state->skipped,
-			 state->kernel_threads, state->unreadable, PTSCOPE_VERSION);
+			 state->kernel_threads, state->zombies, state->changed, state->unreadable, PTSCOPE_VERSION);
 	return write_member(&state->writer, "snapshot.info", text, (size_t)n);
 }
 
@@ -950,7 +1053,6 @@ static int open_output(struct capture_target *out, struct input_error *error)
 		if (isatty(STDOUT_FILENO))
 			return set_error(error, "capture: -o -: stdout is a terminal; redirect it to a file "
 					 "or pipe it (ptscope capture -o - | ptscope report -)");
-		out->fd = STDOUT_FILENO;
 		return 0;
 	}
 	struct error opened;
@@ -1017,18 +1119,19 @@ static int open_archive(struct capture_state *state, const struct capture_target
 	 * compressed stream, which zstd and xz readers refuse */
 	if (out->to_stdout)
 		archive_write_set_bytes_in_last_block(w->archive, 1);
-	if (archive_write_open_fd(w->archive, out->fd) != ARCHIVE_OK)
+	if (archive_write_open_fd(w->archive, out->to_stdout ? STDOUT_FILENO : output_fd(&out->file)) != ARCHIVE_OK)
 		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
 	return 0;
 }
 
 static int close_archive(struct capture_state *state)
 {
+	char why[512];
 	if (archive_write_close(state->writer.archive) == ARCHIVE_OK)
 		return 0;
 	state->writer.output_failed = true;
 	return set_error(state->writer.error, "%s: %s", state->writer.path,
-			 archive_error_string(state->writer.archive));
+			 archive_problem(state->writer.archive, why, sizeof(why)));
 }
 
 static int capture_all(struct capture_state *state, const struct pid_list *pids)
@@ -1077,6 +1180,8 @@ static void capture_state_release(struct capture_state *state)
 	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++)
 		free(state->files[i].data);
 	free(state->cgroup.data);
+	free(state->stat_before.data);
+	free(state->stat_after.data);
 	free(state->pagemap.records.data);
 	pfn_set_free(&state->pfns);
 }
@@ -1151,6 +1256,7 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	snprintf(result->path, sizeof(result->path), "%s", out.final);
 	result->processes = state.processes;
 	result->skipped = state.skipped;
+	result->changed = state.changed;
 	result->unreadable = state.unreadable;
 	result->pagemap = (enum pagemap_mode)mode;
 done:

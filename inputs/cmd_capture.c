@@ -114,8 +114,11 @@ int cmd_capture(int argc, char **argv)
 			bool to_stdout = options.output && !strcmp(options.output, "-");
 			if (!to_stdout)
 				printf("%s\n", result.path);
-			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped), pagemap: %s%s\n",
-				result.processes, result.processes == 1 ? "" : "es", result.skipped,
+			char changed[64] = "";
+			if (result.changed)
+				snprintf(changed, sizeof(changed), ", %ld of them changed during capture", result.changed);
+			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped%s), pagemap: %s%s\n",
+				result.processes, result.processes == 1 ? "" : "es", result.skipped, changed,
 				pagemap_mode_names[result.pagemap], to_stdout ? ", to stdout" : "");
 			if (result.unreadable)
 				fprintf(stderr, "ptscope: capture: %ld process%s could not be read (permission "

@@ -27,7 +27,9 @@ static const char usage_text[] =
 		"\n"
 		"      --per-process  one line per process: pid, comm, VMAs, Rss, Pss, VmPTE (kB)\n"
 		"      --skip-bad     drop a process whose files are broken instead of failing\n"
-		"      --verify       also load every pagemap record and check it lies in a VMA\n"
+		"      --verify       also load every pagemap record and check it lies in a VMA, that\n"
+		"                     stat's code and stack lie in smaps' VMAs, and count comms that\n"
+		"                     are not cmdline's program\n"
 		"  -h, --help         this text\n";
 
 
@@ -102,11 +104,13 @@ static void print_summary(const struct snapshot *s)
 	printf("pagemap: %s\n", pagemap_mode_names[info->pagemap]);
 	printf("processes: %zu\n", s->process_count);
 	printf("kernel threads skipped: %zu\n", s->kernel_threads);
+	printf("zombies skipped: %zu\n", s->zombies);
 	printf("VMAs: %zu\n", s->vma_count);
 	printf("pagemap bytes: %" PRIu64 "\n", s->pagemap_bytes);
 	print_chunks(s);
 	printf("kpages: %zu\n", s->kpage_count);
 	print_count("skipped at capture", info->skipped);
+	print_count("of them changed during capture", info->changed);
 	print_count("refused at capture (permission denied)", info->unreadable);
 	if (info->ptscope_version[0])
 		printf("captured by: ptscope %s\n", info->ptscope_version);
@@ -146,7 +150,7 @@ int cmd_info(int argc, char **argv)
 	};
 	/* info shows pagemap sizes only; records are loaded and checked with --verify. */
 	struct read_options options = { .pagemap_sizes_only = true, .progress = isatty(STDERR_FILENO) };
-	bool per_process = false;
+	bool per_process = false, verify = false;
 	int c;
 
 	optind = 1;
@@ -154,7 +158,7 @@ int cmd_info(int argc, char **argv)
 		switch (c) {
 		case OPT_PER_PROCESS: per_process = true; break;
 		case OPT_SKIP_BAD: options.skip_bad = true; break;
-		case OPT_VERIFY: options.pagemap_sizes_only = false; break;
+		case OPT_VERIFY: options.pagemap_sizes_only = false; verify = true; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return command_option_error("info", usage_text, "h", long_options, argv);
 		}
@@ -172,6 +176,20 @@ int cmd_info(int argc, char **argv)
 		return 1;
 	}
 	print_summary(snapshot);
+	if (verify) {
+		struct verify_result checked;
+		if (snapshot_verify(snapshot, &checked, &error) < 0) {
+			fprintf(stderr, "ptscope: %s\n", error.message);
+			snapshot_free(snapshot);
+			return 1;
+		}
+		printf("verified: every pagemap record lies in a VMA; stat's code and stack lie in smaps' VMAs "
+		       "(%zu processes show them)\n", checked.stat_checked);
+		printf("comm not cmdline's program: %zu", checked.comm_differs);
+		if (checked.comm_differs)
+			printf(" (names set with prctl, or scripts), the first pid %d", checked.first_comm_differs);
+		putchar('\n');
+	}
 	if (per_process)
 		print_processes(snapshot);
 	snapshot_free(snapshot);

@@ -17,24 +17,66 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/decompress.h"
 #include "internal.h"
 
 /* ---- directory ---- */
 
-/* Read a whole file, refusing one too large to be a snapshot member. */
-static int read_file(int dir_fd, const char *name, struct buffer *b, const char *source,
-		     struct input_error *error)
+/* "FILE of N bytes" refused when a member of its kind cannot be that big. */
+static int check_member_size(uint64_t size, const char *source, const char *member,
+			     struct input_error *error)
 {
-	struct stat st;
-	int status = fstatat(dir_fd, name, &st, 0) ? errno : 0;
-	if (!status && (uint64_t)st.st_size > MEMBER_MAX_BYTES) {
-		input_error_set(error, source, name, 0, "file of %lld bytes is too large", (long long)st.st_size);
+	uint64_t limit = builder_member_max_bytes(member);
+	if (size <= limit)
+		return 0;
+	input_error_set(error, source, member, 0, "%" PRIu64 " bytes: such a member holds at most %" PRIu64
+			" (not a snapshot member)", size, limit);
+	return -1;
+}
+
+/*
+ * Open a member inside the snapshot directory: never through a symbolic
+ * link (one could point at /etc/shadow or into /proc), and only a regular
+ * file (a FIFO would block, a device has no end).  The fd, or -1.
+ */
+static int open_member(int dir_fd, const char *file, const char *member, struct stat *st,
+		       const char *source, struct input_error *error)
+{
+	int fd = openat(dir_fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, st) != 0) {
+		int problem = errno;
+		if (fd >= 0)
+			close(fd);
+		input_error_set(error, source, member, 0, "%s", problem == ELOOP
+				? "a symbolic link: members are read only inside the snapshot" : strerror(problem));
 		return -1;
 	}
-	if (!status)
-		status = file_read_at(dir_fd, name, b);
+	const char *kind = S_ISREG(st->st_mode) ? NULL : S_ISFIFO(st->st_mode) ? "a FIFO"
+			 : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device" : S_ISSOCK(st->st_mode)
+			 ? "a socket" : "not a regular file";
+	if (kind || check_member_size((uint64_t)st->st_size, source, member, error)) {
+		if (kind)
+			input_error_set(error, source, member, 0, "%s: not a snapshot member", kind);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Read a member whole through open_member. */
+static int read_member_file(int dir_fd, const char *file, const char *member, struct buffer *b,
+			    const char *source, struct input_error *error)
+{
+	struct stat st;
+	int fd = open_member(dir_fd, file, member, &st, source, error);
+	if (fd < 0)
+		return -1;
+	int status = file_read_fd(fd, b);
+	close(fd);
+	if (status == 0 && b->length > builder_member_max_bytes(member))
+		return check_member_size(b->length, source, member, error); /* grew while read */
 	if (status)
-		input_error_set(error, source, name, 0, "%s", strerror(status));
+		input_error_set(error, source, member, 0, "%s", strerror(status));
 	return status ? -1 : 0;
 }
 
@@ -45,24 +87,24 @@ static int add_file(int dir_fd, const char *file, const char *member,
 {
 	struct buffer own = { 0 };
 	struct stat st;
+	int fd;
 	switch (builder_member_use(builder, member)) {
 	case MEMBER_IGNORE:
 		return 0;
 	case MEMBER_SIZE_ONLY:
-		if (fstatat(dir_fd, file, &st, 0) != 0) {
-			input_error_set(error, source, member, 0, "%s", strerror(errno));
+		if ((fd = open_member(dir_fd, file, member, &st, source, error)) < 0)
 			return -1;
-		}
+		close(fd);
 		return builder_size_member(builder, member, (uint64_t)st.st_size, error);
 	case MEMBER_ADOPT:
-		if (read_file(dir_fd, file, &own, source, error)) {
+		if (read_member_file(dir_fd, file, member, &own, source, error)) {
 			free(own.data);
 			return -1;
 		}
 		return builder_adopt_member(builder, member, own.data, own.length, error);
 	case MEMBER_COPY:
 	default:
-		if (read_file(dir_fd, file, shared, source, error))
+		if (read_member_file(dir_fd, file, member, shared, source, error))
 			return -1;
 		return builder_add_member(builder, member, shared->data, shared->length, error);
 	}
@@ -78,15 +120,16 @@ static bool is_number(const char *s)
 	return true;
 }
 
-/* A directory entry's type, from d_type where the file system gives it. */
+/* A directory entry's own type (a symbolic link is DT_LNK, never followed),
+ * from d_type where the file system gives it. */
 static int entry_type(int dir_fd, const struct dirent *entry)
 {
 	struct stat st;
-	if (entry->d_type == DT_DIR || entry->d_type == DT_REG)
+	if (entry->d_type != DT_UNKNOWN)
 		return entry->d_type;
-	if (fstatat(dir_fd, entry->d_name, &st, 0) != 0)
+	if (fstatat(dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return DT_UNKNOWN;
-	return S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+	return S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
 }
 
 /*
@@ -110,12 +153,21 @@ static int add_directory_files(int dir_fd, const char *prefix, bool descend,
 		char member[512];
 		int type = name[0] == '.' || status ? DT_UNKNOWN : entry_type(dir_fd, entries[i]);
 		snprintf(member, sizeof(member), "%s%s", prefix, name);
-		if (type == DT_DIR && descend && is_number(name)) {
+		if (type != DT_UNKNOWN && descend && is_number(name) && type != DT_REG) {
+			/* a process folder, opened without following a link out of the snapshot */
 			char sub_prefix[sizeof(member) + 1];
 			snprintf(sub_prefix, sizeof(sub_prefix), "%s/", member);
-			int sub = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			status = sub < 0 ? 0 : add_directory_files(sub, sub_prefix, false, builder, buffer, source, error);
-		} else if (type == DT_REG) {
+			int sub = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0) {
+				input_error_set(error, source, member, 0, "%s", errno == ELOOP || errno == ENOTDIR
+						? "a symbolic link or special file where a process folder belongs"
+						: strerror(errno));
+				status = -1;
+			} else {
+				status = add_directory_files(sub, sub_prefix, false, builder, buffer, source, error);
+			}
+		} else if (type != DT_UNKNOWN) {
+			/* a member the builder wants: open_member refuses what is not a file, by name */
 			status = add_file(dir_fd, name, member, builder, buffer, source, error);
 		}
 		free(entries[i]);
@@ -139,16 +191,6 @@ int read_directory(const char *path, struct snapshot_builder *builder, struct in
 }
 
 /* ---- tar through libarchive ---- */
-
-static int check_member_size(int64_t size, const char *source, const char *name,
-			     struct input_error *error)
-{
-	if (size >= 0 && (uint64_t)size <= MEMBER_MAX_BYTES)
-		return 0;
-	input_error_set(error, source, name, 0, "member claims %lld bytes: not a snapshot member",
-			(long long)size);
-	return -1;
-}
 
 /* Exactly size bytes of the current member into data. */
 static int read_member_data(struct archive *archive, char *data, size_t size,
@@ -180,8 +222,8 @@ static int add_archive_member(struct archive *archive, const char *name, int64_t
 	char *own;
 	if (use == MEMBER_IGNORE)
 		return 0; /* libarchive skips the data at the next header */
-	if (check_member_size(size, source, name, error))
-		return -1;
+	if (size < 0 || check_member_size((uint64_t)size, source, name, error))
+		return size < 0 ? (input_error_set(error, source, name, 0, "member of unknown size"), -1) : -1;
 	switch (use) {
 	case MEMBER_SIZE_ONLY:
 		return builder_size_member(builder, name, (uint64_t)size, error);
@@ -211,7 +253,7 @@ int read_archive(const char *file, struct snapshot_builder *builder, struct inpu
 	struct buffer buffer = { 0 };
 	int status = 0, r;
 
-	archive_read_support_filter_all(archive);
+	decompress_enable_builtin(archive);   /* never external programs (base/decompress.h) */
 	archive_read_support_format_tar(archive);
 	if (archive_read_open_filename(archive, file, 1 << 16) != ARCHIVE_OK) {
 		input_error_set(error, path, NULL, 0, "not a snapshot archive: %s", archive_error_string(archive));

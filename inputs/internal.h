@@ -55,6 +55,9 @@ int parse_status(const char *text, size_t size, struct process_status *status,
 		 const struct parse_place *place);
 int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int *ppid,
 	       const char **comm, const struct parse_place *place);
+/* The state letter and the code and stack addresses of a stat line that
+ * parse_stat accepted (info --verify checks them against smaps). */
+void parse_stat_extra(const char *text, size_t size, struct process *process);
 const char *parse_cmdline(const char *text, size_t size, struct arena *arena);
 /* The path of /proc/PID/cgroup (v2 "0::PATH" first), interned; NULL if none. */
 const char *parse_cgroup(const char *text, size_t size, struct arena *arena);
@@ -97,6 +100,8 @@ int builder_add_member(struct snapshot_builder *builder, const char *name,
  */
 enum member_use { MEMBER_IGNORE, MEMBER_COPY, MEMBER_ADOPT, MEMBER_SIZE_ONLY };
 enum member_use builder_member_use(const struct snapshot_builder *builder, const char *name);
+/* The most bytes such a member can hold (containers refuse more before reading). */
+uint64_t builder_member_max_bytes(const char *name);
 /* MEMBER_ADOPT: data came from malloc and is the builder's now, even on error. */
 int builder_adopt_member(struct snapshot_builder *builder, const char *name, void *data,
 			 size_t size, struct input_error *error);
@@ -112,6 +117,22 @@ void builder_set_position(struct snapshot_builder *builder, uint64_t done, uint6
 int builder_finish(struct snapshot_builder *builder, struct snapshot **result,
 		   struct input_error *error);
 void builder_abort(struct snapshot_builder *builder);
+
+/*
+ * What a kernel can produce: counters beyond these are refused where they are
+ * read, with file and line, so that no sum or product downstream can wrap.
+ * No address space is larger than 5-level paging's 2^57 bytes, so no VMA and
+ * no kB counter (status, meminfo, smaps) is either; the kernel keeps a page's
+ * mapcount in an int; page sizes run from 4 KiB to 1 MiB (hexagon's 256 KiB
+ * is the largest Linux has had).  Totals over a snapshot are checked against
+ * KERNEL_MAX_TOTAL_BYTES in the builder.
+ */
+#define KERNEL_MAX_SPAN_BYTES   (UINT64_C(1) << 57)
+#define KERNEL_MAX_KB           (KERNEL_MAX_SPAN_BYTES >> 10)
+#define KERNEL_MAX_MAPCOUNT     UINT64_C(0x7fffffff)
+#define KERNEL_MIN_PAGE_BYTES   UINT64_C(4096)
+#define KERNEL_MAX_PAGE_BYTES   (UINT64_C(1) << 20)
+#define KERNEL_MAX_TOTAL_BYTES  (UINT64_C(1) << 62)
 
 /* Largest member a reader accepts: guards against absurd tar headers. */
 #define MEMBER_MAX_BYTES (UINT64_C(4) << 30)

@@ -123,6 +123,8 @@ static int kb_value(const struct parse_place *place, const char *value, const ch
 		q++;
 	if (q < limit && !(limit - q == 2 && (*q == 'k' || *q == 'K') && q[1] == 'B'))
 		return parse_fail(place, line, "unexpected text after number");
+	if (*kb > KERNEL_MAX_KB)
+		return parse_fail(place, line, "%" PRIu64 " kB is more than any address space holds (2^57 bytes)", *kb);
 	return 0;
 }
 
@@ -201,6 +203,27 @@ int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int
 	*ppid = (int)value;
 	*comm = arena_intern(arena, open + 1, (size_t)(close - open - 1));
 	return *comm ? 0 : parse_fail(place, 1, "out of memory");
+}
+
+void parse_stat_extra(const char *text, size_t size, struct process *process)
+{
+	const char *end = text + size, *close = NULL;
+	for (const char *p = end; p > text && !close; p--)
+		if (p[-1] == ')')
+			close = p - 1;
+	if (!close || end - close < 3)
+		return;
+	process->state = close[2];
+	uint64_t *targets[] = { &process->start_code, &process->end_code, &process->start_stack };
+	const char *p = close + 2, *q;
+	for (unsigned field = 3; p < end && field <= 28; field++) {
+		if (field >= 26 && !parse_u64(p, end, targets[field - 26], &q))
+			*targets[field - 26] = 0;
+		const char *space = memchr(p, ' ', (size_t)(end - p));
+		if (!space)
+			break;
+		p = space + 1;
+	}
 }
 
 /* /proc/PID/cgroup: "hierarchy-ID:controllers:path" lines.  The unified
@@ -338,8 +361,10 @@ static int info_line(void *context, const char *key, size_t length, const char *
 	} else if (key_is(key, length, "page_size")) {
 		if (info_number(c, value, limit, line, &number))
 			return -1;
-		if (number < 1024 || (number & (number - 1)))
+		if (number & (number - 1))
 			return parse_fail(c->place, line, "page size %" PRIu64 " is not a power of two", number);
+		if (number < KERNEL_MIN_PAGE_BYTES || number > KERNEL_MAX_PAGE_BYTES)
+			return parse_fail(c->place, line, "page size %" PRIu64 " is outside what Linux has used (4 KiB to 1 MiB)", number);
 		info->page_size = number;
 	} else if (key_is(key, length, "pagemap")) {
 		for (int i = 0; i < PAGEMAP_MODE_COUNT; i++)
@@ -349,13 +374,14 @@ static int info_line(void *context, const char *key, size_t length, const char *
 			}
 		return parse_fail(c->place, line, "pagemap must be pfn, present or none");
 	} else if (key_is(key, length, "processes") || key_is(key, length, "skipped") ||
-		   key_is(key, length, "unreadable")) {
+		   key_is(key, length, "changed_during_capture") || key_is(key, length, "unreadable")) {
 		if (info_number(c, value, limit, line, &number))
 			return -1;
 		if (number > INT32_MAX)
 			return parse_fail(c->place, line, "number too large");
 		*(key_is(key, length, "processes") ? &info->processes
-		  : key_is(key, length, "skipped") ? &info->skipped : &info->unreadable) = (long)number;
+		  : key_is(key, length, "skipped") ? &info->skipped
+		  : key_is(key, length, "unreadable") ? &info->unreadable : &info->changed) = (long)number;
 	} else if (key_is(key, length, "ptscope_version")) {
 		snprintf(info->ptscope_version, sizeof(info->ptscope_version), "%.*s",
 			 (int)(limit - value), value);
@@ -409,9 +435,15 @@ int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *co
 {
 	if (copy_records(data, size, sizeof(struct kpage), (void **)pages, count, place))
 		return -1;
-	for (size_t i = 1; i < *count; i++)
-		if ((*pages)[i].pfn <= (*pages)[i - 1].pfn)
+	for (size_t i = 0; i < *count; i++) {
+		if (i && (*pages)[i].pfn <= (*pages)[i - 1].pfn)
 			return parse_fail(place, 0, "record %zu: PFN %#" PRIx64 " not above the previous one", i, (*pages)[i].pfn);
+		if ((*pages)[i].pfn > PAGEMAP_PFN_MASK)
+			return parse_fail(place, 0, "record %zu: PFN %#" PRIx64 " does not fit pagemap's 55 bits", i, (*pages)[i].pfn);
+		if ((*pages)[i].mapcount > KERNEL_MAX_MAPCOUNT)
+			return parse_fail(place, 0, "record %zu: mapcount %" PRIu64 " is more than a kernel counts (2^31 - 1)",
+					  i, (*pages)[i].mapcount);
+	}
 	return 0;
 }
 

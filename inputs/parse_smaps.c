@@ -105,6 +105,9 @@ static int parse_vma_header(struct smaps_parser *parser, const char *p, const ch
 		return parse_fail(parser->place, parser->line, "bad VMA address range");
 	if (vma->end <= vma->start)
 		return parse_fail(parser->place, parser->line, "VMA ends before it starts");
+	if (vma->end - vma->start > KERNEL_MAX_SPAN_BYTES)
+		return parse_fail(parser->place, parser->line, "VMA of %#" PRIx64 " bytes is larger than any address space (2^57 bytes)",
+				  vma->end - vma->start);
 	q = skip_spaces(q, limit);
 	if (limit - q < 4 || strchr("r-", q[0]) == NULL || strchr("w-", q[1]) == NULL ||
 	    strchr("x-", q[2]) == NULL || strchr("ps", q[3]) == NULL)
@@ -245,9 +248,17 @@ static int check_vma(struct smaps_parser *parser)
 		return parse_fail(parser->place, parser->line,
 				  "VMA %" PRIx64 "-%" PRIx64 " has Size %" PRIu64 " kB, not its length",
 				  vma->start, vma->end, vma->kb[SMAPS_SIZE]);
-	if (vma->kb[SMAPS_RSS] > vma->kb[SMAPS_SIZE])
-		return parse_fail(parser->place, parser->line,
-				  "VMA %" PRIx64 "-%" PRIx64 " has Rss above Size", vma->start, vma->end);
+	/* every counter but the page sizes and THPeligible counts pages of this VMA */
+	for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
+		bool size_like = field == SMAPS_KERNEL_PAGE_SIZE || field == SMAPS_MMU_PAGE_SIZE ||
+				 field == SMAPS_THP_ELIGIBLE;
+		uint64_t limit = size_like ? KERNEL_MAX_KB : vma->kb[SMAPS_SIZE];
+		if (vma->kb[field] > limit)
+			return parse_fail(parser->place, parser->line,
+					  "VMA %" PRIx64 "-%" PRIx64 " has %s above %s (%" PRIu64 " kB)",
+					  vma->start, vma->end, smaps_field_names[field],
+					  size_like ? "any address space" : "Size", vma->kb[field]);
+	}
 	return 0;
 }
 

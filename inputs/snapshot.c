@@ -168,3 +168,52 @@ uint64_t snapshot_meminfo_kb(const struct snapshot *s, const char *name)
 			return s->meminfo[i].kb;
 	return 0;
 }
+
+/* Is comm (at most 15 bytes of the program's name) the start of the base
+ * name of cmdline's first or second word (an interpreter runs a script)? */
+static bool comm_matches(const char *comm, const char *cmdline)
+{
+	size_t comm_length = strlen(comm);
+	const char *word = cmdline;
+	for (int n = 0; n < 2 && *word; n++) {
+		const char *stop = strchr(word, ' ');
+		size_t length = stop ? (size_t)(stop - word) : strlen(word);
+		const char *base = word;
+		for (const char *p = word; p < word + length; p++)
+			if (*p == '/')
+				base = p + 1;
+		size_t base_length = (size_t)(word + length - base);
+		size_t compare = comm_length < base_length ? comm_length : base_length;
+		if (compare && !strncmp(base, comm, compare) && (compare == comm_length || compare >= 15))
+			return true;
+		if (!stop)
+			break;
+		word = stop + 1;
+	}
+	return !*cmdline;   /* kernel-made or exited: nothing to compare */
+}
+
+int snapshot_verify(const struct snapshot *s, struct verify_result *result, struct input_error *error)
+{
+	memset(result, 0, sizeof(*result));
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		if (p->comm && p->cmdline && !comm_matches(p->comm, p->cmdline) && !result->comm_differs++)
+			result->first_comm_differs = p->pid;
+		if (!p->start_code || p->end_code <= p->start_code || !p->start_stack)
+			continue;   /* a kernel that hides them (no ptrace access) */
+		const uint64_t addresses[3] = { p->start_code, p->end_code - 1, p->start_stack };
+		static const char *const names[3] = { "code start", "code end", "stack start" };
+		for (int a = 0; a < 3; a++)
+			if (!process_find_vma(p, addresses[a])) {
+				char member[64];
+				snprintf(member, sizeof(member), "%d/stat", p->pid);
+				input_error_set(error, s->source, member, 1,
+						"%s %#" PRIx64 " lies in no VMA of %d/smaps: the two come from different programs",
+						names[a], addresses[a], p->pid);
+				return -1;
+			}
+		result->stat_checked++;
+	}
+	return 0;
+}

@@ -130,6 +130,8 @@ struct process {
 	int pid, ppid;
 	const char *comm;               /* from stat, without parentheses */
 	const char *cmdline;            /* NULs turned into spaces */
+	char state;                     /* stat's state letter (R, S, Z, ...) */
+	uint64_t start_code, end_code, start_stack; /* stat fields 26-28 (0: not shown) */
 	const char *cgroup;             /* PID/cgroup: the v2 path ("0::PATH"), else the
 					 * first hierarchy's; NULL when not captured */
 	bool has_status;
@@ -153,6 +155,7 @@ struct snapshot_info {
 	char arch[32], kernel[128], hostname[128], captured_at[40];
 	enum pagemap_mode pagemap;
 	long processes, skipped;        /* -1 when not stated */
+	long changed;                   /* of the skipped, changed during capture; -1: not stated */
 	long unreadable;                /* of skipped: refused to a non-root capture; -1 not stated */
 	char ptscope_version[32];       /* the ptscope that captured it; "" when not stated */
 };
@@ -186,6 +189,7 @@ struct snapshot {
 	struct process *processes;      /* ascending pid; only non-empty smaps */
 	size_t process_count;
 	size_t kernel_threads;          /* empty smaps, skipped */
+	size_t zombies;                 /* empty smaps and stat state Z or X: exited, unreaped */
 	size_t skipped_bad;             /* broken processes dropped by skip_bad */
 	struct vma *vmas;
 	size_t vma_count;
@@ -249,6 +253,23 @@ int process_next_record(const struct snapshot *snapshot, const struct process *p
 /* The content of p's chunk (vaddr >> PAGEMAP_CHUNK_SHIFT), or -1 if unpopulated. */
 long process_chunk_content(const struct process *p, uint64_t chunk);
 
+/*
+ * What a reader can check of one process's members against each other (info
+ * --verify), beyond the builder's rule that pagemap records lie in VMAs:
+ * stat's code range and stack start lie in smaps' VMAs (a capture mixing
+ * two programs' files fails this under ASLR), and stat's comm is the
+ * program cmdline names.  A broken process: -1 with *error filled; comm
+ * and cmdline can differ legitimately (prctl names, scripts), so those are
+ * only counted, with the first such pid.
+ */
+struct verify_result {
+	size_t stat_checked;            /* processes whose stat shows code and stack */
+	size_t comm_differs;            /* comm is not cmdline's program */
+	int first_comm_differs;
+};
+int snapshot_verify(const struct snapshot *snapshot, struct verify_result *result,
+		    struct input_error *error);
+
 /* The process with this pid, or NULL. */
 const struct process *snapshot_find_process(const struct snapshot *snapshot, int pid);
 
@@ -299,6 +320,7 @@ struct capture_options {
 struct capture_result {
 	char path[4096];                /* where the snapshot was written */
 	long processes, skipped;
+	long changed;                   /* of the skipped: changed program (exec) while read */
 	long unreadable;                /* of skipped: not readable without root */
 	bool output_failed;             /* on failure: writing failed (status 2), not the input */
 	enum pagemap_mode pagemap;

@@ -312,6 +312,9 @@ struct model_result {
 	size_t design_count;
 	struct model_sharing *sharing;
 	size_t sharing_count;
+	double sharing_base_bytes;                   /* what "% of page tables" divides by: the
+	                                                exact tables, or without pagemap their
+	                                                estimate's upper bound (so <= 100 %) */
 	struct model_process *process_figures;       /* one per snapshot process */
 	struct fork_copy fork_copy;                  /* every process forking once, no sharing */
 	struct model_counters counters;              /* kernel counters beside the model */

@@ -302,9 +302,45 @@ static void credit_file(struct model_sharing *out, size_t *capacity, const struc
 	last->mappings += mappings;
 }
 
+/*
+ * Without pagemap a member is an upper bound: every window of its VMA with
+ * resident or swapped pages counts.  When no member of a group has pagemap
+ * and partners meet by address or by length, every populated member has the
+ * same windows, so the group is counted in closed form per VMA, never per
+ * window (a 128 TiB shared VMA has 2^26 windows of 2 MiB per process): k
+ * populated members save k - 1 of each window's k copies, (k - 1)/k each.
+ * True when it counted the group (*shared set).
+ */
+static bool share_group_closed_form(struct model_context *c, const struct sharing_rule *rule, size_t rule_index,
+				    const struct member *group, size_t count, uint64_t *shared)
+{
+	if (rule->partners != PARTNERS_ADDRESS && rule->partners != PARTNERS_LENGTH)
+		return false;
+	uint64_t k = 0, first = 0, end = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (c->snapshot->processes[group[i].process].has_pagemap)
+			return false;
+		const struct vma *v = group[i].vma;
+		k += v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] > 0;
+	}
+	member_windows(rule, group[0].vma, &first, &end);
+	uint64_t windows = end > first ? end - first : 0;
+	*shared = k > 1 ? (k - 1) * windows : 0;
+	for (size_t i = 0; k > 1 && i < count; i++) {
+		const struct vma *v = group[i].vma;
+		if (v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] > 0)
+			c->result->process_figures[group[i].process].sharable_pages[rule_index] +=
+				(double)(k - 1) / (double)k * (double)windows;
+	}
+	return true;
+}
+
 static uint64_t share_group(struct model_context *c, struct model_sharing *out, size_t rule_index,
 			    const struct member *group, size_t count, struct slots *slots)
 {
+	uint64_t closed;
+	if (share_group_closed_form(c, out->rule, rule_index, group, count, &closed))
+		return closed;
 	slots_reset(slots);
 	for (size_t i = 0; i < count; i++)
 		member_slots(c, out->rule, &group[i], slots);
@@ -587,6 +623,7 @@ int model_sharing(struct model_context *c)
 {
 	struct model_result *r = c->result;
 	bool all_pagemap = r->processes_with_pagemap == r->processes;
+	r->sharing_base_bytes = all_pagemap ? (double)r->pagetable_bytes : r->pagetable_estimate.upper;
 	for (size_t k = 0; k < r->sharing_count; k++) {
 		struct model_sharing *out = &r->sharing[k];
 		if (out->rule->partners == PARTNERS_CONTENT) {
@@ -601,6 +638,11 @@ int model_sharing(struct model_context *c)
 			out->exact = all_pagemap;
 			share_by_partners(c, out, k);
 		}
+		/* without pagemap everywhere the figure is an upper bound: never
+		 * more than the page tables' own upper bound (100 % of tables) */
+		uint64_t tables_bound = (uint64_t)(r->pagetable_estimate.upper / MODEL_PAGE_BYTES);
+		if (!all_pagemap && out->sharable_pages > tables_bound)
+			out->sharable_pages = tables_bound;
 		out->sharable_bytes = out->sharable_pages * MODEL_PAGE_BYTES;
 		size_t keep = c->options->top_files ? c->options->top_files : 10;
 		if (out->file_count > keep)

@@ -41,6 +41,8 @@ static const char usage_text[] =
 "  --no-cache          neither read nor write the per-file cache\n"
 "  --cache-dir DIR     cache folder (default $XDG_CACHE_HOME/ptscope)\n"
 "  --config FILE       kernel .config (plain or compressed) to parse with\n"
+"  --libclang N|FILE   the libclang to use: a version (14 to 19) or a library file\n"
+"                      (default: $PTSCOPE_LIBCLANG, else the newest installed)\n"
 "  --format FORMAT     tree (cflow-style text with file:line), json, xml, dot, svg,\n"
 "                      png or pdf (default: from -o, else dot); png and pdf are\n"
 "                      not written to a terminal\n"
@@ -101,7 +103,8 @@ static bool positive_number(const char *text, int *value)
 
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
        OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
-       OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_UNRESOLVED };
+       OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_UNRESOLVED,
+       OPT_LIBCLANG };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -124,6 +127,7 @@ static const struct option long_options[] = {
 	{ "overlay-profile", required_argument, NULL, OPT_OVERLAY_PROFILE },
 	{ "path", required_argument, NULL, OPT_PATH },
 	{ "page", required_argument, NULL, OPT_PAGE },
+	{ "libclang", required_argument, NULL, OPT_LIBCLANG },
 	{ "versus", required_argument, NULL, OPT_VERSUS },
 	{ "unresolved", no_argument, NULL, OPT_UNRESOLVED },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -166,6 +170,7 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		case OPT_NO_CACHE: o->use_cache = false; break;
 		case OPT_CACHE_DIR: o->cache_dir = optarg; break;
 		case OPT_CONFIG: o->config = optarg; break;
+		case OPT_LIBCLANG: o->libclang = optarg; break;
 		case OPT_FORMAT: a->format_name = optarg; break;
 		case OPT_WRITE_COMMANDS: o->commands_out = optarg; break;
 		case 'o': a->output = optarg; break;
@@ -241,8 +246,8 @@ static void print_summary(const struct callgraph *graph)
 {
 	const struct cg_summary *s = &graph->summary;
 	fprintf(stderr, "ptscope: callgraph: %zu files (%zu parsed, %zu cached, %zu failed); "
-		"configuration: %s\n", s->files, s->files_parsed, s->files_cached, s->files_failed,
-		s->config);
+		"configuration: %s; %s\n", s->files, s->files_parsed, s->files_cached, s->files_failed,
+		s->config, s->libclang ? s->libclang : "libclang");
 	if (s->config_symbols_supplied)
 		fprintf(stderr, "ptscope: callgraph: no configuration in the tree: supplied %zu "
 			"symbols that decide the MMU paths\n", s->config_symbols_supplied);

@@ -28,7 +28,9 @@ static const char usage_text[] =
 	      "  --builtin NAME   print a built-in profile file (e.g. 30-sharing.xml)\n"
 	      "  --from-source TREE  the sizes libclang gives the rmap structs in a kernel\n"
 	      "                   tree (its mm/rmap.c, configured as for callgraph)\n"
-	      "  --config FILE    with --from-source: the kernel .config to use\n";
+	      "  --config FILE    with --from-source: the kernel .config to use\n"
+	      "  --libclang N|FILE  with --from-source: the libclang to use (14 to 19; default:\n"
+	      "                   $PTSCOPE_LIBCLANG, else the newest installed)\n";
 
 static void list(FILE *out, const struct profile_set *set)
 {
@@ -106,9 +108,11 @@ static const char *const source_structs[] = {
 };
 #define SOURCE_STRUCT_COUNT (sizeof(source_structs) / sizeof(source_structs[0]))
 
-static int from_source(const char *tree, const char *config, const struct profile_set *set)
+static int from_source(const char *tree, const char *config, const char *libclang,
+		       const struct profile_set *set)
 {
-	struct analyzer_options options = { .source = tree, .config = config, .use_cache = true };
+	struct analyzer_options options = { .source = tree, .config = config, .libclang = libclang,
+					   .use_cache = true };
 	long long bytes[SOURCE_STRUCT_COUNT];
 	char arch[32], err[512];
 	int status = analyzer_struct_sizes(&options, source_structs, SOURCE_STRUCT_COUNT, bytes,
@@ -140,9 +144,10 @@ int cmd_profiles(int argc, char **argv)
 		{ "show", required_argument, NULL, 's' }, { "schema", no_argument, NULL, 'x' },
 		{ "check", required_argument, NULL, 'c' }, { "builtin", required_argument, NULL, 'b' },
 		{ "from-source", required_argument, NULL, 'f' }, { "config", required_argument, NULL, 'k' },
+		{ "libclang", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	const char *source = NULL, *config = NULL;
+	const char *source = NULL, *config = NULL, *libclang = NULL;
 	struct profile_set set = { 0 };
 	struct model_error error;
 	const char *show = NULL;
@@ -159,6 +164,7 @@ int cmd_profiles(int argc, char **argv)
 		case 's': show = optarg; break;
 		case 'f': source = optarg; acted = true; break;
 		case 'k': config = optarg; break;
+		case 'l': libclang = optarg; break;
 		case 'x': fputs(profiles_schema(), stdout); acted = true; break;
 		case 'b':
 			acted = true;
@@ -187,7 +193,7 @@ int cmd_profiles(int argc, char **argv)
 		status = 1;
 	}
 	if (!status && source)
-		status = from_source(source, config, &set);
+		status = from_source(source, config, libclang, &set);
 	if (!status && show) {
 		const struct rmap_profile *p = profiles_find_rmap(&set, show);
 		const struct sharing_rule *r = profiles_find_rule(&set, show);

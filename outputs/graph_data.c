@@ -56,6 +56,7 @@ static size_t summary_items(const struct cg_summary *s, struct summary_item *ite
 		{ "config", 0, s->config ? s->config : "" },
 		{ "arch", 0, s->arch ? s->arch : "" },
 		{ "release", 0, s->release ? s->release : "" },
+		{ "libclang", 0, s->libclang ? s->libclang : "" },
 		{ "files", s->files, NULL },
 		{ "files_parsed", s->files_parsed, NULL },
 		{ "files_cached", s->files_cached, NULL },

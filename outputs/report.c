@@ -64,6 +64,10 @@ double report_round1(double value)
 void report_format_percent(double percent, bool sign, char *buffer, size_t size)
 {
 	double rounded = report_round1(percent);
+	if (!isfinite(rounded)) {
+		snprintf(buffer, size, "-");   /* no "nan%" in a table */
+		return;
+	}
 	snprintf(buffer, size, sign && rounded != 0 ? "%+.1f%%" : "%.1f%%", rounded);
 }
 

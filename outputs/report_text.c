@@ -272,7 +272,7 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 {
 	char a[32], b[32], c[32], d[32], cell[1024];
 	bool seen[SPECIAL_PATH_COUNT] = { false };
-	double tables = r->pagetable_bytes ? (double)r->pagetable_bytes : r->pagetable_estimate.point;
+	double tables = r->sharing_base_bytes;
 	fprintf(out, "Page-table sharing: the page-table pages each rule would save%s\n",
 		r->processes_with_pagemap == r->processes ? "" : " (without pagemap: upper bounds)");
 	fprintf(out, "%-16s %8s %9s %8s %8s  %s\n", "rule", "pages", "bytes", "% tables", "eligible", "top files (pages)");
@@ -348,7 +348,7 @@ static void write_fork_copies(FILE *out, const struct model_result *r, const str
 		fputs("   (PTE pages)\n", out);
 		for (size_t i = 0; i < r->processes; i++) {
 			const struct model_process *p = &r->process_figures[i];
-			char comm[17];  /* a comm's 16 columns, escaped (base/escape.h) */
+			char comm[17];  /* escaped (base/escape.h): a comm is any process's to choose */
 			escape_text(comm, sizeof(comm), p->process->comm);
 			fprintf(out, "  %8d %-16.16s %10llu", p->process->pid, comm,
 				(unsigned long long)p->fork_copy.pte_pages);

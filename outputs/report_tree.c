@@ -41,6 +41,8 @@ static void put_bool(struct json_object *object, const char *key, bool value)
  * doubles, no -0.0). */
 static struct json_object *decimal(double value)
 {
+	if (!isfinite(value))
+		return NULL;    /* JSON has no NaN or Infinity: null, never "nan" */
 	char text[48];
 	double rounded = report_round1(value);
 	snprintf(text, sizeof(text), "%.1f", rounded);
@@ -225,7 +227,7 @@ static struct json_object *sharing_object(const struct model_result *r, const st
 	put_bool(o, "exact", s->exact);
 	put_u64(o, "pages", s->sharable_pages);
 	put_u64(o, "bytes", s->sharable_bytes);
-	put(o, "percent_of_pagetables", decimal(r->pagetable_bytes ? 100.0 * (double)s->sharable_bytes / (double)r->pagetable_bytes : 0));
+	put(o, "percent_of_pagetables", decimal(r->sharing_base_bytes > 0 ? 100.0 * (double)s->sharable_bytes / r->sharing_base_bytes : 0));
 	put_u64(o, "eligible_vmas", s->eligible_vmas);
 	put_u64(o, "pages_in_vmas_with_private_copies", s->pages_in_cow_vmas);
 	put_u64(o, "fork_pte_pages_copied", s->fork_copies.pte_pages);

@@ -83,7 +83,7 @@ side="__alloc_pages __alloc_pages_slowpath try_to_free_pages compact_zone migrat
 check_preset fork "kernel_clone copy_process copy_mm dup_mm dup_mmap copy_page_range copy_p4d_range \
 copy_pud_range copy_pmd_range copy_pte_range copy_present_pte page_try_dup_anon_rmap page_dup_file_rmap \
 anon_vma_fork anon_vma_clone" "$side exit_mmap mmput page_remove_rmap"
-check_preset fault "handle_mm_fault __handle_mm_fault handle_pte_fault do_anonymous_page page_add_new_anon_rmap \
+check_preset fault "do_user_addr_fault handle_mm_fault __handle_mm_fault handle_pte_fault do_anonymous_page page_add_new_anon_rmap \
 do_fault do_cow_fault finish_fault do_set_pte page_add_file_rmap wp_page_copy anon_vma_prepare do_swap_page \
 page_add_anon_rmap" "$side page_remove_rmap rmap_walk"
 check_preset exit "do_exit exit_mm mmput __mmput exit_mmap unmap_vmas unmap_single_vma unmap_page_range \

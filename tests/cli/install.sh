@@ -76,6 +76,8 @@ t ptscope report --profile 6.1-x86
 t ptscope callgraph --format t
 t ptscope help pro
 t ptscope-capture --tr
+t ptscope capture --compress ''
+t ptscope callgraph --path ''
 EOS
 	bash "$tmp/complete.bash" "$root/usr/local/share/bash-completion/completions" > "$tmp/complete.out" 2>&1
 	expect() { grep -qxF -- "$1" "$tmp/complete.out" || fail "completion: expected '$1', got: $(cat "$tmp/complete.out")"; }
@@ -89,6 +91,8 @@ EOS
 	expect 'ptscope callgraph --format t|tree '
 	expect 'ptscope help pro|profiles '
 	expect 'ptscope-capture --tr|--tree '
+	expect 'ptscope capture --compress |gz none xz zst '
+	expect 'ptscope callgraph --path |exit fault fork munmap reclaim '
 	# every format completion offers, report accepts
 	for f in csv html json text xml; do
 		ptscope report --format $f "$tmp/self.tar" > /dev/null 2>&1 || fail "report --format $f (offered by completion)"

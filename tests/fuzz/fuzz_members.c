@@ -1,19 +1,14 @@
 /*
  * libFuzzer target for the snapshot readers' parsers: the first byte picks
  * a member, the rest is its content, handed to a builder as a container
- * would.  Any crash, leak or undefined behaviour is a bug; errors are fine.
+ * would, around a small valid snapshot; an accepted snapshot goes through
+ * the model and every report format (fuzz_common.h).
  *
- *   make fuzz            builds build-fuzz/fuzz_members (clang, libFuzzer, ASan, UBSan)
+ *   make fuzz            builds build-fuzz/fuzz_* (clang, libFuzzer, ASan, UBSan)
  *   build-fuzz/fuzz_members -max_total_time=60 tests/fixtures/proc
  */
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "inputs/internal.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "tests/fuzz/fuzz_common.h"
 
 static const char *const members[] = {
 	"1/smaps", "1/status", "1/stat", "1/cmdline", "1/pagemap", "kpages", "meminfo",
@@ -24,12 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char stat[] = "1 (fuzz) S 0 1 1 0 -1\n";
 	static const char smaps[] = "00400000-00402000 r-xp 00000000 08:01 7 /bin/x\nSize: 8 kB\nRss: 4 kB\n";
-	static const uint64_t pagemap[2] = { 0x400000, UINT64_C(1) << 63 };
+	static const uint64_t pagemap[2] = { 0x400000, (UINT64_C(1) << 63) | 5 };
+	static const uint64_t kpages[3] = { 5, 1, 0 };
 	/* a small valid snapshot around the fuzzed member, so the cross-member checks run too */
 	static const struct { const char *name; const void *data; size_t size; } context[] = {
-		{ "version", "Linux\n", 6 }, { "meminfo", "MemTotal: 1 kB\n", 15 },
+		{ "version", "Linux\n", 6 }, { "meminfo", "MemTotal: 1024 kB\n", 18 },
 		{ "1/stat", stat, sizeof(stat) - 1 }, { "1/smaps", smaps, sizeof(smaps) - 1 },
-		{ "1/pagemap", pagemap, sizeof(pagemap) },
+		{ "1/pagemap", pagemap, sizeof(pagemap) }, { "kpages", kpages, sizeof(kpages) },
 	};
 	struct input_error error;
 	struct snapshot *snapshot;
@@ -48,7 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		builder_abort(builder);
 		return 0;
 	}
-	if (builder_finish(builder, &snapshot, &error) == 0) /* frees the builder either way */
+	if (builder_finish(builder, &snapshot, &error) == 0) { /* frees the builder either way */
+		fuzz_model_and_report(snapshot);
 		snapshot_free(snapshot);
+	}
 	return 0;
 }

@@ -1,0 +1,41 @@
+#!/bin/sh
+# A hostile corpus, made here from the fixtures: each case is refused in one
+# line naming the file (and line or record) with exit 1, or read correctly,
+# within 10 s and 200 MiB each (stated per case where tighter).  Cases are
+# built by tests/hostile/make-corpus.py (one line each there says why).
+. "$PTSCOPE_TESTS/cli-common.sh"
+command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+[ -x /usr/bin/time ] || { echo "skip: /usr/bin/time not installed (package time)"; exit 77; }
+python3 "$PTSCOPE_TESTS/hostile/make-corpus.py" "$PTSCOPE_TESTS/fixtures/proc" "$tmp/corpus" > "$tmp/cases" ||
+	fail "could not build the corpus"
+failures=0
+# each line: NAME COMMAND WANT_EXIT SECONDS MIB PATTERN...
+while read -r name command want seconds mib pattern; do
+	case=$tmp/corpus/$name
+	set -- $(echo "$command" | tr , " ")
+	/usr/bin/time -f '%e %M' -o "$tmp/usage" timeout "$seconds" "$PTSCOPE" "$@" "$case" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	usage=$(tail -n 1 "$tmp/usage")
+	elapsed=${usage% *}
+	kib=${usage#* }
+	problem=""
+	if [ $rc -ne "$want" ]; then
+		problem="exit $rc, want $want"
+	elif [ "$want" -eq 1 ] && [ "$(wc -l < "$tmp/err")" -ne 1 ]; then
+		problem="not one line on stderr"
+	elif [ "$want" -eq 1 ] && ! grep -q -- "$pattern" "$tmp/err"; then
+		problem="message lacks '$pattern'"
+	elif [ "$want" -eq 0 ] && [ -n "$pattern" ] && ! grep -q -- "$pattern" "$tmp/out"; then
+		problem="output lacks '$pattern'"
+	elif [ "$kib" -gt $((mib * 1024)) ]; then
+		problem="used $((kib / 1024)) MiB, budget $mib MiB"
+	fi
+	if [ -n "$problem" ]; then
+		echo "FAIL: $name ($command): $problem; ${elapsed}s; stderr: $(head -c 300 "$tmp/err")"
+		failures=$((failures + 1))
+	else
+		echo "ok: $name: exit $rc in ${elapsed}s, $((kib / 1024)) MiB"
+	fi
+done < "$tmp/cases"
+[ $failures -eq 0 ] || fail "$failures hostile case(s) not handled"
+exit 0

@@ -1,0 +1,21 @@
+/*
+ * libFuzzer target for workload profiles as text (inputs/profile_samples.c):
+ * perf report --stdio, opreport -l and readprofile output.
+ *
+ *   make fuzz; build-fuzz/fuzz_profile_text -max_total_time=60 CORPUS_DIR
+ */
+#include "tests/fuzz/fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64];
+	int fd = fuzz_file(data, size, path);
+	if (fd < 0)
+		return 0;
+	struct profile_samples samples = { 0 };
+	struct input_error error;
+	if (profile_samples_read(path, &samples, &error) == 0)
+		profile_samples_free(&samples);
+	close(fd);
+	return 0;
+}

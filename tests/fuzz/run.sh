@@ -1,0 +1,50 @@
+#!/bin/sh
+# Run every libFuzzer target of `make fuzz` for SECONDS each (default 600),
+# all at once at the lowest priority, from seeds made here out of the
+# fixtures; print one line per target: executions, seconds, crashes.  A
+# crash input is kept as build-fuzz/crash-TARGET-* to become a test.
+#   sh tests/fuzz/run.sh [SECONDS] [TARGET...]
+seconds=${1:-600}
+[ $# -gt 0 ] && shift
+here=$(cd "$(dirname "$0")/../.." && pwd)
+out=$here/build-fuzz
+targets=${*:-"fuzz_members fuzz_archive fuzz_profile_xml fuzz_profile_text fuzz_kbuild fuzz_compile_commands"}
+seeds=$out/seeds
+rm -rf "$seeds"
+for t in $targets; do mkdir -p "$seeds/$t"; done
+f=$here/tests/fixtures
+[ -d "$seeds/fuzz_members" ] && for m in smaps status stat cmdline; do
+	{ printf '\000'; cat "$f/proc/sleep.$m"; } > "$seeds/fuzz_members/$m"
+done
+[ -d "$seeds/fuzz_archive" ] && (
+	d=$(mktemp -d); mkdir "$d/1"
+	cp "$f/proc/version" "$f/proc/meminfo" "$d/"
+	for m in smaps stat status cmdline; do cp "$f/proc/sleep.$m" "$d/1/$m"; done
+	sed -i 's/^5969 /1 /' "$d/1/stat"
+	(cd "$d" && tar -cf "$seeds/fuzz_archive/s.tar" version meminfo 1 && gzip -c "$seeds/fuzz_archive/s.tar" > "$seeds/fuzz_archive/s.tar.gz")
+	rm -rf "$d")
+[ -d "$seeds/fuzz_profile_xml" ] && cp "$here"/model/profiles/*.xml "$seeds/fuzz_profile_xml/"
+[ -d "$seeds/fuzz_profile_text" ] && {
+	printf '# Overhead  Command  Shared Object  Symbol\n    30.00%%  make  [kernel.kallsyms]  [k] page_remove_rmap\n    10.50%%  sh  [kernel.kallsyms]  [k] copy_page_range.isra.0\n' > "$seeds/fuzz_profile_text/perf"
+	printf 'samples  %%        symbol name\n5200     52.0000  do_wp_page\n1300     13.0000  page_add_rmap\n' > "$seeds/fuzz_profile_text/opreport"
+	printf '   120 page_add_rmap                             0.5000\n  2400 total                                      0.0012\n' > "$seeds/fuzz_profile_text/readprofile"
+}
+[ -d "$seeds/fuzz_kbuild" ] && {
+	{ printf '\001'; cat "$f/kernel-2.5/.config"; } > "$seeds/fuzz_kbuild/config"
+	{ printf '\000'; cat "$f/kernel-2.5/Makefile"; } > "$seeds/fuzz_kbuild/Makefile"
+	{ printf '\000'; cat "$f/kernel-2.5/mm/Makefile"; } > "$seeds/fuzz_kbuild/mm-Makefile"
+}
+[ -d "$seeds/fuzz_compile_commands" ] &&
+	printf '[{"directory": "/tmp", "file": "/tmp/a.c", "arguments": ["cc", "-Iinclude", "-fconserve-stack", "-c", "a.c"]},\n {"directory": "/tmp", "file": "b.c", "command": "cc -DX=1 -c b.c"}]\n' > "$seeds/fuzz_compile_commands/db.json"
+for t in $targets; do
+	mkdir -p "$out/corpus-$t"
+	(cd "$out" && nice -n 19 ./$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$out/crash-$t-" "$out/corpus-$t" "$seeds/$t" > "$out/$t.log" 2>&1) &
+done
+wait
+for t in $targets; do
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t.log")
+	time=$(sed -n 's/^stat::.*_time.*: *//p' "$out/$t.log" | head -1)
+	crashes=$(ls "$out" | grep -c "^crash-$t-")
+	echo "$t: ${runs:-?} executions in ${seconds} s, $crashes crash input(s)"
+done
