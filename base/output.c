@@ -73,12 +73,11 @@ static void unblock_cleanup_signals(const sigset_t *saved)
 	pthread_mutex_unlock(&guard_lock);
 }
 
-static void guard(const char *path)
+/* Called with the cleanup signals blocked and guard_lock held. */
+static void guard_locked(const char *path)
 {
-	sigset_t saved;
 	if (strlen(path) >= PATH_MAX)
 		return;  /* open would have refused it */
-	block_cleanup_signals(&saved);
 	install_handlers();
 	for (size_t i = 0; i < GUARD_SLOTS; i++) {
 		if (!guarded_in_use[i]) {
@@ -87,6 +86,13 @@ static void guard(const char *path)
 			break;
 		}
 	}
+}
+
+static void guard(const char *path)
+{
+	sigset_t saved;
+	block_cleanup_signals(&saved);
+	guard_locked(path);
 	unblock_cleanup_signals(&saved);
 }
 
@@ -140,13 +146,19 @@ static int open_unnamed(struct output *output)
 static int open_named(struct output *output)
 {
 	output->temporary = xasprintf("%s/.%s.ptscope-XXXXXX", output->directory, base_name(output->path));
+	/* A signal between creating the file and guarding it would leave it
+	 * behind: both happen with the cleanup signals blocked. */
+	sigset_t saved;
+	block_cleanup_signals(&saved);
 	output->fd = mkostemp(output->temporary, O_CLOEXEC);
+	if (output->fd >= 0)
+		guard_locked(output->temporary);
+	unblock_cleanup_signals(&saved);
 	if (output->fd < 0) {
 		free(output->temporary);
 		output->temporary = NULL;
 		return -1;
 	}
-	guard(output->temporary);
 	mode_t mask = umask(0);
 	umask(mask);
 	if (fchmod(output->fd, 0666 & ~mask) != 0) {

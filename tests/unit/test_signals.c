@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,43 @@ static void test_inherited_ignore_is_kept(void)
 	test_skip("every capture finished before its temporary could be seen");
 }
 
+/* SIGTERM at any moment of a named temporary's life leaves nothing: a
+ * child opens and discards outputs in a loop until the parent's signal,
+ * sent after a different delay each round, ends it.  A gap between
+ * creating the temporary and guarding it leaves a file behind in some of
+ * the 200 rounds (base/output.c blocks the signals across both). */
+static void test_terminate_leaves_nothing(void)
+{
+	char buffer[512];
+	const char *dir = fresh_dir(buffer, sizeof(buffer));
+	char path[600];
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	for (int round = 0; round < 200; round++) {
+		pid_t child = fork();
+		if (child == 0) {
+			output_without_tmpfile = true;
+			for (;;) {
+				struct output output;
+				struct error error;
+				if (output_open(&output, path, &error) == 0)
+					output_discard(&output);
+			}
+		}
+		nanosleep(&(struct timespec){ 0, 200000 + (round % 37) * 31000 }, NULL);
+		kill(child, SIGTERM);
+		int status;
+		waitpid(child, &status, 0);
+		bool temporary;
+		size_t left = entries(dir, &temporary);
+		CU_ASSERT_EQUAL(left, 0);
+		if (left) {
+			fprintf(stderr, "round %d left %zu file(s) in %s\n", round, left, dir);
+			return;
+		}
+	}
+}
+
 void suite_signals(void)
 {
-	ADD_SUITE("signals", test_inherited_ignore_is_kept);
+	ADD_SUITE("signals", test_inherited_ignore_is_kept, test_terminate_leaves_nothing);
 }
