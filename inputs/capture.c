@@ -1148,8 +1148,9 @@ static int capture_all(struct capture_state *state, const struct pid_list *pids)
 	/* A snapshot without a process would only be refused when read. */
 	if (state->processes == 0)
 		return set_error(state->writer.error, "%s: no process could be read: skipped %ld (refused, "
-				 "permission denied: %ld), kernel threads %ld", state->writer.path,
-				 state->skipped, state->unreadable, state->kernel_threads);
+				 "permission denied: %ld; changed during capture: %ld), zombies %ld, "
+				 "kernel threads %ld", state->writer.path, state->skipped, state->unreadable,
+				 state->changed, state->zombies, state->kernel_threads);
 	enum pagemap_mode mode = state->options->no_pagemap ? PAGEMAP_NONE
 				 : state->pagemap.saw_pfn ? PAGEMAP_PFN : PAGEMAP_PRESENT_ONLY;
 	if (mode == PAGEMAP_PFN && write_kpages(state) < 0)

@@ -65,7 +65,7 @@ done
 if [ -r /proc/2/stat ] && [ ! -s /proc/2/smaps ] 2>/dev/null; then
 	"$PTSCOPE" capture --pid 2 -o "$tmp/out/k.tar" > /dev/null 2> "$tmp/err"; rc=$?
 	[ $rc -eq 1 ] || fail "capture of only a kernel thread: exit $rc"
-	grep -q 'no process could be read: skipped 0 (refused, permission denied: 0), kernel threads 1' "$tmp/err" ||
+	grep -q 'no process could be read: skipped 0 (refused, permission denied: 0; changed during capture: 0), zombies 0, kernel threads 1' "$tmp/err" ||
 		fail "kernel thread only: $(cat "$tmp/err")"
 	[ -z "$(ls -A "$tmp/out")" ] || fail "left: $(ls -A "$tmp/out")"
 fi
