@@ -116,6 +116,10 @@ run: deps
 
 check: deps-check
 	$(MAKE) $(PROGRAM) $(CAPTURE_PROGRAM) $(BUILD)/unit-tests
+	@# the fuzz targets follow the code they call: compiled (not run) on every check
+	for target in $(FUZZ_TARGETS); do \
+		$(CC) $(CPPFLAGS) -I$(BUILD) $(WARN) -fsyntax-only tests/fuzz/$$target.c || exit 1; \
+	done
 	sh tests/check.sh $(if $(SUITE),--suite $(SUITE)) $(BUILD)/unit-tests $(PROGRAM)
 
 unit: $(BUILD)/unit-tests

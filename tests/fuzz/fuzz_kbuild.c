@@ -20,9 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kconfig config = { 0 };
 	if (data[0] & 1) {
 		if (kconfig_read(path, &config, err, sizeof(err)) == 0) {
-			struct cg_buffer header = { 0 };
+			struct buffer header = { 0 };
 			kconfig_header(&config, &header);
-			cg_buffer_free(&header);
+			buffer_free(&header);
 		}
 	} else {
 		kconfig_set(&config, "CONFIG_MMU", "y");

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for workload profiles as text (inputs/profile_samples.c):
+ * libFuzzer target for workload profiles as text (inputs/perf_samples.c):
  * perf report --stdio, opreport -l and readprofile output.
  *
  *   make fuzz; build-fuzz/fuzz_profile_text -max_total_time=60 CORPUS_DIR
@@ -12,10 +12,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd = fuzz_file(data, size, path);
 	if (fd < 0)
 		return 0;
-	struct profile_samples samples = { 0 };
+	struct perf_samples samples = { 0 };
 	struct input_error error;
-	if (profile_samples_read(path, &samples, &error) == 0)
-		profile_samples_free(&samples);
+	if (perf_samples_read(path, &samples, &error) == 0)
+		perf_samples_free(&samples);
 	close(fd);
 	return 0;
 }
