@@ -257,9 +257,7 @@ static void visit_drift(struct model_context *c, const struct segment *seg, void
 static void measure_drift(struct model_context *c, double *drift)
 {
 	const struct snapshot *s = c->snapshot;
-	struct vma_counts *counts = calloc(s->vma_count + 1, sizeof(*counts));
-	if (!counts)
-		out_of_memory();
+	struct vma_counts *counts = xcalloc(s->vma_count + 1, sizeof(*counts));
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
 		if (!p->has_pagemap || !c->result->has_pfns)
@@ -291,9 +289,7 @@ static void estimate_chains(struct model_context *c)
 	qsort(keys, key_count, sizeof(*keys), compare_file_keys);
 	for (size_t d = 0; d < r->design_count; d++)
 		r->designs[d].pte_chain_estimate.method = model_pte_chain_method;
-	double *drift = calloc(s->vma_count + 1, sizeof(*drift));
-	if (!drift)
-		out_of_memory();
+	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
 	measure_drift(c, drift);
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];

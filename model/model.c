@@ -191,9 +191,7 @@ void model_walk_segments(struct model_context *c, size_t index, segment_visit vi
 static void count_pfns(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
-	c->record_pfns = calloc(s->content_record_count + 1, sizeof(*c->record_pfns));
-	if (!c->record_pfns)
-		out_of_memory();
+	c->record_pfns = xcalloc(s->content_record_count + 1, sizeof(*c->record_pfns));
 	for (size_t id = 0; id < s->content_count; id++) {
 		const struct pagemap_content *pc = &s->contents[id];
 		const struct pagemap_record *records = s->content_records + pc->first;

@@ -170,36 +170,17 @@ static uint64_t fork_depth(const struct model_context *c, const struct process *
 	return depth;
 }
 
-/* 2.6.34+: one anon_vma per VMA holding one, but compatible neighbours
- * (never forked) count one between them; chains: d + 1 per VMA. */
-static uint64_t count_own_anon_vmas(struct model_context *c, const uint64_t *depths)
-{
-	const struct snapshot *s = c->snapshot;
-	uint64_t count = 0;
-	for (size_t i = 0; i < s->process_count; i++) {
-		const struct process *p = &s->processes[i];
-		for (size_t v = 0; v < p->vma_count; v++) {
-			size_t g = (size_t)(&p->vmas[v] - s->vmas);
-			if (!c->vma_has_anon_vma[g])
-				continue;
-			bool shares = v > 0 && depths[g] == 0 && c->vma_has_anon_vma[g - 1] &&
-				      depths[g - 1] == 0 && compatible(&s->vmas[g - 1], &s->vmas[g]);
-			count += !shares;
-		}
-	}
-	return count;
-}
-
 void model_object_rmap(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
 	mark_anon_vmas(c);
 	bool exact = r->has_pfns && r->processes_with_pagemap == r->processes;
-	uint64_t *depths = calloc(s->vma_count + 1, sizeof(*depths));
-	if (!depths)
-		out_of_memory();
-	uint64_t chains = 0;
+	/* 2.6.34+: one anon_vma per VMA holding one, but compatible neighbours
+	 * (never forked) count one between them; chains: d + 1 per VMA.  The
+	 * neighbour's depth is known: VMAs are walked in address order. */
+	uint64_t *depths = xcalloc(s->vma_count + 1, sizeof(*depths));
+	uint64_t chains = 0, own = 0;
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
 		for (size_t v = 0; v < p->vma_count; v++) {
@@ -208,9 +189,11 @@ void model_object_rmap(struct model_context *c)
 				continue;
 			depths[g] = fork_depth(c, p, &p->vmas[v]);
 			chains += depths[g] + 1;
+			bool shares = v > 0 && depths[g] == 0 && c->vma_has_anon_vma[g - 1] &&
+				      depths[g - 1] == 0 && compatible(&s->vmas[g - 1], &s->vmas[g]);
+			own += !shares;
 		}
 	}
-	uint64_t own = count_own_anon_vmas(c, depths);
 	uint64_t families = exact ? count_families(c) : own;
 	free(depths);
 	for (size_t d = 0; d < r->design_count; d++) {
