@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/escape.h"
 #include "base/output.h"
 #include "outputs/graph.h"
@@ -267,7 +268,7 @@ static void tree_style(const struct graph_overlay *overlay, size_t index, Agnode
 static void add_nodes(Agraph_t *graph, const struct callgraph *cg, const struct graph_overlay *overlay,
 		      Agnode_t **nodes)
 {
-	Agraph_t **clusters = calloc(cg->node_count + 1, sizeof(Agraph_t *));
+	Agraph_t **clusters = xcalloc(cg->node_count + 1, sizeof(Agraph_t *));
 	for (size_t i = 0; i < cg->node_count; i++) {
 		const struct cg_node *node = &cg->nodes[i];
 		Agraph_t *home = node->file[0] ? cluster_for(graph, clusters, cg, i) : graph;
@@ -417,7 +418,7 @@ static Agraph_t *build(const struct callgraph *cg, const struct graph_overlay *o
 	}
 	set(graph, "label", label);
 	set(graph, "labelloc", "t");
-	Agnode_t **nodes = calloc(cg->node_count + 1, sizeof(Agnode_t *));
+	Agnode_t **nodes = xcalloc(cg->node_count + 1, sizeof(Agnode_t *));
 	add_nodes(graph, cg, overlay, nodes);
 	add_edges(graph, cg, overlay, nodes);
 	if (overlay && overlay->has_baseline)
