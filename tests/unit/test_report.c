@@ -32,6 +32,8 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
+#include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +85,13 @@ static char *render(const struct model_result *result, const struct report_optio
 	if (length)
 		*length = size;
 	return text;
+}
+
+/* The fixture loaded and its report written with these options. */
+static char *render_fixture(struct loaded *l, const struct report_options *options, size_t *length)
+{
+	load(l);
+	return render(l->result, options, length);
 }
 
 /* ---- JSON (json-c; RFC 6901 pointers) ---- */
@@ -157,79 +166,106 @@ static size_t json_numbers(struct json_object *value, size_t *nonzero)
 	return count;
 }
 
-/* The figures every structured format carries, checked in the JSON tree. */
+/*
+ * The totals worked by hand, as paths below `totals` (JSON pointer syntax):
+ * the JSON, XML and --versus CSV checks all read this one table.
+ */
+struct figure {
+	const char *path;
+	double value;
+};
+
+static const struct figure totals[] = {
+	{ "processes", 2 },
+	{ "vmas", 76 },                                 /* 2 x 38 */
+	{ "present_ptes", 898 },                        /* 2 x 449 */
+	{ "swap_ptes", 0 },
+	/* page tables: 8 PTE + 4 PMD + 2 PUD pages a process (top of file) */
+	{ "pte_pages", 16 },                            /* 2 x 8 */
+	{ "upper_level_pages", 12 },                    /* 2 x (4 + 2) */
+	{ "pagetable_bytes", 114688 },                  /* 28 x 4096 */
+	/* beside it, the kernel's VmPTE: 56 kB in each status, 2 x 56 x 1024 */
+	{ "vmpte_bytes", 114688 },
+	{ "processes_pagetable_exact", 2 },
+	{ "pmd_mapped_windows", 0 },
+	/* VMAs holding an anon_vma: smaps Anonymous > 0: sleep's RELRO and data,
+	 * heap, 3 anonymous, libc's RELRO and data, ld.so's RELRO and data,
+	 * stack = 11 a process */
+	{ "vmas_with_anon_vma", 22 },
+	/* pte_chain bytes, section 8: each present record pays C(m)/m, m = 2 for
+	 * the 2 x 422 file records, 1 for the 2 x 27 anonymous ones */
+	{ "pte_chain_bytes/2.4-rmap-x86_64", 14368 },   /* D1, s1 16: 16 each: 898 x 16 */
+	{ "pte_chain_bytes/2.4-rmap-i386", 7184 },      /* s1 8: 898 x 8 */
+	{ "pte_chain_bytes/2.5-direct-x86_64", 13504 }, /* D2: m = 1 free; 2 x 16 / 2: 844 x 16 */
+	{ "pte_chain_bytes/2.5-array-x86_64-l1-64", 27008 },  /* NRPTE 7: C(2) 64, / 2: 844 x 32 */
+	{ "pte_chain_bytes/2.5-array-x86_64-l1-128", 54016 }, /* NRPTE 15: C(2) 128, / 2: 844 x 64 */
+	{ "pte_chain_bytes/2.5.62-objrmap-x86_64-l1-64", 0 }, /* D4: file pages free, anon m = 1 */
+	{ "pte_chain_bytes/6.1-x86_64", 0 },
+	/* object rmap, sections 3 and 9.  6.1-x86_64 (VMA fields 40, anon_vma
+	 * 104, chain 64 B): anon_vmas: the 11 VMAs less the 3 RELRO/data pairs
+	 * that share one (sleep, libc, ld.so: adjacent, offset running on) = 8 a
+	 * process; chains: depth 0 (the parent 5965 is not captured), 1 a VMA:
+	 *   76 x 40 + 16 x 104 + 22 x 64 = 3040 + 1664 + 1408 */
+	{ "object_rmap_bytes/6.1-x86_64", 6112 },
+	{ "object_rmap_bytes/2.6.34-avc-x86_64", 4480 },     /* 24 B, 48 B: 3040 + 384 + 1056 */
+	/* 2.6.7 (anon_vma 24 B, no chains; no anonymous PFN is shared, so a
+	 * family is a process's group): 3040 + 16 x 24 */
+	{ "object_rmap_bytes/2.6.7-anon_vma-x86_64", 3424 },
+	{ "object_rmap_bytes/2.4-rmap-x86_64", 0 },
+	/* sharing, sections 5 and 8: only the locale-archive VMA is eligible (the
+	 * one file VMA of >= 2 MiB); partners: the two processes; its two 2 MiB
+	 * windows are wholly inside and populated by both: 2 x (2 - 1) */
+	{ "sharable_pte_pages/shpt-2006", 2 },
+	/* windows holding only shared file pages: 0x7fd9d80, 0x7fd9d82 and
+	 * 0x7fd9d86 (LC_CTYPE alone); every other one holds anonymous pages,
+	 * whose PFNs differ */
+	{ "sharable_pte_pages/identical", 3 },
+	{ "sharable_pte_pages/aligned-what-if", 2 },    /* the same group, 2 windows */
+	/* no 1 GiB window inside a VMA, no hugetlb, no 512 GiB region */
+	{ "sharable_pte_pages/shpt-2006-pmd", 0 },
+	{ "sharable_pte_pages/hugetlb-pmd", 0 },
+	{ "sharable_pte_pages/mshare", 0 },
+	/* fork today (6.1: VMAs with an anon_vma): their 27 PTEs a process, in 5
+	 * windows (sleep's, heap, 0x7fd9d88, 0x7fd9d8a, stack); the shared
+	 * locale-archive windows hold none of them, so shpt-2006 copies as much */
+	{ "fork_pte_pages_copied/none", 10 },
+	{ "fork_ptes_copied/none", 54 },
+	{ "fork_ptes_copied/shpt-2006", 54 },
+	{ "fork_pte_pages_copied/shpt-2006", 10 },
+};
+#define TOTALS (sizeof(totals) / sizeof(totals[0]))
+
+/* A figure as a format holds it; NAN when it is not there. */
+typedef double figure_reader(void *document, const char *path);
+
+/* Each figure at prefix + path against the value worked by hand. */
+static void check_figures(void *document, figure_reader *read, const char *prefix, const struct figure *figures,
+			  size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s%s", prefix, figures[i].path);
+		double found = read(document, path);
+		if (found != figures[i].value)
+			fprintf(stderr, "\n%s: the report says %g, worked by hand %g\n", path, found, figures[i].value);
+		CU_ASSERT(found == figures[i].value);
+	}
+}
+
+static double json_number(void *root, const char *pointer)
+{
+	struct json_object *value = json_at(root, pointer);
+	return value ? json_object_get_double(value) : NAN;
+}
+
+/* The snapshot's names and the totals, checked in a JSON tree. */
 static void check_json_figures(struct json_object *r)
 {
 	CU_ASSERT_STRING_EQUAL(json_text(r, "/snapshot/hostname"), "report-fixture");
 	CU_ASSERT_STRING_EQUAL(json_text(r, "/snapshot/kernel"), "6.18.44-fc-v782");   /* version's 3rd word */
 	CU_ASSERT_STRING_EQUAL(json_text(r, "/snapshot/pagemap"), "pfn");
 	CU_ASSERT_STRING_EQUAL(json_text(r, "/snapshot/geometry"), "x86_64-4level");
-	CU_ASSERT_EQUAL(json_int(r, "/totals/processes"), 2);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/vmas"), 76);                      /* 2 x 38 */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/present_ptes"), 898);             /* 2 x 449 */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/swap_ptes"), 0);
-	/* page tables: 8 PTE + 4 PMD + 2 PUD pages a process (top of file) */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/pte_pages"), 16);                 /* 2 x 8 */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/upper_level_pages"), 12);         /* 2 x (4 + 2) */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/pagetable_bytes"), 114688);       /* 28 x 4096 */
-	/* beside it, the kernel's VmPTE: 56 kB in each status, 2 x 56 x 1024 */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/vmpte_bytes"), 114688);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/processes_pagetable_exact"), 2);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/pmd_mapped_windows"), 0);
-	/* VMAs holding an anon_vma: smaps Anonymous > 0: sleep's RELRO and data,
-	 * heap, 3 anonymous, libc's RELRO and data, ld.so's RELRO and data, stack
-	 * = 11 a process */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/vmas_with_anon_vma"), 22);
-
-	/* pte_chain bytes, section 8: each present record pays C(m)/m, m = 2 for
-	 * the 2 x 422 file records, 1 for the 2 x 27 anonymous ones.
-	 *   2.4-rmap-x86_64 (D1, s1 16): C(m)/m = 16 for every record: 898 x 16
-	 *   2.4-rmap-i386 (s1 8): 898 x 8
-	 *   2.5-direct-x86_64 (D2): m = 1 costs 0; m = 2: 2 x 16 / 2 = 16: 844 x 16
-	 *   2.5-array-x86_64-l1-64 (D3, NRPTE 7): C(2) = 64, / 2 = 32: 844 x 32
-	 *   2.5-array-x86_64-l1-128 (NRPTE 15): C(2) = 128, / 2 = 64: 844 x 64
-	 *   2.5.62-objrmap-x86_64-l1-64 (D4): file pages 0, anonymous m = 1: 0 */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/pte_chain_bytes/2.4-rmap-x86_64"), 14368);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/pte_chain_bytes/2.4-rmap-i386"), 7184);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/pte_chain_bytes/2.5-direct-x86_64"), 13504);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/pte_chain_bytes/2.5-array-x86_64-l1-64"), 27008);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/pte_chain_bytes/2.5-array-x86_64-l1-128"), 54016);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/pte_chain_bytes/2.5.62-objrmap-x86_64-l1-64"), 0);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/pte_chain_bytes/6.1-x86_64"), 0);
-
-	/* object rmap, sections 3 and 9, 6.1-x86_64 (vma fields 40, anon_vma 104,
-	 * chain 64 B): anon_vmas: the 11 VMAs less the 3 RELRO/data pairs that
-	 * share one (sleep, libc, ld.so: adjacent, offset running on) = 8 a
-	 * process; chains: depth 0 (the parent 5965 is not captured), 1 per VMA.
-	 *   76 x 40 + 16 x 104 + 22 x 64 = 3040 + 1664 + 1408 = 6112
-	 * 2.6.34-avc-x86_64 (anon_vma 24, chain 48): 3040 + 384 + 1056 = 4480
-	 * 2.6.7-anon_vma-x86_64 (anon_vma 24, no chains; no anonymous PFN is
-	 *   shared, so a family is a process's group): 3040 + 16 x 24 = 3424 */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/object_rmap_bytes/6.1-x86_64"), 6112);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/object_rmap_bytes/2.6.34-avc-x86_64"), 4480);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/object_rmap_bytes/2.6.7-anon_vma-x86_64"), 3424);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/object_rmap_bytes/2.4-rmap-x86_64"), 0);
-
-	/* sharing, section 5 and 8: only the locale-archive VMA is eligible (the
-	 * one file VMA of >= 2 MiB); partners: the two processes; its two 2 MiB
-	 * windows are wholly inside and populated by both: 2 x (2 - 1) = 2.
-	 * identical: the windows holding only shared file pages: 0x7fd9d80,
-	 * 0x7fd9d82 and 0x7fd9d86 (LC_CTYPE alone) = 3; every other window holds
-	 * anonymous pages, whose PFNs differ.  aligned-what-if: the same group,
-	 * 2 windows: 2.  No 1 GiB window lies inside a VMA, no hugetlb, no
-	 * 512 GiB region: 0. */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/sharable_pte_pages/shpt-2006"), 2);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/sharable_pte_pages/identical"), 3);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/sharable_pte_pages/aligned-what-if"), 2);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/sharable_pte_pages/shpt-2006-pmd"), 0);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/sharable_pte_pages/hugetlb-pmd"), 0);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/sharable_pte_pages/mshare"), 0);
-	/* fork today (6.1: VMAs with an anon_vma): their 27 PTEs a process, in 5
-	 * windows (sleep's, heap, 0x7fd9d88, 0x7fd9d8a, stack); the shared
-	 * locale-archive windows hold none of them, so shpt-2006 copies the same */
-	CU_ASSERT_EQUAL(json_int(r, "/totals/fork_pte_pages_copied/none"), 10);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/fork_ptes_copied/none"), 54);
-	CU_ASSERT_EQUAL(json_int(r, "/totals/fork_ptes_copied/shpt-2006"), 54);
+	check_figures(r, json_number, "/totals/", totals, TOTALS);
 }
 
 static void check_json_tree(struct json_object *r)
@@ -307,9 +343,8 @@ static void check_json_tree(struct json_object *r)
 static void test_json(void)
 {
 	struct loaded l;
-	load(&l);
 	struct report_options options = { .format = REPORT_JSON };
-	char *text = render(l.result, &options, NULL);
+	char *text = render_fixture(&l, &options, NULL);
 	struct json_object *root = parse_json(text);
 	check_json_tree(root);
 	/* no rows per process unless asked */
@@ -324,9 +359,8 @@ static void test_json(void)
 static void test_json_per_process(void)
 {
 	struct loaded l;
-	load(&l);
 	struct report_options options = { .format = REPORT_JSON, .per_process = true };
-	char *text = render(l.result, &options, NULL);
+	char *text = render_fixture(&l, &options, NULL);
 	struct json_object *root = parse_json(text);
 	/* pid order; each process: 14 page-table pages, 449 records, VmPTE
 	 * 56 kB, Rss 1796 kB; pte_chain 2.4-rmap-x86_64 449 x 16; shpt-2006's 2
@@ -357,7 +391,7 @@ static void test_json_per_process(void)
 
 /* ---- XML (libxml2, XPath) ---- */
 
-static double xml_number(xmlDocPtr doc, const char *expression)
+static double xml_number(void *doc, const char *expression)
 {
 	xmlXPathContextPtr context = xmlXPathNewContext(doc);
 	xmlXPathObjectPtr value = xmlXPathEvalExpression(BAD_CAST expression, context);
@@ -384,47 +418,56 @@ static bool xml_string_is(xmlDocPtr doc, const char *expression, const char *wan
 	return same;
 }
 
+/* A path of the report tree ("totals/pte_chain_bytes/6.1-x86_64") in the
+ * XML the writer makes of it (report_formats.c): a key that is an XML name
+ * is an element, another key (a profile id) <value key="...">. */
+static double xml_tree_number(void *doc, const char *path)
+{
+	char expression[1024] = "/ptscope-report", copy[512];
+	snprintf(copy, sizeof(copy), "%s", path);
+	char *save = NULL;
+	for (char *key = strtok_r(copy, "/", &save); key; key = strtok_r(NULL, "/", &save)) {
+		size_t used = strlen(expression);
+		bool name = (isalpha((unsigned char)key[0]) || key[0] == '_') &&
+			    strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == strlen(key);
+		snprintf(expression + used, sizeof(expression) - used, name ? "/%s" : "/value[@key='%s']", key);
+	}
+	return xml_number(doc, expression);
+}
+
+static const struct figure xml_figures[] = {
+	{ "count(/ptscope-report/designs/design)", BUILTIN_DESIGNS },
+	/* 6.1-x86_64: 16 anon_vmas, 22 chains, rmap 6112 B, saves 14368 - 6112 */
+	{ "/ptscope-report/designs/design[id='6.1-x86_64']/object_rmap_bytes", 6112 },
+	{ "/ptscope-report/designs/design[id='6.1-x86_64']/anon_vmas", 16 },
+	{ "/ptscope-report/designs/design[id='6.1-x86_64']/anon_vma_chains", 22 },
+	{ "/ptscope-report/designs/design[id='6.1-x86_64']/saves_bytes", 8256 },
+	{ "/ptscope-report/sharing/sharing-item[id='shpt-2006']/pages", 2 },
+	{ "/ptscope-report/sharing/sharing-item[id='shpt-2006']/percent_of_pagetables", 7.1 }, /* 8192 / 114688 */
+	{ "/ptscope-report/kernel_counters/slab/anon_vma_chain/model", 22 },
+	{ "/ptscope-report/kernel_counters/meminfo_pagetables_bytes", 1470464 },      /* 1436 kB */
+	{ "/ptscope-report/headlines/rmap/baseline_rmap_bytes", 14368 },
+	/* --per-process: two elements, pid order, 14 pages each (not named here:
+	 * the writer's singular of "processes" is "processe") */
+	{ "count(/ptscope-report/processes/*)", 2 },
+	{ "/ptscope-report/processes/*[2]/pid", 5970 },
+	{ "/ptscope-report/processes/*[pid=5969]/pagetable_bytes", 57344 },
+};
+
 static void test_xml(void)
 {
 	struct loaded l;
-	load(&l);
 	struct report_options options = { .format = REPORT_XML, .per_process = true };
 	size_t length;
-	char *text = render(l.result, &options, &length);
+	char *text = render_fixture(&l, &options, &length);
 	xmlDocPtr doc = xmlReadMemory(text, (int)length, "report.xml", NULL, XML_PARSE_NONET);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 	CU_ASSERT_STRING_EQUAL((const char *)xmlDocGetRootElement(doc)->name, "ptscope-report");
-	/* the figures of check_json_figures, at their elements (report_formats.c:
-	 * keys that are not XML names are <value key="...">, arrays repeat the
-	 * singular) */
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/totals/pagetable_bytes"), 114688);  /* 28 x 4096 */
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/totals/vmpte_bytes"), 114688);      /* 2 x 56 kB */
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/totals/pte_pages"), 16);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/totals/present_ptes"), 898);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/totals/pte_chain_bytes/value[@key='2.4-rmap-x86_64']"),
-			14368);                                                      /* 898 x 16 */
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/totals/pte_chain_bytes/value[@key='2.5-array-x86_64-l1-64']"),
-			27008);                                                      /* 844 x 32 */
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/totals/sharable_pte_pages/identical"), 3);
-	CU_ASSERT_EQUAL(xml_number(doc, "count(/ptscope-report/designs/design)"), BUILTIN_DESIGNS);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/designs/design[id='6.1-x86_64']/object_rmap_bytes"), 6112);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/designs/design[id='6.1-x86_64']/anon_vmas"), 16);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/designs/design[id='6.1-x86_64']/anon_vma_chains"), 22);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/designs/design[id='6.1-x86_64']/saves_bytes"), 8256);
+	check_figures(doc, xml_tree_number, "totals/", totals, TOTALS);
+	check_figures(doc, xml_number, "", xml_figures, sizeof(xml_figures) / sizeof(xml_figures[0]));
 	CU_ASSERT(xml_string_is(doc, "/ptscope-report/designs/design[id='6.1-x86_64']/baseline", "2.4-rmap-x86_64"));
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/sharing/sharing-item[id='shpt-2006']/pages"), 2);
 	CU_ASSERT(xml_string_is(doc, "/ptscope-report/sharing/sharing-item[id='shpt-2006']/files/file/path",
 				"/usr/lib/locale/locale-archive"));
-	CU_ASSERT(xml_string_is(doc, "/ptscope-report/sharing/sharing-item[id='shpt-2006']/percent_of_pagetables",
-				"7.1"));
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/kernel_counters/slab/anon_vma_chain/model"), 22);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/kernel_counters/meminfo_pagetables_bytes"), 1470464);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/headlines/rmap/baseline_rmap_bytes"), 14368);
-	/* --per-process: two elements, pid order, 14 pages each (not named here:
-	 * the writer's singular of "processes" is "processe") */
-	CU_ASSERT_EQUAL(xml_number(doc, "count(/ptscope-report/processes/*)"), 2);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/processes/*[2]/pid"), 5970);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/processes/*[pid=5969]/pagetable_bytes"), 57344);
 	xmlFreeDoc(doc);
 	free(text);
 	unload(&l);
@@ -518,13 +561,30 @@ static const char *csv_value(const struct csv_table *t, const char *key, const c
 	return csv_cell(t, csv_row_of(t, key, value), csv_column(t, column));
 }
 
+/* One column of a --versus table, looked up by key ("pte_chain_bytes/ID" is
+ * the row "pte_chain_bytes.ID"). */
+struct csv_view {
+	struct csv_table table;
+	const char *column;
+};
+
+static double csv_key_number(void *view_pointer, const char *path)
+{
+	struct csv_view *view = view_pointer;
+	char key[512];
+	snprintf(key, sizeof(key), "%s", path);
+	for (char *slash = strchr(key, '/'); slash; slash = strchr(slash, '/'))
+		*slash = '.';
+	const char *cell = csv_value(&view->table, "key", key, view->column);
+	return cell[0] ? strtod(cell, NULL) : NAN;
+}
+
 static void test_csv(void)
 {
 	struct loaded l;
-	load(&l);
 	struct report_options options = { .format = REPORT_CSV };
 	size_t length;
-	char *text = render(l.result, &options, &length);
+	char *text = render_fixture(&l, &options, &length);
 	struct csv_table t;
 	parse_csv(text, length, &t);
 	/* a row per design, after the header; every row names host, kernel, time */
@@ -596,47 +656,49 @@ static xmlDocPtr parse_html(const char *text, size_t length)
 	return doc;
 }
 
+static const struct figure html_figures[] = {
+	/* the headline figures, each in its row, exact in data-value */
+	{ "//tr[@id='h-sharing-pages']/td/@data-value", 2 },
+	{ "//tr[@id='h-sharing-bytes']/td/@data-value", 8192 },          /* 2 x 4096 */
+	{ "//tr[@id='h-pagetables']/td/@data-value", 114688 },
+	{ "//tr[@id='h-rmap']/td/@data-value", 6112 },
+	{ "//tr[@id='h-rmap-baseline']/td/@data-value", 14368 },
+	/* design table: a row per design; columns design, family, arch,
+	 * pte_chain, object rmap, rmap, baseline, saves, ... */
+	{ "count(//table[@id='designs']/tbody/tr)", BUILTIN_DESIGNS },
+	{ "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[6]/@data-value", 6112 },
+	{ "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[8]/@data-value", 8256 },
+	{ "//table[@id='designs']/tbody/tr[td[1]='2.5-array-x86_64-l1-128']/td[4]/@data-value", 54016 }, /* 844 x 64 */
+	/* the chart has a bar per x86_64 design */
+	{ "count(//*[@id='chart-designs']/rect)", X86_64_DESIGNS },
+	/* rules: pages, bytes */
+	{ "//table[@id='rules']/tbody/tr[td[1]='identical']/td[2]/@data-value", 3 },
+	{ "//table[@id='rules']/tbody/tr[td[1]='shpt-2006']/td[3]/@data-value", 8192 },
+	/* --per-process: both rows, VmPTE and model 57344 each (the pid cell is
+	 * a count: "5,970") */
+	{ "count(//table[@id='processes']/tbody/tr)", 2 },
+	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[4]/@data-value", 57344 },
+	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[5]/@data-value", 57344 },
+	/* no comparison without --versus */
+	{ "count(//table[@id='versus'])", 0 },
+};
+
 static void test_html(void)
 {
 	struct loaded l;
-	load(&l);
 	struct report_options options = { .format = REPORT_HTML, .per_process = true };
 	size_t length;
-	char *text = render(l.result, &options, &length);
+	char *text = render_fixture(&l, &options, &length);
 	xmlDocPtr doc = parse_html(text, length);
 	CU_ASSERT(xml_string_is(doc, "/html/head/title", "ptscope report: report-fixture"));
-	/* the headline figures, each in its row, exact in data-value */
-	CU_ASSERT_EQUAL(xml_number(doc, "//tr[@id='h-sharing-pages']/td/@data-value"), 2);
-	CU_ASSERT_EQUAL(xml_number(doc, "//tr[@id='h-sharing-bytes']/td/@data-value"), 8192);
-	CU_ASSERT_EQUAL(xml_number(doc, "//tr[@id='h-pagetables']/td/@data-value"), 114688);
-	CU_ASSERT_EQUAL(xml_number(doc, "//tr[@id='h-rmap']/td/@data-value"), 6112);
-	CU_ASSERT_EQUAL(xml_number(doc, "//tr[@id='h-rmap-baseline']/td/@data-value"), 14368);
+	check_figures(doc, xml_number, "", html_figures, sizeof(html_figures) / sizeof(html_figures[0]));
 	/* ... and as people read them: 114688 B = 112.0 KiB, 6112 B = 6.0 KiB */
 	CU_ASSERT(xml_string_is(doc, "//tr[@id='h-pagetables']/td", "112.0 KiB"));
 	CU_ASSERT(xml_string_is(doc, "//tr[@id='h-rmap']/td", "6.0 KiB"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "shared page tables (shpt-2006) would save 2 PTE pages = 8.0 KiB of the "
 				      "112.0 KiB of page tables"));
-	/* design table: a row per design; columns design, family, arch, pte_chain,
-	 * object rmap, rmap, baseline, saves, ... */
-	CU_ASSERT_EQUAL(xml_number(doc, "count(//table[@id='designs']/tbody/tr)"), BUILTIN_DESIGNS);
-	CU_ASSERT_EQUAL(xml_number(doc, "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[6]/@data-value"), 6112);
-	CU_ASSERT_EQUAL(xml_number(doc, "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[8]/@data-value"), 8256);
-	CU_ASSERT_EQUAL(xml_number(doc, "//table[@id='designs']/tbody/tr[td[1]='2.5-array-x86_64-l1-128']/td[4]/@data-value"),
-			54016);                                                      /* 844 x 64 */
-	/* the chart has a bar per x86_64 design */
-	CU_ASSERT_EQUAL(xml_number(doc, "count(//*[@id='chart-designs']/rect)"), X86_64_DESIGNS);
-	/* rules: pages, bytes */
-	CU_ASSERT_EQUAL(xml_number(doc, "//table[@id='rules']/tbody/tr[td[1]='identical']/td[2]/@data-value"), 3);
-	CU_ASSERT_EQUAL(xml_number(doc, "//table[@id='rules']/tbody/tr[td[1]='shpt-2006']/td[3]/@data-value"), 8192);
 	CU_ASSERT(xml_string_is(doc, "//table[@id='files']/tbody/tr[td[1]='shpt-2006']/td[2]",
 				"/usr/lib/locale/locale-archive"));
-	/* --per-process: both rows, VmPTE and model 57344 each (the pid shown
-	 * as a count, "5,970") */
-	CU_ASSERT_EQUAL(xml_number(doc, "count(//table[@id='processes']/tbody/tr)"), 2);
-	CU_ASSERT_EQUAL(xml_number(doc, "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[4]/@data-value"), 57344);
-	CU_ASSERT_EQUAL(xml_number(doc, "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[5]/@data-value"), 57344);
-	/* no comparison without --versus */
-	CU_ASSERT_EQUAL(xml_number(doc, "count(//table[@id='versus'])"), 0);
 	xmlFreeDoc(doc);
 	free(text);
 	unload(&l);
@@ -655,9 +717,8 @@ static void expect_text(const char *text, const char *want)
 static void test_text(void)
 {
 	struct loaded l;
-	load(&l);
 	struct report_options options = { .format = REPORT_TEXT, .per_process = true };
-	char *text = render(l.result, &options, NULL);
+	char *text = render_fixture(&l, &options, NULL);
 	expect_text(text, "  kernel 6.18.44-fc-v782, x86_64, 2 processes, pagemap: pfn, kpages: yes\n");
 	/* headlines: 2 pages = 8192 B = 8.0 KiB of 114688 B = 112.0 KiB; 6112 B =
 	 * 6.0 KiB, 14368 B = 14.0 KiB (wrapped at 100 columns) */
@@ -712,34 +773,32 @@ static void test_versus(void)
 	/* the report is the snapshot's own, with the same figures */
 	check_json_figures(root);
 	/* BEFORE's totals: the same figures */
-	CU_ASSERT_EQUAL(json_int(root, "/versus/pagetable_bytes"), 114688);
-	CU_ASSERT_EQUAL(json_int(root, "/versus/pte_chain_bytes/2.4-rmap-x86_64"), 14368);
-	CU_ASSERT_EQUAL(json_int(root, "/versus/sharable_pte_pages/shpt-2006"), 2);
+	check_figures(root, json_number, "/versus/", totals, TOTALS);
 	/* every delta is 0, and there is one for every number of the totals */
 	size_t nonzero = 0, totals_nonzero = 0;
 	size_t deltas = json_numbers(json_at(root, "/delta"), &nonzero);
-	size_t totals = json_numbers(json_at(root, "/totals"), &totals_nonzero);
+	size_t numbers = json_numbers(json_at(root, "/totals"), &totals_nonzero);
 	CU_ASSERT_EQUAL(nonzero, 0);
-	CU_ASSERT_EQUAL(deltas, totals);
+	CU_ASSERT_EQUAL(deltas, numbers);
 	CU_ASSERT(totals_nonzero > 0);
 	json_object_put(root);
 	free(text);
 
-	/* CSV: one row per number of the totals, before = after, delta 0 */
+	/* CSV: one row per number of the totals (key dotted), before = after,
+	 * delta 0 */
 	options.format = REPORT_CSV;
 	size_t length;
 	text = render(after.result, &options, &length);
-	struct csv_table t;
-	parse_csv(text, length, &t);
-	CU_ASSERT_EQUAL(t.row_count, 1 + totals);
-	CU_ASSERT_STRING_EQUAL(csv_value(&t, "key", "pagetable_bytes", "before"), "114688");
-	CU_ASSERT_STRING_EQUAL(csv_value(&t, "key", "pagetable_bytes", "after"), "114688");
-	CU_ASSERT_STRING_EQUAL(csv_value(&t, "key", "pte_chain_bytes.2.4-rmap-x86_64", "after"), "14368");
-	CU_ASSERT_STRING_EQUAL(csv_value(&t, "key", "object_rmap_bytes.6.1-x86_64", "before"), "6112");
-	size_t delta = csv_column(&t, "delta");
-	for (size_t r = 1; r < t.row_count; r++)
-		CU_ASSERT_STRING_EQUAL(csv_cell(&t, r, delta), "0");
-	free_csv(&t);
+	struct csv_view view = { .column = "before" };
+	parse_csv(text, length, &view.table);
+	CU_ASSERT_EQUAL(view.table.row_count, 1 + numbers);
+	check_figures(&view, csv_key_number, "", totals, TOTALS);
+	view.column = "after";
+	check_figures(&view, csv_key_number, "", totals, TOTALS);
+	size_t delta = csv_column(&view.table, "delta");
+	for (size_t r = 1; r < view.table.row_count; r++)
+		CU_ASSERT_STRING_EQUAL(csv_cell(&view.table, r, delta), "0");
+	free_csv(&view.table);
 	free(text);
 
 	/* XML: the same tree with versus and delta */
@@ -747,9 +806,8 @@ static void test_versus(void)
 	text = render(after.result, &options, &length);
 	xmlDocPtr doc = xmlReadMemory(text, (int)length, "versus.xml", NULL, XML_PARSE_NONET);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/versus/pagetable_bytes"), 114688);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/delta/pagetable_bytes"), 0);
-	CU_ASSERT_EQUAL(xml_number(doc, "/ptscope-report/delta/pte_chain_bytes/value[@key='2.4-rmap-x86_64']"), 0);
+	check_figures(doc, xml_tree_number, "versus/", totals, TOTALS);
+	CU_ASSERT_EQUAL(xml_number(doc, "count(/ptscope-report/delta//*[not(*)])"), numbers);
 	CU_ASSERT_EQUAL(xml_number(doc, "count(/ptscope-report/delta//*[not(*)][. != '0'])"), 0);
 	xmlFreeDoc(doc);
 	free(text);
@@ -758,7 +816,7 @@ static void test_versus(void)
 	options.format = REPORT_HTML;
 	text = render(after.result, &options, &length);
 	doc = parse_html(text, length);
-	CU_ASSERT_EQUAL(xml_number(doc, "count(//table[@id='versus']/tbody/tr)"), totals);
+	CU_ASSERT_EQUAL(xml_number(doc, "count(//table[@id='versus']/tbody/tr)"), numbers);
 	CU_ASSERT(xml_string_is(doc, "//table[@id='versus']/tbody/tr[td[1]='pagetable_bytes']/td[2]", "114688"));
 	CU_ASSERT_EQUAL(xml_number(doc, "count(//table[@id='versus']/tbody/tr[td[4] != '0'])"), 0);
 	xmlFreeDoc(doc);
