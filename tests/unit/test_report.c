@@ -56,13 +56,12 @@ struct loaded {
 /* Read the fixture as `ptscope report` does: every built-in design and rule. */
 static void load(struct loaded *l)
 {
-	struct input_error input_error;
-	struct model_error model_error;
+	struct error error;
 	memset(l, 0, sizeof(*l));
-	CU_ASSERT_EQUAL_FATAL(profiles_load_builtin(&l->profiles, &model_error), 0);
-	CU_ASSERT_EQUAL_FATAL(snapshot_read(test_fixture("report-snapshot"), NULL, &l->snapshot, &input_error), 0);
+	CU_ASSERT_EQUAL_FATAL(profiles_load_builtin(&l->profiles, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(snapshot_read(test_fixture("report-snapshot"), NULL, &l->snapshot, &error), 0);
 	struct model_options options = { .profiles = &l->profiles, .top_files = 10 };
-	CU_ASSERT_EQUAL_FATAL(model_run(l->snapshot, &options, &l->result, &model_error), 0);
+	CU_ASSERT_EQUAL_FATAL(model_run(l->snapshot, &options, &l->result, &error), 0);
 }
 
 static void unload(struct loaded *l)
