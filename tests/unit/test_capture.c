@@ -214,7 +214,7 @@ static int capture(const char *output, const int *pids, size_t pid_count, const 
 		.output = output, .pids = pids, .pid_count = pid_count, .trees = trees,
 		.tree_count = tree_count, .no_pagemap = no_pagemap, .proc_root = proc,
 	};
-	struct input_error error = { "" };
+	struct error error = { 0 };
 	int status = snapshot_capture(&options, result, &error);
 	if (status < 0)
 		printf("\ncapture: %s\n", error.message);
@@ -317,7 +317,7 @@ static void test_read_back_by_the_reader(void)
 {
 	struct captured c;
 	struct snapshot *s = NULL;
-	struct input_error error;
+	struct error error;
 	struct read_options options = { 0 };
 	capture_whole(&c, "readback", true, "readback.tar.gz", false);
 	if (snapshot_read(c.path, &options, &s, &error) < 0) {
@@ -433,7 +433,7 @@ static void test_output_names_and_errors(void)
 
 	/* refused: unknown container, missing directory; nothing is written */
 	struct capture_options options = { .proc_root = proc };
-	struct input_error error = { "" };
+	struct error error = { 0 };
 	snprintf(out, sizeof(out), "%s/s.zip", test_tmpdir());
 	options.output = out;
 	CU_ASSERT_EQUAL(snapshot_capture(&options, &result, &error), -1);

@@ -13,7 +13,7 @@
 #include "test.h"
 
 static struct perf_samples samples;
-static struct input_error error;
+static struct error error;
 
 static int read_text(const char *name, const char *text)
 {
