@@ -54,8 +54,8 @@ struct boundary {
 /* Positions [first, end) of one residue: covered by `runs` runs, or one
  * window pagemap members populated; weight is its credit per copy, then
  * (sum_in_order) the sum of the weights before it.  A run's credit is the
- * difference of two such sums, so they are kept in long double: the
- * difference then rounds to the double the sum in order gives. */
+ * difference of two such sums, which may be large: they are kept in long
+ * double so that the difference keeps a double's precision. */
 struct stretch {
 	struct place first;
 	uint64_t end, runs;
