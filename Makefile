@@ -24,7 +24,7 @@ CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ptscope
 PACKAGES_BUILD = gcc libc6-dev make pkg-config libclang-14-dev libgraphviz-dev libxml2-dev \
                  libarchive-dev libjson-c-dev
 PACKAGES_RUN   = libclang1-14 man-db
-PACKAGES_CHECK = libcunit1-dev smem smemcap cflow time python3 jq xz-utils zstd linux-config-6.1 \
+PACKAGES_CHECK = libcunit1-dev libcsv-dev smem smemcap cflow time python3 jq xz-utils zstd linux-config-6.1 \
                  linux-config-6.12 bash-completion debhelper dpkg-dev fakeroot libclang-19-dev llvm-19-dev \
                  clang-19 python3-jsonschema sqlite3 chromium
 PACKAGES_BENCH = smem cflow time jq bc clang-14
@@ -97,7 +97,7 @@ $(BUILD)/tests/unit/main.o: tests/unit/main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(BUILD) -DPTSCOPE_TESTS_DIR='"$(CURDIR)/tests"' $(WARN) $(CFLAGS) -c -o $@ $<
 $(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libptscope.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit -lcsv
 
 deps:
 	@sh tests/deps.sh $(PACKAGES_BUILD) $(PACKAGES_RUN)

@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/error.h"
+
 enum cg_role {
 	CG_ROLE_OTHER,  /* only kept with --all: not on an entry-to-sink path */
 	CG_ROLE_PATH,   /* on a path from an entry to a sink */
@@ -121,19 +123,19 @@ struct analyzer_options {
 };
 
 /*
- * Run the analyzer.  Returns 0 and sets *graph, or returns 1 (bad input) or
- * 2 (internal failure) with a "FILE:LINE: problem" message in err.
+ * Run the analyzer.  Returns 0 and sets *graph, or -1 with error set: its
+ * status says bad input (1) or internal failure (2) (base/error.h).
  */
 int analyzer_run(const struct analyzer_options *options, struct callgraph **graph,
-		 char *err, size_t err_size);
+		 struct error *error);
 void callgraph_free(struct callgraph *graph);
 
 /* The sizes clang gives the named structs (e.g. "anon_vma") in the tree's
  * mm/rmap.c, configured as for the call graph; -1 for a struct not defined
- * there.  arch gets the tree's architecture.  0, or 1/2 with err set. */
+ * there.  arch gets the tree's architecture.  0, or -1 with error set. */
 int analyzer_struct_sizes(const struct analyzer_options *options, const char *const *names,
 			  size_t count, long long *bytes, char *arch, size_t arch_size,
-			  char *err, size_t err_size);
+			  struct error *error);
 
 /* The built-in entry names (NULL-terminated), for --help and tests. */
 extern const char *const analyzer_default_entries[];

@@ -134,19 +134,19 @@ struct source_plan {
 };
 
 /* Sizes in bytes of the named structs as clang lays them out for job's file
- * (-1: not defined there).  0, or 1/2 with err set. */
+ * (-1: not defined there).  0, or -1 with error set. */
 int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_t count,
-		       long long *bytes, char *err, size_t err_size);
+		       long long *bytes, struct error *error);
 
 /* The cache folder of a run, or a scratch folder when none can be made
- * (then options->use_cache is cleared); NULL with err set on failure. */
+ * (then options->use_cache is cleared); NULL with error set (internal) on failure. */
 #define SCRATCH_TEMPLATE "/tmp/ptscope-callgraph.XXXXXX"
-char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char *err, size_t err_size);
+char *analyzer_cache_open(struct analyzer_options *options, char *scratch, struct error *error);
 void analyzer_cache_close(char *cache_dir, const char *scratch);
 
-/* Fill plan from a tree or compile_commands.json. Returns 0, 1 or 2 (err set). */
+/* Fill plan from a tree or compile_commands.json.  0, or -1 with error set. */
 int sources_plan(const struct analyzer_options *options, const char *cache_dir,
-		 struct source_plan *plan, char *err, size_t err_size);
+		 struct source_plan *plan, struct error *error);
 void sources_free(struct source_plan *plan);
 
 /* kbuild: a Makefile evaluated for a configuration (presets: "NAME=value"). */
@@ -166,8 +166,8 @@ struct kconfig {
 	char **values;              /* parallel to names.text */
 	size_t value_capacity;
 };
-/* Read a .config (plain or compressed). Returns 0, or 1 with "FILE:LINE: problem". */
-int kconfig_read(const char *path, struct kconfig *config, char *err, size_t err_size);
+/* Read a .config (plain or compressed).  0, or -1 with error set (bad input). */
+int kconfig_read(const char *path, struct kconfig *config, struct error *error);
 void kconfig_set(struct kconfig *config, const char *name, const char *value);
 const char *kconfig_get(const struct kconfig *config, const char *name);
 /* The text of an autoconf.h for this configuration. */

@@ -84,18 +84,16 @@ static bool config_line(struct kconfig *config, char *line)
 	return true;
 }
 
-int kconfig_read(const char *path, struct kconfig *config, char *err, size_t err_size)
+int kconfig_read(const char *path, struct kconfig *config, struct error *error)
 {
 	char *text;
 	size_t size;
 	if (!read_maybe_compressed(path, &text, &size)) {
-		snprintf(err, err_size, "%s: cannot read the configuration", path);
-		return 1;
+		return error_set(error, path, 0, "cannot read the configuration");
 	}
 	if (memchr(text, '\0', size)) {
-		snprintf(err, err_size, "%s:1: not a kernel .config (binary data)", path);
 		free(text);
-		return 1;
+		return error_set(error, path, 1, "not a kernel .config (binary data)");
 	}
 	unsigned line_number = 0;
 	for (char *line = text; line < text + size; ) {
@@ -108,10 +106,9 @@ int kconfig_read(const char *path, struct kconfig *config, char *err, size_t err
 		if (length && line[length - 1] == '\r')
 			line[length - 1] = '\0';
 		if (!config_line(config, line)) {
-			snprintf(err, err_size, "%s:%u: not a kconfig line (want CONFIG_NAME=value)",
-				 path, line_number);
 			free(text);
-			return 1;
+			return error_set(error, path, line_number,
+					 "not a kconfig line (want CONFIG_NAME=value)");
 		}
 		line = next;
 	}

@@ -112,12 +112,11 @@ static void load(void)
 #undef X
 }
 
-int libclang_load(char *err, size_t err_size)
+int libclang_load(struct error *error)
 {
 	pthread_once(&load_once, load);
 	if (!load_error[0])
 		return 0;
-	if (err)
-		snprintf(err, err_size, "%s", load_error);
-	return -1;
+	/* a missing library is the installation's failure, not the input's */
+	return error ? error_internal(error, NULL, 0, "%s", load_error) : -1;
 }

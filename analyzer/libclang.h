@@ -13,6 +13,8 @@
 #include <clang-c/Index.h>
 #include <stddef.h>
 
+#include "base/error.h"
+
 #define LIBCLANG_FUNCTIONS(X) \
 	X(Cursor_Evaluate) \
 	X(Cursor_isNull) \
@@ -64,8 +66,9 @@ struct libclang {
 };
 extern struct libclang libclang;
 
-/* Open libclang once (thread-safe); 0, or -1 with a message in err. */
-int libclang_load(char *err, size_t err_size);
+/* Open libclang once (thread-safe); 0, or -1 with error set (internal;
+ * error may be NULL). */
+int libclang_load(struct error *error);
 /* Before the first load: a version ("16") or library file to open instead of
  * the newest installed (--libclang; PTSCOPE_LIBCLANG is read at load). */
 void libclang_prefer(const char *which);

@@ -438,7 +438,7 @@ static void record_inputs(struct tu_facts *facts, CXTranslationUnit unit, const 
  * another libclang may differ, so it is part of every cache key. */
 char *parse_libclang_version(void)
 {
-	if (libclang_load(NULL, 0))
+	if (libclang_load(NULL))
 		return xstrdup("unknown");
 	CXString version = clang_getClangVersion();
 	char *text = xstrdup(clang_getCString(version) ? clang_getCString(version) : "unknown");
@@ -448,7 +448,7 @@ char *parse_libclang_version(void)
 
 void *parse_index_create(void)
 {
-	return libclang_load(NULL, 0) ? NULL : clang_createIndex(0, 0);
+	return libclang_load(NULL) ? NULL : clang_createIndex(0, 0);
 }
 
 void parse_index_dispose(void *index)
@@ -688,7 +688,7 @@ static enum CXChildVisitResult constant_visitor(CXCursor cursor, CXCursor parent
 
 size_t parse_constants(const char *path, const struct cg_list *arguments, struct buffer *out)
 {
-	if (libclang_load(NULL, 0) || !cg_is_file(path))
+	if (libclang_load(NULL) || !cg_is_file(path))
 		return 0;
 	struct constants constants = { .out = out };
 	CXIndex index = clang_createIndex(0, 0);
@@ -733,13 +733,13 @@ static enum CXChildVisitResult size_visitor(CXCursor cursor, CXCursor parent, CX
 }
 
 int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_t count,
-		       long long *bytes, char *err, size_t err_size)
+		       long long *bytes, struct error *error)
 {
 	struct size_query query = { names, count, bytes };
 	for (size_t i = 0; i < count; i++)
 		bytes[i] = -1;
-	if (libclang_load(err, err_size))
-		return 2;
+	if (libclang_load(error))
+		return -1;
 	CXIndex index = clang_createIndex(0, 0);
 	CXTranslationUnit unit = NULL;
 	/* sizes need the declarations only: function bodies are skipped */
@@ -747,9 +747,8 @@ int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_
 					(int)job->arguments.count, NULL, 0,
 					CXTranslationUnit_KeepGoing | CXTranslationUnit_SkipFunctionBodies,
 					&unit) != CXError_Success || !unit) {
-		snprintf(err, err_size, "%s: libclang could not parse it", job->path);
 		clang_disposeIndex(index);
-		return 1;
+		return error_set(error, job->path, 0, "libclang could not parse it");
 	}
 	clang_visitChildren(clang_getTranslationUnitCursor(unit), size_visitor, &query);
 	clang_disposeTranslationUnit(unit);

@@ -109,7 +109,7 @@ static char *default_cache_dir(void)
 
 /* The plan as a compile_commands.json, so other tools (clang -fsyntax-only,
  * the benchmark) can run over exactly the same files and flags. */
-static int write_commands(const struct source_plan *plan, const char *path, char *err, size_t err_size)
+static int write_commands(const struct source_plan *plan, const char *path, struct error *error)
 {
 	json_object *array = json_object_new_array();
 	for (size_t i = 0; i < plan->job_count; i++) {
@@ -128,11 +128,7 @@ static int write_commands(const struct source_plan *plan, const char *path, char
 							  JSON_C_TO_STRING_NOSLASHESCAPE);
 	bool ok = cg_write_file_atomic(path, text, strlen(text));
 	json_object_put(array);
-	if (!ok) {
-		snprintf(err, err_size, "%s: cannot write", path);
-		return 2;
-	}
-	return 0;
+	return ok ? 0 : error_internal(error, path, 0, "cannot write");
 }
 
 /* A unit whose parse had errors, with the functions its own file defines:
@@ -204,14 +200,14 @@ static void remove_tree(const char *path)
  * with --no-cache: without a writable cache, a scratch folder (scratch, of
  * SCRATCH_TEMPLATE's size) serves this run and nothing is cached.
  */
-char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char *err, size_t err_size)
+char *analyzer_cache_open(struct analyzer_options *options, char *scratch, struct error *error)
 {
 	char *cache_dir = options->cache_dir ? xstrdup(options->cache_dir) : default_cache_dir();
 	strcpy(scratch, SCRATCH_TEMPLATE);
 	if (cg_make_dirs(cache_dir))
 		return cache_dir;
 	if (!mkdtemp(scratch)) {
-		snprintf(err, err_size, "%s: cannot create the cache folder, nor %s", cache_dir, scratch);
+		error_internal(error, cache_dir, 0, "cannot create the cache folder, nor %s", scratch);
 		free(cache_dir);
 		return NULL;
 	}
@@ -230,23 +226,41 @@ void analyzer_cache_close(char *cache_dir, const char *scratch)
 	free(cache_dir);
 }
 
+/* What both analyzer_run and analyzer_struct_sizes begin with: libclang,
+ * the cache folder (options is the caller's copy: use_cache may be cleared)
+ * and the plan.  The cache folder, or NULL with error set and nothing left
+ * to free. */
+static char *begin_run(struct analyzer_options *options, char *scratch, struct source_plan *plan,
+		       struct error *error)
+{
+	libclang_prefer(options->libclang);
+	if (libclang_load(error))
+		return NULL;
+	char *cache_dir = analyzer_cache_open(options, scratch, error);
+	if (!cache_dir)
+		return NULL;
+	if (sources_plan(options, cache_dir, plan, error)) {
+		sources_free(plan);
+		analyzer_cache_close(cache_dir, scratch);
+		return NULL;
+	}
+	return cache_dir;
+}
+
 int analyzer_run(const struct analyzer_options *options, struct callgraph **graph,
-		 char *err, size_t err_size)
+		 struct error *error)
 {
 	*graph = NULL;
-	libclang_prefer(options->libclang);
-	if (libclang_load(err, err_size))
-		return 2;
 	struct analyzer_options local = *options;
 	char scratch[sizeof(SCRATCH_TEMPLATE)];
-	char *cache_dir = analyzer_cache_open(&local, scratch, err, err_size);
-	if (!cache_dir)
-		return 2;
-	options = &local;
 	struct source_plan plan;
-	int status = sources_plan(options, cache_dir, &plan, err, err_size);
-	if (!status && options->commands_out)
-		status = write_commands(&plan, options->commands_out, err, err_size);
+	char *cache_dir = begin_run(&local, scratch, &plan, error);
+	if (!cache_dir)
+		return -1;
+	options = &local;
+	int status = 0;
+	if (options->commands_out)
+		status = write_commands(&plan, options->commands_out, error);
 	if (!status)
 		status = parse_all(&plan, options, cache_dir);
 	if (!status) {
@@ -278,31 +292,26 @@ int analyzer_run(const struct analyzer_options *options, struct callgraph **grap
 
 int analyzer_struct_sizes(const struct analyzer_options *options, const char *const *names,
 			  size_t count, long long *bytes, char *arch, size_t arch_size,
-			  char *err, size_t err_size)
+			  struct error *error)
 {
-	libclang_prefer(options->libclang);
-	if (libclang_load(err, err_size))
-		return 2;
 	struct analyzer_options local = *options;
 	char scratch[sizeof(SCRATCH_TEMPLATE)];
-	char *cache_dir = analyzer_cache_open(&local, scratch, err, err_size);
-	if (!cache_dir)
-		return 2;
 	struct source_plan plan;
-	int status = sources_plan(&local, cache_dir, &plan, err, err_size);
+	char *cache_dir = begin_run(&local, scratch, &plan, error);
+	if (!cache_dir)
+		return -1;
+	int status = 0;
 	const struct tu_job *job = NULL;
 	static const char rmap_file[] = "/mm/rmap.c";
-	for (size_t i = 0; !status && i < plan.job_count; i++) {
+	for (size_t i = 0; i < plan.job_count; i++) {
 		size_t length = strlen(plan.jobs[i].path), n = sizeof(rmap_file) - 1;
 		if (length >= n && !strcmp(plan.jobs[i].path + length - n, rmap_file))
 			job = &plan.jobs[i];
 	}
-	if (!status && !job) {
-		snprintf(err, err_size, "%s: no mm/rmap.c to ask for struct sizes", options->source);
-		status = 1;
-	}
+	if (!job)
+		status = error_set(error, options->source, 0, "no mm/rmap.c to ask for struct sizes");
 	if (!status)
-		status = parse_struct_sizes(job, names, count, bytes, err, err_size);
+		status = parse_struct_sizes(job, names, count, bytes, error);
 	if (!status)
 		snprintf(arch, arch_size, "%s", plan.arch ? plan.arch : "");
 	sources_free(&plan);

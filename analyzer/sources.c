@@ -169,16 +169,16 @@ static char *tree_release(const char *root)
  * and last a handful of supplied MMU symbols. */
 static int find_config(const struct analyzer_options *options, const char *root,
 		       const struct layout *layout, struct kconfig *config,
-		       struct source_plan *plan, char *err, size_t err_size)
+		       struct source_plan *plan, struct error *error)
 {
 	if (options->config) {
 		plan->config = xstrdup(options->config);
-		return kconfig_read(options->config, config, err, err_size);
+		return kconfig_read(options->config, config, error);
 	}
 	char *dot_config = join(root, ".config");
 	if (cg_is_file(dot_config)) {
 		plan->config = dot_config;
-		return kconfig_read(dot_config, config, err, err_size);
+		return kconfig_read(dot_config, config, error);
 	}
 	free(dot_config);
 	static const char *const headers[] = { "include/generated/autoconf.h", "include/linux/autoconf.h" };
@@ -197,7 +197,7 @@ static int find_config(const struct analyzer_options *options, const char *root,
 				 layout->debian_config);
 	if (cg_is_file(debian)) {
 		plan->config = debian;
-		return kconfig_read(debian, config, err, err_size);
+		return kconfig_read(debian, config, error);
 	}
 	free(debian);
 	char *symbols = xstrdup(layout->supplied), *save = NULL;
@@ -256,7 +256,7 @@ static bool link_asm(const char *folder, const char *target)
 }
 
 static char *make_shim(const char *cache_dir, const char *root, const char *old_asm,
-		       const char *header, char *err, size_t err_size)
+		       const char *header, struct error *error)
 {
 	/* bumped when what the shim holds changes, so old shims are not reused */
 	static const char shim_version[] = "shim 3";
@@ -275,7 +275,7 @@ static char *make_shim(const char *cache_dir, const char *root, const char *old_
 	free(generic);
 	free(uapi);
 	if (!ok) {
-		snprintf(err, err_size, "%s: cannot write the configuration shim folder", shim);
+		error_internal(error, shim, 0, "cannot write the configuration shim folder");
 		free(shim);
 		return NULL;
 	}
@@ -336,7 +336,7 @@ static void mm_files(const char *root, const struct kconfig *config, struct cg_l
 
 /* Everything but mm/: fork, exit, the fault handler and --file. */
 static int other_files(const struct analyzer_options *options, const char *root,
-		       const struct layout *layout, struct cg_list *files, char *err, size_t err_size)
+		       const struct layout *layout, struct cg_list *files, struct error *error)
 {
 	for (size_t i = 0; i < sizeof(kernel_files) / sizeof(kernel_files[0]); i++)
 		if (tree_has(root, kernel_files[i]))
@@ -354,9 +354,9 @@ static int other_files(const struct analyzer_options *options, const char *root,
 		const char *file = options->files[i];
 		char *path = file[0] == '/' ? xstrdup(file) : join(root, file);
 		if (!cg_is_file(path)) {
-			snprintf(err, err_size, "%s: --file: no such file", path);
+			error_set(error, path, 0, "--file: no such file");
 			free(path);
-			return 1;
+			return -1;
 		}
 		if (cg_list_has(files, path))
 			free(path);
@@ -709,11 +709,11 @@ static void config_arguments(const struct kconfig *config, struct cg_list *argum
 static bool config_sets(const struct analyzer_options *options, const char *root, const char *symbol)
 {
 	struct kconfig config = { 0 };
-	char err[256];
+	struct error ignored;   /* the run reads it again and reports it */
 	char *dot_config = join(root, ".config");
 	const char *path = options->config ? options->config : cg_is_file(dot_config) ? dot_config : NULL;
 	if (path) {
-		if (kconfig_read(path, &config, err, sizeof(err)))
+		if (kconfig_read(path, &config, &ignored))
 			kconfig_free(&config);
 	} else {
 		static const char *const headers[] = { "include/generated/autoconf.h", "include/linux/autoconf.h" };
@@ -743,19 +743,17 @@ static const struct layout *find_layout(const struct analyzer_options *options, 
 }
 
 static int tree_plan(const struct analyzer_options *options, const char *cache_dir,
-		     struct source_plan *plan, char *err, size_t err_size)
+		     struct source_plan *plan, struct error *error)
 {
 	char resolved[PATH_MAX];
-	if (!realpath(options->source, resolved) || !tree_has(resolved, "mm")) {
-		snprintf(err, err_size, "%s: not a kernel tree (no mm/ folder)", options->source);
-		return 1;
-	}
+	if (!realpath(options->source, resolved) || !tree_has(resolved, "mm"))
+		return error_set(error, options->source, 0, "not a kernel tree (no mm/ folder)");
 	plan->root = xstrdup(resolved);
 	const struct layout *layout = find_layout(options, resolved);
 	plan->arch = xstrdup(layout->arch);
 	plan->release = tree_release(resolved);
 	struct kconfig config = { 0 };
-	int status = find_config(options, resolved, layout, &config, plan, err, err_size);
+	int status = find_config(options, resolved, layout, &config, plan, error);
 	char *old_asm = xasprintf("%s/include/asm-%s", resolved, layout->arch);
 	if (!cg_is_dir(old_asm)) {
 		free(old_asm);
@@ -764,13 +762,13 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 	struct buffer header = { 0 };
 	kconfig_header(&config, &header);
 	plan->config_digest = hash_bytes(header.data ? header.data : "", header.length);
-	char *shim = status ? NULL : make_shim(cache_dir, resolved, old_asm, header.data, err, err_size);
+	char *shim = status ? NULL : make_shim(cache_dir, resolved, old_asm, header.data, error);
 	if (!shim && !status)
-		status = 2;
+		status = -1;
 	struct cg_list files = { 0 }, common = { 0 };
 	if (!status) {
 		mm_files(resolved, &config, &files);
-		status = other_files(options, resolved, layout, &files, err, err_size);
+		status = other_files(options, resolved, layout, &files, error);
 	}
 	if (!status) {
 		tree_arguments(resolved, layout, &config, shim, old_asm != NULL, &common);
@@ -781,7 +779,7 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 		char *kbuild_folder = NULL;
 		for (size_t i = 0; i < files.count; i++) {
 			/* one Makefile evaluation per folder: files come sorted by folder */
-			char *folder = strndup(files.items[i], (size_t)(strrchr(files.items[i], '/') - files.items[i]));
+			char *folder = xstrndup(files.items[i], (size_t)(strrchr(files.items[i], '/') - files.items[i]));
 			if (!kbuild_folder || strcmp(folder, kbuild_folder)) {
 				kbuild_free(kbuild);
 				free(kbuild_folder);
@@ -938,15 +936,14 @@ static unsigned line_of_offset(const char *text, size_t offset)
 }
 
 static int database_entry(struct source_plan *plan, json_object *entry, const char *path,
-			  unsigned index, char *err, size_t err_size, struct cg_list *file_out,
+			  unsigned index, struct error *error, struct cg_list *file_out,
 			  struct cg_list *directory_out, struct cg_list *arguments_out)
 {
 	json_object *directory, *file, *arguments, *command;
 	if (!json_object_is_type(entry, json_type_object) ||
 	    !json_object_object_get_ex(entry, "directory", &directory) ||
 	    !json_object_object_get_ex(entry, "file", &file)) {
-		snprintf(err, err_size, "%s:1: entry %u has no \"directory\" or \"file\"", path, index);
-		return 1;
+		return error_set(error, path, 1, "entry %u has no \"directory\" or \"file\"", index);
 	}
 	struct cg_list words = { 0 };
 	if (json_object_object_get_ex(entry, "arguments", &arguments) &&
@@ -956,8 +953,7 @@ static int database_entry(struct source_plan *plan, json_object *entry, const ch
 	} else if (json_object_object_get_ex(entry, "command", &command)) {
 		split_command(json_object_get_string(command), &words);
 	} else {
-		snprintf(err, err_size, "%s:1: entry %u has no \"arguments\" or \"command\"", path, index);
-		return 1;
+		return error_set(error, path, 1, "entry %u has no \"arguments\" or \"command\"", index);
 	}
 	const char *folder = json_object_get_string(directory);
 	char *full = absolute(folder, json_object_get_string(file));
@@ -977,26 +973,24 @@ static int database_entry(struct source_plan *plan, json_object *entry, const ch
 }
 
 static int database_plan(const struct analyzer_options *options, struct source_plan *plan,
-			 char *err, size_t err_size)
+			 struct error *error)
 {
 	char *text;
 	size_t size;
-	if (!cg_read_file(options->source, &text, &size)) {
-		snprintf(err, err_size, "%s: cannot read", options->source);
-		return 1;
-	}
+	if (!cg_read_file(options->source, &text, &size))
+		return error_set(error, options->source, 0, "cannot read");
 	json_tokener *tokener = json_tokener_new();
 	json_object *root = json_tokener_parse_ex(tokener, text, (int)size);
-	enum json_tokener_error error = json_tokener_get_error(tokener);
-	if (!root || error != json_tokener_success || !json_object_is_type(root, json_type_array)) {
+	enum json_tokener_error parsed = json_tokener_get_error(tokener);
+	if (!root || parsed != json_tokener_success || !json_object_is_type(root, json_type_array)) {
 		size_t offset = json_tokener_get_parse_end(tokener);
-		snprintf(err, err_size, "%s:%u: %s", options->source, line_of_offset(text, offset),
-			 root && error == json_tokener_success ? "not a JSON array of compile commands"
-							       : json_tokener_error_desc(error));
+		error_set(error, options->source, line_of_offset(text, offset), "%s",
+			  root && parsed == json_tokener_success ? "not a JSON array of compile commands"
+								 : json_tokener_error_desc(parsed));
 		json_tokener_free(tokener);
 		json_object_put(root);
 		free(text);
-		return 1;
+		return -1;
 	}
 	json_tokener_free(tokener);
 	struct cg_list files = { 0 }, directories = { 0 }, arguments = { 0 };
@@ -1004,7 +998,7 @@ static int database_plan(const struct analyzer_options *options, struct source_p
 	size_t count = json_object_array_length(root);
 	for (size_t i = 0; i < count && !status; i++)
 		status = database_entry(plan, json_object_array_get_idx(root, i), options->source,
-					(unsigned)i, err, err_size, &files, &directories, &arguments);
+					(unsigned)i, error, &files, &directories, &arguments);
 	if (!status && count) {
 		char resolved[PATH_MAX];
 		plan->root = xstrdup(realpath(directories.items[0], resolved) ? resolved : directories.items[0]);
@@ -1030,8 +1024,7 @@ static int database_plan(const struct analyzer_options *options, struct source_p
 			cg_list_free(&list);
 		}
 	} else if (!status) {
-		snprintf(err, err_size, "%s:1: no compile commands", options->source);
-		status = 1;
+		status = error_set(error, options->source, 1, "no compile commands");
 	}
 	plan->arch = xstrdup("");
 	plan->config = xstrdup("compile_commands.json");
@@ -1044,15 +1037,14 @@ static int database_plan(const struct analyzer_options *options, struct source_p
 }
 
 int sources_plan(const struct analyzer_options *options, const char *cache_dir,
-		 struct source_plan *plan, char *err, size_t err_size)
+		 struct source_plan *plan, struct error *error)
 {
 	memset(plan, 0, sizeof(*plan));
 	if (cg_is_dir(options->source))
-		return tree_plan(options, cache_dir, plan, err, err_size);
+		return tree_plan(options, cache_dir, plan, error);
 	if (cg_is_file(options->source))
-		return database_plan(options, plan, err, err_size);
-	snprintf(err, err_size, "%s: no such kernel tree or compile_commands.json", options->source);
-	return 1;
+		return database_plan(options, plan, error);
+	return error_set(error, options->source, 0, "no such kernel tree or compile_commands.json");
 }
 
 void sources_free(struct source_plan *plan)

@@ -12,6 +12,7 @@ int error_setv(struct error *error, const char *file, unsigned long line, const 
 	size_t size = sizeof(error->message);
 	snprintf(error->file, sizeof(error->file), "%s", file ? file : "");
 	error->line = line;
+	error->status = STATUS_BAD_INPUT;
 	int prefix = 0;
 	if (error->file[0] && line)
 		prefix = snprintf(error->message, size, "%s:%lu: ", error->file, line);
@@ -28,6 +29,21 @@ int error_set(struct error *error, const char *file, unsigned long line, const c
 	va_start(args, format);
 	error_setv(error, file, line, format, args);
 	va_end(args);
+	return -1;
+}
+
+int error_internal(struct error *error, const char *file, unsigned long line, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	error_setv(error, file, line, format, args);
+	va_end(args);
+	return error_mark_internal(error);
+}
+
+int error_mark_internal(struct error *error)
+{
+	error->status = STATUS_INTERNAL;
 	return -1;
 }
 

@@ -21,6 +21,10 @@ enum exit_status {
 struct error {
 	char file[512];         /* what the problem is in: "PATH" or "PATH: MEMBER"; "" if none */
 	unsigned long line;     /* 1-based line in it; 0 when not about a line */
+	/* What the command exits with: error_set makes it STATUS_BAD_INPUT,
+	 * error_internal / error_mark_internal STATUS_INTERNAL (an output or
+	 * internal failure the user's input did not cause). */
+	enum exit_status status;
 	/* The whole text, "FILE:LINE: problem" ("FILE: problem" without a
 	 * line, "problem" without a file), ready to print after "ptscope: ". */
 	char message[1024];
@@ -32,7 +36,13 @@ int error_set(struct error *error, const char *file, unsigned long line, const c
 	__attribute__((format(printf, 4, 5)));
 int error_setv(struct error *error, const char *file, unsigned long line, const char *format,
 	       va_list args);
-/* "FILE: strerror(errnum)" with an optional action: "FILE: cannot write: No space ...". */
+/* error_set with status STATUS_INTERNAL. */
+int error_internal(struct error *error, const char *file, unsigned long line, const char *format, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Mark an error already filled (by a callee) as internal; returns -1. */
+int error_mark_internal(struct error *error);
+/* "FILE: strerror(errnum)" with an optional action: "FILE: cannot write: No space ...".
+ * Status STATUS_BAD_INPUT (a file the user named cannot be read). */
 int error_from_errno(struct error *error, const char *file, const char *action, int errnum);
 /* Print "ptscope: MESSAGE" on stderr. */
 void error_print(const struct error *error);

@@ -183,6 +183,7 @@ int output_open(struct output *output, const char *path, struct error *error)
 	free(output->directory);
 	output->directory = NULL;
 	error_from_errno(error, path, "cannot write here", saved);
+	error_mark_internal(error);   /* an output failure (docs/architecture.md) */
 	errno = saved;
 	return -1;
 }
@@ -279,7 +280,10 @@ int output_publish(struct output *output, struct error *error)
 		output->temporary = NULL;
 	}
 	release(output);
-	return ok ? 0 : error_from_errno(error, output->path, "cannot write", saved ? saved : EIO);
+	if (ok)
+		return 0;
+	error_from_errno(error, output->path, "cannot write", saved ? saved : EIO);
+	return error_mark_internal(error);
 }
 
 void output_discard(struct output *output)

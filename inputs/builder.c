@@ -29,7 +29,7 @@ struct process_build {
 struct snapshot_builder {
 	struct snapshot *snapshot;
 	struct read_options options;
-	struct input_error first_bad;   /* the first dropped process, for the warning */
+	struct error first_bad;   /* the first dropped process, for the warning */
 	struct process_build *processes;
 	size_t process_count, process_capacity;
 	struct hash_table pid_index;    /* processes by pid */
@@ -78,15 +78,10 @@ static int check_budget(struct snapshot_builder *b, size_t member_bytes, const s
 
 struct snapshot_builder *builder_create(const char *source, const struct read_options *options)
 {
-	struct snapshot_builder *b = calloc(1, sizeof(*b));
-	if (!b)
-		return NULL;
-	b->snapshot = calloc(1, sizeof(*b->snapshot));
-	if (!b->snapshot || !(b->snapshot->arena = arena_create()) ||
-	    !(b->snapshot->source = strdup(source))) {
-		builder_abort(b);
-		return NULL;
-	}
+	struct snapshot_builder *b = xcalloc(1, sizeof(*b));
+	b->snapshot = xcalloc(1, sizeof(*b->snapshot));
+	b->snapshot->arena = arena_create();
+	b->snapshot->source = xstrdup(source);
 	if (options)
 		b->options = *options;
 	struct snapshot_info *info = &b->snapshot->info;
@@ -190,7 +185,7 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 		return 0;
 	case MEMBER_CMDLINE:
 		p->cmdline = parse_cmdline(data, size, s->arena);
-		return p->cmdline ? 0 : parse_fail(place, 0, "out of memory");
+		return 0;
 	case MEMBER_CGROUP:
 		p->cgroup = parse_cgroup(data, size, s->arena);
 		return 0;
@@ -198,8 +193,7 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 		p->has_status = true;
 		return parse_status(data, size, &p->status, place);
 	case MEMBER_PAGEMAP:
-		if (!(copy = malloc(size ? size : 1)))
-			return parse_fail(place, 0, "out of memory for %zu bytes", size);
+		copy = xmalloc(size ? size : 1);
 		memcpy(copy, data, size);
 		return adopt_pagemap(b, p, copy, size, place);
 	default:
@@ -209,7 +203,7 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 
 /* A broken process fails the read, or with skip_bad is marked and dropped later. */
 static int process_problem(struct snapshot_builder *b, struct process_build *pb,
-			   struct input_error *error)
+			   struct error *error)
 {
 	if (!b->options.skip_bad)
 		return -1;
@@ -316,7 +310,7 @@ static struct process_build *claim_member(struct snapshot_builder *b, const stru
 }
 
 static int add_top_member(struct snapshot_builder *b, const char *name, const void *data,
-			  size_t size, struct input_error *error)
+			  size_t size, struct error *error)
 {
 	struct snapshot *s = b->snapshot;
 	struct parse_place place = { s->source, name, error };
@@ -328,10 +322,10 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 	if (!strcmp(name, "version")) {
 		b->has_version = true;
 		free(s->version);
-		s->version = strndup(data, size);
-		if (s->version && memchr(data, '\0', size))
+		s->version = xstrndup(data, size);
+		if (memchr(data, '\0', size))
 			return parse_fail(&place, 0, "binary data in a text file");
-		return s->version ? 0 : parse_fail(&place, 0, "out of memory");
+		return 0;
 	}
 	if (!strcmp(name, "meminfo")) {
 		b->has_meminfo = true;
@@ -360,7 +354,7 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 }
 
 int builder_add_member(struct snapshot_builder *b, const char *name, const void *data,
-		       size_t size, struct input_error *error)
+		       size_t size, struct error *error)
 {
 	struct member_name m;
 	int status;
@@ -380,7 +374,7 @@ int builder_add_member(struct snapshot_builder *b, const char *name, const void 
 }
 
 int builder_adopt_member(struct snapshot_builder *b, const char *name, void *data, size_t size,
-			 struct input_error *error)
+			 struct error *error)
 {
 	struct member_name m;
 	int status;
@@ -400,7 +394,7 @@ int builder_adopt_member(struct snapshot_builder *b, const char *name, void *dat
 }
 
 int builder_size_member(struct snapshot_builder *b, const char *name, uint64_t size,
-			struct input_error *error)
+			struct error *error)
 {
 	struct member_name m;
 	int status;
@@ -424,7 +418,7 @@ int builder_size_member(struct snapshot_builder *b, const char *name, uint64_t s
  * one walk checks them: a chunk whose first and last records fall in one
  * VMA is inside it whole (records are never re-read for it). */
 static int check_pagemap_addresses(struct snapshot_builder *b, const struct process_build *pb,
-				   struct input_error *error)
+				   struct error *error)
 {
 	const struct snapshot *s = b->snapshot;
 	const struct process *p = &pb->process;
@@ -464,7 +458,7 @@ static int check_pagemap_addresses(struct snapshot_builder *b, const struct proc
  * smaps counters are each at most their VMA's Size, so Σ Size bounds them all.
  */
 static int check_totals(struct snapshot_builder *b, const struct process_build *pb,
-			struct input_error *error)
+			struct error *error)
 {
 	const uint64_t limit_kb = KERNEL_MAX_TOTAL_BYTES >> 10;
 	const struct process *p = &pb->process;
@@ -497,7 +491,7 @@ static int check_totals(struct snapshot_builder *b, const struct process_build *
 }
 
 static int check_process(struct snapshot_builder *b, struct process_build *pb,
-			 struct input_error *error)
+			 struct error *error)
 {
 	if (!(pb->seen & (1u << MEMBER_STAT))) {
 		char member[64];
@@ -604,7 +598,7 @@ static void kernel_from_version(struct snapshot *s)
 		snprintf(s->info.kernel, sizeof(s->info.kernel), "%s", release);
 }
 
-int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct input_error *error)
+int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct error *error)
 {
 	struct snapshot *s = b->snapshot;
 	const char *missing = !b->has_version ? "version" : !b->has_meminfo ? "meminfo" : NULL;

@@ -137,18 +137,9 @@ struct pid_list {
 	size_t count, capacity;
 };
 
-static int pid_list_add(struct pid_list *list, int pid)
+static void pid_list_add(struct pid_list *list, int pid)
 {
-	if (list->count == list->capacity) {
-		size_t capacity = list->capacity ? list->capacity * 2 : 256;
-		int *pids = realloc(list->pids, capacity * sizeof(*pids));
-		if (!pids)
-			return -1;
-		list->pids = pids;
-		list->capacity = capacity;
-	}
-	list->pids[list->count++] = pid;
-	return 0;
+	*ARRAY_PUSH(list->pids, list->count, list->capacity) = pid;
 }
 
 static int compare_int(const void *a, const void *b)
@@ -190,10 +181,7 @@ static int list_processes(int proc_fd, struct pid_list *list)
 		long pid = strtol(entry->d_name, &end, 10);
 		if (!isdigit((unsigned char)entry->d_name[0]) || *end || pid <= 0 || pid > INT_MAX)
 			continue;
-		if (pid_list_add(list, (int)pid) < 0) {
-			closedir(dir);
-			return -1;
-		}
+		pid_list_add(list, (int)pid);
 	}
 	closedir(dir);
 	pid_list_sort_unique(list);
@@ -229,12 +217,10 @@ static int compare_parent(const void *a, const void *b)
 	return compare_int(&((const struct parent *)a)->pid, &((const struct parent *)b)->pid);
 }
 
-static int add_trees(int proc_fd, const struct pid_list *all, const int *roots, size_t root_count,
+static void add_trees(int proc_fd, const struct pid_list *all, const int *roots, size_t root_count,
 		     struct pid_list *chosen, struct buffer *scratch)
 {
-	struct parent *parents = calloc(all->count ? all->count : 1, sizeof(*parents));
-	if (!parents)
-		return -1;
+	struct parent *parents = xcalloc(all->count ? all->count : 1, sizeof(*parents));
 	for (size_t i = 0; i < all->count; i++) {
 		parents[i].pid = all->pids[i];
 		parents[i].ppid = read_ppid(proc_fd, all->pids[i], scratch);
@@ -253,16 +239,14 @@ static int add_trees(int proc_fd, const struct pid_list *all, const int *roots, 
 				parents[i].chosen = changed = true;
 		}
 	}
-	int status = 0;
-	for (size_t i = 0; i < all->count && status == 0; i++)
+	for (size_t i = 0; i < all->count; i++)
 		if (parents[i].chosen)
-			status = pid_list_add(chosen, parents[i].pid);
+			pid_list_add(chosen, parents[i].pid);
 	/* A root that does not exist is still attempted, so it is counted as skipped. */
-	for (size_t r = 0; r < root_count && status == 0; r++)
+	for (size_t r = 0; r < root_count; r++)
 		if (!pid_list_has(all, roots[r]))
-			status = pid_list_add(chosen, roots[r]);
+			pid_list_add(chosen, roots[r]);
 	free(parents);
-	return status;
 }
 
 /* The first --pid or --tree that names no process of the listing, or 0. */
@@ -290,9 +274,9 @@ static int choose_processes(int proc_fd, const struct capture_options *options,
 		return 0;
 	}
 	for (size_t i = 0; status == 0 && i < options->pid_count; i++)
-		status = pid_list_add(chosen, options->pids[i]);
+		pid_list_add(chosen, options->pids[i]);
 	if (status == 0 && options->tree_count)
-		status = add_trees(proc_fd, &all, options->trees, options->tree_count, chosen, scratch);
+		add_trees(proc_fd, &all, options->trees, options->tree_count, chosen, scratch);
 	free(all.pids);
 	pid_list_sort_unique(chosen);
 	return status;
@@ -570,18 +554,18 @@ struct writer {
 	struct snapshot_builder *builder;
 	time_t mtime;
 	const char *path;
-	struct input_error *error;
+	struct error *error;
 	bool output_failed;             /* the failure was writing (status 2), not the input */
 };
 
-static int set_error(struct input_error *error, const char *format, ...)
+static int set_error(struct error *error, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int set_error(struct input_error *error, const char *format, ...)
+static int set_error(struct error *error, const char *format, ...)
 {
 	va_list args;
 	va_start(args, format);
-	vsnprintf(error->message, sizeof(error->message), format, args);
+	error_setv(error, NULL, 0, format, args);
 	va_end(args);
 	return -1;
 }
@@ -1008,7 +992,7 @@ struct capture_target {
 };
 
 static int resolve_output(const char *requested, const char *compress, time_t now, struct capture_target *out,
-			  struct input_error *error)
+			  struct error *error)
 {
 	char default_name[512], hostname[256] = "host";
 	struct tm tm;
@@ -1046,7 +1030,7 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 	return 0;
 }
 
-static int open_output(struct capture_target *out, struct input_error *error)
+static int open_output(struct capture_target *out, struct error *error)
 {
 	if (out->to_stdout) {
 		/* a tar, compressed or not, is not for a terminal to print */
@@ -1062,7 +1046,7 @@ static int open_output(struct capture_target *out, struct input_error *error)
 	return 0;
 }
 
-static int publish_output(struct capture_target *out, struct input_error *error)
+static int publish_output(struct capture_target *out, struct error *error)
 {
 	struct error published;
 	if (out->to_stdout)
@@ -1163,7 +1147,7 @@ static int capture_all(struct capture_state *state, const struct pid_list *pids)
 }
 
 static void capture_state_init(struct capture_state *state, const struct capture_options *options,
-			       struct input_error *error)
+			       struct error *error)
 {
 	*state = (struct capture_state){
 		.options = options,
@@ -1188,7 +1172,7 @@ static void capture_state_release(struct capture_state *state)
 }
 
 /* The live system: the same walk as a capture, members handed to the builder. */
-int read_live(const char *proc_root, struct snapshot_builder *builder, struct input_error *error)
+int read_live(const char *proc_root, struct snapshot_builder *builder, struct error *error)
 {
 	struct capture_options options = { .proc_root = proc_root };
 	struct capture_state state;
@@ -1211,7 +1195,7 @@ int read_live(const char *proc_root, struct snapshot_builder *builder, struct in
 }
 
 int snapshot_capture(const struct capture_options *options, struct capture_result *result,
-		     struct input_error *error)
+		     struct error *error)
 {
 	const char *proc_root = options->proc_root ? options->proc_root : "/proc";
 	struct capture_options resolved = *options;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
 
@@ -50,13 +51,8 @@ static int add_pid(struct int_list *list, const char *option, const char *text)
 		fprintf(stderr, "ptscope: capture: %s '%s': not a process id\n", option, text);
 		return -1;
 	}
-	int *values = realloc(list->values, (list->count + 1) * sizeof(*values));
-	if (!values) {
-		fprintf(stderr, "ptscope: capture: out of memory\n");
-		return -1;
-	}
-	values[list->count++] = (int)value;
-	list->values = values;
+	list->values = xreallocarray(list->values, list->count + 1, sizeof(*list->values));
+	list->values[list->count++] = (int)value;
 	return 0;
 }
 
@@ -102,7 +98,7 @@ int cmd_capture(int argc, char **argv)
 	}
 	if (status == 0) {
 		struct capture_result result;
-		struct input_error error;
+		struct error error;
 		options.pids = pids.values;
 		options.pid_count = pids.count;
 		options.trees = trees.values;

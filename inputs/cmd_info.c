@@ -170,7 +170,7 @@ int cmd_info(int argc, char **argv)
 	const char *path = optind < argc ? argv[optind] : NULL;
 
 	struct snapshot *snapshot = NULL;
-	struct input_error error;
+	struct error error;
 	if (snapshot_read(path, &options, &snapshot, &error) < 0) {
 		fprintf(stderr, "ptscope: %s\n", error.message);
 		return 1;

@@ -24,7 +24,7 @@
 
 /* "FILE of N bytes" refused when a member of its kind cannot be that big. */
 static int check_member_size(uint64_t size, const char *source, const char *member,
-			     struct input_error *error)
+			     struct error *error)
 {
 	uint64_t limit = builder_member_max_bytes(member);
 	if (size <= limit)
@@ -40,7 +40,7 @@ static int check_member_size(uint64_t size, const char *source, const char *memb
  * file (a FIFO would block, a device has no end).  The fd, or -1.
  */
 static int open_member(int dir_fd, const char *file, const char *member, struct stat *st,
-		       const char *source, struct input_error *error)
+		       const char *source, struct error *error)
 {
 	int fd = openat(dir_fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, st) != 0) {
@@ -65,7 +65,7 @@ static int open_member(int dir_fd, const char *file, const char *member, struct 
 
 /* Read a member whole through open_member. */
 static int read_member_file(int dir_fd, const char *file, const char *member, struct buffer *b,
-			    const char *source, struct input_error *error)
+			    const char *source, struct error *error)
 {
 	struct stat st;
 	int fd = open_member(dir_fd, file, member, &st, source, error);
@@ -83,7 +83,7 @@ static int read_member_file(int dir_fd, const char *file, const char *member, st
 /* Hand one file to the builder the way it asks for it. */
 static int add_file(int dir_fd, const char *file, const char *member,
 		    struct snapshot_builder *builder, struct buffer *shared, const char *source,
-		    struct input_error *error)
+		    struct error *error)
 {
 	struct buffer own = { 0 };
 	struct stat st;
@@ -139,7 +139,7 @@ static int entry_type(int dir_fd, const struct dirent *entry)
  */
 static int add_directory_files(int dir_fd, const char *prefix, bool descend,
 			       struct snapshot_builder *builder, struct buffer *buffer,
-			       const char *source, struct input_error *error)
+			       const char *source, struct error *error)
 {
 	struct dirent **entries;
 	int count = scandirat(dir_fd, ".", &entries, NULL, versionsort), status = 0;
@@ -177,7 +177,7 @@ static int add_directory_files(int dir_fd, const char *prefix, bool descend,
 	return status;
 }
 
-int read_directory(const char *path, struct snapshot_builder *builder, struct input_error *error)
+int read_directory(const char *path, struct snapshot_builder *builder, struct error *error)
 {
 	struct buffer buffer = { 0 };
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -194,7 +194,7 @@ int read_directory(const char *path, struct snapshot_builder *builder, struct in
 
 /* Exactly size bytes of the current member into data. */
 static int read_member_data(struct archive *archive, char *data, size_t size,
-			    const char *source, const char *name, struct input_error *error)
+			    const char *source, const char *name, struct error *error)
 {
 	size_t done = 0;
 	while (done < size) {
@@ -216,7 +216,7 @@ static int read_member_data(struct archive *archive, char *data, size_t size,
 /* Hand the current member to the builder the way it asks for it. */
 static int add_archive_member(struct archive *archive, const char *name, int64_t size,
 			      struct snapshot_builder *builder, struct buffer *shared,
-			      const char *source, struct input_error *error)
+			      const char *source, struct error *error)
 {
 	enum member_use use = builder_member_use(builder, name);
 	char *own;
@@ -245,7 +245,7 @@ static int add_archive_member(struct archive *archive, const char *name, int64_t
 }
 
 /* path NULL: standard input ("-"), named "stdin" in messages. */
-int read_archive(const char *file, struct snapshot_builder *builder, struct input_error *error)
+int read_archive(const char *file, struct snapshot_builder *builder, struct error *error)
 {
 	const char *path = file ? file : "stdin";
 	struct archive *archive = archive_read_new();

@@ -29,14 +29,14 @@ const char *arena_intern(struct arena *arena, const char *s, size_t length);
 
 /* ---- errors ---- */
 /* Fill error with "SOURCE: MEMBER:LINE: message" (LINE omitted when 0). */
-void input_error_set(struct input_error *error, const char *source, const char *member,
+void input_error_set(struct error *error, const char *source, const char *member,
 		     unsigned long line, const char *format, ...)
 	__attribute__((format(printf, 5, 6)));
 
 /* Where a parser reports a problem. */
 struct parse_place {
 	const char *source, *member;
-	struct input_error *error;
+	struct error *error;
 };
 int parse_fail(const struct parse_place *place, unsigned long line, const char *format, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -92,7 +92,7 @@ struct snapshot_builder;
 struct snapshot_builder *builder_create(const char *source, const struct read_options *options);
 /* name is the member name relative to the snapshot root ("1234/smaps", "meminfo"). */
 int builder_add_member(struct snapshot_builder *builder, const char *name,
-		       const void *data, size_t size, struct input_error *error);
+		       const void *data, size_t size, struct error *error);
 /*
  * How a container should hand over a member: pagemaps are most of a
  * snapshot's bytes, so they are read straight into memory the builder then
@@ -104,10 +104,10 @@ enum member_use builder_member_use(const struct snapshot_builder *builder, const
 uint64_t builder_member_max_bytes(const char *name);
 /* MEMBER_ADOPT: data came from malloc and is the builder's now, even on error. */
 int builder_adopt_member(struct snapshot_builder *builder, const char *name, void *data,
-			 size_t size, struct input_error *error);
+			 size_t size, struct error *error);
 /* MEMBER_SIZE_ONLY: the member's size, its bytes never read. */
 int builder_size_member(struct snapshot_builder *builder, const char *name, uint64_t size,
-			struct input_error *error);
+			struct error *error);
 
 /* How far a container has read (bytes of the file), for the memory check's
  * estimate of the whole; total 0 when unknown. */
@@ -115,7 +115,7 @@ void builder_set_position(struct snapshot_builder *builder, uint64_t done, uint6
 
 /* Check cross-member rules and hand over the snapshot (builder is freed either way). */
 int builder_finish(struct snapshot_builder *builder, struct snapshot **result,
-		   struct input_error *error);
+		   struct error *error);
 void builder_abort(struct snapshot_builder *builder);
 
 /*
@@ -138,8 +138,8 @@ void builder_abort(struct snapshot_builder *builder);
 #define MEMBER_MAX_BYTES (UINT64_C(4) << 30)
 
 /* ---- containers ---- */
-int read_directory(const char *path, struct snapshot_builder *builder, struct input_error *error);
-int read_archive(const char *path, struct snapshot_builder *builder, struct input_error *error);
-int read_live(const char *proc_root, struct snapshot_builder *builder, struct input_error *error);
+int read_directory(const char *path, struct snapshot_builder *builder, struct error *error);
+int read_archive(const char *path, struct snapshot_builder *builder, struct error *error);
+int read_live(const char *proc_root, struct snapshot_builder *builder, struct error *error);
 
 #endif

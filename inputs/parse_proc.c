@@ -13,7 +13,7 @@
 #include "base/escape.h"
 #include "internal.h"
 
-void input_error_set(struct input_error *error, const char *source, const char *member,
+void input_error_set(struct error *error, const char *source, const char *member,
 		     unsigned long line, const char *format, ...)
 {
 	char text[384];
@@ -23,14 +23,15 @@ void input_error_set(struct input_error *error, const char *source, const char *
 	va_end(args);
 	if (!error)
 		return;
+	char file[sizeof(error->file)];
+	if (member)
+		snprintf(file, sizeof(file), "%s: %s", source, member);
+	else
+		snprintf(file, sizeof(file), "%s", source);
+	error_set(error, file, line, "%s", text);
 	/* Names and text from input may hold terminal escapes: one line, escaped. */
 	char raw[sizeof(error->message)];
-	if (member && line)
-		snprintf(raw, sizeof(raw), "%s: %s:%lu: %s", source, member, line, text);
-	else if (member)
-		snprintf(raw, sizeof(raw), "%s: %s: %s", source, member, text);
-	else
-		snprintf(raw, sizeof(raw), "%s: %s", source, text);
+	snprintf(raw, sizeof(raw), "%s", error->message);
 	escape_text(error->message, sizeof(error->message), raw);
 }
 
@@ -202,7 +203,7 @@ int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int
 		return parse_fail(place, 1, "bad ppid");
 	*ppid = (int)value;
 	*comm = arena_intern(arena, open + 1, (size_t)(close - open - 1));
-	return *comm ? 0 : parse_fail(place, 1, "out of memory");
+	return 0;
 }
 
 void parse_stat_extra(const char *text, size_t size, struct process *process)
@@ -281,14 +282,7 @@ static int meminfo_line(void *context, const char *key, size_t length, const cha
 			const char *limit, unsigned long line)
 {
 	struct meminfo_context *c = context;
-	if (c->count == c->capacity) {
-		size_t capacity = c->capacity ? c->capacity * 2 : 64;
-		void *p = realloc(c->entries, capacity * sizeof(*c->entries));
-		if (!p)
-			return parse_fail(c->place, line, "out of memory");
-		c->entries = p;
-		c->capacity = capacity;
-	}
+	ARRAY_RESERVE(c->entries, c->capacity, c->count + 1);
 	struct meminfo_entry *e = &c->entries[c->count];
 	if (kb_value(c->place, value, limit, line, &e->kb))
 		return -1;
@@ -404,9 +398,7 @@ static int copy_records(const void *data, size_t size, size_t record_bytes, void
 		return parse_fail(place, 0, "length %zu is not a multiple of %zu bytes (truncated?)",
 				  size, record_bytes);
 	*count = size / record_bytes;
-	*out = malloc(size ? size : 1);
-	if (!*out)
-		return parse_fail(place, 0, "out of memory for %zu bytes", size);
+	*out = xmalloc(size ? size : 1);
 	/* Little-endian on disk; this tool runs on little-endian hosts (x86, arm64). */
 	memcpy(*out, data, size);
 	return 0;
@@ -503,7 +495,7 @@ static int slabinfo_line(const char *p, const char *limit, unsigned long line, s
 	if (cache->active_objects > cache->objects)
 		return parse_fail(place, line, "more active objects than objects");
 	cache->name = arena_intern(arena, starts[0], lengths[0]);
-	return cache->name ? 0 : parse_fail(place, line, "out of memory");
+	return 0;
 }
 
 int parse_slabinfo(const char *text, size_t size, struct arena *arena,

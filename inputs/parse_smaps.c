@@ -127,8 +127,6 @@ static int parse_vma_header(struct smaps_parser *parser, const char *p, const ch
 		return parse_fail(parser->place, parser->line, "bad inode number");
 	q = skip_spaces(q, limit);
 	vma->path = arena_intern(parser->arena, q, (size_t)(limit - q));
-	if (!vma->path)
-		return parse_fail(parser->place, parser->line, "out of memory");
 	vma->extra_first = (uint32_t)parser->extras->count;
 	parser->current = vma;
 	vmas->count++;

@@ -288,7 +288,7 @@ static void share_counts(struct perf_samples *s, enum shape shape, uint64_t tota
 		s->items[i].percent = s->total_samples ? 100.0 * (double)s->items[i].samples / (double)s->total_samples : 0;
 }
 
-static int read_text(const char *path, struct buffer *text, struct reader *reader, struct input_error *error)
+static int read_text(const char *path, struct buffer *text, struct reader *reader, struct error *error)
 {
 	struct perf_samples *s = reader->samples;
 	enum shape format = SHAPE_NONE;
@@ -332,7 +332,7 @@ static int read_text(const char *path, struct buffer *text, struct reader *reade
 	return 0;
 }
 
-int perf_samples_read(const char *path, struct perf_samples *samples, struct input_error *error)
+int perf_samples_read(const char *path, struct perf_samples *samples, struct error *error)
 {
 	struct buffer text = { 0 };
 	struct reader reader = { .samples = samples };

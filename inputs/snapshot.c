@@ -22,7 +22,7 @@ static bool is_live_path(const char *path)
 }
 
 int snapshot_read(const char *path, const struct read_options *options,
-		  struct snapshot **result, struct input_error *error)
+		  struct snapshot **result, struct error *error)
 {
 	bool from_stdin = path && !strcmp(path, "-");
 	const char *source = is_live_path(path) ? "/proc" : from_stdin ? "stdin" : path;
@@ -31,10 +31,6 @@ int snapshot_read(const char *path, const struct read_options *options,
 	int status;
 
 	*result = NULL;
-	if (!builder) {
-		input_error_set(error, source, NULL, 0, "out of memory");
-		return -1;
-	}
 	if (is_live_path(path)) {
 		status = read_live("/proc", builder, error);
 	} else if (from_stdin && isatty(STDIN_FILENO)) {
@@ -193,7 +189,7 @@ static bool comm_matches(const char *comm, const char *cmdline)
 	return !*cmdline;   /* kernel-made or exited: nothing to compare */
 }
 
-int snapshot_verify(const struct snapshot *s, struct verify_result *result, struct input_error *error)
+int snapshot_verify(const struct snapshot *s, struct verify_result *result, struct error *error)
 {
 	memset(result, 0, sizeof(*result));
 	for (size_t i = 0; i < s->process_count; i++) {

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/error.h"
+
 /* pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst) */
 #define PAGEMAP_PFN_MASK        ((UINT64_C(1) << 55) - 1)
 #define PAGEMAP_SOFT_DIRTY      (UINT64_C(1) << 55)
@@ -210,11 +212,8 @@ struct snapshot {
 	struct arena *arena;            /* private: owns every string */
 };
 
-/* Error text: "SOURCE: MEMBER:LINE: problem", ready to print after "ptscope: ". */
-struct input_error {
-	char message[512];
-};
-
+/* Errors are base's (base/error.h): file "SOURCE: MEMBER", the member's
+ * line, "SOURCE: MEMBER:LINE: problem" ready to print after "ptscope: ". */
 struct read_options {
 	bool skip_bad;                  /* drop a broken process instead of failing */
 	bool progress;                  /* progress on stderr */
@@ -229,7 +228,7 @@ uint64_t memory_available_bytes(void);
 /* Load a snapshot: a directory, tar(.gz/.xz/.zst), smemcap capture, or
  * "/proc" / NULL for the live system.  Returns 0, or -1 with *error filled. */
 int snapshot_read(const char *path, const struct read_options *options,
-		  struct snapshot **result, struct input_error *error);
+		  struct snapshot **result, struct error *error);
 void snapshot_free(struct snapshot *snapshot);
 
 /* Binary search of snapshot->kpages; NULL when the PFN is not there. */
@@ -268,7 +267,7 @@ struct verify_result {
 	int first_comm_differs;
 };
 int snapshot_verify(const struct snapshot *snapshot, struct verify_result *result,
-		    struct input_error *error);
+		    struct error *error);
 
 /* The process with this pid, or NULL. */
 const struct process *snapshot_find_process(const struct snapshot *snapshot, int pid);
@@ -301,7 +300,7 @@ struct perf_samples {
  * report --stdio with or without --children, opreport -l, oprofile with an
  * address column, readprofile, "samples symbol" lists: inputs/perf_samples.c).
  * Linear in lines.  0, or -1 with *error filled. */
-int perf_samples_read(const char *path, struct perf_samples *samples, struct input_error *error);
+int perf_samples_read(const char *path, struct perf_samples *samples, struct error *error);
 void perf_samples_free(struct perf_samples *samples);
 
 /* ---- capture (writer) ---- */
@@ -331,6 +330,6 @@ const char *capture_codec_names(void);
 bool capture_codec_known(const char *name);
 
 int snapshot_capture(const struct capture_options *options,
-		     struct capture_result *result, struct input_error *error);
+		     struct capture_result *result, struct error *error);
 
 #endif

@@ -279,10 +279,8 @@ static void estimate_chains(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
-	struct file_key *keys = malloc((s->vma_count + 1) * sizeof(*keys));
+	struct file_key *keys = xreallocarray(NULL, s->vma_count + 1, sizeof(*keys));
 	size_t key_count = 0;
-	if (!keys)
-		out_of_memory();
 	for (size_t g = 0; g < s->vma_count; g++)
 		if (s->vmas[g].inode)
 			keys[key_count++] = (struct file_key){ s->vmas[g].dev_major, s->vmas[g].dev_minor, s->vmas[g].inode };

@@ -68,9 +68,7 @@ void model_fork_tables(struct model_context *c)
 {
 	struct model_result *r = c->result;
 	struct fork_walk walk = { r->current_design < r->design_count ? r->designs[r->current_design].profile : NULL,
-				  NO_WINDOW, calloc(r->sharing_count + 1, sizeof(uint64_t)) };
-	if (!walk.rule_window)
-		out_of_memory();
+				  NO_WINDOW, xcalloc(r->sharing_count + 1, sizeof(uint64_t)) };
 	for (size_t i = 0; i < c->snapshot->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
 		walk.window = NO_WINDOW;

@@ -215,12 +215,10 @@ static void figure_contents(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	size_t designs = c->result->design_count + 1, contents = s->content_count + 1;
-	c->content_figures = calloc(contents, sizeof(*c->content_figures));
-	c->content_pmd = calloc(contents, sizeof(*c->content_pmd));
-	double *bytes = calloc(contents * designs + designs, sizeof(*bytes));
-	uint64_t *allocations = calloc(contents * designs + designs, sizeof(*allocations));
-	if (!c->content_figures || !c->content_pmd || !bytes || !allocations)
-		out_of_memory();
+	c->content_figures = xcalloc(contents, sizeof(*c->content_figures));
+	c->content_pmd = xcalloc(contents, sizeof(*c->content_pmd));
+	double *bytes = xcalloc(contents * designs + designs, sizeof(*bytes));
+	uint64_t *allocations = xcalloc(contents * designs + designs, sizeof(*allocations));
 	for (size_t id = 0; id < contents; id++) {
 		c->content_figures[id].chain_bytes = bytes + id * designs;
 		c->content_figures[id].chain_allocations = allocations + id * designs;
@@ -429,10 +427,9 @@ static void count_work(struct model_context *c)
 
 /* ---- orchestration ---- */
 
-static int fail(struct model_error *error, const char *message)
+static int fail(struct error *error, const char *message)
 {
-	snprintf(error->message, sizeof(error->message), "%s", message);
-	return -1;
+	return error_set(error, NULL, 0, "%s", message);
 }
 
 /* Index of a profile among the designs, appending it (not selected) when
@@ -447,7 +444,7 @@ static size_t design_index(struct model_result *r, size_t *capacity, const struc
 	return r->design_count++;
 }
 
-static int choose_profiles(struct model_context *c, struct model_error *error)
+static int choose_profiles(struct model_context *c, struct error *error)
 {
 	const struct model_options *o = c->options;
 	struct model_result *r = c->result;
@@ -478,10 +475,9 @@ static int choose_profiles(struct model_context *c, struct model_error *error)
 	/* the snapshot keeps records by 2 MiB chunk (inputs/snapshot.h): a PTE
 	 * page must map one chunk or several */
 	if (c->pte_shift < PAGEMAP_CHUNK_SHIFT) {
-		snprintf(error->message, sizeof(error->message),
-			 "geometry %s: PTE pages mapping %llu KiB are not supported (2 MiB or more)",
-			 c->geometry->name, (1ull << c->pte_shift) / 1024);
-		return -1;
+		return error_set(error, NULL, 0,
+				 "geometry %s: PTE pages mapping %llu KiB are not supported (2 MiB or more)",
+				 c->geometry->name, (1ull << c->pte_shift) / 1024);
 	}
 	c->chunks_per_window_shift = c->pte_shift - PAGEMAP_CHUNK_SHIFT;
 	return 0;
@@ -586,13 +582,11 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 }
 
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
-	      struct model_result **result, struct model_error *error)
+	      struct model_result **result, struct error *error)
 {
 	struct model_context c = { .snapshot = snapshot, .options = options };
-	struct model_result *r = calloc(1, sizeof(*r));
+	struct model_result *r = xcalloc(1, sizeof(*r));
 	*result = NULL;
-	if (!r)
-		return fail(error, "out of memory");
 	c.result = r;
 	r->snapshot = snapshot;
 	r->processes = snapshot->process_count;
@@ -605,18 +599,14 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 		model_free(r);
 		return -1;
 	}
-	r->process_figures = calloc(snapshot->process_count + 1, sizeof(*r->process_figures));
-	c.vma_has_anon_vma = calloc(snapshot->vma_count + 1, sizeof(*c.vma_has_anon_vma));
-	struct fraction_sum *sums = calloc(r->design_count + 1, sizeof(*sums));
-	if (!r->process_figures || !c.vma_has_anon_vma || !sums)
-		out_of_memory();
+	r->process_figures = xcalloc(snapshot->process_count + 1, sizeof(*r->process_figures));
+	c.vma_has_anon_vma = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_has_anon_vma));
+	struct fraction_sum *sums = xcalloc(r->design_count + 1, sizeof(*sums));
 	for (size_t i = 0; i < snapshot->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
-		mp->pte_chain_bytes = calloc(r->design_count + 1, sizeof(double));
-		mp->sharable_pages = calloc(r->sharing_count + 1, sizeof(double));
-		mp->fork_copies = calloc(r->sharing_count + 1, sizeof(*mp->fork_copies));
-		if (!mp->pte_chain_bytes || !mp->sharable_pages || !mp->fork_copies)
-			out_of_memory();
+		mp->pte_chain_bytes = xcalloc(r->design_count + 1, sizeof(double));
+		mp->sharable_pages = xcalloc(r->sharing_count + 1, sizeof(double));
+		mp->fork_copies = xcalloc(r->sharing_count + 1, sizeof(*mp->fork_copies));
 	}
 
 	count_pfns(&c);

@@ -26,11 +26,7 @@
 #define MODEL_PAGE_BYTES 4096u
 #define MODEL_MAX_LEVELS 5
 
-/* "FILE:LINE: problem", ready to print after "ptscope: ". */
-struct model_error {
-	char message[512];
-};
-
+/* Errors are base's (base/error.h, through inputs/snapshot.h). */
 /* ---- kernel profiles ---- */
 
 /* rmap families of docs/cost-model.md section 1. */
@@ -107,11 +103,11 @@ struct profile_set {
 };
 
 /* Load every built-in profile into an empty (zeroed) set.  0 or -1. */
-int profiles_load_builtin(struct profile_set *set, struct model_error *error);
+int profiles_load_builtin(struct profile_set *set, struct error *error);
 /* Validate and add the profiles of one XML file / buffer (name for messages). */
-int profiles_load_file(struct profile_set *set, const char *path, struct model_error *error);
+int profiles_load_file(struct profile_set *set, const char *path, struct error *error);
 int profiles_load_buffer(struct profile_set *set, const char *name, const char *text,
-			 size_t length, struct model_error *error);
+			 size_t length, struct error *error);
 void profiles_free(struct profile_set *set);
 const struct rmap_profile *profiles_find_rmap(const struct profile_set *set, const char *id);
 const struct sharing_rule *profiles_find_rule(const struct profile_set *set, const char *id);
@@ -325,7 +321,7 @@ struct model_result {
 uint64_t model_memory_bytes(const struct snapshot *snapshot, const struct model_options *options);
 
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
-	      struct model_result **result, struct model_error *error);
+	      struct model_result **result, struct error *error);
 void model_free(struct model_result *result);
 
 /* Helpers the report and the tests use. */

@@ -122,11 +122,9 @@ static uint64_t count_families(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	struct families f = {
-		.parent = malloc((s->vma_count + 1) * sizeof(*f.parent)),
-		.content_owner = calloc(s->content_count + 1, sizeof(*f.content_owner)),
+		.parent = xreallocarray(NULL, s->vma_count + 1, sizeof(*f.parent)),
+		.content_owner = xcalloc(s->content_count + 1, sizeof(*f.content_owner)),
 	};
-	if (!f.parent || !f.content_owner)
-		out_of_memory();
 	for (size_t g = 0; g < s->vma_count; g++)
 		f.parent[g] = g;
 	for (size_t i = 0; i < s->process_count; i++)

@@ -104,11 +104,11 @@ void rmap_share_range(const struct rmap_profile *profile, uint64_t m_max, bool a
 
 /* ---- errors ---- */
 
-static int fail(struct model_error *error, const char *format, ...)
+static int fail(struct error *error, const char *format, ...)
 {
 	va_list ap;
 	va_start(ap, format);
-	vsnprintf(error->message, sizeof(error->message), format, ap);
+	error_setv(error, NULL, 0, format, ap);
 	va_end(ap);
 	return -1;
 }
@@ -177,7 +177,7 @@ const char *profiles_schema(void)
 	return profiles_builtin_text("profile.xsd");
 }
 
-static xmlSchemaPtr load_schema(struct model_error *error)
+static xmlSchemaPtr load_schema(struct error *error)
 {
 	static xmlSchemaPtr schema;
 	if (schema)
@@ -279,10 +279,7 @@ static void *append(void *array, size_t *count, size_t *capacity, size_t size)
 {
 	if (*count == *capacity) {
 		size_t next = *capacity ? *capacity * 2 : 16;
-		void *p = realloc(array, next * size);
-		if (!p)
-			out_of_memory();
-		array = p;
+		array = xreallocarray(array, next, size);
 		*capacity = next;
 	}
 	memset((char *)array + *count * size, 0, size);
@@ -296,7 +293,7 @@ static bool id_taken(const struct profile_set *set, const char *id)
 }
 
 static int read_geometry(xmlNodePtr node, struct geometry *geometry, const char *name,
-			 struct model_error *error)
+			 struct error *error)
 {
 	attribute(node, "name", geometry->name, sizeof(geometry->name));
 	geometry->physical_address_bits = (unsigned)number_attribute(node, "physical-address-bits");
@@ -317,7 +314,7 @@ static int read_geometry(xmlNodePtr node, struct geometry *geometry, const char 
 }
 
 static int read_rmap_profile(xmlNodePtr node, struct profile_set *set, const char *name,
-			     struct model_error *error)
+			     struct error *error)
 {
 	struct rmap_profile p = { 0 };
 	char text[32];
@@ -371,7 +368,7 @@ static int read_rmap_profile(xmlNodePtr node, struct profile_set *set, const cha
 }
 
 static int read_sharing_rule(xmlNodePtr node, struct profile_set *set, const char *name,
-			     struct model_error *error)
+			     struct error *error)
 {
 	struct sharing_rule r = { 0 };
 	char text[256], bad[16];
@@ -406,7 +403,7 @@ static int read_sharing_rule(xmlNodePtr node, struct profile_set *set, const cha
 	return 0;
 }
 
-static int validate(xmlDocPtr doc, const char *name, struct model_error *error)
+static int validate(xmlDocPtr doc, const char *name, struct error *error)
 {
 	xmlSchemaPtr schema = load_schema(error);
 	if (!schema)
@@ -435,7 +432,7 @@ static int doctype_line(const char *text, size_t length)
 }
 
 int profiles_load_buffer(struct profile_set *set, const char *name, const char *text,
-			 size_t length, struct model_error *error)
+			 size_t length, struct error *error)
 {
 	/* NONET: never fetch anything; no NOENT/DTDLOAD/DTDVALID: entities stay
 	 * unexpanded and no external subset is read. */
@@ -463,7 +460,7 @@ int profiles_load_buffer(struct profile_set *set, const char *name, const char *
 	return status;
 }
 
-int profiles_load_file(struct profile_set *set, const char *path, struct model_error *error)
+int profiles_load_file(struct profile_set *set, const char *path, struct error *error)
 {
 	struct buffer text = { 0 };
 	int read_error = file_read_at(AT_FDCWD, path, &text);  /* base/file.h */
@@ -473,7 +470,7 @@ int profiles_load_file(struct profile_set *set, const char *path, struct model_e
 	return status;
 }
 
-int profiles_load_builtin(struct profile_set *set, struct model_error *error)
+int profiles_load_builtin(struct profile_set *set, struct error *error)
 {
 	for (size_t i = 0; i < profiles_builtin_count(); i++) {
 		const char *name = builtin_files[i].name;

@@ -560,11 +560,9 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 {
 	const struct snapshot *s = c->snapshot;
 	const struct sharing_rule *rule = out->rule;
-	struct member *members = malloc((s->vma_count + 1) * sizeof(*members));
+	struct member *members = xreallocarray(NULL, s->vma_count + 1, sizeof(*members));
 	size_t count = 0, file_capacity = 0;
 	struct slots slots = { 0 };
-	if (!members)
-		out_of_memory();
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t v = 0; v < s->processes[i].vma_count; v++)
 			if (sharing_vma_eligible(rule, &s->processes[i].vmas[v]))
@@ -790,11 +788,9 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	const struct snapshot *s = c->snapshot;
 	size_t slots = (size_t)1 << (c->pte_shift - 12);
 	struct identical x = {
-		.content_sums = calloc(s->content_count + 1, sizeof(*x.content_sums)),
-		.fields = { malloc(3 * slots * sizeof(uint64_t)), malloc(3 * slots * sizeof(uint64_t)) },
+		.content_sums = xcalloc(s->content_count + 1, sizeof(*x.content_sums)),
+		.fields = { xreallocarray(NULL, 3 * slots, sizeof(uint64_t)), xreallocarray(NULL, 3 * slots, sizeof(uint64_t)) },
 	};
-	if (!x.content_sums || !x.fields[0] || !x.fields[1])
-		out_of_memory();
 	for (size_t id = 0; c->chunks_per_window_shift == 0 && id < s->content_count; id++) {
 		const struct pagemap_record *records = content_records(c, (uint32_t)id);
 		for (uint32_t r = 0; s->contents[id].references && r < s->contents[id].count; r++)

@@ -272,14 +272,11 @@ static void print_summary(const struct callgraph *graph)
 
 /* --unresolved: "FILE:LINE: CALLER calls through FIELD", one line per call
  * site no stored function was found for, in file order. */
-static int write_unresolved(const struct callgraph *graph, const char *path, char *err, size_t err_size)
+static int write_unresolved(const struct callgraph *graph, const char *path, struct error *error)
 {
 	struct output output;
-	struct error error;
-	if (output_open(&output, path, &error)) {
-		snprintf(err, err_size, "%s", error.message);
-		return 2;
-	}
+	if (output_open(&output, path, error))
+		return -1;
 	FILE *out = output_stream(&output);
 	for (size_t i = 0; out && i < graph->unresolved_count; i++) {
 		const struct cg_unresolved *u = &graph->unresolved[i];
@@ -292,14 +289,9 @@ static int write_unresolved(const struct callgraph *graph, const char *path, cha
 	}
 	if (!out) {
 		output_discard(&output);
-		snprintf(err, err_size, "%s: cannot write", path ? path : "stdout");
-		return 2;
+		return error_internal(error, path ? path : "stdout", 0, "cannot write");
 	}
-	if (output_publish(&output, &error)) {
-		snprintf(err, err_size, "%s", error.message);
-		return 2;
-	}
-	return 0;
+	return output_publish(&output, error);
 }
 
 /* What a --path preset left out: the same entries to every rmap function,
@@ -308,7 +300,7 @@ static void say_pruned(const struct arguments *a, const struct callgraph *kept)
 {
 	struct analyzer_options every = a->options;
 	struct callgraph *all = NULL;
-	char err[512];
+	struct error error;   /* the count is a courtesy: without it, nothing is said */
 	size_t own_sinks = 0, own_excludes = 0;
 	while (a->path->sinks[own_sinks])
 		own_sinks++;
@@ -322,7 +314,7 @@ static void say_pruned(const struct arguments *a, const struct callgraph *kept)
 	every.commands_out = NULL;
 	every.progress = false;
 	fprintf(stderr, "ptscope: callgraph: --path %s: %s\n", a->path->name, a->path->job);
-	if (analyzer_run(&every, &all, err, sizeof(err)) == 0)
+	if (analyzer_run(&every, &all, &error) == 0)
 		fprintf(stderr, "ptscope: callgraph: --path %s: kept %zu functions, %zu calls of the %zu "
 			"functions, %zu calls on every path from its entries to any rmap function\n",
 			a->path->name, kept->node_count, kept->edge_count, all->node_count, all->edge_count);
@@ -346,11 +338,11 @@ static int run(struct arguments *a, enum graph_format format)
 	struct graph_overlay overlay = { .title = "" };
 	struct callgraph *graph = NULL, *old_graph = NULL;
 	struct tree_versus versus = { 0 };
-	char err[4096] = "";
-	int status = overlaid ? overlay_prepare(&request, &inputs, err, sizeof(err)) : 0;
+	struct error error;
+	int status = overlaid ? overlay_prepare(&request, &inputs, &error) : 0;
 	a->options.progress = !a->quiet && isatty(STDERR_FILENO);
 	if (!status)
-		status = analyzer_run(&a->options, &graph, err, sizeof(err));
+		status = analyzer_run(&a->options, &graph, &error);
 	if (!status && a->path && !a->quiet)
 		say_pruned(a, graph);
 	if (!status && old_tree) {
@@ -359,7 +351,7 @@ static int run(struct arguments *a, enum graph_format format)
 		old_options.source = old_tree;
 		old_options.commands_out = NULL;
 		old_options.config = NULL;
-		status = analyzer_run(&old_options, &old_graph, err, sizeof(err));
+		status = analyzer_run(&old_options, &old_graph, &error);
 		if (!status && !a->quiet)
 			print_summary(old_graph);
 		if (!status)
@@ -367,7 +359,7 @@ static int run(struct arguments *a, enum graph_format format)
 	}
 	const struct callgraph *drawn = versus.graph ? versus.graph : graph;
 	if (!status && overlaid)
-		status = overlay_place(inputs, drawn, &overlay, err, sizeof(err));
+		status = overlay_place(inputs, drawn, &overlay, &error);
 	if (!status && versus.graph)
 		tree_versus_mark(&versus, &overlay);
 	if (!status && !a->quiet) {
@@ -378,11 +370,13 @@ static int run(struct arguments *a, enum graph_format format)
 			fprintf(stderr, "ptscope: callgraph: %s\n", unplaced);
 	}
 	if (!status && a->unresolved)
-		status = write_unresolved(graph, a->output, err, sizeof(err));
+		status = write_unresolved(graph, a->output, &error);
 	else if (!status)
-		status = graph_write(drawn, overlaid ? &overlay : NULL, format, a->page, a->output, err, sizeof(err));
-	if (status)
-		fprintf(stderr, "ptscope: %s\n", err);
+		status = graph_write(drawn, overlaid ? &overlay : NULL, format, a->page, a->output, &error);
+	if (status) {
+		error_print(&error);
+		status = (int)error.status;
+	}
 	graph_overlay_free(&overlay);
 	overlay_inputs_free(inputs);
 	tree_versus_free(&versus);

@@ -114,12 +114,12 @@ static int from_source(const char *tree, const char *config, const char *libclan
 	struct analyzer_options options = { .source = tree, .config = config, .libclang = libclang,
 					   .use_cache = true };
 	long long bytes[SOURCE_STRUCT_COUNT];
-	char arch[32], err[512];
-	int status = analyzer_struct_sizes(&options, source_structs, SOURCE_STRUCT_COUNT, bytes,
-					   arch, sizeof(arch), err, sizeof(err));
-	if (status) {
-		fprintf(stderr, "ptscope: %s\n", err);
-		return status;
+	char arch[32];
+	struct error error;
+	if (analyzer_struct_sizes(&options, source_structs, SOURCE_STRUCT_COUNT, bytes,
+				  arch, sizeof(arch), &error)) {
+		error_print(&error);
+		return (int)error.status;
 	}
 	/* kbuild says x86 for both; the Debian and defconfig 6.x trees are 64-bit */
 	const char *profile_arch = !strcmp(arch, "x86") ? "x86_64" : arch;
@@ -149,7 +149,7 @@ int cmd_profiles(int argc, char **argv)
 	};
 	const char *source = NULL, *config = NULL, *libclang = NULL;
 	struct profile_set set = { 0 };
-	struct model_error error;
+	struct error error;
 	const char *show = NULL;
 	int c, status = 0;
 	bool acted = false;

@@ -66,7 +66,7 @@ struct selection {
 
 static int select_profile(struct profile_set *set, struct selection *chosen, const char *argument)
 {
-	struct model_error error;
+	struct error error;
 	size_t n = strlen(argument);
 	bool is_file = strchr(argument, '/') || (n > 4 && !strcmp(argument + n - 4, ".xml"));
 	if (!is_file) {
@@ -177,7 +177,7 @@ int cmd_report(int argc, char **argv)
 	struct read_options read = { .progress = isatty(STDERR_FILENO) };
 	struct profile_set set = { 0 };
 	struct selection chosen = { 0 };
-	struct model_error model_error;
+	struct error model_error;
 	const char *output = NULL, *versus = NULL, *callgraph = NULL;
 	int c, status = 0;
 
@@ -253,7 +253,7 @@ int cmd_report(int argc, char **argv)
 		status = 1;
 	}
 	struct snapshot *snapshot = NULL, *baseline = NULL;
-	struct input_error input_error;
+	struct error input_error;
 	uint64_t available = memory_available_bytes();
 	read.memory_budget_bytes = available == UINT64_MAX ? 0 : available;
 	if (!status && snapshot_read(optind < argc ? argv[optind] : NULL, &read, &snapshot, &input_error)) {

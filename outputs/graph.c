@@ -434,7 +434,7 @@ static bool wider_than_tall(Agraph_t *graph)
 }
 
 bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay *overlay,
-			 const char *renderer, enum graph_page page, FILE *out, char *err, size_t err_size)
+			 const char *renderer, enum graph_page page, FILE *out, struct error *error)
 {
 	Agraph_t *graph = build(cg, overlay);
 	const struct graph_page_size *fit = page_for(page, renderer);
@@ -467,44 +467,35 @@ bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay 
 	}
 	agclose(graph);
 	if (!ok)
-		snprintf(err, err_size, "Graphviz could not lay out or render %s", renderer);
+		error_internal(error, NULL, 0, "Graphviz could not lay out or render %s", renderer);
 	return ok && !ferror(out);
 }
 
 /* --- writing: to a temporary name, renamed when complete ------------------- */
 
 int graph_write(const struct callgraph *graph, const struct graph_overlay *overlay,
-		enum graph_format format, enum graph_page page, const char *path, char *err, size_t err_size)
+		enum graph_format format, enum graph_page page, const char *path, struct error *error)
 {
 	const struct format_row *row = row_of(format);
-	if (!row) {
-		snprintf(err, err_size, "%s: unknown output format", path ? path : "stdout");
-		return 2;
-	}
+	if (!row)
+		return error_internal(error, path ? path : "stdout", 0, "unknown output format");
 	struct output output;
-	struct error error;
-	if (output_open(&output, path, &error) != 0) {
-		snprintf(err, err_size, "%s", error.message);
-		return 2;  /* an output failure (docs/architecture.md) */
-	}
+	if (output_open(&output, path, error) != 0)
+		return -1;  /* an output failure (docs/architecture.md) */
 	FILE *out = output_stream(&output);
-	err[0] = '\0';
+	error->message[0] = '\0';   /* graph_write_picture names a Graphviz failure */
 	bool ok = out && (format == GRAPH_FORMAT_JSON ? graph_write_json(graph, overlay, out)
 		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, overlay, out)
 		: format == GRAPH_FORMAT_TREE ? graph_write_tree(graph, out)
-		: graph_write_picture(graph, overlay, row->renderer, page, out, err, err_size));
+		: graph_write_picture(graph, overlay, row->renderer, page, out, error));
 	if (!ok) {
 		output_discard(&output);
-		if (!err[0])
-			snprintf(err, err_size, "%s: cannot write", path && strcmp(path, "-") ? path : "stdout");
-		return 2;
+		if (!error->message[0])
+			error_internal(error, path && strcmp(path, "-") ? path : "stdout", 0, "cannot write");
+		return -1;
 	}
 	/* stdout is flushed and checked by the front door (ptscope.c) */
-	if (output_publish(&output, &error) != 0) {
-		snprintf(err, err_size, "%s", error.message);
-		return 2;
-	}
-	return 0;
+	return output_publish(&output, error);
 }
 
 /*

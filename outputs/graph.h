@@ -118,12 +118,12 @@ struct overlay_request {
 
 /* Read and check the overlay's inputs before the (long) analysis, so bad
  * input fails at once; then place it on the analysed graph.  Both return 0,
- * or 1 (bad input) / 2 (internal) with a message in err. */
+ * or -1 with error set (its status: bad input or internal). */
 struct overlay_inputs;
 int overlay_prepare(const struct overlay_request *request, struct overlay_inputs **inputs,
-		    char *err, size_t err_size);
+		    struct error *error);
 int overlay_place(struct overlay_inputs *inputs, const struct callgraph *graph,
-		  struct graph_overlay *overlay, char *err, size_t err_size);
+		  struct graph_overlay *overlay, struct error *error);
 /* The unplaced symbols as one stderr line ("" when none). */
 void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size);
 void overlay_inputs_free(struct overlay_inputs *inputs);
@@ -149,10 +149,10 @@ void graph_overlay_free(struct graph_overlay *overlay);
 /*
  * Write the graph to path (NULL or "-": stdout).  Files are written to a
  * temporary name in the same folder and renamed, so a failure never leaves
- * a partial file.  Returns 0, or 2 with a message in err.
+ * a partial file.  Returns 0, or -1 with error set (internal: an output failure).
  */
 int graph_write(const struct callgraph *graph, const struct graph_overlay *overlay,
-		enum graph_format format, enum graph_page page, const char *path, char *err, size_t err_size);
+		enum graph_format format, enum graph_page page, const char *path, struct error *error);
 
 /* The pieces graph_write uses, one per format family (graph_data.c, graph.c). */
 bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
@@ -160,7 +160,7 @@ bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *
 bool graph_write_tree(const struct callgraph *graph, FILE *out);
 /* renderer "dot" writes the unlaid DOT; "svg", "png", "pdf" lay out with dot. */
 bool graph_write_picture(const struct callgraph *graph, const struct graph_overlay *overlay,
-			 const char *renderer, enum graph_page page, FILE *out, char *err, size_t err_size);
+			 const char *renderer, enum graph_page page, FILE *out, struct error *error);
 const char *graph_role_name(enum cg_role role);
 const char *graph_kind_name(enum cg_edge_kind kind);
 

@@ -5,6 +5,7 @@
  * The JSON puts one node or edge per line so that line tools work on it.
  */
 #include <json.h>
+#include <stddef.h>
 #include <libxml/xmlwriter.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +33,51 @@ const char *graph_kind_name(enum cg_edge_kind kind)
 	return kind_names[kind];
 }
 
-/* The summary as (name, number) and (name, text) pairs: one table for both formats. */
-struct summary_item {
+/* The summary's fields, in the order both formats write them: one table
+ * for both.  A text field that is NULL is written as "", except first_error,
+ * left out when there is none. */
+enum summary_kind { SUMMARY_TEXT, SUMMARY_NUMBER, SUMMARY_OPTIONAL_TEXT };
+static const struct summary_field {
 	const char *name;
-	size_t number;
-	const char *text;
+	size_t offset;              /* in struct cg_summary */
+	enum summary_kind kind;
+} summary_fields[] = {
+	{ "source", offsetof(struct cg_summary, source), SUMMARY_TEXT },
+	{ "root", offsetof(struct cg_summary, root), SUMMARY_TEXT },
+	{ "config", offsetof(struct cg_summary, config), SUMMARY_TEXT },
+	{ "arch", offsetof(struct cg_summary, arch), SUMMARY_TEXT },
+	{ "release", offsetof(struct cg_summary, release), SUMMARY_TEXT },
+	{ "libclang", offsetof(struct cg_summary, libclang), SUMMARY_TEXT },
+	{ "files", offsetof(struct cg_summary, files), SUMMARY_NUMBER },
+	{ "files_parsed", offsetof(struct cg_summary, files_parsed), SUMMARY_NUMBER },
+	{ "files_cached", offsetof(struct cg_summary, files_cached), SUMMARY_NUMBER },
+	{ "files_failed", offsetof(struct cg_summary, files_failed), SUMMARY_NUMBER },
+	{ "errors", offsetof(struct cg_summary, errors), SUMMARY_NUMBER },
+	{ "warnings", offsetof(struct cg_summary, warnings), SUMMARY_NUMBER },
+	{ "flags_dropped", offsetof(struct cg_summary, flags_dropped), SUMMARY_NUMBER },
+	{ "config_symbols_supplied", offsetof(struct cg_summary, config_symbols_supplied), SUMMARY_NUMBER },
+	{ "indirect_sites", offsetof(struct cg_summary, indirect_sites), SUMMARY_NUMBER },
+	{ "indirect_unresolved", offsetof(struct cg_summary, indirect_unresolved), SUMMARY_NUMBER },
+	{ "functions", offsetof(struct cg_summary, functions), SUMMARY_NUMBER },
+	{ "calls", offsetof(struct cg_summary, calls), SUMMARY_NUMBER },
+	{ "first_error", offsetof(struct cg_summary, first_error), SUMMARY_OPTIONAL_TEXT },
 };
+#define SUMMARY_FIELD_COUNT (sizeof(summary_fields) / sizeof(summary_fields[0]))
+
+static size_t summary_number(const struct cg_summary *s, const struct summary_field *field)
+{
+	return *(const size_t *)((const char *)s + field->offset);
+}
+
+/* The field's text ("" for a missing one), or NULL for a number or a
+ * missing optional text: nothing to write. */
+static const char *summary_text(const struct cg_summary *s, const struct summary_field *field)
+{
+	if (field->kind == SUMMARY_NUMBER)
+		return NULL;
+	const char *text = *(const char *const *)((const char *)s + field->offset);
+	return text || field->kind == SUMMARY_OPTIONAL_TEXT ? text : "";
+}
 
 /* A JSON string of valid UTF-8 (json-c escapes quotes and controls itself). */
 static json_object *json_string(const char *text)
@@ -48,36 +88,6 @@ static json_object *json_string(const char *text)
 	return string;
 }
 
-static size_t summary_items(const struct cg_summary *s, struct summary_item *items)
-{
-	const struct summary_item all[] = {
-		{ "source", 0, s->source ? s->source : "" },
-		{ "root", 0, s->root ? s->root : "" },
-		{ "config", 0, s->config ? s->config : "" },
-		{ "arch", 0, s->arch ? s->arch : "" },
-		{ "release", 0, s->release ? s->release : "" },
-		{ "libclang", 0, s->libclang ? s->libclang : "" },
-		{ "files", s->files, NULL },
-		{ "files_parsed", s->files_parsed, NULL },
-		{ "files_cached", s->files_cached, NULL },
-		{ "files_failed", s->files_failed, NULL },
-		{ "errors", s->errors, NULL },
-		{ "warnings", s->warnings, NULL },
-		{ "flags_dropped", s->flags_dropped, NULL },
-		{ "config_symbols_supplied", s->config_symbols_supplied, NULL },
-		{ "indirect_sites", s->indirect_sites, NULL },
-		{ "indirect_unresolved", s->indirect_unresolved, NULL },
-		{ "functions", s->functions, NULL },
-		{ "calls", s->calls, NULL },
-	};
-	size_t count = sizeof(all) / sizeof(all[0]);
-	memcpy(items, all, sizeof(all));
-	if (s->first_error)
-		items[count++] = (struct summary_item){ "first_error", 0, s->first_error };
-	return count;
-}
-
-#define SUMMARY_MAX 24
 
 static void write_json_line(FILE *out, json_object *object, const char *after)
 {
@@ -149,12 +159,15 @@ static json_object *json_unplaced(const struct graph_overlay *overlay)
 
 bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out)
 {
-	struct summary_item items[SUMMARY_MAX];
-	size_t count = summary_items(&graph->summary, items);
 	json_object *summary = json_object_new_object();
-	for (size_t i = 0; i < count; i++)
-		json_object_object_add(summary, items[i].name, items[i].text
-			? json_string(items[i].text) : json_object_new_int64((int64_t)items[i].number));
+	for (const struct summary_field *f = summary_fields; f < summary_fields + SUMMARY_FIELD_COUNT; f++) {
+		const char *text = summary_text(&graph->summary, f);
+		if (f->kind == SUMMARY_NUMBER)
+			json_object_object_add(summary, f->name,
+					       json_object_new_int64((int64_t)summary_number(&graph->summary, f)));
+		else if (text)
+			json_object_object_add(summary, f->name, json_string(text));
+	}
 	if (overlay)
 		json_object_object_add(summary, "overlay", json_string(overlay->title));
 	/* files whose parse had errors: their functions' calls may be missing */
@@ -279,15 +292,17 @@ static bool xml_unplaced(xmlTextWriterPtr writer, const struct graph_overlay *ov
 static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
 		     const struct graph_overlay *overlay)
 {
-	struct summary_item items[SUMMARY_MAX];
-	size_t count = summary_items(&graph->summary, items);
 	bool ok = xmlTextWriterStartDocument(writer, NULL, "UTF-8", NULL) >= 0 &&
 		  xmlTextWriterSetIndent(writer, 1) >= 0 &&
 		  xmlTextWriterStartElement(writer, BAD_CAST "callgraph") >= 0 &&
 		  xmlTextWriterStartElement(writer, BAD_CAST "summary") >= 0;
-	for (size_t i = 0; ok && i < count; i++)
-		ok = items[i].text ? xml_text(writer, items[i].name, items[i].text)
-				   : xml_number(writer, items[i].name, items[i].number);
+	for (const struct summary_field *f = summary_fields; ok && f < summary_fields + SUMMARY_FIELD_COUNT; f++) {
+		const char *text = summary_text(&graph->summary, f);
+		if (f->kind == SUMMARY_NUMBER)
+			ok = xml_number(writer, f->name, summary_number(&graph->summary, f));
+		else if (text)
+			ok = xml_text(writer, f->name, text);
+	}
 	ok = ok && (!overlay || xml_text(writer, "overlay", overlay->title));
 	ok = ok && xmlTextWriterEndElement(writer) >= 0;
 	for (size_t i = 0; ok && i < graph->node_count; i++) {

@@ -84,34 +84,25 @@ struct owned {
 	struct perf_samples after, before;
 };
 
-static int failure(char *err, size_t err_size, int status, const char *message)
-{
-	snprintf(err, err_size, "%s", message);
-	return status;
-}
-
 int overlay_prepare(const struct overlay_request *request, struct overlay_inputs **result,
-		    char *err, size_t err_size)
+		    struct error *error)
 {
 	struct overlay_inputs *in = xcalloc(1, sizeof(*in));
-	struct input_error input_error;
-	struct model_error model_error;
 	struct read_options read = { .progress = request->progress };
 	*result = in;
 	in->request = *request;
-	if (request->snapshot && snapshot_read(request->snapshot, &read, &in->snapshot, &input_error))
-		return failure(err, err_size, 1, input_error.message);
-	if (request->snapshot && profiles_load_builtin(&in->profiles, &model_error))
-		return failure(err, err_size, 2, model_error.message);
-	if (request->snapshot && request->design && !profiles_find_rmap(&in->profiles, request->design)) {
-		snprintf(err, err_size, "callgraph: --design: unknown rmap design '%s' (see `ptscope profiles`)",
-			 request->design);
-		return 1;
-	}
-	if (request->profile && perf_samples_read(request->profile, &in->after, &input_error))
-		return failure(err, err_size, 1, input_error.message);
-	if (request->baseline_profile && perf_samples_read(request->baseline_profile, &in->before, &input_error))
-		return failure(err, err_size, 1, input_error.message);
+	if (request->snapshot && snapshot_read(request->snapshot, &read, &in->snapshot, error))
+		return -1;
+	/* the built-in profiles are part of the program: failing them is internal */
+	if (request->snapshot && profiles_load_builtin(&in->profiles, error))
+		return error_mark_internal(error);
+	if (request->snapshot && request->design && !profiles_find_rmap(&in->profiles, request->design))
+		return error_set(error, NULL, 0, "callgraph: --design: unknown rmap design '%s' (see `ptscope profiles`)",
+				 request->design);
+	if (request->profile && perf_samples_read(request->profile, &in->after, error))
+		return -1;
+	if (request->baseline_profile && perf_samples_read(request->baseline_profile, &in->before, error))
+		return -1;
 	return 0;
 }
 
@@ -250,7 +241,7 @@ static void place_edge_events(const struct callgraph *graph, struct graph_overla
 }
 
 static int place_events(struct overlay_inputs *in, const struct callgraph *graph, struct graph_names *index,
-			struct graph_overlay *overlay, char *err, size_t err_size)
+			struct graph_overlay *overlay, struct error *error)
 {
 	const char *release = graph->summary.release;
 	const struct rmap_profile *design = in->request.design ? profiles_find_rmap(&in->profiles, in->request.design)
@@ -259,13 +250,11 @@ static int place_events(struct overlay_inputs *in, const struct callgraph *graph
 	struct model_options options = { .profiles = &in->profiles, .designs = &design, .design_count = 1,
 					 .rules = no_rules, .rule_count = 0 };
 	struct model_result *result = NULL;
-	struct model_error error;
+	struct error model_error;
 	if (!design)
-		return failure(err, err_size, 1, "callgraph: no rmap design fits the snapshot");
-	if (model_run(in->snapshot, &options, &result, &error)) {
-		snprintf(err, err_size, "%s: %s", in->snapshot->source, error.message);
-		return 2;
-	}
+		return error_set(error, NULL, 0, "callgraph: no rmap design fits the snapshot");
+	if (model_run(in->snapshot, &options, &result, &model_error))
+		return error_internal(error, in->snapshot->source, 0, "%s", model_error.message);
 	place_node_events(&result->designs[0], index, overlay);
 	for (size_t n = 0; n < graph->node_count; n++)
 		if (graph->nodes[n].role == CG_ROLE_SINK && overlay->nodes[n].pricing == OVERLAY_NOT_PRICED)
@@ -381,7 +370,7 @@ static void place_samples(struct overlay_inputs *in, const struct callgraph *gra
 }
 
 int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, struct graph_overlay *overlay,
-		  char *err, size_t err_size)
+		  struct error *error)
 {
 	struct graph_names index = { 0 };
 	memset(overlay, 0, sizeof(*overlay));
@@ -390,7 +379,7 @@ int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, stru
 	struct owned *owned = xcalloc(1, sizeof(*owned));
 	overlay->owned = owned;
 	graph_names_build(graph, &index);
-	int status = in->snapshot ? place_events(in, graph, &index, overlay, err, err_size) : 0;
+	int status = in->snapshot ? place_events(in, graph, &index, overlay, error) : 0;
 	if (!status && in->request.profile)
 		place_samples(in, graph, &index, overlay);
 	graph_names_free(&index);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/escape.h"
 #include "outputs/report_internal.h"
 
@@ -69,6 +70,33 @@ static void header(FILE *out, const char *id, const char *const *columns, bool s
 	fputs("</tr></thead><tbody>\n", out);
 }
 
+/* A column of a table whose rows are objects of the report tree: its
+ * heading, the key of its figure and how the figure is shown. */
+enum cell_kind { CELL_TEXT, CELL_COUNT, CELL_BYTES };
+struct column {
+	const char *title, *key;
+	enum cell_kind kind;
+};
+
+static void column_header(FILE *out, const char *id, const struct column *columns, size_t count)
+{
+	fprintf(out, "<table id=\"%s\" class=sortable><thead><tr>", id);
+	for (size_t c = 0; c < count; c++)
+		fprintf(out, "<th>%s</th>", columns[c].title);
+	fputs("</tr></thead><tbody>\n", out);
+}
+
+/* The cells of columns[0 .. count - 1], read from object o. */
+static void column_cells(FILE *out, struct json_object *o, const struct column *columns, size_t count)
+{
+	for (const struct column *c = columns; c < columns + count; c++) {
+		if (c->kind == CELL_TEXT)
+			text_cell(out, str(o, c->key));
+		else
+			(c->kind == CELL_BYTES ? bytes_cell : count_cell)(out, num(o, c->key));
+	}
+}
+
 /* One headline figure: its label in th, its figure in the td of that row. */
 static void headline_row(FILE *out, const char *id, const char *label, int64_t value, bool is_bytes)
 {
@@ -104,11 +132,31 @@ static void write_headlines(FILE *out, struct json_object *tree)
 	fputs("</p>\n", out);
 }
 
-/* A horizontal bar chart: one bar per (label, value), values >= 0 drawn,
- * negative ones as a zero-length bar with their figure. */
-static void bar_chart(FILE *out, const char *id, const char *title, const char **labels, const int64_t *values,
-		      size_t count)
+/* The bars of one chart, gathered while its table is written. */
+struct bars {
+	const char **labels;
+	int64_t *values;
+	size_t count;
+};
+
+static struct bars bars_for(size_t most)
 {
+	return (struct bars){ xcalloc(most + 1, sizeof(const char *)), xcalloc(most + 1, sizeof(int64_t)), 0 };
+}
+
+static void bars_add(struct bars *bars, const char *label, int64_t value)
+{
+	bars->labels[bars->count] = label;
+	bars->values[bars->count++] = value;
+}
+
+/* A horizontal bar chart: one bar per (label, value), values >= 0 drawn,
+ * negative ones as a zero-length bar with their figure.  Frees the bars. */
+static void bar_chart(FILE *out, const char *id, const char *title, struct bars *bars)
+{
+	const char **labels = bars->labels;
+	const int64_t *values = bars->values;
+	size_t count = bars->count;
 	int64_t top = 1;
 	for (size_t i = 0; i < count; i++)
 		top = values[i] > top ? values[i] : top;
@@ -128,37 +176,38 @@ static void bar_chart(FILE *out, const char *id, const char *title, const char *
 			(size_t)row * i + 15, b);
 	}
 	fputs("</svg></figure>\n", out);
+	free(bars->labels);
+	free(bars->values);
 }
 
 static void write_designs(FILE *out, struct json_object *tree)
 {
-	static const char *const columns[] = { "design", "family", "arch", "pte_chain", "object rmap", "rmap",
-		"baseline", "saves", "page field", "priced over", NULL };
+	static const struct column columns[] = {
+		{ "design", "id", CELL_TEXT },
+		{ "family", "family", CELL_TEXT },
+		{ "arch", "arch", CELL_TEXT },
+		{ "pte_chain", "pte_chain_bytes", CELL_BYTES },
+		{ "object rmap", "object_rmap_bytes", CELL_BYTES },
+		{ "rmap", "rmap_bytes", CELL_BYTES },
+		{ "baseline", "baseline", CELL_TEXT },
+		{ "saves", "saves_bytes", CELL_BYTES },
+		{ "page field", "page_field_bytes", CELL_BYTES },
+		{ "priced over", "page_field_ram_bytes", CELL_BYTES },
+	};
+	const size_t column_count = sizeof(columns) / sizeof(columns[0]);
 	struct json_object *designs = get(tree, "designs");
 	const char *arch = str(get(tree, "snapshot"), "arch");
-	size_t n = json_object_array_length(designs), shown = 0;
-	const char **labels = calloc(n + 1, sizeof(*labels));
-	int64_t *values = calloc(n + 1, sizeof(*values));
+	size_t n = json_object_array_length(designs);
+	struct bars bars = bars_for(n);
 	fputs("<h2>Reverse map by design</h2>\n", out);
-	header(out, "designs", columns, true);
+	column_header(out, "designs", columns, column_count);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *d = json_object_array_get_idx(designs, i);
 		fputs("<tr>", out);
-		text_cell(out, str(d, "id"));
-		text_cell(out, str(d, "family"));
-		text_cell(out, str(d, "arch"));
-		bytes_cell(out, num(d, "pte_chain_bytes"));
-		bytes_cell(out, num(d, "object_rmap_bytes"));
-		bytes_cell(out, num(d, "rmap_bytes"));
-		text_cell(out, str(d, "baseline"));
-		bytes_cell(out, num(d, "saves_bytes"));
-		bytes_cell(out, num(d, "page_field_bytes"));
-		bytes_cell(out, num(d, "page_field_ram_bytes"));
+		column_cells(out, d, columns, column_count);
 		fputs("</tr>\n", out);
-		if (labels && values && !strcmp(str(d, "arch"), arch[0] ? arch : "x86_64")) {
-			labels[shown] = str(d, "id");
-			values[shown++] = num(d, "rmap_bytes");
-		}
+		if (!strcmp(str(d, "arch"), arch[0] ? arch : "x86_64"))
+			bars_add(&bars, str(d, "id"), num(d, "rmap_bytes"));
 	}
 	fputs("</tbody></table>\n<p class=legend>rmap = pte_chain + object rmap (per-VMA fields, anon_vmas, "
 	      "anon_vma_chains) of the captured processes; saves = the baseline's rmap minus this design's (the "
@@ -171,15 +220,11 @@ static void write_designs(FILE *out, struct json_object *tree)
 		fputs("</li>\n", out);
 	}
 	fputs("</ul>\n", out);
-	if (labels && values) {
-		char title[128];
-		snprintf(title, sizeof(title), "rmap memory of these processes by design (%s)", arch);
-		char escaped[400];
-		escape_html(escaped, sizeof(escaped), title);
-		bar_chart(out, "chart-designs", escaped, labels, values, shown);
-	}
-	free(labels);
-	free(values);
+	char title[128];
+	snprintf(title, sizeof(title), "rmap memory of these processes by design (%s)", arch);
+	char escaped[400];
+	escape_html(escaped, sizeof(escaped), title);
+	bar_chart(out, "chart-designs", escaped, &bars);
 }
 
 static void write_sharing(FILE *out, struct json_object *tree, const struct report_options *o,
@@ -189,8 +234,7 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 		"partners", "what it is", NULL };
 	struct json_object *sharing = get(tree, "sharing");
 	size_t n = json_object_array_length(sharing);
-	const char **labels = calloc(n + 1, sizeof(*labels));
-	int64_t *values = calloc(n + 1, sizeof(*values));
+	struct bars bars = bars_for(n);
 	fputs("<h2>Page-table sharing</h2>\n", out);
 	header(out, "rules", columns, true);
 	for (size_t i = 0; i < n; i++) {
@@ -206,29 +250,27 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 		text_cell(out, str(s, "partners"));
 		text_cell(out, i < r->sharing_count ? r->sharing[i].rule->description : "");
 		fputs("</tr>\n", out);
-		if (labels && values) {
-			labels[i] = str(s, "id");
-			values[i] = num(s, "bytes");
-		}
+		bars_add(&bars, str(s, "id"), num(s, "bytes"));
 	}
 	fputs("</tbody></table>\n", out);
-	if (labels && values)
-		bar_chart(out, "chart-rules", "page-table bytes each sharing rule would save", labels, values, n);
-	free(labels);
-	free(values);
+	bar_chart(out, "chart-rules", "page-table bytes each sharing rule would save", &bars);
 	/* files: every contributing file with --per-file, else the top ones */
-	static const char *const file_columns[] = { "rule", "file", "pages", "mappings", NULL };
+	/* the rule's id, then the figures of one of its files */
+	static const struct column file_columns[] = {
+		{ "rule", "id", CELL_TEXT },
+		{ "file", "path", CELL_TEXT },
+		{ "pages", "pages", CELL_COUNT },
+		{ "mappings", "mappings", CELL_COUNT },
+	};
 	fprintf(out, "<h3>Files whose page tables would be shared%s</h3>\n", o->per_file ? "" : " (top files; --per-file for all)");
-	header(out, "files", file_columns, true);
+	column_header(out, "files", file_columns, 4);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(sharing, i), *files = get(s, "files");
 		for (size_t f = 0; files && f < json_object_array_length(files); f++) {
 			struct json_object *file = json_object_array_get_idx(files, f);
 			fputs("<tr>", out);
-			text_cell(out, str(s, "id"));
-			text_cell(out, str(file, "path"));
-			count_cell(out, num(file, "pages"));
-			count_cell(out, num(file, "mappings"));
+			column_cells(out, s, file_columns, 1);
+			column_cells(out, file, file_columns + 1, 3);
 			fputs("</tr>\n", out);
 		}
 	}
@@ -293,16 +335,18 @@ static void write_comparison(FILE *out, struct json_object *tree)
 	struct json_object *rows = report_comparison_rows(tree);
 	if (!rows)
 		return;
-	static const char *const columns[] = { "total", "before", "after", "delta", NULL };
+	static const struct column columns[] = {
+		{ "total", "key", CELL_TEXT },
+		{ "before", "before", CELL_TEXT },
+		{ "after", "after", CELL_TEXT },
+		{ "delta", "delta", CELL_TEXT },
+	};
 	fputs("<h2>Compared with the snapshot before (--versus)</h2>\n", out);
-	header(out, "versus", columns, true);
+	column_header(out, "versus", columns, 4);
 	for (size_t i = 0; i < json_object_array_length(rows); i++) {
 		struct json_object *row = json_object_array_get_idx(rows, i);
 		fputs("<tr>", out);
-		text_cell(out, str(row, "key"));
-		text_cell(out, str(row, "before"));
-		text_cell(out, str(row, "after"));
-		text_cell(out, str(row, "delta"));
+		column_cells(out, row, columns, 4);
 		fputs("</tr>\n", out);
 	}
 	fputs("</tbody></table>\n", out);

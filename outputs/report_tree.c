@@ -32,6 +32,12 @@ static void put_string(struct json_object *object, const char *key, const char *
 	free(valid);
 }
 
+/* A figure the snapshot may lack: null when it is not known. */
+static void put_known_u64(struct json_object *object, const char *key, bool known, uint64_t value)
+{
+	put(object, key, known ? json_object_new_uint64(value) : NULL);
+}
+
 static void put_bool(struct json_object *object, const char *key, bool value)
 {
 	put(object, key, json_object_new_boolean(value));
@@ -185,16 +191,24 @@ static struct json_object *design_object(const struct model_result *r, const str
 	return o;
 }
 
+/* A headline's object, its sentence first; the caller adds the figures in it. */
+static struct json_object *headline_object(const struct model_result *r,
+					   void (*sentence)(const struct model_result *, char *, size_t))
+{
+	char text[512];
+	struct json_object *h = json_object_new_object();
+	sentence(r, text, sizeof(text));
+	put_string(h, "text", text);
+	return h;
+}
+
 /* The two headlines: their sentence and the figures in it. */
 static struct json_object *headlines_object(const struct model_result *r)
 {
-	char text[512];
 	struct json_object *o = json_object_new_object();
 	if (r->headline_rule < r->sharing_count) {
 		const struct model_sharing *s = &r->sharing[r->headline_rule];
-		struct json_object *h = json_object_new_object();
-		report_headline(r, text, sizeof(text));
-		put_string(h, "text", text);
+		struct json_object *h = headline_object(r, report_headline);
 		put_string(h, "rule", s->rule->id);
 		put_u64(h, "pages", s->sharable_pages);
 		put_u64(h, "bytes", s->sharable_bytes);
@@ -204,9 +218,7 @@ static struct json_object *headlines_object(const struct model_result *r)
 	}
 	if (r->current_design < r->design_count) {
 		const struct model_design *now = &r->designs[r->current_design];
-		struct json_object *h = json_object_new_object();
-		report_headline_rmap(r, text, sizeof(text));
-		put_string(h, "text", text);
+		struct json_object *h = headline_object(r, report_headline_rmap);
 		put_string(h, "design", now->profile->id);
 		put_u64(h, "rmap_bytes", now->rmap_bytes);
 		put_string(h, "baseline", r->designs[now->baseline].profile->id);
@@ -283,10 +295,7 @@ static struct json_object *counters_object(const struct model_result *r)
 {
 	const struct model_counters *k = &r->counters;
 	struct json_object *o = json_object_new_object();
-	if (k->has_meminfo_pagetables)
-		put_u64(o, "meminfo_pagetables_bytes", k->meminfo_pagetables_bytes);
-	else
-		put(o, "meminfo_pagetables_bytes", NULL);
+	put_known_u64(o, "meminfo_pagetables_bytes", k->has_meminfo_pagetables, k->meminfo_pagetables_bytes);
 	put_u64(o, "model_pagetables_bytes", k->model_pagetables_bytes);
 	put(o, "pagetables_remainder_bytes", json_object_new_int64(k->remainder_bytes));
 	if (!k->has_slabinfo) {
@@ -305,10 +314,7 @@ static struct json_object *counters_object(const struct model_result *r)
 		put_u64(cache, "lower", c->lower);
 		put_u64(cache, "upper", c->upper);
 		put_bool(cache, "within", c->within);
-		if (c->slack_known)
-			put_u64(cache, "slack", c->slack);
-		else
-			put(cache, "slack", NULL);
+		put_known_u64(cache, "slack", c->slack_known, c->slack);
 		put_u64(cache, "aliases", c->aliases);
 		put(slab, c->cache, cache);
 	}

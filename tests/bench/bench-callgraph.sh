@@ -8,17 +8,14 @@
 #   GNU cflow over the same files, and whether it finds the indirect call
 #       rmap_walk_anon -> try_to_unmap_one (through rwc->rmap_one)
 # Prints figures; asserts nothing about time.
-ptscope=${1:?usage: bench-callgraph.sh PTSCOPE CACHE}
-cache=${2:?usage: bench-callgraph.sh PTSCOPE CACHE}
-here=$(cd "$(dirname "$0")/.." && pwd)
-sh "$here/deps.sh" jq cflow clang-14 >/dev/null 2>&1
+. "$(dirname "$0")/bench-common.sh"
+sh "$here/../deps.sh" jq cflow clang-14 >/dev/null 2>&1
+need /usr/bin/time time
 for tool in jq cflow clang-14; do
 	command -v $tool >/dev/null || { echo "bench-callgraph: $tool is missing, skipped"; exit 0; }
 done
-tree=$(sh "$here/kernel-source.sh" "$cache") || { echo "bench-callgraph: no linux-source-6.1, skipped"; exit 0; }
+tree=$(sh "$here/../kernel-source.sh" "$cache") || { echo "bench-callgraph: no linux-source-6.1, skipped"; exit 0; }
 jobs=$(nproc)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 now() { date +%s.%N; }
 seconds() { echo "$1 $2" | awk '{ printf "%.2f", $2 - $1 }'; }
@@ -36,7 +33,7 @@ warm=$(seconds "$t1" "$t2")
 # a kernel profile of 60,000 symbols (120,000 perf report lines) on the warm
 # graph: what reading and placing it adds, wall clock and CPU (the machine may
 # be shared: CPU seconds are the steadier figure)
-python3 "$here/bench/gen-profile.py" 60000 > "$tmp/profile.txt"
+python3 "$here/gen-profile.py" 60000 > "$tmp/profile.txt"
 cpu() {  # "wall cpu" of a command
 	/usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" > /dev/null 2>&1
 	awk '{ printf "%.2f %.2f", $1, $2 + $3 }' "$tmp/time"

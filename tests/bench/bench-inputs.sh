@@ -13,30 +13,16 @@
 # command runs BENCH_RUNS times (default 3) after one warm-up read, so the
 # page cache holds the files; the best wall time and its peak RSS are shown.
 # Figures are printed, never asserted.
-set -u
-ptscope=${1:?usage: bench-inputs.sh PTSCOPE CACHE_DIR}
-cache=${2:?usage: bench-inputs.sh PTSCOPE CACHE_DIR}
-here=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/bench-common.sh"
 nproc=${BENCH_NPROC:-2000}
-runs=${BENCH_RUNS:-3}
 
-[ -x /usr/bin/time ] || sh "$here/../deps.sh" time || { echo "bench-inputs: needs /usr/bin/time (package time)"; exit 1; }
+need /usr/bin/time time
 command -v smem >/dev/null || sh "$here/../deps.sh" smem
-command -v python3 >/dev/null || { echo "bench-inputs: needs python3 to generate the snapshot"; exit 1; }
+need python3 python3
 
-# The generated snapshot is reused while the generator is unchanged.
-key=$(cat "$here/gen-snapshot.py" | cksum | cut -d' ' -f1)
-snap=$cache/bench-inputs-$nproc-$key
-if [ ! -f "$snap/snapshot.tar" ]; then
-	rm -rf "$cache"/bench-inputs-"$nproc"-*
-	mkdir -p "$snap"
-	echo "bench-inputs: generating $nproc processes into $snap (once)"
-	sh "$here/gen-snapshot.sh" "$snap" "$nproc" || exit 1
-fi
+snap=$(generated_snapshot "$nproc") || exit 1
 tar=$snap/snapshot.tar
 dir=$snap/root
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 vmas=$("$ptscope" info "$tar" 2>/dev/null | sed -n 's/^VMAs: //p')
 processes=$("$ptscope" info "$tar" 2>/dev/null | sed -n 's/^processes: //p')

@@ -8,17 +8,11 @@
 # linear in records and VMAs: the time per million records should stay put.
 # `ptscope info` (reading alone) is shown beside each, so the model's own
 # share is visible.  Best of BENCH_RUNS (default 3); printed, never asserted.
-set -u
-ptscope=${1:?usage: bench-report.sh PTSCOPE CACHE_DIR}
-cache=${2:?usage: bench-report.sh PTSCOPE CACHE_DIR}
-here=$(cd "$(dirname "$0")" && pwd)
-runs=${BENCH_RUNS:-3}
+. "$(dirname "$0")/bench-common.sh"
 small=${BENCH_REPORT_SMALL:-1000}
 large=${BENCH_REPORT_LARGE:-4000}
 shared=${SHARED_SNAPSHOTS:-$here/../../../shared/snapshots}
-[ -x /usr/bin/time ] || sh "$here/../deps.sh" time || { echo "bench-report: needs /usr/bin/time (package time)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+need /usr/bin/time time
 
 # best wall seconds and its peak RSS (kB) of a command, over $runs runs
 best() {
@@ -33,21 +27,7 @@ best() {
 	done
 }
 
-generated() {
-	n=$1
-	key=$(cksum < "$here/gen-snapshot.py" | cut -d' ' -f1)
-	dir=$cache/bench-report-$n-$key
-	if [ ! -f "$dir/snapshot.tar" ]; then
-		rm -rf "$cache"/bench-report-"$n"-*
-		mkdir -p "$dir"
-		echo "bench-report: generating $n processes into $dir (once)" >&2
-		sh "$here/gen-snapshot.sh" "$dir" "$n" > /dev/null || return 1
-		rm -rf "$dir/root"
-	fi
-	echo "$dir/snapshot.tar"
-}
-
-command -v bc > /dev/null || sh "$here/../deps.sh" bc > /dev/null
+need bc bc
 printf '%-34s %9s %9s %11s %9s %9s %9s %12s\n' snapshot processes VMAs records "info s" "report s" "RSS MB" "report us/krec"
 row() {
 	name=$1 file=$2
@@ -66,6 +46,6 @@ for n in pg32 desktop; do
 	[ -f "$shared/$n.tar.gz" ] && row "$n.tar.gz (pfn, kpages)" "$shared/$n.tar.gz"
 done
 for n in "$small" "$large"; do
-	tar=$(generated "$n") || exit 1
-	row "generated $n (present bits)" "$tar"
+	snap=$(generated_snapshot "$n") || exit 1
+	row "generated $n (present bits)" "$snap/snapshot.tar"
 done

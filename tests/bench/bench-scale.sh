@@ -15,18 +15,15 @@
 # kept only when MemAvailable holds three times the segment and its page
 # tables.  Needs root (PFNs).  Printed, never asserted.  Everything started is
 # ended and removed on exit.
-set -u
-ptscope=${1:?usage: bench-scale.sh PTSCOPE CACHE_DIR}
-here=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/bench-common.sh"
 sizes=${BENCH_SCALE:-1024:16 2048:32 4096:48}
 cc=${CC:-cc}
 if [ "$(id -u)" != 0 ]; then
 	echo "bench-scale: skipped (needs root for pagemap PFNs)"
 	exit 0
 fi
-[ -x /usr/bin/time ] || sh "$here/../deps.sh" time || { echo "bench-scale: needs /usr/bin/time (package time)"; exit 1; }
-command -v bc > /dev/null || sh "$here/../deps.sh" bc > /dev/null
-tmp=$(mktemp -d)
+need /usr/bin/time time
+need bc bc
 tree=
 cleanup() {
 	[ -n "$tree" ] && kill "$tree" 2>/dev/null

@@ -1,58 +1,29 @@
 #!/bin/sh
 # callgraph --format tree on the 2.4 fixture: cflow-style text, each function
 # with its definition's file:line, expanded once ([see N] after), callees in
-# call-site order.  The expected text is worked out by hand from the fixture
-# sources: the roots are the entries nothing calls (do_page_fault, do_exit,
-# do_fork, do_munmap, kswapd) in file order; the lines are where each
-# function is defined (checked against the sources below with grep, apart
-# from ptscope); handle_pte_fault calls do_no_page (line 83) before
-# do_wp_page (85), shrink_cache page_referenced (9) before try_to_unmap (13).
+# call-site order.  The expected text (the fixture's EXPECTED-tree) is worked
+# out by hand from the fixture sources: the roots are the entries nothing
+# calls (do_page_fault, do_exit, do_fork, do_munmap, kswapd) in file order;
+# the lines are where each function is defined (checked against the sources
+# below with grep, apart from ptscope); handle_pte_fault calls do_no_page
+# (line 83) before do_wp_page (85), shrink_cache page_referenced (9) before
+# try_to_unmap (13).
 . "$PTSCOPE_TESTS/cli-common.sh"
 fixture=$PTSCOPE_TESTS/fixtures/kernel-2.4
-cat > "$tmp/want" <<'TREE'
-    1 do_page_fault() <arch/i386/mm/fault.c:6>:
-    2     handle_mm_fault() <mm/memory.c:89>:
-    3         handle_pte_fault() <mm/memory.c:79>:
-    4             do_no_page() <mm/memory.c:65>:
-    5                 page_add_rmap() <mm/rmap.c:34>:
-    6                     pte_chain_alloc() <mm/rmap.c:17>
-    7             do_wp_page() <mm/memory.c:49>:
-    8                 page_remove_rmap() <mm/rmap.c:43>:
-    9                     pte_chain_free() <mm/rmap.c:28>
-   10                 page_add_rmap() <mm/rmap.c:34> [see 5]
-   11 do_exit() <kernel/exit.c:9>:
-   12     __exit_mm() <kernel/exit.c:4>:
-   13         mmput() <kernel/fork.c:4>:
-   14             exit_mmap() <mm/mmap.c:10>:
-   15                 zap_page_range() <mm/memory.c:43>:
-   16                     zap_pte_range() <mm/memory.c:32>:
-   17                         page_remove_rmap() <mm/rmap.c:43> [see 8]
-   18 do_fork() <kernel/fork.c:25>:
-   19     copy_mm() <kernel/fork.c:20>:
-   20         dup_mmap() <kernel/fork.c:10>:
-   21             copy_page_range() <mm/memory.c:16>:
-   22                 page_add_rmap() <mm/rmap.c:34> [see 5]
-   23 do_munmap() <mm/mmap.c:4>:
-   24     zap_page_range() <mm/memory.c:43> [see 15]
-   25 kswapd() <mm/vmscan.c:26>:
-   26     shrink_caches() <mm/vmscan.c:21>:
-   27         shrink_cache() <mm/vmscan.c:4>:
-   28             page_referenced() <mm/rmap.c:80>
-   29             try_to_unmap() <mm/rmap.c:66>:
-   30                 try_to_unmap_one() <mm/rmap.c:57>
-   31                 pte_chain_free() <mm/rmap.c:28> [see 9]
-TREE
-# every file:line of the expected text is where the sources define that function
-sed -n 's/^ *[0-9]* *\([a-z_]*\)() <\([^:]*\):\([0-9]*\)>.*/\1 \2 \3/p' "$tmp/want" | sort -u |
-while read -r name file line; do
-	sed -n "${line}p" "$fixture/$file" | grep -q "[ *]$name(" ||
-		fail "the test's own expectation: $name is not defined at $file:$line"
-done || exit 1
+# every file:line of the expected trees (this one and callgraph-paths.sh's
+# EXPECTED-path-*) is where the sources define that function
+for want in "$fixture"/EXPECTED-tree "$fixture"/EXPECTED-path-*; do
+	sed -n 's/^ *[0-9]* *\([a-z_]*\)() <\([^:]*\):\([0-9]*\)>.*/\1 \2 \3/p' "$want" | sort -u |
+	while read -r name file line; do
+		sed -n "${line}p" "$fixture/$file" | grep -q "[ *]$name(" ||
+			fail "the test's own expectation $(basename "$want"): $name is not defined at $file:$line"
+	done || exit 1
+done
 "$PTSCOPE" callgraph "$fixture" --no-cache -q --format tree > "$tmp/got" || fail "callgraph --format tree failed"
-diff -u "$tmp/want" "$tmp/got" || fail "tree differs from the hand-worked one"
+diff -u "$fixture/EXPECTED-tree" "$tmp/got" || fail "tree differs from the hand-worked one"
 # -o x.txt picks the format; the file is the same text
 "$PTSCOPE" callgraph "$fixture" --no-cache -q -o "$tmp/tree.txt" || fail "-o tree.txt"
-cmp -s "$tmp/want" "$tmp/tree.txt" || fail "-o tree.txt differs"
+cmp -s "$fixture/EXPECTED-tree" "$tmp/tree.txt" || fail "-o tree.txt differs"
 # calls through a function pointer name the field (do_no_page -> ->nopage)
 "$PTSCOPE" callgraph "$fixture" --no-cache -q --all --format tree > "$tmp/all" || fail "--all --format tree"
 grep -q '^ *[0-9]*  *filemap_nopage() <mm/filemap.c:10> \[via vm_operations_struct.nopage\]' "$tmp/all" ||

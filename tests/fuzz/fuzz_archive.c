@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0)
 		return 0;
 	struct snapshot *snapshot;
-	struct input_error error;
+	struct error error;
 	struct read_options options = { .skip_bad = size & 1 };
 	if (snapshot_read(path, &options, &snapshot, &error) == 0) {
 		fuzz_model_and_report(snapshot);

@@ -67,7 +67,7 @@ static inline void fuzz_model_and_report(const struct snapshot *snapshot)
 {
 	static struct profile_set profiles;
 	static int loaded;
-	struct model_error error;
+	struct error error;
 	if (!loaded) {
 		if (profiles_load_builtin(&profiles, &error))
 			abort();

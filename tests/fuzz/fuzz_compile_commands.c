@@ -11,13 +11,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64], err[512];
+	char path[64];
+	struct error error;
 	int fd = fuzz_file(data, size, path);
 	if (fd < 0)
 		return 0;
 	struct analyzer_options options = { .source = path };
 	struct source_plan plan;
-	sources_plan(&options, NULL, &plan, err, sizeof(err));
+	sources_plan(&options, NULL, &plan, &error);
 	sources_free(&plan);
 	close(fd);
 	return 0;

@@ -11,7 +11,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64], err[512];
+	char path[64];
+	struct error error;
 	if (size == 0)
 		return 0;
 	int fd = fuzz_file(data + 1, size - 1, path);
@@ -19,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	struct kconfig config = { 0 };
 	if (data[0] & 1) {
-		if (kconfig_read(path, &config, err, sizeof(err)) == 0) {
+		if (kconfig_read(path, &config, &error) == 0) {
 			struct buffer header = { 0 };
 			kconfig_header(&config, &header);
 			buffer_free(&header);

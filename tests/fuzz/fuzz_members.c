@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ "1/stat", stat, sizeof(stat) - 1 }, { "1/smaps", smaps, sizeof(smaps) - 1 },
 		{ "1/pagemap", pagemap, sizeof(pagemap) }, { "kpages", kpages, sizeof(kpages) },
 	};
-	struct input_error error;
+	struct error error;
 	struct snapshot *snapshot;
 	if (size == 0)
 		return 0;

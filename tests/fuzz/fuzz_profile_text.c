@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0)
 		return 0;
 	struct perf_samples samples = { 0 };
-	struct input_error error;
+	struct error error;
 	if (perf_samples_read(path, &samples, &error) == 0)
 		perf_samples_free(&samples);
 	close(fd);

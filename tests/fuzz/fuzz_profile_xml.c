@@ -9,7 +9,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct profile_set set = { 0 };
-	struct model_error error;
+	struct error error;
 	profiles_load_buffer(&set, "fuzz.xml", (const char *)data, size, &error);
 	profiles_free(&set);
 	return 0;

@@ -35,8 +35,8 @@ static void test_kconfig_values_and_header(void)
 		"# comment\n\nCONFIG_MMU=y\nCONFIG_ZRAM=m\n# CONFIG_NUMA is not set\n"
 		"CONFIG_NR_CPUS=64\nCONFIG_LOCALVERSION=\"-x\"\r\n");
 	struct kconfig config = { 0 };
-	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(kconfig_read(path, &config, err, sizeof(err)), 0);
+	struct error error;
+	CU_ASSERT_EQUAL_FATAL(kconfig_read(path, &config, &error), 0);
 	CU_ASSERT_STRING_EQUAL(kconfig_get(&config, "CONFIG_MMU"), "y");
 	CU_ASSERT_STRING_EQUAL(kconfig_get(&config, "CONFIG_ZRAM"), "m");
 	CU_ASSERT_PTR_NULL(kconfig_get(&config, "CONFIG_NUMA"));
@@ -58,11 +58,15 @@ static void test_kconfig_bad_line(void)
 {
 	char *path = write_temp("bad.config", "CONFIG_A=y\n# fine\nCONFIG_B y\n");
 	struct kconfig config = { 0 };
-	char err[512] = "";
-	CU_ASSERT_EQUAL(kconfig_read(path, &config, err, sizeof(err)), 1);
-	char *want = xasprintf("%s:3:", path);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	struct error error;
+	CU_ASSERT_EQUAL(kconfig_read(path, &config, &error), -1);
+	char *want = xasprintf("%s:3: not a kconfig line", path);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, want));
 	free(want);
+	/* the fields say where, the status that the input is at fault */
+	CU_ASSERT_STRING_EQUAL(error.file, path);
+	CU_ASSERT_EQUAL(error.line, 3);
+	CU_ASSERT_EQUAL(error.status, STATUS_BAD_INPUT);
 	kconfig_free(&config);
 	free(path);
 }
@@ -83,8 +87,8 @@ static void test_kconfig_compressed(void)
 	archive_entry_free(entry);
 	archive_write_free(archive);
 	struct kconfig config = { 0 };
-	char err[256] = "";
-	CU_ASSERT_EQUAL(kconfig_read(path, &config, err, sizeof(err)), 0);
+	struct error error;
+	CU_ASSERT_EQUAL(kconfig_read(path, &config, &error), 0);
 	CU_ASSERT_STRING_EQUAL(kconfig_get(&config, "CONFIG_SWAP") ? kconfig_get(&config, "CONFIG_SWAP") : "", "y");
 	kconfig_free(&config);
 	free(path);

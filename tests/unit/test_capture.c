@@ -214,36 +214,60 @@ static int capture(const char *output, const int *pids, size_t pid_count, const 
 		.output = output, .pids = pids, .pid_count = pid_count, .trees = trees,
 		.tree_count = tree_count, .no_pagemap = no_pagemap, .proc_root = proc,
 	};
-	struct input_error error = { "" };
+	struct error error = { 0 };
 	int status = snapshot_capture(&options, result, &error);
 	if (status < 0)
 		printf("\ncapture: %s\n", error.message);
 	return status;
 }
 
+/* One capture of the fake /proc: where it went, what snapshot_capture said,
+ * and the archive it wrote, read back. */
+struct captured {
+	char path[600];
+	struct capture_result result;
+	struct members members;
+};
+
+/* Capture the selection into c->path (a failed capture ends the test) and
+ * read the archive back. */
+static void capture_read(struct captured *c, const int *pids, size_t pid_count, const int *trees,
+			 size_t tree_count, bool no_pagemap)
+{
+	CU_ASSERT_EQUAL_FATAL(capture(c->path, pids, pid_count, trees, tree_count, no_pagemap, &c->result), 0);
+	free_tar(&c->members);
+	load_tar(c->path, &c->members);
+}
+
+/* A fresh fake /proc NAME captured whole (no --pid, no --tree) into
+ * TMPDIR/FILE and read back. */
+static void capture_whole(struct captured *c, const char *name, bool with_pfns, const char *file,
+			  bool no_pagemap)
+{
+	make_proc(name, with_pfns);
+	snprintf(c->path, sizeof(c->path), "%s/%s", test_tmpdir(), file);
+	c->members.count = 0;
+	capture_read(c, NULL, 0, NULL, 0, no_pagemap);
+}
+
 /* ---- tests ---- */
 
 static void test_all_processes_exact_records(void)
 {
-	struct capture_result result;
-	struct members m;
-	char out[600];
-	make_proc("all", true);
-	snprintf(out, sizeof(out), "%s/all.tar", test_tmpdir());
-	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, NULL, 0, false, &result), 0);
-	CU_ASSERT_STRING_EQUAL(result.path, out);
-	CU_ASSERT_EQUAL(result.processes, 2);   /* 100 and 101 */
-	CU_ASSERT_EQUAL(result.skipped, 2);     /* 103 (no smaps), 104 (no pagemap) */
-	CU_ASSERT_EQUAL(result.pagemap, PAGEMAP_PFN);
-	load_tar(out, &m);
-	CU_ASSERT(info_has(&m, "pagemap: pfn"));
-	CU_ASSERT(info_has(&m, "processes: 2"));
-	CU_ASSERT(info_has(&m, "skipped: 2"));
-	CU_ASSERT(info_has(&m, "kernel_threads: 1"));
-	CU_ASSERT(info_has(&m, "format: ptscope-snapshot 1") || !strncmp(find(&m, "snapshot.info")->data,
-				"format: ptscope-snapshot 1\n", 27));
-	CU_ASSERT_PTR_NOT_NULL(find(&m, "version"));
-	CU_ASSERT_PTR_NOT_NULL(find(&m, "meminfo"));
+	struct captured c;
+	capture_whole(&c, "all", true, "all.tar", false);
+	CU_ASSERT_STRING_EQUAL(c.result.path, c.path);
+	CU_ASSERT_EQUAL(c.result.processes, 2);   /* 100 and 101 */
+	CU_ASSERT_EQUAL(c.result.skipped, 2);     /* 103 (no smaps), 104 (no pagemap) */
+	CU_ASSERT_EQUAL(c.result.pagemap, PAGEMAP_PFN);
+	CU_ASSERT(info_has(&c.members, "pagemap: pfn"));
+	CU_ASSERT(info_has(&c.members, "processes: 2"));
+	CU_ASSERT(info_has(&c.members, "skipped: 2"));
+	CU_ASSERT(info_has(&c.members, "kernel_threads: 1"));
+	CU_ASSERT(info_has(&c.members, "format: ptscope-snapshot 1") ||
+		  !strncmp(find(&c.members, "snapshot.info")->data, "format: ptscope-snapshot 1\n", 27));
+	CU_ASSERT_PTR_NOT_NULL(find(&c.members, "version"));
+	CU_ASSERT_PTR_NOT_NULL(find(&c.members, "meminfo"));
 
 	/* pid 100: seven records; the soft-dirty-only page, the [vsyscall] page
 	 * and the word past the VMA's end are not there. */
@@ -256,26 +280,26 @@ static void test_all_processes_exact_records(void)
 		BIG_START, PAGEMAP_PRESENT | 0x300,
 		BIG_START + (BIG_PAGES - 1) * PAGE, SWAP_ENTRY,
 	};
-	const struct member *pm = find(&m, "100/pagemap");
+	const struct member *pm = find(&c.members, "100/pagemap");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pm);
 	CU_ASSERT_EQUAL(pm->size, sizeof(want100));
 	if (pm->size == sizeof(want100))
 		CU_ASSERT_EQUAL(memcmp(pm->data, want100, sizeof(want100)), 0);
 	const uint64_t want101[] = { CHILD_START, PAGEMAP_PRESENT | 0x11 };
-	pm = find(&m, "101/pagemap");
+	pm = find(&c.members, "101/pagemap");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pm);
 	CU_ASSERT(pm->size == sizeof(want101) && !memcmp(pm->data, want101, sizeof(want101)));
 
 	/* the kernel thread is kept with its empty smaps and no pagemap */
-	CU_ASSERT(find(&m, "102/smaps") && find(&m, "102/smaps")->size == 0);
-	CU_ASSERT_PTR_NOT_NULL(find(&m, "102/stat"));
-	CU_ASSERT_PTR_NULL(find(&m, "102/pagemap"));
+	CU_ASSERT(find(&c.members, "102/smaps") && find(&c.members, "102/smaps")->size == 0);
+	CU_ASSERT_PTR_NOT_NULL(find(&c.members, "102/stat"));
+	CU_ASSERT_PTR_NULL(find(&c.members, "102/pagemap"));
 	/* skipped processes leave no member at all */
-	CU_ASSERT_PTR_NULL(find(&m, "103/stat"));
-	CU_ASSERT_PTR_NULL(find(&m, "104/smaps"));
+	CU_ASSERT_PTR_NULL(find(&c.members, "103/stat"));
+	CU_ASSERT_PTR_NULL(find(&c.members, "104/smaps"));
 	/* the files are copied as they are */
-	CU_ASSERT_STRING_EQUAL(find(&m, "101/cmdline")->data, "child");
-	CU_ASSERT(strstr(find(&m, "100/stat")->data, "100 (fake (one)) S 1 ") != NULL);
+	CU_ASSERT_STRING_EQUAL(find(&c.members, "101/cmdline")->data, "child");
+	CU_ASSERT(strstr(find(&c.members, "100/stat")->data, "100 (fake (one)) S 1 ") != NULL);
 
 	/* kpages: distinct PFNs 0x10, 0x11, 0x300 ascending, not 0x400 */
 	const uint64_t kpages[] = {
@@ -283,23 +307,20 @@ static void test_all_processes_exact_records(void)
 		0x11, 5, UINT64_C(1) << KPF_ANON,
 		0x300, 1, (UINT64_C(1) << KPF_ANON) | (UINT64_C(1) << KPF_THP),
 	};
-	const struct member *kp = find(&m, "kpages");
+	const struct member *kp = find(&c.members, "kpages");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(kp);
 	CU_ASSERT(kp->size == sizeof(kpages) && !memcmp(kp->data, kpages, sizeof(kpages)));
-	free_tar(&m);
+	free_tar(&c.members);
 }
 
 static void test_read_back_by_the_reader(void)
 {
-	struct capture_result result;
+	struct captured c;
 	struct snapshot *s = NULL;
-	struct input_error error;
+	struct error error;
 	struct read_options options = { 0 };
-	char out[600];
-	make_proc("readback", true);
-	snprintf(out, sizeof(out), "%s/readback.tar.gz", test_tmpdir());
-	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, NULL, 0, false, &result), 0);
-	if (snapshot_read(out, &options, &s, &error) < 0) {
+	capture_whole(&c, "readback", true, "readback.tar.gz", false);
+	if (snapshot_read(c.path, &options, &s, &error) < 0) {
 		printf("\nread: %s\n", error.message);
 		CU_FAIL_FATAL("the reader refuses a capture");
 	}
@@ -317,40 +338,36 @@ static void test_read_back_by_the_reader(void)
 		CU_ASSERT_EQUAL(s->processes[1].ppid, 100);
 	}
 	snapshot_free(s);
+	free_tar(&c.members);
 }
 
 /* --tree 100 is 100, 101 and 104 (through 101); 104 has no pagemap. */
 static void test_tree_and_pid_selection(void)
 {
-	struct capture_result result;
-	struct members m;
-	char out[600];
+	struct captured c = { .members.count = 0 };
 	make_proc("tree", true);
-	snprintf(out, sizeof(out), "%s/tree.tar", test_tmpdir());
-	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, (int[]){ 100 }, 1, false, &result), 0);
-	CU_ASSERT_EQUAL(result.processes, 2);
-	CU_ASSERT_EQUAL(result.skipped, 1);
-	load_tar(out, &m);
-	CU_ASSERT_PTR_NOT_NULL(find(&m, "100/smaps"));
-	CU_ASSERT_PTR_NOT_NULL(find(&m, "101/smaps"));
-	CU_ASSERT_PTR_NULL(find(&m, "102/stat"));
-	free_tar(&m);
+	snprintf(c.path, sizeof(c.path), "%s/tree.tar", test_tmpdir());
+	capture_read(&c, NULL, 0, (int[]){ 100 }, 1, false);
+	CU_ASSERT_EQUAL(c.result.processes, 2);
+	CU_ASSERT_EQUAL(c.result.skipped, 1);
+	CU_ASSERT_PTR_NOT_NULL(find(&c.members, "100/smaps"));
+	CU_ASSERT_PTR_NOT_NULL(find(&c.members, "101/smaps"));
+	CU_ASSERT_PTR_NULL(find(&c.members, "102/stat"));
 
 	/* --tree 101: 101 and its child 104, not its parent */
-	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, (int[]){ 101 }, 1, false, &result), 0);
-	CU_ASSERT_EQUAL(result.processes, 1);
-	CU_ASSERT_EQUAL(result.skipped, 1);
-	load_tar(out, &m);
-	CU_ASSERT_PTR_NULL(find(&m, "100/smaps"));
-	CU_ASSERT_PTR_NOT_NULL(find(&m, "101/smaps"));
+	capture_read(&c, NULL, 0, (int[]){ 101 }, 1, false);
+	CU_ASSERT_EQUAL(c.result.processes, 1);
+	CU_ASSERT_EQUAL(c.result.skipped, 1);
+	CU_ASSERT_PTR_NULL(find(&c.members, "100/smaps"));
+	CU_ASSERT_PTR_NOT_NULL(find(&c.members, "101/smaps"));
 	/* only PFN 0x11 is in 101's pagemap */
-	const struct member *kp = find(&m, "kpages");
+	const struct member *kp = find(&c.members, "kpages");
 	CU_ASSERT(kp && kp->size == 24 && ((const uint64_t *)kp->data)[0] == 0x11);
-	free_tar(&m);
 
 	/* --pid 999 does not exist: an error, and nothing written (issue 9) */
+	struct capture_result result;
 	char missing[700];
-	snprintf(missing, sizeof(missing), "%s.missing.tar", out);
+	snprintf(missing, sizeof(missing), "%s.missing.tar", c.path);
 	CU_ASSERT_EQUAL(capture(missing, (int[]){ 101, 102, 999 }, 3, NULL, 0, false, &result), -1);
 	CU_ASSERT_EQUAL(capture(missing, NULL, 0, (int[]){ 999 }, 1, false, &result), -1);
 	CU_ASSERT_EQUAL(access(missing, F_OK), -1);
@@ -359,51 +376,40 @@ static void test_tree_and_pid_selection(void)
 	CU_ASSERT_EQUAL(access(missing, F_OK), -1);
 
 	/* --pid 101 --pid 102 */
-	CU_ASSERT_EQUAL_FATAL(capture(out, (int[]){ 101, 102 }, 2, NULL, 0, false, &result), 0);
-	CU_ASSERT_EQUAL(result.processes, 1);
-	CU_ASSERT_EQUAL(result.skipped, 0);
-	load_tar(out, &m);
-	CU_ASSERT(info_has(&m, "kernel_threads: 1"));
-	CU_ASSERT_PTR_NULL(find(&m, "100/smaps"));
-	free_tar(&m);
+	capture_read(&c, (int[]){ 101, 102 }, 2, NULL, 0, false);
+	CU_ASSERT_EQUAL(c.result.processes, 1);
+	CU_ASSERT_EQUAL(c.result.skipped, 0);
+	CU_ASSERT(info_has(&c.members, "kernel_threads: 1"));
+	CU_ASSERT_PTR_NULL(find(&c.members, "100/smaps"));
+	free_tar(&c.members);
 }
 
 static void test_without_pfns_is_present_mode(void)
 {
-	struct capture_result result;
-	struct members m;
-	char out[600];
-	make_proc("nopfn", false);
-	snprintf(out, sizeof(out), "%s/nopfn.tar", test_tmpdir());
-	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, NULL, 0, false, &result), 0);
-	CU_ASSERT_EQUAL(result.pagemap, PAGEMAP_PRESENT_ONLY);
-	load_tar(out, &m);
-	CU_ASSERT(info_has(&m, "pagemap: present"));
-	CU_ASSERT_PTR_NULL(find(&m, "kpages"));
-	const struct member *pm = find(&m, "100/pagemap");
+	struct captured c;
+	capture_whole(&c, "nopfn", false, "nopfn.tar", false);
+	CU_ASSERT_EQUAL(c.result.pagemap, PAGEMAP_PRESENT_ONLY);
+	CU_ASSERT(info_has(&c.members, "pagemap: present"));
+	CU_ASSERT_PTR_NULL(find(&c.members, "kpages"));
+	const struct member *pm = find(&c.members, "100/pagemap");
 	CU_ASSERT(pm && pm->size == 7 * 16);      /* the same seven pages, PFN 0 */
 	if (pm && pm->size == 7 * 16)
 		CU_ASSERT_EQUAL(((const uint64_t *)pm->data)[1], FILE_PRESENT);
-	free_tar(&m);
+	free_tar(&c.members);
 }
 
 static void test_no_pagemap(void)
 {
-	struct capture_result result;
-	struct members m;
-	char out[600];
-	make_proc("none", true);
-	snprintf(out, sizeof(out), "%s/none.tar", test_tmpdir());
-	CU_ASSERT_EQUAL_FATAL(capture(out, NULL, 0, NULL, 0, true, &result), 0);
-	CU_ASSERT_EQUAL(result.pagemap, PAGEMAP_NONE);
-	CU_ASSERT_EQUAL(result.processes, 3);     /* 104 no longer needs its pagemap */
-	CU_ASSERT_EQUAL(result.skipped, 1);
-	load_tar(out, &m);
-	CU_ASSERT(info_has(&m, "pagemap: none"));
-	CU_ASSERT_PTR_NULL(find(&m, "kpages"));
-	CU_ASSERT_PTR_NULL(find(&m, "100/pagemap"));
-	CU_ASSERT_PTR_NOT_NULL(find(&m, "104/smaps"));
-	free_tar(&m);
+	struct captured c;
+	capture_whole(&c, "none", true, "none.tar", true);
+	CU_ASSERT_EQUAL(c.result.pagemap, PAGEMAP_NONE);
+	CU_ASSERT_EQUAL(c.result.processes, 3);     /* 104 no longer needs its pagemap */
+	CU_ASSERT_EQUAL(c.result.skipped, 1);
+	CU_ASSERT(info_has(&c.members, "pagemap: none"));
+	CU_ASSERT_PTR_NULL(find(&c.members, "kpages"));
+	CU_ASSERT_PTR_NULL(find(&c.members, "100/pagemap"));
+	CU_ASSERT_PTR_NOT_NULL(find(&c.members, "104/smaps"));
+	free_tar(&c.members);
 }
 
 static void test_output_names_and_errors(void)
@@ -427,7 +433,7 @@ static void test_output_names_and_errors(void)
 
 	/* refused: unknown container, missing directory; nothing is written */
 	struct capture_options options = { .proc_root = proc };
-	struct input_error error = { "" };
+	struct error error = { 0 };
 	snprintf(out, sizeof(out), "%s/s.zip", test_tmpdir());
 	options.output = out;
 	CU_ASSERT_EQUAL(snapshot_capture(&options, &result, &error), -1);

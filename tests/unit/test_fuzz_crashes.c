@@ -25,7 +25,7 @@ static void test_fuzz_crash_inputs(void)
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		struct read_options options = { 0 };
 		struct snapshot *snapshot = NULL;
-		struct input_error error;
+		struct error error;
 		if (snapshot_read(path, &options, &snapshot, &error) == 0)
 			snapshot_free(snapshot);
 		else

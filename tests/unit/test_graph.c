@@ -75,9 +75,9 @@ static void test_format_names(void)
 static void test_json(void)
 {
 	struct callgraph *graph = small_graph();
-	char err[256];
+	struct error error;
 	char *path = out_path("g.json");
-	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_JSON, GRAPH_PAGE_DEFAULT, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_JSON, GRAPH_PAGE_DEFAULT, path, &error), 0);
 	json_object *root = json_object_from_file(path);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
 	json_object *nodes, *edges, *summary, *value;
@@ -112,9 +112,9 @@ static void test_json(void)
 static void test_xml(void)
 {
 	struct callgraph *graph = small_graph();
-	char err[256];
+	struct error error;
 	char *path = out_path("g.xml");
-	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_XML, GRAPH_PAGE_DEFAULT, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_XML, GRAPH_PAGE_DEFAULT, path, &error), 0);
 	xmlDocPtr document = xmlReadFile(path, NULL, XML_PARSE_NONET);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(document);
 	size_t nodes = 0, edges = 0;
@@ -147,10 +147,10 @@ static void test_xml(void)
 static void test_dot_and_pictures(void)
 {
 	struct callgraph *graph = small_graph();
-	char err[256];
+	struct error error;
 	size_t size = 0;
 	char *path = out_path("g.dot");
-	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_DOT, GRAPH_PAGE_DEFAULT, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_DOT, GRAPH_PAGE_DEFAULT, path, &error), 0);
 	char *text = slurp(path, &size);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	/* two files: two clusters; the indirect edge dashed and labelled with its field */
@@ -161,7 +161,7 @@ static void test_dot_and_pictures(void)
 	free(text);
 
 	path = out_path("g.svg");
-	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_SVG, GRAPH_PAGE_DEFAULT, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_SVG, GRAPH_PAGE_DEFAULT, path, &error), 0);
 	text = slurp(path, &size);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "<svg"));
@@ -171,7 +171,7 @@ static void test_dot_and_pictures(void)
 	free(text);
 
 	path = out_path("g.png");
-	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_PNG, GRAPH_PAGE_DEFAULT, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_write(graph, NULL, GRAPH_FORMAT_PNG, GRAPH_PAGE_DEFAULT, path, &error), 0);
 	text = slurp(path, &size);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_TRUE(size > 8 && !memcmp(text, "\x89PNG\r\n\x1a\n", 8));
@@ -182,12 +182,14 @@ static void test_dot_and_pictures(void)
 static void test_write_failures(void)
 {
 	struct callgraph *graph = small_graph();
-	char err[256] = "";
+	struct error error;
 	char *path = out_path("missing-folder/g.json");
-	CU_ASSERT_EQUAL(graph_write(graph, NULL, GRAPH_FORMAT_JSON, GRAPH_PAGE_DEFAULT, path, err, sizeof(err)), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "missing-folder/g.json"));
+	CU_ASSERT_EQUAL(graph_write(graph, NULL, GRAPH_FORMAT_JSON, GRAPH_PAGE_DEFAULT, path, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "missing-folder/g.json"));
+	CU_ASSERT_EQUAL(error.status, STATUS_INTERNAL);   /* an output failure */
 	path = out_path("none.svg");
-	CU_ASSERT_EQUAL(graph_write(graph, NULL, GRAPH_FORMAT_NONE, GRAPH_PAGE_DEFAULT, path, err, sizeof(err)), 2);
+	CU_ASSERT_EQUAL(graph_write(graph, NULL, GRAPH_FORMAT_NONE, GRAPH_PAGE_DEFAULT, path, &error), -1);
+	CU_ASSERT_EQUAL(error.status, STATUS_INTERNAL);
 	struct stat st;
 	CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
 	callgraph_free(graph);

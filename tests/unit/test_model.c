@@ -14,7 +14,7 @@ static struct profile_set profiles;
 static const struct rmap_profile *design(const char *id)
 {
 	if (!profiles.rmap_count) {
-		struct model_error error;
+		struct error error;
 		CU_ASSERT_FATAL(profiles_load_builtin(&profiles, &error) == 0);
 	}
 	const struct rmap_profile *p = profiles_find_rmap(&profiles, id);
@@ -257,7 +257,7 @@ static struct model_result *run(struct fake *f, const char *const *ids, size_t c
 			CU_ASSERT_FATAL(snapshot_add_pagemap(&f->snapshot, p, f->records[i], f->record_counts[i]) == 0);
 	}
 	struct model_result *result = NULL;
-	struct model_error error;
+	struct error error;
 	CU_ASSERT_FATAL(model_run(&f->snapshot, &options, &result, &error) == 0);
 	return result;
 }
@@ -794,7 +794,7 @@ static void test_pagetable_estimate(void)
 static void test_profile_files(void)
 {
 	struct profile_set set = { 0 };
-	struct model_error error;
+	struct error error;
 	const char *good =
 		"<?xml version=\"1.0\"?>\n<profiles>\n"
 		"  <rmap-profile id=\"my-array\" family=\"D3\" arch=\"i386\" kernels=\"test\">\n"

@@ -9,7 +9,7 @@
 #include "inputs/internal.h"
 #include "test.h"
 
-static struct input_error error;
+static struct error error;
 static const struct parse_place place = { "test", "member", &error };
 
 static char *slurp(const char *name, size_t *size)

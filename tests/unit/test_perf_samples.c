@@ -13,7 +13,7 @@
 #include "test.h"
 
 static struct perf_samples samples;
-static struct input_error error;
+static struct error error;
 
 static int read_text(const char *name, const char *text)
 {
@@ -41,28 +41,37 @@ static double percent(const char *symbol)
 	return s ? s->percent : -1;
 }
 
+/* Read text as file NAME: it must be read, as FORMAT, each share a share of
+ * SHARE_OF (the words the JSON and the legends print), giving SYMBOLS
+ * distinct symbols (counted by hand in the text). */
+static void read_as(const char *name, const char *text, const char *format, const char *share_of, size_t symbols)
+{
+	CU_ASSERT_EQUAL_FATAL(read_text(name, text), 0);
+	CU_ASSERT_STRING_EQUAL(samples.format, format);
+	CU_ASSERT_STRING_EQUAL(samples.share_of, share_of);
+	CU_ASSERT_EQUAL(samples.count, symbols);
+}
+
 #define CLOSE(a, b) CU_ASSERT(fabs((a) - (b)) < 1e-3)
 
 /* 2.4.19-pre7-era oprofile: address, samples, percent of all samples, symbol;
  * the second file adds an image column. */
 static void test_oprofile_address(void)
 {
-	CU_ASSERT_EQUAL_FATAL(read_text("op.txt",
+	read_as("op.txt",
 		"Cpu type: PIII\n"
 		"vma      samples  %           symbol name\n"
 		"c0129124 6653     21.4157     do_wp_page\n"
 		"c012f8d0 3210     10.3328     page_remove_rmap\n"
 		"\n"
-		"c0130a10 1540     4.9572      page_add_rmap\n"), 0);
-	CU_ASSERT_EQUAL(samples.count, 3);
+		"c0130a10 1540     4.9572      page_add_rmap\n", "oprofile (address column)", "all samples", 3);
 	CLOSE(percent("do_wp_page"), 21.4157);
 	CU_ASSERT_EQUAL(find("do_wp_page")->samples, 6653);
 	CU_ASSERT(find("do_wp_page")->has_samples);
 	CU_ASSERT_STRING_EQUAL(samples.items[0].symbol, "do_wp_page");   /* largest first */
-	CU_ASSERT_STRING_EQUAL(samples.share_of, "all samples");
-	CU_ASSERT_EQUAL_FATAL(read_text("op-image.txt",
+	read_as("op-image.txt",
 		"c0129124 6653 21.4157 vmlinux do_wp_page\n"
-		"0804a000 120 0.3863 bash (no symbols)\n"), 0);
+		"0804a000 120 0.3863 bash (no symbols)\n", "oprofile (address column)", "all samples", 2);
 	CLOSE(percent("do_wp_page"), 21.4157);
 	CLOSE(percent("bash (no symbols)"), 0.3863);
 }
@@ -79,16 +88,13 @@ static void test_counts(void)
 		" 4475 page_add_rmap\n"
 		" 1983 do_wp_page\n"
 		"   17 copy_page_range.isra.0\n";
-	CU_ASSERT_EQUAL_FATAL(read_text("counts.txt", list), 0);
-	CU_ASSERT_STRING_EQUAL(samples.format, "samples list");
-	CU_ASSERT_STRING_EQUAL(samples.share_of, "the listed samples");
+	read_as("counts.txt", list, "samples list", "the listed samples", 4);
 	CU_ASSERT_EQUAL(samples.total_samples, 22000);
 	CLOSE(percent("page_remove_rmap"), 70.5682);
 	CLOSE(percent("copy_page_range"), 0.0773);
 	char with_total[512];
 	snprintf(with_total, sizeof(with_total), "%s88000 total\n", list);
-	CU_ASSERT_EQUAL_FATAL(read_text("counts-total.txt", with_total), 0);
-	CU_ASSERT_STRING_EQUAL(samples.share_of, "the total line");
+	read_as("counts-total.txt", with_total, "samples list", "the total line", 4);
 	CU_ASSERT_PTR_NULL(find("total"));
 	CLOSE(percent("page_remove_rmap"), 17.6420);
 }
@@ -98,7 +104,7 @@ static void test_counts(void)
  * user-space name with spaces, and a second event's section (ignored). */
 static void test_perf(void)
 {
-	CU_ASSERT_EQUAL_FATAL(read_text("perf.txt",
+	read_as("perf.txt",
 		"# To display the perf.data header info, please use --header/--header-only options.\n"
 		"#\n"
 		"# Samples: 10K of event 'cycles'\n"
@@ -118,9 +124,7 @@ static void test_perf(void)
 		"     5.00%  make     libstdc++.so.6     [.] std::vector<int>::push_back(int const&)\n"
 		"\n"
 		"# Samples: 3K of event 'instructions'\n"
-		"    90.00%  make     [kernel.kallsyms]  [k] page_remove_rmap\n"), 0);
-	CU_ASSERT_STRING_EQUAL(samples.format, "perf report");
-	CU_ASSERT_EQUAL(samples.count, 3);
+		"    90.00%  make     [kernel.kallsyms]  [k] page_remove_rmap\n", "perf report", "all samples", 3);
 	CLOSE(percent("page_remove_rmap"), 50.0);
 	CLOSE(percent("copy_pte_range"), 10.5);
 	CLOSE(percent("std::vector<int>::push_back(int const&)"), 5.0);
@@ -131,21 +135,21 @@ static void test_perf(void)
 /* --children: Children then Self; Self is what the function itself ran. */
 static void test_perf_children(void)
 {
-	CU_ASSERT_EQUAL_FATAL(read_text("children.txt",
+	read_as("children.txt",
 		"# Children      Self  Command  Shared Object      Symbol\n"
 		"# ........  ........  .......  .................  ............\n"
 		"    45.00%     0.50%  make     [kernel.kallsyms]  [k] do_wp_page\n"
 		"    40.00%    12.00%  make     [kernel.kallsyms]  [k] page_remove_rmap\n"
-		"    99.00%     0.00%  make     [kernel.kallsyms]  [k] entry_SYSCALL_64\n"), 0);
-	CU_ASSERT_STRING_EQUAL(samples.format, "perf report --children");
-	CU_ASSERT_STRING_EQUAL(samples.share_of, "all samples (Self column)");
+		"    99.00%     0.00%  make     [kernel.kallsyms]  [k] entry_SYSCALL_64\n",
+		"perf report --children", "all samples (Self column)", 3);
 	CLOSE(percent("do_wp_page"), 0.5);
 	CLOSE(percent("page_remove_rmap"), 12.0);
 	CU_ASSERT_STRING_EQUAL(samples.items[0].symbol, "page_remove_rmap");
 	/* -n puts the raw count after the percent */
-	CU_ASSERT_EQUAL_FATAL(read_text("perf-n.txt",
+	read_as("perf-n.txt",
 		"# Overhead       Samples  Command  Shared Object      Symbol\n"
-		"    30.00%          3000  make     [kernel.kallsyms]  [k] page_remove_rmap\n"), 0);
+		"    30.00%          3000  make     [kernel.kallsyms]  [k] page_remove_rmap\n", "perf report",
+		"all samples", 1);
 	CU_ASSERT_EQUAL(find("page_remove_rmap")->samples, 3000);
 	CU_ASSERT(find("page_remove_rmap")->has_samples);
 }
@@ -153,15 +157,15 @@ static void test_perf_children(void)
 /* opreport -l with image and app columns: samples, percent of all samples. */
 static void test_opreport(void)
 {
-	CU_ASSERT_EQUAL_FATAL(read_text("opreport.txt",
+	read_as("opreport.txt",
 		"CPU: P4 / Xeon with 2 hyper-threads, speed 2791.08 MHz (estimated)\n"
 		"Counted GLOBAL_POWER_EVENTS events (time during which processor is not stopped) "
 		"with a unit mask of 0x01 (mandatory) count 100000\n"
 		"samples  %        image name               app name                 symbol name\n"
 		"5200     52.0000  vmlinux                  vmlinux                  do_wp_page\n"
 		"1300     13.0000  vmlinux                  vmlinux                  page_add_rmap\n"
-		"800       8.0000  libc-2.3.2.so            libc-2.3.2.so            (no symbols)\n"), 0);
-	CU_ASSERT_STRING_EQUAL(samples.format, "opreport -l");
+		"800       8.0000  libc-2.3.2.so            libc-2.3.2.so            (no symbols)\n", "opreport -l",
+		"all samples", 3);
 	CLOSE(percent("do_wp_page"), 52.0);
 	CU_ASSERT_EQUAL(find("page_add_rmap")->samples, 1300);
 	CLOSE(percent("libc-2.3.2.so (no symbols)"), 8.0);
@@ -172,20 +176,17 @@ static void test_opreport(void)
  * readprofile -v (address first), no total: 4541 / (27138 + 4541) = 14.334 %. */
 static void test_readprofile(void)
 {
-	CU_ASSERT_EQUAL_FATAL(read_text("readprofile.txt",
+	read_as("readprofile.txt",
 		" 87465 total                                      0.0525\n"
 		" 27138 default_idle                             424.0312\n"
 		"  4541 do_wp_page                                12.0983\n"
-		"  3020 page_remove_rmap                           8.1234\n"), 0);
-	CU_ASSERT_STRING_EQUAL(samples.format, "readprofile");
-	CU_ASSERT_STRING_EQUAL(samples.share_of, "the total line");
+		"  3020 page_remove_rmap                           8.1234\n", "readprofile", "the total line", 3);
 	CLOSE(percent("do_wp_page"), 5.1918);
 	CLOSE(percent("default_idle"), 31.0273);
-	CU_ASSERT_EQUAL_FATAL(read_text("readprofile-v.txt",
+	read_as("readprofile-v.txt",
 		"c0105250 default_idle                              27138 424.0312\n"
-		"c0129124 do_wp_page                                 4541 12.0983\n"), 0);
-	CU_ASSERT_STRING_EQUAL(samples.format, "readprofile -v");
-	CU_ASSERT_STRING_EQUAL(samples.share_of, "the listed samples");
+		"c0129124 do_wp_page                                 4541 12.0983\n", "readprofile -v", "the listed samples",
+		2);
 	CLOSE(percent("do_wp_page"), 14.3344);
 }
 

@@ -108,7 +108,7 @@ static void check_fixture_snapshot(const struct snapshot *s)
 static void test_directory(void)
 {
 	struct snapshot *s;
-	struct input_error error;
+	struct error error;
 	int status = snapshot_read(make_snapshot_dir("dir"), NULL, &s, &error);
 	if (status)
 		fprintf(stderr, "%s\n", error.message);
@@ -122,7 +122,7 @@ static void test_directory(void)
 static void test_memory_budget(void)
 {
 	struct snapshot *s = NULL;
-	struct input_error error;
+	struct error error;
 	struct read_options tight = { .memory_budget_bytes = 4096, .skip_bad = true };
 	CU_ASSERT_EQUAL(snapshot_read(make_snapshot_dir("budget"), &tight, &s, &error), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "does not fit in memory"));
@@ -138,7 +138,7 @@ static void test_memory_budget(void)
 static void test_vanished_process(void)
 {
 	struct snapshot *s;
-	struct input_error error;
+	struct error error;
 	const char *dir = make_snapshot_dir("vanished");
 	char command[1200];
 	snprintf(command, sizeof(command), "mkdir %s/31 && : > %s/31/smaps && : > %s/31/stat && : > %s/31/cmdline",
@@ -182,7 +182,7 @@ static void test_archives(void)
 		snprintf(d, sizeof(command) - (size_t)(d - command), "-C %s%s", dir, tail);
 		run(command);
 		struct snapshot *s;
-		struct input_error error;
+		struct error error;
 		int status = snapshot_read(archive, NULL, &s, &error);
 		if (status)
 			fprintf(stderr, "%s: %s\n", forms[i], error.message);
@@ -197,7 +197,7 @@ static void test_archives(void)
 static void expect_failure(const char *path, const char *expect)
 {
 	struct snapshot *s = NULL;
-	struct input_error error = { "" };
+	struct error error = { 0 };
 	CU_ASSERT_EQUAL(snapshot_read(path, NULL, &s, &error), -1);
 	CU_ASSERT_PTR_NULL(s);
 	if (!strstr(error.message, expect)) {
@@ -220,7 +220,7 @@ static void test_broken_snapshots(void)
 	/* with --skip-bad the broken process is dropped and counted; it was the
 	 * only one, so the snapshot has no process left and says so */
 	struct snapshot *s = NULL;
-	struct input_error error = { "" };
+	struct error error = { 0 };
 	struct read_options skip = { .skip_bad = true };
 	CU_ASSERT_EQUAL(snapshot_read(dir, &skip, &s, &error), -1);
 	CU_ASSERT_PTR_NULL(s);
@@ -279,7 +279,7 @@ static void check_reference(const struct reference *r)
 	char path[1024];
 	snprintf(path, sizeof(path), "%s/%s.tar.gz", shared, r->name);
 	struct snapshot *s;
-	struct input_error error;
+	struct error error;
 	CU_ASSERT_EQUAL_FATAL(snapshot_read(path, NULL, &s, &error), 0);
 	CU_ASSERT_EQUAL(s->process_count, r->processes);
 	uint64_t vmpte_bytes = 0;

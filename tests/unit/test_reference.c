@@ -28,9 +28,9 @@ static bool load(const char *name, struct loaded *l)
 		return false;
 	}
 	snprintf(path, sizeof(path), "%s/%s.tar.gz", test_shared_snapshots(), name);
-	struct input_error input_error;
+	struct error input_error;
 	struct read_options options = { 0 };
-	struct model_error error;
+	struct error error;
 	CU_ASSERT_FATAL(snapshot_read(path, &options, &l->snapshot, &input_error) == 0);
 	CU_ASSERT_FATAL(profiles_load_builtin(&l->profiles, &error) == 0);
 	struct model_options model = { .profiles = &l->profiles };

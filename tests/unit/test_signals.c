@@ -58,7 +58,7 @@ static bool interrupted_capture(const char *dir, int signal_number, bool ignore_
 		output_without_tmpfile = true;
 		struct capture_options options = { .output = path, .no_pagemap = true };
 		struct capture_result result;
-		struct input_error error;
+		struct error error;
 		_exit(snapshot_capture(&options, &result, &error) == 0 ? 0 : 3);
 	}
 	bool seen = false, temporary;
