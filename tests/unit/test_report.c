@@ -453,6 +453,34 @@ static const struct figure xml_figures[] = {
 	{ "/ptscope-report/processes/*[pid=5969]/pagetable_bytes", 57344 },
 };
 
+/* What test_html reads from the page (XPath over libxml2's HTML tree). */
+static const struct figure html_figures[] = {
+	/* the headline figures, each in its row, exact in data-value */
+	{ "//tr[@id='h-sharing-pages']/td/@data-value", 2 },
+	{ "//tr[@id='h-sharing-bytes']/td/@data-value", 8192 },          /* 2 x 4096 */
+	{ "//tr[@id='h-pagetables']/td/@data-value", 114688 },
+	{ "//tr[@id='h-rmap']/td/@data-value", 6112 },
+	{ "//tr[@id='h-rmap-baseline']/td/@data-value", 14368 },
+	/* design table: a row per design; columns design, family, arch,
+	 * pte_chain, object rmap, rmap, baseline, saves, ... */
+	{ "count(//table[@id='designs']/tbody/tr)", BUILTIN_DESIGNS },
+	{ "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[6]/@data-value", 6112 },
+	{ "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[8]/@data-value", 8256 },
+	{ "//table[@id='designs']/tbody/tr[td[1]='2.5-array-x86_64-l1-128']/td[4]/@data-value", 54016 }, /* 844 x 64 */
+	/* the chart has a bar per x86_64 design */
+	{ "count(//*[@id='chart-designs']/rect)", X86_64_DESIGNS },
+	/* rules: pages, bytes */
+	{ "//table[@id='rules']/tbody/tr[td[1]='identical']/td[2]/@data-value", 3 },
+	{ "//table[@id='rules']/tbody/tr[td[1]='shpt-2006']/td[3]/@data-value", 8192 },
+	/* --per-process: both rows, VmPTE and model 57344 each (the pid cell is
+	 * a count: "5,970") */
+	{ "count(//table[@id='processes']/tbody/tr)", 2 },
+	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[4]/@data-value", 57344 },
+	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[5]/@data-value", 57344 },
+	/* no comparison without --versus */
+	{ "count(//table[@id='versus'])", 0 },
+};
+
 static void test_xml(void)
 {
 	struct loaded l;
@@ -682,33 +710,6 @@ static xmlDocPtr parse_html(const char *text, size_t length)
 	CU_ASSERT_EQUAL(xml_number(doc, "count(/html/body)"), 1);
 	return doc;
 }
-
-static const struct figure html_figures[] = {
-	/* the headline figures, each in its row, exact in data-value */
-	{ "//tr[@id='h-sharing-pages']/td/@data-value", 2 },
-	{ "//tr[@id='h-sharing-bytes']/td/@data-value", 8192 },          /* 2 x 4096 */
-	{ "//tr[@id='h-pagetables']/td/@data-value", 114688 },
-	{ "//tr[@id='h-rmap']/td/@data-value", 6112 },
-	{ "//tr[@id='h-rmap-baseline']/td/@data-value", 14368 },
-	/* design table: a row per design; columns design, family, arch,
-	 * pte_chain, object rmap, rmap, baseline, saves, ... */
-	{ "count(//table[@id='designs']/tbody/tr)", BUILTIN_DESIGNS },
-	{ "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[6]/@data-value", 6112 },
-	{ "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[8]/@data-value", 8256 },
-	{ "//table[@id='designs']/tbody/tr[td[1]='2.5-array-x86_64-l1-128']/td[4]/@data-value", 54016 }, /* 844 x 64 */
-	/* the chart has a bar per x86_64 design */
-	{ "count(//*[@id='chart-designs']/rect)", X86_64_DESIGNS },
-	/* rules: pages, bytes */
-	{ "//table[@id='rules']/tbody/tr[td[1]='identical']/td[2]/@data-value", 3 },
-	{ "//table[@id='rules']/tbody/tr[td[1]='shpt-2006']/td[3]/@data-value", 8192 },
-	/* --per-process: both rows, VmPTE and model 57344 each (the pid cell is
-	 * a count: "5,970") */
-	{ "count(//table[@id='processes']/tbody/tr)", 2 },
-	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[4]/@data-value", 57344 },
-	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[5]/@data-value", 57344 },
-	/* no comparison without --versus */
-	{ "count(//table[@id='versus'])", 0 },
-};
 
 static void test_html(void)
 {
