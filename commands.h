@@ -35,6 +35,13 @@ int command_option_error(const char *command, const char *usage_text, const char
 const char *closest_name(const char *word, const char *const *first_name, size_t count, size_t stride);
 
 /*
+ * The front door's first step: stdout becomes a stream over descriptor 1 that
+ * keeps the errno of its first failed write.  glibc's own stdout forgets it
+ * when a write larger than its buffer fails (fflush then has nothing left to
+ * retry), and the check below could only say "write error".
+ */
+void command_open_stdout(void);
+/*
  * The front door's last step after every command: flush and check stdout, so
  * a full disk or a closed pipe is one message ("ptscope: stdout: ...") and
  * status 2 whichever command wrote; otherwise the command's status.

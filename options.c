@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "commands.h"
@@ -167,18 +168,56 @@ int command_option_error(const char *command, const char *usage_text, const char
 	return 1;
 }
 
-/* Everything written to stdout reached it, or one message and status 2.
- * glibc keeps unwritten bytes after a failed write, so this flush retries
- * them and errno says why they did not go (ENOSPC, EPIPE when SIGPIPE is
- * ignored, EIO). */
+/* Why the first write to stdout failed (ENOSPC, EPIPE when SIGPIPE is
+ * ignored, EIO), 0 while none has. */
+static int stdout_errno;
+
+static ssize_t stdout_write(void *cookie, const char *data, size_t size)
+{
+	(void)cookie;
+	for (size_t done = 0; done < size;) {
+		ssize_t wrote = write(STDOUT_FILENO, data + done, size - done);
+		if (wrote < 0 && errno == EINTR)
+			continue;
+		if (wrote < 0) {
+			if (!stdout_errno)
+				stdout_errno = errno;
+			return -1;
+		}
+		done += (size_t)wrote;
+	}
+	return (ssize_t)size;
+}
+
+static int stdout_close(void *cookie)
+{
+	(void)cookie;
+	if (close(STDOUT_FILENO) == 0 || errno == EBADF)
+		return 0;
+	if (!stdout_errno)
+		stdout_errno = errno;
+	return -1;
+}
+
+void command_open_stdout(void)
+{
+	cookie_io_functions_t io = { .write = stdout_write, .close = stdout_close };
+	FILE *stream = fopencookie(NULL, "w", io);
+	if (!stream)
+		return;   /* glibc's stdout still works; only errno may be lost */
+	/* as glibc's stdout: line by line on a terminal, else in blocks */
+	if (isatty(STDOUT_FILENO))
+		setvbuf(stream, NULL, _IOLBF, BUFSIZ);
+	stdout = stream;   /* glibc's stdout is a variable that may be set */
+}
+
+/* Everything written to stdout reached it, or one message and status 2. */
 int command_check_stdout(int status)
 {
 	errno = 0;
 	bool failed = fflush(stdout) != 0 || ferror(stdout);
-	int saved = errno;
 	failed = fclose(stdout) != 0 || failed;
-	if (!saved)
-		saved = errno;
+	int saved = stdout_errno ? stdout_errno : errno;
 	if (!failed)
 		return status;
 	fprintf(stderr, "ptscope: stdout: %s\n", saved ? strerror(saved) : "write error");

@@ -139,5 +139,6 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	opterr = 0;
+	command_open_stdout();
 	return command_check_stdout(dispatch(argc, argv));
 }

@@ -64,7 +64,7 @@ static char *expand(const struct make *make, const char *text, int depth)
 		}
 		if (level > 0)
 			break;   /* unbalanced: drop the rest */
-		char *inner = strndup(start, (size_t)(end - 1 - start));
+		char *inner = xstrndup(start, (size_t)(end - 1 - start));
 		char *name = depth < 8 ? expand(make, inner, depth + 1) : xstrdup("");
 		free(inner);
 		/* a make function ("subst a,b,c") has a space: expands to nothing here */
@@ -224,7 +224,7 @@ static void add_objects(const struct make *make, const char *list, struct cg_lis
 		size_t length = strlen(word);
 		if (length < 3 || strcmp(word + length - 2, ".o"))
 			continue;   /* folders (kfence/) and other words */
-		char *stem = strndup(word, length - 2);
+		char *stem = xstrndup(word, length - 2);
 		/* a composite object lists its parts in stem-y or stem-objs */
 		char *parts_y = xasprintf("%s-y", stem), *parts_objs = xasprintf("%s-objs", stem);
 		const char *parts = variable(make, parts_y);
@@ -251,7 +251,7 @@ struct kbuild *kbuild_load(const char *makefile, const struct kconfig *config,
 		const char *equals = strchr(presets[i], '=');
 		if (!equals)
 			continue;
-		char *name = strndup(presets[i], (size_t)(equals - presets[i]));
+		char *name = xstrndup(presets[i], (size_t)(equals - presets[i]));
 		set_variable(make, name, xstrdup(equals + 1));
 		free(name);
 	}

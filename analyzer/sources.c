@@ -286,7 +286,7 @@ static char *make_shim(const char *cache_dir, const char *root, const char *old_
 
 static bool is_mm_object(const struct cg_list *objects, const char *name)
 {
-	char *stem = strndup(name, strlen(name) - 2);
+	char *stem = xstrndup(name, strlen(name) - 2);
 	bool found = cg_list_has(objects, stem);
 	free(stem);
 	return found;
@@ -434,7 +434,7 @@ static void tree_arguments(const char *root, const struct layout *layout, const 
 static void file_arguments(const char *root, const char *path, struct cg_list *arguments)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	char *stem = strndup(base, strcspn(base, "."));
+	char *stem = xstrndup(base, strcspn(base, "."));
 	for (char *p = stem; *p; p++)
 		if (*p == '-')
 			*p = '_';   /* as kbuild's modname does */
@@ -528,7 +528,7 @@ static char *named_header(const char *root, const char *arch, const char *stem)
 					start--;
 				char *include = strstr(start, "include/");
 				if (include && include < at)
-					found = strndup(include + 8, (size_t)(at + strlen(stem) - include - 8));
+					found = xstrndup(include + 8, (size_t)(at + strlen(stem) - include - 8));
 			}
 			free(text);
 		}

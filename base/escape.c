@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/escape.h"
 
 #define REPLACEMENT "\xEF\xBF\xBD" /* U+FFFD */
@@ -194,11 +195,7 @@ size_t escape_csv(char *out, size_t size, const char *text)
 char *escape_alloc(escape_function *escape, const char *text)
 {
 	size_t length = escape(NULL, 0, text);
-	char *out = malloc(length + 1);
-	if (!out) {
-		fputs("ptscope: out of memory\n", stderr);
-		exit(2);
-	}
+	char *out = xmalloc(length + 1);
 	escape(out, length + 1, text);
 	return out;
 }

@@ -741,9 +741,11 @@ static int capture_process(struct capture_state *state, int pid)
 	int status = EAGAIN;
 	for (int attempt = 0; attempt < CAPTURE_ATTEMPTS && status == EAGAIN; attempt++)
 		status = read_process_once(state, pid, &owner, &identity);
-	if (status == ENOMEM)
-		return set_error(state->writer.error, "%s: out of memory reading process %d",
-				 state->writer.path, pid);
+	if (status == ENOMEM) {
+		/* out of memory is an internal failure, wherever it is met (base/alloc.h) */
+		set_error(state->writer.error, "%s: out of memory reading process %d", state->writer.path, pid);
+		return error_mark_internal(state->writer.error);
+	}
 	if (status == EAGAIN) {
 		state->changed++;
 		state->skipped++;
@@ -1093,7 +1095,7 @@ static int open_archive(struct capture_state *state, const struct capture_target
 	w->archive = archive_write_new();
 	w->entry = archive_entry_new();
 	if (!w->archive || !w->entry)
-		return set_error(w->error, "%s: out of memory", out->final);
+		out_of_memory();   /* libarchive's only reason for NULL */
 	/* pax only where ustar cannot say it: plain ustar for smem and old tars. */
 	if (archive_write_set_format_pax_restricted(w->archive) != ARCHIVE_OK ||
 	    out->codec->add_filter(w->archive) != ARCHIVE_OK)
@@ -1227,14 +1229,16 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	if (open_output(&out, error) < 0) {
 		/* a file that cannot be made is an output failure (status 2,
 		 * docs/architecture.md); a terminal for stdout is a usage error */
-		result->output_failed = !out.to_stdout;
+		if (!out.to_stdout)
+			error_mark_internal(error);
 		goto done;
 	}
 	state.writer.path = out.final;
 	if (open_archive(&state, &out) < 0 || (mode = capture_all(&state, &pids)) < 0 ||
 	    close_archive(&state) < 0 || publish_output(&out, error) < 0) {
 		/* the output failed unless the input said why (no process, /proc refused) */
-		result->output_failed = state.writer.output_failed || mode >= 0;
+		if (state.writer.output_failed || mode >= 0)
+			error_mark_internal(error);
 		mode = -1;
 		goto done;
 	}

@@ -104,8 +104,8 @@ int cmd_capture(int argc, char **argv)
 		options.trees = trees.values;
 		options.tree_count = trees.count;
 		if (snapshot_capture(&options, &result, &error) < 0) {
-			fprintf(stderr, "ptscope: %s\n", error.message);
-			status = result.output_failed ? 2 : 1;
+			error_print(&error);
+			status = (int)error.status;
 		} else {
 			bool to_stdout = options.output && !strcmp(options.output, "-");
 			if (!to_stdout)

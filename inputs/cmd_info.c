@@ -172,16 +172,16 @@ int cmd_info(int argc, char **argv)
 	struct snapshot *snapshot = NULL;
 	struct error error;
 	if (snapshot_read(path, &options, &snapshot, &error) < 0) {
-		fprintf(stderr, "ptscope: %s\n", error.message);
-		return 1;
+		error_print(&error);
+		return (int)error.status;
 	}
 	print_summary(snapshot);
 	if (verify) {
 		struct verify_result checked;
 		if (snapshot_verify(snapshot, &checked, &error) < 0) {
-			fprintf(stderr, "ptscope: %s\n", error.message);
+			error_print(&error);
 			snapshot_free(snapshot);
-			return 1;
+			return (int)error.status;
 		}
 		printf("verified: every pagemap record lies in a VMA; stat's code and stack lie in smaps' VMAs "
 		       "(%zu processes show them)\n", checked.stat_checked);

@@ -321,7 +321,6 @@ struct capture_result {
 	long processes, skipped;
 	long changed;                   /* of the skipped: changed program (exec) while read */
 	long unreadable;                /* of skipped: not readable without root */
-	bool output_failed;             /* on failure: writing failed (status 2), not the input */
 	enum pagemap_mode pagemap;
 };
 

@@ -104,11 +104,15 @@ void rmap_share_range(const struct rmap_profile *profile, uint64_t m_max, bool a
 
 /* ---- errors ---- */
 
-static int fail(struct error *error, const char *format, ...)
+/* "NAME:LINE: problem" (libxml2 gives line 0 or -1 when it has none). */
+static int fail_at(struct error *error, const char *name, long line, const char *format, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail_at(struct error *error, const char *name, long line, const char *format, ...)
 {
 	va_list ap;
 	va_start(ap, format);
-	error_setv(error, NULL, 0, format, ap);
+	error_setv(error, name, line > 0 ? (unsigned long)line : 0, format, ap);
 	va_end(ap);
 	return -1;
 }
@@ -184,7 +188,7 @@ static xmlSchemaPtr load_schema(struct error *error)
 		return schema;
 	const char *text = profiles_schema();
 	if (!text) {
-		fail(error, "profile.xsd: built-in schema missing");
+		fail_at(error, "profile.xsd", 0, "built-in schema missing");
 		return NULL;
 	}
 	xml_errors_begin();
@@ -193,8 +197,8 @@ static xmlSchemaPtr load_schema(struct error *error)
 	xmlSchemaFreeParserCtxt(parser);
 	xml_errors_end();
 	if (!schema)
-		fail(error, "profile.xsd:%d: %s", xml_first_error.line,
-		     xml_first_error.seen ? xml_first_error.text : "cannot compile the schema");
+		fail_at(error, "profile.xsd", xml_first_error.line, "%s",
+			xml_first_error.seen ? xml_first_error.text : "cannot compile the schema");
 	return schema;
 }
 
@@ -306,8 +310,8 @@ static int read_geometry(xmlNodePtr node, struct geometry *geometry, const char 
 		l->shift = (unsigned)number_attribute(level, "shift");
 		l->counted = flag_attribute(level, "counted", false);
 		if (l->shift <= previous)
-			return fail(error, "%s:%d: geometry levels must be listed lowest first, with growing shifts",
-				    name, line_of(level));
+			return fail_at(error, name, line_of(level),
+				       "geometry levels must be listed lowest first, with growing shifts");
 		previous = l->shift;
 	}
 	return 0;
@@ -344,8 +348,7 @@ static int read_rmap_profile(xmlNodePtr node, struct profile_set *set, const cha
 	char bad[16];
 	attribute(fork, "copies-vmflags", p.fork_copy_vmflags, sizeof(p.fork_copy_vmflags));
 	if (parse_flag_list(p.fork_copy_vmflags, &p.fork_copy_flags, bad, sizeof(bad)))
-		return fail(error, "%s:%d: unknown VmFlags code '%s' in copies-vmflags",
-			    name, line_of(fork), bad);
+		return fail_at(error, name, line_of(fork), "unknown VmFlags code '%s' in copies-vmflags", bad);
 	attribute(fork, "kernels", p.fork_kernels, sizeof(p.fork_kernels));
 	int anon = lookup(anon_vma_names, 3, attribute(fork, "anon-vma", text, sizeof(text)));
 	p.anon_vma_fork = anon < 0 ? ANON_VMA_NONE : (enum anon_vma_fork)anon;
@@ -353,15 +356,16 @@ static int read_rmap_profile(xmlNodePtr node, struct profile_set *set, const cha
 	if (rmap_families[p.family].layout == CHAIN_ARRAY) {
 		if (p.pte_addr_bytes == 0 || p.cache_line_bytes <= p.pointer_bytes ||
 		    (p.cache_line_bytes - p.pointer_bytes) / p.pte_addr_bytes == 0)
-			return fail(error, "%s:%d: profile %s: a cache line of %u bytes holds no pte_addr_t of %u bytes after its %u-byte header",
-				    name, line_of(sizes), p.id, p.cache_line_bytes, p.pte_addr_bytes, p.pointer_bytes);
+			return fail_at(error, name, line_of(sizes), "profile %s: a cache line of %u bytes holds no "
+				       "pte_addr_t of %u bytes after its %u-byte header",
+				       p.id, p.cache_line_bytes, p.pte_addr_bytes, p.pointer_bytes);
 		p.nrpte = (p.cache_line_bytes - p.pointer_bytes) / p.pte_addr_bytes;
 	}
 	if (rmap_families[p.family].layout == CHAIN_LIST && p.pte_chain_bytes == 0)
-		return fail(error, "%s:%d: profile %s: a pte_chain design needs pte-chain > 0",
-			    name, line_of(sizes), p.id);
+		return fail_at(error, name, line_of(sizes), "profile %s: a pte_chain design needs pte-chain > 0",
+			       p.id);
 	if (id_taken(set, p.id))
-		return fail(error, "%s:%d: profile id '%s' is already defined", name, line_of(node), p.id);
+		return fail_at(error, name, line_of(node), "profile id '%s' is already defined", p.id);
 	set->rmaps = append(set->rmaps, &set->rmap_count, &set->rmap_capacity, sizeof(p));
 	set->rmaps[set->rmap_count - 1] = p;
 	return 0;
@@ -390,14 +394,14 @@ static int read_sharing_rule(xmlNodePtr node, struct profile_set *set, const cha
 		uint64_t *bits[2] = { &r.exclude_flags, &r.require_flags };
 		for (int i = 0; i < 2; i++)
 			if (parse_flag_list(attribute(eligible, lists[i], text, sizeof(text)), bits[i], bad, sizeof(bad)))
-				return fail(error, "%s:%d: unknown VmFlags code '%s' in %s",
-					    name, line_of(eligible), bad, lists[i]);
+				return fail_at(error, name, line_of(eligible), "unknown VmFlags code '%s' in %s",
+					       bad, lists[i]);
 	}
 	if (r.partners != PARTNERS_CONTENT && !eligible)
-		return fail(error, "%s:%d: sharing rule %s: partners=\"%s\" needs an <eligible> element",
-			    name, line_of(node), r.id, partners_names[r.partners]);
+		return fail_at(error, name, line_of(node), "sharing rule %s: partners=\"%s\" needs an "
+			       "<eligible> element", r.id, partners_names[r.partners]);
 	if (id_taken(set, r.id))
-		return fail(error, "%s:%d: profile id '%s' is already defined", name, line_of(node), r.id);
+		return fail_at(error, name, line_of(node), "profile id '%s' is already defined", r.id);
 	set->rules = append(set->rules, &set->rule_count, &set->rule_capacity, sizeof(r));
 	set->rules[set->rule_count - 1] = r;
 	return 0;
@@ -414,8 +418,8 @@ static int validate(xmlDocPtr doc, const char *name, struct error *error)
 	xmlSchemaFreeValidCtxt(context);
 	xml_errors_end();
 	if (status != 0)
-		return fail(error, "%s:%d: %s", name, xml_first_error.line,
-			    xml_first_error.seen ? xml_first_error.text : "does not match profile.xsd");
+		return fail_at(error, name, xml_first_error.line, "%s",
+			       xml_first_error.seen ? xml_first_error.text : "does not match profile.xsd");
 	return 0;
 }
 
@@ -440,11 +444,11 @@ int profiles_load_buffer(struct profile_set *set, const char *name, const char *
 	xmlDocPtr doc = xmlReadMemory(text, (int)length, name, NULL, XML_PARSE_NONET | XML_PARSE_NOCDATA);
 	xml_errors_end();
 	if (!doc)
-		return fail(error, "%s:%d: %s", name, xml_first_error.line,
-			    xml_first_error.seen ? xml_first_error.text : "not well-formed XML");
+		return fail_at(error, name, xml_first_error.line, "%s",
+			       xml_first_error.seen ? xml_first_error.text : "not well-formed XML");
 	int status = 0;
 	if (doc->intSubset || doc->extSubset)
-		status = fail(error, "%s:%d: a DOCTYPE is not allowed in a profile", name, doctype_line(text, length));
+		status = fail_at(error, name, doctype_line(text, length), "a DOCTYPE is not allowed in a profile");
 	if (!status)
 		status = validate(doc, name, error);
 	for (xmlNodePtr node = status ? NULL : xmlDocGetRootElement(doc)->children; node; node = node->next) {
@@ -464,7 +468,7 @@ int profiles_load_file(struct profile_set *set, const char *path, struct error *
 {
 	struct buffer text = { 0 };
 	int read_error = file_read_at(AT_FDCWD, path, &text);  /* base/file.h */
-	int status = read_error ? fail(error, "%s: %s", path, strerror(read_error))
+	int status = read_error ? fail_at(error, path, 0, "%s", strerror(read_error))
 				: profiles_load_buffer(set, path, text.data ? text.data : "", text.length, error);
 	buffer_free(&text);
 	return status;

@@ -155,8 +155,8 @@ int cmd_profiles(int argc, char **argv)
 	bool acted = false;
 
 	if (profiles_load_builtin(&set, &error)) {
-		fprintf(stderr, "ptscope: %s\n", error.message);
-		return 2;
+		error_print(&error);
+		return STATUS_INTERNAL;   /* the built-in profiles are part of the program */
 	}
 	optind = 1;
 	while (!status && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
@@ -178,8 +178,8 @@ int cmd_profiles(int argc, char **argv)
 		case 'c':
 			acted = true;
 			if (profiles_load_file(&set, optarg, &error)) {
-				fprintf(stderr, "ptscope: %s\n", error.message);
-				status = 1;
+				error_print(&error);
+				status = (int)error.status;
 			} else {
 				printf("%s: valid\n", optarg);
 			}

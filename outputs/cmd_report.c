@@ -84,8 +84,8 @@ static int select_profile(struct profile_set *set, struct selection *chosen, con
 	}
 	size_t rmaps = set->rmap_count, rules = set->rule_count;
 	if (profiles_load_file(set, argument, &error)) {
-		fprintf(stderr, "ptscope: %s\n", error.message);
-		return 1;
+		error_print(&error);
+		return (int)error.status;
 	}
 	for (size_t i = rmaps; i < set->rmap_count && chosen->count < MAX_SELECTED; i++) {
 		chosen->kind[chosen->count] = 'r';
@@ -177,13 +177,13 @@ int cmd_report(int argc, char **argv)
 	struct read_options read = { .progress = isatty(STDERR_FILENO) };
 	struct profile_set set = { 0 };
 	struct selection chosen = { 0 };
-	struct error model_error;
+	struct error error;
 	const char *output = NULL, *versus = NULL, *callgraph = NULL;
 	int c, status = 0;
 
-	if (profiles_load_builtin(&set, &model_error)) {
-		fprintf(stderr, "ptscope: %s\n", model_error.message);
-		return 2;
+	if (profiles_load_builtin(&set, &error)) {
+		error_print(&error);
+		return STATUS_INTERNAL;   /* the built-in profiles are part of the program */
 	}
 	optind = 1;
 	while (!status && (c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
@@ -253,16 +253,12 @@ int cmd_report(int argc, char **argv)
 		status = 1;
 	}
 	struct snapshot *snapshot = NULL, *baseline = NULL;
-	struct error input_error;
 	uint64_t available = memory_available_bytes();
 	read.memory_budget_bytes = available == UINT64_MAX ? 0 : available;
-	if (!status && snapshot_read(optind < argc ? argv[optind] : NULL, &read, &snapshot, &input_error)) {
-		fprintf(stderr, "ptscope: %s\n", input_error.message);
-		status = 1;
-	}
-	if (!status && versus && snapshot_read(versus, &read, &baseline, &input_error)) {
-		fprintf(stderr, "ptscope: %s\n", input_error.message);
-		status = 1;
+	if (!status && (snapshot_read(optind < argc ? argv[optind] : NULL, &read, &snapshot, &error) ||
+			(versus && snapshot_read(versus, &read, &baseline, &error)))) {
+		error_print(&error);
+		status = (int)error.status;
 	}
 	if (!status) {
 		const struct rmap_profile *designs[MAX_SELECTED];
@@ -282,10 +278,10 @@ int cmd_report(int argc, char **argv)
 				" MiB beyond the snapshot, %" PRIu64 " MiB are available\n", snapshot->source,
 				need >> 20, available >> 20);
 			status = 1;
-		} else if (model_run(snapshot, &options, &result, &model_error) ||
-			   (baseline && model_run(baseline, &options, &before, &model_error))) {
-			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, model_error.message);
-			status = 2;
+		} else if (model_run(snapshot, &options, &result, &error) ||
+			   (baseline && model_run(baseline, &options, &before, &error))) {
+			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, error.message);
+			status = (int)error.status;
 		} else if (callgraph && (status = callgraph_svg(callgraph, snapshot->source, &diagram)) == 0) {
 			report.versus = before;
 			report.callgraph_svg = diagram.data;

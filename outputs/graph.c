@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/escape.h"
 #include "base/output.h"
 #include "outputs/graph.h"
@@ -271,7 +272,7 @@ static void tree_style(const struct graph_overlay *overlay, size_t index, Agnode
 static void add_nodes(Agraph_t *graph, const struct callgraph *cg, const struct graph_overlay *overlay,
 		      Agnode_t **nodes)
 {
-	Agraph_t **clusters = calloc(cg->node_count + 1, sizeof(Agraph_t *));
+	Agraph_t **clusters = xcalloc(cg->node_count + 1, sizeof(Agraph_t *));
 	for (size_t i = 0; i < cg->node_count; i++) {
 		const struct cg_node *node = &cg->nodes[i];
 		Agraph_t *home = node->file[0] ? cluster_for(graph, clusters, cg, i) : graph;
@@ -421,7 +422,7 @@ static Agraph_t *build(const struct callgraph *cg, const struct graph_overlay *o
 	}
 	set(graph, "label", label);
 	set(graph, "labelloc", "t");
-	Agnode_t **nodes = calloc(cg->node_count + 1, sizeof(Agnode_t *));
+	Agnode_t **nodes = xcalloc(cg->node_count + 1, sizeof(Agnode_t *));
 	add_nodes(graph, cg, overlay, nodes);
 	add_edges(graph, cg, overlay, nodes);
 	if (overlay && overlay->has_baseline)
@@ -447,9 +448,9 @@ bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay 
 		/* PNG: pixels per inch; PDF: 72, so that Graphviz's inches are points */
 		set(graph, "dpi", !strcmp(renderer, "png") ? fit->dpi : "72");
 	}
-	bool ok;
+	bool ok = true, written;
 	if (!strcmp(renderer, "dot")) {
-		ok = agwrite(graph, out) == 0;
+		written = agwrite(graph, out) == 0;   /* only writes: a failure is the stream's */
 	} else {
 		/* One context for the whole process: Graphviz 2.42's pango plugin
 		 * keeps a pointer into the font cache of the context it last
@@ -465,14 +466,21 @@ bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay 
 			set(graph, "size", fit->landscape_size);
 			ok = gvLayout(context, graph, "dot") == 0;
 		}
-		ok = ok && gvRender(context, graph, renderer, out) == 0;
+		/* Rendered in memory, written here: Graphviz's own writer ends the
+		 * process with status 1 when a write fails (gvwrite_no_z). */
+		char *data = NULL;
+		unsigned int length = 0;
+		ok = ok && gvRenderData(context, graph, renderer, &data, &length) == 0;
+		written = ok && fwrite(data, 1, length, out) == length;
+		if (data)
+			gvFreeRenderData(data);
 		if (context)
 			gvFreeLayout(context, graph);
 	}
 	agclose(graph);
 	if (!ok)
 		error_internal(error, NULL, 0, "Graphviz could not lay out or render %s", renderer);
-	return ok && !ferror(out);
+	return ok && written && !ferror(out);
 }
 
 /* --- writing: to a temporary name, renamed when complete ------------------- */
@@ -492,10 +500,12 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, overlay, out)
 		: format == GRAPH_FORMAT_TREE ? graph_write_tree(graph, out)
 		: graph_write_picture(graph, overlay, row->renderer, page, out, error));
+	if (!ok && !output.path && !error->message[0])
+		return 0;   /* a failed write to stdout: the front door says why (ptscope.c) */
 	if (!ok) {
 		output_discard(&output);
 		if (!error->message[0])
-			error_internal(error, path && strcmp(path, "-") ? path : "stdout", 0, "cannot write");
+			error_internal(error, path, 0, "cannot write");
 		return -1;
 	}
 	/* stdout is flushed and checked by the front door (ptscope.c) */

@@ -334,14 +334,16 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
 
 bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out)
 {
-	xmlOutputBufferPtr buffer = xmlOutputBufferCreateFile(out, NULL);
-	xmlTextWriterPtr writer = buffer ? xmlNewTextWriter(buffer) : NULL;
-	if (!writer) {
-		if (buffer)
-			xmlOutputBufferClose(buffer);
-		return false;
-	}
-	bool ok = xml_body(writer, graph, overlay);
-	xmlFreeTextWriter(writer);   /* flushes and closes the buffer, not the FILE */
+	/* Built in memory and written here, as the report's XML: libxml2 writing
+	 * to the FILE itself prints its own "I/O error" lines when a write fails. */
+	xmlBufferPtr buffer = xmlBufferCreate();
+	xmlTextWriterPtr writer = buffer ? xmlNewTextWriterMemory(buffer, 0) : NULL;
+	bool ok = writer && xml_body(writer, graph, overlay);
+	if (writer)
+		xmlFreeTextWriter(writer);   /* flushes into the buffer */
+	size_t length = buffer ? (size_t)xmlBufferLength(buffer) : 0;
+	ok = ok && fwrite(xmlBufferContent(buffer), 1, length, out) == length;
+	if (buffer)
+		xmlBufferFree(buffer);
 	return ok && !ferror(out);
 }

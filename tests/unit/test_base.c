@@ -312,6 +312,7 @@ static void test_output_discard_and_replace(void)
 	char want[900];
 	snprintf(want, sizeof(want), "%s: cannot write here: No such file or directory", missing);
 	CU_ASSERT_STRING_EQUAL(error.message, want);
+	CU_ASSERT_EQUAL(error.status, STATUS_INTERNAL);   /* an output failure: 2, not 1 */
 }
 
 /* A named temporary is removed when SIGTERM ends the run, and a SIGTERM the
@@ -365,9 +366,36 @@ static void test_error_text(void)
 	CU_ASSERT_STRING_EQUAL(e.message, "x.svg: cannot write: No space left on device");
 }
 
+/* The exit status travels in the error: what the user can fix is 1, what
+ * the program or its output failed at is 2 (docs/architecture.md). */
+static void test_error_status(void)
+{
+	struct error e;
+	/* an error filled by a callee that knows nothing else is bad input */
+	error_internal(&e, NULL, 0, "before");
+	error_set(&e, "a.config", 3, "not a kconfig line");
+	CU_ASSERT_EQUAL(e.status, STATUS_BAD_INPUT);
+	CU_ASSERT_EQUAL(e.status, 1);
+	error_from_errno(&e, "snap.tar", NULL, ENOENT);
+	CU_ASSERT_EQUAL(e.status, STATUS_BAD_INPUT);
+	/* internal, with the same text a bad-input error of those words has */
+	CU_ASSERT_EQUAL(error_internal(&e, "/tmp/shim", 0, "cannot write the configuration shim folder"), -1);
+	CU_ASSERT_EQUAL(e.status, STATUS_INTERNAL);
+	CU_ASSERT_EQUAL(e.status, 2);
+	CU_ASSERT_STRING_EQUAL(e.message, "/tmp/shim: cannot write the configuration shim folder");
+	CU_ASSERT_STRING_EQUAL(e.file, "/tmp/shim");
+	/* a caller that knows better marks what a callee filled: text kept */
+	error_set(&e, "profile.xsd", 12, "element 'x': not expected");
+	CU_ASSERT_EQUAL(error_mark_internal(&e), -1);
+	CU_ASSERT_EQUAL(e.status, STATUS_INTERNAL);
+	CU_ASSERT_STRING_EQUAL(e.message, "profile.xsd:12: element 'x': not expected");
+	CU_ASSERT_EQUAL(e.line, 12);
+}
+
 void suite_base(void)
 {
 	ADD_SUITE("base", test_alloc_strings, test_out_of_memory_exits_2, test_array_push, test_buffer,
 		  test_hash_integer_keys, test_hash_collisions, test_file_read, test_output_publish,
-		  test_output_discard_and_replace, test_output_signal_cleanup, test_error_text);
+		  test_output_discard_and_replace, test_output_signal_cleanup, test_error_text,
+		  test_error_status);
 }

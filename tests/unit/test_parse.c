@@ -152,6 +152,10 @@ static void test_status_real(void)
 	static const char bad[] = "Name:\tx\nVmPTE:\t18446744073709551616 kB\n";
 	CU_ASSERT_EQUAL(parse_status(bad, sizeof(bad) - 1, &s, &place), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "member:2: bad or overflowing"));
+	/* base's struct error: the member is the file, its line the line, bad input */
+	CU_ASSERT_STRING_EQUAL(error.file, "test: member");
+	CU_ASSERT_EQUAL(error.line, 2);
+	CU_ASSERT_EQUAL(error.status, STATUS_BAD_INPUT);
 }
 
 static void test_stat(void)
