@@ -39,6 +39,29 @@ struct group_window {
 	uint64_t total, distinct;       /* slots, distinct pages */
 };
 
+/* A window name's place: names meet only within one residue (see
+ * cover_runs). */
+struct place {
+	uint64_t residue, position;
+};
+
+/* Where a run of windows without pagemap starts (+1) or ends (-1). */
+struct boundary {
+	struct place place;
+	int delta;
+};
+
+/* Positions [first, end) of one residue: covered by `runs` runs, or one
+ * window pagemap members populated; weight is its credit per copy, then
+ * (sum_in_order) the sum of the weights before it.  A run's credit is the
+ * difference of two such sums, which may be large: they are kept in long
+ * double so that the difference keeps a double's precision. */
+struct stretch {
+	struct place first;
+	uint64_t end, runs;
+	long double weight;
+};
+
 struct slots {
 	struct group_page *pages;
 	size_t page_count, page_capacity;
@@ -46,6 +69,11 @@ struct slots {
 	struct group_window *windows;
 	size_t window_count, window_capacity;
 	struct hash_table window_table;
+	struct boundary *boundaries;    /* runs of members without pagemap */
+	size_t boundary_count, boundary_capacity;
+	struct stretch *covers, *touched;
+	size_t cover_count, cover_capacity, touched_count, touched_capacity;
+	long double cover_total, touched_total;
 	bool crediting;                 /* second walk: credit the partners */
 	size_t rule_index;
 	struct model_result *result;
@@ -98,6 +126,7 @@ static bool group_page_added(struct slots *slots, uint64_t window, uint64_t page
 static void slots_reset(struct slots *slots)
 {
 	slots->page_count = slots->window_count = 0;
+	slots->boundary_count = slots->cover_count = slots->touched_count = 0;
 	hash_clear(&slots->page_table);
 	hash_clear(&slots->window_table);
 	slots->crediting = false;
@@ -107,6 +136,9 @@ static void slots_free(struct slots *slots)
 {
 	free(slots->pages);
 	free(slots->windows);
+	free(slots->boundaries);
+	free(slots->covers);
+	free(slots->touched);
 	hash_free(&slots->page_table);
 	hash_free(&slots->window_table);
 }
@@ -251,8 +283,8 @@ static bool pmd_mapped_window(struct model_context *c, size_t process, uint64_t 
 	return kind == PMD_FILE || kind == PMD_ANON;
 }
 
-/* The windows a member populated (records), or, without pagemap, every
- * window of a VMA with resident or swapped pages (an upper bound). */
+/* The windows a member populated (records); a member without pagemap is
+ * counted as a run (cover_runs). */
 static void member_slots(struct model_context *c, const struct sharing_rule *rule,
 			 const struct member *m, struct slots *slots)
 {
@@ -260,15 +292,8 @@ static void member_slots(struct model_context *c, const struct sharing_rule *rul
 	const struct vma *v = m->vma;
 	uint64_t first, end;
 	member_windows(rule, v, &first, &end);
-	if (first >= end)
+	if (first >= end || !p->has_pagemap)
 		return;
-	if (!p->has_pagemap) {
-		if (v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] == 0)
-			return;
-		for (uint64_t w = first; w < end; w++)
-			push_slot(slots, window_name(rule, v, w), 0, m->process);
-		return;
-	}
 	uint64_t size = (uint64_t)1 << rule->window_shift;
 	bool check_pmd = rule->skip_pmd_mapped && rule->window_shift == c->pte_shift;
 	uint64_t limit = window_base(rule, v, end - 1) + size;
@@ -304,54 +329,222 @@ static void credit_file(struct model_sharing *out, size_t *capacity, const struc
 
 /*
  * Without pagemap a member is an upper bound: every window of its VMA with
- * resident or swapped pages counts.  When no member of a group has pagemap
- * and partners meet by address or by length, every populated member has the
- * same windows, so the group is counted in closed form per VMA, never per
- * window (a 128 TiB shared VMA has 2^26 windows of 2 MiB per process): k
- * populated members save k - 1 of each window's k copies, (k - 1)/k each.
- * True when it counted the group (*shared set).
+ * resident or swapped pages counts.  Those windows are one run of
+ * consecutive window names, so such members are counted in closed form per
+ * VMA, never per window (a 128 TiB shared VMA has 2^26 windows of 2 MiB in
+ * each process): the runs of a group cut the names into stretches, each
+ * covered by n runs, where n copies of one page save n - 1, (n - 1)/n per
+ * copy.  Only the windows that pagemap members populated are counted one by
+ * one (member_slots), and where a run covers one of them its copy joins that
+ * window's count, so the figures are those of counting every window, at a
+ * cost that follows the records and the VMAs, not the spans.
+ *
+ * A name's place in a run: address and length rules name windows by number;
+ * the file-index rule by file offset in bytes, offset - start + window base,
+ * so its names step by the window size and two runs meet only when their
+ * names agree below it (the residue).  Offsets wrap at 2^64 as the names do:
+ * a run crossing that point is cut in two.
  */
-static bool share_group_closed_form(struct model_context *c, const struct sharing_rule *rule, size_t rule_index,
-				    const struct member *group, size_t count, uint64_t *shared)
+static struct place name_place(const struct sharing_rule *rule, uint64_t name)
 {
-	if (rule->partners != PARTNERS_ADDRESS && rule->partners != PARTNERS_LENGTH)
+	if (rule->partners != PARTNERS_FILE_INDEX)
+		return (struct place){ 0, name };
+	uint64_t size = (uint64_t)1 << rule->window_shift;
+	return (struct place){ name & (size - 1), name >> rule->window_shift };
+}
+
+static int compare_places(struct place x, struct place y)
+{
+	if (x.residue != y.residue)
+		return x.residue < y.residue ? -1 : 1;
+	return x.position < y.position ? -1 : x.position > y.position;
+}
+
+static int compare_boundaries(const void *a, const void *b)
+{
+	const struct boundary *x = a, *y = b;
+	return compare_places(x->place, y->place);
+}
+
+/* The first stretch at or after place. */
+static size_t stretch_at(const struct stretch *stretches, size_t count, struct place place)
+{
+	size_t low = 0, high = count;
+	while (low < high) {
+		size_t middle = low + (high - low) / 2;
+		if (compare_places(stretches[middle].first, place) < 0)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	return low;
+}
+
+/* The runs covering place (0: none). */
+static uint64_t runs_at(const struct slots *slots, struct place place)
+{
+	place.position++;
+	size_t i = stretch_at(slots->covers, slots->cover_count, place);
+	if (i == 0)
+		return 0;
+	const struct stretch *s = &slots->covers[i - 1];
+	place.position--;
+	return s->first.residue == place.residue && place.position < s->end ? s->runs : 0;
+}
+
+static void add_boundaries(struct slots *slots, struct place first, uint64_t count)
+{
+	*ARRAY_PUSH(slots->boundaries, slots->boundary_count, slots->boundary_capacity) =
+		(struct boundary){ first, +1 };
+	*ARRAY_PUSH(slots->boundaries, slots->boundary_count, slots->boundary_capacity) =
+		(struct boundary){ { first.residue, first.position + count }, -1 };
+}
+
+/* The run of a member without pagemap, as one or two [first, first + count)
+ * of positions; false if it has none. */
+static bool member_run(const struct sharing_rule *rule, const struct member *m, struct place *first,
+		       uint64_t *count, uint64_t *wrapped)
+{
+	const struct vma *v = m->vma;
+	uint64_t w, end;
+	member_windows(rule, v, &w, &end);
+	if (w >= end || v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] == 0)
 		return false;
-	uint64_t k = 0, first = 0, end = 0;
-	for (size_t i = 0; i < count; i++) {
-		if (c->snapshot->processes[group[i].process].has_pagemap)
-			return false;
-		const struct vma *v = group[i].vma;
-		k += v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] > 0;
-	}
-	member_windows(rule, group[0].vma, &first, &end);
-	uint64_t windows = end > first ? end - first : 0;
-	*shared = k > 1 ? (k - 1) * windows : 0;
-	for (size_t i = 0; k > 1 && i < count; i++) {
-		const struct vma *v = group[i].vma;
-		if (v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] > 0)
-			c->result->process_figures[group[i].process].sharable_pages[rule_index] +=
-				(double)(k - 1) / (double)k * (double)windows;
-	}
+	uint64_t positions = (uint64_t)1 << (64 - rule->window_shift);
+	*first = name_place(rule, window_name(rule, v, w));
+	*count = end - w;
+	*wrapped = *count > positions - first->position ? *count - (positions - first->position) : 0;
+	*count -= *wrapped;
 	return true;
+}
+
+/* The runs of a group's members without pagemap, cut into stretches of
+ * equal cover, with each stretch's credit per copy summed in order. */
+static uint64_t cover_runs(struct slots *slots, const struct sharing_rule *rule, const struct member *group,
+			   size_t count, const struct snapshot *s)
+{
+	struct place first;
+	uint64_t runs, wrapped, shared = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (s->processes[group[i].process].has_pagemap || !member_run(rule, &group[i], &first, &runs, &wrapped))
+			continue;
+		add_boundaries(slots, first, runs);
+		if (wrapped)
+			add_boundaries(slots, (struct place){ first.residue, 0 }, wrapped);
+	}
+	sort(slots->boundaries, slots->boundary_count, sizeof(*slots->boundaries), compare_boundaries);
+	uint64_t depth = 0;
+	for (size_t i = 0; i < slots->boundary_count; i++) {
+		const struct boundary *b = &slots->boundaries[i];
+		if (depth > 0 && i > 0 && compare_places(slots->boundaries[i - 1].place, b->place) < 0) {
+			struct place from = slots->boundaries[i - 1].place;
+			uint64_t length = b->place.position - from.position;
+			*ARRAY_PUSH(slots->covers, slots->cover_count, slots->cover_capacity) = (struct stretch){
+				from, b->place.position, depth,
+				(long double)((double)(depth - 1) / (double)depth * (double)length) };
+			shared += (depth - 1) * length;
+		}
+		depth += (uint64_t)b->delta;
+	}
+	return shared;
+}
+
+/* Windows that pagemap members populated and runs cover: the runs' copies
+ * join the window's count (one page 0 among its pages), and what a run's
+ * copy gets there instead of (n - 1)/n is kept for crediting.  Returns the
+ * savings counted twice, once in a stretch and once in the window. */
+static uint64_t join_runs(struct slots *slots, const struct sharing_rule *rule)
+{
+	uint64_t twice = 0;
+	for (size_t i = 0; slots->cover_count && i < slots->window_count; i++) {
+		struct group_window *w = &slots->windows[i];
+		struct place place = name_place(rule, w->window);
+		uint64_t n = runs_at(slots, place);
+		if (!n)
+			continue;
+		w->total += n;
+		w->distinct += group_page_added(slots, w->window, 0);
+		twice += n - 1;
+		*ARRAY_PUSH(slots->touched, slots->touched_count, slots->touched_capacity) = (struct stretch){
+			place, place.position + 1, n,
+			(long double)(w->total - w->distinct) / (long double)w->total -
+				(long double)(n - 1) / (long double)n };
+	}
+	return twice;
+}
+
+static int compare_stretches(const void *a, const void *b)
+{
+	return compare_places(((const struct stretch *)a)->first, ((const struct stretch *)b)->first);
+}
+
+/* Each stretch's weight becomes the sum of the weights before it, and
+ * *total the sum of all: a run's credit is two look-ups. */
+static void sum_in_order(struct stretch *stretches, size_t count, long double *total)
+{
+	long double sum = 0;
+	for (size_t i = 0; i < count; i++) {
+		long double weight = stretches[i].weight;
+		stretches[i].weight = sum;
+		sum += weight;
+	}
+	*total = sum;
+}
+
+static long double sum_before(const struct stretch *stretches, size_t count, long double total,
+			      struct place place)
+{
+	size_t i = stretch_at(stretches, count, place);
+	return i < count ? stretches[i].weight : total;
+}
+
+static double run_credit(const struct slots *slots, struct place first, uint64_t count)
+{
+	struct place end = { first.residue, first.position + count };
+	return (double)(sum_before(slots->covers, slots->cover_count, slots->cover_total, end) -
+	       sum_before(slots->covers, slots->cover_count, slots->cover_total, first) +
+	       (sum_before(slots->touched, slots->touched_count, slots->touched_total, end) -
+		sum_before(slots->touched, slots->touched_count, slots->touched_total, first)));
+}
+
+static void credit_runs(struct slots *slots, const struct sharing_rule *rule, const struct member *group,
+			size_t count, struct model_context *c, size_t rule_index)
+{
+	sort(slots->touched, slots->touched_count, sizeof(*slots->touched), compare_stretches);
+	sum_in_order(slots->covers, slots->cover_count, &slots->cover_total);
+	sum_in_order(slots->touched, slots->touched_count, &slots->touched_total);
+	struct place first;
+	uint64_t runs, wrapped;
+	for (size_t i = 0; i < count; i++) {
+		if (c->snapshot->processes[group[i].process].has_pagemap ||
+		    !member_run(rule, &group[i], &first, &runs, &wrapped))
+			continue;
+		double credit = run_credit(slots, first, runs);
+		if (wrapped)
+			credit += run_credit(slots, (struct place){ first.residue, 0 }, wrapped);
+		c->result->process_figures[group[i].process].sharable_pages[rule_index] += credit;
+	}
 }
 
 static uint64_t share_group(struct model_context *c, struct model_sharing *out, size_t rule_index,
 			    const struct member *group, size_t count, struct slots *slots)
 {
-	uint64_t closed;
-	if (share_group_closed_form(c, out->rule, rule_index, group, count, &closed))
-		return closed;
 	slots_reset(slots);
 	for (size_t i = 0; i < count; i++)
 		member_slots(c, out->rule, &group[i], slots);
-	uint64_t shared = 0;
+	uint64_t shared = cover_runs(slots, out->rule, group, count, c->snapshot);
+	uint64_t twice = join_runs(slots, out->rule);
 	for (size_t w = 0; w < slots->window_count; w++)
 		shared += slots->windows[w].total - slots->windows[w].distinct;
+	shared -= twice;
+	if (!shared)
+		return 0;
 	slots->crediting = true;
 	slots->rule_index = rule_index;
 	slots->result = c->result;
-	for (size_t i = 0; shared && i < count; i++)
+	for (size_t i = 0; i < count; i++)
 		member_slots(c, out->rule, &group[i], slots);
+	credit_runs(slots, out->rule, group, count, c, rule_index);
 	return shared;
 }
 

@@ -80,6 +80,30 @@ huge = smaps(START, 1 << 35, perms='r--s', path='/huge')
 # (2^47 / 2 MiB = 2^26 windows, two copies each, one saved: 67108864 pages)
 snapshot(case('shared-128-tib', 'report,--format,json', 0, '"shpt-2006":67108864,', 10, 100),
          {pid: {'stat': stat(pid), 'smaps': huge} for pid in (1, 2)})
+# groups that mix pagemap and smaps-only members, and hugetlb's file-index
+# partners, were counted window by window: 64 PiB hugetlb VMAs of one file in
+# three processes (2^56 bytes: 2^35 windows of 2 MiB, 2^26 of 1 GiB), none
+# of them finishing.  Process 1 maps file offsets [0, 2^56) at 2^56 and
+# process 3 the same with pagemap, one record at file offset 2^55; process 2
+# maps offsets [2^55, 2^55 + 2^56) at 2^57.  By hand:
+#   hugetlb-pmd (partners by file index, 1 GiB): processes 1 and 2 meet over
+#     offsets [2^55, 2^56), 2^25 windows, one copy saved each; process 3's
+#     window (offset 2^55) is one of them and holds a third copy of the same
+#     PMD page: 2^25 + 1 = 33554433
+#   shpt-2006, shpt-2006-pmd, aligned-what-if (processes 1 and 3 partners):
+#     process 1 counts every window, process 3 one: 1 each
+#   mshare (512 GiB subtrees): process 3's window holds PTE, PMD and PUD page,
+#     process 1 (no pagemap) the window's first page, the same PTE page: 1
+#   identical: one PTE window with records, no repeat: 0
+# (the other figures are checked in tests/unit/test_model.c, test_mixed_runs)
+hugetlb = lambda start, offset: (f'{start:x}-{start + (1 << 56):x} r--s {offset:016x} fe:00 91    /dev/hugepages/db\n'
+                                 f'Size: {1 << 46} kB\nRss: 4 kB\nVmFlags: rd sh mr mw me ms ht\n').encode()
+snapshot(case('hugetlb-mixed-64-pib', 'report,--format,json', 0,
+              '"hugetlb-pmd":33554433,', 10, 100),
+         {1: {'stat': stat(1), 'smaps': hugetlb(1 << 56, 0)},
+          2: {'stat': stat(2), 'smaps': hugetlb(1 << 57, 1 << 55)},
+          3: {'stat': stat(3), 'smaps': hugetlb(1 << 56, 0), 'pagemap': pagemap((1 << 56) + (1 << 55), 1)}},
+         PFN_INFO)
 # a snapshot without any process was "out of memory"; now one clear line
 snapshot(case('no-process', 'info', 1, 'no process in this snapshot'))
 # --skip-bad kept refused pagemaps in memory: 64 processes with 1 MiB each of

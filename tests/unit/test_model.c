@@ -153,10 +153,10 @@ static void test_fraction_sum(void)
 #define MAX_RECORDS 2048   /* test_thp_windows writes 1535 for one process */
 struct fake {
 	struct snapshot snapshot;
-	struct process processes[4];
+	struct process processes[8];
 	struct vma vmas[16];
-	struct pagemap_record records[4][MAX_RECORDS];
-	size_t record_counts[4];
+	struct pagemap_record records[8][MAX_RECORDS];
+	size_t record_counts[8];
 	struct kpage kpages[16];
 };
 
@@ -467,6 +467,64 @@ static void test_hugetlb_pmd(void)
 	r = run(f, ids, 1);
 	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 0);
 	CU_ASSERT_EQUAL(r->sharing[0].eligible_vmas, 0);
+}
+
+/*
+ * Members without pagemap count every window of their VMA (an upper bound)
+ * and are counted as runs, in closed form; members with pagemap count the
+ * windows they populated.  hugetlb-pmd names 1 GiB windows by file offset
+ * (here in GiB), file 42:
+ *   1 no pagemap, offset 0, 4 GiB:             names 0 1 2 3
+ *   2 no pagemap, offset 2, 3 GiB:             names     2 3 4
+ *   3 pagemap,    offset 3, 2 GiB, a record in both windows: 3 4
+ *   4 no pagemap, as process 1 but Rss 0:      nothing
+ *   5 no pagemap, offset 2^64 - 1 GiB, 2 GiB:  names 2^64 - 1 GiB and, past
+ *     2^64, 0 (file offsets wrap as the names do)
+ * copies per name: 0: 2, 1: 1, 2: 2, 3: 3, 4: 2, 2^64 - 1 GiB: 1, so
+ * saved 1 + 0 + 1 + 2 + 1 + 0 = 5; each copy is credited (n - 1)/n:
+ *   1: 1/2 + 0 + 1/2 + 2/3 = 5/3    2: 1/2 + 2/3 + 1/2 = 5/3
+ *   3: 2/3 + 1/2 = 7/6              4: 0          5: 0 + 1/2 = 1/2
+ * shpt-2006, file 43 at [2 MiB, 8 MiB): process 6 without pagemap counts
+ * windows 1, 2, 3; process 7 has two records in window 1: one saved, 1/2 each.
+ */
+static void test_mixed_runs(void)
+{
+	struct fake *f = fake_new();
+	static const struct { uint64_t start_gib, length_gib, offset, rss_kb; bool pagemap; } hugetlb[] = {
+		{ 4, 4, 0, 4, false }, { 16, 3, 2 * GIB, 4, false }, { 32, 2, 3 * GIB, 8, true },
+		{ 4, 4, 0, 0, false }, { 64, 2, 0 - GIB, 4, false },
+	};
+	for (int i = 0; i < 5; i++) {
+		struct process *p = fake_process(f, i + 1, 1, 0);
+		p->has_pagemap = hugetlb[i].pagemap;
+		uint64_t start = hugetlb[i].start_gib * GIB;
+		struct vma *v = fake_vma(f, p, start, start + hugetlb[i].length_gib * GIB, "rw-s", 42, "/dev/hugepages/db");
+		v->offset = hugetlb[i].offset;
+		v->kb[SMAPS_RSS] = hugetlb[i].rss_kb;
+		v->vm_flags |= UINT64_C(1) << VMF_HT | UINT64_C(1) << VMF_MS;
+		if (p->has_pagemap) {
+			fake_record(p, start, P | FILE_PAGE | 512);
+			fake_record(p, start + GIB, P | FILE_PAGE | 1024);
+		}
+	}
+	struct process *q = fake_process(f, 6, 1, 0);
+	q->has_pagemap = false;
+	fake_vma(f, q, 0x200000, 0x800000, "r--s", 43, "/data")->kb[SMAPS_RSS] = 4;
+	q = fake_process(f, 7, 1, 0);
+	fake_vma(f, q, 0x200000, 0x800000, "r--s", 43, "/data")->kb[SMAPS_RSS] = 8;
+	fake_record(q, 0x200000, P | FILE_PAGE | 7);
+	fake_record(q, 0x201000, P | FILE_PAGE | 8);
+	const char *const ids[] = { "hugetlb-pmd", "shpt-2006" };
+	struct model_result *r = run(f, ids, 2);
+	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 5);
+	const double credit[] = { 5.0 / 3, 5.0 / 3, 7.0 / 6, 0, 0.5, 0, 0 };
+	for (int i = 0; i < 7; i++)
+		CU_ASSERT_DOUBLE_EQUAL(r->process_figures[i].sharable_pages[0], credit[i], 1e-9);
+	CU_ASSERT_EQUAL(r->sharing[1].sharable_pages, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[5].sharable_pages[1], 0.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[6].sharable_pages[1], 0.5, 1e-9);
+	model_free(r);
+	fake_free(f);
 }
 
 /*
@@ -820,6 +878,6 @@ void suite_model(void)
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows,
-		  test_sharing, test_hugetlb_pmd, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_counters, test_pagetable_estimate, test_profile_files,
+		  test_sharing, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_counters, test_pagetable_estimate, test_profile_files,
 		  test_builtin_ids);
 }

@@ -639,8 +639,36 @@ static void count_html_error(void *count, xmlErrorPtr error)
 	}
 }
 
+/* Occurrences of "<NAME" followed by a space or ">" (opening tags) or of
+ * "</NAME>". */
+static size_t count_tags(const char *text, const char *name, bool closing)
+{
+	char open[32];
+	snprintf(open, sizeof(open), closing ? "</%s>" : "<%s", name);
+	size_t count = 0;
+	for (const char *p = strstr(text, open); p; p = strstr(p + 1, open))
+		count += closing || p[strlen(open)] == ' ' || p[strlen(open)] == '>';
+	return count;
+}
+
+/* The HTML parser mends what a browser would (a missing </table>): every
+ * element the writer opens, it closes. */
+static void check_closed(const char *text)
+{
+	static const char *const elements[] = { "html", "head", "title", "style", "body", "h1", "h2", "h3", "p",
+		"table", "thead", "tbody", "tr", "th", "td", "ul", "li", "b", "figure", "figcaption", "svg", "text",
+		"rect", "script" };
+	for (size_t i = 0; i < sizeof(elements) / sizeof(elements[0]); i++) {
+		size_t opened = count_tags(text, elements[i], false), closed = count_tags(text, elements[i], true);
+		if (opened != closed)
+			fprintf(stderr, "\nHTML: %zu <%s> but %zu </%s>\n", opened, elements[i], closed, elements[i]);
+		CU_ASSERT_EQUAL(opened, closed);
+	}
+}
+
 static xmlDocPtr parse_html(const char *text, size_t length)
 {
+	check_closed(text);
 	size_t errors = 0;
 	xmlSetStructuredErrorFunc(&errors, count_html_error);
 	htmlDocPtr doc = htmlReadMemory(text, (int)length, "report.html", "UTF-8", HTML_PARSE_NONET);
