@@ -551,8 +551,7 @@ void callgraph_free(struct callgraph *graph)
 	free(graph->nodes);
 	free(graph->edges);
 	free(graph->unresolved);
-	for (size_t i = 0; i < graph->error_file_count; i++)
-		free(graph->error_files[i].functions);
-	free(graph->error_files);
+	cg_free_owning(graph->error_files, graph->error_file_count, sizeof(*graph->error_files),
+		       offsetof(struct cg_error_file, functions));
 	free(graph);
 }

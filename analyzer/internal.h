@@ -33,6 +33,10 @@ bool cg_is_dir(const char *path);
 bool cg_is_file(const char *path);
 /* mkdir -p */
 bool cg_make_dirs(const char *path);
+/* Free an array of count structs of element_bytes, each owning the pointer
+ * at member_offset (offsetof): the members, then the array. */
+void cg_free_owning(void *items, size_t count, size_t element_bytes, size_t member_offset);
+
 /* Write size bytes to path atomically (base/output.h). */
 bool cg_write_file_atomic(const char *path, const char *data, size_t size);
 
@@ -46,6 +50,18 @@ uint32_t cg_intern(struct cg_strings *strings, const char *text);
 /* CG_NONE when absent */
 uint32_t cg_lookup(const struct cg_strings *strings, const char *text);
 void cg_strings_free(struct cg_strings *strings);
+
+/* Named values (make variables, CONFIG_ symbols): each name interned once,
+ * with one owned string or NULL. */
+struct cg_values {
+	struct cg_strings names;
+	char **values;              /* parallel to names.text */
+	size_t capacity;
+};
+/* Set name to value (owned from now on; NULL: unset), freeing the old one. */
+void cg_values_set(struct cg_values *values, const char *name, char *value);
+const char *cg_values_get(const struct cg_values *values, const char *name);
+void cg_values_free(struct cg_values *values);
 
 /* A growable list of strings (owned). */
 struct cg_list {
@@ -162,9 +178,7 @@ void kbuild_objects(const char *makefile, const struct kconfig *config, struct c
 
 /* The configuration: CONFIG_ symbols and their values ("y", "m", "64", "\"x\""). */
 struct kconfig {
-	struct cg_strings names;
-	char **values;              /* parallel to names.text */
-	size_t value_capacity;
+	struct cg_values symbols;
 };
 /* Read a .config (plain or compressed).  0, or -1 with error set (bad input). */
 int kconfig_read(const char *path, struct kconfig *config, struct error *error);

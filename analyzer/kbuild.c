@@ -18,29 +18,19 @@
 
 struct make {
 	const struct kconfig *config;
-	struct cg_strings names;
-	char **values;
-	size_t value_capacity;
+	struct cg_values variables;
 };
 
 static const char *variable(const struct make *make, const char *name)
 {
 	if (!strncmp(name, "CONFIG_", 7))
 		return make->config ? kconfig_get(make->config, name) : NULL;
-	uint32_t index = cg_lookup(&make->names, name);
-	return index == CG_NONE ? NULL : make->values[index];
+	return cg_values_get(&make->variables, name);
 }
 
 static void set_variable(struct make *make, const char *name, char *value)
 {
-	uint32_t index = cg_intern(&make->names, name);
-	if (index >= make->value_capacity) {
-		size_t old = make->value_capacity;
-		array_reserve(&make->values, &make->value_capacity, index + 1, sizeof(char *));
-		memset(make->values + old, 0, (make->value_capacity - old) * sizeof(char *));
-	}
-	free(make->values[index]);
-	make->values[index] = value;
+	cg_values_set(&make->variables, name, value);
 }
 
 /* Expand $(NAME) and ${NAME}; nested references in the name are expanded first. */
@@ -294,10 +284,7 @@ void kbuild_free(struct kbuild *kbuild)
 	struct make *make = (struct make *)kbuild;
 	if (!make)
 		return;
-	for (size_t i = 0; i < make->names.count; i++)
-		free(make->values[i]);
-	free(make->values);
-	cg_strings_free(&make->names);
+	cg_values_free(&make->variables);
 	free(make);
 }
 

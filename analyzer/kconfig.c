@@ -43,20 +43,12 @@ static bool read_maybe_compressed(const char *path, char **text, size_t *size)
 
 void kconfig_set(struct kconfig *config, const char *name, const char *value)
 {
-	uint32_t index = cg_intern(&config->names, name);
-	if (index >= config->value_capacity) {
-		size_t old = config->value_capacity;
-		array_reserve(&config->values, &config->value_capacity, index + 1, sizeof(char *));
-		memset(config->values + old, 0, (config->value_capacity - old) * sizeof(char *));
-	}
-	free(config->values[index]);
-	config->values[index] = value ? xstrdup(value) : NULL;
+	cg_values_set(&config->symbols, name, value ? xstrdup(value) : NULL);
 }
 
 const char *kconfig_get(const struct kconfig *config, const char *name)
 {
-	uint32_t index = cg_lookup(&config->names, name);
-	return index == CG_NONE ? NULL : config->values[index];
+	return cg_values_get(&config->symbols, name);
 }
 
 static bool is_symbol(const char *start, size_t length)
@@ -122,9 +114,9 @@ void kconfig_header(const struct kconfig *config, struct buffer *out)
 {
 	buffer_printf(out, "/* written by ptscope from a kernel .config */\n"
 			      "#ifndef PTSCOPE_AUTOCONF_H\n#define PTSCOPE_AUTOCONF_H\n");
-	for (size_t i = 0; i < config->names.count; i++) {
-		const char *name = config->names.text[i];
-		const char *value = config->values[i];
+	for (size_t i = 0; i < config->symbols.names.count; i++) {
+		const char *name = config->symbols.names.text[i];
+		const char *value = config->symbols.values[i];
 		if (!value || !*value || !strcmp(value, "n"))
 			continue;
 		if (!strcmp(value, "y"))
@@ -139,9 +131,5 @@ void kconfig_header(const struct kconfig *config, struct buffer *out)
 
 void kconfig_free(struct kconfig *config)
 {
-	for (size_t i = 0; i < config->names.count; i++)
-		free(config->values[i]);
-	free(config->values);
-	cg_strings_free(&config->names);
-	memset(config, 0, sizeof(*config));
+	cg_values_free(&config->symbols);
 }

@@ -226,43 +226,53 @@ void analyzer_cache_close(char *cache_dir, const char *scratch)
 	free(cache_dir);
 }
 
-/* What both analyzer_run and analyzer_struct_sizes begin with: libclang,
- * the cache folder (options is the caller's copy: use_cache may be cleared)
- * and the plan.  The cache folder, or NULL with error set and nothing left
- * to free. */
-static char *begin_run(struct analyzer_options *options, char *scratch, struct source_plan *plan,
-		       struct error *error)
+/* What analyzer_run and analyzer_struct_sizes both work in: the caller's
+ * options (use_cache may be cleared), the cache folder and the plan. */
+struct run {
+	struct analyzer_options options;
+	char scratch[sizeof(SCRATCH_TEMPLATE)];
+	char *cache_dir;
+	struct source_plan plan;
+};
+
+/* libclang, the cache folder and the plan: 0, or -1 with error set and
+ * nothing left to free. */
+static int begin_run(struct run *run, const struct analyzer_options *options, struct error *error)
 {
+	run->options = *options;
 	libclang_prefer(options->libclang);
 	if (libclang_load(error))
-		return NULL;
-	char *cache_dir = analyzer_cache_open(options, scratch, error);
-	if (!cache_dir)
-		return NULL;
-	if (sources_plan(options, cache_dir, plan, error)) {
-		sources_free(plan);
-		analyzer_cache_close(cache_dir, scratch);
-		return NULL;
+		return -1;
+	run->cache_dir = analyzer_cache_open(&run->options, run->scratch, error);
+	if (!run->cache_dir)
+		return -1;
+	if (sources_plan(&run->options, run->cache_dir, &run->plan, error)) {
+		sources_free(&run->plan);
+		analyzer_cache_close(run->cache_dir, run->scratch);
+		return -1;
 	}
-	return cache_dir;
+	return 0;
 }
 
-int analyzer_run(const struct analyzer_options *options, struct callgraph **graph,
-		 struct error *error)
+static void end_run(struct run *run)
+{
+	sources_free(&run->plan);
+	analyzer_cache_close(run->cache_dir, run->scratch);
+}
+
+int analyzer_run(const struct analyzer_options *caller, struct callgraph **graph, struct error *error)
 {
 	*graph = NULL;
-	struct analyzer_options local = *options;
-	char scratch[sizeof(SCRATCH_TEMPLATE)];
-	struct source_plan plan;
-	char *cache_dir = begin_run(&local, scratch, &plan, error);
-	if (!cache_dir)
+	struct run run;
+	if (begin_run(&run, caller, error))
 		return -1;
-	options = &local;
+	const struct analyzer_options *options = &run.options;
+	struct source_plan *plan = &run.plan;
 	int status = 0;
 	if (options->commands_out)
-		status = write_commands(&plan, options->commands_out, error);
+		status = write_commands(plan, options->commands_out, error);
 	if (!status)
-		status = parse_all(&plan, options, cache_dir);
+		status = parse_all(plan, options, run.cache_dir);
 	if (!status) {
 		struct cg_list entries = { 0 }, sinks = { 0 }, excludes = { 0 };
 		for (size_t i = 0; i < options->exclude_count; i++)
@@ -276,17 +286,16 @@ int analyzer_run(const struct analyzer_options *options, struct callgraph **grap
 		for (size_t i = 0; i < options->sink_count; i++)
 			cg_list_add(&sinks, options->sinks[i]);
 		struct graph_request request = {
-			.root = plan.root, .entries = &entries, .sinks = &sinks, .excludes = &excludes,
+			.root = plan->root, .entries = &entries, .sinks = &sinks, .excludes = &excludes,
 			.depth = options->depth, .all = options->all, .shortest = options->shortest,
 		};
-		*graph = graph_build(plan.jobs, plan.job_count, &request);
-		summarise(*graph, &plan, options);
+		*graph = graph_build(plan->jobs, plan->job_count, &request);
+		summarise(*graph, plan, options);
 		cg_list_free(&entries);
 		cg_list_free(&sinks);
 		cg_list_free(&excludes);
 	}
-	sources_free(&plan);
-	analyzer_cache_close(cache_dir, scratch);
+	end_run(&run);
 	return status;
 }
 
@@ -294,27 +303,24 @@ int analyzer_struct_sizes(const struct analyzer_options *options, const char *co
 			  size_t count, long long *bytes, char *arch, size_t arch_size,
 			  struct error *error)
 {
-	struct analyzer_options local = *options;
-	char scratch[sizeof(SCRATCH_TEMPLATE)];
-	struct source_plan plan;
-	char *cache_dir = begin_run(&local, scratch, &plan, error);
-	if (!cache_dir)
+	struct run run;
+	if (begin_run(&run, options, error))
 		return -1;
+	const struct source_plan *plan = &run.plan;
 	int status = 0;
 	const struct tu_job *job = NULL;
 	static const char rmap_file[] = "/mm/rmap.c";
-	for (size_t i = 0; i < plan.job_count; i++) {
-		size_t length = strlen(plan.jobs[i].path), n = sizeof(rmap_file) - 1;
-		if (length >= n && !strcmp(plan.jobs[i].path + length - n, rmap_file))
-			job = &plan.jobs[i];
+	for (size_t i = 0; i < plan->job_count; i++) {
+		size_t length = strlen(plan->jobs[i].path), n = sizeof(rmap_file) - 1;
+		if (length >= n && !strcmp(plan->jobs[i].path + length - n, rmap_file))
+			job = &plan->jobs[i];
 	}
 	if (!job)
 		status = error_set(error, options->source, 0, "no mm/rmap.c to ask for struct sizes");
 	if (!status)
 		status = parse_struct_sizes(job, names, count, bytes, error);
 	if (!status)
-		snprintf(arch, arch_size, "%s", plan.arch ? plan.arch : "");
-	sources_free(&plan);
-	analyzer_cache_close(cache_dir, scratch);
+		snprintf(arch, arch_size, "%s", plan->arch ? plan->arch : "");
+	end_run(&run);
 	return status;
 }

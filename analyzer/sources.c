@@ -103,28 +103,38 @@ static void add_job(struct source_plan *plan, char *path, const char *directory,
 
 /* --- configuration ------------------------------------------------------- */
 
-/* autoconf.h back into symbols: "#define CONFIG_X_MODULE 1" is X=m. */
-static void config_from_header(const char *path, struct kconfig *config)
+/* Each non-empty line of a text file, in order (nothing when it cannot be read). */
+static void each_line(const char *path, void (*visit)(char *line, void *context), void *context)
 {
 	char *text;
 	size_t size;
 	if (!cg_read_file(path, &text, &size))
 		return;
 	char *save = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char name[256], value[1024] = "";
-		if (sscanf(line, "#define %255s %1023[^\n]", name, value) < 1 ||
-		    strncmp(name, "CONFIG_", 7))
-			continue;
-		size_t length = strlen(name);
-		if (length > 7 && !strcmp(name + length - 7, "_MODULE") && !strcmp(value, "1")) {
-			name[length - 7] = '\0';
-			kconfig_set(config, name, "m");
-		} else {
-			kconfig_set(config, name, strcmp(value, "1") ? value : "y");
-		}
-	}
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		visit(line, context);
 	free(text);
+}
+
+/* autoconf.h back into symbols: "#define CONFIG_X_MODULE 1" is X=m. */
+static void header_symbol(char *line, void *context)
+{
+	struct kconfig *config = context;
+	char name[256], value[1024] = "";
+	if (sscanf(line, "#define %255s %1023[^\n]", name, value) < 1 || strncmp(name, "CONFIG_", 7))
+		return;
+	size_t length = strlen(name);
+	if (length > 7 && !strcmp(name + length - 7, "_MODULE") && !strcmp(value, "1")) {
+		name[length - 7] = '\0';
+		kconfig_set(config, name, "m");
+	} else {
+		kconfig_set(config, name, strcmp(value, "1") ? value : "y");
+	}
+}
+
+static void config_from_header(const char *path, struct kconfig *config)
+{
+	each_line(path, header_symbol, config);
 }
 
 static void tree_version(const char *root, int *version, int *patchlevel)
@@ -470,25 +480,30 @@ static const struct syscall_header {
 	{ "asm/unistd_32_ia32.h", "arch/x86/entry/syscalls/syscall_32.tbl", " i386 ", "__NR_ia32_", 0 },
 };
 
+struct syscall_lines {
+	const struct syscall_header *header;
+	struct buffer *out;
+};
+
 /* "0 common read sys_read" -> "#define __NR_read 0" for the wanted ABIs. */
+static void syscall_line(char *line, void *context)
+{
+	const struct syscall_lines *lines = context;
+	unsigned long number;
+	char abi[32], name[128];
+	if (line[0] == '#' || sscanf(line, "%lu %31s %127s", &number, abi, name) != 3)
+		return;
+	char *wanted = xasprintf(" %s ", abi);
+	if (strstr(lines->header->abis, wanted))
+		buffer_printf(lines->out, "#define %s%s %lu\n", lines->header->prefix, name,
+			      number + lines->header->offset);
+	free(wanted);
+}
+
 static void syscall_defines(const char *table_path, const struct syscall_header *header, struct buffer *out)
 {
-	char *text;
-	size_t size;
-	if (!cg_read_file(table_path, &text, &size))
-		return;
-	char *save = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned long number;
-		char abi[32], name[128];
-		if (line[0] == '#' || sscanf(line, "%lu %31s %127s", &number, abi, name) != 3)
-			continue;
-		char *wanted = xasprintf(" %s ", abi);
-		if (strstr(header->abis, wanted))
-			buffer_printf(out, "#define %s%s %lu\n", header->prefix, name, number + header->offset);
-		free(wanted);
-	}
-	free(text);
+	struct syscall_lines lines = { header, out };
+	each_line(table_path, syscall_line, &lines);
 }
 
 /*
@@ -717,7 +732,7 @@ static bool config_sets(const struct analyzer_options *options, const char *root
 			kconfig_free(&config);
 	} else {
 		static const char *const headers[] = { "include/generated/autoconf.h", "include/linux/autoconf.h" };
-		for (size_t i = 0; i < 2 && !config.names.count; i++) {
+		for (size_t i = 0; i < 2 && !config.symbols.names.count; i++) {
 			char *header = join(root, headers[i]);
 			if (cg_is_file(header))
 				config_from_header(header, &config);

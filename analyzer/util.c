@@ -156,6 +156,43 @@ void cg_list_free(struct cg_list *list)
 	memset(list, 0, sizeof(*list));
 }
 
+void cg_values_set(struct cg_values *values, const char *name, char *value)
+{
+	uint32_t index = cg_intern(&values->names, name);
+	if (index >= values->capacity) {
+		size_t old = values->capacity;
+		array_reserve(&values->values, &values->capacity, index + 1, sizeof(char *));
+		memset(values->values + old, 0, (values->capacity - old) * sizeof(char *));
+	}
+	free(values->values[index]);
+	values->values[index] = value;
+}
+
+const char *cg_values_get(const struct cg_values *values, const char *name)
+{
+	uint32_t index = cg_lookup(&values->names, name);
+	return index == CG_NONE ? NULL : values->values[index];
+}
+
+void cg_values_free(struct cg_values *values)
+{
+	for (size_t i = 0; i < values->names.count; i++)
+		free(values->values[i]);
+	free(values->values);
+	cg_strings_free(&values->names);
+	memset(values, 0, sizeof(*values));
+}
+
+void cg_free_owning(void *items, size_t count, size_t element_bytes, size_t member_offset)
+{
+	for (size_t i = 0; i < count; i++) {
+		void *member;
+		memcpy(&member, (char *)items + i * element_bytes + member_offset, sizeof(member));
+		free(member);
+	}
+	free(items);
+}
+
 void tu_facts_free(struct tu_facts *facts)
 {
 	cg_strings_free(&facts->strings);
@@ -163,9 +200,7 @@ void tu_facts_free(struct tu_facts *facts)
 	free(facts->calls);
 	free(facts->stores);
 	free(facts->first_error);
-	for (size_t i = 0; i < facts->input_count; i++)
-		free(facts->inputs[i].path);
-	free(facts->inputs);
+	cg_free_owning(facts->inputs, facts->input_count, sizeof(*facts->inputs), offsetof(struct tu_input, path));
 	memset(facts, 0, sizeof(*facts));
 }
 

@@ -18,7 +18,8 @@
 struct arena;
 struct arena *arena_create(void);
 void arena_destroy(struct arena *arena);
-/* Copy s[0..length) NUL-terminated; equal strings return the same pointer. */
+/* Copy s[0..length) NUL-terminated; equal strings return the same pointer.
+ * Never NULL: the arena allocates through base/alloc.h. */
 const char *arena_intern(struct arena *arena, const char *s, size_t length);
 
 /* Growing buffers, whole-file reads and allocation: the base layer. */

@@ -622,17 +622,13 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	model_fork_tables(&c);
 	model_counters(&c);
 	finish_designs(&c, sums);
-	int status = model_sharing(&c);
+	model_sharing(&c);
 	choose_headline_rule(r);
 
 	free_contents(&c);
 	free(c.vma_has_anon_vma);
 	free(sums);
 	pfn_table_free(&c.pfns);
-	if (status) {
-		model_free(r);
-		return fail(error, "out of memory");
-	}
 	*result = r;
 	return 0;
 }

@@ -104,7 +104,7 @@ void sharing_vma_windows(const struct sharing_rule *rule, const struct vma *vma,
 /* The pieces of model_run. */
 void model_fork_tables(struct model_context *context);       /* model/fork.c */
 void model_estimate(struct model_context *context);          /* model/estimate.c */
-int model_sharing(struct model_context *context);            /* model/sharing.c */
+void model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
 void model_counters(struct model_context *context);          /* model/counters.c */
 

@@ -808,7 +808,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	free(x.fields[1]);
 }
 
-int model_sharing(struct model_context *c)
+void model_sharing(struct model_context *c)
 {
 	struct model_result *r = c->result;
 	bool all_pagemap = r->processes_with_pagemap == r->processes;
@@ -837,5 +837,4 @@ int model_sharing(struct model_context *c)
 		if (out->file_count > keep)
 			out->file_count = keep;
 	}
-	return 0;
 }

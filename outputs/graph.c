@@ -22,30 +22,37 @@
 #include "base/output.h"
 #include "outputs/graph.h"
 
-struct format_row {
-	const char *name;          /* --format and file extension */
-	enum graph_format format;
-	const char *renderer;      /* Graphviz renderer; NULL for data formats */
-};
-
-static const struct format_row formats[] = {
-	{ "svg", GRAPH_FORMAT_SVG, "svg" },
-	{ "png", GRAPH_FORMAT_PNG, "png" },
-	{ "pdf", GRAPH_FORMAT_PDF, "pdf" },
-	{ "dot", GRAPH_FORMAT_DOT, "dot" },
-	{ "gv", GRAPH_FORMAT_DOT, "dot" },
-	{ "json", GRAPH_FORMAT_JSON, NULL },
-	{ "xml", GRAPH_FORMAT_XML, NULL },
-	{ "tree", GRAPH_FORMAT_TREE, NULL },
-	{ "txt", GRAPH_FORMAT_TREE, NULL },
+/* Each format's name (--format and the file extension) and its Graphviz
+ * renderer (NULL for the data formats), beside enum graph_format. */
+static const struct format_row {
+	const char *name;
+	const char *renderer;
+} formats[] = {
+	[GRAPH_FORMAT_NONE] = { NULL, NULL },
+	[GRAPH_FORMAT_SVG] = { "svg", "svg" },
+	[GRAPH_FORMAT_PNG] = { "png", "png" },
+	[GRAPH_FORMAT_PDF] = { "pdf", "pdf" },
+	[GRAPH_FORMAT_DOT] = { "dot", "dot" },
+	[GRAPH_FORMAT_JSON] = { "json", NULL },
+	[GRAPH_FORMAT_XML] = { "xml", NULL },
+	[GRAPH_FORMAT_TREE] = { "tree", NULL },
 };
 #define FORMAT_COUNT (sizeof(formats) / sizeof(formats[0]))
 
+/* Other names of the same formats: the extensions Graphviz and text files also use. */
+static const struct {
+	const char *name;
+	enum graph_format format;
+} format_aliases[] = { { "gv", GRAPH_FORMAT_DOT }, { "txt", GRAPH_FORMAT_TREE } };
+
 enum graph_format graph_format_from_name(const char *name)
 {
-	for (size_t i = 0; name && i < FORMAT_COUNT; i++)
+	for (size_t i = GRAPH_FORMAT_NONE + 1; name && i < FORMAT_COUNT; i++)
 		if (!strcmp(formats[i].name, name))
-			return formats[i].format;
+			return (enum graph_format)i;
+	for (size_t i = 0; name && i < sizeof(format_aliases) / sizeof(format_aliases[0]); i++)
+		if (!strcmp(format_aliases[i].name, name))
+			return format_aliases[i].format;
 	return GRAPH_FORMAT_NONE;
 }
 
@@ -91,10 +98,7 @@ static const struct graph_page_size *page_for(enum graph_page page, const char *
 
 static const struct format_row *row_of(enum graph_format format)
 {
-	for (size_t i = 0; i < FORMAT_COUNT; i++)
-		if (formats[i].format == format)
-			return &formats[i];
-	return NULL;
+	return format > GRAPH_FORMAT_NONE && (size_t)format < FORMAT_COUNT ? &formats[format] : NULL;
 }
 
 /* --- building the cgraph graph ------------------------------------------- */

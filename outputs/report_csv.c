@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/escape.h"
 #include "outputs/report_internal.h"
 
@@ -31,7 +32,7 @@ static void add_column(struct columns *c, const char *name)
 		if (!strcmp(c->names[i], name))
 			return;
 	if (c->count < CSV_MAX_COLUMNS)
-		c->names[c->count++] = strdup(name);
+		c->names[c->count++] = xstrdup(name);
 }
 
 /* Scalar leaves of an object, as dotted names; arrays are left to their own
@@ -125,9 +126,7 @@ static int write_array(FILE *out, struct json_object *tree, const char *key)
 	struct json_object *array = NULL;
 	json_object_object_get_ex(tree, key, &array);
 	size_t count = array ? json_object_array_length(array) : 0;
-	struct json_object **rows = calloc(count + 1, sizeof(*rows));
-	if (!rows)
-		return -1;
+	struct json_object **rows = xcalloc(count + 1, sizeof(*rows));
 	for (size_t i = 0; i < count; i++)
 		rows[i] = json_object_array_get_idx(array, i);
 	int status = write_table(out, tree, rows, NULL, count, NULL);
@@ -146,22 +145,19 @@ static int write_files(FILE *out, struct json_object *tree)
 		if (json_object_object_get_ex(json_object_array_get_idx(sharing, k), "files", &files))
 			count += json_object_array_length(files);
 	}
-	struct json_object **rows = calloc(count + 1, sizeof(*rows));
-	const char **labels = calloc(count + 1, sizeof(*labels));
-	int status = -1;
-	if (rows && labels) {
-		size_t n = 0;
-		for (size_t k = 0; k < rules; k++) {
-			struct json_object *rule = json_object_array_get_idx(sharing, k), *files = NULL;
-			if (!json_object_object_get_ex(rule, "files", &files))
-				continue;
-			for (size_t i = 0; i < json_object_array_length(files); i++) {
-				labels[n] = string_at(rule, "id");
-				rows[n++] = json_object_array_get_idx(files, i);
-			}
+	struct json_object **rows = xcalloc(count + 1, sizeof(*rows));
+	const char **labels = xcalloc(count + 1, sizeof(*labels));
+	size_t n = 0;
+	for (size_t k = 0; k < rules; k++) {
+		struct json_object *rule = json_object_array_get_idx(sharing, k), *files = NULL;
+		if (!json_object_object_get_ex(rule, "files", &files))
+			continue;
+		for (size_t i = 0; i < json_object_array_length(files); i++) {
+			labels[n] = string_at(rule, "id");
+			rows[n++] = json_object_array_get_idx(files, i);
 		}
-		status = write_table(out, tree, rows, labels, n, "rule");
 	}
+	int status = write_table(out, tree, rows, labels, n, "rule");
 	free(rows);
 	free(labels);
 	return status;

@@ -71,15 +71,19 @@ static void header(FILE *out, const char *id, const char *const *columns, bool s
 }
 
 /* A column of a table whose rows are objects of the report tree: its
- * heading, the key of its figure and how the figure is shown. */
-enum cell_kind { CELL_TEXT, CELL_COUNT, CELL_BYTES };
+ * heading, the key of its figure and how the figure is shown (a percent
+ * keeps the tree's decimal as its data-value). */
+enum cell_kind { CELL_TEXT, CELL_COUNT, CELL_BYTES, CELL_PERCENT };
 struct column {
 	const char *title, *key;
 	enum cell_kind kind;
 };
 
-static void column_header(FILE *out, const char *id, const struct column *columns, size_t count)
+/* The heading (h2; none when NULL) and the header row of such a table. */
+static void column_header(FILE *out, const char *heading, const char *id, const struct column *columns, size_t count)
 {
+	if (heading)
+		fprintf(out, "<h2>%s</h2>\n", heading);
 	fprintf(out, "<table id=\"%s\" class=sortable><thead><tr>", id);
 	for (size_t c = 0; c < count; c++)
 		fprintf(out, "<th>%s</th>", columns[c].title);
@@ -90,11 +94,25 @@ static void column_header(FILE *out, const char *id, const struct column *column
 static void column_cells(FILE *out, struct json_object *o, const struct column *columns, size_t count)
 {
 	for (const struct column *c = columns; c < columns + count; c++) {
-		if (c->kind == CELL_TEXT)
-			text_cell(out, str(o, c->key));
-		else
-			(c->kind == CELL_BYTES ? bytes_cell : count_cell)(out, num(o, c->key));
+		char percent[32];
+		switch (c->kind) {
+		case CELL_TEXT: text_cell(out, str(o, c->key)); break;
+		case CELL_COUNT: count_cell(out, num(o, c->key)); break;
+		case CELL_BYTES: bytes_cell(out, num(o, c->key)); break;
+		case CELL_PERCENT:
+			report_format_percent(json_object_get_double(get(o, c->key)), false, percent, sizeof(percent));
+			fprintf(out, "<td class=n data-value=\"%s\">%s</td>", str(o, c->key), percent);
+			break;
+		}
 	}
+}
+
+/* A whole row of such a table. */
+static void column_row(FILE *out, struct json_object *o, const struct column *columns, size_t count)
+{
+	fputs("<tr>", out);
+	column_cells(out, o, columns, count);
+	fputs("</tr>\n", out);
 }
 
 /* One headline figure: its label in th, its figure in the td of that row. */
@@ -199,13 +217,10 @@ static void write_designs(FILE *out, struct json_object *tree)
 	const char *arch = str(get(tree, "snapshot"), "arch");
 	size_t n = json_object_array_length(designs);
 	struct bars bars = bars_for(n);
-	fputs("<h2>Reverse map by design</h2>\n", out);
-	column_header(out, "designs", columns, column_count);
+	column_header(out, "Reverse map by design", "designs", columns, column_count);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *d = json_object_array_get_idx(designs, i);
-		fputs("<tr>", out);
-		column_cells(out, d, columns, column_count);
-		fputs("</tr>\n", out);
+		column_row(out, d, columns, column_count);
 		if (!strcmp(str(d, "arch"), arch[0] ? arch : "x86_64"))
 			bars_add(&bars, str(d, "id"), num(d, "rmap_bytes"));
 	}
@@ -230,32 +245,32 @@ static void write_designs(FILE *out, struct json_object *tree)
 static void write_sharing(FILE *out, struct json_object *tree, const struct report_options *o,
 			  const struct model_result *r)
 {
-	static const char *const columns[] = { "rule", "pages saved", "bytes saved", "% of page tables", "eligible VMAs",
-		"partners", "what it is", NULL };
+	/* the last column is the rule's description, from the model (the tree has none) */
+	static const struct column columns[] = {
+		{ "rule", "id", CELL_TEXT },
+		{ "pages saved", "pages", CELL_COUNT },
+		{ "bytes saved", "bytes", CELL_BYTES },
+		{ "% of page tables", "percent_of_pagetables", CELL_PERCENT },
+		{ "eligible VMAs", "eligible_vmas", CELL_COUNT },
+		{ "partners", "partners", CELL_TEXT },
+		{ "what it is", NULL, CELL_TEXT },
+	};
 	struct json_object *sharing = get(tree, "sharing");
 	size_t n = json_object_array_length(sharing);
 	struct bars bars = bars_for(n);
-	fputs("<h2>Page-table sharing</h2>\n", out);
-	header(out, "rules", columns, true);
+	column_header(out, "Page-table sharing", "rules", columns, 7);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(sharing, i);
-		char percent[32];
-		report_format_percent(json_object_get_double(get(s, "percent_of_pagetables")), false, percent, sizeof(percent));
 		fputs("<tr>", out);
-		text_cell(out, str(s, "id"));
-		count_cell(out, num(s, "pages"));
-		bytes_cell(out, num(s, "bytes"));
-		fprintf(out, "<td class=n data-value=\"%s\">%s</td>", str(s, "percent_of_pagetables"), percent);
-		count_cell(out, num(s, "eligible_vmas"));
-		text_cell(out, str(s, "partners"));
+		column_cells(out, s, columns, 6);
 		text_cell(out, i < r->sharing_count ? r->sharing[i].rule->description : "");
 		fputs("</tr>\n", out);
 		bars_add(&bars, str(s, "id"), num(s, "bytes"));
 	}
 	fputs("</tbody></table>\n", out);
 	bar_chart(out, "chart-rules", "page-table bytes each sharing rule would save", &bars);
-	/* files: every contributing file with --per-file, else the top ones */
-	/* the rule's id, then the figures of one of its files */
+	/* files: every contributing file with --per-file, else the top ones;
+	 * each row the rule's id, then the figures of one of its files */
 	static const struct column file_columns[] = {
 		{ "rule", "id", CELL_TEXT },
 		{ "file", "path", CELL_TEXT },
@@ -263,7 +278,7 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 		{ "mappings", "mappings", CELL_COUNT },
 	};
 	fprintf(out, "<h3>Files whose page tables would be shared%s</h3>\n", o->per_file ? "" : " (top files; --per-file for all)");
-	column_header(out, "files", file_columns, 4);
+	column_header(out, NULL, "files", file_columns, 4);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(sharing, i), *files = get(s, "files");
 		for (size_t f = 0; files && f < json_object_array_length(files); f++) {
@@ -341,14 +356,9 @@ static void write_comparison(FILE *out, struct json_object *tree)
 		{ "after", "after", CELL_TEXT },
 		{ "delta", "delta", CELL_TEXT },
 	};
-	fputs("<h2>Compared with the snapshot before (--versus)</h2>\n", out);
-	column_header(out, "versus", columns, 4);
-	for (size_t i = 0; i < json_object_array_length(rows); i++) {
-		struct json_object *row = json_object_array_get_idx(rows, i);
-		fputs("<tr>", out);
-		column_cells(out, row, columns, 4);
-		fputs("</tr>\n", out);
-	}
+	column_header(out, "Compared with the snapshot before (--versus)", "versus", columns, 4);
+	for (size_t i = 0; i < json_object_array_length(rows); i++)
+		column_row(out, json_object_array_get_idx(rows, i), columns, 4);
 	fputs("</tbody></table>\n", out);
 	json_object_put(rows);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/escape.h"
 #include "outputs/report_internal.h"
 
@@ -153,11 +154,9 @@ static int compare_groups(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
-static int build_groups(struct report_view *v, const struct model_result *r, const struct report_options *o)
+static void build_groups(struct report_view *v, const struct model_result *r, const struct report_options *o)
 {
-	v->groups = calloc(v->count + 1, sizeof(*v->groups));
-	if (!v->groups)
-		return -1;
+	v->groups = xcalloc(v->count + 1, sizeof(*v->groups));
 	for (size_t n = 0; n < v->count; n++) {
 		const struct model_process *p = &r->process_figures[v->order[n]];
 		char key[sizeof(v->groups[0].key)];
@@ -180,15 +179,12 @@ static int build_groups(struct report_view *v, const struct model_result *r, con
 	}
 	sorting_by = o->sort;
 	qsort(v->groups, v->group_count, sizeof(*v->groups), compare_groups);
-	return 0;
 }
 
 int report_view_build(struct report_view *v, const struct model_result *r, const struct report_options *o)
 {
 	memset(v, 0, sizeof(*v));
-	v->order = malloc((r->processes + 1) * sizeof(*v->order));
-	if (!v->order)
-		return -1;
+	v->order = xreallocarray(NULL, r->processes + 1, sizeof(*v->order));
 	regex_t pattern;
 	if (o->filter && regcomp(&pattern, o->filter, REG_EXTENDED | REG_NOSUB) != 0) {
 		free(v->order);
@@ -203,7 +199,9 @@ int report_view_build(struct report_view *v, const struct model_result *r, const
 	sorting = r;
 	sorting_by = o->sort;
 	qsort(v->order, v->count, sizeof(*v->order), compare_processes);
-	return o->group_by != GROUP_NONE ? build_groups(v, r, o) : 0;
+	if (o->group_by != GROUP_NONE)
+		build_groups(v, r, o);
+	return 0;
 }
 
 void report_view_free(struct report_view *v)

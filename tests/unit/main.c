@@ -23,9 +23,9 @@ static void (*const suites[])(void) = {
 };
 #undef SUITE
 
-void test_add_suite(const char *name, const char *test_names, CU_TestFunc *tests)
+void test_add_suite(const char *name, CU_TearDownFunc teardown, const char *test_names, CU_TestFunc *tests)
 {
-	CU_pSuite suite = CU_add_suite(name, NULL, NULL);
+	CU_pSuite suite = CU_add_suite_with_setup_and_teardown(name, NULL, NULL, NULL, teardown);
 	char names[4096];
 	snprintf(names, sizeof(names), "%s", test_names);
 	char *save = NULL;

@@ -96,6 +96,16 @@ static void test_kconfig_compressed(void)
 
 /* --- kbuild ------------------------------------------------------------------ */
 
+/* A configuration set symbol by symbol (not read from a file), from
+ * NAME, VALUE pairs ending in NULL. */
+static struct kconfig config_of(const char *const *settings)
+{
+	struct kconfig config = { 0 };
+	for (const char *const *s = settings; *s; s += 2)
+		kconfig_set(&config, s[0], s[1]);
+	return config;
+}
+
 static void test_kbuild_objects(void)
 {
 	char *makefile = write_temp("Makefile",
@@ -110,11 +120,8 @@ static void test_kbuild_objects(void)
 		"ifneq ($(CONFIG_SWAP),y)\nobj-y += noswap.o\nendif\n"
 		"obj-y += parts.o\nparts-y := part_a.o part_b.o\n"
 		"$(obj)/x.o: y\n\tobj-y += recipe.o\n");
-	struct kconfig config = { 0 };
-	kconfig_set(&config, "CONFIG_MMU", "y");
-	kconfig_set(&config, "CONFIG_ZSMALLOC", "m");
-	kconfig_set(&config, "CONFIG_KFENCE", "y");
-	kconfig_set(&config, "CONFIG_SWAP", "y");
+	struct kconfig config = config_of((const char *const[]){ "CONFIG_MMU", "y", "CONFIG_ZSMALLOC", "m",
+		"CONFIG_KFENCE", "y", "CONFIG_SWAP", "y", NULL });
 	struct cg_list objects = { 0 };
 	kbuild_objects(makefile, &config, &objects);
 	/* obj-y first, then obj-m; parts-y is expanded where parts.o is named, and
@@ -137,8 +144,7 @@ static void test_kbuild_values(void)
 		"ccflags-$(CONFIG_DEBUG_VM) += -DDEBUG\n"
 		"ccflags-y += -DALWAYS\n"
 		"CFLAGS_init-mm.o += $(call cc-disable-warning, override-init)\n");
-	struct kconfig config = { 0 };
-	kconfig_set(&config, "CONFIG_DEBUG_VM", "y");
+	struct kconfig config = config_of((const char *const[]){ "CONFIG_DEBUG_VM", "y", NULL });
 	const char *presets[] = { "srctree=/k", "src=arch/x86/mm", NULL };
 	struct kbuild *kbuild = kbuild_load(makefile, &config, presets);
 	char *value = kbuild_get(kbuild, "CFLAGS_fault.o");

@@ -232,6 +232,19 @@ static void fake_kpage(struct fake *f, uint64_t pfn, uint64_t mapcount, uint64_t
 	f->snapshot.kpages = f->kpages;
 }
 
+/* The result of the last run, freed by the next run or after the test
+ * (free_fixture, the suite's teardown, frees the fake too): a test frees
+ * neither itself. */
+static struct model_result *last_result;
+
+static void free_fixture(void)
+{
+	model_free(last_result);
+	last_result = NULL;
+	if (current_fake)
+		fake_free(current_fake);
+}
+
 static struct model_result *run(struct fake *f, const char *const *ids, size_t count)
 {
 	design("2.4-rmap-i386");       /* loads the profiles */
@@ -256,10 +269,11 @@ static struct model_result *run(struct fake *f, const char *const *ids, size_t c
 		if (p->has_pagemap)
 			CU_ASSERT_FATAL(snapshot_add_pagemap(&f->snapshot, p, f->records[i], f->record_counts[i]) == 0);
 	}
-	struct model_result *result = NULL;
 	struct error error;
-	CU_ASSERT_FATAL(model_run(&f->snapshot, &options, &result, &error) == 0);
-	return result;
+	model_free(last_result);
+	last_result = NULL;
+	CU_ASSERT_FATAL(model_run(&f->snapshot, &options, &last_result, &error) == 0);
+	return last_result;
 }
 
 #define P (PAGEMAP_PRESENT)
@@ -311,15 +325,12 @@ static void test_pte_chain_exact(void)
 	/* work: exit removes every present non-zero PTE (4); D1 fork allocs one chain per copy */
 	CU_ASSERT_EQUAL(r->designs[0].exit_rmap_calls, 4);
 	CU_ASSERT_EQUAL(r->designs[0].fork_rmap_calls, 4);
-	model_free(r);
 	/* without kpages: m = record count (PFN 11: 1), nothing is the zero page,
 	 * D4's anonymous is bit 61 clear: D1 = 16 + 8 + 8 (PFN 99 now counts) + 8 = 40 */
 	f->snapshot.kpages = NULL;
 	f->snapshot.kpage_count = 0;
 	r = run(f, ids, 1);
 	CU_ASSERT_EQUAL(r->designs[0].pte_chain_bytes, 40);
-	model_free(r);
-	fake_free(f);
 }
 
 /*
@@ -351,8 +362,6 @@ static void test_pagetables(void)
 	CU_ASSERT_EQUAL(r->processes_pagetable_exact, 1);
 	CU_ASSERT_EQUAL(r->vmpte_above_model_bytes, 32768 - 12288);
 	CU_ASSERT_EQUAL(r->vmpte_bytes, 28672 + 32768);
-	model_free(r);
-	fake_free(f);
 }
 
 /* 512 consecutive PFNs from an aligned compound THP head: PMD-mapped.  An
@@ -376,7 +385,6 @@ static void test_thp_windows(void)
 	struct model_result *r = run(f, NULL, 0);
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 2);
 	CU_ASSERT_EQUAL(r->pte_pages, 2);      /* 3 windows - the file THP window */
-	model_free(r);
 	/* unaligned first PFN: not PMD-mapped */
 	for (uint64_t i = 0; i < 512; i++)
 		fake_records(a)[i].entry = P | (0x401 + i);
@@ -384,8 +392,6 @@ static void test_thp_windows(void)
 	r = run(f, NULL, 0);
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 1);
 	CU_ASSERT_EQUAL(r->pte_pages, 2);
-	model_free(r);
-	fake_free(f);
 }
 
 /*
@@ -427,13 +433,10 @@ static void test_sharing(void)
 	CU_ASSERT_STRING_EQUAL(r->sharing[0].files[0].path, "/lib/x.so");
 	/* PSS-style credit: processes 1 and 2 each saved half a page */
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].sharable_pages[0], 0.5, 1e-9);
-	model_free(r);
 	/* the swap entry is a different vector from the PFN with the same bits */
 	fake_records(p[1])[0].entry = PAGEMAP_SWAPPED | FILE_PAGE | 100;
 	r = run(f, ids + 2, 1);
 	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 1);
-	model_free(r);
-	fake_free(f);
 }
 
 #define GIB (UINT64_C(1) << 30)
@@ -461,14 +464,11 @@ static void test_hugetlb_pmd(void)
 	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 2);
 	CU_ASSERT_EQUAL(r->sharing[0].sharable_bytes, 2 * 4096);
 	CU_ASSERT_EQUAL(r->sharing[0].eligible_vmas, 4);
-	model_free(r);
 	for (int i = 0; i < 4; i++)
 		f->vmas[i].vm_flags &= ~(UINT64_C(1) << VMF_HT);
 	r = run(f, ids, 1);
 	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 0);
 	CU_ASSERT_EQUAL(r->sharing[0].eligible_vmas, 0);
-	model_free(r);
-	fake_free(f);
 }
 
 /*
@@ -525,8 +525,6 @@ static void test_mixed_runs(void)
 	CU_ASSERT_EQUAL(r->sharing[1].sharable_pages, 1);
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[5].sharable_pages[1], 0.5, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[6].sharable_pages[1], 0.5, 1e-9);
-	model_free(r);
-	fake_free(f);
 }
 
 /*
@@ -555,8 +553,6 @@ static void test_mshare_union(void)
 	/* PSS-style credit: 3 pages saved over 9 kept, 4 of them process 1's */
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].sharable_pages[0], 4.0 * 3 / 9, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[1].sharable_pages[0], 5.0 * 3 / 9, 1e-9);
-	model_free(r);
-	fake_free(f);
 }
 
 static void test_eligibility(void)
@@ -601,8 +597,6 @@ static void test_object_rmap(void)
 	CU_ASSERT_EQUAL(r->designs[1].anon_vma_count, 2);
 	CU_ASSERT_EQUAL(r->designs[1].anon_vma_chain_count, 3);
 	CU_ASSERT_EQUAL(r->designs[1].object_rmap_bytes, 2 * 40 + 2 * 104 + 3 * 64);
-	model_free(r);
-	fake_free(f);
 }
 
 /*
@@ -646,8 +640,6 @@ static void test_anon_vma_neighbours(void)
 	CU_ASSERT_EQUAL(r->designs[0].anon_vma_count, 4);
 	CU_ASSERT_EQUAL(r->designs[1].anon_vma_count, 10);
 	CU_ASSERT_EQUAL(r->designs[1].anon_vma_chain_count, 18);
-	model_free(r);
-	fake_free(f);
 }
 
 /*
@@ -702,17 +694,15 @@ static void test_counters(void)
 		CU_ASSERT_EQUAL(k->slabs[i].slack, slack[i]);
 		CU_ASSERT_EQUAL(k->slabs[i].within, within[i]);
 	}
-	model_free(r);
 	/* no slabinfo: nothing to compare, said so */
 	f->snapshot.slab_count = 0;
 	r = run(f, ids, 1);
 	CU_ASSERT_FALSE(r->counters.has_slabinfo);
 	CU_ASSERT_FALSE(r->counters.slabs[0].available);
-	model_free(r);
+	/* the fake outlives this test's arrays (freed after the test) */
 	f->snapshot.meminfo = NULL;
 	f->snapshot.meminfo_count = 0;
 	f->snapshot.slabs = NULL;
-	fake_free(f);
 }
 
 /*
@@ -762,8 +752,6 @@ static void test_lazy_fork(void)
 		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_calls, fork_calls[d]);
 		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_anon_calls, 3);
 	}
-	model_free(r);
-	fake_free(f);
 }
 
 /* smaps-only page-table bounds: one VMA of 3 windows with 600 resident pages
@@ -785,8 +773,6 @@ static void test_pagetable_estimate(void)
 	CU_ASSERT_DOUBLE_EQUAL(e->upper, 4096.0 * (4 + 2), 1e-6);
 	CU_ASSERT_TRUE(e->point >= e->lower && e->point <= e->upper);
 	CU_ASSERT_FALSE(r->designs[0].pte_chain_exact);
-	model_free(r);
-	fake_free(f);
 }
 
 /* ---- profiles from XML ---- */
@@ -890,7 +876,7 @@ static void free_profiles(void)
 void suite_model(void)
 {
 	atexit(free_profiles);
-	ADD_SUITE("model", test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
+	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows,
 		  test_sharing, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_counters, test_pagetable_estimate, test_profile_files,
 		  test_builtin_ids);

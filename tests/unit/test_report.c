@@ -16,11 +16,12 @@
  *   Records: Rss 1788 kB + 8 kB = 1796 kB = 449 pages a process, 898 in all;
  *     Anonymous 108 kB = 27 of them anonymous (PFN private to the process),
  *     422 file pages (PFN the same in both: mapped twice, kpagecount 2).
- *   2 MiB windows a process (cost-model.md section 4, vaddr >> 21):
- *     0x55fc0b4 (sleep's 5 VMAs), 0x55fc494 (heap), 0x7fd9d80 and 0x7fd9d82
- *     (locale-archive, one page each), 0x7fd9d86 (LC_CTYPE's first 43 pages),
- *     0x7fd9d88 and 0x7fd9d8a (the rest of the libraries), 0x7ffec2a (stack):
- *     8 PTE pages ([vsyscall] has no records).
+ *   2 MiB windows a process (cost-model.md section 4), by first address:
+ *     0x55fc0b400000 (sleep's 5 VMAs), 0x55fc49400000 (heap), 0x7fd9d8000000
+ *     and 0x7fd9d8200000 (locale-archive, one page each), 0x7fd9d8600000
+ *     (LC_CTYPE's first 43 pages alone), 0x7fd9d8800000 and 0x7fd9d8a00000
+ *     (the rest of the libraries), 0x7ffec2a00000 (stack): 8 PTE pages
+ *     ([vsyscall] has no records).
  *   1 GiB windows (>> 30): 0x157f0 (sleep), 0x157f1 (heap), 0x1ff67 (the
  *     libraries), 0x1fffb (stack): 4 PMD pages.  512 GiB windows (>> 39):
  *     0xab, 0xff: 2 PUD pages.  14 pages = 57344 B a process = VmPTE 56 kB.
@@ -215,9 +216,9 @@ static const struct figure totals[] = {
 	 * one file VMA of >= 2 MiB); partners: the two processes; its two 2 MiB
 	 * windows are wholly inside and populated by both: 2 x (2 - 1) */
 	{ "sharable_pte_pages/shpt-2006", 2 },
-	/* windows holding only shared file pages: 0x7fd9d80, 0x7fd9d82 and
-	 * 0x7fd9d86 (LC_CTYPE alone); every other one holds anonymous pages,
-	 * whose PFNs differ */
+	/* windows holding only shared file pages: locale-archive's two and
+	 * LC_CTYPE's 0x7fd9d8600000, in both processes alike; every other one
+	 * holds anonymous pages, whose PFNs differ */
 	{ "sharable_pte_pages/identical", 3 },
 	{ "sharable_pte_pages/aligned-what-if", 2 },    /* the same group, 2 windows */
 	/* no 1 GiB window inside a VMA, no hugetlb, no 512 GiB region */
@@ -225,7 +226,7 @@ static const struct figure totals[] = {
 	{ "sharable_pte_pages/hugetlb-pmd", 0 },
 	{ "sharable_pte_pages/mshare", 0 },
 	/* fork today (6.1: VMAs with an anon_vma): their 27 PTEs a process, in 5
-	 * windows (sleep's, heap, 0x7fd9d88, 0x7fd9d8a, stack); the shared
+	 * windows (sleep's, heap, 0x7fd9d8800000, 0x7fd9d8a00000, stack); the shared
 	 * locale-archive windows hold none of them, so shpt-2006 copies as much */
 	{ "fork_pte_pages_copied/none", 10 },
 	{ "fork_ptes_copied/none", 54 },
@@ -451,6 +452,34 @@ static const struct figure xml_figures[] = {
 	{ "count(/ptscope-report/processes/*)", 2 },
 	{ "/ptscope-report/processes/*[2]/pid", 5970 },
 	{ "/ptscope-report/processes/*[pid=5969]/pagetable_bytes", 57344 },
+};
+
+/* What test_html reads from the page (XPath over libxml2's HTML tree). */
+static const struct figure html_figures[] = {
+	/* the headline figures, each in its row, exact in data-value */
+	{ "//tr[@id='h-sharing-pages']/td/@data-value", 2 },
+	{ "//tr[@id='h-sharing-bytes']/td/@data-value", 8192 },          /* 2 x 4096 */
+	{ "//tr[@id='h-pagetables']/td/@data-value", 114688 },
+	{ "//tr[@id='h-rmap']/td/@data-value", 6112 },
+	{ "//tr[@id='h-rmap-baseline']/td/@data-value", 14368 },
+	/* design table: a row per design; columns design, family, arch,
+	 * pte_chain, object rmap, rmap, baseline, saves, ... */
+	{ "count(//table[@id='designs']/tbody/tr)", BUILTIN_DESIGNS },
+	{ "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[6]/@data-value", 6112 },
+	{ "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[8]/@data-value", 8256 },
+	{ "//table[@id='designs']/tbody/tr[td[1]='2.5-array-x86_64-l1-128']/td[4]/@data-value", 54016 }, /* 844 x 64 */
+	/* the chart has a bar per x86_64 design */
+	{ "count(//*[@id='chart-designs']/rect)", X86_64_DESIGNS },
+	/* rules: pages, bytes */
+	{ "//table[@id='rules']/tbody/tr[td[1]='identical']/td[2]/@data-value", 3 },
+	{ "//table[@id='rules']/tbody/tr[td[1]='shpt-2006']/td[3]/@data-value", 8192 },
+	/* --per-process: both rows, VmPTE and model 57344 each (the pid cell is
+	 * a count: "5,970") */
+	{ "count(//table[@id='processes']/tbody/tr)", 2 },
+	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[4]/@data-value", 57344 },
+	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[5]/@data-value", 57344 },
+	/* no comparison without --versus */
+	{ "count(//table[@id='versus'])", 0 },
 };
 
 static void test_xml(void)
@@ -682,33 +711,6 @@ static xmlDocPtr parse_html(const char *text, size_t length)
 	CU_ASSERT_EQUAL(xml_number(doc, "count(/html/body)"), 1);
 	return doc;
 }
-
-static const struct figure html_figures[] = {
-	/* the headline figures, each in its row, exact in data-value */
-	{ "//tr[@id='h-sharing-pages']/td/@data-value", 2 },
-	{ "//tr[@id='h-sharing-bytes']/td/@data-value", 8192 },          /* 2 x 4096 */
-	{ "//tr[@id='h-pagetables']/td/@data-value", 114688 },
-	{ "//tr[@id='h-rmap']/td/@data-value", 6112 },
-	{ "//tr[@id='h-rmap-baseline']/td/@data-value", 14368 },
-	/* design table: a row per design; columns design, family, arch,
-	 * pte_chain, object rmap, rmap, baseline, saves, ... */
-	{ "count(//table[@id='designs']/tbody/tr)", BUILTIN_DESIGNS },
-	{ "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[6]/@data-value", 6112 },
-	{ "//table[@id='designs']/tbody/tr[td[1]='6.1-x86_64']/td[8]/@data-value", 8256 },
-	{ "//table[@id='designs']/tbody/tr[td[1]='2.5-array-x86_64-l1-128']/td[4]/@data-value", 54016 }, /* 844 x 64 */
-	/* the chart has a bar per x86_64 design */
-	{ "count(//*[@id='chart-designs']/rect)", X86_64_DESIGNS },
-	/* rules: pages, bytes */
-	{ "//table[@id='rules']/tbody/tr[td[1]='identical']/td[2]/@data-value", 3 },
-	{ "//table[@id='rules']/tbody/tr[td[1]='shpt-2006']/td[3]/@data-value", 8192 },
-	/* --per-process: both rows, VmPTE and model 57344 each (the pid cell is
-	 * a count: "5,970") */
-	{ "count(//table[@id='processes']/tbody/tr)", 2 },
-	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[4]/@data-value", 57344 },
-	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[5]/@data-value", 57344 },
-	/* no comparison without --versus */
-	{ "count(//table[@id='versus'])", 0 },
-};
 
 static void test_html(void)
 {
