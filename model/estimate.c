@@ -124,11 +124,8 @@ struct file_key {
 static int compare_file_keys(const void *a, const void *b)
 {
 	const struct file_key *x = a, *y = b;
-	if (x->dev_major != y->dev_major)
-		return x->dev_major < y->dev_major ? -1 : 1;
-	if (x->dev_minor != y->dev_minor)
-		return x->dev_minor < y->dev_minor ? -1 : 1;
-	return x->inode < y->inode ? -1 : x->inode > y->inode;
+	const uint64_t xs[] = { x->dev_major, x->dev_minor, x->inode }, ys[] = { y->dev_major, y->dev_minor, y->inode };
+	return model_compare_keys(xs, ys, sizeof(xs) / sizeof(xs[0]));
 }
 
 /* How many VMAs of the snapshot map a file: an upper bound on m of its pages. */

@@ -101,6 +101,16 @@ bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma
  * eligible ([start, end), empty when none: model/sharing.c). */
 void sharing_vma_windows(const struct sharing_rule *rule, const struct vma *vma, uint64_t *start, uint64_t *end);
 
+/* qsort's order of two keys of COUNT numbers each, compared left to right
+ * (files by device and inode, sharing members by file and range). */
+static inline int model_compare_keys(const uint64_t *x, const uint64_t *y, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
 /* The pieces of model_run. */
 void model_fork_tables(struct model_context *context);       /* model/fork.c */
 void model_estimate(struct model_context *context);          /* model/estimate.c */

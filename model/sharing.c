@@ -155,10 +155,9 @@ static int compare_members(const void *a, const void *b)
 	const struct member *x = a, *y = b;
 	const uint64_t xs[] = { x->dev_major, x->dev_minor, x->inode, x->start, x->end, x->offset, x->length };
 	const uint64_t ys[] = { y->dev_major, y->dev_minor, y->inode, y->start, y->end, y->offset, y->length };
-	for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++)
-		if (xs[i] != ys[i])
-			return xs[i] < ys[i] ? -1 : 1;
-	int c = strcmp(x->perms, y->perms);
+	int c = model_compare_keys(xs, ys, sizeof(xs) / sizeof(xs[0]));
+	if (!c)
+		c = strcmp(x->perms, y->perms);
 	if (c)
 		return c;
 	return x->process < y->process ? -1 : x->process > y->process;

@@ -41,18 +41,31 @@ static double percent(const char *symbol)
 	return s ? s->percent : -1;
 }
 
+#define CLOSE(a, b) CU_ASSERT(fabs((a) - (b)) < 1e-3)
+
+/* A symbol's share in percent, worked out by hand from the text. */
+struct share {
+	const char *symbol;
+	double percent;
+};
+
 /* Read text as file NAME: it must be read, as FORMAT, each share a share of
  * SHARE_OF (the words the JSON and the legends print), giving SYMBOLS
- * distinct symbols (counted by hand in the text). */
-static void read_as(const char *name, const char *text, const char *format, const char *share_of, size_t symbols)
+ * distinct symbols (counted by hand in the text) with the SHARES given (the
+ * list ends with a NULL symbol). */
+static void read_as(const char *name, const char *text, const char *format, const char *share_of, size_t symbols,
+		    const struct share *shares)
 {
 	CU_ASSERT_EQUAL_FATAL(read_text(name, text), 0);
 	CU_ASSERT_STRING_EQUAL(samples.format, format);
 	CU_ASSERT_STRING_EQUAL(samples.share_of, share_of);
 	CU_ASSERT_EQUAL(samples.count, symbols);
+	for (const struct share *s = shares; s->symbol; s++) {
+		if (fabs(percent(s->symbol) - s->percent) >= 1e-3)
+			printf("\n%s: %s is %.4f %%, want %.4f %%\n", name, s->symbol, percent(s->symbol), s->percent);
+		CLOSE(percent(s->symbol), s->percent);
+	}
 }
-
-#define CLOSE(a, b) CU_ASSERT(fabs((a) - (b)) < 1e-3)
 
 /* 2.4.19-pre7-era oprofile: address, samples, percent of all samples, symbol;
  * the second file adds an image column. */
@@ -64,16 +77,16 @@ static void test_oprofile_address(void)
 		"c0129124 6653     21.4157     do_wp_page\n"
 		"c012f8d0 3210     10.3328     page_remove_rmap\n"
 		"\n"
-		"c0130a10 1540     4.9572      page_add_rmap\n", "oprofile (address column)", "all samples", 3);
-	CLOSE(percent("do_wp_page"), 21.4157);
+		"c0130a10 1540     4.9572      page_add_rmap\n",
+		"oprofile (address column)", "all samples", 3, (const struct share[]){ { "do_wp_page", 21.4157 }, { NULL } });
 	CU_ASSERT_EQUAL(find("do_wp_page")->samples, 6653);
 	CU_ASSERT(find("do_wp_page")->has_samples);
 	CU_ASSERT_STRING_EQUAL(samples.items[0].symbol, "do_wp_page");   /* largest first */
 	read_as("op-image.txt",
 		"c0129124 6653 21.4157 vmlinux do_wp_page\n"
-		"0804a000 120 0.3863 bash (no symbols)\n", "oprofile (address column)", "all samples", 2);
-	CLOSE(percent("do_wp_page"), 21.4157);
-	CLOSE(percent("bash (no symbols)"), 0.3863);
+		"0804a000 120 0.3863 bash (no symbols)\n",
+		"oprofile (address column)", "all samples", 2,
+		(const struct share[]){ { "do_wp_page", 21.4157 }, { "bash (no symbols)", 0.3863 }, { NULL } });
 }
 
 /* "15525 page_remove_rmap": counts only.  Listed: 15525 + 4475 + 1983 + 17
@@ -88,15 +101,14 @@ static void test_counts(void)
 		" 4475 page_add_rmap\n"
 		" 1983 do_wp_page\n"
 		"   17 copy_page_range.isra.0\n";
-	read_as("counts.txt", list, "samples list", "the listed samples", 4);
+	read_as("counts.txt", list, "samples list", "the listed samples", 4,
+		(const struct share[]){ { "page_remove_rmap", 70.5682 }, { "copy_page_range", 0.0773 }, { NULL } });
 	CU_ASSERT_EQUAL(samples.total_samples, 22000);
-	CLOSE(percent("page_remove_rmap"), 70.5682);
-	CLOSE(percent("copy_page_range"), 0.0773);
 	char with_total[512];
 	snprintf(with_total, sizeof(with_total), "%s88000 total\n", list);
-	read_as("counts-total.txt", with_total, "samples list", "the total line", 4);
+	read_as("counts-total.txt", with_total, "samples list", "the total line", 4,
+		(const struct share[]){ { "page_remove_rmap", 17.6420 }, { NULL } });
 	CU_ASSERT_PTR_NULL(find("total"));
-	CLOSE(percent("page_remove_rmap"), 17.6420);
 }
 
 /* perf report --stdio: headers, call chains, [kernel] and [kernel.kallsyms],
@@ -124,10 +136,10 @@ static void test_perf(void)
 		"     5.00%  make     libstdc++.so.6     [.] std::vector<int>::push_back(int const&)\n"
 		"\n"
 		"# Samples: 3K of event 'instructions'\n"
-		"    90.00%  make     [kernel.kallsyms]  [k] page_remove_rmap\n", "perf report", "all samples", 3);
-	CLOSE(percent("page_remove_rmap"), 50.0);
-	CLOSE(percent("copy_pte_range"), 10.5);
-	CLOSE(percent("std::vector<int>::push_back(int const&)"), 5.0);
+		"    90.00%  make     [kernel.kallsyms]  [k] page_remove_rmap\n",
+		"perf report", "all samples", 3,
+		(const struct share[]){ { "page_remove_rmap", 50.0 }, { "copy_pte_range", 10.5 },
+					{ "std::vector<int>::push_back(int const&)", 5.0 }, { NULL } });
 	CU_ASSERT_FALSE(find("page_remove_rmap")->has_samples);
 	CU_ASSERT_EQUAL(samples.sections_ignored, 1);
 }
@@ -141,15 +153,14 @@ static void test_perf_children(void)
 		"    45.00%     0.50%  make     [kernel.kallsyms]  [k] do_wp_page\n"
 		"    40.00%    12.00%  make     [kernel.kallsyms]  [k] page_remove_rmap\n"
 		"    99.00%     0.00%  make     [kernel.kallsyms]  [k] entry_SYSCALL_64\n",
-		"perf report --children", "all samples (Self column)", 3);
-	CLOSE(percent("do_wp_page"), 0.5);
-	CLOSE(percent("page_remove_rmap"), 12.0);
+		"perf report --children", "all samples (Self column)", 3,
+		(const struct share[]){ { "do_wp_page", 0.5 }, { "page_remove_rmap", 12.0 }, { NULL } });
 	CU_ASSERT_STRING_EQUAL(samples.items[0].symbol, "page_remove_rmap");
 	/* -n puts the raw count after the percent */
 	read_as("perf-n.txt",
 		"# Overhead       Samples  Command  Shared Object      Symbol\n"
-		"    30.00%          3000  make     [kernel.kallsyms]  [k] page_remove_rmap\n", "perf report",
-		"all samples", 1);
+		"    30.00%          3000  make     [kernel.kallsyms]  [k] page_remove_rmap\n",
+		"perf report", "all samples", 1, (const struct share[]){ { "page_remove_rmap", 30.0 }, { NULL } });
 	CU_ASSERT_EQUAL(find("page_remove_rmap")->samples, 3000);
 	CU_ASSERT(find("page_remove_rmap")->has_samples);
 }
@@ -164,11 +175,10 @@ static void test_opreport(void)
 		"samples  %        image name               app name                 symbol name\n"
 		"5200     52.0000  vmlinux                  vmlinux                  do_wp_page\n"
 		"1300     13.0000  vmlinux                  vmlinux                  page_add_rmap\n"
-		"800       8.0000  libc-2.3.2.so            libc-2.3.2.so            (no symbols)\n", "opreport -l",
-		"all samples", 3);
-	CLOSE(percent("do_wp_page"), 52.0);
+		"800       8.0000  libc-2.3.2.so            libc-2.3.2.so            (no symbols)\n",
+		"opreport -l", "all samples", 3,
+		(const struct share[]){ { "do_wp_page", 52.0 }, { "libc-2.3.2.so (no symbols)", 8.0 }, { NULL } });
 	CU_ASSERT_EQUAL(find("page_add_rmap")->samples, 1300);
-	CLOSE(percent("libc-2.3.2.so (no symbols)"), 8.0);
 }
 
 /* readprofile, as posted after `sort -nr | head`: the total line first.
@@ -180,14 +190,13 @@ static void test_readprofile(void)
 		" 87465 total                                      0.0525\n"
 		" 27138 default_idle                             424.0312\n"
 		"  4541 do_wp_page                                12.0983\n"
-		"  3020 page_remove_rmap                           8.1234\n", "readprofile", "the total line", 3);
-	CLOSE(percent("do_wp_page"), 5.1918);
-	CLOSE(percent("default_idle"), 31.0273);
+		"  3020 page_remove_rmap                           8.1234\n",
+		"readprofile", "the total line", 3,
+		(const struct share[]){ { "do_wp_page", 5.1918 }, { "default_idle", 31.0273 }, { NULL } });
 	read_as("readprofile-v.txt",
 		"c0105250 default_idle                              27138 424.0312\n"
-		"c0129124 do_wp_page                                 4541 12.0983\n", "readprofile -v", "the listed samples",
-		2);
-	CLOSE(percent("do_wp_page"), 14.3344);
+		"c0129124 do_wp_page                                 4541 12.0983\n",
+		"readprofile -v", "the listed samples", 2, (const struct share[]){ { "do_wp_page", 14.3344 }, { NULL } });
 }
 
 static void test_refused(void)
