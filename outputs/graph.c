@@ -528,3 +528,11 @@ const char *__lsan_default_suppressions(void)
 	       "leak:libpango\nleak:libcairo\nleak:libglib\nleak:libgobject\n"
 	       "leak:libgvplugin_dot_layout.so\nleak:libcgraph.so\nleak:libcdt.so\n";
 }
+
+/* The same hook's options: the table of suppressions used, printed at every
+ * exit that drew a picture, would make an error's one stderr line several. */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0";
+}
