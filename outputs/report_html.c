@@ -78,9 +78,11 @@ struct column {
 	const char *title, *key;
 	enum cell_kind kind;
 };
+#define COLUMN_COUNT(columns) (sizeof(columns) / sizeof((columns)[0]))
 
 /* The heading (h2; none when NULL) and the header row of such a table. */
-static void column_header(FILE *out, const char *heading, const char *id, const struct column *columns, size_t count)
+static void column_header(FILE *out, const char *heading, const char *id, const struct column *columns,
+			  size_t count)
 {
 	if (heading)
 		fprintf(out, "<h2>%s</h2>\n", heading);
@@ -212,15 +214,14 @@ static void write_designs(FILE *out, struct json_object *tree)
 		{ "page field", "page_field_bytes", CELL_BYTES },
 		{ "priced over", "page_field_ram_bytes", CELL_BYTES },
 	};
-	const size_t column_count = sizeof(columns) / sizeof(columns[0]);
 	struct json_object *designs = get(tree, "designs");
 	const char *arch = str(get(tree, "snapshot"), "arch");
 	size_t n = json_object_array_length(designs);
 	struct bars bars = bars_for(n);
-	column_header(out, "Reverse map by design", "designs", columns, column_count);
+	column_header(out, "Reverse map by design", "designs", columns, COLUMN_COUNT(columns));
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *d = json_object_array_get_idx(designs, i);
-		column_row(out, d, columns, column_count);
+		column_row(out, d, columns, COLUMN_COUNT(columns));
 		if (!strcmp(str(d, "arch"), arch[0] ? arch : "x86_64"))
 			bars_add(&bars, str(d, "id"), num(d, "rmap_bytes"));
 	}
@@ -258,11 +259,11 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 	struct json_object *sharing = get(tree, "sharing");
 	size_t n = json_object_array_length(sharing);
 	struct bars bars = bars_for(n);
-	column_header(out, "Page-table sharing", "rules", columns, 7);
+	column_header(out, "Page-table sharing", "rules", columns, COLUMN_COUNT(columns));
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(sharing, i);
 		fputs("<tr>", out);
-		column_cells(out, s, columns, 6);
+		column_cells(out, s, columns, COLUMN_COUNT(columns) - 1);
 		text_cell(out, i < r->sharing_count ? r->sharing[i].rule->description : "");
 		fputs("</tr>\n", out);
 		bars_add(&bars, str(s, "id"), num(s, "bytes"));
@@ -278,14 +279,14 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 		{ "mappings", "mappings", CELL_COUNT },
 	};
 	fprintf(out, "<h3>Files whose page tables would be shared%s</h3>\n", o->per_file ? "" : " (top files; --per-file for all)");
-	column_header(out, NULL, "files", file_columns, 4);
+	column_header(out, NULL, "files", file_columns, COLUMN_COUNT(file_columns));
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(sharing, i), *files = get(s, "files");
 		for (size_t f = 0; files && f < json_object_array_length(files); f++) {
 			struct json_object *file = json_object_array_get_idx(files, f);
 			fputs("<tr>", out);
 			column_cells(out, s, file_columns, 1);
-			column_cells(out, file, file_columns + 1, 3);
+			column_cells(out, file, file_columns + 1, COLUMN_COUNT(file_columns) - 1);
 			fputs("</tr>\n", out);
 		}
 	}
@@ -356,9 +357,9 @@ static void write_comparison(FILE *out, struct json_object *tree)
 		{ "after", "after", CELL_TEXT },
 		{ "delta", "delta", CELL_TEXT },
 	};
-	column_header(out, "Compared with the snapshot before (--versus)", "versus", columns, 4);
+	column_header(out, "Compared with the snapshot before (--versus)", "versus", columns, COLUMN_COUNT(columns));
 	for (size_t i = 0; i < json_object_array_length(rows); i++)
-		column_row(out, json_object_array_get_idx(rows, i), columns, 4);
+		column_row(out, json_object_array_get_idx(rows, i), columns, COLUMN_COUNT(columns));
 	fputs("</tbody></table>\n", out);
 	json_object_put(rows);
 }
