@@ -302,7 +302,8 @@ static struct process_build *claim_member(struct snapshot_builder *b, const stru
 	if (pb->bad)
 		return NULL;
 	if (pb->seen & (1u << m->kind)) {
-		*status = parse_fail(place, 0, "member appears twice");
+		parse_fail(place, 0, "member appears twice");
+		*status = process_problem(b, pb, place->error);
 		return NULL;
 	}
 	pb->seen |= 1u << m->kind;
@@ -622,8 +623,8 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 	/* Nothing to measure: say why instead of reporting zeros. */
 	if (s->process_count == 0) {
 		input_error_set(error, s->source, NULL, 0, "no process in this snapshot: kernel threads %zu, "
-				"broken %zu, skipped at capture %ld (refused, permission denied: %ld)",
-				s->kernel_threads, s->skipped_bad, s->info.skipped < 0 ? 0 : s->info.skipped,
+				"zombies %zu, broken %zu, skipped at capture %ld (refused, permission denied: %ld)",
+				s->kernel_threads, s->zombies, s->skipped_bad, s->info.skipped < 0 ? 0 : s->info.skipped,
 				s->info.unreadable < 0 ? 0 : s->info.unreadable);
 		builder_abort(b);
 		return -1;
@@ -635,9 +636,12 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 	}
 	if (b->smaps_read >= 64)
 		show_progress(b, true);
-	if (s->skipped_bad)
+	if (s->skipped_bad) {
+		/* said on stderr now and kept for the report, which may go to a file */
+		s->first_bad = arena_intern(s->arena, b->first_bad.message, strlen(b->first_bad.message));
 		fprintf(stderr, "ptscope: warning: skipped %zu broken process%s; the first: %s\n",
-			s->skipped_bad, s->skipped_bad == 1 ? "" : "es", b->first_bad.message);
+			s->skipped_bad, s->skipped_bad == 1 ? "" : "es", s->first_bad);
+	}
 	b->snapshot = NULL;
 	*result = s;
 	builder_abort(b);

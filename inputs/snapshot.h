@@ -193,6 +193,7 @@ struct snapshot {
 	size_t kernel_threads;          /* empty smaps, skipped */
 	size_t zombies;                 /* empty smaps and stat state Z or X: exited, unreaped */
 	size_t skipped_bad;             /* broken processes dropped by skip_bad */
+	const char *first_bad;          /* with skipped_bad: why the first was dropped, else NULL */
 	struct vma *vmas;
 	size_t vma_count;
 	struct smaps_extra *extras;

@@ -537,6 +537,12 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 		fprintf(out, "  %ld process%s skipped at capture (%ld refused: permission denied%s)\n",
 			s->info.skipped, s->info.skipped == 1 ? "" : "es", s->info.unreadable > 0 ? s->info.unreadable : 0,
 			s->info.unreadable > 0 && s->info.pagemap != PAGEMAP_PFN ? "; capture as root to see them" : "");
+	if (s->skipped_bad) {
+		fprintf(out, "  %zu broken process%s skipped (--skip-bad), not in these figures; the first: ",
+			s->skipped_bad, s->skipped_bad == 1 ? "" : "es");
+		escape_fputs(escape_text, s->first_bad ? s->first_bad : "?", out);
+		fputc('\n', out);
+	}
 	report_headline(r, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);

@@ -88,6 +88,11 @@ static struct json_object *snapshot_object(const struct model_result *r)
 		put_u64(o, "skipped_at_capture", (uint64_t)s->info.skipped);
 	if (s->info.unreadable >= 0)
 		put_u64(o, "refused_at_capture", (uint64_t)s->info.unreadable);
+	/* dropped when read (--skip-bad); absent when none was */
+	if (s->skipped_bad) {
+		put_u64(o, "skipped_broken", s->skipped_bad);
+		put_string(o, "first_broken", s->first_bad);
+	}
 	if (s->info.ptscope_version[0])
 		put_string(o, "captured_by", s->info.ptscope_version);
 	return o;

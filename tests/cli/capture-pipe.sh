@@ -79,7 +79,7 @@ for command in info report; do
 	for snap in "$tmp/empty.tar" "$tmp/empty"; do
 		"$PTSCOPE" $command "$snap" > "$tmp/out.txt" 2> "$tmp/err"; rc=$?
 		[ $rc -eq 1 ] || fail "$command of a snapshot without a process: exit $rc"
-		grep -qF "ptscope: $snap: no process in this snapshot: kernel threads 0, broken 0, skipped at capture 3 (refused, permission denied: 2)" "$tmp/err" ||
+		grep -qF "ptscope: $snap: no process in this snapshot: kernel threads 0, zombies 0, broken 0, skipped at capture 3 (refused, permission denied: 2)" "$tmp/err" ||
 			fail "$command $snap: $(cat "$tmp/err")"
 		grep -q 'out of memory' "$tmp/err" && fail "out of memory for an empty snapshot"
 		[ -s "$tmp/out.txt" ] && fail "$command wrote a report of nothing"
