@@ -427,11 +427,6 @@ static void count_work(struct model_context *c)
 
 /* ---- orchestration ---- */
 
-static int fail(struct error *error, const char *message)
-{
-	return error_set(error, NULL, 0, "%s", message);
-}
-
 /* Index of a profile among the designs, appending it (not selected) when
  * it is missing: a baseline or the snapshot's design outside --profile. */
 static size_t design_index(struct model_result *r, size_t *capacity, const struct rmap_profile *profile)
@@ -467,18 +462,21 @@ static int choose_profiles(struct model_context *c, struct error *error)
 	c->geometry = o->geometry;
 	if (!c->geometry) {
 		if (!current)
-			return fail(error, "no kernel profile describes this snapshot's architecture");
+			/* profiles_fit falls back to x86_64's: only a built-in set
+			 * without one gets here, the program's failure */
+			return error_internal(error, NULL, 0,
+					      "no kernel profile describes this snapshot's architecture");
 		c->geometry = &current->geometry;
 	}
 	r->geometry = c->geometry;
 	c->pte_shift = c->geometry->levels[0].shift;
 	/* the snapshot keeps records by 2 MiB chunk (inputs/snapshot.h): a PTE
-	 * page must map one chunk or several */
-	if (c->pte_shift < PAGEMAP_CHUNK_SHIFT) {
-		return error_set(error, NULL, 0,
-				 "geometry %s: PTE pages mapping %llu KiB are not supported (2 MiB or more)",
-				 c->geometry->name, (1ull << c->pte_shift) / 1024);
-	}
+	 * page must map one chunk or several.  The geometry is a built-in
+	 * profile's (profiles_fit): failing here is the program's failure. */
+	if (c->pte_shift < PAGEMAP_CHUNK_SHIFT)
+		return error_internal(error, NULL, 0,
+				      "geometry %s: PTE pages mapping %llu KiB are not supported (2 MiB or more)",
+				      c->geometry->name, (1ull << c->pte_shift) / 1024);
 	c->chunks_per_window_shift = c->pte_shift - PAGEMAP_CHUNK_SHIFT;
 	return 0;
 }

@@ -127,7 +127,12 @@ static struct {
 static void collect_xml_error(void *unused, xmlErrorPtr e)
 {
 	(void)unused;
-	if (xml_first_error.seen || !e)
+	if (!e)
+		return;
+	/* libxml2 out of memory is ours too (base/alloc.h): not "invalid XML", status 2 */
+	if (e->code == XML_ERR_NO_MEMORY)
+		out_of_memory();
+	if (xml_first_error.seen)
 		return;
 	xml_first_error.seen = true;
 	xml_first_error.line = e->line;

@@ -281,7 +281,7 @@ int cmd_report(int argc, char **argv)
 		} else if (model_run(snapshot, &options, &result, &error) ||
 			   (baseline && model_run(baseline, &options, &before, &error))) {
 			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, error.message);
-			status = (int)error.status;
+			status = (int)error.status;   /* model/model.c says whose failure it is */
 		} else if (callgraph && (status = callgraph_svg(callgraph, snapshot->source, &diagram)) == 0) {
 			report.versus = before;
 			report.callgraph_svg = diagram.data;

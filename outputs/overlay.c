@@ -253,8 +253,11 @@ static int place_events(struct overlay_inputs *in, const struct callgraph *graph
 	struct error model_error;
 	if (!design)
 		return error_set(error, NULL, 0, "callgraph: no rmap design fits the snapshot");
-	if (model_run(in->snapshot, &options, &result, &model_error))
-		return error_internal(error, in->snapshot->source, 0, "%s", model_error.message);
+	if (model_run(in->snapshot, &options, &result, &model_error)) {
+		error_set(error, in->snapshot->source, 0, "%s", model_error.message);
+		error->status = model_error.status;   /* model/model.c says whose failure it is */
+		return -1;
+	}
 	place_node_events(&result->designs[0], index, overlay);
 	for (size_t n = 0; n < graph->node_count; n++)
 		if (graph->nodes[n].role == CG_ROLE_SINK && overlay->nodes[n].pricing == OVERLAY_NOT_PRICED)
