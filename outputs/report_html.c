@@ -55,6 +55,12 @@ static void count_cell(FILE *out, int64_t value)
 	fprintf(out, "<td class=n data-value=\"%lld\">%s</td>", (long long)value, b);
 }
 
+/* A pid or uid: a number to sort by, but a name to read ("5970", never "5,970"). */
+static void identifier_cell(FILE *out, int64_t value)
+{
+	fprintf(out, "<td class=n data-value=\"%lld\">%lld</td>", (long long)value, (long long)value);
+}
+
 static void text_cell(FILE *out, const char *value)
 {
 	fputs("<td>", out);
@@ -311,7 +317,7 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 		if (p->process->has_status && p->process->status.has_uid)
 			snprintf(uid, sizeof(uid), "%u", p->process->status.uid);
 		fputs("<tr>", out);
-		count_cell(out, p->process->pid);
+		identifier_cell(out, p->process->pid);
 		text_cell(out, uid);
 		text_cell(out, report_command(p->process));
 		bytes_cell(out, (int64_t)p->vmpte_bytes);
