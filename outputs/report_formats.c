@@ -33,6 +33,8 @@ static void singular(const char *key, char *buffer, size_t size)
 	size_t n = strlen(key);
 	if (n > 3 && !strcmp(key + n - 3, "ies"))
 		snprintf(buffer, size, "%.*sy", (int)(n - 3), key);
+	else if (n > 4 && !strcmp(key + n - 4, "sses"))  /* processes -> process */
+		snprintf(buffer, size, "%.*s", (int)(n - 2), key);
 	else if (n > 1 && key[n - 1] == 's')
 		snprintf(buffer, size, "%.*s", (int)(n - 1), key);
 	else

@@ -55,6 +55,12 @@ static void count_cell(FILE *out, int64_t value)
 	fprintf(out, "<td class=n data-value=\"%lld\">%s</td>", (long long)value, b);
 }
 
+/* A pid or uid: a number to sort by, but a name to read ("5970", never "5,970"). */
+static void identifier_cell(FILE *out, int64_t value)
+{
+	fprintf(out, "<td class=n data-value=\"%lld\">%lld</td>", (long long)value, (long long)value);
+}
+
 static void text_cell(FILE *out, const char *value)
 {
 	fputs("<td>", out);
@@ -78,9 +84,11 @@ struct column {
 	const char *title, *key;
 	enum cell_kind kind;
 };
+#define COLUMN_COUNT(columns) (sizeof(columns) / sizeof((columns)[0]))
 
 /* The heading (h2; none when NULL) and the header row of such a table. */
-static void column_header(FILE *out, const char *heading, const char *id, const struct column *columns, size_t count)
+static void column_header(FILE *out, const char *heading, const char *id, const struct column *columns,
+			  size_t count)
 {
 	if (heading)
 		fprintf(out, "<h2>%s</h2>\n", heading);
@@ -212,15 +220,14 @@ static void write_designs(FILE *out, struct json_object *tree)
 		{ "page field", "page_field_bytes", CELL_BYTES },
 		{ "priced over", "page_field_ram_bytes", CELL_BYTES },
 	};
-	const size_t column_count = sizeof(columns) / sizeof(columns[0]);
 	struct json_object *designs = get(tree, "designs");
 	const char *arch = str(get(tree, "snapshot"), "arch");
 	size_t n = json_object_array_length(designs);
 	struct bars bars = bars_for(n);
-	column_header(out, "Reverse map by design", "designs", columns, column_count);
+	column_header(out, "Reverse map by design", "designs", columns, COLUMN_COUNT(columns));
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *d = json_object_array_get_idx(designs, i);
-		column_row(out, d, columns, column_count);
+		column_row(out, d, columns, COLUMN_COUNT(columns));
 		if (!strcmp(str(d, "arch"), arch[0] ? arch : "x86_64"))
 			bars_add(&bars, str(d, "id"), num(d, "rmap_bytes"));
 	}
@@ -258,11 +265,11 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 	struct json_object *sharing = get(tree, "sharing");
 	size_t n = json_object_array_length(sharing);
 	struct bars bars = bars_for(n);
-	column_header(out, "Page-table sharing", "rules", columns, 7);
+	column_header(out, "Page-table sharing", "rules", columns, COLUMN_COUNT(columns));
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(sharing, i);
 		fputs("<tr>", out);
-		column_cells(out, s, columns, 6);
+		column_cells(out, s, columns, COLUMN_COUNT(columns) - 1);
 		text_cell(out, i < r->sharing_count ? r->sharing[i].rule->description : "");
 		fputs("</tr>\n", out);
 		bars_add(&bars, str(s, "id"), num(s, "bytes"));
@@ -278,14 +285,14 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 		{ "mappings", "mappings", CELL_COUNT },
 	};
 	fprintf(out, "<h3>Files whose page tables would be shared%s</h3>\n", o->per_file ? "" : " (top files; --per-file for all)");
-	column_header(out, NULL, "files", file_columns, 4);
+	column_header(out, NULL, "files", file_columns, COLUMN_COUNT(file_columns));
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(sharing, i), *files = get(s, "files");
 		for (size_t f = 0; files && f < json_object_array_length(files); f++) {
 			struct json_object *file = json_object_array_get_idx(files, f);
 			fputs("<tr>", out);
 			column_cells(out, s, file_columns, 1);
-			column_cells(out, file, file_columns + 1, 3);
+			column_cells(out, file, file_columns + 1, COLUMN_COUNT(file_columns) - 1);
 			fputs("</tr>\n", out);
 		}
 	}
@@ -310,7 +317,7 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 		if (p->process->has_status && p->process->status.has_uid)
 			snprintf(uid, sizeof(uid), "%u", p->process->status.uid);
 		fputs("<tr>", out);
-		count_cell(out, p->process->pid);
+		identifier_cell(out, p->process->pid);
 		text_cell(out, uid);
 		text_cell(out, report_command(p->process));
 		bytes_cell(out, (int64_t)p->vmpte_bytes);
@@ -356,9 +363,9 @@ static void write_comparison(FILE *out, struct json_object *tree)
 		{ "after", "after", CELL_TEXT },
 		{ "delta", "delta", CELL_TEXT },
 	};
-	column_header(out, "Compared with the snapshot before (--versus)", "versus", columns, 4);
+	column_header(out, "Compared with the snapshot before (--versus)", "versus", columns, COLUMN_COUNT(columns));
 	for (size_t i = 0; i < json_object_array_length(rows); i++)
-		column_row(out, json_object_array_get_idx(rows, i), columns, 4);
+		column_row(out, json_object_array_get_idx(rows, i), columns, COLUMN_COUNT(columns));
 	fputs("</tbody></table>\n", out);
 	json_object_put(rows);
 }

@@ -447,11 +447,10 @@ static const struct figure xml_figures[] = {
 	{ "/ptscope-report/kernel_counters/slab/anon_vma_chain/model", 22 },
 	{ "/ptscope-report/kernel_counters/meminfo_pagetables_bytes", 1470464 },      /* 1436 kB */
 	{ "/ptscope-report/headlines/rmap/baseline_rmap_bytes", 14368 },
-	/* --per-process: two elements, pid order, 14 pages each (not named here:
-	 * the writer's singular of "processes" is "processe") */
-	{ "count(/ptscope-report/processes/*)", 2 },
-	{ "/ptscope-report/processes/*[2]/pid", 5970 },
-	{ "/ptscope-report/processes/*[pid=5969]/pagetable_bytes", 57344 },
+	/* --per-process: two <process> elements, pid order, 14 pages each */
+	{ "count(/ptscope-report/processes/process)", 2 },
+	{ "/ptscope-report/processes/process[2]/pid", 5970 },
+	{ "/ptscope-report/processes/process[pid=5969]/pagetable_bytes", 57344 },
 };
 
 /* What test_html reads from the page (XPath over libxml2's HTML tree). */
@@ -473,8 +472,7 @@ static const struct figure html_figures[] = {
 	/* rules: pages, bytes */
 	{ "//table[@id='rules']/tbody/tr[td[1]='identical']/td[2]/@data-value", 3 },
 	{ "//table[@id='rules']/tbody/tr[td[1]='shpt-2006']/td[3]/@data-value", 8192 },
-	/* --per-process: both rows, VmPTE and model 57344 each (the pid cell is
-	 * a count: "5,970") */
+	/* --per-process: both rows, VmPTE and model 57344 each */
 	{ "count(//table[@id='processes']/tbody/tr)", 2 },
 	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[4]/@data-value", 57344 },
 	{ "//table[@id='processes']/tbody/tr[td[1]/@data-value='5970']/td[5]/@data-value", 57344 },
@@ -724,6 +722,8 @@ static void test_html(void)
 	/* ... and as people read them: 114688 B = 112.0 KiB, 6112 B = 6.0 KiB */
 	CU_ASSERT(xml_string_is(doc, "//tr[@id='h-pagetables']/td", "112.0 KiB"));
 	CU_ASSERT(xml_string_is(doc, "//tr[@id='h-rmap']/td", "6.0 KiB"));
+	/* a pid reads as a name, not a count */
+	CU_ASSERT(xml_string_is(doc, "//table[@id='processes']/tbody/tr[2]/td[1]", "5970"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "shared page tables (shpt-2006) would save 2 PTE pages = 8.0 KiB of the "
 				      "112.0 KiB of page tables"));
 	CU_ASSERT(xml_string_is(doc, "//table[@id='files']/tbody/tr[td[1]='shpt-2006']/td[2]",
