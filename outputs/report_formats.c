@@ -77,8 +77,11 @@ static int xml_value(xmlTextWriterPtr w, const char *key, struct json_object *va
 	}
 	case json_type_null:
 		break;
-	default:
+	case json_type_string:
 		rc = xml_write(w, NULL, json_object_get_string(value));
+		break;
+	default:        /* a number or a boolean: json-c's ASCII digits, nothing to replace */
+		rc = xmlTextWriterWriteString(w, BAD_CAST json_object_get_string(value));
 		break;
 	}
 	return rc < 0 || xmlTextWriterEndElement(w) < 0 ? -1 : 0;

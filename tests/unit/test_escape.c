@@ -68,6 +68,25 @@ static void test_text(void)
 	check(escape_text, "\xFF\xC0\xAF", "\\xff\\xc0\\xaf");
 }
 
+/* Printable ASCII but < > & " ' and backslash is kept by every format (walk
+ * copies such runs whole); each of the six is still mapped inside a run. */
+static void test_plain_runs(void)
+{
+	char plain[128];
+	size_t n = 0;
+	for (int c = 0x20; c < 0x7F; c++)
+		if (!strchr("<>&\"'\\", c))
+			plain[n++] = (char)c;
+	plain[n] = '\0';
+	escape_function *const every[] = { escape_utf8, escape_xml, escape_xml_chars, escape_html, escape_text };
+	for (size_t i = 0; i < sizeof(every) / sizeof(every[0]); i++)
+		check(every[i], plain, plain);
+	check(escape_xml, "a/b<c>d", "a/b&lt;c&gt;d");
+	check(escape_text, "C:\\x y", "C:\\\\x y");
+	check(escape_html, "it's", "it&#39;s");
+	check(escape_xml, "a&b\"c", "a&amp;b&quot;c");
+}
+
 /* A short buffer ends the text at a whole escape, NUL-terminated. */
 static void test_truncation(void)
 {
@@ -79,9 +98,15 @@ static void test_truncation(void)
 	CU_ASSERT_EQUAL(escape_utf8(out, 3, "\xFF"), 3u);
 	CU_ASSERT_STRING_EQUAL(out, "");
 	CU_ASSERT_EQUAL(escape_utf8(NULL, 0, NULL), 0u);
+	/* a run of plain bytes is cut between two of them */
+	CU_ASSERT_EQUAL(escape_xml(out, sizeof(out), "abcdefgh"), 8u);
+	CU_ASSERT_STRING_EQUAL(out, "abcde");
+	CU_ASSERT_EQUAL(escape_xml(out, sizeof(out), "abc<d"), 8u);
+	CU_ASSERT_STRING_EQUAL(out, "abc");
+	CU_ASSERT_EQUAL(escape_utf8(NULL, 0, "plain"), 5u);
 }
 
 void suite_escape(void)
 {
-	ADD_SUITE("escape", test_utf8, test_xml, test_html, test_csv, test_text, test_truncation);
+	ADD_SUITE("escape", test_utf8, test_xml, test_html, test_csv, test_text, test_plain_runs, test_truncation);
 }
