@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/output.h"
 #include "commands.h"
 
 /* Edit distance with adjacent transpositions (optimal string alignment),
@@ -172,39 +173,9 @@ int command_option_error(const char *command, const char *usage_text, const char
  * ignored, EIO), 0 while none has. */
 static int stdout_errno;
 
-static ssize_t stdout_write(void *cookie, const char *data, size_t size)
-{
-	(void)cookie;
-	for (size_t done = 0; done < size;) {
-		ssize_t wrote = write(STDOUT_FILENO, data + done, size - done);
-		if (wrote < 0 && errno == EINTR)
-			continue;
-		if (wrote < 0) {
-			if (!stdout_errno)
-				stdout_errno = errno;
-			return -1;
-		}
-		done += (size_t)wrote;
-	}
-	return (ssize_t)size;
-}
-
-static int stdout_close(void *cookie)
-{
-	(void)cookie;
-	if (close(STDOUT_FILENO) == 0 || errno == EBADF)
-		return 0;
-	if (!stdout_errno)
-		stdout_errno = errno;
-	return -1;
-}
-
 void command_open_stdout(void)
 {
-	cookie_io_functions_t io = { .write = stdout_write, .close = stdout_close };
-	FILE *stream = fopencookie(NULL, "w", io);
-	if (!stream)
-		return;   /* glibc's stdout still works; only errno may be lost */
+	FILE *stream = output_stream_over(STDOUT_FILENO, &stdout_errno);
 	/* as glibc's stdout: line by line on a terminal, else in blocks */
 	if (isatty(STDOUT_FILENO))
 		setvbuf(stream, NULL, _IOLBF, BUFSIZ);

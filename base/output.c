@@ -167,6 +167,17 @@ static int open_named(struct output *output)
 	return 0;
 }
 
+/* A device or FIFO the path names: opened as it is (O_TRUNC means nothing to them). */
+static int open_in_place(struct output *output)
+{
+	struct stat st;
+	if (stat(output->path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return 1;
+	output->fd = open(output->path, O_WRONLY | O_CLOEXEC);
+	output->in_place = output->fd >= 0;
+	return output->fd >= 0 ? 0 : -1;
+}
+
 int output_open(struct output *output, const char *path, struct error *error)
 {
 	*output = (struct output){ .fd = -1 };
@@ -175,6 +186,15 @@ int output_open(struct output *output, const char *path, struct error *error)
 		return 0;
 	}
 	output->path = path;
+	int in_place = open_in_place(output);
+	if (in_place == 0)
+		return 0;
+	if (in_place < 0) {
+		int saved = errno;
+		error_from_errno(error, path, "cannot write here", saved);
+		errno = saved;
+		return error_mark_internal(error);
+	}
 	output->directory = directory_of(path);
 	int unnamed = open_unnamed(output);
 	if (unnamed == 0 || (unnamed == -1 && open_named(output) == 0))
@@ -193,10 +213,53 @@ int output_fd(const struct output *output)
 	return output->fd;
 }
 
+struct stream_cookie {
+	int fd;
+	int *write_errno;
+};
+
+static ssize_t stream_write(void *cookie, const char *data, size_t size)
+{
+	struct stream_cookie *c = cookie;
+	for (size_t done = 0; done < size;) {
+		ssize_t wrote = write(c->fd, data + done, size - done);
+		if (wrote < 0 && errno == EINTR)
+			continue;
+		if (wrote < 0) {
+			if (!*c->write_errno)
+				*c->write_errno = errno;
+			return -1;
+		}
+		done += (size_t)wrote;
+	}
+	return (ssize_t)size;
+}
+
+static int stream_close(void *cookie)
+{
+	struct stream_cookie *c = cookie;
+	int status = close(c->fd) == 0 || errno == EINTR ? 0 : -1;
+	if (status && !*c->write_errno)
+		*c->write_errno = errno;
+	free(c);
+	return status;
+}
+
+FILE *output_stream_over(int fd, int *write_errno)
+{
+	struct stream_cookie *cookie = xmalloc(sizeof(*cookie));
+	*cookie = (struct stream_cookie){ fd, write_errno };
+	cookie_io_functions_t io = { .write = stream_write, .close = stream_close };
+	FILE *stream = fopencookie(cookie, "w", io);
+	if (!stream)
+		out_of_memory();   /* glibc's only reason */
+	return stream;
+}
+
 FILE *output_stream(struct output *output)
 {
 	if (!output->stream && output->fd >= 0)
-		output->stream = fdopen(output->fd, "w");
+		output->stream = output_stream_over(output->fd, &output->write_errno);
 	return output->stream;
 }
 
@@ -263,9 +326,18 @@ int output_publish(struct output *output, struct error *error)
 	}
 	errno = 0;
 	bool ok = !output->stream || (fflush(output->stream) == 0 && !ferror(output->stream));
+	if (output->in_place) {
+		/* nothing to sync or name: a device or FIFO takes the bytes as written */
+		ok = close_output(output) && ok;
+		int saved = output->write_errno ? output->write_errno : errno;
+		if (ok)
+			return 0;
+		error_from_errno(error, output->path, "cannot write", saved ? saved : EIO);
+		return error_mark_internal(error);
+	}
 	ok = ok && fsync(output->fd) == 0;
 	ok = ok && (output->temporary || link_unnamed(output) == 0);
-	int saved = ok ? 0 : errno;
+	int saved = ok ? 0 : output->write_errno ? output->write_errno : errno;
 	if (!close_output(output) && ok) {
 		ok = false;
 		saved = errno;

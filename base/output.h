@@ -8,7 +8,9 @@
  * the process inherited as ignored stays ignored).  output_publish flushes,
  * fsyncs and gives the file its name with rename, which replaces an
  * existing file atomically.  Path NULL or "-" means stdout: publish then
- * only flushes and checks it.
+ * only flushes and checks it.  A path that names a device or a FIFO
+ * (/dev/null, /dev/full, a named pipe) is written in place: renaming a file
+ * over it would replace the device node.
  */
 #ifndef PTSCOPE_BASE_OUTPUT_H
 #define PTSCOPE_BASE_OUTPUT_H
@@ -24,6 +26,8 @@ struct output {
 	char *temporary;        /* the named temporary, or NULL while unnamed */
 	int fd;                 /* -1 for stdout */
 	FILE *stream;           /* stdio over fd, made on first use */
+	bool in_place;          /* a device or FIFO: written as it is, never renamed */
+	int write_errno;        /* why the stream's first write failed, 0 while none has */
 };
 
 /* 0, or -1 with error ("PATH: cannot write here: ...") and errno saying why.
@@ -38,6 +42,12 @@ FILE *output_stream(struct output *output);
 int output_publish(struct output *output, struct error *error);
 /* Give up: close and remove the temporary (no-op after publish). */
 void output_discard(struct output *output);
+
+/* A stdio stream writing to fd that keeps the errno of its first failed
+ * write in *write_errno (glibc's own streams forget it when a write larger
+ * than their buffer fails: fflush has nothing left to retry); fclose closes
+ * fd.  What output_stream gives, and the front door's stdout (options.c). */
+FILE *output_stream_over(int fd, int *write_errno);
 
 /* For tests: true makes output_open skip O_TMPFILE, as on a file system
  * without it. */

@@ -504,9 +504,12 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 		return 0;   /* a failed write to stdout: the front door says why (ptscope.c) */
 	if (!ok) {
 		output_discard(&output);
-		if (!error->message[0])
-			error_internal(error, path, 0, "cannot write");
-		return -1;
+		if (error->message[0])
+			return -1;
+		if (!output.write_errno)
+			return error_internal(error, path, 0, "cannot write");
+		error_from_errno(error, path, "cannot write", output.write_errno);
+		return error_mark_internal(error);
 	}
 	/* stdout is flushed and checked by the front door (ptscope.c) */
 	return output_publish(&output, error);

@@ -52,6 +52,18 @@ if command -v python3 >/dev/null; then
 	[ $rc -eq 2 ] || fail "report -o into a missing folder: exit $rc, not 2"
 	grep -q "^ptscope: $tmp/none/r.txt: cannot write here: " "$tmp/err" || fail "report -o said: $(cat "$tmp/err")"
 fi
+# -o naming a device is written in place (a file renamed over it would
+# replace the node: as root, `-o /dev/null` replaced /dev/null); a full one
+# is an output failure naming the errno.  A device node of our own (root).
+if command -v python3 >/dev/null && mknod "$tmp/full" c 1 7 2>/dev/null; then
+	for args in "report $tmp/tiny" "report $tmp/tiny --format json" "callgraph $tree -q --format svg"; do
+		"$PTSCOPE" $args -o "$tmp/full" 2> "$tmp/err"; rc=$?
+		[ $rc -eq 2 ] || fail "'$args -o FULL_DEVICE' exit $rc, not 2"
+		grep -qx "ptscope: $tmp/full: cannot write: No space left on device" "$tmp/err" ||
+			fail "'$args -o FULL_DEVICE' said: $(cat "$tmp/err")"
+		[ -c "$tmp/full" ] || fail "'$args -o FULL_DEVICE' replaced the device node"
+	done
+fi
 "$PTSCOPE" callgraph "$PTSCOPE_TESTS/fixtures/kernel-2.4" --no-cache -o "$tmp/none/g.json" 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] || fail "callgraph -o into a missing folder: exit $rc, not 2"
 grep -q "$tmp/none/g.json" "$tmp/err" || fail "callgraph -o said: $(cat "$tmp/err")"

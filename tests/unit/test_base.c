@@ -350,6 +350,50 @@ static void test_output_signal_cleanup(void)
 	}
 }
 
+/* A FIFO named with -o is written in place: renaming a file over it would
+ * replace the node (as root, `-o /dev/null` replaced /dev/null). */
+static void test_output_in_place(void)
+{
+	const char *dir = fresh_dir("out-fifo");
+	char path[700];
+	snprintf(path, sizeof(path), "%s/pipe", dir);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+	int reader = open(path, O_RDONLY | O_NONBLOCK);
+	CU_ASSERT_FATAL(reader >= 0);
+	struct output out;
+	struct error error;
+	CU_ASSERT_EQUAL_FATAL(output_open(&out, path, &error), 0);
+	fputs("page tables: 11.3 MiB\n", output_stream(&out));
+	CU_ASSERT_EQUAL(output_publish(&out, &error), 0);
+	char got[64] = "";
+	CU_ASSERT_EQUAL(read(reader, got, sizeof(got) - 1), 22);
+	CU_ASSERT_STRING_EQUAL(got, "page tables: 11.3 MiB\n");
+	close(reader);
+	struct stat st;
+	CU_ASSERT(stat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+	CU_ASSERT_EQUAL(entries_in(dir), 1);   /* no temporary beside it */
+}
+
+/* A write larger than stdio's buffer that fails: glibc's own stream keeps
+ * no errno for fflush to find; output_stream_over keeps the first one. */
+static void test_output_stream_keeps_errno(void)
+{
+	int fds[2];
+	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+	close(fds[0]);   /* no reader: EPIPE, with SIGPIPE ignored */
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+	int write_errno = 0;
+	FILE *stream = output_stream_over(fds[1], &write_errno);
+	static char big[3 * BUFSIZ];
+	memset(big, 'x', sizeof(big));
+	CU_ASSERT_NOT_EQUAL(fwrite(big, 1, sizeof(big), stream), sizeof(big));
+	errno = 0;   /* what a later, unrelated call would leave */
+	CU_ASSERT(fflush(stream) != 0 || ferror(stream));
+	CU_ASSERT_EQUAL(write_errno, EPIPE);
+	fclose(stream);
+	signal(SIGPIPE, old);
+}
+
 static void test_error_text(void)
 {
 	struct error e;
@@ -396,6 +440,6 @@ void suite_base(void)
 {
 	ADD_SUITE("base", test_alloc_strings, test_out_of_memory_exits_2, test_array_push, test_buffer,
 		  test_hash_integer_keys, test_hash_collisions, test_file_read, test_output_publish,
-		  test_output_discard_and_replace, test_output_signal_cleanup, test_error_text,
-		  test_error_status);
+		  test_output_discard_and_replace, test_output_signal_cleanup, test_output_in_place,
+		  test_output_stream_keeps_errno, test_error_text, test_error_status);
 }
