@@ -32,15 +32,6 @@ int error_set(struct error *error, const char *file, unsigned long line, const c
 	return -1;
 }
 
-int error_internal(struct error *error, const char *file, unsigned long line, const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	error_setv(error, file, line, format, args);
-	va_end(args);
-	return error_mark_internal(error);
-}
-
 int error_mark_internal(struct error *error)
 {
 	error->status = STATUS_INTERNAL;

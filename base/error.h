@@ -36,11 +36,10 @@ int error_set(struct error *error, const char *file, unsigned long line, const c
 	__attribute__((format(printf, 4, 5)));
 int error_setv(struct error *error, const char *file, unsigned long line, const char *format,
 	       va_list args);
-/* error_set with status STATUS_INTERNAL. */
-int error_internal(struct error *error, const char *file, unsigned long line, const char *format, ...)
-	__attribute__((format(printf, 4, 5)));
 /* Mark an error already filled (by a callee) as internal; returns -1. */
 int error_mark_internal(struct error *error);
+/* error_set with status STATUS_INTERNAL; -1. */
+#define error_internal(error, ...) (error_set((error), __VA_ARGS__), error_mark_internal(error))
 /* "FILE: strerror(errnum)" with an optional action: "FILE: cannot write: No space ...".
  * Status STATUS_BAD_INPUT (a file the user named cannot be read). */
 int error_from_errno(struct error *error, const char *file, const char *action, int errnum);

@@ -28,7 +28,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -558,17 +557,6 @@ struct writer {
 	bool output_failed;             /* the failure was writing (status 2), not the input */
 };
 
-static int set_error(struct error *error, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int set_error(struct error *error, const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	error_setv(error, NULL, 0, format, args);
-	va_end(args);
-	return -1;
-}
 
 /* libarchive says "Write error" for a full disk: add what the system said. */
 static const char *archive_problem(struct archive *archive, char *buffer, size_t size)
@@ -597,7 +585,8 @@ static int write_header(struct writer *w, const char *name, mode_t type_and_mode
 	archive_entry_set_gid(w->entry, gid);
 	if (archive_write_header(w->archive, w->entry) != ARCHIVE_OK) {
 		w->output_failed = true;
-		return set_error(w->error, "%s: %s: %s", w->path, name, archive_problem(w->archive, why, sizeof(why)));
+		return error_set(w->error, w->path, 0, "%s: %s", name,
+				 archive_problem(w->archive, why, sizeof(why)));
 	}
 	return 0;
 }
@@ -611,7 +600,8 @@ static int write_member(struct writer *w, const char *name, const void *data, si
 		return -1;
 	if (size && archive_write_data(w->archive, data, size) != (la_ssize_t)size) {
 		w->output_failed = true;
-		return set_error(w->error, "%s: %s: %s", w->path, name, archive_problem(w->archive, why, sizeof(why)));
+		return error_set(w->error, w->path, 0, "%s: %s", name,
+				 archive_problem(w->archive, why, sizeof(why)));
 	}
 	return 0;
 }
@@ -743,7 +733,7 @@ static int capture_process(struct capture_state *state, int pid)
 		status = read_process_once(state, pid, &owner, &identity);
 	if (status == ENOMEM) {
 		/* out of memory is an internal failure, wherever it is met (base/alloc.h) */
-		set_error(state->writer.error, "%s: out of memory reading process %d", state->writer.path, pid);
+		error_set(state->writer.error, state->writer.path, 0, "out of memory reading process %d", pid);
 		return error_mark_internal(state->writer.error);
 	}
 	if (status == EAGAIN) {
@@ -842,8 +832,8 @@ static int write_kpages(struct capture_state *state)
 		size_t span = (size_t)(pfns[j - 1] - first + 1);
 		if (read_kpage_words(count_fd, first, span, counts) < 0 ||
 		    read_kpage_words(flags_fd, first, span, flags) < 0) {
-			status = set_error(state->writer.error, "%s: kpagecount/kpageflags: %s",
-					   state->writer.path, strerror(errno));
+			status = error_set(state->writer.error, state->writer.path, 0, "kpagecount/kpageflags: %s",
+					   strerror(errno));
 			break;
 		}
 		for (; i < j; i++) {
@@ -890,7 +880,7 @@ static int copy_system_file(struct capture_state *state, const char *name)
 	struct buffer *b = &state->files[0];
 	int status = file_read_at(state->proc_fd, name, b);
 	if (status)
-		return set_error(state->writer.error, "%s/%s: %s", state->options->proc_root, name,
+		return error_set(state->writer.error, NULL, 0, "%s/%s: %s", state->options->proc_root, name,
 				 strerror(status));
 	return write_member(&state->writer, name, b->data, b->length);
 }
@@ -914,7 +904,7 @@ static int copy_slabinfo(struct capture_state *state)
 	if (status == EACCES || status == EPERM || status == ENOENT)
 		return 0;
 	if (status)
-		return set_error(state->writer.error, "%s/slabinfo: %s", state->options->proc_root,
+		return error_set(state->writer.error, NULL, 0, "%s/slabinfo: %s", state->options->proc_root,
 				 strerror(status));
 	state->has_slabinfo = true;
 	return write_member(&state->writer, "slabinfo", b->data, b->length);
@@ -1000,7 +990,8 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 	struct tm tm;
 	const struct codec *asked = codec_named(compress);
 	if (compress && !asked)
-		return set_error(error, "capture: --compress %s: not a codec (%s)", compress, capture_codec_names());
+		return error_set(error, NULL, 0, "capture: --compress %s: not a codec (%s)", compress,
+				 capture_codec_names());
 	gethostname(hostname, sizeof(hostname) - 1);
 	hostname[sizeof(hostname) - 1] = '\0';
 	gmtime_r(&now, &tm);
@@ -1010,7 +1001,7 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 	bool directory = requested && *requested && stat(requested, &st) == 0 && S_ISDIR(st.st_mode);
 	const struct container *named = requested && *requested && !directory ? container_for(requested) : NULL;
 	if (named && asked && named->codec != asked)
-		return set_error(error, "%s: the name says %s, --compress says %s", requested, named->codec->name,
+		return error_set(error, requested, 0, "the name says %s, --compress says %s", named->codec->name,
 				 asked->name);
 	out->codec = asked ? asked : named ? named->codec : DEFAULT_CODEC;
 	if (requested && !strcmp(requested, "-")) {
@@ -1026,10 +1017,10 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 		snprintf(out->final, sizeof(out->final), "%s%s%s", requested,
 			 requested[strlen(requested) - 1] == '/' ? "" : "/", default_name);
 	else if (!named && !asked)
-		return set_error(error, "%s: unknown container: name it .tar, .tar.gz, .tgz, .tar.xz or "
-				 ".tar.zst, give --compress, or give a directory", requested);
+		return error_set(error, requested, 0, "unknown container: name it .tar, .tar.gz, .tgz, .tar.xz or "
+				 ".tar.zst, give --compress, or give a directory");
 	else if (snprintf(out->final, sizeof(out->final), "%s", requested) >= (int)sizeof(out->final))
-		return set_error(error, "%s: path too long", requested);
+		return error_set(error, requested, 0, "path too long");
 	return 0;
 }
 
@@ -1038,26 +1029,23 @@ static int open_output(struct capture_target *out, struct error *error)
 	if (out->to_stdout) {
 		/* a tar, compressed or not, is not for a terminal to print */
 		if (isatty(STDOUT_FILENO))
-			return set_error(error, "capture: -o -: stdout is a terminal; redirect it to a file "
+			return error_set(error, NULL, 0, "capture: -o -: stdout is a terminal; redirect it to a file "
 					 "or pipe it (ptscope capture -o - | ptscope report -)");
 		return 0;
 	}
 	struct error opened;
 	if (output_open(&out->file, out->final, &opened) != 0)
-		return set_error(error, "%s: cannot write a snapshot here: %s", out->final, strerror(errno));
+		return error_set(error, out->final, 0, "cannot write a snapshot here: %s", strerror(errno));
 	out->fd = output_fd(&out->file);
 	return 0;
 }
 
 static int publish_output(struct capture_target *out, struct error *error)
 {
-	struct error published;
 	if (out->to_stdout)
 		return 0;
 	out->fd = -1;  /* closed by publish, either way */
-	if (output_publish(&out->file, &published) != 0)
-		return set_error(error, "%s", published.message);
-	return 0;
+	return output_publish(&out->file, error);
 }
 
 static void discard_output(struct capture_target *out)
@@ -1100,14 +1088,14 @@ static int open_archive(struct capture_state *state, const struct capture_target
 	/* pax only where ustar cannot say it: plain ustar for smem and old tars. */
 	if (archive_write_set_format_pax_restricted(w->archive) != ARCHIVE_OK ||
 	    out->codec->add_filter(w->archive) != ARCHIVE_OK)
-		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
+		return error_set(w->error, out->final, 0, "%s", archive_error_string(w->archive));
 	set_threads(w->archive, out->codec);
 	/* a pipe would get the last block padded with zeros after the
 	 * compressed stream, which zstd and xz readers refuse */
 	if (out->to_stdout)
 		archive_write_set_bytes_in_last_block(w->archive, 1);
 	if (archive_write_open_fd(w->archive, out->to_stdout ? STDOUT_FILENO : output_fd(&out->file)) != ARCHIVE_OK)
-		return set_error(w->error, "%s: %s", out->final, archive_error_string(w->archive));
+		return error_set(w->error, out->final, 0, "%s", archive_error_string(w->archive));
 	return 0;
 }
 
@@ -1117,7 +1105,7 @@ static int close_archive(struct capture_state *state)
 	if (archive_write_close(state->writer.archive) == ARCHIVE_OK)
 		return 0;
 	state->writer.output_failed = true;
-	return set_error(state->writer.error, "%s: %s", state->writer.path,
+	return error_set(state->writer.error, state->writer.path, 0, "%s",
 			 archive_problem(state->writer.archive, why, sizeof(why)));
 }
 
@@ -1134,9 +1122,10 @@ static int capture_all(struct capture_state *state, const struct pid_list *pids)
 	show_progress(state, pids->count, pids->count, true);
 	/* A snapshot without a process would only be refused when read. */
 	if (state->processes == 0)
-		return set_error(state->writer.error, "%s: no process could be read: skipped %ld (refused, "
+		return error_set(state->writer.error, state->writer.path, 0,
+				 "no process could be read: skipped %ld (refused, "
 				 "permission denied: %ld; changed during capture: %ld), zombies %ld, "
-				 "kernel threads %ld", state->writer.path, state->skipped, state->unreadable,
+				 "kernel threads %ld", state->skipped, state->unreadable,
 				 state->changed, state->zombies, state->kernel_threads);
 	enum pagemap_mode mode = state->options->no_pagemap ? PAGEMAP_NONE
 				 : state->pagemap.saw_pfn ? PAGEMAP_PFN : PAGEMAP_PRESENT_ONLY;
@@ -1187,9 +1176,9 @@ int read_live(const char *proc_root, struct snapshot_builder *builder, struct er
 	state.writer.path = proc_root;
 	state.proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (state.proc_fd < 0)
-		set_error(error, "%s: %s", proc_root, strerror(errno));
+		error_set(error, proc_root, 0, "%s", strerror(errno));
 	else if (choose_processes(state.proc_fd, &options, &pids, &state.files[0], NULL) < 0)
-		set_error(error, "%s: cannot list processes: %s", proc_root, strerror(errno));
+		error_set(error, proc_root, 0, "cannot list processes: %s", strerror(errno));
 	else
 		mode = capture_all(&state, &pids);
 	capture_state_release(&state);
@@ -1212,18 +1201,18 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	memset(result, 0, sizeof(*result));
 	state.proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (state.proc_fd < 0) {
-		set_error(error, "%s: %s", proc_root, strerror(errno));
+		error_set(error, proc_root, 0, "%s", strerror(errno));
 		goto done;
 	}
 	if (resolve_output(options->output, options->compress, state.writer.mtime, &out, error) < 0)
 		goto done;
 	int missing = 0;
 	if (choose_processes(state.proc_fd, &resolved, &pids, &state.files[0], &missing) < 0) {
-		set_error(error, "%s: cannot list processes: %s", proc_root, strerror(errno));
+		error_set(error, proc_root, 0, "cannot list processes: %s", strerror(errno));
 		goto done;
 	}
 	if (missing) {
-		set_error(error, "capture: no process %d in %s (--pid/--tree): nothing written", missing,
+		error_set(error, NULL, 0, "capture: no process %d in %s (--pid/--tree): nothing written", missing,
 			  proc_root);
 		goto done;
 	}
