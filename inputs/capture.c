@@ -1013,8 +1013,9 @@ static int resolve_output(const char *requested, const char *compress, time_t no
 
 	if (!requested || !*requested)
 		snprintf(out->final, sizeof(out->final), "%s", default_name);
-	else if (directory)
-		snprintf(out->final, sizeof(out->final), "%s/%s", requested, default_name);
+	else if (directory)     /* "-o /tmp/" names /tmp/NAME, not /tmp//NAME */
+		snprintf(out->final, sizeof(out->final), "%s%s%s", requested,
+			 requested[strlen(requested) - 1] == '/' ? "" : "/", default_name);
 	else if (!named && !asked)
 		return error_set(error, requested, 0, "unknown container: name it .tar, .tar.gz, .tgz, .tar.xz or "
 				 ".tar.zst, give --compress, or give a directory");

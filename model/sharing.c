@@ -807,6 +807,21 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	free(x.fields[1]);
 }
 
+/* Lower a rule's figure to bound, and its processes' and files' shares by
+ * the same factor, so that no process or file is credited more than the
+ * whole (a process's share stays within 100 % of the tables too). */
+static void cap_sharing(struct model_context *c, struct model_sharing *out, size_t rule_index, uint64_t bound)
+{
+	double factor = (double)bound / (double)out->sharable_pages;
+	for (size_t i = 0; i < c->snapshot->process_count; i++)
+		c->result->process_figures[i].sharable_pages[rule_index] *= factor;
+	for (size_t f = 0; f < out->file_count; f++)
+		out->files[f].sharable_pages = (uint64_t)((unsigned __int128)out->files[f].sharable_pages * bound /
+							  out->sharable_pages);
+	out->pages_in_cow_vmas = (uint64_t)((unsigned __int128)out->pages_in_cow_vmas * bound / out->sharable_pages);
+	out->sharable_pages = bound;
+}
+
 void model_sharing(struct model_context *c)
 {
 	struct model_result *r = c->result;
@@ -830,7 +845,7 @@ void model_sharing(struct model_context *c)
 		 * more than the page tables' own upper bound (100 % of tables) */
 		uint64_t tables_bound = (uint64_t)(r->pagetable_estimate.upper / MODEL_PAGE_BYTES);
 		if (!all_pagemap && out->sharable_pages > tables_bound)
-			out->sharable_pages = tables_bound;
+			cap_sharing(c, out, k, tables_bound);
 		out->sharable_bytes = out->sharable_pages * MODEL_PAGE_BYTES;
 		size_t keep = c->options->top_files ? c->options->top_files : 10;
 		if (out->file_count > keep)

@@ -56,6 +56,11 @@ if command -v zstd >/dev/null; then zstd -tq "$1" || fail "the default file is n
 set -- "$tmp"/dir/ptscope-"$host"-*.tar.zst
 [ $# -eq 1 ] && [ -f "$1" ] || fail "-o DIR did not write the default name inside it"
 [ "$(ls -A "$tmp/dir" | wc -l)" -eq 1 ] || fail "-o DIR left other files: $(ls -A "$tmp/dir")"
+# -o DIR/ names DIR/NAME (the path printed is the one written, no "//")
+rm -f "$tmp"/dir/*
+written=$("$PTSCOPE" capture --pid "$a" -o "$tmp/dir/" 2>/dev/null) || fail "capture -o DIR/ failed"
+case "$written" in "$tmp/dir/ptscope-$host-"*.tar.zst) ;; *) fail "capture -o DIR/ printed '$written'" ;; esac
+[ -f "$written" ] || fail "capture -o DIR/ did not write $written"
 
 # Every container, each read back by tar and by ptscope.
 for ext in tar tar.gz tgz tar.xz tar.zst; do

@@ -1,7 +1,8 @@
 #!/bin/sh
 # A hostile corpus, made here from the fixtures: each case is refused in one
 # line naming the file (and line or record) with exit 1, or read correctly,
-# within 10 s and 200 MiB each (stated per case where tighter).  Cases are
+# within 10 s and 200 MiB each (stated per case where tighter).  A JSON
+# output must parse, with no NaN or Infinity.  Cases are
 # built by tests/hostile/make-corpus.py (one line each there says why).
 . "$PTSCOPE_TESTS/cli-common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
@@ -37,6 +38,9 @@ while read -r name command want seconds mib pattern; do
 		problem="message lacks '$pattern'"
 	elif [ "$want" -eq 0 ] && [ -n "$pattern" ] && ! grep -q -- "$pattern" "$tmp/out"; then
 		problem="output lacks '$pattern'"
+	elif [ "$want" -eq 0 ] && echo "$command" | grep -q json &&
+	     ! python3 -c 'import json, sys; json.load(open(sys.argv[1]), parse_constant=lambda c: sys.exit(c))' "$tmp/out"; then
+		problem="not JSON, or NaN or Infinity in it (JSON has neither)"
 	elif [ "$kib" -gt $((mib * 1024)) ]; then
 		problem="used $((kib / 1024)) MiB, budget $mib MiB"
 	fi

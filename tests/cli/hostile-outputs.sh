@@ -4,8 +4,8 @@
 #    predictable name) and at base/output's link names: the link's target is
 #    untouched, OUT is written;
 #  - report -o interrupted by SIGINT at 10 moments leaves no temporary;
-#  - capture into a full file system (a 64 KiB tmpfs) says why, exit 2, and
-#    leaves nothing (skipped, with exit 77, where mounting is not possible).
+#  - capture into a full file system (a 64 KiB tmpfs) says why (the file and
+#    the errno, uncompressed and zstd), exit 2, and leaves nothing (skipped, with exit 77, where mounting is not possible).
 . "$PTSCOPE_TESTS/cli-common.sh"
 tree=$PTSCOPE_TESTS/fixtures/kernel-2.5
 echo "precious" > "$tmp/victim"
@@ -37,13 +37,17 @@ fi
 mkdir "$tmp/full"
 if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
 	head -c 60k /dev/zero > "$tmp/full/filler" 2>/dev/null   # 4 KiB left: less than any capture
-	"$PTSCOPE" capture --pid $$ --compress none -o "$tmp/full/s.tar" > /dev/null 2> "$tmp/err"
-	rc=$?
-	ls -A "$tmp/full" | grep -vx filler > "$tmp/left"
+	# the message names the file and the errno, uncompressed and through a codec
+	for name in s.tar s.tar.zst; do
+		"$PTSCOPE" capture --pid $$ -o "$tmp/full/$name" > /dev/null 2> "$tmp/err"
+		rc=$?
+		ls -A "$tmp/full" | grep -vx filler > "$tmp/left"
+		[ $rc -eq 2 ] || { umount "$tmp/full"; fail "capture to a full disk ($name): exit $rc, want 2 (an output failure): $(cat "$tmp/err")"; }
+		grep -q "^ptscope: $tmp/full/$name: .*No space left on device" "$tmp/err" ||
+			{ umount "$tmp/full"; fail "full disk ($name): the message lacks the file or the reason: $(cat "$tmp/err")"; }
+		[ -s "$tmp/left" ] && { umount "$tmp/full"; fail "full disk ($name): left $(cat "$tmp/left")"; }
+	done
 	umount "$tmp/full"
-	[ $rc -eq 2 ] || fail "capture to a full disk: exit $rc, want 2 (an output failure): $(cat "$tmp/err")"
-	grep -q "No space left on device" "$tmp/err" || fail "full disk: no reason given: $(cat "$tmp/err")"
-	[ -s "$tmp/left" ] && fail "full disk: left $(cat "$tmp/left")"
 else
 	echo "skip: cannot mount a tmpfs here (not root?): the full-disk case is not run"
 	exit 77

@@ -7,6 +7,7 @@ commas for spaces.  Figures in PATTERN are worked out here by hand."""
 import os, struct, sys
 
 fixtures, out = sys.argv[1:3]
+os.makedirs(out, exist_ok=True)
 START = 0x7f0000000000
 cases = []
 
@@ -104,6 +105,28 @@ snapshot(case('hugetlb-mixed-64-pib', 'report,--format,json', 0,
           2: {'stat': stat(2), 'smaps': hugetlb(1 << 57, 1 << 55)},
           3: {'stat': stat(3), 'smaps': hugetlb(1 << 56, 0), 'pagemap': pagemap((1 << 56) + (1 << 55), 1)}},
          PFN_INFO)
+# without pagemap a sharing bound could exceed 100 % of the tables: a VMA
+# whose pages are all PMD-mapped (FilePmdMapped = Rss) needs no PTE page, so
+# the tables' upper bound leaves it out, but sharing counted its windows.
+# Two processes, each a 1 GiB shared file VMA so mapped and one anonymous
+# page elsewhere.  By hand: tables' upper bound per process 1 PTE + 1 PMD +
+# 1 PUD page = 3, 6 in all; shpt-2006 counted 512 windows x 1 = 512, so it is
+# 6 (100 %), the file's 6 (was 512) and each process's share 3 (was 256: 1 MiB
+# of its 12 KiB of tables)
+pmd_file = (f'{START:x}-{START + (1 << 30):x} r--s 00000000 fe:00 88    /pmd-mapped\n'
+            f'Size: 1048576 kB\nRss: 1048576 kB\nFilePmdMapped: 1048576 kB\nVmFlags: rd sh mr mw me ms\n'
+            f'{START + (1 << 32):x}-{START + (1 << 32) + 4096:x} rw-p 00000000 00:00 0\n'
+            f'Size: 4 kB\nRss: 4 kB\nVmFlags: rd wr mr mw me\n').encode()
+snapshot(case('sharing-over-tables', 'report,--per-process,--format,json', 0, '"shpt-2006":3.0,', 10, 100),
+         {pid: {'stat': stat(pid), 'smaps': pmd_file} for pid in (1, 2)})
+# a kernel profile of 200,000 symbols was quadratic (161 s); the overlay on
+# the 2.5 fixture tree places the one the tree has, page_remove_rmap (30 %)
+kernel_tree = os.path.join(os.path.dirname(fixtures), 'kernel-2.5')
+with open(case('profile-200000-symbols', f'callgraph,{kernel_tree},--format,json,--overlay-profile', 0,
+               '"name":"page_remove_rmap".*"samples_percent":30.0', 10, 400), 'w') as f:
+    f.write('# Overhead  Command  Shared Object  Symbol\n'
+            '    30.00%  make  [kernel.kallsyms]  [k] page_remove_rmap\n')
+    f.writelines(f'     0.0001%  make  [kernel.kallsyms]  [k] symbol_{i}\n' for i in range(200000))
 # a snapshot without any process was "out of memory"; now one clear line
 snapshot(case('no-process', 'info', 1, 'no process in this snapshot'))
 # --skip-bad kept refused pagemaps in memory: 64 processes with 1 MiB each of
