@@ -125,7 +125,7 @@ static int write_output(const char *path, const struct model_result *result, con
 	}
 	FILE *out = output_stream(&output);
 	if (!out || report_write(out, result, options) != 0) {
-		int saved = errno;
+		int saved = output.write_errno ? output.write_errno : errno;   /* the failed write's own */
 		output_discard(&output);
 		if (path && strcmp(path, "-"))
 			fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
