@@ -157,7 +157,8 @@ int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_
 /* The cache folder of a run, or a scratch folder when none can be made
  * (then options->use_cache is cleared); NULL with error set (internal) on failure. */
 #define SCRATCH_TEMPLATE "/tmp/ptscope-callgraph.XXXXXX"
-char *analyzer_cache_open(struct analyzer_options *options, char *scratch, struct error *error);
+char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char **refused,
+			  struct error *error);
 void analyzer_cache_close(char *cache_dir, const char *scratch);
 
 /* Fill plan from a tree or compile_commands.json.  0, or -1 with error set. */

@@ -198,10 +198,13 @@ static void remove_tree(const char *path)
 /*
  * The cache folder for a run.  The configuration shim needs a folder even
  * with --no-cache: without a writable cache, a scratch folder (scratch, of
- * SCRATCH_TEMPLATE's size) serves this run and nothing is cached.
+ * SCRATCH_TEMPLATE's size) serves this run and nothing is cached; *refused
+ * then names the cache folder asked for (the caller says so), else NULL.
  */
-char *analyzer_cache_open(struct analyzer_options *options, char *scratch, struct error *error)
+char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char **refused,
+			  struct error *error)
 {
+	*refused = NULL;
 	char *cache_dir = options->cache_dir ? xstrdup(options->cache_dir) : default_cache_dir();
 	strcpy(scratch, SCRATCH_TEMPLATE);
 	if (cg_make_dirs(cache_dir))
@@ -212,9 +215,9 @@ char *analyzer_cache_open(struct analyzer_options *options, char *scratch, struc
 		return NULL;
 	}
 	if (options->use_cache)
-		fprintf(stderr, "ptscope: %s: cannot create the cache folder; caching nothing this run\n",
-			cache_dir);
-	free(cache_dir);
+		*refused = cache_dir;
+	else
+		free(cache_dir);
 	options->use_cache = false;
 	return xstrdup(scratch);
 }
@@ -232,6 +235,7 @@ struct run {
 	struct analyzer_options options;
 	char scratch[sizeof(SCRATCH_TEMPLATE)];
 	char *cache_dir;
+	char *cache_refused;        /* the cache folder that could not be made, or NULL */
 	struct source_plan plan;
 };
 
@@ -243,12 +247,13 @@ static int begin_run(struct run *run, const struct analyzer_options *options, st
 	libclang_prefer(options->libclang);
 	if (libclang_load(error))
 		return -1;
-	run->cache_dir = analyzer_cache_open(&run->options, run->scratch, error);
+	run->cache_dir = analyzer_cache_open(&run->options, run->scratch, &run->cache_refused, error);
 	if (!run->cache_dir)
 		return -1;
 	if (sources_plan(&run->options, run->cache_dir, &run->plan, error)) {
 		sources_free(&run->plan);
 		analyzer_cache_close(run->cache_dir, run->scratch);
+		free(run->cache_refused);
 		return -1;
 	}
 	return 0;
@@ -258,6 +263,7 @@ static void end_run(struct run *run)
 {
 	sources_free(&run->plan);
 	analyzer_cache_close(run->cache_dir, run->scratch);
+	free(run->cache_refused);
 }
 
 int analyzer_run(const struct analyzer_options *caller, struct callgraph **graph, struct error *error)
@@ -291,6 +297,8 @@ int analyzer_run(const struct analyzer_options *caller, struct callgraph **graph
 		};
 		*graph = graph_build(plan->jobs, plan->job_count, &request);
 		summarise(*graph, plan, options);
+		if (run.cache_refused)
+			(*graph)->summary.cache_refused = graph_keep_text(*graph, run.cache_refused);
 		cg_list_free(&entries);
 		cg_list_free(&sinks);
 		cg_list_free(&excludes);
@@ -305,7 +313,7 @@ int analyzer_struct_sizes(const struct analyzer_options *options, const char *co
 {
 	struct run run;
 	if (begin_run(&run, options, error))
-		return -1;
+		return -1;   /* a refused cache folder loses nothing here: sizes are not cached */
 	const struct source_plan *plan = &run.plan;
 	int status = 0;
 	const struct tu_job *job = NULL;

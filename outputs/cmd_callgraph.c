@@ -242,6 +242,14 @@ static enum graph_format choose_format(const struct arguments *a)
 	return format;
 }
 
+/* Said even with -q: the next run will parse everything again. */
+static void say_cache_refused(const struct callgraph *graph)
+{
+	if (graph->summary.cache_refused)
+		fprintf(stderr, "ptscope: %s: cannot create the cache folder; caching nothing this run\n",
+			graph->summary.cache_refused);
+}
+
 static void print_summary(const struct callgraph *graph)
 {
 	const struct cg_summary *s = &graph->summary;
@@ -343,6 +351,8 @@ static int run(struct arguments *a, enum graph_format format)
 	a->options.progress = !a->quiet && isatty(STDERR_FILENO);
 	if (!status)
 		status = analyzer_run(&a->options, &graph, &error);
+	if (!status)
+		say_cache_refused(graph);
 	if (!status && a->path && !a->quiet)
 		say_pruned(a, graph);
 	if (!status && old_tree) {
@@ -352,6 +362,8 @@ static int run(struct arguments *a, enum graph_format format)
 		old_options.commands_out = NULL;
 		old_options.config = NULL;
 		status = analyzer_run(&old_options, &old_graph, &error);
+		if (!status)
+			say_cache_refused(old_graph);
 		if (!status && !a->quiet)
 			print_summary(old_graph);
 		if (!status)

@@ -201,4 +201,9 @@ before=$(ls /tmp | grep -c '^ptscope-callgraph\.' || true)
 grep -q '"page_add_rmap"' "$tmp/nocache.json" || fail "no page_add_rmap in the graph made without a cache"
 after=$(ls /tmp | grep -c '^ptscope-callgraph\.' || true)
 [ "$before" = "$after" ] || fail "the scratch configuration folder was left in /tmp"
+# ... and with caching asked for, the command says once that nothing is cached
+"$PTSCOPE" callgraph "$f24" --cache-dir /proc/no-cache-here -q --format json -o "$tmp/nocache2.json" 2> "$tmp/err" ||
+	fail "an unwritable cache folder should still give the graph"
+[ "$(cat "$tmp/err")" = "ptscope: /proc/no-cache-here: cannot create the cache folder; caching nothing this run" ] ||
+	fail "unwritable cache folder: said $(cat "$tmp/err")"
 echo "callgraph fixtures: ok"
