@@ -88,14 +88,13 @@ static size_t decode(const unsigned char *p, uint32_t *code)
  * for an invalid byte, code is (uint32_t)-1 and byte its value. */
 typedef const char *mapping(uint32_t code, unsigned char byte, char scratch[16]);
 
-static size_t walk(char *out, size_t size, const char *text, mapping *map)
+static void walk_into(struct sink *s, const char *text, mapping *map)
 {
-	struct sink s = { out, size, 0, 0, 0 };
 	const unsigned char *p = (const unsigned char *)(text ? text : "");
 	while (*p) {
 		size_t run = strspn((const char *)p, plain);
 		if (run) {
-			emit_characters(&s, (const char *)p, run);
+			emit_characters(s, (const char *)p, run);
 			p += run;
 			continue;
 		}
@@ -104,11 +103,17 @@ static size_t walk(char *out, size_t size, const char *text, mapping *map)
 		size_t length = decode(p, &code);
 		const char *replacement = map(length ? code : UINT32_MAX, *p, scratch);
 		if (replacement)
-			emit(&s, replacement, strlen(replacement));
+			emit(s, replacement, strlen(replacement));
 		else
-			emit(&s, (const char *)p, length);
+			emit(s, (const char *)p, length);
 		p += length ? length : 1;
 	}
+}
+
+static size_t walk(char *out, size_t size, const char *text, mapping *map)
+{
+	struct sink s = { out, size, 0, 0, 0 };
+	walk_into(&s, text, map);
 	return finish(&s);
 }
 
@@ -205,19 +210,21 @@ size_t escape_text(char *out, size_t size, const char *text)
 	return walk(out, size, text, text_map);
 }
 
+static const char *csv_map(uint32_t code, unsigned char byte, char scratch[16])
+{
+	return code == '"' ? "\"\"" : utf8_map(code, byte, scratch);
+}
+
 size_t escape_csv(char *out, size_t size, const char *text)
 {
 	struct sink s = { out, size, 0, 0, 0 };
 	const char *p = text ? text : "";
 	int quoted = strpbrk(p, ",\"\r\n") != NULL;
-	char *valid = escape_alloc(escape_utf8, p);
 	if (quoted)
 		emit(&s, "\"", 1);
-	for (const char *q = valid; *q; q++)
-		emit(&s, *q == '"' ? "\"\"" : q, *q == '"' ? 2 : 1);
+	walk_into(&s, p, csv_map);
 	if (quoted)
 		emit(&s, "\"", 1);
-	free(valid);
 	return finish(&s);
 }
 
@@ -229,14 +236,18 @@ char *escape_alloc(escape_function *escape, const char *text)
 	return out;
 }
 
+const char *escape_into(escape_function *escape, const char *text, char *small, size_t size, char **spill)
+{
+	*spill = NULL;
+	if (escape(small, size, text) < size)
+		return small;
+	return *spill = escape_alloc(escape, text);
+}
+
 int escape_fputs(escape_function *escape, const char *text, FILE *out)
 {
-	char small[512];
-	size_t length = escape(small, sizeof(small), text);
-	if (length < sizeof(small))
-		return fputs(small, out) < 0 ? -1 : 0;
-	char *big = escape_alloc(escape, text);
-	int status = fputs(big, out) >= 0 ? 0 : -1;
-	free(big);
+	char small[512], *spill;
+	int status = fputs(escape_into(escape, text, small, sizeof(small), &spill), out) >= 0 ? 0 : -1;
+	free(spill);
 	return status;
 }

@@ -39,6 +39,10 @@ escape_function escape_utf8, escape_xml, escape_xml_chars, escape_csv, escape_ht
 /* The escaped text in malloc'd memory; out of memory ends the run with
  * status 2 and a message, as every allocation of a writer does. */
 char *escape_alloc(escape_function *escape, const char *text);
+/* The escaped text in small when it fits (most names do: no allocation),
+ * else in malloc'd memory also left in *spill for the caller to free
+ * (*spill is NULL when small held it). */
+const char *escape_into(escape_function *escape, const char *text, char *small, size_t size, char **spill);
 /* Write the escaped text to out; 0, or -1 on a write error. */
 int escape_fputs(escape_function *escape, const char *text, FILE *out);
 

@@ -45,10 +45,11 @@ static void singular(const char *key, char *buffer, size_t size)
  * (libxml2's writer escapes markup but passes control characters through). */
 static int xml_write(xmlTextWriterPtr w, const char *attribute, const char *text)
 {
-	char *clean = escape_alloc(escape_xml_chars, text);
+	char small[256], *spill;
+	const char *clean = escape_into(escape_xml_chars, text, small, sizeof(small), &spill);
 	int rc = attribute ? xmlTextWriterWriteAttribute(w, BAD_CAST attribute, BAD_CAST clean)
 			   : xmlTextWriterWriteString(w, BAD_CAST clean);
-	free(clean);
+	free(spill);
 	return rc;
 }
 

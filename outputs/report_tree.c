@@ -27,9 +27,9 @@ static void put_u64(struct json_object *object, const char *key, uint64_t value)
  * so every format written from it starts from text its reader accepts. */
 static void put_string(struct json_object *object, const char *key, const char *value)
 {
-	char *valid = escape_alloc(escape_utf8, value);
-	put(object, key, json_object_new_string(valid));
-	free(valid);
+	char small[256], *spill;
+	put(object, key, json_object_new_string(escape_into(escape_utf8, value, small, sizeof(small), &spill)));
+	free(spill);
 }
 
 /* A figure the snapshot may lack: null when it is not known. */
