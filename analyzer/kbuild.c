@@ -33,14 +33,33 @@ static void set_variable(struct make *make, const char *name, char *value)
 	cg_values_set(&make->variables, name, value);
 }
 
+/*
+ * What one expansion may write or read, counted over all of its nested
+ * expansions.
+ * A kernel Makefile's longest values (obj-y lists, CFLAGS) are a few KiB,
+ * but references nested ten wide and a few deep make gigabytes from a page
+ * of text (fuzz_kbuild: 500 bytes ran past its 10 s timeout).  Past the
+ * budget the value is cut short: this reader keeps fewer objects rather
+ * than more (see the top of this file).
+ */
+#define EXPANSION_MAX_BYTES ((size_t)1 << 20)
+
+static void add_within(struct buffer *out, const char *text, size_t length, size_t *budget_bytes)
+{
+	if (length > *budget_bytes)
+		length = *budget_bytes;
+	buffer_add(out, text, length);
+	*budget_bytes -= length;
+}
+
 /* Expand $(NAME) and ${NAME}; nested references in the name are expanded first. */
-static char *expand(const struct make *make, const char *text, int depth)
+static char *expand_within(const struct make *make, const char *text, int depth, size_t *budget_bytes)
 {
 	struct buffer out = { 0 };
 	buffer_add(&out, "", 0);
-	for (const char *p = text; *p; p++) {
+	for (const char *p = text; *p && *budget_bytes; p++) {
 		if (p[0] != '$' || (p[1] != '(' && p[1] != '{')) {
-			buffer_add(&out, p, 1);
+			add_within(&out, p, 1, budget_bytes);
 			continue;
 		}
 		char open = p[1], close = open == '(' ? ')' : '}';
@@ -54,13 +73,23 @@ static char *expand(const struct make *make, const char *text, int depth)
 		}
 		if (level > 0)
 			break;   /* unbalanced: drop the rest */
+		/* a reference costs its text too: references to empty variables,
+		 * nested wide and deep, write nothing but take as long */
+		size_t reference_bytes = (size_t)(end - p);
+		if (reference_bytes > *budget_bytes) {
+			*budget_bytes = 0;
+			break;
+		}
+		*budget_bytes -= reference_bytes;
 		char *inner = xstrndup(start, (size_t)(end - 1 - start));
-		char *name = depth < 8 ? expand(make, inner, depth + 1) : xstrdup("");
+		char *name = depth < 8 ? expand_within(make, inner, depth + 1, budget_bytes) : xstrdup("");
 		free(inner);
 		/* a make function ("subst a,b,c") has a space: expands to nothing here */
 		const char *value = strchr(name, ' ') ? NULL : variable(make, name);
 		if (value) {
-			char *expanded = depth < 8 ? expand(make, value, depth + 1) : xstrdup("");
+			char *expanded = depth < 8 ? expand_within(make, value, depth + 1, budget_bytes)
+						   : xstrdup("");
+			/* the nested expansion paid for its bytes; copying them up is free */
 			buffer_add(&out, expanded, strlen(expanded));
 			free(expanded);
 		}
@@ -68,6 +97,12 @@ static char *expand(const struct make *make, const char *text, int depth)
 		p = end - 1;
 	}
 	return out.data;
+}
+
+static char *expand(const struct make *make, const char *text)
+{
+	size_t budget_bytes = EXPANSION_MAX_BYTES;
+	return expand_within(make, text, 0, &budget_bytes);
 }
 
 static char *trim(char *text)
@@ -110,7 +145,7 @@ static bool condition_equal(const struct make *make, char *arguments)
 	} else {
 		return false;
 	}
-	char *a = expand(make, left, 0), *b = expand(make, right, 0);
+	char *a = expand(make, left), *b = expand(make, right);
 	bool equal = !strcmp(trim(a), trim(b));
 	free(a);
 	free(b);
@@ -143,7 +178,7 @@ static bool conditional_line(struct make *make, struct conditions *conditions, c
 {
 	bool value;
 	if (starts_word(line, "ifdef") || starts_word(line, "ifndef")) {
-		char *name = expand(make, trim(line + (line[2] == 'd' ? 5 : 6)), 0);
+		char *name = expand(make, trim(line + (line[2] == 'd' ? 5 : 6)));
 		const char *set = variable(make, trim(name));
 		value = set && *set;
 		if (line[2] == 'n')
@@ -188,7 +223,7 @@ static void assignment_line(struct make *make, char *line)
 		if (at + strlen(operators[i]) - 1 != first_equals)
 			continue;
 		*at = '\0';
-		char *name = expand(make, trim(line), 0);
+		char *name = expand(make, trim(line));
 		char *value = trim(at + strlen(operators[i]));
 		const char *old = variable(make, trim(name));
 		char *stored;
@@ -197,7 +232,7 @@ static void assignment_line(struct make *make, char *line)
 		else if (operators[i][0] == '?' && old)
 			stored = xstrdup(old);
 		else if (operators[i][0] == ':')
-			stored = expand(make, value, 0);   /* simply expanded now */
+			stored = expand(make, value);   /* simply expanded now */
 		else
 			stored = xstrdup(value);
 		set_variable(make, trim(name), stored);
@@ -208,7 +243,7 @@ static void assignment_line(struct make *make, char *line)
 
 static void add_objects(const struct make *make, const char *list, struct cg_list *objects, int depth)
 {
-	char *expanded = expand(make, list, 0);
+	char *expanded = expand(make, list);
 	char *save = NULL;
 	for (char *word = strtok_r(expanded, " \t", &save); word; word = strtok_r(NULL, " \t", &save)) {
 		size_t length = strlen(word);
@@ -276,7 +311,7 @@ char *kbuild_get(const struct kbuild *kbuild, const char *name)
 {
 	const struct make *make = (const struct make *)kbuild;
 	const char *value = variable(make, name);
-	return value ? expand(make, value, 0) : NULL;
+	return value ? expand(make, value) : NULL;
 }
 
 void kbuild_free(struct kbuild *kbuild)

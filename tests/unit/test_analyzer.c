@@ -162,6 +162,38 @@ static void test_kbuild_values(void)
 	free(makefile);
 }
 
+/* References nested ten wide and six deep: 10^6 copies of L0's 10 bytes
+ * (10,000,000 bytes) in make; the expansion stops at its 1 MiB budget
+ * (analyzer/kbuild.c EXPANSION_MAX_BYTES), every byte written an x. */
+static void test_kbuild_expansion_budget(void)
+{
+	struct buffer text = { 0 };
+	buffer_printf(&text, "L0 = xxxxxxxxxx\n");
+	for (int level = 1; level <= 6; level++) {
+		buffer_printf(&text, "L%d =", level);
+		for (int i = 0; i < 10; i++)
+			buffer_printf(&text, " $(L%d)", level - 1);
+		buffer_printf(&text, "\n");
+	}
+	buffer_printf(&text, "obj-y = $(L6)\nobj-m = $(L2)\n");
+	char *makefile = write_temp("Makefile.nested", text.data);
+	struct kbuild *kbuild = kbuild_load(makefile, NULL, NULL);
+	char *value = kbuild_get(kbuild, "obj-y");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(value);
+	size_t length = strlen(value);
+	CU_ASSERT(length > 0 && length <= (size_t)1 << 20);
+	CU_ASSERT_EQUAL(strspn(value, "x "), length);
+	free(value);
+	/* within the budget nothing is cut: L2 is 100 copies, 1,099 bytes with
+	 * the spaces between them ("L1 = $(L0) ..." keeps its separators) */
+	value = kbuild_get(kbuild, "obj-m");
+	CU_ASSERT_EQUAL(strlen(value), 100 * 10 + 9 * 10 + 9);
+	free(value);
+	kbuild_free(kbuild);
+	free(makefile);
+	buffer_free(&text);
+}
+
 /* --- the cache ----------------------------------------------------------------- */
 
 static void make_facts(struct tu_facts *facts)
@@ -531,7 +563,7 @@ static void test_graph_paths_and_depth(void)
 void suite_analyzer(void)
 {
 	ADD_SUITE("analyzer", test_kconfig_values_and_header, test_kconfig_bad_line,
-		  test_kconfig_compressed, test_kbuild_objects, test_kbuild_values, test_cache_round_trip, test_cache_inputs,
+		  test_kconfig_compressed, test_kbuild_objects, test_kbuild_values, test_kbuild_expansion_budget, test_cache_round_trip, test_cache_inputs,
 		  test_field_names_and_flags, test_parse_unit, test_graph_identity_and_indirect,
 		  test_graph_paths_and_depth);
 }
