@@ -6,8 +6,9 @@
 # not root.
 . "$PTSCOPE_TESTS/cli-common.sh"
 src=$(cd "$PTSCOPE_TESTS/.." && pwd)
-# a make inside `make check` must not inherit its flags (SANITIZE=1, -j, ...)
-unset MAKEFLAGS MFLAGS MAKELEVEL
+# a make inside `make check` must not inherit its flags (SANITIZE=1, -j, ...):
+# under SANITIZE=1 in a fresh clone, the plain build it installs does not exist yet
+unset MAKEFLAGS MFLAGS MAKELEVEL SANITIZE BUILD CFLAGS LDFLAGS
 root="$tmp/root"
 make -s -C "$src" install DESTDIR="$root" PREFIX=/usr/local > "$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; fail "make install"; }
