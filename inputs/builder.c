@@ -43,6 +43,10 @@ struct snapshot_builder {
 	uint64_t total_status_kb[6];    /* Σ of each status counter so far */
 	size_t smaps_parsed;            /* for the memory check's message */
 	uint64_t position_bytes, total_bytes; /* of the file, when the container knows */
+	/* the smaps member being streamed (MEMBER_STREAM), while stream_process is set */
+	struct process_build *stream_process;
+	struct smaps_parser stream;
+	struct parse_place stream_place;
 };
 
 void builder_set_position(struct snapshot_builder *b, uint64_t done, uint64_t total)
@@ -101,6 +105,8 @@ void builder_abort(struct snapshot_builder *b)
 	free(b->vmas.items);
 	free(b->extras.items);
 	free(b->slub);
+	if (b->stream_process)
+		buffer_free(&b->stream.tail);
 	snapshot_free(b->snapshot);
 	free(b);
 }
@@ -153,6 +159,16 @@ static int adopt_pagemap(struct snapshot_builder *b, struct process *p, void *da
 	return status ? status : check_budget(b, size, place);
 }
 
+/* An smaps member parsed whole or streamed: its VMAs are the process's. */
+static int smaps_parsed(struct snapshot_builder *b, struct process_build *pb, size_t member_bytes,
+			const struct parse_place *place)
+{
+	pb->process.vma_count = b->vmas.count - pb->vma_first;
+	b->smaps_parsed++;
+	show_progress(b, false);
+	return check_budget(b, member_bytes, place);
+}
+
 static int add_process_member(struct snapshot_builder *b, struct process_build *pb,
 			      enum process_member kind, const void *data, size_t size,
 			      const struct parse_place *place)
@@ -167,10 +183,7 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 		pb->vma_first = b->vmas.count;
 		if (parse_smaps(data, size, s->arena, &b->vmas, &b->extras, place))
 			return -1;
-		p->vma_count = b->vmas.count - pb->vma_first;
-		b->smaps_parsed++;
-		show_progress(b, false);
-		return check_budget(b, size, place);
+		return smaps_parsed(b, pb, size, place);
 	case MEMBER_STAT:
 		/* smemcap writes an empty member for a file it could not open:
 		 * the process ended between listing and reading (its smaps is
@@ -263,7 +276,7 @@ enum member_use builder_member_use(const struct snapshot_builder *b, const char 
 		return MEMBER_IGNORE;
 	if (m.kind == MEMBER_PAGEMAP)
 		return b->options.pagemap_sizes_only ? MEMBER_SIZE_ONLY : MEMBER_ADOPT;
-	return MEMBER_COPY;
+	return m.kind == MEMBER_SMAPS ? MEMBER_STREAM : MEMBER_COPY;
 }
 
 /*
@@ -392,6 +405,67 @@ int builder_adopt_member(struct snapshot_builder *b, const char *name, void *dat
 	}
 	status = adopt_pagemap(b, &pb->process, data, size, &place);
 	return status == -2 ? -1 : status ? process_problem(b, pb, error) : 0;
+}
+
+/* A streamed member's problem: the read fails, or with skip_bad the process
+ * is dropped and the rest of the member is not wanted (1). */
+static int stream_problem(struct snapshot_builder *b, int status, struct error *error)
+{
+	struct process_build *pb = b->stream_process;
+	b->stream_process = NULL;
+	if (status == -2 || process_problem(b, pb, error))
+		return -1;
+	return 1;
+}
+
+int builder_stream_begin(struct snapshot_builder *b, const char *name, struct error *error)
+{
+	struct member_name m;
+	int status;
+	b->stream_process = NULL;
+	if (!resolve_member(name, &m) || m.kind != MEMBER_SMAPS)
+		return 1;
+	b->stream_place = (struct parse_place){ b->snapshot->source,
+						arena_intern(b->snapshot->arena, m.name, strlen(m.name)), error };
+	struct process_build *pb = claim_member(b, &m, &b->stream_place, &status);
+	if (!pb)
+		return status ? status : 1;
+	pb->vma_first = b->vmas.count;
+	smaps_parser_begin(&b->stream, b->snapshot->arena, &b->vmas, &b->extras, &b->stream_place);
+	b->stream_process = pb;
+	return 0;
+}
+
+int builder_stream_feed(struct snapshot_builder *b, const void *data, size_t size, struct error *error)
+{
+	if (!b->stream_process)
+		return 1;
+	b->stream_place.error = error;
+	if (smaps_parser_feed(&b->stream, data, size))
+		return stream_problem(b, -1, error);
+	/* the VMAs grow as they are parsed: a snapshot that cannot fit stops here */
+	int status = check_budget(b, b->stream.tail.capacity, &b->stream_place);
+	if (status) {
+		buffer_free(&b->stream.tail);
+		return stream_problem(b, status, error);
+	}
+	return 0;
+}
+
+int builder_stream_end(struct snapshot_builder *b, struct error *error)
+{
+	struct process_build *pb = b->stream_process;
+	if (!pb)
+		return 0;
+	b->stream_place.error = error;
+	int status = smaps_parser_end(&b->stream);
+	if (status == 0)
+		status = smaps_parsed(b, pb, 0, &b->stream_place);
+	if (status == 0) {
+		b->stream_process = NULL;
+		return 0;
+	}
+	return stream_problem(b, status, error) < 0 ? -1 : 0;
 }
 
 int builder_size_member(struct snapshot_builder *b, const char *name, uint64_t size,

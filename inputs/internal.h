@@ -52,6 +52,41 @@ struct vma_array { struct vma *items; size_t count, capacity, populated_bytes; }
 struct extra_array { struct smaps_extra *items; size_t count, capacity; };
 int parse_smaps(const char *text, size_t size, struct arena *arena, struct vma_array *vmas,
 		struct extra_array *extras, const struct parse_place *place);
+/*
+ * The same parser fed in pieces: every complete line is parsed as it
+ * arrives and only a line cut by a piece's end is kept (parser->tail).
+ * feed and end return 0 or -1 with place->error set; after -1 from feed
+ * the parser is finished (its tail freed) and end is not called.
+ * parse_smaps is begin, one feed, end.
+ */
+struct smaps_parser {
+	struct arena *arena;
+	struct vma_array *vmas;
+	struct extra_array *extras;
+	const struct parse_place *place;
+	unsigned long line;
+	struct vma *current;
+	int last_field;
+	size_t vma_first;       /* this member's first VMA in vmas */
+	struct buffer tail;     /* the incomplete last line so far */
+};
+/*
+ * The longest line an smaps can hold.  Field lines ("Rss: N kB", VmFlags'
+ * at most 64 two-letter codes) are short; the longest is a VMA header:
+ * start-end (2 x 16 hex digits and '-'), perms (4), offset (16 hex), dev
+ * (3 + 5 hex digits of a 12:20-bit number and ':'), inode (20 decimal
+ * digits), their spaces, padding to column 73 (show_map_vma's seq_pad):
+ * at most 128 bytes; then the path.  A path is at most PATH_MAX (4096)
+ * bytes with its NUL, " (deleted)" included, and seq_file escapes only
+ * "\n" in it, as the four bytes "\012": 4 x 4095 = 16380 bytes.  Names of
+ * anonymous VMAs ("[anon:NAME]", NAME at most 80 bytes) are shorter.
+ * 128 + 16380 = 16508 fits in 16 KiB + 128 bytes.
+ */
+#define SMAPS_LINE_MAX_BYTES (16 * 1024 + 128)
+void smaps_parser_begin(struct smaps_parser *parser, struct arena *arena, struct vma_array *vmas,
+			struct extra_array *extras, const struct parse_place *place);
+int smaps_parser_feed(struct smaps_parser *parser, const char *text, size_t size);
+int smaps_parser_end(struct smaps_parser *parser);
 int parse_status(const char *text, size_t size, struct process_status *status,
 		 const struct parse_place *place);
 int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int *ppid,
@@ -99,13 +134,25 @@ int builder_add_member(struct snapshot_builder *builder, const char *name,
  * snapshot's bytes, so they are read straight into memory the builder then
  * owns (no copy), or only sized when the reader wants no records.
  */
-enum member_use { MEMBER_IGNORE, MEMBER_COPY, MEMBER_ADOPT, MEMBER_SIZE_ONLY };
+enum member_use { MEMBER_IGNORE, MEMBER_COPY, MEMBER_ADOPT, MEMBER_SIZE_ONLY, MEMBER_STREAM };
 enum member_use builder_member_use(const struct snapshot_builder *builder, const char *name);
 /* The most bytes such a member can hold (containers refuse more before reading). */
 uint64_t builder_member_max_bytes(const char *name);
 /* MEMBER_ADOPT: data came from malloc and is the builder's now, even on error. */
 int builder_adopt_member(struct snapshot_builder *builder, const char *name, void *data,
 			 size_t size, struct error *error);
+/*
+ * MEMBER_STREAM (smaps): the member in pieces of any size as they are read,
+ * parsed as they arrive, so that memory follows its longest line and its
+ * VMAs, not its size (a 100 KB archive can hold a 3 GiB smaps).  begin and
+ * feed return 0 (go on), 1 (the rest is not wanted: skip it) or -1 (the read
+ * fails); end returns 0 or -1.  Call end after the last piece unless begin
+ * or feed returned nonzero.
+ */
+int builder_stream_begin(struct snapshot_builder *builder, const char *name, struct error *error);
+int builder_stream_feed(struct snapshot_builder *builder, const void *data, size_t size,
+			struct error *error);
+int builder_stream_end(struct snapshot_builder *builder, struct error *error);
 /* MEMBER_SIZE_ONLY: the member's size, its bytes never read. */
 int builder_size_member(struct snapshot_builder *builder, const char *name, uint64_t size,
 			struct error *error);

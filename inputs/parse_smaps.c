@@ -1,8 +1,11 @@
 /*
  * parse_smaps.c - /proc/PID/smaps, every kernel from 2.6.14 on.
  *
- * The member is already in memory, so lines are walked in place with
- * memchr: nothing is allocated per line, only the VMA array grows.  Field
+ * The text arrives whole or in pieces (a member streamed out of an archive,
+ * docs/snapshot-format.md "Limits a reader enforces"); complete lines are
+ * walked in place with memchr and only a line cut by a piece's end is
+ * copied, so nothing is allocated per line and memory follows the longest
+ * line and the VMAs, not the member's size.  Field
  * names are looked up by remembering where the previous one matched: the
  * kernel prints fields in a fixed order, so the next field is almost always
  * the next entry of the table.
@@ -40,15 +43,6 @@ const char vma_flag_codes[VMF_OTHER][3] = {
 	"hg", "nh", "mg", "um", "uw", "ss", "sl", "bt", "mt", "lf",
 };
 
-struct smaps_parser {
-	struct arena *arena;
-	struct vma_array *vmas;
-	struct extra_array *extras;
-	const struct parse_place *place;
-	unsigned long line;
-	struct vma *current;
-	int last_field;
-};
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -126,6 +120,11 @@ static int parse_vma_header(struct smaps_parser *parser, const char *p, const ch
 	if (!parse_u64(q, limit, &vma->inode, &q) || (q < limit && !is_space(*q)))
 		return parse_fail(parser->place, parser->line, "bad inode number");
 	q = skip_spaces(q, limit);
+	/* refused here, not after the rest of the member: a valid VMA repeated
+	 * for gigabytes stops at its second copy */
+	if (vmas->count > parser->vma_first && vma->start < vmas->items[vmas->count - 1].end)
+		return parse_fail(parser->place, parser->line, "VMAs overlap or are out of order at %" PRIx64,
+				  vma->start);
 	vma->path = arena_intern(parser->arena, q, (size_t)(limit - q));
 	vma->extra_first = (uint32_t)parser->extras->count;
 	parser->current = vma;
@@ -273,29 +272,87 @@ static int parse_line(struct smaps_parser *parser, const char *p, const char *li
 	return parse_vma_header(parser, name, limit);
 }
 
-int parse_smaps(const char *text, size_t size, struct arena *arena, struct vma_array *vmas,
-		struct extra_array *extras, const struct parse_place *place)
+static int line_too_long(struct smaps_parser *parser, unsigned long line)
 {
-	struct smaps_parser parser = { arena, vmas, extras, place, 0, NULL, -1 };
-	const char *p = text, *end = text + size;
-	size_t first = vmas->count;
+	return parse_fail(parser->place, line, "a line of more than %d bytes: no smaps line is that long",
+			  SMAPS_LINE_MAX_BYTES);
+}
 
-	while (p < end) {
-		const char *newline = memchr(p, '\n', (size_t)(end - p));
-		parser.line++;
+/* One complete line, without its newline. */
+static int take_line(struct smaps_parser *parser, const char *p, const char *newline)
+{
+	parser->line++;
+	if ((size_t)(newline - p) > SMAPS_LINE_MAX_BYTES)
+		return line_too_long(parser, parser->line);
+	if (memchr(p, '\0', (size_t)(newline - p)))
+		return parse_fail(parser->place, parser->line, "binary data in a text file");
+	return newline > p ? parse_line(parser, p, newline) : 0;
+}
+
+void smaps_parser_begin(struct smaps_parser *parser, struct arena *arena, struct vma_array *vmas,
+			struct extra_array *extras, const struct parse_place *place)
+{
+	*parser = (struct smaps_parser){ .arena = arena, .vmas = vmas, .extras = extras, .place = place,
+					 .vma_first = vmas->count, .last_field = -1 };
+}
+
+/* A line cut by the end of a piece is refused as soon as it is longer than
+ * any smaps line, so the tail never holds more than SMAPS_LINE_MAX_BYTES + 1. */
+static int keep_tail(struct smaps_parser *parser, const char *p, size_t bytes)
+{
+	size_t room = SMAPS_LINE_MAX_BYTES + 1 - parser->tail.length;
+	buffer_add(&parser->tail, p, bytes < room ? bytes : room);
+	return parser->tail.length <= SMAPS_LINE_MAX_BYTES ? 0 : line_too_long(parser, parser->line + 1);
+}
+
+static int parse_piece(struct smaps_parser *parser, const char *text, size_t size)
+{
+	const char *p = text, *end = text + size;
+	if (parser->tail.length) {
+		/* finish the line the previous piece cut */
+		const char *newline = memchr(p, '\n', size);
 		if (!newline)
-			return parse_fail(place, parser.line, "file ends inside a line (truncated?)");
-		if (memchr(p, '\0', (size_t)(newline - p)))
-			return parse_fail(place, parser.line, "binary data in a text file");
-		if (newline > p && parse_line(&parser, p, newline))
+			return keep_tail(parser, p, size);
+		if (keep_tail(parser, p, (size_t)(newline - p)))
+			return -1;
+		int status = take_line(parser, parser->tail.data, parser->tail.data + parser->tail.length);
+		parser->tail.length = 0;
+		if (status)
 			return -1;
 		p = newline + 1;
 	}
-	if (check_vma(&parser))
-		return -1;
-	for (size_t i = first + 1; i < vmas->count; i++)
-		if (vmas->items[i].start < vmas->items[i - 1].end)
-			return parse_fail(place, 0, "VMAs overlap or are out of order at %" PRIx64,
-					  vmas->items[i].start);
+	while (p < end) {
+		const char *newline = memchr(p, '\n', (size_t)(end - p));
+		if (!newline)
+			return keep_tail(parser, p, (size_t)(end - p));
+		if (take_line(parser, p, newline))
+			return -1;
+		p = newline + 1;
+	}
 	return 0;
+}
+
+int smaps_parser_feed(struct smaps_parser *parser, const char *text, size_t size)
+{
+	if (parse_piece(parser, text, size) == 0)
+		return 0;
+	buffer_free(&parser->tail);
+	return -1;
+}
+
+int smaps_parser_end(struct smaps_parser *parser)
+{
+	int status = parser->tail.length
+		? parse_fail(parser->place, parser->line + 1, "file ends inside a line (truncated?)")
+		: check_vma(parser);
+	buffer_free(&parser->tail);
+	return status;
+}
+
+int parse_smaps(const char *text, size_t size, struct arena *arena, struct vma_array *vmas,
+		struct extra_array *extras, const struct parse_place *place)
+{
+	struct smaps_parser parser;
+	smaps_parser_begin(&parser, arena, vmas, extras, place);
+	return smaps_parser_feed(&parser, text, size) ? -1 : smaps_parser_end(&parser);
 }

@@ -4,7 +4,7 @@
 Each case is a directory snapshot (or a file) under OUT/NAME; one line per case
 goes to stdout: NAME COMMAND WANT_EXIT SECONDS MIB PATTERN, COMMAND with
 commas for spaces.  Figures in PATTERN are worked out here by hand."""
-import os, struct, sys
+import os, struct, subprocess, sys, tarfile
 
 fixtures, out = sys.argv[1:3]
 os.makedirs(out, exist_ok=True)
@@ -140,6 +140,38 @@ n = 20000
 snapshot(case('mapcounts-20000', 'report,--format,json', 0, '"pte_pages":40,', 10, 100),
          {1: {'stat': stat(1), 'smaps': smaps(START, n), 'pagemap': pagemap(START, n)}}, PFN_INFO,
          b''.join(struct.pack('<QQQ', 0x1000 + i, i + 2, 1 << 12) for i in range(n)))
+
+# A small .tar.zst whose 1/smaps inflates to 3 GiB was read whole before it
+# was parsed (9.5 s, 3.1 GB): smaps in an archive is parsed as it arrives.
+# The archive is zstd frames joined (zstd reads them as one stream): the
+# header frame, one 1 MiB frame of the member's text repeated, the end.
+def zstd(data):
+    return subprocess.run(['zstd', '-q', '-19', '-c'], input=data, stdout=subprocess.PIPE, check=True).stdout
+
+def inflating_tar(path, piece, repeats):
+    header = b''
+    for name, data in (('version', open(f'{fixtures}/version', 'rb').read()),
+                       ('meminfo', open(f'{fixtures}/meminfo', 'rb').read()), ('1/stat', stat(1))):
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        header += info.tobuf(format=tarfile.USTAR_FORMAT) + data + bytes(-len(data) % 512)
+    member = tarfile.TarInfo('1/smaps')
+    member.size = len(piece) * repeats
+    header += member.tobuf(format=tarfile.USTAR_FORMAT)
+    frame = zstd(piece)
+    with open(path, 'wb') as f:
+        f.write(zstd(header))
+        for _ in range(repeats):
+            f.write(frame)
+        f.write(zstd(bytes(-member.size % 512 + 1024)))
+
+# one endless line: refused where it passes the longest smaps line, 16,512 bytes
+inflating_tar(case('smaps-3-gib-line.tar.zst', 'report', 1, '1/smaps:1: a line of more than 16512 bytes',
+                   10, 100), b'a' * (1 << 20), 3072)
+# one VMA over and over (4 lines): refused at its second header, line 5
+record = smaps(START, 4)
+inflating_tar(case('smaps-3-gib-same-vma.tar.zst', 'report', 1, '1/smaps:5: VMAs overlap or are out of order', 10, 100),
+              record * ((1 << 20) // len(record)), 3072)
 
 os.makedirs(out, exist_ok=True)
 print('\n'.join(c.replace(',', ' ', 0) for c in cases))

@@ -85,6 +85,78 @@ static const char hostile_names[] =
 	"Size:                  4 kB\n"
 	"Rss:                   4 kB\n";
 
+/* Fed in pieces of every size from 1 to 200 bytes (and then 4093, a prime
+ * near a page), the same smaps parses to the same VMAs as fed whole: a line
+ * cut by a piece's end is joined, never parsed twice or lost. */
+static void smaps_in_pieces(const char *text, size_t size, size_t piece, struct parsed_smaps *p)
+{
+	struct smaps_parser parser;
+	p->arena = arena_create();
+	smaps_parser_begin(&parser, p->arena, &p->vmas, &p->extras, &place);
+	p->status = 0;
+	for (size_t at = 0; at < size && !p->status; at += piece)
+		p->status = smaps_parser_feed(&parser, text + at, size - at < piece ? size - at : piece);
+	if (!p->status)
+		p->status = smaps_parser_end(&parser);
+	else
+		buffer_free(&parser.tail);
+}
+
+static bool same_vma(const struct vma *a, const struct vma *b)
+{
+	return a->start == b->start && a->end == b->end && a->offset == b->offset && a->inode == b->inode &&
+	       !strcmp(a->perms, b->perms) && !strcmp(a->path, b->path) && a->vm_flags == b->vm_flags &&
+	       !memcmp(a->kb, b->kb, sizeof(a->kb)) && a->present_fields == b->present_fields &&
+	       a->extra_count == b->extra_count;
+}
+
+static void test_smaps_in_pieces(void)
+{
+	size_t size;
+	char *text = slurp("proc/sleep.smaps", &size);
+	struct parsed_smaps whole = smaps_of(text, size);
+	CU_ASSERT_EQUAL_FATAL(whole.status, 0);
+	for (size_t piece = 1; piece <= 4093; piece = piece < 200 ? piece + 1 : 4093 + (piece == 4093)) {
+		struct parsed_smaps p = { 0 };
+		smaps_in_pieces(text, size, piece, &p);
+		CU_ASSERT_EQUAL(p.status, 0);
+		CU_ASSERT_EQUAL(p.vmas.count, whole.vmas.count);
+		bool same = p.vmas.count == whole.vmas.count;
+		for (size_t i = 0; same && i < p.vmas.count; i++)
+			same = same_vma(&p.vmas.items[i], &whole.vmas.items[i]);
+		CU_ASSERT(same);
+		parsed_free(&p);
+		if (piece > 4093)
+			break;
+	}
+	parsed_free(&whole);
+	free(text);
+
+	/* a line longer than any smaps line is refused where it passes the
+	 * bound, fed whole or a byte at a time (SMAPS_LINE_MAX_BYTES) */
+	size_t long_size = SMAPS_LINE_MAX_BYTES + 100;
+	char *line = malloc(long_size);
+	memset(line, 'a', long_size);
+	for (size_t piece = 1; piece <= long_size; piece = piece == 1 ? long_size : long_size + 1) {
+		struct parsed_smaps p = { 0 };
+		error.message[0] = '\0';
+		smaps_in_pieces(line, long_size, piece, &p);
+		CU_ASSERT_EQUAL(p.status, -1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "no smaps line is that long"));
+		parsed_free(&p);
+	}
+	free(line);
+
+	/* the same VMA twice is refused at its second header, before the rest */
+	const char *twice = "00400000-00401000 r-xp 00000000 08:01 5 /bin/x\nSize: 4 kB\nRss: 4 kB\n"
+			    "00400000-00401000 r-xp 00000000 08:01 5 /bin/x\nSize: 4 kB\nRss: 4 kB\n";
+	struct parsed_smaps p = { 0 };
+	smaps_in_pieces(twice, strlen(twice), strlen(twice) - 12, &p);
+	CU_ASSERT_EQUAL(p.status, -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "member:4: VMAs overlap or are out of order"));
+	parsed_free(&p);
+}
+
 static void test_smaps_names_and_old_formats(void)
 {
 	struct parsed_smaps p = smaps_of(hostile_names, sizeof(hostile_names) - 1);
@@ -299,7 +371,7 @@ static void test_slabinfo(void)
 
 void suite_parse(void)
 {
-	ADD_SUITE("parse", test_smaps_real, test_smaps_names_and_old_formats, test_smaps_hostile,
+	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_names_and_old_formats, test_smaps_hostile,
 		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members,
 		  test_slabinfo);
 }
