@@ -413,6 +413,7 @@ static int stream_problem(struct snapshot_builder *b, int status, struct error *
 {
 	struct process_build *pb = b->stream_process;
 	b->stream_process = NULL;
+	buffer_free(&b->stream.tail);   /* a feed that failed leaves its piece */
 	if (status == -2 || process_problem(b, pb, error))
 		return -1;
 	return 1;
@@ -445,10 +446,8 @@ int builder_stream_feed(struct snapshot_builder *b, const void *data, size_t siz
 		return stream_problem(b, -1, error);
 	/* the VMAs grow as they are parsed: a snapshot that cannot fit stops here */
 	int status = check_budget(b, b->stream.tail.capacity, &b->stream_place);
-	if (status) {
-		buffer_free(&b->stream.tail);
+	if (status)
 		return stream_problem(b, status, error);
-	}
 	return 0;
 }
 

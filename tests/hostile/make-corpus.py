@@ -168,6 +168,9 @@ def inflating_tar(path, piece, repeats):
 # one endless line: refused where it passes the longest smaps line, 16,512 bytes
 inflating_tar(case('smaps-3-gib-line.tar.zst', 'report', 1, '1/smaps:1: a line of more than 16512 bytes',
                    10, 100), b'a' * (1 << 20), 3072)
+# with --skip-bad the process is dropped and the rest of its member unread
+inflating_tar(case('smaps-3-gib-line-skip-bad.tar.zst', 'report,--skip-bad', 1, 'broken 1,', 10, 100),
+              b'a' * (1 << 20), 3072)
 # one VMA over and over (4 lines): refused at its second header, line 5
 record = smaps(START, 4)
 inflating_tar(case('smaps-3-gib-same-vma.tar.zst', 'report', 1, '1/smaps:5: VMAs overlap or are out of order', 10, 100),
