@@ -4,8 +4,8 @@
  * snapshot: it must be refused or read, never crash (under SANITIZE=1 the
  * sanitizers check the "never").  archive-no-process-qsort-null: a tar with
  * members but no process passed NULL to qsort (fuzz_archive, 10-minute run).
- * kbuild-*.mk are kbuild Makefiles (fuzz_kbuild): kbuild-nested-expansion-*
- * nest variable references wide and deep, and ran past libFuzzer's 10 s
+ * kbuild-*.mk are kbuild Makefiles (fuzz_kbuild): kbuild-nested-expansion.mk
+ * nests variable references wide and deep, and ran past libFuzzer's 10 s
  * timeout expanding gigabytes (analyzer/kbuild.c now budgets an expansion).
  */
 #include <dirent.h>
