@@ -413,7 +413,7 @@ static int stream_problem(struct snapshot_builder *b, int status, struct error *
 {
 	struct process_build *pb = b->stream_process;
 	b->stream_process = NULL;
-	buffer_free(&b->stream.tail);   /* a feed that failed leaves its piece */
+	buffer_free(&b->stream.tail);   /* a budget refusal leaves the parser its piece */
 	if (status == -2 || process_problem(b, pb, error))
 		return -1;
 	return 1;
