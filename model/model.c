@@ -733,8 +733,8 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	/* per content: figures for every design, PMD kind, identical-rule sums and classes */
 	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
 			     2 * sizeof(uint64_t) + 2 * 64);
-	/* per record kept: reclaim's four walk lengths of its PFN (model/reclaim.c) */
-	bytes += records * 4 * sizeof(uint32_t);
+	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
+	bytes += records * (9 * sizeof(uint32_t) + sizeof(uint64_t));
 	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys;
 	 * depth, family, mapped PTEs, reclaim's file order, descendants and owners */
 	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
