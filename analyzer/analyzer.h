@@ -86,7 +86,20 @@ struct cg_error_file {
 	size_t function_count;
 };
 
+/* One place clang refused, with how many units met it: a header's error
+ * repeats in every file that includes it. */
+struct cg_error_site {
+	const char *file;           /* relative to the root when inside it (an
+	                               include/asm header, not the shim's link) */
+	unsigned line;
+	const char *message;        /* clang's, without the location */
+	size_t units;               /* translation units that reported it */
+	const char *why;            /* what the construct is, for the known ones, else NULL */
+};
+
 struct callgraph {
+	struct cg_error_site *error_sites;  /* most units first */
+	size_t error_site_count;
 	struct cg_unresolved *unresolved;   /* sorted by file and line */
 	size_t unresolved_count;
 	struct cg_error_file *error_files;

@@ -551,6 +551,7 @@ void callgraph_free(struct callgraph *graph)
 	free(graph->nodes);
 	free(graph->edges);
 	free(graph->unresolved);
+	free(graph->error_sites);
 	cg_free_owning(graph->error_files, graph->error_file_count, sizeof(*graph->error_files),
 		       offsetof(struct cg_error_file, functions));
 	free(graph);

@@ -114,8 +114,11 @@ struct tu_facts {
 	size_t errors, warnings;
 	size_t unresolved_pointer_calls;   /* through variables, not fields */
 	char *first_error;
+	struct cg_list error_sites;        /* "FILE:LINE: message" of each distinct error,
+					      at most TU_ERROR_SITES (FILE as clang opened it) */
 	bool failed;                       /* libclang produced no AST */
 };
+#define TU_ERROR_SITES 64
 
 void tu_facts_free(struct tu_facts *facts);
 /* Record path (stat now) as one of the unit's inputs. */

@@ -257,8 +257,8 @@ static void print_summary(const struct callgraph *graph)
 		"configuration: %s; %s\n", s->files, s->files_parsed, s->files_cached, s->files_failed,
 		s->config, s->libclang ? s->libclang : "libclang");
 	if (s->config_symbols_supplied)
-		fprintf(stderr, "ptscope: callgraph: no configuration in the tree: supplied %zu "
-			"symbols that decide the MMU paths\n", s->config_symbols_supplied);
+		fprintf(stderr, "ptscope: callgraph: the tree's configuration does not set %zu "
+			"symbols that decide the MMU paths: supplied\n", s->config_symbols_supplied);
 	fprintf(stderr, "ptscope: callgraph: diagnostics counted, not fatal: %zu errors, %zu warnings",
 		s->errors, s->warnings);
 	if (s->flags_dropped)
@@ -272,6 +272,16 @@ static void print_summary(const struct callgraph *graph)
 			fprintf(stderr, " %s", e->functions[f]);
 		fprintf(stderr, "%s\n", e->function_count > 12 ? " ..." : "");
 	}
+	/* the places that failed, a header once: what to fix or to know */
+	size_t shown = graph->error_site_count < 8 ? graph->error_site_count : 8;
+	for (size_t i = 0; i < shown; i++) {
+		const struct cg_error_site *e = &graph->error_sites[i];
+		fprintf(stderr, "ptscope: callgraph: %s:%u: %s (in %zu file%s)%s%s\n", e->file, e->line, e->message,
+			e->units, e->units == 1 ? "" : "s", e->why ? ": " : "", e->why ? e->why : "");
+	}
+	if (graph->error_site_count > shown)
+		fprintf(stderr, "ptscope: callgraph: %zu more places with errors (--format json lists them all)\n",
+			graph->error_site_count - shown);
 	fprintf(stderr, "ptscope: callgraph: %zu functions, %zu calls, %zu call sites through "
 		"function-pointer fields (%zu unresolved); kept %zu functions, %zu calls\n",
 		s->functions, s->calls, s->indirect_sites, s->indirect_unresolved,

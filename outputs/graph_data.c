@@ -183,6 +183,20 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 		json_object_array_add(error_files, file);
 	}
 	json_object_object_add(summary, "error_files", error_files);
+	/* where clang refused, a header once however many files include it */
+	json_object *error_sites = json_object_new_array();
+	for (size_t i = 0; i < graph->error_site_count; i++) {
+		const struct cg_error_site *e = &graph->error_sites[i];
+		json_object *site = json_object_new_object();
+		json_object_object_add(site, "file", json_string(e->file));
+		json_object_object_add(site, "line", json_object_new_int64(e->line));
+		json_object_object_add(site, "message", json_string(e->message));
+		json_object_object_add(site, "units", json_object_new_int64((int64_t)e->units));
+		if (e->why)
+			json_object_object_add(site, "why", json_string(e->why));
+		json_object_array_add(error_sites, site);
+	}
+	json_object_object_add(summary, "error_sites", error_sites);
 	/* schema and version as in the report (docs/callgraph.schema.json) */
 	fprintf(out, "{\n\"schema\": %d,\n\"version\": \"%s\",\n\"summary\":\n", PTSCOPE_REPORT_SCHEMA, PTSCOPE_VERSION);
 	write_json_line(out, summary, ",");

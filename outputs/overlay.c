@@ -177,6 +177,38 @@ static unsigned long long figure_of(const struct model_design *d, enum event_fig
 	}
 }
 
+/* Where each job's walk over the page tables starts: a doer counts only when
+ * the job reaches it.  2.4 and 2.5 also had a copy_one_pte, mremap's (it
+ * moves a PTE and calls page_add_rmap), which fork never calls. */
+static const char *const job_roots[OVERLAY_EVENT_COUNT] = {
+	[OVERLAY_FORK] = "dup_mmap",
+	[OVERLAY_EXIT] = "exit_mmap",
+};
+
+/* reached[n]: node n is reached from the job's root, or the graph lacks
+ * the root (nothing is ruled out then). */
+static bool *job_reach(const struct callgraph *graph, enum overlay_event event)
+{
+	bool *reached = xcalloc(graph->node_count + 1, sizeof(*reached));
+	size_t *queue = xcalloc(graph->node_count + 1, sizeof(*queue)), queued = 0;
+	for (size_t n = 0; n < graph->node_count; n++)
+		if (job_roots[event] && !strcmp(graph->nodes[n].name, job_roots[event]) && !reached[n]) {
+			reached[n] = true;
+			queue[queued++] = n;
+		}
+	if (!queued)
+		for (size_t n = 0; n < graph->node_count; n++)
+			reached[n] = true;
+	for (size_t head = 0; head < queued; head++)
+		for (size_t e = 0; e < graph->edge_count; e++)
+			if (graph->edges[e].from == queue[head] && !reached[graph->edges[e].to]) {
+				reached[graph->edges[e].to] = true;
+				queue[queued++] = graph->edges[e].to;
+			}
+	free(queue);
+	return reached;
+}
+
 static int doer_rank(enum overlay_event event, const char *name)
 {
 	for (int r = 0; doers[event][r]; r++)
@@ -212,6 +244,9 @@ static void place_node_events(const struct model_design *d, struct graph_names *
  * that function's count. */
 static void place_edge_events(const struct callgraph *graph, struct graph_overlay *overlay)
 {
+	bool *reached[OVERLAY_EVENT_COUNT];
+	for (int ev = 0; ev < OVERLAY_EVENT_COUNT; ev++)
+		reached[ev] = job_reach(graph, (enum overlay_event)ev);
 	for (size_t to = 0; to < graph->node_count; to++) {
 		const struct overlay_node *node = &overlay->nodes[to];
 		for (int ev = 0; node->pricing == OVERLAY_PRICED && ev < OVERLAY_EVENT_COUNT; ev++) {
@@ -220,7 +255,7 @@ static void place_edge_events(const struct callgraph *graph, struct graph_overla
 			size_t best = SIZE_MAX;
 			int best_rank = -1;
 			for (size_t e = 0; e < graph->edge_count; e++) {
-				if (graph->edges[e].to != to)
+				if (graph->edges[e].to != to || !reached[ev][graph->edges[e].from])
 					continue;
 				int rank = doer_rank((enum overlay_event)ev, graph->nodes[graph->edges[e].from].name);
 				if (rank >= 0 && (best_rank < 0 || rank < best_rank)) {
@@ -238,6 +273,8 @@ static void place_edge_events(const struct callgraph *graph, struct graph_overla
 				overlay->largest_edge_count = node->events.count[ev];
 		}
 	}
+	for (int ev = 0; ev < OVERLAY_EVENT_COUNT; ev++)
+		free(reached[ev]);
 }
 
 static int place_events(struct overlay_inputs *in, const struct callgraph *graph, struct graph_names *index,
