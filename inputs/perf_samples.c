@@ -282,10 +282,21 @@ static void share_counts(struct perf_samples *s, enum shape shape, uint64_t tota
 	s->total_samples = total_line ? total_line : listed;
 	s->share_of = shapes[shape].counts ? (total_line ? "the total line" : "the listed samples")
 		      : shape == SHAPE_PERF_CHILDREN ? "all samples (Self column)" : "all samples";
-	if (!shapes[shape].counts)
-		return;
+	s->has_total = !shapes[shape].counts || total_line;
+	s->has_counts = true;
 	for (size_t i = 0; i < s->count; i++)
-		s->items[i].percent = s->total_samples ? 100.0 * (double)s->items[i].samples / (double)s->total_samples : 0;
+		s->has_counts = s->has_counts && s->items[i].has_samples;
+	if (shapes[shape].counts)
+		for (size_t i = 0; i < s->count; i++)
+			s->items[i].percent = s->total_samples ? 100.0 * (double)s->items[i].samples / (double)s->total_samples : 0;
+	s->floor_percent = s->items[0].percent;
+	s->floor_samples = s->items[0].samples;
+	for (size_t i = 1; i < s->count; i++) {
+		if (s->items[i].percent < s->floor_percent)
+			s->floor_percent = s->items[i].percent;
+		if (s->items[i].samples < s->floor_samples)
+			s->floor_samples = s->items[i].samples;
+	}
 }
 
 static int read_text(const char *path, struct buffer *text, struct reader *reader, struct error *error)

@@ -294,6 +294,12 @@ struct perf_samples {
 	const char *format;             /* "perf report", "opreport -l", "readprofile", ... */
 	const char *share_of;           /* "all samples", "the listed samples", "the total line", ... */
 	uint64_t total_samples;         /* counts' denominator (counting shapes), else 0 */
+	bool has_total;                 /* shares are of all samples (perf, oprofile, a total
+					   line), not only of the listed ones */
+	bool has_counts;                /* every line gave a raw count */
+	double floor_percent;           /* the smallest share listed: a symbol not listed
+					   had less (a cut-off listing says nothing more) */
+	uint64_t floor_samples;         /* the smallest count listed (has_counts) */
 	size_t sections_ignored;        /* perf event sections after the first */
 };
 

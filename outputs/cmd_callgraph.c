@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/escape.h"
@@ -59,10 +60,15 @@ static const char usage_text[] =
 "  --overlay-profile FILE  shade functions by their share of a kernel profile\n"
 "                      (perf report --stdio [--children], opreport -l, oprofile,\n"
 "                      readprofile or 'samples symbol' text)\n"
-"  --versus BEFORE     with --overlay-profile: colour the change in share from\n"
-"                      the BEFORE profile; without it, BEFORE is an older\n"
-"                      kernel tree: both trees' rmap paths in one graph, the\n"
-"                      functions and calls only one of them has coloured\n"
+"  --versus BEFORE     an older kernel tree (a folder): both trees' rmap paths in\n"
+"                      one graph, the functions and calls only one of them has\n"
+"                      coloured; or, a file with --overlay-profile, the BEFORE\n"
+"                      profile (as --baseline-profile)\n"
+"  --baseline-profile FILE  with --overlay-profile: colour the change from this\n"
+"                      BEFORE profile (placed on the --versus tree when given)\n"
+"  --compare WHAT      counts or shares: how the two profiles are compared\n"
+"                      (default: counts when neither listing has a total, else\n"
+"                      shares of all samples); the legend says which\n"
 "  --unresolved        instead of the graph, list the calls through function-\n"
 "                      pointer fields no parsed file stores a function in\n"
 "                      (FILE:LINE: CALLER calls through struct.field)\n"
@@ -78,7 +84,8 @@ struct arguments {
 	const char **entries, **sinks, **files, **excludes;
 	const char *output;
 	const char *format_name;
-	const char *overlay_snapshot, *design, *overlay_profile, *versus;
+	const char *overlay_snapshot, *design, *overlay_profile, *versus, *baseline_profile;
+	enum overlay_compare compare;
 	const struct analyzer_path *path;       /* --path preset */
 	enum graph_page page;
 	bool quiet;
@@ -104,7 +111,7 @@ static bool positive_number(const char *text, int *value)
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
        OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
        OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_UNRESOLVED,
-       OPT_LIBCLANG };
+       OPT_LIBCLANG, OPT_BASELINE_PROFILE, OPT_COMPARE };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -129,6 +136,8 @@ static const struct option long_options[] = {
 	{ "page", required_argument, NULL, OPT_PAGE },
 	{ "libclang", required_argument, NULL, OPT_LIBCLANG },
 	{ "versus", required_argument, NULL, OPT_VERSUS },
+	{ "baseline-profile", required_argument, NULL, OPT_BASELINE_PROFILE },
+	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "unresolved", no_argument, NULL, OPT_UNRESOLVED },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -178,6 +187,14 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		case OPT_DESIGN: a->design = optarg; break;
 		case OPT_OVERLAY_PROFILE: a->overlay_profile = optarg; break;
 		case OPT_VERSUS: a->versus = optarg; break;
+		case OPT_BASELINE_PROFILE: a->baseline_profile = optarg; break;
+		case OPT_COMPARE:
+			for (a->compare = OVERLAY_COMPARE_SHARES; overlay_compare_names[a->compare] &&
+			     strcmp(overlay_compare_names[a->compare], optarg); a->compare++)
+				;
+			if (!overlay_compare_names[a->compare])
+				return unknown_word("--compare", optarg, &overlay_compare_names[1], sizeof(char *));
+			break;
 		case OPT_UNRESOLVED: a->unresolved = true; break;
 		case OPT_PATH:
 			if (!(a->path = analyzer_path_named(optarg)))
@@ -207,6 +224,23 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		return 1;
 	}
 	o->source = argv[optind];
+	/* --versus is the old tree when it is a folder; a file with
+	 * --overlay-profile is the BEFORE profile, as it always was */
+	struct stat st;
+	if (a->versus && a->overlay_profile && !a->baseline_profile &&
+	    !(stat(a->versus, &st) == 0 && S_ISDIR(st.st_mode))) {
+		a->baseline_profile = a->versus;
+		a->versus = NULL;
+	}
+	if (a->baseline_profile && !a->overlay_profile) {
+		fprintf(stderr, "ptscope: callgraph: --baseline-profile needs --overlay-profile (the AFTER profile)\n");
+		return 1;
+	}
+	if (a->compare != OVERLAY_COMPARE_AUTO && !a->baseline_profile) {
+		fprintf(stderr, "ptscope: callgraph: --compare needs two profiles: --overlay-profile and "
+			"--baseline-profile\n");
+		return 1;
+	}
 	if (a->path) {
 		/* the preset's entries, sinks and side paths, beside any given */
 		o->no_default_entries = o->no_default_sinks = true;
@@ -349,8 +383,8 @@ static void say_pruned(const struct arguments *a, const struct callgraph *kept)
 static int run(struct arguments *a, enum graph_format format)
 {
 	struct overlay_request request = { a->overlay_snapshot, a->design, a->overlay_profile,
-					   a->overlay_profile ? a->versus : NULL, !a->quiet && isatty(STDERR_FILENO) };
-	const char *old_tree = a->overlay_profile ? NULL : a->versus;
+					   a->baseline_profile, !a->quiet && isatty(STDERR_FILENO), a->compare };
+	const char *old_tree = a->versus;
 	bool overlaid = a->overlay_snapshot || a->overlay_profile || old_tree;
 	struct overlay_inputs *inputs = NULL;
 	struct graph_overlay overlay = { .title = "" };
@@ -384,6 +418,8 @@ static int run(struct arguments *a, enum graph_format format)
 		status = overlay_place(inputs, drawn, &overlay, &error);
 	if (!status && versus.graph)
 		tree_versus_mark(&versus, &overlay);
+	if (!status && versus.graph && a->baseline_profile)
+		overlay_profiles_on_trees(drawn, &overlay);
 	if (!status && !a->quiet) {
 		print_summary(graph);
 		char unplaced[1024];

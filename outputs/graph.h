@@ -73,6 +73,22 @@ struct overlay_share {
 	unsigned long long samples;
 };
 
+/* Two profiles compared as posted: shares of all samples (percentage
+ * points), or raw counts (a ratio) when neither listing has a total or when
+ * asked (--compare).  A function a listing does not name had less than the
+ * listing's smallest entry: the change is then a bound, not a figure. */
+enum overlay_compare { OVERLAY_COMPARE_AUTO, OVERLAY_COMPARE_SHARES, OVERLAY_COMPARE_COUNTS };
+extern const char *const overlay_compare_names[];   /* "", "shares", "counts", NULL */
+
+enum overlay_bound { OVERLAY_EXACT, OVERLAY_AT_LEAST, OVERLAY_AT_MOST };
+
+struct overlay_change {
+	bool known;                     /* listed in at least one of the two */
+	double points;                  /* after - before, percentage points */
+	double ratio;                   /* after / before, counts (0: not computable) */
+	enum overlay_bound bound;       /* what the figures are when one side is a cut-off */
+};
+
 /* callgraph NEW --versus OLD: where a function or call is */
 enum overlay_only_in { OVERLAY_IN_BOTH, OVERLAY_ONLY_NEW, OVERLAY_ONLY_OLD };
 extern const char *const overlay_only_in_names[3];   /* "", "new", "old" */
@@ -83,6 +99,7 @@ struct overlay_node {
 	enum overlay_pricing pricing;
 	const char *counted_on;         /* OVERLAY_COUNTED_ELSEWHERE: where */
 	struct overlay_share share, baseline;
+	struct overlay_change change;   /* with a baseline profile */
 };
 
 struct overlay_edge {
@@ -101,7 +118,10 @@ struct graph_overlay {
 	struct overlay_node *nodes;     /* graph->node_count of them */
 	struct overlay_edge *edges;     /* graph->edge_count */
 	unsigned long long largest_edge_count;
-	double hottest_percent, largest_change;   /* for the colour scales */
+	double hottest_percent, largest_change;   /* for the colour scales (points, or |log2 ratio|) */
+	bool compare_counts;            /* the baseline comparison is of counts, not shares */
+	const char *compare_why;        /* "asked", "neither listing has a total", ... */
+	struct overlay_share after_floor, before_floor;   /* each listing's smallest entry */
 	struct overlay_unplaced *unplaced;        /* profile symbols not in the graph, largest first */
 	size_t unplaced_count;
 	void *owned;                    /* private: the profiles' and the model's memory */
@@ -114,6 +134,7 @@ struct overlay_request {
 	const char *profile;            /* --overlay-profile */
 	const char *baseline_profile;   /* --versus with --overlay-profile */
 	bool progress;
+	enum overlay_compare compare;   /* --compare */
 };
 
 /* Read and check the overlay's inputs before the (long) analysis, so bad
@@ -124,6 +145,22 @@ int overlay_prepare(const struct overlay_request *request, struct overlay_inputs
 		    struct error *error);
 int overlay_place(struct overlay_inputs *inputs, const struct callgraph *graph,
 		  struct graph_overlay *overlay, struct error *error);
+/* One listing's figure for a node as text: "12.3%", "1,983", or the
+ * listing's cut-off "< 0.82%" / "< 52" when it does not list the function
+ * (baseline: the BEFORE listing); "" when the overlay has no such listing. */
+void overlay_side_text(const struct graph_overlay *overlay, const struct overlay_share *share, bool baseline,
+		       char *text, size_t size);
+/* The change as text: "+7.8" points, or "x0.13 -13,542" for counts, with
+ * ">" / "<" when one side is a cut-off; "" when nothing is known. */
+void overlay_change_text(const struct graph_overlay *overlay, const struct overlay_change *change,
+			 char *text, size_t size);
+/* Where a change falls on the diverging colour scale, -1 (largest fall) to
+ * 1 (largest rise); 0 when unknown. */
+double overlay_change_scale(const struct graph_overlay *overlay, const struct overlay_change *change);
+/* Two trees, two profiles: after tree_versus_mark, the AFTER profile stays
+ * only on NEW's functions and the BEFORE one only on OLD's, and the changes
+ * are worked out again. */
+void overlay_profiles_on_trees(const struct callgraph *graph, struct graph_overlay *overlay);
 /* The unplaced symbols as one stderr line ("" when none). */
 void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size);
 void overlay_inputs_free(struct overlay_inputs *inputs);

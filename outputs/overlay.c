@@ -28,9 +28,11 @@
 #include "inputs/snapshot.h"
 #include "model/model.h"
 #include "outputs/overlay_internal.h"
+#include "outputs/report.h"
 
 const char *const overlay_event_names[OVERLAY_EVENT_COUNT] = { "fork", "exit" };
 const char *const overlay_only_in_names[3] = { "", "new", "old" };
+const char *const overlay_compare_names[] = { "", "shares", "counts", NULL };
 
 /* The model's figures an rmap function can carry. */
 enum event_figure { FORK_ALL, FORK_ANON, FORK_FILE, FORK_CHAINS, FORK_ANON_VMA, EXIT_ALL, FIGURE_COUNT };
@@ -381,8 +383,67 @@ static void title_line(struct graph_overlay *overlay, const char *format, ...)
 	va_end(arguments);
 }
 
-static void place_samples(struct overlay_inputs *in, const struct callgraph *graph,
-			  const struct graph_names *index, struct graph_overlay *overlay)
+/* Counts are compared when asked, or when neither listing has a total
+ * (two "samples symbol" lists): shares of the listed samples would move with
+ * every other line of the list.  NULL, or why counts cannot be compared. */
+static const char *choose_compare(const struct overlay_inputs *in, struct graph_overlay *overlay)
+{
+	const struct perf_samples *after = &in->after, *before = &in->before;
+	enum overlay_compare asked = in->request.compare;
+	overlay->compare_counts = asked == OVERLAY_COMPARE_COUNTS ||
+		(asked == OVERLAY_COMPARE_AUTO && !after->has_total && !before->has_total &&
+		 after->has_counts && before->has_counts);
+	overlay->compare_why = asked != OVERLAY_COMPARE_AUTO ? "asked (--compare)"
+			       : overlay->compare_counts ? "neither listing has a total"
+			       : after->has_total || before->has_total ? "a listing gives shares of all samples"
+			       : "a listing has no raw counts";
+	if (overlay->compare_counts && !after->has_counts)
+		return in->request.profile;
+	if (overlay->compare_counts && !before->has_counts)
+		return in->request.baseline_profile;
+	return NULL;
+}
+
+/* One listing's figure for a node: what it lists, or its cut-off as a bound. */
+static double side_figure(const struct overlay_share *share, const struct overlay_share *floor, bool counts,
+			  bool *bounded)
+{
+	*bounded = !share->present;
+	const struct overlay_share *used = share->present ? share : floor;
+	return counts ? (double)used->samples : used->percent;
+}
+
+static void node_change(struct graph_overlay *overlay, struct overlay_node *node)
+{
+	struct overlay_change *change = &node->change;
+	memset(change, 0, sizeof(*change));
+	if (!node->share.present && !node->baseline.present)
+		return;
+	bool after_bounded, before_bounded;
+	double after = side_figure(&node->share, &overlay->after_floor, overlay->compare_counts, &after_bounded);
+	double before = side_figure(&node->baseline, &overlay->before_floor, overlay->compare_counts, &before_bounded);
+	/* not listed after: fewer than the cut-off, so the change is at most
+	 * this; not listed before: at least */
+	change->bound = after_bounded ? OVERLAY_AT_MOST : before_bounded ? OVERLAY_AT_LEAST : OVERLAY_EXACT;
+	if (overlay->compare_counts) {
+		if (before <= 0 || after <= 0)
+			return;
+		change->ratio = after / before;
+		change->points = after - before;    /* counts: the absolute change */
+		change->known = true;
+		if (fabs(log2(change->ratio)) > overlay->largest_change)
+			overlay->largest_change = fabs(log2(change->ratio));
+	} else {
+		change->points = after - before;
+		change->ratio = before > 0 ? after / before : 0;
+		change->known = true;
+		if (fabs(change->points) > overlay->largest_change)
+			overlay->largest_change = fabs(change->points);
+	}
+}
+
+static int place_samples(struct overlay_inputs *in, const struct callgraph *graph,
+			 const struct graph_names *index, struct graph_overlay *overlay, struct error *error)
 {
 	struct hash_table unplaced = { 0 };
 	overlay->unplaced = xcalloc(in->after.count + in->before.count + 1, sizeof(*overlay->unplaced));
@@ -393,20 +454,32 @@ static void place_samples(struct overlay_inputs *in, const struct callgraph *gra
 	qsort(overlay->unplaced, overlay->unplaced_count, sizeof(*overlay->unplaced), by_unplaced_share);
 	overlay->has_samples = true;
 	overlay->has_baseline = in->request.baseline_profile != NULL;
-	for (size_t n = 0; overlay->has_baseline && n < graph->node_count; n++) {
-		const struct overlay_node *node = &overlay->nodes[n];
-		double change = fabs((node->share.present ? node->share.percent : 0) -
-				     (node->baseline.present ? node->baseline.percent : 0));
-		if (change > overlay->largest_change)
-			overlay->largest_change = change;
-	}
-	if (overlay->has_baseline)
-		title_line(overlay, "colour: change in share from %s (%s, of %s) to %s (%s, of %s): red more, blue less",
-			   in->request.baseline_profile, in->before.format, in->before.share_of,
-			   in->request.profile, in->after.format, in->after.share_of);
-	else
+	overlay->after_floor = (struct overlay_share){ true, in->after.floor_percent, in->after.has_counts,
+						       in->after.floor_samples };
+	if (!overlay->has_baseline) {
 		title_line(overlay, "shade: share of %s of %s (%s)", in->after.share_of, in->request.profile,
 			   in->after.format);
+		return 0;
+	}
+	overlay->before_floor = (struct overlay_share){ true, in->before.floor_percent, in->before.has_counts,
+							in->before.floor_samples };
+	const char *no_counts = choose_compare(in, overlay);
+	if (no_counts)
+		return error_set(error, no_counts, 0, "callgraph: --compare counts: this listing gives shares, "
+				 "not raw sample counts (perf report -n, opreport, readprofile or 'samples symbol' "
+				 "text give them)");
+	for (size_t n = 0; n < graph->node_count; n++)
+		node_change(overlay, &overlay->nodes[n]);
+	if (overlay->compare_counts)
+		title_line(overlay, "colour: ratio of samples, %s (%s) to %s (%s): red more, blue fewer; "
+			   "counts compared: %s", in->request.baseline_profile, in->before.format,
+			   in->request.profile, in->after.format, overlay->compare_why);
+	else
+		title_line(overlay, "colour: change in share from %s (%s, of %s) to %s (%s, of %s): red more, "
+			   "blue less; shares compared: %s", in->request.baseline_profile, in->before.format,
+			   in->before.share_of, in->request.profile, in->after.format, in->after.share_of,
+			   overlay->compare_why);
+	return 0;
 }
 
 int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, struct graph_overlay *overlay,
@@ -421,7 +494,7 @@ int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, stru
 	graph_names_build(graph, &index);
 	int status = in->snapshot ? place_events(in, graph, &index, overlay, error) : 0;
 	if (!status && in->request.profile)
-		place_samples(in, graph, &index, overlay);
+		status = place_samples(in, graph, &index, overlay, error);
 	graph_names_free(&index);
 	/* the unplaced symbols point into the profiles: the overlay keeps them */
 	owned->after = in->after;
@@ -429,6 +502,63 @@ int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, stru
 	memset(&in->after, 0, sizeof(in->after));
 	memset(&in->before, 0, sizeof(in->before));
 	return status;
+}
+
+void overlay_profiles_on_trees(const struct callgraph *graph, struct graph_overlay *overlay)
+{
+	overlay->largest_change = 0;
+	for (size_t n = 0; n < graph->node_count; n++) {
+		struct overlay_node *node = &overlay->nodes[n];
+		if (node->only_in == OVERLAY_ONLY_OLD)
+			node->share = (struct overlay_share){ 0 };
+		if (node->only_in == OVERLAY_ONLY_NEW)
+			node->baseline = (struct overlay_share){ 0 };
+		node_change(overlay, node);
+	}
+}
+
+void overlay_side_text(const struct graph_overlay *overlay, const struct overlay_share *share, bool baseline,
+		       char *text, size_t size)
+{
+	const struct overlay_share *floor = baseline ? &overlay->before_floor : &overlay->after_floor;
+	char count[32];
+	text[0] = '\0';
+	if (share->present && overlay->compare_counts) {
+		report_format_count(share->samples, count, sizeof(count));
+		snprintf(text, size, "%s", count);
+	} else if (share->present) {
+		snprintf(text, size, "%.1f%%", share->percent);
+	} else if (floor->present && overlay->compare_counts) {
+		report_format_count(floor->samples, count, sizeof(count));
+		snprintf(text, size, "< %s", count);
+	} else if (floor->present) {
+		/* two decimals: a cut-off is often below 0.1% */
+		snprintf(text, size, "< %.2f%%", floor->percent);
+	}
+}
+
+void overlay_change_text(const struct graph_overlay *overlay, const struct overlay_change *change,
+			 char *text, size_t size)
+{
+	const char *bound = change->bound == OVERLAY_AT_LEAST ? ">" : change->bound == OVERLAY_AT_MOST ? "<" : "";
+	text[0] = '\0';
+	if (!change->known)
+		return;
+	if (!overlay->compare_counts) {
+		snprintf(text, size, "%s%+.1f", bound, change->points);
+		return;
+	}
+	char count[32];
+	report_format_count((uint64_t)llround(fabs(change->points)), count, sizeof(count));
+	snprintf(text, size, "%sx%.2f %s%s", bound, change->ratio, change->points < 0 ? "-" : "+", count);
+}
+
+double overlay_change_scale(const struct graph_overlay *overlay, const struct overlay_change *change)
+{
+	if (!change->known || overlay->largest_change <= 0)
+		return 0;
+	double value = overlay->compare_counts ? log2(change->ratio) : change->points;
+	return value / overlay->largest_change;
 }
 
 void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size)
