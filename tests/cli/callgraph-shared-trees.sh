@@ -57,6 +57,19 @@ check() {
 		fail "$name: report exit status $?"
 	echo "$name: $total errors ($listed at listed places)"
 }
+# fault_keeps NAME EDGES...: --path fault keeps COW's calls
+fault_keeps() {
+	name=$1
+	shift
+	"$PTSCOPE" callgraph "$(tree_of "$name")" -q --path fault --format json -o "$tmp/$name-fault.json" ||
+		fail "$name: --path fault: exit status $?"
+	pairs "$tmp/$name-fault.json" > "$tmp/$name-fault.pairs"
+	for edge in "$@"; do
+		grep -qx "$(echo "$edge" | tr '>' ' ')" "$tmp/$name-fault.pairs" || fail "$name: --path fault lost $edge"
+	done
+	grep -q '^zap_pte_range ' "$tmp/$name-fault.pairs" && fail "$name: --path fault kept exit's zap_pte_range"
+	return 0
+}
 
 check 2.4.18-14rh 2.4-rmap-x86_64 "include/asm-i386/processor.h:74" \
 	"copy_page_range>page_add_rmap" "do_wp_page>page_add_rmap" "do_wp_page>page_remove_rmap" \
@@ -109,3 +122,6 @@ for figure in "copy_one_pte page_dup_rmap fork fork_rmap_calls" "dup_mmap anon_v
 	[ "$(edge_events "$tmp/2.6.11.12-ov.json" "$1" "$2")" = "$want" ] ||
 		fail "2.6.11: $1 -> $2 carries $(edge_events "$tmp/2.6.11.12-ov.json" "$1" "$2"), want $want"
 done
+fault_keeps 2.4.18-14rh "do_wp_page>page_remove_rmap" "page_remove_rmap>pte_chain_free" "do_wp_page>page_add_rmap"
+fault_keeps 2.5.68-tok "do_wp_page>page_remove_rmap" "do_wp_page>pte_chain_free" "do_no_page>page_add_rmap"
+fault_keeps 2.6.11.12 "do_wp_page>page_remove_rmap" "do_wp_page>page_add_anon_rmap" "do_no_page>page_add_file_rmap"
