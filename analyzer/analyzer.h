@@ -109,6 +109,7 @@ struct callgraph {
 	struct cg_edge *edges;
 	size_t edge_count;
 	struct cg_summary summary;
+	const char *refused;         /* private: a typed name that names nothing (run.c refuses) */
 	struct cg_arena *arena;      /* private: strings and arrays */
 };
 
@@ -120,6 +121,11 @@ struct analyzer_options {
 	size_t sink_count;
 	const char *const *excludes; /* functions (names/patterns, or files) no path may use */
 	size_t exclude_count;
+	size_t checked_entries, checked_sinks, checked_excludes;
+				     /* how many of the first entries, sinks and excludes
+				        the user typed: one that names no parsed function
+				        is refused (with a did-you-mean), never answered
+				        with an empty graph */
 	const char *const *files;    /* extra files (relative to the tree) */
 	size_t file_count;
 	int depth;                   /* max calls on an entry-to-sink path; <= 0: no bound */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
+#include "base/names.h"
 
 struct cg_arena {
 	struct cg_strings strings;
@@ -509,6 +510,33 @@ static void sort_graph(struct callgraph *graph)
 	free(renumber);
 }
 
+/* The typed names that name no parsed function (or file): the first sets
+ * graph->refused, with the closest function name when there is one. */
+static void check_typed(struct callgraph *graph, const struct graph_request *request)
+{
+	for (size_t p = 0; request->checked && p < request->checked->count && !graph->refused; p++) {
+		struct cg_list one = { .items = &request->checked->items[p], .count = 1 };
+		bool found = false;
+		for (size_t n = 0; n < graph->node_count && !found; n++)
+			found = matches_any(&one, &graph->nodes[n]);
+		if (found)
+			continue;
+		const char *pattern = one.items[0];
+		const char **names = xcalloc(graph->node_count + 1, sizeof(char *));
+		for (size_t n = 0; n < graph->node_count; n++)
+			names[n] = is_file_pattern(pattern) ? graph->nodes[n].file : graph->nodes[n].name;
+		const char *close = closest_name(pattern, names, graph->node_count, sizeof(char *));
+		const char *what = is_file_pattern(pattern) ? "no parsed file defines a function there"
+				   : strpbrk(pattern, "*?[") ? "no parsed function matches it"
+				   : "no parsed function has that name";
+		char *text = xasprintf("%s '%s': %s%s%s%s", request->checked_options->items[p], pattern, what,
+				       close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+		graph->refused = graph_keep_text(graph, text);
+		free(text);
+		free(names);
+	}
+}
+
 struct callgraph *graph_build(struct tu_job *jobs, size_t job_count, const struct graph_request *request)
 {
 	struct callgraph *graph = xcalloc(1, sizeof(*graph));
@@ -522,6 +550,7 @@ struct callgraph *graph_build(struct tu_job *jobs, size_t job_count, const struc
 		qsort(graph->unresolved, graph->unresolved_count, sizeof(*graph->unresolved), compare_unresolved);
 	graph->summary.functions = graph->node_count;
 	graph->summary.calls = graph->edge_count;
+	check_typed(graph, request);
 	mark_paths(graph, request);
 	sort_graph(graph);
 	free(merge.node_of_string);

@@ -225,6 +225,8 @@ struct graph_request {
 	int depth;
 	bool all;
 	bool shortest;              /* only shortest paths from each entry to each sink */
+	const struct cg_list *checked;         /* typed names and patterns that must name something */
+	const struct cg_list *checked_options; /* the option each came with: "--entry" */
 };
 struct callgraph *graph_build(struct tu_job *jobs, size_t job_count,
 			      const struct graph_request *request);

@@ -382,13 +382,33 @@ int analyzer_run(const struct analyzer_options *caller, struct callgraph **graph
 			cg_list_add(&sinks, analyzer_default_sinks[i]);
 		for (size_t i = 0; i < options->sink_count; i++)
 			cg_list_add(&sinks, options->sinks[i]);
+		struct cg_list checked = { 0 }, checked_options = { 0 };
+		const struct { const char *option; const char *const *names; size_t count; } typed[] = {
+			{ "--entry", options->entries, options->checked_entries },
+			{ "--sink", options->sinks, options->checked_sinks },
+			{ "--exclude", options->excludes, options->checked_excludes },
+		};
+		for (size_t t = 0; t < sizeof(typed) / sizeof(typed[0]); t++)
+			for (size_t i = 0; i < typed[t].count; i++) {
+				cg_list_add(&checked, typed[t].names[i]);
+				cg_list_add(&checked_options, typed[t].option);
+			}
 		struct graph_request request = {
 			.root = plan->root, .entries = &entries, .sinks = &sinks, .excludes = &excludes,
 			.depth = options->depth, .all = options->all, .shortest = options->shortest,
+			.checked = &checked, .checked_options = &checked_options,
 		};
 		*graph = graph_build(plan->jobs, plan->job_count, &request);
-		summarise(*graph, plan, options);
-		if (run.cache_refused)
+		cg_list_free(&checked);
+		cg_list_free(&checked_options);
+		if ((*graph)->refused) {
+			status = error_set(error, NULL, 0, "callgraph: %s", (*graph)->refused);
+			callgraph_free(*graph);
+			*graph = NULL;
+		}
+		if (*graph)
+			summarise(*graph, plan, options);
+		if (*graph && run.cache_refused)
 			(*graph)->summary.cache_refused = graph_keep_text(*graph, run.cache_refused);
 		cg_list_free(&entries);
 		cg_list_free(&sinks);

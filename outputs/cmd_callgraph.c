@@ -224,6 +224,10 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		return 1;
 	}
 	o->source = argv[optind];
+	/* the names typed, before a preset's own: those must name something */
+	o->checked_entries = o->entry_count;
+	o->checked_sinks = o->sink_count;
+	o->checked_excludes = o->exclude_count;
 	/* --versus is the old tree when it is a folder; a file with
 	 * --overlay-profile is the BEFORE profile, as it always was */
 	struct stat st;

@@ -121,6 +121,20 @@ edges "$tmp/s25.json" | grep -q '^pte_chain_alloc_atomic@' && fail "--shortest k
 cg "$f24" --only-given --entry do_fork --sink pte_chain_alloc --format json -o "$tmp/og.json" || fail "--only-given"
 [ "$(names "$tmp/og.json" | tr '\n' ';')" = "copy_mm path;copy_page_range path;do_fork entry;dup_mmap path;page_add_rmap path;pte_chain_alloc sink;" ] ||
 	fail "--only-given: $(names "$tmp/og.json" | tr '\n' ';')"
+# a misspelt name is refused with the closest parsed name, never answered
+# with an empty graph: exit 1 and nothing written
+for typed in "--entry do_frok do_fork" "--sink page_add_rmpa page_add_rmap" "--exclude zap_pte_rnage zap_pte_range" \
+	     "--sink mm/rmpa.c mm/rmap.c"; do
+	set -- $typed
+	cg "$f24" "$1" "$2" --format json -o "$tmp/typo.json" 2> "$tmp/err"; [ $? -eq 1 ] || fail "$1 $2: want exit 1"
+	grep -qF -- "$1 '$2': " "$tmp/err" && grep -qF "did you mean '$3'?" "$tmp/err" || fail "$1 $2: $(cat "$tmp/err")"
+	[ -e "$tmp/typo.json" ] && fail "$1 $2: output written"
+done
+cg "$f24" --sink 'nothing_like_it*' --format json -o "$tmp/typo.json" 2> "$tmp/err"; [ $? -eq 1 ] ||
+	fail "a pattern that matches nothing: want exit 1"
+grep -qF "no parsed function matches it" "$tmp/err" || fail "pattern refusal: $(cat "$tmp/err")"
+# a --path preset's own era names (kernel_clone on 2.4) are not refused
+cg "$f24" --path fork --format json -o "$tmp/fork.json" || fail "--path fork refused its own era names"
 
 # --- 2.5: the .config decides (highmem.c built, numa.c not) ----------------------
 cg "$f25" --all --format json -o "$tmp/25.json" || fail "2.5 run"
