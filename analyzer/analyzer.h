@@ -130,7 +130,7 @@ struct analyzer_options {
 	size_t file_count;
 	int depth;                   /* max calls on an entry-to-sink path; <= 0: no bound */
 	bool all;                    /* keep the whole graph, roles still marked */
-	bool shortest;               /* only the shortest paths from each entry to each sink */
+	bool shortest;               /* one shortest path from each entry to each sink */
 	bool no_default_entries;     /* only the --entry ones */
 	bool no_default_sinks;       /* only the --sink ones */
 	int jobs;                    /* parser threads; <= 0: online cores */

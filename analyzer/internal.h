@@ -224,7 +224,7 @@ struct graph_request {
 	const struct cg_list *excludes;  /* functions left out of every path; may be NULL */
 	int depth;
 	bool all;
-	bool shortest;              /* only shortest paths from each entry to each sink */
+	bool shortest;              /* one shortest path from each entry to each sink */
 	const struct cg_list *checked;         /* typed names and patterns that must name something */
 	const struct cg_list *checked_options; /* the option each came with: "--entry" */
 };

@@ -117,6 +117,15 @@ edges "$tmp/p25.json" | grep -q '^pte_chain_alloc_atomic@include/linux/rmap.h ->
 edges "$tmp/s25.json" | grep -q '^pte_chain_alloc_atomic@' && fail "--shortest kept pte_chain_alloc_atomic -> pte_chain_alloc"
 [ "$(edges "$tmp/s25.json" | wc -l)" -lt "$(edges "$tmp/p25.json" | wc -l)" ] || fail "--shortest removed nothing"
 
+# --shortest keeps one path per entry and sink: handle_mm_fault reaches each
+# of 2.5's four rmap.c functions in two calls, through do_wp_page (line 40)
+# and do_no_page (line 65) alike; the earlier calls win, so do_no_page goes
+cg "$f25" --shortest --only-given --entry handle_mm_fault --sink mm/rmap.c --format tree -o "$tmp/one.txt" ||
+	fail "--shortest --only-given"
+[ "$(sed 's/^ *[0-9]* //; s/ <.*//' "$tmp/one.txt" | tr -s ' \n' ' ')" = \
+  "handle_mm_fault() do_wp_page() pte_chain_alloc() page_remove_rmap() page_add_rmap() pte_chain_free() " ] ||
+	fail "--shortest: not one path per sink: $(cat "$tmp/one.txt")"
+
 # --only-given: only the entries and sinks named
 cg "$f24" --only-given --entry do_fork --sink pte_chain_alloc --format json -o "$tmp/og.json" || fail "--only-given"
 [ "$(names "$tmp/og.json" | tr '\n' ';')" = "copy_mm path;copy_page_range path;do_fork entry;dup_mmap path;page_add_rmap path;pte_chain_alloc sink;" ] ||
