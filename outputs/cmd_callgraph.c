@@ -69,6 +69,8 @@ static const char usage_text[] =
 "  --compare WHAT      counts or shares: how the two profiles are compared\n"
 "                      (default: counts when neither listing has a total, else\n"
 "                      shares of all samples); the legend says which\n"
+"  --reverse NAME      instead of the graph, who calls NAME (a function or\n"
+"                      pattern) and who calls those, as indented text (cflow -r)\n"
 "  --unresolved        instead of the graph, list the calls through function-\n"
 "                      pointer fields no parsed file stores a function in\n"
 "                      (FILE:LINE: CALLER calls through struct.field)\n"
@@ -90,6 +92,7 @@ struct arguments {
 	enum graph_page page;
 	bool quiet;
 	bool unresolved;            /* list the unresolved pointer calls instead of the graph */
+	const char *reverse;        /* --reverse: print this function's callers instead */
 };
 
 static void push(const char ***list, size_t *count, const char *value)
@@ -111,7 +114,7 @@ static bool positive_number(const char *text, int *value)
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
        OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
        OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_UNRESOLVED,
-       OPT_LIBCLANG, OPT_BASELINE_PROFILE, OPT_COMPARE };
+       OPT_LIBCLANG, OPT_BASELINE_PROFILE, OPT_COMPARE, OPT_REVERSE };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -139,6 +142,7 @@ static const struct option long_options[] = {
 	{ "baseline-profile", required_argument, NULL, OPT_BASELINE_PROFILE },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "unresolved", no_argument, NULL, OPT_UNRESOLVED },
+	{ "reverse", required_argument, NULL, OPT_REVERSE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -196,6 +200,13 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 				return unknown_word("--compare", optarg, &overlay_compare_names[1], sizeof(char *));
 			break;
 		case OPT_UNRESOLVED: a->unresolved = true; break;
+		case OPT_REVERSE:
+			/* the one sink, in the whole graph: every caller, not only
+			 * those an entry reaches */
+			a->reverse = optarg;
+			push(&a->sinks, &o->sink_count, optarg);
+			o->no_default_sinks = o->all = true;
+			break;
 		case OPT_PATH:
 			if (!(a->path = analyzer_path_named(optarg)))
 				return unknown_word("--path", optarg, &analyzer_paths[0].name, sizeof(analyzer_paths[0]));
@@ -235,6 +246,12 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 	    !(stat(a->versus, &st) == 0 && S_ISDIR(st.st_mode))) {
 		a->baseline_profile = a->versus;
 		a->versus = NULL;
+	}
+	if (a->reverse && (a->unresolved || a->path || (a->format_name && strcmp(a->format_name, "tree")) ||
+			   a->overlay_snapshot || a->overlay_profile || a->versus)) {
+		fprintf(stderr, "ptscope: callgraph: --reverse writes callers as text: not with --format other "
+			"than tree, --path, --unresolved, --versus or an overlay\n");
+		return 1;
 	}
 	if (a->baseline_profile && !a->overlay_profile) {
 		fprintf(stderr, "ptscope: callgraph: --baseline-profile needs --overlay-profile (the AFTER profile)\n");
@@ -350,6 +367,20 @@ static int write_unresolved(const struct callgraph *graph, const char *path, str
 	return output_publish(&output, error);
 }
 
+/* --reverse: the callers of the sink, as indented text. */
+static int write_callers(const struct callgraph *graph, const char *path, struct error *error)
+{
+	struct output output;
+	if (output_open(&output, path, error))
+		return -1;
+	FILE *out = output_stream(&output);
+	if (!out || !graph_write_callers(graph, out)) {
+		output_discard(&output);
+		return error_internal(error, path ? path : "stdout", 0, "cannot write");
+	}
+	return output_publish(&output, error);
+}
+
 /* What a --path preset left out: the same entries to every rmap function,
  * without the excludes, counted (a second run, from the per-file cache). */
 static void say_pruned(const struct arguments *a, const struct callgraph *kept)
@@ -433,6 +464,8 @@ static int run(struct arguments *a, enum graph_format format)
 	}
 	if (!status && a->unresolved)
 		status = write_unresolved(graph, a->output, &error);
+	else if (!status && a->reverse)
+		status = write_callers(graph, a->output, &error);
 	else if (!status)
 		status = graph_write(drawn, overlaid ? &overlay : NULL, format, a->page, a->output, &error);
 	if (status) {
@@ -452,7 +485,7 @@ int cmd_callgraph(int argc, char **argv)
 	struct arguments a = { .options = { .depth = 0 } };
 	int status = parse_arguments(argc, argv, &a);
 	enum graph_format format = GRAPH_FORMAT_NONE;
-	if (status == 0 && !a.unresolved && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
+	if (status == 0 && !a.unresolved && !a.reverse && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
 		status = 1;
 	/* PNG and PDF bytes would garble a terminal: refused before any parsing */
 	if (status == 0 && (format == GRAPH_FORMAT_PNG || format == GRAPH_FORMAT_PDF) &&

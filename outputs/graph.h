@@ -195,6 +195,9 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
 bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
 bool graph_write_tree(const struct callgraph *graph, FILE *out);
+/* callgraph --reverse: the same text turned over, from each sink to the
+ * functions that call it, and theirs (cflow -r). */
+bool graph_write_callers(const struct callgraph *graph, FILE *out);
 /* renderer "dot" writes the unlaid DOT; "svg", "png", "pdf" lay out with dot. */
 bool graph_write_picture(const struct callgraph *graph, const struct graph_overlay *overlay,
 			 const char *renderer, enum graph_page page, FILE *out, struct error *error);

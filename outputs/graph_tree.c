@@ -14,6 +14,9 @@
  * start at the entries no kept function calls, in source order (file, line);
  * callees follow in the order of their first call site.  A call through a
  * function pointer names its field: "[via vm_operations_struct.nopage]".
+ *
+ * Callers (callgraph --reverse, cflow -r): the same text turned over, each
+ * sink first and under every function the functions that call it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,19 +33,35 @@ struct tree_writer {
 	size_t *printed_at;         /* per node: output line where it was expanded (0: not yet) */
 	bool *on_chain;             /* per node: on the chain being printed now */
 	size_t line;
+	bool callers;               /* expand who calls a function, not what it calls */
 };
 
 static const struct callgraph *sorting_graph;   /* qsort has no context argument */
+static bool sorting_callers;
+
+/* The node an edge is listed under, and the one it leads to, in the
+ * writer's direction. */
+static size_t edge_owner(const struct cg_edge *edge, bool callers)
+{
+	return callers ? edge->to : edge->from;
+}
+
+static size_t edge_next(const struct cg_edge *edge, bool callers)
+{
+	return callers ? edge->from : edge->to;
+}
 
 static int compare_edges(const void *a, const void *b)
 {
 	const struct cg_edge *x = &sorting_graph->edges[*(const size_t *)a];
 	const struct cg_edge *y = &sorting_graph->edges[*(const size_t *)b];
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	if (x->line != y->line)
+	size_t x_owner = edge_owner(x, sorting_callers), y_owner = edge_owner(y, sorting_callers);
+	if (x_owner != y_owner)
+		return x_owner < y_owner ? -1 : 1;
+	if (!sorting_callers && x->line != y->line)
 		return x->line < y->line ? -1 : 1;
-	return x->to < y->to ? -1 : x->to > y->to;
+	size_t x_next = edge_next(x, sorting_callers), y_next = edge_next(y, sorting_callers);
+	return x_next < y_next ? -1 : x_next > y_next;
 }
 
 static int compare_roots(const void *a, const void *b)
@@ -106,18 +125,18 @@ static void expand(struct tree_writer *w, size_t node, size_t depth, const struc
 		/* several call sites of one callee: the first one stands for them */
 		bool seen_earlier = false;
 		for (size_t j = w->first_edge[node]; j < k && !seen_earlier; j++)
-			seen_earlier = w->graph->edges[w->order[j]].to == edge->to;
+			seen_earlier = edge_next(&w->graph->edges[w->order[j]], w->callers) == edge_next(edge, w->callers);
 		if (!seen_earlier)
-			expand(w, edge->to, depth + 1, edge);
+			expand(w, edge_next(edge, w->callers), depth + 1, edge);
 	}
 	w->on_chain[node] = false;
 }
 
-bool graph_write_tree(const struct callgraph *graph, FILE *out)
+static bool write_tree(const struct callgraph *graph, FILE *out, bool callers)
 {
 	size_t nodes = graph->node_count, edges = graph->edge_count;
 	struct tree_writer w = {
-		.graph = graph, .out = out,
+		.graph = graph, .out = out, .callers = callers,
 		.first_edge = xcalloc(nodes + 1, sizeof(size_t)),
 		.order = xcalloc(edges + 1, sizeof(size_t)),
 		.printed_at = xcalloc(nodes + 1, sizeof(size_t)),
@@ -127,19 +146,23 @@ bool graph_write_tree(const struct callgraph *graph, FILE *out)
 	size_t *roots = xcalloc(nodes + 1, sizeof(size_t)), root_count = 0;
 
 	sorting_graph = graph;
+	sorting_callers = callers;
 	for (size_t e = 0; e < edges; e++) {
 		w.order[e] = e;
 		if (graph->edges[e].from != graph->edges[e].to)
-			called[graph->edges[e].to] = true;
+			called[edge_next(&graph->edges[e], callers)] = true;
 	}
 	qsort(w.order, edges, sizeof(size_t), compare_edges);
 	for (size_t k = 0, node = 0; node <= nodes; node++) {
-		while (k < edges && graph->edges[w.order[k]].from < node)
+		while (k < edges && edge_owner(&graph->edges[w.order[k]], callers) < node)
 			k++;
 		w.first_edge[node] = k;
 	}
+	/* callers: every sink is a root, called or not (one function's callers
+	 * are the question, even when it calls another sink) */
+	enum cg_role root_role = callers ? CG_ROLE_SINK : CG_ROLE_ENTRY;
 	for (size_t n = 0; n < nodes; n++)
-		if (graph->nodes[n].role == CG_ROLE_ENTRY && !called[n])
+		if (graph->nodes[n].role == root_role && (callers || !called[n]))
 			roots[root_count++] = n;
 	qsort(roots, root_count, sizeof(size_t), compare_roots);
 	for (size_t r = 0; r < root_count; r++)
@@ -147,7 +170,7 @@ bool graph_write_tree(const struct callgraph *graph, FILE *out)
 	/* entries only reachable from each other (a cycle), then anything left */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t n = 0; n < nodes; n++)
-			if (!w.printed_at[n] && (pass || graph->nodes[n].role == CG_ROLE_ENTRY))
+			if (!w.printed_at[n] && (pass || graph->nodes[n].role == root_role) && !callers)
 				expand(&w, n, 0, NULL);
 	if (!nodes)
 		fputs("(no function on a path from an entry to a sink)\n", out);
@@ -158,4 +181,14 @@ bool graph_write_tree(const struct callgraph *graph, FILE *out)
 	free(w.printed_at);
 	free(w.on_chain);
 	return !ferror(out);
+}
+
+bool graph_write_tree(const struct callgraph *graph, FILE *out)
+{
+	return write_tree(graph, out, false);
+}
+
+bool graph_write_callers(const struct callgraph *graph, FILE *out)
+{
+	return write_tree(graph, out, true);
 }
