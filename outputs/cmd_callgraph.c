@@ -44,9 +44,10 @@ static const char usage_text[] =
 "  --config FILE       kernel .config (plain or compressed) to parse with\n"
 "  --libclang N|FILE   the libclang to use: a version (14 to 19) or a library file\n"
 "                      (default: $PTSCOPE_LIBCLANG, else the newest installed)\n"
-"  --format FORMAT     tree (cflow-style text with file:line), json, xml, dot, svg,\n"
-"                      png or pdf (default: from -o, else dot); png and pdf are\n"
-"                      not written to a terminal\n"
+"  --format FORMAT     tree (cflow-style text with file:line, overlay figures as\n"
+"                      a column), table (two profiles as perf diff does), json,\n"
+"                      xml, dot, svg, png or pdf (default: from -o, else dot);\n"
+"                      png and pdf are not written to a terminal\n"
 "  --page SIZE         lay png/pdf out for an a4 or letter page or a 1920-pixel\n"
 "                      screen (default: pdf a4, png screen)\n"
 "  -o, --output FILE   write here (.svg .png .pdf .dot .json .xml .txt); default stdout\n"
@@ -253,6 +254,11 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 			"than tree, --path, --unresolved, --versus or an overlay\n");
 		return 1;
 	}
+	if (a->format_name && !strcmp(a->format_name, "table") && !a->overlay_profile) {
+		fprintf(stderr, "ptscope: callgraph: --format table lists profiles: give --overlay-profile "
+			"(and --baseline-profile)\n");
+		return 1;
+	}
 	if (a->baseline_profile && !a->overlay_profile) {
 		fprintf(stderr, "ptscope: callgraph: --baseline-profile needs --overlay-profile (the AFTER profile)\n");
 		return 1;
@@ -285,7 +291,7 @@ static enum graph_format choose_format(const struct arguments *a)
 		enum graph_format format = graph_format_from_name(a->format_name);
 		if (format == GRAPH_FORMAT_NONE)
 			fprintf(stderr, "ptscope: callgraph: --format: unknown format '%s' "
-				"(tree, json, xml, dot, svg, png, pdf)\n", a->format_name);
+				"(tree, table, json, xml, dot, svg, png, pdf)\n", a->format_name);
 		return format;
 	}
 	if (!a->output || !strcmp(a->output, "-"))

@@ -36,6 +36,7 @@ static const struct format_row {
 	[GRAPH_FORMAT_JSON] = { "json", NULL },
 	[GRAPH_FORMAT_XML] = { "xml", NULL },
 	[GRAPH_FORMAT_TREE] = { "tree", NULL },
+	[GRAPH_FORMAT_TABLE] = { "table", NULL },
 };
 #define FORMAT_COUNT (sizeof(formats) / sizeof(formats[0]))
 
@@ -505,7 +506,8 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 	error->message[0] = '\0';   /* graph_write_picture names a Graphviz failure */
 	bool ok = out && (format == GRAPH_FORMAT_JSON ? graph_write_json(graph, overlay, out)
 		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, overlay, out)
-		: format == GRAPH_FORMAT_TREE ? graph_write_tree(graph, out)
+		: format == GRAPH_FORMAT_TREE ? graph_write_tree(graph, overlay, out)
+		: format == GRAPH_FORMAT_TABLE ? graph_write_table(graph, overlay, out)
 		: graph_write_picture(graph, overlay, row->renderer, page, out, error));
 	if (!ok && !output.path && !error->message[0])
 		return 0;   /* a failed write to stdout: the front door says why (ptscope.c) */

@@ -20,6 +20,7 @@ enum graph_format {
 	GRAPH_FORMAT_JSON,
 	GRAPH_FORMAT_XML,
 	GRAPH_FORMAT_TREE,      /* cflow-style indented text (graph_tree.c) */
+	GRAPH_FORMAT_TABLE,     /* two profiles as a perf diff-like table (graph_tree.c) */
 };
 
 /* Where a picture is to be read (--page): Graphviz scales the layout down
@@ -145,6 +146,10 @@ int overlay_prepare(const struct overlay_request *request, struct overlay_inputs
 		    struct error *error);
 int overlay_place(struct overlay_inputs *inputs, const struct callgraph *graph,
 		  struct graph_overlay *overlay, struct error *error);
+/* The change from before to after (either may be absent: its listing's
+ * cut-off stands in, as a bound). */
+void overlay_change_of(const struct graph_overlay *overlay, const struct overlay_share *after,
+		       const struct overlay_share *before, struct overlay_change *change);
 /* One listing's figure for a node as text: "12.3%", "1,983", or the
  * listing's cut-off "< 0.82%" / "< 52" when it does not list the function
  * (baseline: the BEFORE listing); "" when the overlay has no such listing. */
@@ -194,7 +199,11 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 /* The pieces graph_write uses, one per format family (graph_data.c, graph.c). */
 bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
 bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
-bool graph_write_tree(const struct callgraph *graph, FILE *out);
+bool graph_write_tree(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
+/* --format table: each profiled function's figure before and after, the
+ * change, the ratio and whether it is on the graph, largest first, in the
+ * columns of perf diff (overlay with samples required). */
+bool graph_write_table(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
 /* callgraph --reverse: the same text turned over, from each sink to the
  * functions that call it, and theirs (cflow -r). */
 bool graph_write_callers(const struct callgraph *graph, FILE *out);

@@ -24,6 +24,7 @@
 #include "base/alloc.h"
 #include "base/escape.h"
 #include "outputs/graph.h"
+#include "outputs/report.h"
 
 struct tree_writer {
 	const struct callgraph *graph;
@@ -34,7 +35,41 @@ struct tree_writer {
 	bool *on_chain;             /* per node: on the chain being printed now */
 	size_t line;
 	bool callers;               /* expand who calls a function, not what it calls */
+	const struct graph_overlay *overlay;   /* figures as a column, or NULL */
 };
+
+/* The overlay's figures of a node and of the call to it, for a column:
+ * "12.3% (was 4.5%, +7.8); fork 4 PTEs; call: fork 4 PTEs". */
+static void overlay_column(const struct graph_overlay *overlay, const struct callgraph *graph, size_t node,
+			   const struct cg_edge *via, char *text, size_t size)
+{
+	const struct overlay_node *o = &overlay->nodes[node];
+	size_t used = 0;
+	text[0] = '\0';
+	if (o->share.present || (overlay->has_baseline && o->baseline.present)) {
+		char after[48], before[48], change[64];
+		overlay_side_text(overlay, &o->share, false, after, sizeof(after));
+		if (overlay->has_baseline) {
+			overlay_side_text(overlay, &o->baseline, true, before, sizeof(before));
+			overlay_change_text(overlay, &o->change, change, sizeof(change));
+			used += (size_t)snprintf(text + used, size - used, "%s (was %s%s%s)", after, before,
+						 change[0] ? ", " : "", change);
+		} else {
+			used += (size_t)snprintf(text + used, size - used, "%s", after);
+		}
+	}
+	const struct overlay_count *counts[2] = { &o->events, via ? &overlay->edges[via - graph->edges].events : NULL };
+	for (int c = 0; c < 2 && used < size; c++)
+		for (int ev = 0; counts[c] && ev < OVERLAY_EVENT_COUNT && used < size; ev++) {
+			if (!counts[c]->has[ev])
+				continue;
+			char count[32];
+			report_format_count(counts[c]->count[ev], count, sizeof(count));
+			used += (size_t)snprintf(text + used, size - used, "%s%s%s %s %s", used ? "; " : "",
+						 c ? "call: " : "", overlay_event_names[ev], count,
+						 counts[c]->unit ? counts[c]->unit : "");
+		}
+}
 
 static const struct callgraph *sorting_graph;   /* qsort has no context argument */
 static bool sorting_callers;
@@ -76,27 +111,32 @@ static int compare_roots(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The overlay's column starts here, or two spaces after a longer line. */
+#define OVERLAY_COLUMN 88
+
 static void print_line(struct tree_writer *w, size_t depth, size_t node, const struct cg_edge *via,
 		       const char *tail)
 {
 	const struct cg_node *n = &w->graph->nodes[node];
+	char *name = escape_alloc(escape_text, n->name);
+	char *file = escape_alloc(escape_text, n->file && n->defined ? n->file : "");
+	char *field = escape_alloc(escape_text, via && via->kind == CG_EDGE_INDIRECT && via->field ? via->field : "");
+	char place[32] = "";
+	if (n->file && n->defined)
+		snprintf(place, sizeof(place), ":%u", n->line);
 	w->line++;
-	fprintf(w->out, "%5zu %*s", w->line, (int)(depth * 4), "");
-	escape_fputs(escape_text, n->name, w->out);
-	fputs("() <", w->out);
-	if (n->file && n->defined) {
-		escape_fputs(escape_text, n->file, w->out);
-		fprintf(w->out, ":%u>", n->line);
-	} else {
-		fputs("not defined in the parsed files>", w->out);
-	}
-	if (via && via->kind == CG_EDGE_INDIRECT && via->field) {
-		fputs(" [via ", w->out);
-		escape_fputs(escape_text, via->field, w->out);
-		fputc(']', w->out);
-	}
-	fputs(tail, w->out);
+	int length = fprintf(w->out, "%5zu %*s%s() <%s%s>%s%s%s%s", w->line, (int)(depth * 4), "", name,
+			     n->file && n->defined ? file : "not defined in the parsed files", place,
+			     field[0] ? " [via " : "", field, field[0] ? "]" : "", tail);
+	char column[256] = "";
+	if (w->overlay)
+		overlay_column(w->overlay, w->graph, node, via, column, sizeof(column));
+	if (column[0])
+		fprintf(w->out, "%*s%s", length < OVERLAY_COLUMN - 2 ? OVERLAY_COLUMN - length : 2, "", column);
 	fputc('\n', w->out);
+	free(name);
+	free(file);
+	free(field);
 }
 
 static bool has_callees(const struct tree_writer *w, size_t node)
@@ -132,11 +172,12 @@ static void expand(struct tree_writer *w, size_t node, size_t depth, const struc
 	w->on_chain[node] = false;
 }
 
-static bool write_tree(const struct callgraph *graph, FILE *out, bool callers)
+static bool write_tree(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out,
+		       bool callers)
 {
 	size_t nodes = graph->node_count, edges = graph->edge_count;
 	struct tree_writer w = {
-		.graph = graph, .out = out, .callers = callers,
+		.graph = graph, .out = out, .callers = callers, .overlay = overlay,
 		.first_edge = xcalloc(nodes + 1, sizeof(size_t)),
 		.order = xcalloc(edges + 1, sizeof(size_t)),
 		.printed_at = xcalloc(nodes + 1, sizeof(size_t)),
@@ -183,12 +224,109 @@ static bool write_tree(const struct callgraph *graph, FILE *out, bool callers)
 	return !ferror(out);
 }
 
-bool graph_write_tree(const struct callgraph *graph, FILE *out)
+/* What the figures are (the overlay's title), one "# " line each. */
+static void write_title(const struct graph_overlay *overlay, FILE *out)
 {
-	return write_tree(graph, out, false);
+	for (const char *line = overlay->title; *line; ) {
+		size_t length = strcspn(line, "\n");
+		char *text = xstrndup(line, length);
+		char *escaped = escape_alloc(escape_text, text);
+		fprintf(out, "# %s\n", escaped);
+		free(escaped);
+		free(text);
+		line += length + (line[length] == '\n');
+	}
+}
+
+bool graph_write_tree(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out)
+{
+	if (overlay)
+		write_title(overlay, out);
+	return write_tree(graph, overlay, out, false);
 }
 
 bool graph_write_callers(const struct callgraph *graph, FILE *out)
 {
-	return write_tree(graph, out, true);
+	return write_tree(graph, NULL, out, true);
+}
+
+/* ---- --format table ------------------------------------------------------ */
+
+struct table_row {
+	const char *symbol;
+	struct overlay_share after, before;
+	bool on_graph;
+};
+
+static const struct graph_overlay *sorting_overlay;
+
+/* Largest first, by the larger of the two figures; then by name. */
+static double row_size(const struct table_row *row)
+{
+	bool counts = sorting_overlay->compare_counts;
+	double after = row->after.present ? (counts ? (double)row->after.samples : row->after.percent) : 0;
+	double before = row->before.present ? (counts ? (double)row->before.samples : row->before.percent) : 0;
+	return after > before ? after : before;
+}
+
+static int compare_rows(const void *a, const void *b)
+{
+	const struct table_row *x = a, *y = b;
+	double sx = row_size(x), sy = row_size(y);
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return strcmp(x->symbol, y->symbol);
+}
+
+bool graph_write_table(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out)
+{
+	struct table_row *rows = xcalloc(graph->node_count + overlay->unplaced_count + 1, sizeof(*rows));
+	size_t count = 0;
+	for (size_t n = 0; n < graph->node_count; n++) {
+		const struct overlay_node *o = &overlay->nodes[n];
+		bool listed = o->share.present || (overlay->has_baseline && o->baseline.present);
+		bool repeated = false;   /* two static functions of one name: one row */
+		for (size_t r = 0; r < count && !repeated; r++)
+			repeated = !strcmp(rows[r].symbol, graph->nodes[n].name);
+		if (listed && !repeated)
+			rows[count++] = (struct table_row){ graph->nodes[n].name, o->share,
+							    overlay->has_baseline ? o->baseline : (struct overlay_share){ 0 },
+							    true };
+	}
+	for (size_t u = 0; u < overlay->unplaced_count; u++)
+		rows[count++] = (struct table_row){ overlay->unplaced[u].symbol, overlay->unplaced[u].share,
+						    overlay->unplaced[u].baseline, false };
+	sorting_overlay = overlay;
+	qsort(rows, count, sizeof(*rows), compare_rows);
+	write_title(overlay, out);
+	fprintf(out, "# %-30s %12s %12s %18s %8s  %s\n", "function", "before", "after", "change", "ratio", "graph");
+	for (size_t r = 0; r < count; r++) {
+		char after[48], before[48] = "", change[64] = "", ratio[24] = "";
+		struct overlay_change c;
+		overlay_side_text(overlay, &rows[r].after, false, after, sizeof(after));
+		if (overlay->has_baseline) {
+			overlay_side_text(overlay, &rows[r].before, true, before, sizeof(before));
+			overlay_change_of(overlay, &rows[r].after, &rows[r].before, &c);
+			overlay_change_text(overlay, &c, change, sizeof(change));
+			if (!overlay->compare_counts && c.known && c.ratio > 0)
+				snprintf(ratio, sizeof(ratio), "%sx%.2f", c.bound == OVERLAY_AT_LEAST ? ">" :
+					 c.bound == OVERLAY_AT_MOST ? "<" : "", c.ratio);
+		}
+		if (overlay->compare_counts) {
+			/* counts: "x0.32 -4,360" splits into its two columns */
+			char *space = strchr(change, ' ');
+			if (space) {
+				*space = '\0';
+				snprintf(ratio, sizeof(ratio), "%s", change);
+				bool bound = change[0] == '<' || change[0] == '>';
+				memmove(change + bound, space + 1, strlen(space + 1) + 1);
+			}
+		}
+		char *symbol = escape_alloc(escape_text, rows[r].symbol);
+		fprintf(out, "  %-30s %12s %12s %18s %8s  %s\n", symbol, before[0] ? before : "-", after[0] ? after : "-",
+			change[0] ? change : "-", ratio[0] ? ratio : "-", rows[r].on_graph ? "yes" : "no");
+		free(symbol);
+	}
+	free(rows);
+	return !ferror(out);
 }

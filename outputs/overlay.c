@@ -413,33 +413,33 @@ static double side_figure(const struct overlay_share *share, const struct overla
 	return counts ? (double)used->samples : used->percent;
 }
 
-static void node_change(struct graph_overlay *overlay, struct overlay_node *node)
+void overlay_change_of(const struct graph_overlay *overlay, const struct overlay_share *after_share,
+		       const struct overlay_share *before_share, struct overlay_change *change)
 {
-	struct overlay_change *change = &node->change;
 	memset(change, 0, sizeof(*change));
-	if (!node->share.present && !node->baseline.present)
+	if (!after_share->present && !before_share->present)
 		return;
 	bool after_bounded, before_bounded;
-	double after = side_figure(&node->share, &overlay->after_floor, overlay->compare_counts, &after_bounded);
-	double before = side_figure(&node->baseline, &overlay->before_floor, overlay->compare_counts, &before_bounded);
+	double after = side_figure(after_share, &overlay->after_floor, overlay->compare_counts, &after_bounded);
+	double before = side_figure(before_share, &overlay->before_floor, overlay->compare_counts, &before_bounded);
 	/* not listed after: fewer than the cut-off, so the change is at most
 	 * this; not listed before: at least */
 	change->bound = after_bounded ? OVERLAY_AT_MOST : before_bounded ? OVERLAY_AT_LEAST : OVERLAY_EXACT;
-	if (overlay->compare_counts) {
-		if (before <= 0 || after <= 0)
-			return;
-		change->ratio = after / before;
-		change->points = after - before;    /* counts: the absolute change */
-		change->known = true;
-		if (fabs(log2(change->ratio)) > overlay->largest_change)
-			overlay->largest_change = fabs(log2(change->ratio));
-	} else {
-		change->points = after - before;
-		change->ratio = before > 0 ? after / before : 0;
-		change->known = true;
-		if (fabs(change->points) > overlay->largest_change)
-			overlay->largest_change = fabs(change->points);
-	}
+	if (overlay->compare_counts && (before <= 0 || after <= 0))
+		return;
+	change->points = after - before;    /* counts: the absolute change */
+	change->ratio = before > 0 ? after / before : 0;
+	change->known = true;
+}
+
+static void node_change(struct graph_overlay *overlay, struct overlay_node *node)
+{
+	overlay_change_of(overlay, &node->share, &node->baseline, &node->change);
+	if (!node->change.known)
+		return;
+	double scale = overlay->compare_counts ? fabs(log2(node->change.ratio)) : fabs(node->change.points);
+	if (scale > overlay->largest_change)
+		overlay->largest_change = scale;
 }
 
 static int place_samples(struct overlay_inputs *in, const struct callgraph *graph,

@@ -80,6 +80,29 @@ grep -q 'perf-after.txt.*raw sample counts' "$tmp/err" || fail "the refusal does
 cg --compare nonsense --overlay-profile "$tmp/after.txt" --baseline-profile "$tmp/before.txt" 2> "$tmp/err" >/dev/null
 [ $? -eq 1 ] && grep -q "did you mean\|not one of" "$tmp/err" || fail "--compare nonsense not refused"
 
+# the table for mail (perf diff's columns) and the tree's column; a listing
+# cut off at 900 (the after list's smallest) says do_wp_page fell below it:
+# 900 - 3,000 = -2,100 at most, x0.30; memcpy, not in the before list (its
+# smallest: 3,000), rose from below 3,000: > -2,100, > x0.30
+printf '15525 page_remove_rmap\n 6415 page_add_rmap\n 3000 do_wp_page\n' > "$tmp/b2.txt"
+printf ' 1983 page_remove_rmap\n 2055 page_add_rmap\n  900 memcpy\n' > "$tmp/a2.txt"
+cg --overlay-profile "$tmp/a2.txt" --baseline-profile "$tmp/b2.txt" --format table -o "$tmp/table.txt" ||
+	fail "--format table: exit status $?"
+cat > "$tmp/want-table.txt" <<'TXT'
+  page_remove_rmap                     15,525        1,983            -13,542    x0.13  yes
+  page_add_rmap                         6,415        2,055             -4,360    x0.32  yes
+  do_wp_page                            3,000        < 900            <-2,100   <x0.30  yes
+  memcpy                              < 3,000          900            >-2,100   >x0.30  no
+TXT
+grep -v '^#' "$tmp/table.txt" | diff -u "$tmp/want-table.txt" - || fail "--format table"
+grep -q '^# function  *before  *after  *change  *ratio  *graph$' "$tmp/table.txt" || fail "table header"
+cg --overlay-profile "$tmp/a2.txt" --baseline-profile "$tmp/b2.txt" --format tree -o "$tmp/tree.txt" ||
+	fail "--format tree with profiles: exit status $?"
+grep -q 'page_add_rmap() <mm/rmap.c:34>: *2,055 (was 6,415, x0.32 -4,360)$' "$tmp/tree.txt" ||
+	fail "the tree has no figures column: $(grep page_add_rmap "$tmp/tree.txt")"
+grep -q '^# colour: ratio of samples' "$tmp/tree.txt" || fail "the tree does not say what its column is"
+cg --format table -o "$tmp/t.txt" 2> /dev/null; [ $? -eq 1 ] || fail "--format table without profiles: want exit 1"
+
 # two trees, two profiles: the 2.5 listing on the 2.5 tree, the 2.4 one on the 2.4 tree
 printf '1000 zap_pte_range\n 700 handle_pte_fault\n 400 shrink_list\n' > "$tmp/new.txt"
 printf '3000 zap_page_range\n 500 handle_pte_fault\n 300 shrink_list\n 900 zap_pte_range\n' > "$tmp/old.txt"
