@@ -288,9 +288,17 @@ struct perf_sample {
 	bool has_samples;
 	double percent;                 /* of what: perf_samples.share_of */
 };
+/* A call seen in call chains (perf script -g): caller -> callee, in how many
+ * samples (a recursion counts once per sample). */
+struct perf_call {
+	char *caller, *callee;
+	uint64_t samples;
+};
 struct perf_samples {
 	struct perf_sample *items;      /* largest share first */
 	size_t count;
+	struct perf_call *calls;        /* from call chains, else none */
+	size_t call_count;
 	const char *format;             /* "perf report", "opreport -l", "readprofile", ... */
 	const char *share_of;           /* "all samples", "the listed samples", "the total line", ... */
 	uint64_t total_samples;         /* counts' denominator (counting shapes), else 0 */
@@ -306,6 +314,8 @@ struct perf_samples {
 /* Read the text of a kernel profile in any shape it was posted in (perf
  * report --stdio with or without --children, opreport -l, oprofile with an
  * address column, readprofile, "samples symbol" lists: inputs/perf_samples.c).
+ * `perf script` output with call chains gives each sample's leaf as its
+ * symbol's count and every caller/callee pair of its chain as a call.
  * Linear in lines.  0, or -1 with *error filled. */
 int perf_samples_read(const char *path, struct perf_samples *samples, struct error *error);
 void perf_samples_free(struct perf_samples *samples);

@@ -356,6 +356,13 @@ static void add_edges(Agraph_t *graph, const struct callgraph *cg, const struct 
 		}
 		if (overlay && overlay->has_events)
 			edge_events(overlay, i, arrow);
+		if (overlay && overlay->edges[i].has_call_samples) {
+			/* the samples whose chains hold the call: beside the arrow */
+			char label[48];
+			snprintf(label, sizeof(label), "%llu sample%s", overlay->edges[i].call_samples,
+				 overlay->edges[i].call_samples == 1 ? "" : "s");
+			set(arrow, "xlabel", label);
+		}
 	}
 }
 

@@ -106,6 +106,8 @@ struct overlay_node {
 struct overlay_edge {
 	enum overlay_only_in only_in;
 	struct overlay_count events;
+	unsigned long long call_samples;   /* samples whose call chain holds this call */
+	bool has_call_samples;
 };
 
 struct overlay_unplaced {

@@ -265,6 +265,8 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 			json_object_object_add(object, "only_in", json_string(overlay_only_in_names[overlay->edges[i].only_in]));
 		if (overlay)
 			json_events(object, &overlay->edges[i].events);
+		if (overlay && overlay->edges[i].has_call_samples)
+			json_object_object_add(object, "samples", json_object_new_int64((int64_t)overlay->edges[i].call_samples));
 		write_json_line(out, object, i + 1 < graph->edge_count ? "," : "");
 	}
 	if (overlay && overlay->has_samples) {

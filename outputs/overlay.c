@@ -360,6 +360,24 @@ static void place_profile(const struct perf_samples *samples, bool baseline, con
 	}
 }
 
+/* Call chains (perf script -g): each call's samples on the graph's calls
+ * from a function of the caller's name to one of the callee's. */
+static void place_calls(const struct perf_samples *samples, const struct callgraph *graph,
+			const struct graph_names *index, struct graph_overlay *overlay)
+{
+	for (size_t c = 0; c < samples->call_count; c++) {
+		const struct perf_call *call = &samples->calls[c];
+		for (size_t n = graph_names_first(index, call->caller); n != SIZE_MAX; n = index->next[n])
+			for (size_t e = 0; e < graph->edge_count; e++) {
+				const struct cg_edge *edge = &graph->edges[e];
+				if (edge->from != n || strcmp(graph->nodes[edge->to].name, call->callee))
+					continue;
+				overlay->edges[e].call_samples += call->samples;
+				overlay->edges[e].has_call_samples = true;
+			}
+	}
+}
+
 static int by_unplaced_share(const void *a, const void *b)
 {
 	const struct overlay_unplaced *x = a, *y = b;
@@ -448,6 +466,7 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 	struct hash_table unplaced = { 0 };
 	overlay->unplaced = xcalloc(in->after.count + in->before.count + 1, sizeof(*overlay->unplaced));
 	place_profile(&in->after, false, index, overlay, &unplaced);
+	place_calls(&in->after, graph, index, overlay);
 	if (in->request.baseline_profile)
 		place_profile(&in->before, true, index, overlay, &unplaced);
 	hash_free(&unplaced);

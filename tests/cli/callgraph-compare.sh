@@ -103,6 +103,50 @@ grep -q 'page_add_rmap() <mm/rmap.c:34>: *2,055 (was 6,415, x0.32 -4,360)$' "$tm
 grep -q '^# colour: ratio of samples' "$tmp/tree.txt" || fail "the tree does not say what its column is"
 cg --format table -o "$tmp/t.txt" 2> /dev/null; [ $? -eq 1 ] || fail "--format table without profiles: want exit 1"
 
+# perf script call chains weight the calls: four samples, worked by hand -
+# leaves page_remove_rmap 3 (75 %), zap_pte_range 1; zap_page_range ->
+# zap_pte_range in samples 1, 3, 4 (3); zap_pte_range -> page_remove_rmap in
+# 1 and 3 (2); do_munmap -> zap_page_range 2; do_wp_page.isra.0 is do_wp_page
+cat > "$tmp/script.txt" <<'TXT'
+# ========
+# captured on: a fixture
+# ========
+bash  1234 [000] 12345.678901:     250000 cycles:
+	ffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])
+	ffffffff8123bcde zap_pte_range+0x2a1 ([kernel.kallsyms])
+	ffffffff8123cdef zap_page_range+0x10 ([kernel.kallsyms])
+	ffffffff8123cdef exit_mmap+0x10 ([kernel.kallsyms])
+
+bash  1234 [000] 12345.679901:     250000 cycles:
+	ffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])
+	ffffffff8123bcde do_wp_page.isra.0+0x2a1 ([kernel.kallsyms])
+	ffffffff8123cdef handle_pte_fault+0x10 ([kernel.kallsyms])
+
+make  99 [001] 12345.680901:     250000 cycles:
+	ffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])
+	ffffffff8123bcde zap_pte_range+0x2a1 ([kernel.kallsyms])
+	ffffffff8123cdef zap_page_range+0x10 ([kernel.kallsyms])
+	ffffffff8123cdef do_munmap+0x10 ([kernel.kallsyms])
+
+make  99 [001] 12345.690901:     250000 cycles:
+	ffffffff8123bcde zap_pte_range+0x2a1 ([kernel.kallsyms])
+	ffffffff8123cdef zap_page_range+0x10 ([kernel.kallsyms])
+	ffffffff8123cdef do_munmap+0x10 ([kernel.kallsyms])
+TXT
+cg --overlay-profile "$tmp/script.txt" --format json -o "$tmp/script.json" || fail "perf script: exit status $?"
+call() {  # samples on the call FROM -> TO
+	jq -r --arg f "$1" --arg t "$2" '(.nodes | map({(.id): .name}) | add) as $n
+		| [.edges[] | select($n[.from] == $f and $n[.to] == $t) | .samples // "none"][0]' "$tmp/script.json"
+}
+for case in "zap_page_range zap_pte_range 3" "zap_pte_range page_remove_rmap 2" "do_munmap zap_page_range 2" \
+	    "exit_mmap zap_page_range 1" "do_wp_page page_remove_rmap 1" "handle_pte_fault do_wp_page 1" \
+	    "copy_page_range page_add_rmap none"; do
+	set -- $case
+	[ "$(call "$1" "$2")" = "$3" ] || fail "perf script: $1 -> $2 carries $(call "$1" "$2"), want $3"
+done
+[ "$(node "$tmp/script.json" page_remove_rmap samples_percent)" = 75 ] ||
+	fail "perf script: page_remove_rmap $(node "$tmp/script.json" page_remove_rmap samples_percent) %, want 75"
+
 # two trees, two profiles: the 2.5 listing on the 2.5 tree, the 2.4 one on the 2.4 tree
 printf '1000 zap_pte_range\n 700 handle_pte_fault\n 400 shrink_list\n' > "$tmp/new.txt"
 printf '3000 zap_page_range\n 500 handle_pte_fault\n 300 shrink_list\n 900 zap_pte_range\n' > "$tmp/old.txt"
