@@ -26,9 +26,10 @@ tree_of() {
 pairs() {  # "caller callee" by name
 	jq -r '(.nodes | map({(.id): .name}) | add) as $n | .edges[] | "\($n[.from]) \($n[.to])"' "$1" | sort -u
 }
-edge_events() {  # events on the call FROM -> TO: {"fork":N} / null
-	jq -c --arg f "$2" --arg t "$3" '(.nodes | map({(.id): .name}) | add) as $n
-		| [.edges[] | select($n[.from] == $f and $n[.to] == $t) | .events // empty] | .[0]' "$1"
+edge_events() {  # the EVENT count on the call FROM -> TO: {"fork":N} / null
+	jq -c --arg f "$2" --arg t "$3" --arg e "$4" '(.nodes | map({(.id): .name}) | add) as $n
+		| [.edges[] | select($n[.from] == $f and $n[.to] == $t) | .events // empty
+		   | select(has($e)) | {($e): .[$e]}] | .[0]' "$1"
 }
 work() {  # work_per_event FIGURE of DESIGN from report JSON
 	jq -r --arg d "$2" --arg k "$3" '.designs[] | select(.id == $d) | .work_per_event[$k]' "$1"
@@ -79,13 +80,13 @@ check 2.4.18-14rh 2.4-rmap-x86_64 "include/asm-i386/processor.h:74" \
 # the tss_struct declaration is the one place, and the summary says what it is
 jq -e '[.summary.error_sites[] | select(.file == "include/asm-i386/processor.h" and (.why // "" | test("gcc")))] | length == 1' \
 	"$tmp/2.4.18-14rh.json" >/dev/null || fail "2.4.18: the tss_struct place is not explained"
-[ "$(edge_events "$tmp/2.4.18-14rh-ov.json" copy_page_range page_add_rmap)" = \
+[ "$(edge_events "$tmp/2.4.18-14rh-ov.json" copy_page_range page_add_rmap fork)" = \
   "{\"fork\":$(work "$tmp/2.4.18-14rh-report.json" 2.4-rmap-x86_64 fork_rmap_calls)}" ] ||
-	fail "2.4.18: copy_page_range -> page_add_rmap carries $(edge_events "$tmp/2.4.18-14rh-ov.json" copy_page_range page_add_rmap)"
+	fail "2.4.18: copy_page_range -> page_add_rmap carries $(edge_events "$tmp/2.4.18-14rh-ov.json" copy_page_range page_add_rmap fork)"
 # mremap's copy_one_pte also calls page_add_rmap on 2.4: fork never does
-[ "$(edge_events "$tmp/2.4.18-14rh-ov.json" copy_one_pte page_add_rmap)" = null ] ||
+[ "$(edge_events "$tmp/2.4.18-14rh-ov.json" copy_one_pte page_add_rmap fork)" = null ] ||
 	fail "2.4.18: mremap's copy_one_pte carries fork's count"
-[ "$(edge_events "$tmp/2.4.18-14rh-ov.json" zap_pte_range page_remove_rmap)" = \
+[ "$(edge_events "$tmp/2.4.18-14rh-ov.json" zap_pte_range page_remove_rmap exit)" = \
   "{\"exit\":$(work "$tmp/2.4.18-14rh-report.json" 2.4-rmap-x86_64 exit_rmap_calls)}" ] ||
 	fail "2.4.18: zap_pte_range -> page_remove_rmap"
 
@@ -104,8 +105,8 @@ for figure in "copy_page_range page_add_rmap fork fork_rmap_calls" \
 	      "zap_pte_range page_remove_rmap exit exit_rmap_calls"; do
 	set -- $figure
 	want="{\"$3\":$(work "$tmp/2.5.68-tok-report.json" 2.5.62-objrmap-x86_64-l1-64 "$4")}"
-	[ "$(edge_events "$tmp/2.5.68-tok-ov.json" "$1" "$2")" = "$want" ] ||
-		fail "2.5.68: $1 -> $2 carries $(edge_events "$tmp/2.5.68-tok-ov.json" "$1" "$2"), want $want"
+	[ "$(edge_events "$tmp/2.5.68-tok-ov.json" "$1" "$2" "$3")" = "$want" ] ||
+		fail "2.5.68: $1 -> $2 carries $(edge_events "$tmp/2.5.68-tok-ov.json" "$1" "$2" "$3"), want $want"
 done
 
 check 2.6.11.12 2.6.7-anon_vma-x86_64 "" \
@@ -119,8 +120,8 @@ for figure in "copy_one_pte page_dup_rmap fork fork_rmap_calls" "dup_mmap anon_v
 	      "zap_pte_range page_remove_rmap exit exit_rmap_calls"; do
 	set -- $figure
 	want="{\"$3\":$(work "$tmp/2.6.11.12-report.json" 2.6.7-anon_vma-x86_64 "$4")}"
-	[ "$(edge_events "$tmp/2.6.11.12-ov.json" "$1" "$2")" = "$want" ] ||
-		fail "2.6.11: $1 -> $2 carries $(edge_events "$tmp/2.6.11.12-ov.json" "$1" "$2"), want $want"
+	[ "$(edge_events "$tmp/2.6.11.12-ov.json" "$1" "$2" "$3")" = "$want" ] ||
+		fail "2.6.11: $1 -> $2 carries $(edge_events "$tmp/2.6.11.12-ov.json" "$1" "$2" "$3"), want $want"
 done
 fault_keeps 2.4.18-14rh "do_wp_page>page_remove_rmap" "page_remove_rmap>pte_chain_free" "do_wp_page>page_add_rmap"
 fault_keeps 2.5.68-tok "do_wp_page>page_remove_rmap" "do_wp_page>pte_chain_free" "do_no_page>page_add_rmap"
