@@ -332,4 +332,55 @@ bool capture_codec_known(const char *name);
 int snapshot_capture(const struct capture_options *options,
 		     struct capture_result *result, struct error *error);
 
+/* ---- latencies of the running kernel (bench: inputs/latency.c) ---- */
+
+enum latency_kind {
+	LATENCY_FORK, LATENCY_EXEC, LATENCY_SH, LATENCY_FAULT_ANON, LATENCY_FAULT_COW,
+	LATENCY_FAULT_FILE, LATENCY_MUNMAP, LATENCY_KIND_COUNT
+};
+struct latency_kind_info {
+	const char *name;               /* "fault-cow": the name in every output */
+	const char *group;              /* "fault": the word `ptscope bench WORD` selects it by */
+	const char *what;               /* what one run times */
+};
+extern const struct latency_kind_info latency_kinds[LATENCY_KIND_COUNT];
+
+struct latency_stats {
+	size_t runs;
+	double min_us, median_us, p90_us, mean_us;   /* p90: nearest rank */
+};
+struct latency_run {
+	double elapsed_us;              /* per fault for the fault kinds */
+	uint64_t faults;                /* minor faults getrusage counted (fault kinds) */
+};
+struct latency_result {
+	enum latency_kind kind;
+	struct latency_stats stats;
+	double faults_per_run;          /* fault kinds: minor faults per timed region */
+	unsigned pages_per_run;         /* fault kinds: pages the region touches */
+};
+
+/* The machine a measurement ran on, and the process it forked. */
+struct latency_machine {
+	char kernel[128];               /* uname release */
+	char cpu_model[128];            /* /proc/cpuinfo "model name" ("unknown") */
+	char allowed_cpus[64];          /* "0-1" */
+	int cpu;                        /* pinned to */
+	size_t image_vmas;              /* the forked process: its VMAs ... */
+	uint64_t image_rss_kb;          /* ... and resident kB (VmRSS) when measured */
+};
+/* Fill everything but cpu from the running system (and this process). */
+void latency_machine_read(struct latency_machine *machine);
+
+/* Pin this process (and the children it forks) to one CPU it may use; cpu
+ * -1: the lowest allowed.  A CPU outside the allowed set is bad input. */
+int latency_pin(int cpu, int *pinned, struct error *error);
+/* The allowed CPUs as a list ("0-1,4"). */
+void latency_allowed_cpus(char *buffer, size_t size);
+/* warmup runs thrown away, then runs timed. 0, or -1 with *error. */
+int latency_measure(enum latency_kind kind, size_t runs, size_t warmup, struct latency_result *result,
+		    struct error *error);
+/* min / median / p90 / mean of samples (sorted in place). */
+void latency_stats_of(double *samples_us, size_t count, struct latency_stats *stats);
+
 #endif

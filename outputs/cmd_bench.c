@@ -1,0 +1,172 @@
+/*
+ * outputs/cmd_bench.c - `ptscope bench [fork|exec|sh|fault|munmap]...
+ *   [--runs N] [--cpu N] [--format text|json] [-o FILE]`
+ *
+ * Times what the cost model counts, on the running kernel, as lmbench
+ * does (inputs/latency.c): pinned to one CPU, warm-up runs first, then N
+ * runs summed up as min / median / p90.  No word means every measurement.
+ * The machine is shared and loaded: the figures are what it did, and no
+ * test asserts them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/output.h"
+#include "commands.h"
+#include "outputs/bench.h"
+
+#define RUNS_DEFAULT 100
+#define RUNS_MOST 1000000
+
+static const char usage_text[] =
+	"usage: ptscope bench [fork|exec|sh|fault|munmap]... [--runs N] [--cpu N] [--format text|json]\n"
+	"                     [-o FILE]\n"
+	"\n"
+	"Time on the running kernel, as lmbench does: fork + exit, fork + exec, fork + /bin/sh -c,\n"
+	"page faults (anonymous first touch, copy on write, cached file read) and munmap; pinned\n"
+	"to one CPU, after warm-up runs; min, median and p90 in microseconds.\n"
+	"No word: every measurement.\n"
+	"\n";
+
+enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT };
+static const struct command_option options_table[] = {
+	{ "runs", required_argument, OPT_RUNS, "N", "timed runs of each measurement (default 100), after\n"
+						  "N/10 (at least 2) warm-up runs" },
+	{ "cpu", required_argument, OPT_CPU, "N", "pin to CPU N, one this process may use (default: the\n"
+						 "lowest it may use)" },
+	{ "format", required_argument, OPT_FORMAT, "F", "text (default) or json" },
+	{ "output", required_argument, 'o', "FILE", "write to FILE (atomically) instead of stdout" },
+	{ "help", no_argument, 'h', NULL, "this text" },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+static const char *const words[] = { "fork", "exec", "sh", "fault", "munmap" };
+#define WORD_COUNT (sizeof(words) / sizeof(words[0]))
+
+/* A count option's value: 1 .. most. */
+static int parse_count(const char *option, const char *text, long most, long *value)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(text, &end, 10);
+	if (!*text || *end || errno || n < 0 || n > most || (n == 0 && strcmp(option, "--cpu"))) {
+		fprintf(stderr, "ptscope: bench: %s wants a number from %d to %ld, not '%s'\n", option,
+			strcmp(option, "--cpu") ? 1 : 0, most, text);
+		return 1;
+	}
+	*value = n;
+	return 0;
+}
+
+/* The measurements the words select, in the table's order; none: every one. */
+static int select_kinds(int count, char **given, bool *selected)
+{
+	bool any = false;
+	for (int i = 0; i < count; i++) {
+		size_t w = 0;
+		while (w < WORD_COUNT && strcmp(given[i], words[w]))
+			w++;
+		if (w == WORD_COUNT) {
+			const char *close = closest_name(given[i], words, WORD_COUNT, sizeof(words[0]));
+			fprintf(stderr, "ptscope: bench: unknown measurement '%s'", given[i]);
+			if (close)
+				fprintf(stderr, "; did you mean '%s'?", close);
+			fprintf(stderr, " (fork, exec, sh, fault, munmap)\n");
+			return 1;
+		}
+		for (size_t k = 0; k < LATENCY_KIND_COUNT; k++)
+			if (!strcmp(latency_kinds[k].group, words[w]))
+				selected[k] = any = true;
+	}
+	for (size_t k = 0; !any && k < LATENCY_KIND_COUNT; k++)
+		selected[k] = true;
+	return 0;
+}
+
+static int measure(struct bench_run *run, const bool *selected, struct error *error)
+{
+	for (size_t k = 0; k < LATENCY_KIND_COUNT; k++) {
+		if (!selected[k])
+			continue;
+		if (latency_measure((enum latency_kind)k, run->runs, run->warmup, &run->results[run->result_count],
+				    error))
+			return -1;
+		run->result_count++;
+	}
+	return 0;
+}
+
+static int write_output(const char *path, const struct bench_run *run, enum bench_format format)
+{
+	struct output output;
+	struct error error;
+	if (output_open(&output, path, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;
+	}
+	FILE *out = output_stream(&output);
+	if (!out || bench_write(out, run, format) != 0) {
+		int saved = output.write_errno ? output.write_errno : errno;
+		output_discard(&output);
+		if (path && strcmp(path, "-"))
+			fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
+		return STATUS_INTERNAL;
+	}
+	if (output_publish(&output, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;
+	}
+	return STATUS_OK;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct option long_options[sizeof(options_table) / sizeof(options_table[0])];
+	char short_options[32];
+	command_options_getopt(options_table, long_options, sizeof(long_options) / sizeof(long_options[0]),
+			       short_options, sizeof(short_options));
+	enum bench_format format = BENCH_TEXT;
+	const char *output = NULL;
+	long runs = RUNS_DEFAULT, cpu = -1;
+	int c, status = 0;
+
+	optind = 1;
+	while (!status && (c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_RUNS: status = parse_count("--runs", optarg, RUNS_MOST, &runs); break;
+		case OPT_CPU: status = parse_count("--cpu", optarg, CPU_SETSIZE - 1, &cpu); break;
+		case OPT_FORMAT:
+			if (bench_format_parse(optarg, &format)) {
+				fprintf(stderr, "ptscope: bench: unknown format '%s' (text, json)\n", optarg);
+				status = 1;
+			}
+			break;
+		case 'o': output = optarg; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			command_options_print(stdout, options_table);
+			return 0;
+		default: return command_option_error("bench", usage_text, short_options, long_options, argv);
+		}
+	}
+	bool selected[LATENCY_KIND_COUNT] = { false };
+	if (status || select_kinds(argc - optind, argv + optind, selected))
+		return 1;
+
+	static struct bench_run run;
+	struct error error;
+	memset(&run, 0, sizeof(run));
+	run.runs = (size_t)runs;
+	run.warmup = run.runs / 10 > 2 ? run.runs / 10 : 2;
+	run.image = "ptscope itself";
+	latency_machine_read(&run.machine);
+	if (latency_pin((int)cpu, &run.machine.cpu, &error) || measure(&run, selected, &error)) {
+		error_print(&error);
+		return (int)error.status;
+	}
+	return write_output(output, &run, format);
+}
