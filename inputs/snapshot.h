@@ -383,4 +383,33 @@ int latency_measure(enum latency_kind kind, size_t runs, size_t warmup, struct l
 /* min / median / p90 / mean of samples (sorted in place). */
 void latency_stats_of(double *samples_us, size_t count, struct latency_stats *stats);
 
+/* ---- timings as they were posted (bench --compare: inputs/timings.c) ---- */
+
+/* One measure of a file, a value per run: "real", "user", "system", "total"
+ * (user + system of each run) in seconds, lmbench's "Process fork+exit" in
+ * microseconds. */
+struct timing_measure {
+	char name[64];
+	char unit[4];                   /* "s", "us" */
+	double *values;
+	size_t count, capacity;
+};
+struct timing_set {
+	char shape[64];                 /* "bash time", "zsh time", "perf stat", ... */
+	struct timing_measure *measures;/* in the order first seen; total last */
+	size_t measure_count, measure_capacity;
+};
+struct timing_summary {
+	size_t runs;
+	double mean, deviation, lowest, highest;   /* deviation: sample standard deviation */
+};
+/* Read the timings of a file (at most 16 MiB) / of a text (name for
+ * messages).  No timing in it is bad input.  0, or -1 with *error. */
+int timing_read(const char *path, struct timing_set *set, struct error *error);
+int timing_read_text(const char *name, const char *text, size_t length, struct timing_set *set,
+		     struct error *error);
+void timing_set_free(struct timing_set *set);
+const struct timing_measure *timing_find(const struct timing_set *set, const char *name);
+void timing_summary(const struct timing_measure *measure, struct timing_summary *summary);
+
 #endif

@@ -4,11 +4,16 @@
  * pinned to, or the same figures as one JSON object.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "base/alloc.h"
 #include "outputs/bench.h"
+
+static int write_json_tree(FILE *out, struct json_object *root);
 
 int bench_format_parse(const char *name, enum bench_format *format)
 {
@@ -81,7 +86,167 @@ int bench_write(FILE *out, const struct bench_run *run, enum bench_format format
 		write_text(out, run);
 		return ferror(out) ? -1 : 0;
 	}
-	struct json_object *root = build_json(run);
+	return write_json_tree(out, build_json(run));
+}
+
+/* ---- bench --compare ---- */
+
+static void change_of(const struct timing_measure *before, const struct timing_measure *after,
+		      const struct timing_measure *base, struct timing_change *change)
+{
+	memset(change, 0, sizeof(*change));
+	change->name = before->name;
+	change->unit = before->unit;
+	timing_summary(before, &change->before);
+	timing_summary(after, &change->after);
+	if (change->before.mean > 0)
+		change->win_percent = (change->before.mean - change->after.mean) / change->before.mean * 100;
+	if (!base)
+		return;
+	change->has_base = true;
+	timing_summary(base, &change->base);
+	double overhead = change->before.mean - change->base.mean;
+	if (overhead != 0) {
+		change->has_ratio = true;
+		change->overhead_ratio = (change->after.mean - change->base.mean) / overhead;
+	}
+	if (change->base.mean > 0)
+		change->after_over_base = change->after.mean / change->base.mean;
+}
+
+static void note_unmatched(struct timing_comparison *comparison, const char *name)
+{
+	for (size_t i = 0; i < comparison->unmatched_count; i++)
+		if (!strcmp(comparison->unmatched[i], name))
+			return;
+	if (comparison->unmatched_count < sizeof(comparison->unmatched) / sizeof(comparison->unmatched[0]))
+		comparison->unmatched[comparison->unmatched_count++] = name;
+}
+
+void timing_compare(const struct timing_set *before, const struct timing_set *after, const struct timing_set *base,
+		    struct timing_comparison *comparison)
+{
+	comparison->sets[0] = before;
+	comparison->sets[1] = after;
+	comparison->sets[2] = base;
+	comparison->changes = xcalloc(before->measure_count ? before->measure_count : 1, sizeof(struct timing_change));
+	comparison->change_count = 0;
+	comparison->unmatched_count = 0;
+	for (size_t i = 0; i < before->measure_count; i++) {
+		const struct timing_measure *b = &before->measures[i];
+		const struct timing_measure *a = timing_find(after, b->name);
+		const struct timing_measure *z = base ? timing_find(base, b->name) : NULL;
+		if (!a || (base && !z) || strcmp(a->unit, b->unit) || (z && strcmp(z->unit, b->unit)))
+			note_unmatched(comparison, b->name);
+		else
+			change_of(b, a, z, &comparison->changes[comparison->change_count++]);
+	}
+	for (size_t s = 1; s < 3; s++)
+		for (size_t i = 0; comparison->sets[s] && i < comparison->sets[s]->measure_count; i++)
+			if (!timing_find(before, comparison->sets[s]->measures[i].name))
+				note_unmatched(comparison, comparison->sets[s]->measures[i].name);
+}
+
+void timing_compare_free(struct timing_comparison *comparison)
+{
+	free(comparison->changes);
+	comparison->changes = NULL;
+	comparison->change_count = 0;
+}
+
+static void write_summary_text(FILE *out, const struct timing_summary *s, const char *unit)
+{
+	char cell[64];
+	snprintf(cell, sizeof(cell), "%.3f ± %.3f %s (%zu)", s->mean, s->deviation, unit, s->runs);
+	fprintf(out, "  %-28s", cell);
+}
+
+static void write_comparison_text(FILE *out, const struct timing_comparison *c)
+{
+	static const char *const roles[3] = { "BEFORE", "AFTER", "BASE" };
+	for (size_t s = 0; s < 3; s++)
+		if (c->sets[s])
+			fprintf(out, "%-6s %s: %s\n", roles[s], c->paths[s] ? c->paths[s] : "-", c->sets[s]->shape);
+	fprintf(out, "\n%-18s  %-28s  %-28s", "measure", "BEFORE mean ± sd (runs)", "AFTER mean ± sd (runs)");
+	if (c->sets[2])
+		fprintf(out, "  %-28s", "BASE mean ± sd (runs)");
+	fprintf(out, "  %8s", "win");
+	if (c->sets[2])
+		fprintf(out, "  %14s  %10s", "overhead ratio", "AFTER/BASE");
+	fputc('\n', out);
+	for (size_t i = 0; i < c->change_count; i++) {
+		const struct timing_change *t = &c->changes[i];
+		fprintf(out, "%-18s", t->name);
+		write_summary_text(out, &t->before, t->unit);
+		write_summary_text(out, &t->after, t->unit);
+		if (t->has_base)
+			write_summary_text(out, &t->base, t->unit);
+		/* never "-0.0%": a change that rounds to nothing is no change */
+		fprintf(out, "  %+7.1f%%", fabs(t->win_percent) < 0.05 ? 0.0 : t->win_percent);
+		if (t->has_base && t->has_ratio)
+			fprintf(out, "  %14.2f  %10.2f", fabs(t->overhead_ratio) < 0.005 ? 0.0 : t->overhead_ratio,
+				t->after_over_base);
+		else if (t->has_base)
+			fprintf(out, "  %14s  %10.2f", "-", t->after_over_base);
+		fputc('\n', out);
+	}
+	if (c->sets[2])
+		fputs("\noverhead ratio = (AFTER - BASE) / (BEFORE - BASE): the part of BEFORE's overhead over BASE "
+		      "that AFTER keeps\n", out);
+	fputs("win = (BEFORE - AFTER) / BEFORE of the means; total = user + system of each run\n", out);
+	for (size_t i = 0; i < c->unmatched_count; i++)
+		fprintf(out, "not compared (not in every file): %s\n", c->unmatched[i]);
+}
+
+static struct json_object *summary_json(const struct timing_summary *s)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "runs", json_object_new_int64((int64_t)s->runs));
+	json_object_object_add(o, "mean", json_object_new_double(s->mean));
+	json_object_object_add(o, "deviation", json_object_new_double(s->deviation));
+	json_object_object_add(o, "lowest", json_object_new_double(s->lowest));
+	json_object_object_add(o, "highest", json_object_new_double(s->highest));
+	return o;
+}
+
+static struct json_object *comparison_json(const struct timing_comparison *c)
+{
+	static const char *const roles[3] = { "before", "after", "base" };
+	struct json_object *root = json_object_new_object(), *list = json_object_new_array();
+	for (size_t s = 0; s < 3; s++) {
+		if (!c->sets[s])
+			continue;
+		struct json_object *file = json_object_new_object();
+		json_object_object_add(file, "path", json_object_new_string(c->paths[s] ? c->paths[s] : "-"));
+		json_object_object_add(file, "shape", json_object_new_string(c->sets[s]->shape));
+		json_object_object_add(root, roles[s], file);
+	}
+	for (size_t i = 0; i < c->change_count; i++) {
+		const struct timing_change *t = &c->changes[i];
+		struct json_object *item = json_object_new_object();
+		json_object_object_add(item, "name", json_object_new_string(t->name));
+		json_object_object_add(item, "unit", json_object_new_string(t->unit));
+		json_object_object_add(item, "before", summary_json(&t->before));
+		json_object_object_add(item, "after", summary_json(&t->after));
+		json_object_object_add(item, "win_percent", json_object_new_double(t->win_percent));
+		if (t->has_base) {
+			json_object_object_add(item, "base", summary_json(&t->base));
+			json_object_object_add(item, "overhead_ratio",
+					       t->has_ratio ? json_object_new_double(t->overhead_ratio) : NULL);
+			json_object_object_add(item, "after_over_base", json_object_new_double(t->after_over_base));
+		}
+		json_object_array_add(list, item);
+	}
+	json_object_object_add(root, "changes", list);
+	struct json_object *unmatched = json_object_new_array();
+	for (size_t i = 0; i < c->unmatched_count; i++)
+		json_object_array_add(unmatched, json_object_new_string(c->unmatched[i]));
+	json_object_object_add(root, "not_compared", unmatched);
+	return root;
+}
+
+static int write_json_tree(FILE *out, struct json_object *root)
+{
 	if (!root) {
 		errno = ENOMEM;
 		return -1;
@@ -90,4 +255,13 @@ int bench_write(FILE *out, const struct bench_run *run, enum bench_format format
 	int status = fputs(text, out) == EOF || fputc('\n', out) == EOF ? -1 : 0;
 	json_object_put(root);
 	return status || ferror(out) ? -1 : 0;
+}
+
+int bench_write_comparison(FILE *out, const struct timing_comparison *comparison, enum bench_format format)
+{
+	if (format == BENCH_TEXT) {
+		write_comparison_text(out, comparison);
+		return ferror(out) ? -1 : 0;
+	}
+	return write_json_tree(out, comparison_json(comparison));
 }

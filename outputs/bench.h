@@ -20,6 +20,36 @@ struct bench_run {
 	size_t result_count;
 };
 
+/*
+ * bench --compare BEFORE AFTER [BASE]: one measure's change as the kernel
+ * list printed it.  BEFORE is the kernel as it was (with rmap), AFTER the
+ * patched one, BASE the kernel without the feature (no rmap):
+ *   win % = (before - after) / before x 100 of the means;
+ *   overhead ratio = (after - base) / (before - base): what is left of the
+ *   feature's overhead (0.70 = 30 % of it removed); after / base beside it.
+ */
+struct timing_change {
+	const char *name, *unit;
+	struct timing_summary before, after, base;
+	bool has_base;
+	double win_percent;
+	bool has_ratio;                 /* before != base */
+	double overhead_ratio, after_over_base;
+};
+struct timing_comparison {
+	const char *paths[3];           /* BEFORE, AFTER, BASE (NULL when two) */
+	const struct timing_set *sets[3];
+	struct timing_change *changes;  /* the measures BEFORE and AFTER (and BASE) share */
+	size_t change_count;
+	const char *unmatched[16];      /* measures only one set has */
+	size_t unmatched_count;
+};
+/* Work out the changes (sets[2] may be NULL); free with timing_compare_free. */
+void timing_compare(const struct timing_set *before, const struct timing_set *after, const struct timing_set *base,
+		    struct timing_comparison *comparison);
+void timing_compare_free(struct timing_comparison *comparison);
+int bench_write_comparison(FILE *out, const struct timing_comparison *comparison, enum bench_format format);
+
 /* "text" / "json" -> format; -1 when unknown. */
 int bench_format_parse(const char *name, enum bench_format *format);
 /* 0, or -1 with errno set by the failing write. */

@@ -1,6 +1,7 @@
 /*
  * outputs/cmd_bench.c - `ptscope bench [fork|exec|sh|fault|munmap]...
- *   [--runs N] [--cpu N] [--format text|json] [-o FILE]`
+ *   [--runs N] [--cpu N] [--format text|json] [-o FILE]`, and
+ *   `ptscope bench --compare BEFORE AFTER [BASE]` for timings as posted
  *
  * Times what the cost model counts, on the running kernel, as lmbench
  * does (inputs/latency.c): pinned to one CPU, warm-up runs first, then N
@@ -25,20 +26,28 @@
 static const char usage_text[] =
 	"usage: ptscope bench [fork|exec|sh|fault|munmap]... [--runs N] [--cpu N] [--format text|json]\n"
 	"                     [-o FILE]\n"
+	"       ptscope bench --compare BEFORE AFTER [BASE] [--format text|json] [-o FILE]\n"
 	"\n"
 	"Time on the running kernel, as lmbench does: fork + exit, fork + exec, fork + /bin/sh -c,\n"
 	"page faults (anonymous first touch, copy on write, cached file read) and munmap; pinned\n"
 	"to one CPU, after warm-up runs; min, median and p90 in microseconds.\n"
 	"No word: every measurement.\n"
+	"--compare reads timings as they were posted (bash, zsh or POSIX time, /usr/bin/time [-v],\n"
+	"lmbench lat_proc, perf stat; several runs per file) and prints the change of each.\n"
 	"\n";
 
-enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT };
+enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT, OPT_COMPARE };
 static const struct command_option options_table[] = {
 	{ "runs", required_argument, OPT_RUNS, "N", "timed runs of each measurement (default 100), after\n"
 						  "N/10 (at least 2) warm-up runs" },
 	{ "cpu", required_argument, OPT_CPU, "N", "pin to CPU N, one this process may use (default: the\n"
 						 "lowest it may use)" },
 	{ "format", required_argument, OPT_FORMAT, "F", "text (default) or json" },
+	{ "compare", no_argument, OPT_COMPARE, "BEFORE AFTER [BASE]",
+	  "the mean and spread of each of real, user, system and total\n"
+	  "(user + system) time, or lmbench's lines, in each file; % win\n"
+	  "of AFTER over BEFORE; with BASE (the kernel without the\n"
+	  "feature) the overhead ratio (AFTER - BASE) / (BEFORE - BASE)" },
 	{ "output", required_argument, 'o', "FILE", "write to FILE (atomically) instead of stdout" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 	{ NULL, 0, 0, NULL, NULL },
@@ -100,7 +109,13 @@ static int measure(struct bench_run *run, const bool *selected, struct error *er
 	return 0;
 }
 
-static int write_output(const char *path, const struct bench_run *run, enum bench_format format)
+/* What one output holds: a run's measurements or a comparison. */
+struct bench_output {
+	const struct bench_run *run;
+	const struct timing_comparison *comparison;
+};
+
+static int write_output(const char *path, const struct bench_output *what, enum bench_format format)
 {
 	struct output output;
 	struct error error;
@@ -109,7 +124,8 @@ static int write_output(const char *path, const struct bench_run *run, enum benc
 		return STATUS_INTERNAL;
 	}
 	FILE *out = output_stream(&output);
-	if (!out || bench_write(out, run, format) != 0) {
+	if (!out || (what->run ? bench_write(out, what->run, format)
+			       : bench_write_comparison(out, what->comparison, format)) != 0) {
 		int saved = output.write_errno ? output.write_errno : errno;
 		output_discard(&output);
 		if (path && strcmp(path, "-"))
@@ -123,6 +139,39 @@ static int write_output(const char *path, const struct bench_run *run, enum benc
 	return STATUS_OK;
 }
 
+static int compare(int count, char **paths, const char *output, enum bench_format format)
+{
+	if (count < 2 || count > 3) {
+		fprintf(stderr, "ptscope: bench: --compare wants BEFORE AFTER [BASE]: two or three files, not %d\n",
+			count);
+		return 1;
+	}
+	struct timing_set sets[3] = { { .measure_count = 0 } };
+	struct error error;
+	int status = 0;
+	for (int i = 0; i < count && !status; i++)
+		if (timing_read(paths[i], &sets[i], &error)) {
+			error_print(&error);
+			status = (int)error.status;
+		}
+	if (!status) {
+		struct timing_comparison comparison = { .paths = { paths[0], paths[1], count > 2 ? paths[2] : NULL } };
+		timing_compare(&sets[0], &sets[1], count > 2 ? &sets[2] : NULL, &comparison);
+		if (!comparison.change_count) {
+			fprintf(stderr, "ptscope: bench: %s and %s%s%s share no measure (%s; %s)\n", paths[0], paths[1],
+				count > 2 ? " and " : "", count > 2 ? paths[2] : "", sets[0].shape, sets[1].shape);
+			status = 1;
+		} else {
+			struct bench_output what = { NULL, &comparison };
+			status = write_output(output, &what, format);
+		}
+		timing_compare_free(&comparison);
+	}
+	for (int i = 0; i < 3; i++)
+		timing_set_free(&sets[i]);
+	return status;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct option long_options[sizeof(options_table) / sizeof(options_table[0])];
@@ -132,13 +181,21 @@ int cmd_bench(int argc, char **argv)
 	enum bench_format format = BENCH_TEXT;
 	const char *output = NULL;
 	long runs = RUNS_DEFAULT, cpu = -1;
+	bool comparing = false, timing_options = false;
 	int c, status = 0;
 
 	optind = 1;
 	while (!status && (c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
 		switch (c) {
-		case OPT_RUNS: status = parse_count("--runs", optarg, RUNS_MOST, &runs); break;
-		case OPT_CPU: status = parse_count("--cpu", optarg, CPU_SETSIZE - 1, &cpu); break;
+		case OPT_RUNS:
+			status = parse_count("--runs", optarg, RUNS_MOST, &runs);
+			timing_options = true;
+			break;
+		case OPT_CPU:
+			status = parse_count("--cpu", optarg, CPU_SETSIZE - 1, &cpu);
+			timing_options = true;
+			break;
+		case OPT_COMPARE: comparing = true; break;
 		case OPT_FORMAT:
 			if (bench_format_parse(optarg, &format)) {
 				fprintf(stderr, "ptscope: bench: unknown format '%s' (text, json)\n", optarg);
@@ -153,6 +210,12 @@ int cmd_bench(int argc, char **argv)
 		default: return command_option_error("bench", usage_text, short_options, long_options, argv);
 		}
 	}
+	if (!status && comparing && timing_options) {
+		fputs("ptscope: bench: --compare reads posted timings; --runs and --cpu time nothing there\n", stderr);
+		status = 1;
+	}
+	if (!status && comparing)
+		return compare(argc - optind, argv + optind, output, format);
 	bool selected[LATENCY_KIND_COUNT] = { false };
 	if (status || select_kinds(argc - optind, argv + optind, selected))
 		return 1;
@@ -168,5 +231,6 @@ int cmd_bench(int argc, char **argv)
 		error_print(&error);
 		return (int)error.status;
 	}
-	return write_output(output, &run, format);
+	struct bench_output what = { &run, NULL };
+	return write_output(output, &what, format);
 }

@@ -63,6 +63,31 @@ refused "unknown option '--rnus'; did you mean '--runs'?" --rnus 3
 "$PTSCOPE" bench fork --runs 2 -o "$tmp/missing/out.json" 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] || fail "-o into a missing folder: exit $rc"
 [ -e "$tmp/missing/out.json" ] && fail "-o wrote a file"
+# --compare: posted timings, worked by hand. System time 106.80 with rmap
+# (BEFORE), 95.66 patched (AFTER), 65.96 without rmap (BASE): win
+# 11.14 / 106.80 = 10.4 %, overhead ratio 29.70 / 40.84 = 0.73.
+printf 'real\t0m27.814s\nuser\t0m35.120s\nsys\t1m46.800s\n' > "$tmp/rmap.txt"
+printf 'make  35.12s user 95.66s system 363%% cpu 27.1 total\n' > "$tmp/patched.txt"
+printf '      65.96 seconds sys\n      35.12 seconds user\n   27.0 seconds time elapsed\n' > "$tmp/base.txt"
+"$PTSCOPE" bench --compare "$tmp/rmap.txt" "$tmp/patched.txt" "$tmp/base.txt" > "$tmp/cmp.txt" || fail "--compare"
+grep -q '^system .* +10.4%  *0.73  *1.45$' "$tmp/cmp.txt" || fail "--compare system line: $(cat "$tmp/cmp.txt")"
+grep -q "^BEFORE $tmp/rmap.txt: bash time$" "$tmp/cmp.txt" || fail "--compare names the shapes: $(cat "$tmp/cmp.txt")"
+"$PTSCOPE" bench --compare "$tmp/rmap.txt" "$tmp/patched.txt" --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = {x["name"]: x for x in d["changes"]}
+assert sorted(c) == ["real", "system", "total", "user"], c
+assert abs(c["system"]["win_percent"] - 11.14 / 106.80 * 100) < 1e-9, c["system"]
+assert "overhead_ratio" not in c["system"]
+assert d["after"]["shape"] == "zsh time"' || fail "--compare json"
+printf 'nothing here\n' > "$tmp/empty.txt"
+refused "empty.txt: no timing found" --compare "$tmp/rmap.txt" "$tmp/empty.txt"
+refused "no-such.txt: No such file" --compare "$tmp/rmap.txt" "$tmp/no-such.txt"
+refused "--compare wants BEFORE AFTER [BASE]: two or three files, not 1" --compare "$tmp/rmap.txt"
+refused "--compare reads posted timings" --compare --runs 3 "$tmp/rmap.txt" "$tmp/patched.txt"
+printf 'Process fork+exit: 179.0 microseconds\n' > "$tmp/lmbench.txt"
+refused "share no measure" --compare "$tmp/rmap.txt" "$tmp/lmbench.txt"
+
 # every option of --help is in the manual page
 "$PTSCOPE" bench --help | grep -o -- '--[a-z][a-z-]*' | sort -u | while read -r option; do
 	grep -q -- "$(echo "$option" | sed 's/-/\\\\-/g')" "$PTSCOPE_TESTS/../man/ptscope-bench.1" ||
