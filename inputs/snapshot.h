@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "base/error.h"
 
@@ -411,5 +412,33 @@ int timing_read_text(const char *name, const char *text, size_t length, struct t
 void timing_set_free(struct timing_set *set);
 const struct timing_measure *timing_find(const struct timing_set *set, const char *name);
 void timing_summary(const struct timing_measure *measure, struct timing_summary *summary);
+
+/* ---- kernel work counted by tracepoints (inputs/tracepoints.c) ---- */
+
+enum trace_counter {
+	TRACE_VMA_ALLOC, TRACE_VMA_FREE, TRACE_ANON_VMA_ALLOC, TRACE_ANON_VMA_FREE,
+	TRACE_CHAIN_ALLOC, TRACE_CHAIN_FREE, TRACE_FAULT_USER, TRACE_FORK, TRACE_COUNTER_COUNT
+};
+struct trace_counter_info {
+	const char *name;               /* "anon_vma_chain allocated" */
+	const char *event;              /* "kmem/kmem_cache_alloc" under tracefs events/ */
+	const char *cache;              /* the filter's slab cache, or NULL */
+};
+extern const struct trace_counter_info trace_counters[TRACE_COUNTER_COUNT];
+struct trace_session {
+	bool available;                 /* false: why says why nothing is counted */
+	char why[300];
+	int fds[TRACE_COUNTER_COUNT];
+	long ids[TRACE_COUNTER_COUNT];  /* tracefs event ids */
+	bool merged[TRACE_COUNTER_COUNT]; /* the cache is merged with others (slab merging) */
+};
+/* Counters on process pid (0: this one), stopped.  Never fails: an
+ * unavailable session says why. */
+void trace_open(struct trace_session *session, pid_t pid);
+void trace_close(struct trace_session *session);
+/* One counted fork of this process, pinned to cpu: the child exits at once
+ * and is reaped; counts are this process's and the child's (counted on
+ * cpu, by its pid).  0, or -1 (session->why). */
+int trace_fork(struct trace_session *session, int cpu, uint64_t *counts);
 
 #endif

@@ -324,6 +324,19 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	      struct model_result **result, struct error *error);
 void model_free(struct model_result *result);
 
+/* The kernel objects one fork + exit of every process of the snapshot
+ * makes and frees under its own design (model/time.c): what the
+ * tracepoints of `ptscope bench` count, predicted. */
+struct fork_events {
+	const char *design;             /* the design's id */
+	uint64_t forks;                 /* one per process */
+	uint64_t vmas;                  /* vm_area_struct duplicated, freed at the child's exit */
+	uint64_t anon_vmas;             /* anon_vma made by anon_vma_fork (0 before anon_vma designs) */
+	uint64_t chains;                /* anon_vma_chain (chain designs only) */
+};
+/* 0, or -1 when the snapshot has no design of its own. */
+int model_fork_events(const struct model_result *result, struct fork_events *events);
+
 /* Helpers the report and the tests use. */
 /* A VMA's permission test of the 2006 patch etc.: eligible under the rule? */
 bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma);

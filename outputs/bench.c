@@ -14,6 +14,7 @@
 #include "outputs/bench.h"
 
 static int write_json_tree(FILE *out, struct json_object *root);
+static void write_work_text(FILE *out, const struct bench_work *work);
 
 int bench_format_parse(const char *name, enum bench_format *format)
 {
@@ -43,6 +44,81 @@ static void write_text(FILE *out, const struct bench_run *run)
 			fprintf(out, " (%.1f faults for %u pages)", r->faults_per_run, r->pages_per_run);
 		fputc('\n', out);
 	}
+	if (run->has_work)
+		write_work_text(out, &run->work);
+}
+
+/* The model's figure for a counter, or -1 where it has none. */
+static int64_t predicted(const struct bench_work *work, enum trace_counter counter)
+{
+	const struct fork_events *m = &work->model;
+	switch (counter) {
+	case TRACE_VMA_ALLOC: case TRACE_VMA_FREE: return (int64_t)m->vmas;
+	case TRACE_ANON_VMA_ALLOC: case TRACE_ANON_VMA_FREE: return (int64_t)m->anon_vmas;
+	case TRACE_CHAIN_ALLOC: case TRACE_CHAIN_FREE: return (int64_t)m->chains;
+	case TRACE_FORK: return (int64_t)m->forks;
+	default: return -1;
+	}
+}
+
+static void write_work_text(FILE *out, const struct bench_work *work)
+{
+	fputs("\nkernel work of one fork + exit (tracepoints), beside the model", out);
+	if (work->predicted)
+		fprintf(out, " (%s, on a capture of this process)", work->design);
+	fputs(":\n", out);
+	if (!work->counted) {
+		fprintf(out, "  not counted: %s\n", work->why_not_counted);
+		return;
+	}
+	if (!work->predicted)
+		fprintf(out, "  no prediction: %s\n", work->why_not_predicted);
+	fprintf(out, "  %-26s %10s %10s\n", "event", "counted", "model");
+	for (size_t i = 0; i < TRACE_COUNTER_COUNT; i++) {
+		int64_t model = work->predicted ? predicted(work, (enum trace_counter)i) : -1;
+		fprintf(out, "  %-26s %10llu ", trace_counters[i].name, (unsigned long long)work->counts[i]);
+		if (model >= 0)
+			fprintf(out, "%10lld", (long long)model);
+		else
+			fprintf(out, "%10s", "-");
+		if (work->merged[i])
+			fputs("  (slab cache merged with others: may count theirs)", out);
+		if (i == TRACE_FAULT_USER)
+			fputs("  (faults are not modelled per fork)", out);
+		fputc('\n', out);
+	}
+	if (work->predicted && work->vmas_captured != work->vmas_at_fork)
+		fprintf(out, "  the layout changed between the capture (%zu VMAs) and the fork (%zu)\n",
+			work->vmas_captured, work->vmas_at_fork);
+}
+
+static struct json_object *work_json(const struct bench_work *work)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "counted", json_object_new_boolean(work->counted));
+	if (!work->counted) {
+		json_object_object_add(o, "why_not_counted", json_object_new_string(work->why_not_counted));
+		return o;
+	}
+	if (work->predicted)
+		json_object_object_add(o, "design", json_object_new_string(work->design));
+	else
+		json_object_object_add(o, "why_not_predicted", json_object_new_string(work->why_not_predicted));
+	json_object_object_add(o, "vmas_captured", json_object_new_int64((int64_t)work->vmas_captured));
+	json_object_object_add(o, "vmas_at_fork", json_object_new_int64((int64_t)work->vmas_at_fork));
+	struct json_object *events = json_object_new_array();
+	for (size_t i = 0; i < TRACE_COUNTER_COUNT; i++) {
+		struct json_object *e = json_object_new_object();
+		int64_t model = work->predicted ? predicted(work, (enum trace_counter)i) : -1;
+		json_object_object_add(e, "event", json_object_new_string(trace_counters[i].name));
+		json_object_object_add(e, "tracepoint", json_object_new_string(trace_counters[i].event));
+		json_object_object_add(e, "counted", json_object_new_int64((int64_t)work->counts[i]));
+		json_object_object_add(e, "model", model >= 0 ? json_object_new_int64(model) : NULL);
+		json_object_object_add(e, "cache_merged", json_object_new_boolean(work->merged[i]));
+		json_object_array_add(events, e);
+	}
+	json_object_object_add(o, "events", events);
+	return o;
 }
 
 static struct json_object *build_json(const struct bench_run *run)
@@ -77,6 +153,8 @@ static struct json_object *build_json(const struct bench_run *run)
 		json_object_array_add(list, item);
 	}
 	json_object_object_add(root, "measurements", list);
+	if (run->has_work)
+		json_object_object_add(root, "kernel_work", work_json(&run->work));
 	return root;
 }
 

@@ -9,8 +9,23 @@
 #include <stdio.h>
 
 #include "inputs/snapshot.h"
+#include "model/model.h"
 
 enum bench_format { BENCH_TEXT, BENCH_JSON };
+
+/* One fork + exit counted by tracepoints, with the model's prediction for
+ * a capture of the same process taken just before. */
+struct bench_work {
+	bool counted;                   /* false: why_not_counted */
+	char why_not_counted[300];
+	uint64_t counts[TRACE_COUNTER_COUNT];
+	bool merged[TRACE_COUNTER_COUNT];
+	bool predicted;                 /* false: why_not_predicted */
+	char why_not_predicted[1100];
+	char design[64];
+	struct fork_events model;
+	size_t vmas_captured, vmas_at_fork;   /* the layout the model saw, and the one forked */
+};
 
 struct bench_run {
 	struct latency_machine machine;
@@ -18,6 +33,8 @@ struct bench_run {
 	const char *image;              /* what was forked: "ptscope itself" */
 	struct latency_result results[LATENCY_KIND_COUNT];
 	size_t result_count;
+	bool has_work;                  /* fork was measured: work holds its kernel work */
+	struct bench_work work;
 };
 
 /*

@@ -11,10 +11,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/output.h"
 #include "commands.h"
@@ -96,6 +98,83 @@ static int select_kinds(int count, char **given, bool *selected)
 	return 0;
 }
 
+/* VMAs of this process now, as the kernel lists them ([vsyscall] is no VMA). */
+static size_t own_vmas(void)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[4096];
+	size_t count = 0;
+	while (maps && fgets(line, sizeof(line), maps))
+		count += !strstr(line, "[vsyscall]");
+	if (maps)
+		fclose(maps);
+	return count;
+}
+
+/* The model's fork figures for a capture of this process (the snapshot and
+ * the model's memory freed before the fork: below the malloc mmap
+ * threshold set in count_fork, freeing them changes no VMA). */
+static void predict_fork(struct bench_work *work)
+{
+	char folder[] = "/tmp/ptscope-bench-XXXXXX", path[64];
+	const char *reason = NULL;
+	struct error error = { .message = "" };
+	if (!mkdtemp(folder)) {
+		snprintf(work->why_not_predicted, sizeof(work->why_not_predicted), "scratch folder: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/self.tar", folder);
+	int pid = (int)getpid();
+	struct capture_options capture = { .output = path, .pids = &pid, .pid_count = 1, .compress = "none" };
+	struct capture_result captured;
+	struct read_options read = { 0 };
+	struct snapshot *snapshot = NULL;
+	struct profile_set set = { 0 };
+	struct model_result *result = NULL;
+	struct model_options options = { .profiles = &set };
+	if (snapshot_capture(&capture, &captured, &error) || snapshot_read(path, &read, &snapshot, &error) ||
+	    profiles_load_builtin(&set, &error) || model_run(snapshot, &options, &result, &error))
+		reason = error.message;
+	else if (model_fork_events(result, &work->model))
+		reason = "the snapshot has no design of its own";
+	if (reason) {
+		snprintf(work->why_not_predicted, sizeof(work->why_not_predicted), "%s", reason);
+	} else {
+		work->predicted = true;
+		snprintf(work->design, sizeof(work->design), "%s", work->model.design);
+		work->vmas_captured = (size_t)work->model.vmas;
+	}
+	model_free(result);
+	profiles_free(&set);
+	snapshot_free(snapshot);
+	unlink(path);
+	rmdir(folder);
+}
+
+/* One fork + exit counted by tracepoints, beside the model's figures. */
+static void count_fork(struct bench_run *run)
+{
+	struct bench_work *work = &run->work;
+	struct trace_session session;
+	run->has_work = true;
+	trace_open(&session, 0);
+	if (!session.available) {
+		snprintf(work->why_not_counted, sizeof(work->why_not_counted), "%s", session.why);
+		return;
+	}
+	/* the capture and the model allocate from the heap, never a new mapping */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	predict_fork(work);
+	work->vmas_at_fork = own_vmas();
+	if (trace_fork(&session, run->machine.cpu, work->counts) == 0) {
+		work->counted = true;
+		memcpy(work->merged, session.merged, sizeof(work->merged));
+	} else {
+		snprintf(work->why_not_counted, sizeof(work->why_not_counted), "%s", session.why);
+	}
+	trace_close(&session);
+}
+
 static int measure(struct bench_run *run, const bool *selected, struct error *error)
 {
 	for (size_t k = 0; k < LATENCY_KIND_COUNT; k++) {
@@ -105,6 +184,8 @@ static int measure(struct bench_run *run, const bool *selected, struct error *er
 				    error))
 			return -1;
 		run->result_count++;
+		if (k == LATENCY_FORK)
+			count_fork(run);
 	}
 	return 0;
 }
