@@ -195,9 +195,10 @@ void command_options_print(FILE *out, const struct command_option *table)
 				     : snprintf(head, sizeof(head), "      --%s", o->name);
 		if (o->value && n > 0 && (size_t)n < sizeof(head))
 			snprintf(head + n, sizeof(head) - (size_t)n, " %s", o->value);
-		fprintf(out, "%-*s ", HELP_COLUMN - 1, head);
 		if (strlen(head) >= HELP_COLUMN - 1)
-			fprintf(out, "\n%*s", HELP_COLUMN, "");
+			fprintf(out, "%s\n%*s", head, HELP_COLUMN, "");
+		else
+			fprintf(out, "%-*s ", HELP_COLUMN - 1, head);
 		for (const char *line = o->help; *line;) {
 			size_t length = strcspn(line, "\n");
 			fprintf(out, "%.*s\n", (int)length, line);

@@ -440,5 +440,48 @@ void trace_close(struct trace_session *session);
  * and is reaped; counts are this process's and the child's (counted on
  * cpu, by its pid).  0, or -1 (session->why). */
 int trace_fork(struct trace_session *session, int cpu, uint64_t *counts);
+/* The same in one call: a session opened, one fork counted, closed. */
+struct trace_result {
+	bool counted;                   /* false: why */
+	char why[300];
+	uint64_t counts[TRACE_COUNTER_COUNT];
+	bool merged[TRACE_COUNTER_COUNT];
+};
+void trace_count_fork(int cpu, struct trace_result *result);
+
+/* ---- a captured process's address space rebuilt (bench --like: inputs/layout.c) ---- */
+
+struct layout_vma {
+	uint64_t start, bytes, offset;  /* where it was, its size, its file offset */
+	int prot;                       /* PROT_READ | PROT_WRITE | PROT_EXEC */
+	bool shared, anonymous, huge;   /* huge: AnonHugePages shown (MADV_HUGEPAGE) */
+	const char *path;               /* the snapshot's */
+	uint64_t *pages;                /* page index in the VMA; bit 63: written (anonymous) */
+	size_t page_count;
+	uint64_t placed;                /* where the subject mapped it */
+};
+struct layout {
+	struct layout_vma *vmas;
+	size_t count;
+	size_t skipped;                 /* the kernel's own mappings ([vdso], [vvar], ...) */
+	uint64_t present_pages;
+};
+/* The layout of a snapshot's process.  0, or -1 with *error. */
+int layout_from_snapshot(const struct snapshot *snapshot, const struct process *process, struct layout *layout,
+			 struct error *error);
+void layout_free(struct layout *layout);
+/* Map and touch it in this process (fills each VMA's placed). */
+int layout_build(struct layout *layout, struct error *error);
+/* A child that builds the layout and waits (placed filled in the parent). */
+struct layout_subject {
+	pid_t pid;
+	int to_child, from_child;
+};
+int layout_subject_start(struct layout *layout, struct layout_subject *subject, struct error *error);
+/* The subject times its own forks (runs after warmup) and counts one. */
+int layout_subject_fork(struct layout_subject *subject, size_t runs, size_t warmup, int cpu,
+			struct latency_result *result, struct trace_result *trace, struct error *error);
+/* Let it go (killed and reaped). */
+void layout_subject_end(struct layout_subject *subject);
 
 #endif

@@ -254,3 +254,17 @@ int trace_fork(struct trace_session *session, int cpu, uint64_t *counts)
 		counts[i] = after[i] - before[i] + child_counts[i];
 	return status;
 }
+
+void trace_count_fork(int cpu, struct trace_result *result)
+{
+	struct trace_session session;
+	memset(result, 0, sizeof(*result));
+	trace_open(&session, 0);
+	if (session.available && trace_fork(&session, cpu, result->counts) == 0) {
+		result->counted = true;
+		memcpy(result->merged, session.merged, sizeof(result->merged));
+	}
+	if (!result->counted)
+		snprintf(result->why, sizeof(result->why), "%s", session.why);
+	trace_close(&session);
+}

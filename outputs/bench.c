@@ -33,8 +33,16 @@ static void write_text(FILE *out, const struct bench_run *run)
 	fprintf(out, "kernel %s, %s\n", m->kernel, m->cpu_model);
 	fprintf(out, "pinned to CPU %d (allowed: %s); %zu runs each after %zu warm-up runs\n", m->cpu,
 		m->allowed_cpus, run->runs, run->warmup);
-	fprintf(out, "process forked: %s, %zu VMAs, %llu kB resident\n\n", run->image, m->image_vmas,
-		(unsigned long long)m->image_rss_kb);
+	if (run->has_like) {
+		const struct bench_like *l = &run->like;
+		fprintf(out, "process forked: pid %d (%s) of %s rebuilt in a child of ptscope: %zu of %zu VMAs and "
+			"%llu of %llu present pages found again in it (%zu kernel mappings not rebuilt), beside "
+			"ptscope's own %zu VMAs\n\n", l->pid, l->comm, l->source, l->vmas_found, l->vmas,
+			(unsigned long long)l->pages_found, (unsigned long long)l->pages, l->skipped, l->other_vmas);
+	} else {
+		fprintf(out, "process forked: %s, %zu VMAs, %llu kB resident\n\n", run->image, m->image_vmas,
+			(unsigned long long)m->image_rss_kb);
+	}
 	fprintf(out, "%-12s %10s %10s %10s  %s\n", "measure", "min us", "median us", "p90 us", "what one run times");
 	for (size_t i = 0; i < run->result_count; i++) {
 		const struct latency_result *r = &run->results[i];
@@ -136,6 +144,20 @@ static struct json_object *build_json(const struct bench_run *run)
 	json_object_object_add(image, "vmas", json_object_new_int64((int64_t)m->image_vmas));
 	json_object_object_add(image, "rss_kb", json_object_new_int64((int64_t)m->image_rss_kb));
 	json_object_object_add(root, "forked", image);
+	if (run->has_like) {
+		const struct bench_like *l = &run->like;
+		struct json_object *like = json_object_new_object();
+		json_object_object_add(like, "snapshot", json_object_new_string(l->source));
+		json_object_object_add(like, "pid", json_object_new_int(l->pid));
+		json_object_object_add(like, "comm", json_object_new_string(l->comm));
+		json_object_object_add(like, "vmas", json_object_new_int64((int64_t)l->vmas));
+		json_object_object_add(like, "vmas_found", json_object_new_int64((int64_t)l->vmas_found));
+		json_object_object_add(like, "kernel_mappings_skipped", json_object_new_int64((int64_t)l->skipped));
+		json_object_object_add(like, "present_pages", json_object_new_int64((int64_t)l->pages));
+		json_object_object_add(like, "present_pages_found", json_object_new_int64((int64_t)l->pages_found));
+		json_object_object_add(like, "other_vmas", json_object_new_int64((int64_t)l->other_vmas));
+		json_object_object_add(root, "like", like);
+	}
 	for (size_t i = 0; i < run->result_count; i++) {
 		const struct latency_result *r = &run->results[i];
 		struct json_object *item = json_object_new_object();

@@ -27,12 +27,26 @@ struct bench_work {
 	size_t vmas_captured, vmas_at_fork;   /* the layout the model saw, and the one forked */
 };
 
+/* --like: the captured process rebuilt in the forked one, and how much of
+ * it a capture of that process found again. */
+struct bench_like {
+	char source[1024];              /* the snapshot */
+	int pid;
+	char comm[64];
+	size_t vmas, skipped;           /* VMAs to rebuild; the kernel's own, not rebuilt */
+	size_t vmas_found;              /* found again: a VMA at the place it was mapped, its size */
+	uint64_t pages, pages_found;    /* present pages to touch; present there again */
+	size_t other_vmas;              /* the forked process's own (ptscope's) */
+};
+
 struct bench_run {
 	struct latency_machine machine;
 	size_t runs, warmup;
 	const char *image;              /* what was forked: "ptscope itself" */
 	struct latency_result results[LATENCY_KIND_COUNT];
 	size_t result_count;
+	bool has_like;
+	struct bench_like like;
 	bool has_work;                  /* fork was measured: work holds its kernel work */
 	struct bench_work work;
 };

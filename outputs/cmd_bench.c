@@ -28,6 +28,7 @@
 static const char usage_text[] =
 	"usage: ptscope bench [fork|exec|sh|fault|munmap]... [--runs N] [--cpu N] [--format text|json]\n"
 	"                     [-o FILE]\n"
+	"       ptscope bench [fork] --like SNAPSHOT[:PID] [--runs N] [--cpu N] [--format text|json]\n"
 	"       ptscope bench --compare BEFORE AFTER [BASE] [--format text|json] [-o FILE]\n"
 	"\n"
 	"Time on the running kernel, as lmbench does: fork + exit, fork + exec, fork + /bin/sh -c,\n"
@@ -38,10 +39,14 @@ static const char usage_text[] =
 	"lmbench lat_proc, perf stat; several runs per file) and prints the change of each.\n"
 	"\n";
 
-enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT, OPT_COMPARE };
+enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT, OPT_COMPARE, OPT_LIKE };
 static const struct command_option options_table[] = {
 	{ "runs", required_argument, OPT_RUNS, "N", "timed runs of each measurement (default 100), after\n"
 						  "N/10 (at least 2) warm-up runs" },
+	{ "like", required_argument, OPT_LIKE, "SNAPSHOT[:PID]",
+	  "fork a child that rebuilt the address space of process PID\n"
+	  "of SNAPSHOT (default: its process with most VMAs): VMAs,\n"
+	  "permissions, files, present pages, THP advice" },
 	{ "cpu", required_argument, OPT_CPU, "N", "pin to CPU N, one this process may use (default: the\n"
 						 "lowest it may use)" },
 	{ "format", required_argument, OPT_FORMAT, "F", "text (default) or json" },
@@ -111,44 +116,66 @@ static size_t own_vmas(void)
 	return count;
 }
 
-/* The model's fork figures for a capture of this process (the snapshot and
- * the model's memory freed before the fork: below the malloc mmap
- * threshold set in count_fork, freeing them changes no VMA). */
-static void predict_fork(struct bench_work *work)
+/* A capture of one live process, read back (taken into a private scratch
+ * folder, removed at once).  NULL with *why filled when it fails. */
+static struct snapshot *capture_process(int pid, char *why, size_t size)
 {
 	char folder[] = "/tmp/ptscope-bench-XXXXXX", path[64];
-	const char *reason = NULL;
 	struct error error = { .message = "" };
+	struct snapshot *snapshot = NULL;
 	if (!mkdtemp(folder)) {
-		snprintf(work->why_not_predicted, sizeof(work->why_not_predicted), "scratch folder: %s", strerror(errno));
-		return;
+		snprintf(why, size, "scratch folder: %s", strerror(errno));
+		return NULL;
 	}
-	snprintf(path, sizeof(path), "%s/self.tar", folder);
-	int pid = (int)getpid();
+	snprintf(path, sizeof(path), "%s/process.tar", folder);
 	struct capture_options capture = { .output = path, .pids = &pid, .pid_count = 1, .compress = "none" };
 	struct capture_result captured;
 	struct read_options read = { 0 };
-	struct snapshot *snapshot = NULL;
+	if (snapshot_capture(&capture, &captured, &error) || snapshot_read(path, &read, &snapshot, &error))
+		snprintf(why, size, "%s", error.message);
+	unlink(path);
+	rmdir(folder);
+	return snapshot;
+}
+
+/* The model's fork figures for a snapshot of the forked process. */
+static void predict_from(const struct snapshot *snapshot, struct bench_work *work)
+{
+	struct error error = { .message = "" };
 	struct profile_set set = { 0 };
 	struct model_result *result = NULL;
 	struct model_options options = { .profiles = &set };
-	if (snapshot_capture(&capture, &captured, &error) || snapshot_read(path, &read, &snapshot, &error) ||
-	    profiles_load_builtin(&set, &error) || model_run(snapshot, &options, &result, &error))
-		reason = error.message;
+	if (profiles_load_builtin(&set, &error) || model_run(snapshot, &options, &result, &error))
+		snprintf(work->why_not_predicted, sizeof(work->why_not_predicted), "%s", error.message);
 	else if (model_fork_events(result, &work->model))
-		reason = "the snapshot has no design of its own";
-	if (reason) {
-		snprintf(work->why_not_predicted, sizeof(work->why_not_predicted), "%s", reason);
-	} else {
+		snprintf(work->why_not_predicted, sizeof(work->why_not_predicted), "the snapshot has no design of its own");
+	else {
 		work->predicted = true;
 		snprintf(work->design, sizeof(work->design), "%s", work->model.design);
 		work->vmas_captured = (size_t)work->model.vmas;
 	}
 	model_free(result);
 	profiles_free(&set);
+}
+
+/* The same for a capture of this process (the snapshot and the model's
+ * memory freed before the fork: below the malloc mmap threshold set in
+ * count_fork, freeing them changes no VMA). */
+static void predict_fork(struct bench_work *work)
+{
+	struct snapshot *snapshot = capture_process((int)getpid(), work->why_not_predicted,
+						    sizeof(work->why_not_predicted));
+	if (snapshot)
+		predict_from(snapshot, work);
 	snapshot_free(snapshot);
-	unlink(path);
-	rmdir(folder);
+}
+
+static void take_trace(struct bench_work *work, const struct trace_result *trace)
+{
+	work->counted = trace->counted;
+	snprintf(work->why_not_counted, sizeof(work->why_not_counted), "%s", trace->why);
+	memcpy(work->counts, trace->counts, sizeof(work->counts));
+	memcpy(work->merged, trace->merged, sizeof(work->merged));
 }
 
 /* One fork + exit counted by tracepoints, beside the model's figures. */
@@ -166,13 +193,115 @@ static void count_fork(struct bench_run *run)
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	predict_fork(work);
 	work->vmas_at_fork = own_vmas();
-	if (trace_fork(&session, run->machine.cpu, work->counts) == 0) {
-		work->counted = true;
-		memcpy(work->merged, session.merged, sizeof(work->merged));
-	} else {
-		snprintf(work->why_not_counted, sizeof(work->why_not_counted), "%s", session.why);
-	}
 	trace_close(&session);
+	struct trace_result trace;
+	trace_count_fork(run->machine.cpu, &trace);
+	take_trace(work, &trace);
+}
+
+/* "SNAPSHOT:PID" (the last colon followed by digits only) or "SNAPSHOT". */
+static void split_like(const char *argument, char *path, size_t size, int *pid)
+{
+	const char *colon = strrchr(argument, ':');
+	*pid = 0;
+	if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) && strlen(colon + 1) < 10) {
+		*pid = atoi(colon + 1);
+		snprintf(path, size, "%.*s", (int)(colon - argument), argument);
+	} else {
+		snprintf(path, size, "%s", argument);
+	}
+}
+
+/* The process to rebuild: the pid asked for, else the one with most VMAs. */
+static const struct process *like_process(const struct snapshot *snapshot, int pid, struct error *error)
+{
+	const struct process *chosen = NULL;
+	if (pid) {
+		chosen = snapshot_find_process(snapshot, pid);
+		if (!chosen)
+			error_set(error, snapshot->source, 0, "no process %d in it (see `ptscope info --per-process`)", pid);
+		return chosen;
+	}
+	for (size_t i = 0; i < snapshot->process_count; i++)
+		if (!chosen || snapshot->processes[i].vma_count > chosen->vma_count)
+			chosen = &snapshot->processes[i];
+	if (!chosen)
+		error_set(error, snapshot->source, 0, "no process in it");
+	return chosen;
+}
+
+/* How much of the layout a capture of the subject shows again. */
+static void find_again(const struct snapshot *again, const struct layout *layout, struct bench_like *like)
+{
+	const struct process *p = again->process_count ? &again->processes[0] : NULL;
+	for (size_t i = 0; p && i < layout->count; i++) {
+		const struct layout_vma *v = &layout->vmas[i];
+		const struct vma *found = process_find_vma(p, v->placed);
+		if (found && found->start == v->placed && found->end == v->placed + v->bytes)
+			like->vmas_found++;
+		struct pagemap_record record;
+		uint64_t at = v->placed, end = v->placed + v->bytes;
+		while (at < end && process_next_record(again, p, at, end, &record)) {
+			at = record.vaddr + 4096;
+			like->pages_found += (record.entry & PAGEMAP_PRESENT) != 0;
+		}
+	}
+	size_t vmas = 0;
+	for (size_t i = 0; p && i < p->vma_count; i++)
+		vmas += strcmp(p->vmas[i].path, "[vsyscall]") != 0;
+	like->other_vmas = vmas > like->vmas_found ? vmas - like->vmas_found : 0;
+}
+
+/* bench fork --like: the fork timed, counted and predicted in a child that
+ * rebuilt the captured process's layout. */
+static int measure_like(struct bench_run *run, const char *argument, struct error *error)
+{
+	char path[1024];
+	int pid;
+	split_like(argument, path, sizeof(path), &pid);
+	struct read_options read = { .progress = isatty(STDERR_FILENO) };
+	struct snapshot *snapshot = NULL, *again = NULL;
+	struct layout layout = { 0 };
+	struct layout_subject subject = { 0 };
+	struct bench_like *like = &run->like;
+	struct trace_result trace;
+	const struct process *p;
+	int status = -1;
+	if (snapshot_read(path, &read, &snapshot, error) || !(p = like_process(snapshot, pid, error)) ||
+	    layout_from_snapshot(snapshot, p, &layout, error))
+		goto done;
+	run->has_like = true;
+	snprintf(like->source, sizeof(like->source), "%s", path);
+	like->pid = p->pid;
+	snprintf(like->comm, sizeof(like->comm), "%s", p->comm ? p->comm : "?");
+	like->vmas = layout.count;
+	like->skipped = layout.skipped;
+	like->pages = layout.present_pages;
+	if (layout.present_pages * 4096 > memory_available_bytes() / 2) {
+		error_set(error, path, 0, "process %d has %llu MiB present: more than half of the memory available",
+			  p->pid, (unsigned long long)(layout.present_pages >> 8));
+		goto done;
+	}
+	if (layout_subject_start(&layout, &subject, error))
+		goto done;
+	run->has_work = true;
+	again = capture_process(subject.pid, run->work.why_not_predicted, sizeof(run->work.why_not_predicted));
+	if (again) {
+		find_again(again, &layout, like);
+		predict_from(again, &run->work);
+		run->work.vmas_at_fork = like->vmas_found + like->other_vmas;
+	}
+	if (layout_subject_fork(&subject, run->runs, run->warmup, run->machine.cpu, &run->results[0], &trace, error))
+		goto done;
+	run->result_count = 1;
+	take_trace(&run->work, &trace);
+	status = 0;
+done:
+	layout_subject_end(&subject);
+	layout_free(&layout);
+	snapshot_free(again);
+	snapshot_free(snapshot);
+	return status;
 }
 
 static int measure(struct bench_run *run, const bool *selected, struct error *error)
@@ -260,7 +389,7 @@ int cmd_bench(int argc, char **argv)
 	command_options_getopt(options_table, long_options, sizeof(long_options) / sizeof(long_options[0]),
 			       short_options, sizeof(short_options));
 	enum bench_format format = BENCH_TEXT;
-	const char *output = NULL;
+	const char *output = NULL, *like = NULL;
 	long runs = RUNS_DEFAULT, cpu = -1;
 	bool comparing = false, timing_options = false;
 	int c, status = 0;
@@ -277,6 +406,7 @@ int cmd_bench(int argc, char **argv)
 			timing_options = true;
 			break;
 		case OPT_COMPARE: comparing = true; break;
+		case OPT_LIKE: like = optarg; break;
 		case OPT_FORMAT:
 			if (bench_format_parse(optarg, &format)) {
 				fprintf(stderr, "ptscope: bench: unknown format '%s' (text, json)\n", optarg);
@@ -300,6 +430,11 @@ int cmd_bench(int argc, char **argv)
 	bool selected[LATENCY_KIND_COUNT] = { false };
 	if (status || select_kinds(argc - optind, argv + optind, selected))
 		return 1;
+	for (size_t k = 0; like && k < LATENCY_KIND_COUNT; k++)
+		if (selected[k] && k != LATENCY_FORK && argc > optind) {
+			fprintf(stderr, "ptscope: bench: --like times fork only, not %s\n", latency_kinds[k].name);
+			return 1;
+		}
 
 	static struct bench_run run;
 	struct error error;
@@ -308,7 +443,8 @@ int cmd_bench(int argc, char **argv)
 	run.warmup = run.runs / 10 > 2 ? run.runs / 10 : 2;
 	run.image = "ptscope itself";
 	latency_machine_read(&run.machine);
-	if (latency_pin((int)cpu, &run.machine.cpu, &error) || measure(&run, selected, &error)) {
+	if (latency_pin((int)cpu, &run.machine.cpu, &error) ||
+	    (like ? measure_like(&run, like, &error) : measure(&run, selected, &error))) {
 		error_print(&error);
 		return (int)error.status;
 	}
