@@ -107,6 +107,30 @@ int layout_from_snapshot(const struct snapshot *s, const struct process *p, stru
 	return 0;
 }
 
+void layout_generate(struct layout *layout, size_t empty_vmas, size_t anon_vmas, size_t windows, size_t pages)
+{
+	memset(layout, 0, sizeof(*layout));
+	layout->count = empty_vmas + anon_vmas;
+	layout->vmas = xcalloc(layout->count ? layout->count : 1, sizeof(*layout->vmas));
+	for (size_t i = 0; i < layout->count; i++) {
+		struct layout_vma *v = &layout->vmas[i];
+		bool filled = i >= empty_vmas;
+		/* start 0 is never free: each goes at the start of a free 2 MiB window */
+		v->bytes = filled ? windows * WINDOW_BYTES : PAGE_BYTES;
+		v->prot = PROT_READ | PROT_WRITE;
+		v->anonymous = true;
+		v->path = "";
+		if (!filled)
+			continue;
+		v->page_count = windows * pages;
+		v->pages = xcalloc(v->page_count ? v->page_count : 1, sizeof(*v->pages));
+		for (size_t w = 0; w < windows; w++)
+			for (size_t k = 0; k < pages; k++)
+				v->pages[w * pages + k] = (w * (WINDOW_BYTES / PAGE_BYTES) + k) | WRITE_BIT;
+		layout->present_pages += v->page_count;
+	}
+}
+
 void layout_free(struct layout *layout)
 {
 	for (size_t i = 0; i < layout->count; i++)
@@ -268,6 +292,7 @@ static int read_all(int fd, void *data, size_t bytes)
 struct subject_request {
 	size_t runs, warmup;
 	int cpu;
+	bool count;                     /* also count one fork by tracepoints */
 };
 struct subject_reply {
 	int status;
@@ -287,7 +312,7 @@ static void serve(int from_parent, int to_parent)
 		_exit(0);   /* the parent let go without asking */
 	reply.status = latency_measure(LATENCY_FORK, request.runs, request.warmup, &reply.result, &error);
 	snprintf(reply.message, sizeof(reply.message), "%s", error.message);
-	if (!reply.status)
+	if (!reply.status && request.count)
 		trace_count_fork(request.cpu, &reply.trace);
 	_exit(write_all(to_parent, &reply, sizeof(reply)) ? 1 : 0);
 }
@@ -342,7 +367,7 @@ int layout_subject_start(struct layout *layout, struct layout_subject *subject, 
 int layout_subject_fork(struct layout_subject *subject, size_t runs, size_t warmup, int cpu,
 			struct latency_result *result, struct trace_result *trace, struct error *error)
 {
-	struct subject_request request = { runs, warmup, cpu };
+	struct subject_request request = { runs, warmup, cpu, trace != NULL };
 	struct subject_reply reply;
 	if (write_all(subject->to_child, &request, sizeof(request)) ||
 	    read_all(subject->from_child, &reply, sizeof(reply)))
@@ -352,7 +377,8 @@ int layout_subject_fork(struct layout_subject *subject, size_t runs, size_t warm
 		return error_internal(error, NULL, 0, "%s", reply.message);
 	}
 	*result = reply.result;
-	*trace = reply.trace;
+	if (trace)
+		*trace = reply.trace;
 	return 0;
 }
 

@@ -469,6 +469,10 @@ struct layout {
 /* The layout of a snapshot's process.  0, or -1 with *error. */
 int layout_from_snapshot(const struct snapshot *snapshot, const struct process *process, struct layout *layout,
 			 struct error *error);
+/* A made-up layout for calibration: empty_vmas one-page anonymous VMAs with
+ * nothing present, then anon_vmas anonymous VMAs of `windows` 2 MiB windows
+ * each, `pages` pages written at the start of each window. */
+void layout_generate(struct layout *layout, size_t empty_vmas, size_t anon_vmas, size_t windows, size_t pages);
 void layout_free(struct layout *layout);
 /* Map and touch it in this process (fills each VMA's placed). */
 int layout_build(struct layout *layout, struct error *error);
@@ -478,7 +482,8 @@ struct layout_subject {
 	int to_child, from_child;
 };
 int layout_subject_start(struct layout *layout, struct layout_subject *subject, struct error *error);
-/* The subject times its own forks (runs after warmup) and counts one. */
+/* The subject times its own forks (runs after warmup) and, with trace,
+ * counts one. */
 int layout_subject_fork(struct layout_subject *subject, size_t runs, size_t warmup, int cpu,
 			struct latency_result *result, struct trace_result *trace, struct error *error);
 /* Let it go (killed and reaped). */

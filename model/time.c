@@ -35,6 +35,7 @@ int model_fork_events(const struct model_result *result, struct fork_events *eve
 	events->design = design->profile->id;
 	events->forks = result->processes;
 	events->vmas = copied_vmas(result->snapshot);
+	events->copy = result->fork_copy;
 	if (design->profile->anon_vma_fork != ANON_VMA_NONE)
 		events->anon_vmas = design->fork_anon_vma_calls;
 	if (design->profile->anon_vma_fork == ANON_VMA_CHAIN)

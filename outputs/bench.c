@@ -365,3 +365,58 @@ int bench_write_comparison(FILE *out, const struct timing_comparison *comparison
 	}
 	return write_json_tree(out, comparison_json(comparison));
 }
+
+/* ---- report --calibration: the time section ---- */
+
+/* The fitted time of counts, and its error with the terms taken as
+ * independent (the square root of the summed squares). */
+static double priced(const struct calibration *c, const double *counts, double *error_us)
+{
+	double value = c->base_us * counts[0], squares = 0;
+	for (size_t j = 1; j < CALIBRATION_TERMS; j++) {
+		value += c->fit.coefficients[j] * counts[j];
+		squares += (c->fit.errors[j] * counts[j]) * (c->fit.errors[j] * counts[j]);
+	}
+	squares += (c->fit.errors[0] * counts[0]) * (c->fit.errors[0] * counts[0]);
+	*error_us = sqrt(squares);
+	return value;
+}
+
+static void print_priced(FILE *out, const char *what, double us, double error_us, double today_us)
+{
+	fprintf(out, "  %-44s %12.1f us +- %.1f", what, us, error_us);
+	if (today_us > 0 && us != today_us)
+		fprintf(out, "  (%+.1f%%)", (us - today_us) / today_us * 100);
+	fputc('\n', out);
+}
+
+int bench_write_time(FILE *out, const struct model_result *result, const struct calibration *c, const char *path)
+{
+	struct fork_events events;
+	fprintf(out, "\nTime, from the calibration %s (kernel %s, %s, %s; fit residual %.1f us)\n", path, c->kernel,
+		c->cpu_model, c->date, c->fit.residual);
+	if (model_fork_events(result, &events)) {
+		fputs("  no design of its own for this snapshot: its fork steps are not counted\n", out);
+		return ferror(out) ? -1 : 0;
+	}
+	fputs("  a fork of every process once: base x processes + vma x VMAs + pte_page x PTE pages + pte x PTEs\n"
+	      "  + anon_vma x anon_vmas, each at this machine's fitted cost (errors as if independent)\n", out);
+	double counts[CALIBRATION_TERMS] = { (double)events.forks, (double)events.vmas, (double)events.copy.pte_pages,
+					     (double)events.copy.ptes, (double)events.anon_vmas };
+	double error_us, today = priced(c, counts, &error_us);
+	char what[128];
+	snprintf(what, sizeof(what), "today (%s)", events.design);
+	print_priced(out, what, today, error_us, 0);
+	for (size_t k = 0; k < result->sharing_count; k++) {
+		const struct model_sharing *rule = &result->sharing[k];
+		if (!rule->available)
+			continue;
+		counts[2] = (double)rule->fork_copies.pte_pages;
+		counts[3] = (double)rule->fork_copies.ptes;
+		double shared = priced(c, counts, &error_us);
+		snprintf(what, sizeof(what), "with shared page tables (%s)", rule->rule->id);
+		print_priced(out, what, shared, error_us, today);
+	}
+	fputs("  exit and munmap are not calibrated; per process: `ptscope bench fork --like SNAPSHOT:PID`\n", out);
+	return ferror(out) ? -1 : 0;
+}

@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"usage: ptscope bench [fork|exec|sh|fault|munmap]... [--runs N] [--cpu N] [--format text|json]\n"
 	"                     [-o FILE]\n"
 	"       ptscope bench [fork] --like SNAPSHOT[:PID] [--runs N] [--cpu N] [--format text|json]\n"
+	"       ptscope bench --calibrate [--quick] [--cpu N] -o CALIBRATION\n"
 	"       ptscope bench --compare BEFORE AFTER [BASE] [--format text|json] [-o FILE]\n"
 	"\n"
 	"Time on the running kernel, as lmbench does: fork + exit, fork + exec, fork + /bin/sh -c,\n"
@@ -39,7 +40,7 @@ static const char usage_text[] =
 	"lmbench lat_proc, perf stat; several runs per file) and prints the change of each.\n"
 	"\n";
 
-enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT, OPT_COMPARE, OPT_LIKE };
+enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT, OPT_COMPARE, OPT_LIKE, OPT_CALIBRATE, OPT_QUICK };
 static const struct command_option options_table[] = {
 	{ "runs", required_argument, OPT_RUNS, "N", "timed runs of each measurement (default 100), after\n"
 						  "N/10 (at least 2) warm-up runs" },
@@ -55,7 +56,13 @@ static const struct command_option options_table[] = {
 	  "(user + system) time, or lmbench's lines, in each file; % win\n"
 	  "of AFTER over BEFORE; with BASE (the kernel without the\n"
 	  "feature) the overhead ratio (AFTER - BASE) / (BEFORE - BASE)" },
-	{ "output", required_argument, 'o', "FILE", "write to FILE (atomically) instead of stdout" },
+	{ "calibrate", no_argument, OPT_CALIBRATE, NULL,
+	  "time forks of made-up layouts varying one thing at a time,\n"
+	  "fit the cost of each step (least squares, with errors), check\n"
+	  "3 layouts held out; -o CALIBRATION keeps it for report" },
+	{ "quick", no_argument, OPT_QUICK, NULL, "--calibrate with 15 runs per layout, not 100" },
+	{ "output", required_argument, 'o', "FILE", "write to FILE (atomically) instead of stdout;\n"
+						   "with --calibrate, the calibration file" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 	{ NULL, 0, 0, NULL, NULL },
 };
@@ -382,6 +389,52 @@ static int compare(int count, char **paths, const char *output, enum bench_forma
 	return status;
 }
 
+static int write_calibration(const char *path, const struct calibration *calibration)
+{
+	struct output output;
+	struct error error;
+	if (output_open(&output, path, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;
+	}
+	FILE *out = output_stream(&output);
+	if (!out || calibration_write(out, calibration) != 0) {
+		int saved = output.write_errno ? output.write_errno : errno;
+		output_discard(&output);
+		fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
+		return STATUS_INTERNAL;
+	}
+	if (output_publish(&output, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;
+	}
+	return STATUS_OK;
+}
+
+static int calibrate(bool quick, int cpu, const char *output, int words)
+{
+	if (!output) {
+		fputs("ptscope: bench: --calibrate writes a file: -o CALIBRATION\n", stderr);
+		return 1;
+	}
+	if (words) {
+		fputs("ptscope: bench: --calibrate times its own layouts: no measurement words\n", stderr);
+		return 1;
+	}
+	struct error error;
+	static struct calibration calibration;
+	int pinned;
+	if (latency_pin(cpu, &pinned, &error) ||
+	    calibration_run(&calibration, quick, pinned, isatty(STDERR_FILENO), &error)) {
+		error_print(&error);
+		return (int)error.status;
+	}
+	int status = write_calibration(output, &calibration);
+	if (!status && strcmp(output, "-"))
+		calibration_print(stdout, &calibration);
+	return status;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct option long_options[sizeof(options_table) / sizeof(options_table[0])];
@@ -391,7 +444,7 @@ int cmd_bench(int argc, char **argv)
 	enum bench_format format = BENCH_TEXT;
 	const char *output = NULL, *like = NULL;
 	long runs = RUNS_DEFAULT, cpu = -1;
-	bool comparing = false, timing_options = false;
+	bool comparing = false, timing_options = false, calibrating = false, quick = false;
 	int c, status = 0;
 
 	optind = 1;
@@ -407,6 +460,8 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case OPT_COMPARE: comparing = true; break;
 		case OPT_LIKE: like = optarg; break;
+		case OPT_CALIBRATE: calibrating = true; break;
+		case OPT_QUICK: quick = true; break;
 		case OPT_FORMAT:
 			if (bench_format_parse(optarg, &format)) {
 				fprintf(stderr, "ptscope: bench: unknown format '%s' (text, json)\n", optarg);
@@ -427,6 +482,10 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (!status && comparing)
 		return compare(argc - optind, argv + optind, output, format);
+	if (!status && (quick && !calibrating))
+		status = (fputs("ptscope: bench: --quick goes with --calibrate\n", stderr), 1);
+	if (!status && calibrating)
+		return calibrate(quick, (int)cpu, output, argc - optind);
 	bool selected[LATENCY_KIND_COUNT] = { false };
 	if (status || select_kinds(argc - optind, argv + optind, selected))
 		return 1;
