@@ -37,8 +37,8 @@ int model_fork_events(const struct model_result *result, struct fork_events *eve
 	events->vmas = copied_vmas(result->snapshot);
 	events->copy = result->fork_copy;
 	if (design->profile->anon_vma_fork != ANON_VMA_NONE)
-		events->anon_vmas = design->fork_anon_vma_calls;
+		events->anon_vmas = design->work.fork_anon_vma_calls;
 	if (design->profile->anon_vma_fork == ANON_VMA_CHAIN)
-		events->chains = design->fork_chain_allocations;
+		events->chains = design->work.fork_chain_allocations;
 	return 0;
 }
