@@ -44,6 +44,7 @@
 #define PAGE_BYTES 4096u
 #define WINDOW_BYTES (UINT64_C(2) << 20)
 #define WRITE_BIT (UINT64_C(1) << 63)
+#define LOWEST_FIXED (UINT64_C(64) << 10)
 
 static bool kernel_mapping(const char *path)
 {
@@ -115,7 +116,7 @@ void layout_generate(struct layout *layout, size_t empty_vmas, size_t anon_vmas,
 	for (size_t i = 0; i < layout->count; i++) {
 		struct layout_vma *v = &layout->vmas[i];
 		bool filled = i >= empty_vmas;
-		/* start 0 is never free: each goes at the start of a free 2 MiB window */
+		/* start 0 is never used: each goes at the start of a free 2 MiB window */
 		v->bytes = filled ? windows * WINDOW_BYTES : PAGE_BYTES;
 		v->prot = PROT_READ | PROT_WRITE;
 		v->anonymous = true;
@@ -174,7 +175,11 @@ static int scratch_file(const char *folder, size_t index, const struct layout_vm
  * the same offset in its 2 MiB window. */
 static void *place(const struct layout_vma *v, int prot, int flags, int fd, uint64_t offset)
 {
-	void *at = mmap((void *)(uintptr_t)v->start, v->bytes, prot, flags | MAP_FIXED_NOREPLACE, fd, (off_t)offset);
+	/* never the first 64 KiB: as root the kernel would map address 0 (made-up
+	 * layouts ask for it), and a NULL pointer would no longer fault */
+	void *at = MAP_FAILED;
+	if (v->start >= LOWEST_FIXED)
+		at = mmap((void *)(uintptr_t)v->start, v->bytes, prot, flags | MAP_FIXED_NOREPLACE, fd, (off_t)offset);
 	if (at != MAP_FAILED)
 		return at;
 	uint64_t shift = v->start % WINDOW_BYTES;
