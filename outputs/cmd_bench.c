@@ -26,9 +26,8 @@
 #define RUNS_MOST 1000000
 
 static const char usage_text[] =
-	"usage: ptscope bench [fork|exec|sh|fault|munmap]... [--runs N] [--cpu N] [--format text|json]\n"
-	"                     [-o FILE]\n"
-	"       ptscope bench [fork] --like SNAPSHOT[:PID] [--runs N] [--cpu N] [--format text|json]\n"
+	"usage: ptscope bench [fork|exec|sh|fault|munmap]... [--like SNAPSHOT[:PID]] [--runs N] [--cpu N]\n"
+	"                     [--format text|json] [-o FILE]\n"
 	"       ptscope bench --calibrate [--quick] [--cpu N] -o CALIBRATION\n"
 	"       ptscope bench --compare BEFORE AFTER [BASE] [--format text|json] [-o FILE]\n"
 	"\n"

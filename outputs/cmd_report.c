@@ -33,9 +33,8 @@
 static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
-	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX]\n"
+	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX] [--calibration FILE]\n"
 	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE]\n"
-	      "                      [--calibration FILE]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
 	      "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"

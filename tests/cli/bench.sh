@@ -51,6 +51,7 @@ refused() { # WANT ARGS...
 	[ $rc -eq 1 ] || fail "bench $*: exit $rc, not 1"
 	[ -s "$tmp/out" ] && fail "bench $*: wrote to stdout"
 	grep -qF -- "$want" "$tmp/err" || fail "bench $*: expected '$want' in: $(cat "$tmp/err")"
+	[ "$(wc -l < "$tmp/err")" -le 6 ] || fail "bench $*: usage is not short: $(cat "$tmp/err")"
 }
 refused "--cpu 1023 is not one of the CPUs" --cpu 1023 fork
 refused "--cpu wants a number from 0 to 1023, not '-1'" --cpu -1

@@ -133,7 +133,7 @@ static void test_refused_and_skipped(void)
 	CLOSE(value("real", 0), 1.5);
 	free(longer);
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/none", test_tmpdir());
+	snprintf(path, sizeof(path), "%s/timings-never-written.txt", test_tmpdir());
 	CU_ASSERT_EQUAL(timing_read(path, &set, &error), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "No such file"));
 }
