@@ -59,7 +59,8 @@ struct cg_summary {
 	size_t files_cached;         /* taken from the cache */
 	size_t files_failed;         /* libclang could not parse at all */
 	size_t errors, warnings;     /* clang diagnostics (counted, never fatal) */
-	size_t flags_dropped;        /* gcc-only flags filtered from compile commands */
+	size_t flags_dropped;        /* compile-database words not on the flag allowlist */
+	const char *flags_dropped_names; /* the first distinct ones, space-separated, or NULL */
 	size_t config_symbols_supplied; /* MMU symbols supplied for a tree without config */
 	size_t indirect_sites;       /* call sites through function-pointer fields */
 	size_t indirect_unresolved;  /* ... that no stored function was found for */

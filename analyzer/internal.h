@@ -144,7 +144,9 @@ struct source_plan {
 	char *config;               /* description for the summary */
 	struct tu_job *jobs;
 	size_t job_count, job_capacity;
-	size_t flags_dropped;
+	size_t flags_dropped;       /* database words not on the allowlist (sources.c) */
+	struct cg_list dropped_names;   /* the first distinct ones */
+	bool dropped_names_more;        /* ... and others */
 	size_t symbols_supplied;
 	uint64_t config_digest;     /* hash of the configuration header (0: none) */
 };

@@ -169,6 +169,15 @@ static void summarise(struct callgraph *graph, const struct source_plan *plan,
 	summary->release = graph_keep_text(graph, plan->release ? plan->release : "");
 	summary->files = plan->job_count;
 	summary->flags_dropped = plan->flags_dropped;
+	if (plan->dropped_names.count) {
+		struct buffer names = { 0 };
+		for (size_t i = 0; i < plan->dropped_names.count; i++)
+			buffer_printf(&names, "%s%s", i ? " " : "", plan->dropped_names.items[i]);
+		if (plan->dropped_names_more)
+			buffer_printf(&names, " ...");
+		summary->flags_dropped_names = graph_keep_text(graph, names.data);
+		buffer_free(&names);
+	}
 	summary->config_symbols_supplied = plan->symbols_supplied;
 	for (size_t i = 0; i < plan->job_count; i++) {
 		const struct tu_job *job = &plan->jobs[i];

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/array.h"
 #include "base/escape.h"
 #include "outputs/graph.h"
 
@@ -132,7 +133,7 @@ bool graph_write_tree(const struct callgraph *graph, FILE *out)
 		if (graph->edges[e].from != graph->edges[e].to)
 			called[graph->edges[e].to] = true;
 	}
-	qsort(w.order, edges, sizeof(size_t), compare_edges);
+	array_sort(w.order, edges, sizeof(size_t), compare_edges);
 	for (size_t k = 0, node = 0; node <= nodes; node++) {
 		while (k < edges && graph->edges[w.order[k]].from < node)
 			k++;
@@ -141,7 +142,7 @@ bool graph_write_tree(const struct callgraph *graph, FILE *out)
 	for (size_t n = 0; n < nodes; n++)
 		if (graph->nodes[n].role == CG_ROLE_ENTRY && !called[n])
 			roots[root_count++] = n;
-	qsort(roots, root_count, sizeof(size_t), compare_roots);
+	array_sort(roots, root_count, sizeof(size_t), compare_roots);
 	for (size_t r = 0; r < root_count; r++)
 		expand(&w, roots[r], 0, NULL);
 	/* entries only reachable from each other (a cycle), then anything left */
