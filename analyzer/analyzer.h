@@ -67,8 +67,9 @@ struct cg_summary {
 	size_t functions, calls;     /* whole graph before pruning to rmap paths */
 	const char *first_error;     /* one example diagnostic, or NULL */
 	const char *libclang;        /* "libclang-19.so.1 (Debian clang version 19.1.4)" */
-	const char *cache_refused;   /* the cache folder that could not be made (nothing was
-	                                cached this run; the command says so), or NULL */
+	const char *cache_refused;   /* "PATH: why" when the cache folder cannot serve (not
+	                                private, cannot be made): nothing was cached this
+	                                run and the command says so; else NULL */
 };
 
 /* A call through a function-pointer field that no parsed file stores a

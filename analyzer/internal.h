@@ -206,6 +206,12 @@ void parse_index_dispose(void *index);
 /* libclang's version text (caller frees): part of every cache key. */
 char *parse_libclang_version(void);
 
+/* Is the cache folder path private (cache.c says what that takes)?  false
+ * with *why ("PATH: owned by another user", caller frees) when not. */
+bool cache_folder_private(const char *path, char **why);
+/* mkdir path 0700 inside a private cache folder; true when it is there and
+ * private (ours, not a link, writable by no one else). */
+bool cache_make_folder(const char *path);
 /* salt: the analyzer's facts version, libclang's version, the configuration. */
 uint64_t cache_key(const struct tu_job *job, uint64_t salt);
 bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts);

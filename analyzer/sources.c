@@ -273,11 +273,14 @@ static char *make_shim(const char *cache_dir, const char *root, const char *old_
 	static const char shim_version[] = "shim 3";
 	uint64_t hash = hash_bytes_more(hash_bytes(header, strlen(header)), root, strlen(root));
 	hash = hash_bytes_more(hash, shim_version, sizeof(shim_version));
+	char *shim_root = xasprintf("%s/shim", cache_dir);
+	bool private_root = cache_make_folder(shim_root);   /* cache.c: ours alone */
+	free(shim_root);
 	char *shim = xasprintf("%s/shim/%016llx", cache_dir, (unsigned long long)hash);
 	char *generic = join(root, "include/asm-generic");
 	char *uapi = join(root, "include/uapi/asm-generic");
 	char *folders[3] = { join(shim, "generic"), join(shim, "uapi"), join(shim, "arch") };
-	bool ok = write_text(shim, "config/generated/autoconf.h", header) &&
+	bool ok = private_root && write_text(shim, "config/generated/autoconf.h", header) &&
 		  write_text(shim, "config/linux/autoconf.h", header) &&
 		  link_asm(folders[0], generic) && link_asm(folders[1], uapi) &&
 		  (!old_asm || link_asm(folders[2], old_asm));
@@ -1245,10 +1248,14 @@ static void plan_entries(const struct analyzer_options *options, const char *cac
 static int database_plan(const struct analyzer_options *options, const char *cache_dir,
 			 struct source_plan *plan, struct error *error)
 {
-	char *text;
-	size_t size;
-	if (!cg_read_file(options->source, &text, &size))
-		return error_set(error, options->source, 0, "cannot read");
+	struct buffer input = { 0 };
+	if (file_read_input(options->source, "compile database", FILE_LIMIT_COMPILE_DB_BYTES, &input, error)) {
+		buffer_free(&input);
+		return -1;
+	}
+	size_t size = input.length;
+	buffer_reserve(&input, 0);   /* an empty file still gets its NUL */
+	char *text = buffer_release(&input);
 	json_tokener *tokener = json_tokener_new();
 	json_object *root = json_tokener_parse_ex(tokener, text, (int)size);
 	enum json_tokener_error parsed = json_tokener_get_error(tokener);

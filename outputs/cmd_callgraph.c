@@ -246,8 +246,7 @@ static enum graph_format choose_format(const struct arguments *a)
 static void say_cache_refused(const struct callgraph *graph)
 {
 	if (graph->summary.cache_refused)
-		fprintf(stderr, "ptscope: %s: cannot create the cache folder; caching nothing this run\n",
-			graph->summary.cache_refused);
+		fprintf(stderr, "ptscope: %s; caching nothing this run\n", graph->summary.cache_refused);
 }
 
 static void print_summary(const struct callgraph *graph)
