@@ -139,7 +139,8 @@ snapshot(case('i386-above-4-gib', 'report', 1, 'a VMA ends at 0x7f0000004000, ab
 for twice in ('version', 'meminfo'):
     with tarfile.open(case(f'{twice}-twice.tar', 'report', 1, f'{twice}: member appears twice'), 'w') as t:
         for name, data in (('version', open(f'{fixtures}/version', 'rb').read()),
-                           ('meminfo', open(f'{fixtures}/meminfo', 'rb').read()), (twice, b'x\n'),
+                           ('meminfo', open(f'{fixtures}/meminfo', 'rb').read()),
+                           (twice, open(f'{fixtures}/{twice}', 'rb').read()),
                            ('1/stat', stat(1)), ('1/smaps', smaps(START, 4))):
             info = tarfile.TarInfo(name)
             info.size = len(data)
