@@ -441,19 +441,17 @@ static size_t design_index(struct model_result *r, size_t *capacity, const struc
 }
 
 /*
- * What the snapshot says it is must be what the model can model: an
- * architecture a built-in profile describes (an aarch64 snapshot was
- * modelled as x86_64), the page size the model counts in, and addresses a
+ * What the snapshot says it is must be what the model can model: the page
+ * size it counts in (an aarch64 snapshot of 64 KiB pages was modelled as
+ * x86_64's 4 KiB ones; an architecture without profiles of its own and
+ * 4 KiB pages is priced like x86_64, as profiles_fit says), and addresses a
  * 32-bit profile's space can hold (an i386 snapshot with VMAs above 4 GiB).
  */
-static int check_snapshot_fits(const struct snapshot *s, const struct profile_set *set,
-			       const struct rmap_profile *current, bool own_geometry, struct error *error)
+static int check_snapshot_fits(const struct snapshot *s, const struct rmap_profile *current,
+			       bool own_geometry, struct error *error)
 {
 	const char *arch = s->info.arch;
-	if (!own_geometry && arch[0] && !profiles_current(set, arch))
-		return error_set(error, s->source, 0, "snapshot.info: arch %s: no built-in kernel profile "
-				 "describes it, so its page tables cannot be modelled (profiles --list)", arch);
-	if (s->info.page_size != MODEL_PAGE_BYTES)
+	if (s->info.page_size && s->info.page_size != MODEL_PAGE_BYTES)   /* 0: a snapshot built in memory */
 		return error_set(error, s->source, 0, "snapshot.info: pages of %" PRIu64 " bytes: the model "
 				 "counts %u-byte pages only", (uint64_t)s->info.page_size, MODEL_PAGE_BYTES);
 	if (own_geometry || !current || current->pointer_bytes != 4)
@@ -479,7 +477,7 @@ static int choose_profiles(struct model_context *c, struct error *error)
 		r->designs[r->design_count++] = (struct model_design){
 			.profile = o->designs ? o->designs[d] : &set->rmaps[d], .selected = true };
 	const struct rmap_profile *current = profiles_fit(set, c->snapshot->info.arch, NULL);
-	if (check_snapshot_fits(c->snapshot, set, current, o->geometry != NULL, error))
+	if (check_snapshot_fits(c->snapshot, current, o->geometry != NULL, error))
 		return -1;
 	r->current_design = current ? design_index(r, &capacity, current) : SIZE_MAX;
 	/* every design's baseline is computed too, so its savings always exist */
