@@ -9,7 +9,7 @@
 # shows what start-up alone costs (loading the shared libraries it links).
 #
 # The snapshot is generated once into CACHE_DIR by gen-snapshot.sh (BENCH_NPROC
-# processes, default 2000, cloned from this machine's /proc) and kept.  Each
+# processes, default 2000, the same bytes on every run) and kept.  Each
 # command runs BENCH_RUNS times (default 3) after one warm-up read, so the
 # page cache holds the files; the best wall time and its peak RSS are shown.
 # Figures are printed, never asserted.
