@@ -81,3 +81,6 @@ ratio "info, $processes processes, $vmas VMAs (tar)" "cat of the same tar" \
 	"'$ptscope' info '$tar'" "cat '$tar'" || exit 1
 ratio "info, the same as a directory" "cat of its members" \
 	"'$ptscope' info '$dir/proc'" "cat '$dir'/proc/*/*" || exit 1
+pairs=${BENCH_SMEM_PAIRS:-3}
+ratio "smem -S DIR (the tool a user would reach for)" "ptscope info DIR/proc" \
+	"smem -S '$dir'" "'$ptscope' info '$dir/proc'" || exit 1

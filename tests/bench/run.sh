@@ -45,7 +45,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo
 	echo "## Ratios"
 	echo
-	echo "| work | floor or anchor | ptscope CPU, peak | anchor CPU, peak | ratio |"
+	echo "| work | floor or anchor | work: CPU, peak RSS | anchor: CPU, peak RSS | ratio |"
 	echo "|---|---|---|---|---|"
 	cat "$BENCH_RATIOS"
 	for b in "$here"/bench-*.sh; do
