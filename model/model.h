@@ -203,6 +203,7 @@ struct event_work {
 	uint64_t fork_anon_vma_calls;   /* anon_vma_link / anon_vma_fork per VMA */
 	/* exit (= munmap of every VMA): what each design frees */
 	uint64_t exit_rmap_calls;       /* page_remove_rmap */
+	uint64_t exit_rmap_anon_calls;  /* ... of them for anonymous pages */
 	uint64_t exit_chain_frees;      /* pte_chain objects (D1, D2) or blocks (D3, D4) freed */
 	uint64_t exit_direct_pages;     /* PG_direct mappings cleared (m = 1, D2-D4) */
 	uint64_t exit_anon_vma_unlinks; /* anon_vma_unlink / unlink_anon_vmas per VMA */
@@ -222,6 +223,8 @@ struct reclaim_walk_owner {
 struct reclaim_work {
 	bool available;                 /* needs PFNs: which page each PTE maps */
 	uint64_t pages;                 /* mapped pages (distinct PFNs, not the zero page) */
+	uint64_t anon_pages;            /* ... of them anonymous */
+	uint64_t anon_visited;          /* ... the visits of their walks */
 	uint64_t visited;               /* pte_chain entries or VMAs visited, one walk per page */
 	uint64_t found;                 /* mappings found (the captured processes' PTEs) */
 	uint64_t not_mapping;           /* visited VMAs that do not map the page */
@@ -302,6 +305,7 @@ struct model_process {
 	uint64_t pte_pages, upper_pages;/* PTE pages, counted higher levels */
 	uint64_t pagetable_bytes;       /* exact, when exact */
 	uint64_t pmd_mapped_windows;
+	uint64_t pmd_mapped_anon_windows; /* ... of them anonymous THPs (one rmap call each) */
 	struct estimate pagetable_estimate; /* smaps-only, bytes */
 	uint64_t present_ptes, swap_ptes, zero_page_ptes;
 	double *pte_chain_bytes;        /* per design, PSS-style, display only */
@@ -366,7 +370,7 @@ struct model_result {
 	size_t processes_pagetable_exact;
 	uint64_t vmpte_bytes, pagetable_bytes;       /* pagetable over exact processes */
 	uint64_t vmpte_bytes_of_exact;               /* VmPTE of the processes with pagemap */
-	uint64_t pte_pages, upper_pages, pmd_mapped_windows;
+	uint64_t pte_pages, upper_pages, pmd_mapped_windows, pmd_mapped_anon_windows;
 	uint64_t vmpte_above_model_bytes;            /* tables outliving their pages */
 	uint64_t vmpte_below_model_bytes;            /* capture raced with faults */
 	struct estimate pagetable_estimate;          /* smaps-only, bytes, all processes */
@@ -402,6 +406,36 @@ void model_free(struct model_result *result);
  * predictions read); every process's sum is designs[design].work.  NULL
  * when an index is out of range. */
 const struct event_work *model_process_work(const struct model_result *result, size_t process, size_t design);
+
+/* The kernel objects one fork + exit of every process of the snapshot
+ * makes and frees under its own design (model/time.c): what the
+ * tracepoints of `ptscope bench` count, predicted. */
+struct fork_events {
+	const char *design;             /* the design's id */
+	uint64_t forks;                 /* one per process */
+	uint64_t vmas;                  /* vm_area_struct duplicated, freed at the child's exit */
+	uint64_t anon_vmas;             /* anon_vma made by anon_vma_fork (0 before anon_vma designs) */
+	uint64_t chains;                /* anon_vma_chain (chain designs only) */
+	struct fork_copy copy;          /* PTE pages allocated and PTEs copied (model/fork.c) */
+};
+/* 0, or -1 when the snapshot has no design of its own. */
+int model_fork_events(const struct model_result *result, struct fork_events *events);
+
+/* ---- the cost of each step, fitted (model/fit.c) ---- */
+
+enum { FIT_MOST_TERMS = 8 };
+struct fit_result {
+	size_t terms, observations;
+	double coefficients[FIT_MOST_TERMS];
+	double errors[FIT_MOST_TERMS];  /* standard errors */
+	double residual;                /* root mean square, n - p degrees of freedom */
+	double r_squared;
+};
+/* Least squares of y (observations) on x (observations x terms, row after
+ * row).  Fewer observations than terms + 1 is bad input. 0, or -1. */
+int fit_least_squares(const double *x, const double *y, size_t observations, size_t terms, struct fit_result *fit,
+		      struct error *error);
+double fit_predict(const struct fit_result *fit, const double *counts);
 
 /* Helpers the report and the tests use. */
 /* A VMA's permission test of the 2006 patch etc.: eligible under the rule? */
