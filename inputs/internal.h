@@ -69,6 +69,8 @@ struct smaps_parser {
 	int last_field;
 	size_t vma_first;       /* this member's first VMA in vmas */
 	struct buffer tail;     /* the incomplete last line so far */
+	const char *last_path;  /* the previous VMA's interned path */
+	size_t last_path_length;
 };
 /*
  * The longest line an smaps can hold.  Field lines ("Rss: N kB", VmFlags'

@@ -49,6 +49,8 @@ int parse_fail(const struct parse_place *place, unsigned long line, const char *
 static bool parse_digits(const char *s, const char *limit, unsigned base, uint64_t *value,
 			 const char **end)
 {
+	/* the largest value a digit may extend, worked out once: no division per digit */
+	const uint64_t cutoff = UINT64_MAX / base, last_digit = UINT64_MAX % base;
 	uint64_t v = 0;
 	const char *p = s;
 	for (; p < limit; p++) {
@@ -61,7 +63,7 @@ static bool parse_digits(const char *s, const char *limit, unsigned base, uint64
 			d = (unsigned)(*p - 'A' + 10);
 		else
 			break;
-		if (v > (UINT64_MAX - d) / base)
+		if (v > cutoff || (v == cutoff && d > last_digit))
 			return false;
 		v = v * base + d;
 	}
