@@ -45,7 +45,8 @@ static const char usage_text[] =
 	      "  --per-file             every file that contributes sharable pages\n"
 	      "  --all-designs          text: the designs of every architecture, not only the snapshot's\n"
 	      "  --format F             text (default), xml, json, csv or html\n"
-	      "  -o FILE                write to FILE (atomically) instead of stdout\n"
+	      "  -o FILE                write to FILE (atomically) instead of stdout; its extension\n"
+	      "                         (.txt .json .xml .csv .html) is the format unless --format is given\n"
 	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n"
 	      "  --sort FIELD           process and group order: pagetables (default), vmpte, rss, pss,\n"
 	      "                         sharable, pte_chain (largest first), pid, command\n"
@@ -96,6 +97,18 @@ static int select_profile(struct profile_set *set, struct selection *chosen, con
 		chosen->index[chosen->count++] = i;
 	}
 	return 0;
+}
+
+/* -o r.html writes HTML, as callgraph -o x.svg draws SVG; a name without an
+ * extension is text, an extension no format has is refused (a report.svg
+ * of text would mislead). */
+static int format_from_path(const char *path, enum report_format *format)
+{
+	if (report_format_from_path(path, format) >= 0)
+		return 0;
+	fprintf(stderr, "ptscope: report: %s: unknown extension (.txt .json .xml .csv .html, or give --format)\n",
+		path);
+	return 1;
 }
 
 /* Pointers into the set only once every file is loaded (loading moves it). */
@@ -179,6 +192,7 @@ int cmd_report(int argc, char **argv)
 	struct selection chosen = { 0 };
 	struct error error;
 	const char *output = NULL, *versus = NULL, *callgraph = NULL;
+	bool format_given = false;
 	int c, status = 0;
 
 	if (profiles_load_builtin(&set, &error)) {
@@ -230,6 +244,7 @@ int cmd_report(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 's': read.skip_bad = true; break;
 		case 'f':
+			format_given = true;
 			if (report_format_parse(optarg, &report.format)) {
 				fprintf(stderr, "ptscope: report: unknown format '%s' (text, xml, json, csv, html)\n", optarg);
 				status = 1;
@@ -239,6 +254,8 @@ int cmd_report(int argc, char **argv)
 		default: status = command_option_error("report", usage_text, "o:h", long_options, argv); break;
 		}
 	}
+	if (!status && !format_given && output && strcmp(output, "-"))
+		status = format_from_path(output, &report.format);
 	if (!status && report.format == REPORT_CSV &&
 	    (report.per_process + report.per_file + (report.group_by != GROUP_NONE)) > 1) {
 		fputs("ptscope: report: CSV is one table: choose one of --per-process, --per-file, --group-by\n", stderr);

@@ -23,6 +23,26 @@ int report_format_parse(const char *name, enum report_format *format)
 	return -1;
 }
 
+/* The file name's extension, as `callgraph -o x.svg` reads it: ".txt" is
+ * text, the others are the format's own name. */
+int report_format_from_path(const char *path, enum report_format *format)
+{
+	static const struct { const char *extension; enum report_format format; } extensions[] = {
+		{ "txt", REPORT_TEXT }, { "json", REPORT_JSON }, { "xml", REPORT_XML },
+		{ "csv", REPORT_CSV }, { "html", REPORT_HTML },
+	};
+	const char *base = strrchr(path, '/');
+	const char *dot = strrchr(base ? base + 1 : path, '.');
+	if (!dot)
+		return 1;
+	for (size_t i = 0; i < sizeof(extensions) / sizeof(extensions[0]); i++)
+		if (!strcmp(dot + 1, extensions[i].extension)) {
+			*format = extensions[i].format;
+			return 0;
+		}
+	return -1;
+}
+
 size_t report_top(const struct report_options *options)
 {
 	return options->top ? options->top : 5;

@@ -48,6 +48,10 @@ int report_filter_check(const char *regex, char *message, size_t size);
 /* "text", "json", ... -> format; -1 when unknown. */
 int report_format_parse(const char *name, enum report_format *format);
 
+/* -o FILE's extension (.txt .json .xml .csv .html) -> format: 0; 1 when the
+ * name has no extension; -1 when the extension is none of these. */
+int report_format_from_path(const char *path, enum report_format *format);
+
 /* Write the report; 0, or -1 with errno set by the failing write. */
 int report_write(FILE *out, const struct model_result *result, const struct report_options *options);
 
