@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 
 int cmd_capture(int argc, char **argv);   /* inputs/cmd_capture.c */
 int cmd_info(int argc, char **argv);      /* inputs/cmd_info.c */
@@ -25,6 +26,15 @@ int cmd_callgraph(int argc, char **argv); /* outputs/cmd_callgraph.c */
  */
 int command_option_error(const char *command, const char *usage_text, const char *short_options,
 			 const struct option *long_options, char *const *argv);
+
+/*
+ * A command run as its own program (ptscope-capture): its refusals and usage
+ * speak that name ("usage: ptscope-capture ...", "Try 'ptscope-capture
+ * --help'") instead of "ptscope capture".  command_print_usage() prints a
+ * command's whole usage text (--help) the same way.
+ */
+void command_set_standalone(const char *program);
+void command_print_usage(FILE *out, const char *command, const char *usage_text);
 
 /*
  * The name in a table closest to word (a misspelling within a third of its

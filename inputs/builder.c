@@ -266,7 +266,7 @@ enum member_use builder_member_use(const struct snapshot_builder *b, const char 
 {
 	struct member_name m;
 	static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages",
-						   "slabinfo", "slub" };
+						   "slabinfo", "slub", "users" };
 	bool known = false;
 	if (!resolve_member(name, &m))
 		return MEMBER_IGNORE;
@@ -291,6 +291,7 @@ uint64_t builder_member_max_bytes(const char *name)
 {
 	static const struct { const char *name; int kind; uint64_t bytes; } limits[] = {
 		{ "version", -1, 64 << 10 }, { "snapshot.info", -1, 64 << 10 }, { "meminfo", -1, 1 << 20 },
+		{ "users", -1, 64 << 20 },   /* 131,072 names of at most 255 bytes */
 		{ NULL, MEMBER_STAT, 64 << 10 }, { NULL, MEMBER_STATUS, 1 << 20 },
 		{ NULL, MEMBER_CMDLINE, 64 << 20 },
 	};
@@ -352,6 +353,13 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 		s->slabs = NULL;
 		s->slab_count = 0;
 		return parse_slabinfo(data, size, s->arena, &s->slabs, &s->slab_count, &place);
+	}
+	if (!strcmp(name, "users")) {
+		free(s->user_names);
+		free(s->group_names);
+		s->user_names = s->group_names = NULL;
+		s->user_name_count = s->group_name_count = 0;
+		return parse_users(data, size, s, &place);
 	}
 	if (!strcmp(name, "slub")) {
 		free(b->slub);

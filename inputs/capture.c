@@ -624,8 +624,28 @@ struct capture_state {
 	struct pfn_set pfns;
 	long processes, kernel_threads, zombies, skipped, changed;
 	long unreadable;                /* of skipped: EACCES/EPERM (without root: other users') */
+	int first_unreadable_pid;       /* the first of them, and its comm if /proc gives it */
+	char first_unreadable_comm[64];
 	bool has_slabinfo;              /* slabinfo could be read (root) */
+	struct id_set uids, gids;       /* of the processes written: named in the users member */
 };
+
+/* A refused process is counted, and the first one named (its comm read
+ * apart: the refusal may be of another file than comm). */
+static void note_unreadable(struct capture_state *state, int pid)
+{
+	if (state->unreadable++)
+		return;
+	char name[32];
+	struct buffer comm = { 0 };
+	state->first_unreadable_pid = pid;
+	snprintf(name, sizeof(name), "%d/comm", pid);
+	if (file_read_at(state->proc_fd, name, &comm) == 0 && comm.data) {
+		snprintf(state->first_unreadable_comm, sizeof(state->first_unreadable_comm), "%.*s",
+			 (int)strcspn(comm.data, "\n"), comm.data);
+	}
+	free(comm.data);
+}
 
 /* Errors that mean "this process is gone or not ours to read". */
 static bool process_went_away(int error)
@@ -745,7 +765,8 @@ static int capture_process(struct capture_state *state, int pid)
 		if (!process_went_away(status))
 			fprintf(stderr, "ptscope: capture: process %d: %s; skipped\n", pid, strerror(status));
 		state->skipped++;
-		state->unreadable += status == EACCES || status == EPERM;
+		if (status == EACCES || status == EPERM)
+			note_unreadable(state, pid);
 		return 0;
 	}
 	bool no_mm = state->files[0].length == 0;
@@ -770,6 +791,8 @@ static int capture_process(struct capture_state *state, int pid)
 				 state->pagemap.records.length) < 0)
 			return -1;
 	}
+	id_set_add_status(&state->uids, state->files[1].data, state->files[1].length, "Uid:");
+	id_set_add_status(&state->gids, state->files[1].data, state->files[1].length, "Gid:");
 	if (zombie)
 		state->zombies++;
 	else if (kernel_thread)
@@ -973,6 +996,16 @@ static int write_slub(struct capture_state *state)
 	return write_member(&state->writer, "slub", text, (size_t)n);
 }
 
+/* The names of the uids and gids seen, from this host's NSS (inputs/users.c). */
+static int write_users(struct capture_state *state)
+{
+	struct buffer *b = &state->files[0];
+	users_member_text(&state->uids, &state->gids, b);
+	if (!b->length)
+		return 0;
+	return write_member(&state->writer, "users", b->data, b->length);
+}
+
 /* ---- the output file: whole or not at all (base/output.h) ---- */
 
 struct capture_target {
@@ -1131,7 +1164,7 @@ static int capture_all(struct capture_state *state, const struct pid_list *pids)
 				 : state->pagemap.saw_pfn ? PAGEMAP_PFN : PAGEMAP_PRESENT_ONLY;
 	if (mode == PAGEMAP_PFN && write_kpages(state) < 0)
 		return -1;
-	if (write_slub(state) < 0)
+	if (write_slub(state) < 0 || write_users(state) < 0)
 		return -1;
 	if (write_info(state, mode) < 0)
 		return -1;
@@ -1161,6 +1194,8 @@ static void capture_state_release(struct capture_state *state)
 	free(state->stat_after.data);
 	free(state->pagemap.records.data);
 	pfn_set_free(&state->pfns);
+	free(state->uids.ids);
+	free(state->gids.ids);
 }
 
 /* The live system: the same walk as a capture, members handed to the builder. */
@@ -1237,6 +1272,8 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	result->skipped = state.skipped;
 	result->changed = state.changed;
 	result->unreadable = state.unreadable;
+	result->first_unreadable_pid = state.first_unreadable_pid;
+	memcpy(result->first_unreadable_comm, state.first_unreadable_comm, sizeof(result->first_unreadable_comm));
 	result->pagemap = (enum pagemap_mode)mode;
 done:
 	if (mode < 0)

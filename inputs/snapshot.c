@@ -90,6 +90,8 @@ void snapshot_free(struct snapshot *s)
 	free(s->kpages);
 	free(s->meminfo);
 	free(s->slabs);
+	free(s->user_names);
+	free(s->group_names);
 	free(s->version);
 	free(s->source);
 	arena_destroy(s->arena);

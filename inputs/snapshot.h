@@ -182,6 +182,12 @@ struct slab_cache {
 	uint64_t active_objects_after;  /* active objects read again after the processes */
 };
 
+/* A uid or gid and its name on the captured host. */
+struct id_name {
+	uint32_t id;
+	const char *name;
+};
+
 struct snapshot {
 	char *source;                   /* the path it was read from, for messages */
 	struct snapshot_info info;
@@ -210,6 +216,10 @@ struct snapshot {
 	struct pagemap_record *content_records;
 	size_t content_record_count;
 	struct pagemap_index *pagemap_index; /* private: finds equal contents */
+	/* the users member: names of the ids the capture saw, ascending id;
+	 * NULL when absent (older captures, smemcap) */
+	struct id_name *user_names, *group_names;
+	size_t user_name_count, group_name_count;
 	struct arena *arena;            /* private: owns every string */
 };
 
@@ -273,6 +283,9 @@ int snapshot_verify(const struct snapshot *snapshot, struct verify_result *resul
 /* The process with this pid, or NULL. */
 const struct process *snapshot_find_process(const struct snapshot *snapshot, int pid);
 
+/* The captured host's name for UID, or NULL (not recorded). */
+const char *snapshot_user_name(const struct snapshot *snapshot, uint32_t uid);
+
 /* The slabinfo line of a cache, or NULL (no slabinfo, or no such cache). */
 const struct slab_cache *snapshot_find_slab(const struct snapshot *snapshot, const char *name);
 
@@ -322,6 +335,8 @@ struct capture_result {
 	long processes, skipped;
 	long changed;                   /* of the skipped: changed program (exec) while read */
 	long unreadable;                /* of skipped: not readable without root */
+	int first_unreadable_pid;       /* the first refused process (0: none), named in */
+	char first_unreadable_comm[64]; /* messages: as root a refusal is a surprise */
 	enum pagemap_mode pagemap;
 };
 

@@ -158,6 +158,9 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
 bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
 bool graph_write_tree(const struct callgraph *graph, FILE *out);
+/* On: while Graphviz lays out a picture (seconds to minutes for a whole
+ * tree), stderr says so every second once two have passed. */
+void graph_set_progress(bool on);
 /* renderer "dot" writes the unlaid DOT; "svg", "png", "pdf" lay out with dot. */
 bool graph_write_picture(const struct callgraph *graph, const struct graph_overlay *overlay,
 			 const char *renderer, enum graph_page page, FILE *out, struct error *error);

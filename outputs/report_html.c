@@ -303,7 +303,7 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 static void write_processes(FILE *out, const struct model_result *r, const struct report_options *o,
 			    const struct report_view *v)
 {
-	static const char *const columns[] = { "pid", "uid", "command", "VmPTE", "page tables", "Rss", "Pss",
+	static const char *const columns[] = { "pid", "user", "command", "VmPTE", "page tables", "Rss", "Pss",
 		"sharable", NULL };
 	size_t limit = o->per_process && !o->top_given ? v->count : report_top(o);
 	if (limit > v->count)
@@ -313,8 +313,11 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 	header(out, "processes", columns, true);
 	for (size_t i = 0; i < limit; i++) {
 		const struct model_process *p = &r->process_figures[v->order[i]];
-		char uid[16] = "";
-		if (p->process->has_status && p->process->status.has_uid)
+		char uid[300] = "";
+		const char *name = report_user_name(r, p->process);
+		if (name)
+			snprintf(uid, sizeof(uid), "%s", name);
+		else if (p->process->has_status && p->process->status.has_uid)
 			snprintf(uid, sizeof(uid), "%u", p->process->status.uid);
 		fputs("<tr>", out);
 		identifier_cell(out, p->process->pid);

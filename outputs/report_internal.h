@@ -52,6 +52,9 @@ int report_view_build(struct report_view *view, const struct model_result *resul
 void report_view_free(struct report_view *view);
 const char *report_sort_name(enum report_sort sort);
 const char *report_group_name(enum report_group group);
+/* The captured host's name for the process's real uid, or NULL (no uid, or
+ * a snapshot without the users member). */
+const char *report_user_name(const struct model_result *result, const struct process *process);
 /* The command line, or comm when it is empty (kernel threads, zombies). */
 const char *report_command(const struct process *process);
 

@@ -417,16 +417,19 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 		snprintf(line + n, sizeof(line) - (size_t)n, " matching /%s/ (of %zu)", pattern, r->processes);
 	}
 	fprintf(out, "%s\n", line);
-	fprintf(out, "%8s %6s %9s %9s  %9s %9s %9s  %s\n", "pid", "uid", "VmPTE", "model", "Rss", "Pss", "sharable",
+	fprintf(out, "%8s %-8s %9s %9s  %9s %9s %9s  %s\n", "pid", "user", "VmPTE", "model", "Rss", "Pss", "sharable",
 		"command");
 	for (size_t i = 0; i < limit; i++) {
 		const struct model_process *p = &r->process_figures[v->order[i]];
 		const struct process *q = p->process;
-		char uid[16] = "-";
-		if (q->has_status && q->status.has_uid)
-			snprintf(uid, sizeof(uid), "%u", q->status.uid);
-		command_cell(q, TEXT_WIDTH - 68, cell, sizeof(cell));
-		fprintf(out, "%8d %6s %9s %9s%c %9s %9s %9s  %s\n", q->pid, uid,
+		char user[16] = "-";
+		const char *name = report_user_name(r, q);
+		if (name)
+			snprintf(user, sizeof(user), "%.8s", name);   /* ps(1)'s 8 columns */
+		else if (q->has_status && q->status.has_uid)
+			snprintf(user, sizeof(user), "%u", q->status.uid);
+		command_cell(q, TEXT_WIDTH - 70, cell, sizeof(cell));
+		fprintf(out, "%8d %-8s %9s %9s%c %9s %9s %9s  %s\n", q->pid, user,
 			p->has_vmpte ? bytes((double)p->vmpte_bytes, a) : "-", p->exact ? bytes((double)p->pagetable_bytes, b) : "-",
 			p->exact && p->has_vmpte && p->vmpte_bytes != p->pagetable_bytes ? '!' : ' ',
 			bytes((double)p->rss_bytes, c), bytes((double)p->pss_bytes, d), bytes(sharable_bytes(r, p), e), cell);
@@ -459,8 +462,8 @@ static void write_groups(FILE *out, const struct model_result *r, const struct r
 			bytes((double)g->pagetable_bytes, b), bytes((double)g->rss_bytes, c), bytes((double)g->pss_bytes, d),
 			bytes(g->sharable_pages * MODEL_PAGE_BYTES, e));
 	}
-	snprintf(line, sizeof(line), "%s", o->group_by == GROUP_USER ? "user = the real uid of each process's status (names are "
-		 "the captured machine's, which this one may not know)." : o->group_by == GROUP_CGROUP
+	snprintf(line, sizeof(line), "%s", o->group_by == GROUP_USER ? "user = the real uid of each process's status, named as the "
+		 "captured host named it (the snapshot's users member) where it did." : o->group_by == GROUP_CGROUP
 		 ? "cgroup = the process's control group from PID/cgroup (v2 path, else its first v1 path below the root)."
 		 : "command = the process's comm.");
 	wrapped(out, "  ", line, 4);

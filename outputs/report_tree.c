@@ -271,6 +271,8 @@ static struct json_object *process_object(const struct model_result *r, const st
 	put_string(o, "cmdline", p->process->cmdline);
 	if (p->process->has_status && p->process->status.has_uid)
 		put(o, "uid", json_object_new_int64(p->process->status.uid));
+	if (report_user_name(r, p->process))
+		put_string(o, "user", report_user_name(r, p->process));
 	if (p->process->cgroup)
 		put_string(o, "cgroup", p->process->cgroup);
 	put_bool(o, "exact", p->exact);

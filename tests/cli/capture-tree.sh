@@ -91,7 +91,7 @@ start_stopped "$tmp/tree" 4
 out=$("$PTSCOPE" capture --tree "$root" -o "$tmp/snap.tar" 2>"$tmp/capture.err") ||
 	fail "capture failed: $(cat "$tmp/capture.err")"
 [ "$out" = "$tmp/snap.tar" ] || fail "capture printed '$out', not the path"
-"$PTSCOPE" info --per-process "$tmp/snap.tar" > "$tmp/info" || fail "info failed"
+{ "$PTSCOPE" info "$tmp/snap.tar" && "$PTSCOPE" info --per-process "$tmp/snap.tar"; } > "$tmp/info" || fail "info failed"
 mkdir "$tmp/x" && tar -xf "$tmp/snap.tar" -C "$tmp/x" || fail "tar cannot unpack the capture"
 
 # The tree and nothing else: the tar holds exactly our four pids.

@@ -55,6 +55,7 @@ if command -v man > /dev/null; then
 		grep -q 'EXAMPLES' "$tmp/man.$c" || fail "ptscope-$c(1) has no EXAMPLES"
 	done
 	MANPAGER=cat ptscope help ptscope | grep -q "ptscope  *-  *what" || fail "help ptscope"
+	MANPAGER=cat ptscope help help | grep -q "ptscope  *-  *what" || fail "help help does not open ptscope(1)"
 fi
 out=$(ptscope help repot 2>&1); [ $? -eq 1 ] || fail "help of an unknown command should exit 1"
 echo "$out" | grep -q "did you mean 'report'" || fail "help repot: $out"
@@ -79,6 +80,8 @@ t ptscope help pro
 t ptscope-capture --tr
 t ptscope capture --compress ''
 t ptscope callgraph --path ''
+t ptscope report --sort p
+t ptscope report --group-by ''
 EOS
 	bash "$tmp/complete.bash" "$root/usr/local/share/bash-completion/completions" > "$tmp/complete.out" 2>&1
 	expect() { grep -qxF -- "$1" "$tmp/complete.out" || fail "completion: expected '$1', got: $(cat "$tmp/complete.out")"; }
@@ -94,6 +97,8 @@ EOS
 	expect 'ptscope-capture --tr|--tree '
 	expect 'ptscope capture --compress |gz none xz zst '
 	expect 'ptscope callgraph --path |exit fault fork munmap reclaim '
+	expect 'ptscope report --sort p|pagetables pid pss pte_chain '
+	expect 'ptscope report --group-by |cgroup command user '
 	# every format completion offers, report accepts
 	for f in csv html json text xml; do
 		ptscope report --format $f "$tmp/self.tar" > /dev/null 2>&1 || fail "report --format $f (offered by completion)"
