@@ -33,7 +33,7 @@ static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
 	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX]\n"
-	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE]\n"
+	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE] [--brief]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
 	      "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
@@ -41,6 +41,9 @@ static const char usage_text[] =
 	      "\n"
 	      "  --profile ID|FILE.xml  compare only these designs / sharing rules (repeatable);\n"
 	      "                         a file adds its profiles (see `ptscope profiles --schema`)\n"
+	      "  --brief                the answer alone for a mail: at most 80 columns, about 20 lines\n"
+	      "                         (headline, page tables beside VmPTE, a design per family, the\n"
+	      "                         sharing rules, the fork copies); the full text wraps at COLUMNS\n"
 	      "  --per-process          a row per process\n"
 	      "  --per-file             every file that contributes sharable pages\n"
 	      "  --all-designs          text: the designs of every architecture, not only the snapshot's\n"
@@ -109,6 +112,18 @@ static int format_from_path(const char *path, enum report_format *format)
 	fprintf(stderr, "ptscope: report: %s: unknown extension (.txt .json .xml .csv .html, or give --format)\n",
 		path);
 	return 1;
+}
+
+/* COLUMNS, as a shell sets it for its terminal's width: prose of the text
+ * report is wrapped there (0: not set or not a width, the default 100). */
+static int columns_from_environment(void)
+{
+	const char *text = getenv("COLUMNS");
+	char *end;
+	long columns = text ? strtol(text, &end, 10) : 0;
+	if (!text || !*text || *end || columns < 40 || columns > 1000)
+		return 0;
+	return (int)columns;
 }
 
 /* Pointers into the set only once every file is loaded (loading moves it). */
@@ -183,7 +198,7 @@ int cmd_report(int argc, char **argv)
 		{ "all-designs", no_argument, NULL, 'A' }, { "versus", required_argument, NULL, 'V' },
 		{ "sort", required_argument, NULL, 'S' },    { "top", required_argument, NULL, 'T' },
 		{ "filter", required_argument, NULL, 'R' },  { "group-by", required_argument, NULL, 'G' },
-		{ "callgraph", required_argument, NULL, 'C' },
+		{ "callgraph", required_argument, NULL, 'C' }, { "brief", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -206,6 +221,7 @@ int cmd_report(int argc, char **argv)
 		case 'P': report.per_process = true; break;
 		case 'F': report.per_file = true; break;
 		case 'A': report.all_designs = true; break;
+		case 'B': report.brief = true; break;
 		case 'V': versus = optarg; break;
 		case 'C': callgraph = optarg; break;
 		case 'S':
@@ -261,6 +277,13 @@ int cmd_report(int argc, char **argv)
 		fputs("ptscope: report: CSV is one table: choose one of --per-process, --per-file, --group-by\n", stderr);
 		status = 1;
 	}
+	if (!status && report.brief && (report.format != REPORT_TEXT || versus || report.per_process ||
+					report.per_file || report.group_by != GROUP_NONE)) {
+		fputs("ptscope: report: --brief is the text answer alone (no --format, --versus, --per-process,\n"
+		      "  --per-file or --group-by)\n", stderr);
+		status = 1;
+	}
+	report.width = columns_from_environment();
 	if (!status && callgraph && report.format != REPORT_HTML) {
 		fputs("ptscope: report: --callgraph embeds the diagram in --format html only\n", stderr);
 		status = 1;

@@ -36,6 +36,8 @@ struct report_options {
 	bool sort_given;                /* --sort was given: structured formats follow it too */
 	const char *callgraph_svg;      /* html: the rmap-path diagram to embed (an SVG document), or NULL */
 	const struct model_result *versus; /* --versus BEFORE: compare with it (NULL: no comparison) */
+	bool brief;                     /* text: the answer alone, <= 80 columns, about 20 lines */
+	int width;                      /* text: columns to wrap prose at (COLUMNS); 0: 100 */
 };
 
 /* "pss" -> SORT_PSS ...; "user" -> GROUP_USER ...; -1 when unknown. */

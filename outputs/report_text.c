@@ -52,7 +52,10 @@ static void write_pagetables(FILE *out, const struct model_result *r)
 	fputs("\n\n", out);
 }
 
-#define TEXT_WIDTH 100
+/* The columns prose is wrapped at: COLUMNS when it is set (report_options
+ * width), else 100; the tables are as wide as their columns. */
+static int text_width = 100;
+#define TEXT_WIDTH text_width
 
 /* Compact bytes for bounds: "4.1M", "812K", "96B". */
 static const char *short_bytes(double value, char *buffer)
@@ -378,7 +381,9 @@ static void command_cell(const struct process *p, int width, char *cell, size_t 
 	escape_text(whole, sizeof(whole), report_command(p));
 	size_t length = strlen(whole), room = (size_t)width;
 	if (length <= room || room < 12 || room >= size) {
-		snprintf(cell, size, "%s", whole);
+		size_t kept = length < size - 1 ? length : size - 1;   /* the cell's size, as ever */
+		memcpy(cell, whole, kept);
+		cell[kept] = '\0';
 		return;
 	}
 	size_t head_target = (room - 3) / 2, tail_from = length - (room - 3 - head_target);
@@ -524,9 +529,82 @@ static void write_counters(FILE *out, const struct model_result *r)
 	      "  after the processes: upper = the larger, lower = the smaller - slack\n\n", out);
 }
 
+/* ---- --brief: the answer for a mail, at most 80 columns and about 20 lines ---- */
+
+#define BRIEF_WIDTH 80
+
+static void brief_designs(FILE *out, const struct model_result *r)
+{
+	char a[32];
+	fprintf(out, "rmap memory, one design per family (%s):\n", snapshot_arch(r));
+	for (int family = 0; family < RMAP_FAMILY_COUNT; family++) {
+		const struct model_design *best = NULL;
+		/* the running kernel's design speaks for its family */
+		if (r->current_design < r->design_count && (int)r->designs[r->current_design].profile->family == family)
+			best = &r->designs[r->current_design];
+		for (size_t d = 0; d < r->design_count && !best; d++)
+			if ((int)r->designs[d].profile->family == family && !strcmp(r->designs[d].profile->arch, snapshot_arch(r)))
+				best = &r->designs[d];
+		if (best)
+			fprintf(out, "  %-3s %-30.30s %10s%s\n", rmap_family_name(best->profile->family), best->profile->id,
+				bytes((double)best->rmap_bytes, a), best->pte_chain_exact ? "" : " (estimate)");
+	}
+}
+
+static void brief_rules(FILE *out, const struct model_result *r)
+{
+	char a[32], b[32], c[32];
+	fputs("page-table pages each sharing rule would save:\n", out);
+	for (size_t k = 0; k < r->sharing_count; k++) {
+		const struct model_sharing *sh = &r->sharing[k];
+		if (!sh->available) {
+			fprintf(out, "  %-16.16s needs pagemap\n", sh->rule->id);
+			continue;
+		}
+		report_format_count(sh->sharable_pages, a, sizeof(a));
+		double tables = r->sharing_base_bytes;
+		report_format_percent(tables > 0 ? 100.0 * (double)sh->sharable_bytes / tables : 0, false, c, sizeof(c));
+		fprintf(out, "  %-16.16s %9s pages %10s %7s\n", sh->rule->id, a, bytes((double)sh->sharable_bytes, b), c);
+	}
+}
+
+static int write_brief(FILE *out, const struct model_result *r)
+{
+	const struct snapshot *s = r->snapshot;
+	char line[1024], a[32], b[32], pte[32], ptes[32];
+	char kernel[sizeof(s->info.kernel) * 4], source[256];
+	escape_text(kernel, sizeof(kernel), s->info.kernel[0] ? s->info.kernel : "?");
+	const char *base = s->source ? strrchr(s->source, '/') : NULL;
+	escape_text(source, sizeof(source), base ? base + 1 : s->source ? s->source : "/proc");
+	snprintf(line, sizeof(line), "ptscope: %s: kernel %s, %s, %zu processes", source, kernel, snapshot_arch(r),
+		 r->processes);
+	report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	report_headline(r, line, sizeof(line));
+	if (line[0])
+		report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	if (r->processes_with_pagemap) {
+		report_format_count(r->pte_pages, pte, sizeof(pte));
+		snprintf(line, sizeof(line), "page tables %s exact (%s PTE pages); VmPTE says %s", bytes((double)r->pagetable_bytes, a),
+			 pte, bytes((double)r->vmpte_bytes_of_exact, b));
+	} else {
+		snprintf(line, sizeof(line), "page tables: no pagemap; VmPTE says %s", bytes((double)r->vmpte_bytes, a));
+	}
+	report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	brief_designs(out, r);
+	brief_rules(out, r);
+	report_format_count(r->fork_copy.pte_pages, pte, sizeof(pte));
+	report_format_count(r->fork_copy.ptes, ptes, sizeof(ptes));
+	snprintf(line, sizeof(line), "a fork of every process copies %s PTE pages (%s PTEs) today", pte, ptes);
+	report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	return ferror(out) ? -1 : 0;
+}
+
 int report_write_text(FILE *out, const struct model_result *r, const struct report_options *o)
 {
 	const struct snapshot *s = r->snapshot;
+	text_width = o->width ? o->width : 100;
+	if (o->brief)
+		return write_brief(out, r);
 	static const char *const modes[] = { "none", "present bits only", "pfn" };
 	char headline[512], kernel[sizeof(s->info.kernel) * 4], arch[sizeof(s->info.arch) * 4];
 	escape_text(kernel, sizeof(kernel), s->info.kernel[0] ? s->info.kernel : "?");
