@@ -210,6 +210,18 @@ struct model_file_share {
 	uint64_t mappings;              /* eligible VMAs that took part */
 };
 
+/* Why a rule finds what it finds, stage by stage (the reason behind a zero;
+ * docs/cost-model.md): of the VMAs of the kind it shares, those large
+ * enough (eligible_vmas), those holding a whole window, their partner
+ * groups, and the same mappings grouped without their address. */
+struct sharing_census {
+	uint64_t kind_vmas;             /* pass every test but the size */
+	uint64_t window_vmas;           /* eligible and holding a whole window */
+	uint64_t groups, shared_groups; /* partner groups of them; of two or more VMAs */
+	uint64_t file_groups;           /* same file, offset, length, permissions in 2+ processes */
+	uint64_t file_groups_apart;     /* of them: at a different address in every process */
+};
+
 struct model_sharing {
 	const struct sharing_rule *rule;
 	bool exact;                     /* false: content sharing without PFNs */
@@ -218,6 +230,7 @@ struct model_sharing {
 	uint64_t sharable_bytes;
 	uint64_t pages_in_cow_vmas;     /* share whose VMA holds private COW pages */
 	uint64_t eligible_vmas;
+	struct sharing_census census;   /* partner rules only */
 	struct model_file_share *files; /* sorted by sharable_pages, descending */
 	struct fork_copy fork_copies;   /* every process forking once, under the rule */
 	size_t file_count;

@@ -555,6 +555,79 @@ static int compare_files(const void *a, const void *b)
 	return strcmp(x->path ? x->path : "", y->path ? y->path : "");
 }
 
+/* ---- the census: why a rule finds what it finds ---- */
+
+static int compare_apart_keys(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	const uint64_t xs[] = { x->dev_major, x->dev_minor, x->inode, x->offset, x->length, x->start, x->process };
+	const uint64_t ys[] = { y->dev_major, y->dev_minor, y->inode, y->offset, y->length, y->start, y->process };
+	int c = model_compare_keys(xs, ys, 5);
+	if (!c)
+		c = strcmp(x->perms, y->perms);
+	return c ? c : model_compare_keys(xs + 5, ys + 5, 2);
+}
+
+static bool same_mapping(const struct member *x, const struct member *y)
+{
+	return x->dev_major == y->dev_major && x->dev_minor == y->dev_minor && x->inode == y->inode &&
+	       x->offset == y->offset && x->length == y->length && !strcmp(x->perms, y->perms);
+}
+
+/* The same mappings without their address: groups in two or more processes,
+ * and of them those where no two processes map it at one address (what
+ * address-space randomisation does to a rule that wants the same address). */
+static void census_apart(struct sharing_census *census, struct member *members, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		members[i].length = members[i].vma->end - members[i].vma->start;
+		members[i].start = members[i].vma->start;
+		members[i].offset = members[i].vma->offset;
+	}
+	sort(members, count, sizeof(*members), compare_apart_keys);
+	for (size_t i = 0; i < count;) {
+		size_t j = i + 1, processes = 1;
+		bool together = false;
+		for (; j < count && same_mapping(&members[i], &members[j]); j++) {
+			processes += members[j].process != members[j - 1].process;
+			together |= members[j].start == members[j - 1].start;
+		}
+		if (processes >= 2) {
+			census->file_groups++;
+			census->file_groups_apart += !together;
+		}
+		i = j;
+	}
+}
+
+static void take_census(const struct snapshot *s, const struct sharing_rule *rule, const struct member *members,
+			size_t count, struct sharing_census *census)
+{
+	struct sharing_rule any_size = *rule;
+	any_size.min_bytes = 0;
+	for (size_t i = 0; i < s->process_count; i++)
+		for (size_t v = 0; v < s->processes[i].vma_count; v++)
+			census->kind_vmas += sharing_vma_eligible(&any_size, &s->processes[i].vmas[v]);
+	struct member *windowed = xreallocarray(NULL, count + 1, sizeof(*windowed));
+	size_t n = 0;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t first, end;
+		member_windows(rule, members[i].vma, &first, &end);
+		if (first >= end)
+			continue;
+		windowed[n++] = members[i];
+		/* members are sorted by the rule's key: a group is a run */
+		bool new_group = n == 1 || !same_group(&windowed[n - 2], &windowed[n - 1]);
+		census->groups += new_group;
+		/* a group turns shared when its second member arrives */
+		bool second = !new_group && (n < 3 || !same_group(&windowed[n - 3], &windowed[n - 2]));
+		census->shared_groups += second;
+	}
+	census->window_vmas = n;
+	census_apart(census, windowed, n);
+	free(windowed);
+}
+
 static void share_by_partners(struct model_context *c, struct model_sharing *out, size_t rule_index)
 {
 	const struct snapshot *s = c->snapshot;
@@ -582,6 +655,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 		i = j;
 	}
 	sort(out->files, out->file_count, sizeof(*out->files), compare_files);
+	take_census(s, rule, members, count, &out->census);
 	slots_free(&slots);
 	free(members);
 }

@@ -107,6 +107,68 @@ void report_headline(const struct model_result *r, char *buffer, size_t size)
 		 exact ? "" : " (estimated page tables)");
 }
 
+/* What a rule shares, in words, from its eligibility (never from its id). */
+static const char *rule_kind(const struct sharing_rule *rule)
+{
+	if (rule->hugetlb_only)
+		return "hugetlbfs mapping";
+	if (rule->require_flags & ((uint64_t)1 << VMF_SH))
+		return "shared file mapping";
+	return rule->file_backed ? "file-backed, shared or read-only VMA" : "VMA";
+}
+
+/* The rule that shares the same windows whatever the address (the aligned
+ * what-if), when the comparison has one. */
+static const struct model_sharing *address_free_rule(const struct model_result *r, const struct sharing_rule *rule)
+{
+	for (size_t k = 0; k < r->sharing_count; k++)
+		if (r->sharing[k].rule->partners == PARTNERS_LENGTH &&
+		    r->sharing[k].rule->window_shift == rule->window_shift && r->sharing[k].available)
+			return &r->sharing[k];
+	return NULL;
+}
+
+void report_sharing_reason(const struct model_result *r, size_t k, char *buffer, size_t size)
+{
+	const struct model_sharing *s = &r->sharing[k];
+	const struct sharing_census *c = &s->census;
+	const struct sharing_rule *rule = s->rule;
+	char window[32], least[32], pages[32];
+	buffer[0] = 0;
+	if (!s->available || s->sharable_pages || rule->partners == PARTNERS_CONTENT)
+		return;
+	report_format_bytes((double)((uint64_t)1 << rule->window_shift), window, sizeof(window));
+	report_format_bytes((double)rule->min_bytes, least, sizeof(least));
+	if (!c->kind_vmas) {
+		snprintf(buffer, size, "no %s in this snapshot", rule_kind(rule));
+	} else if (!s->eligible_vmas) {
+		report_format_count(c->kind_vmas, pages, sizeof(pages));
+		snprintf(buffer, size, "%s %s%s, none of at least %s", pages, rule_kind(rule), c->kind_vmas == 1 ? "" : "s",
+			 least);
+	} else if (!c->window_vmas) {
+		report_format_count(s->eligible_vmas, pages, sizeof(pages));
+		snprintf(buffer, size, "%s eligible VMA%s; no %s covers a whole %s window", pages,
+			 s->eligible_vmas == 1 ? "" : "s", rule_kind(rule), window);
+	} else if (rule->partners == PARTNERS_ADDRESS && c->file_groups && c->file_groups_apart == c->file_groups) {
+		const struct model_sharing *aligned = address_free_rule(r, rule);
+		int n = snprintf(buffer, size, "%llu eligible VMAs (%llu with a whole %s window) in %llu groups mapped by "
+				 "several processes; every group is mapped at a different address in each process "
+				 "(address-space randomisation)", (unsigned long long)s->eligible_vmas,
+				 (unsigned long long)c->window_vmas, window, (unsigned long long)c->file_groups);
+		if (aligned && n > 0 && (size_t)n < size) {
+			report_format_count(aligned->sharable_pages, pages, sizeof(pages));
+			snprintf(buffer + n, size - (size_t)n, "; the aligned what-if (%s) would share %s page%s",
+				 aligned->rule->id, pages, aligned->sharable_pages == 1 ? "" : "s");
+		}
+	} else if (!c->shared_groups) {
+		snprintf(buffer, size, "%llu eligible VMA%s with a whole %s window, each mapped by one process only",
+			 (unsigned long long)c->window_vmas, c->window_vmas == 1 ? "" : "s", window);
+	} else {
+		snprintf(buffer, size, "%llu groups of partners, but no window of theirs is populated in two of them",
+			 (unsigned long long)c->shared_groups);
+	}
+}
+
 /* "object rmap" for designs that find file pages through their object,
  * "pte_chains" for the per-page ones. */
 static const char *rmap_kind(const struct rmap_profile *p)

@@ -66,6 +66,14 @@ int report_write(FILE *out, const struct model_result *result, const struct repo
 void report_headline(const struct model_result *result, char *buffer, size_t size);
 void report_headline_rmap(const struct model_result *result, char *buffer, size_t size);
 
+/* Why rule K of the result saves nothing though it was asked, with counts
+ * ("46 eligible VMAs in 11 groups mapped by several processes; every group
+ * is mapped at a different address in each process (address-space
+ * randomisation); the aligned what-if (aligned-what-if) would share 80
+ * pages"); empty when it saves something, is content sharing, or lacks
+ * pagemap. */
+void report_sharing_reason(const struct model_result *result, size_t k, char *buffer, size_t size);
+
 /* "6.9 MiB", "812.0 KiB", "96 B"; never "-0 B". */
 void report_format_bytes(double bytes, char *buffer, size_t size);
 /* "1,773": thousands separators. */

@@ -260,6 +260,7 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 		{ "% of page tables", "percent_of_pagetables", CELL_PERCENT },
 		{ "eligible VMAs", "eligible_vmas", CELL_COUNT },
 		{ "partners", "partners", CELL_TEXT },
+		{ "why nothing", "why_zero", CELL_TEXT },
 		{ "what it is", NULL, CELL_TEXT },
 	};
 	struct json_object *sharing = get(tree, "sharing");

@@ -304,6 +304,9 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 			fputs(cell, out);
 		}
 		fputc('\n', out);
+		report_sharing_reason(r, k, cell, sizeof(cell));
+		if (cell[0])
+			wrapped(out, "      why 0:", cell, 8);
 		if (s->pages_in_cow_vmas) {
 			report_format_count(s->pages_in_cow_vmas, a, sizeof(a));
 			fprintf(out, "%16s   (%s of them in VMAs that hold private copy-on-write pages)\n", "", a);

@@ -233,6 +233,26 @@ static struct json_object *headlines_object(const struct model_result *r)
 	return o;
 }
 
+/* The stages behind the figure, and in words why it is zero (report.c). */
+static void put_census(struct json_object *o, const struct model_result *r, const struct model_sharing *s)
+{
+	if (s->rule->partners == PARTNERS_CONTENT)
+		return;
+	struct json_object *c = json_object_new_object();
+	put_u64(c, "kind_vmas", s->census.kind_vmas);
+	put_u64(c, "eligible_vmas", s->eligible_vmas);
+	put_u64(c, "window_vmas", s->census.window_vmas);
+	put_u64(c, "groups", s->census.groups);
+	put_u64(c, "shared_groups", s->census.shared_groups);
+	put_u64(c, "file_groups", s->census.file_groups);
+	put_u64(c, "file_groups_apart", s->census.file_groups_apart);
+	put(o, "census", c);
+	char reason[1024];
+	report_sharing_reason(r, (size_t)(s - r->sharing), reason, sizeof(reason));
+	if (reason[0])
+		put_string(o, "why_zero", reason);
+}
+
 static struct json_object *sharing_object(const struct model_result *r, const struct model_sharing *s,
 					  const struct report_options *options)
 {
@@ -246,6 +266,7 @@ static struct json_object *sharing_object(const struct model_result *r, const st
 	put_u64(o, "bytes", s->sharable_bytes);
 	put(o, "percent_of_pagetables", decimal(r->sharing_base_bytes > 0 ? 100.0 * (double)s->sharable_bytes / r->sharing_base_bytes : 0));
 	put_u64(o, "eligible_vmas", s->eligible_vmas);
+	put_census(o, r, s);
 	put_u64(o, "pages_in_vmas_with_private_copies", s->pages_in_cow_vmas);
 	put_u64(o, "fork_pte_pages_copied", s->fork_copies.pte_pages);
 	put_u64(o, "fork_ptes_copied", s->fork_copies.ptes);
