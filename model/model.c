@@ -621,6 +621,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	model_counters(&c);
 	finish_designs(&c, sums);
 	model_sharing(&c);
+	model_huge_pages(&c);
 	choose_headline_rule(r);
 
 	free_contents(&c);
@@ -645,5 +646,6 @@ void model_free(struct model_result *r)
 	free(r->process_figures);
 	free(r->designs);
 	free(r->sharing);
+	free(r->segments);
 	free(r);
 }

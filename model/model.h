@@ -80,12 +80,17 @@ struct rmap_profile {
 };
 
 enum sharing_partners { PARTNERS_ADDRESS, PARTNERS_FILE_INDEX, PARTNERS_LENGTH, PARTNERS_CONTENT };
+/* Whether a kernel a user can run has the rule: merged (since a release), a
+ * patch that was proposed, or a bound or what-if that no kernel does. */
+enum sharing_kernel { KERNEL_PROPOSAL, KERNEL_MAINLINE, KERNEL_BOUND, KERNEL_WHAT_IF };
 
 struct sharing_rule {
 	char id[64];
 	char description[512];
 	unsigned window_shift;
 	enum sharing_partners partners;
+	enum sharing_kernel kernel;
+	char since[16];                 /* mainline: the first release with it ("2.6.20") */
 	bool shares_subtree;            /* every page-table page below the window */
 	bool skip_pmd_mapped;
 	bool has_eligibility;           /* false for content sharing: every window */
@@ -145,6 +150,7 @@ uint64_t geometry_addressable_bytes(const struct geometry *geometry);
 uint64_t rmap_page_cost(const struct rmap_profile *profile, uint64_t m, bool anonymous);
 const char *rmap_family_name(enum rmap_family family);
 const char *sharing_partners_name(enum sharing_partners partners);
+const char *sharing_kernel_name(enum sharing_kernel kernel);   /* "mainline", "proposal", ... */
 
 /* ---- exact sums of fractions (PSS-style charging) ---- */
 
@@ -236,6 +242,22 @@ struct model_sharing {
 	size_t file_count;
 };
 
+/* A shared memory segment on huge pages (model/hugepages.c): today's lever
+ * for a database's shared buffers.  "PMD size" is the huge page a PMD entry
+ * maps (2 MiB on x86_64), "next size" the one a PUD entry maps (1 GiB). */
+struct model_segment {
+	const char *path;               /* "/dev/zero (deleted)", "/SYSV...", ... */
+	uint64_t inode;
+	uint64_t bytes;                 /* its largest mapping */
+	size_t mappings;                /* processes mapping it (one VMA each, as a rule) */
+	uint64_t pte_pages;             /* PTE pages that map it now, over its mappings */
+	uint64_t pte_pages_saved_pmd_size; /* of them: freed on PMD-size huge pages */
+	uint64_t pmd_pages_saved_next_size; /* PMD pages also freed on next-size pages */
+	uint64_t pmd_pages_shared;      /* PMD pages hugetlb PMD sharing saves on PMD-size pages */
+	uint64_t touch_all_pte_pages;   /* PTE pages a process touching all of it needs */
+	uint64_t touch_all_pmd_pages;   /* PMD pages it spans */
+};
+
 struct model_process {
 	const struct process *process;
 	bool has_vmpte, exact;          /* exact: figures from pagemap */
@@ -325,6 +347,8 @@ struct model_result {
 	                                                exact tables, or without pagemap their
 	                                                estimate's upper bound (so <= 100 %) */
 	struct model_process *process_figures;       /* one per snapshot process */
+	struct model_segment *segments;              /* shared segments, largest saving first */
+	size_t segment_count;
 	struct fork_copy fork_copy;                  /* every process forking once, no sharing */
 	struct model_counters counters;              /* kernel counters beside the model */
 };

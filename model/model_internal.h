@@ -117,6 +117,7 @@ void model_estimate(struct model_context *context);          /* model/estimate.c
 void model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
 void model_counters(struct model_context *context);          /* model/counters.c */
+void model_huge_pages(struct model_context *context);        /* model/hugepages.c */
 
 
 #endif

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "outputs/report_internal.h"
 
 static const char *const format_names[] = {
@@ -105,6 +106,40 @@ void report_headline(const struct model_result *r, char *buffer, size_t size)
 	snprintf(buffer, size, "shared page tables (%s) would save %s PTE page%s = %s of the %s of page tables%s",
 		 s->rule->id, pages, s->sharable_pages == 1 ? "" : "s", shared, total,
 		 exact ? "" : " (estimated page tables)");
+}
+
+/* "since 2.6.20" for a merged rule, else what it is: "proposal", "bound", "what-if". */
+void report_rule_kernel(const struct sharing_rule *rule, char *buffer, size_t size)
+{
+	if (rule->kernel == KERNEL_MAINLINE)
+		snprintf(buffer, size, "since %s", rule->since);
+	else
+		snprintf(buffer, size, "%s", sharing_kernel_name(rule->kernel));
+}
+
+void report_huge_page_sizes(const struct model_result *r, char *pmd_size, char *next_size, size_t size)
+{
+	const struct geometry *g = r->geometry;
+	report_format_bytes((double)((uint64_t)1 << g->levels[0].shift), pmd_size, size);
+	report_format_bytes(g->level_count > 1 ? (double)((uint64_t)1 << g->levels[1].shift) : 0, next_size, size);
+}
+
+void report_headline_today(const struct model_result *r, char *buffer, size_t size)
+{
+	char shared[32], pages[32], total[32], pmd_size[32], next_size[32], segment_size[32], path[300];
+	buffer[0] = 0;
+	if (!r->segment_count || !r->segments[0].pte_pages_saved_pmd_size)
+		return;
+	const struct model_segment *seg = &r->segments[0];
+	report_huge_page_sizes(r, pmd_size, next_size, sizeof(pmd_size));
+	report_format_count(seg->pte_pages_saved_pmd_size, pages, sizeof(pages));
+	report_format_bytes((double)(seg->pte_pages_saved_pmd_size * MODEL_PAGE_BYTES), shared, sizeof(shared));
+	report_format_bytes((double)r->pagetable_bytes, total, sizeof(total));
+	report_format_bytes((double)seg->bytes, segment_size, sizeof(segment_size));
+	escape_text(path, sizeof(path), seg->path ? seg->path : "?");
+	snprintf(buffer, size, "today: %s (%s, %zu processes) on %s huge pages would free %s PTE page%s = %s of the "
+		 "%s of page tables (a database: PostgreSQL huge_pages=on, an Oracle SGA on hugetlbfs)", path, segment_size, seg->mappings,
+		 pmd_size, pages, seg->pte_pages_saved_pmd_size == 1 ? "" : "s", shared, total);
 }
 
 /* What a rule shares, in words, from its eligibility (never from its id). */

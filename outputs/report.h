@@ -66,6 +66,17 @@ int report_write(FILE *out, const struct model_result *result, const struct repo
 void report_headline(const struct model_result *result, char *buffer, size_t size);
 void report_headline_rmap(const struct model_result *result, char *buffer, size_t size);
 
+/* Today's lever, first: "today: /dev/zero (deleted) (550.1 MiB, 38
+ * processes) on 2.0 MiB huge pages would free 1,662 PTE pages = 6.5 MiB of
+ * the 11.3 MiB of page tables (...)"; empty without a shared segment whose
+ * huge pages would free something. */
+void report_headline_today(const struct model_result *result, char *buffer, size_t size);
+/* Whether a kernel a user can run has the rule: "since 2.6.20" (merged),
+ * else "proposal", "bound" or "what-if" (no kernel does it). */
+void report_rule_kernel(const struct sharing_rule *rule, char *buffer, size_t size);
+/* The two huge page sizes of the result's geometry ("2.0 MiB", "1.0 GiB"). */
+void report_huge_page_sizes(const struct model_result *result, char *pmd_size, char *next_size, size_t size);
+
 /* Why rule K of the result saves nothing though it was asked, with counts
  * ("46 eligible VMAs in 11 groups mapped by several processes; every group
  * is mapped at a different address in each process (address-space

@@ -206,6 +206,29 @@ static void bar_chart(FILE *out, const char *id, const char *title, struct bars 
 	free(bars->values);
 }
 
+/* What a user can do today: the segments' huge-page what-if (from the tree). */
+static void write_today(FILE *out, struct json_object *tree)
+{
+	static const struct column columns[] = {
+		{ "shared segment", "path", CELL_TEXT },
+		{ "size", "bytes", CELL_BYTES },
+		{ "processes", "processes", CELL_COUNT },
+		{ "PTE pages now", "pte_pages", CELL_COUNT },
+		{ "saved on PMD-size huge pages", "saved_bytes_on_pmd_size_pages", CELL_BYTES },
+		{ "saved on the next size", "saved_bytes_on_next_size_pages", CELL_BYTES },
+		{ "PMD pages hugetlb PMD sharing saves", "pmd_pages_saved_by_hugetlb_pmd_sharing", CELL_COUNT },
+		{ "a process touching all of it adds", "touch_all_bytes", CELL_BYTES },
+	};
+	struct json_object *today = get(tree, "today"), *segments = get(today, "segments");
+	size_t n = json_object_array_length(segments);
+	column_header(out, "What you can do today", "today", columns, COLUMN_COUNT(columns));
+	for (size_t i = 0; i < n; i++)
+		column_row(out, json_object_array_get_idx(segments, i), columns, COLUMN_COUNT(columns));
+	fputs("</tbody></table>\n<p class=sentence>", out);
+	text(out, str(today, "text"));
+	fputs("</p>\n", out);
+}
+
 static void write_designs(FILE *out, struct json_object *tree)
 {
 	static const struct column columns[] = {
@@ -260,6 +283,8 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 		{ "% of page tables", "percent_of_pagetables", CELL_PERCENT },
 		{ "eligible VMAs", "eligible_vmas", CELL_COUNT },
 		{ "partners", "partners", CELL_TEXT },
+		{ "in a kernel", "kernel", CELL_TEXT },
+		{ "since", "since", CELL_TEXT },
 		{ "why nothing", "why_zero", CELL_TEXT },
 		{ "what it is", NULL, CELL_TEXT },
 	};
@@ -442,6 +467,7 @@ int report_write_html(FILE *out, struct json_object *tree, const struct model_re
 	text(out, str(snapshot, "source"));
 	fputs(".</p>\n", out);
 	write_headlines(out, tree);
+	write_today(out, tree);
 	write_designs(out, tree);
 	write_sharing(out, tree, o, r);
 	struct report_view view;

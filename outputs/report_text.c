@@ -425,7 +425,8 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 		snprintf(line + n, sizeof(line) - (size_t)n, " matching /%s/ (of %zu)", pattern, r->processes);
 	}
 	fprintf(out, "%s\n", line);
-	fprintf(out, "%8s %-8s %9s %9s  %9s %9s %9s  %s\n", "pid", "user", "VmPTE", "model", "Rss", "Pss", "sharable",
+	/* pid 7 wide (pid_max is at most 4,194,304), user 8 as ps(1) */
+	fprintf(out, "%7s %-8s %9s %9s  %9s %9s %9s  %s\n", "pid", "user", "VmPTE", "model", "Rss", "Pss", "sharable",
 		"command");
 	for (size_t i = 0; i < limit; i++) {
 		const struct model_process *p = &r->process_figures[v->order[i]];
@@ -436,8 +437,8 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 			snprintf(user, sizeof(user), "%.8s", name);   /* ps(1)'s 8 columns */
 		else if (q->has_status && q->status.has_uid)
 			snprintf(user, sizeof(user), "%u", q->status.uid);
-		command_cell(q, TEXT_WIDTH - 70, cell, sizeof(cell));
-		fprintf(out, "%8d %-8s %9s %9s%c %9s %9s %9s  %s\n", q->pid, user,
+		command_cell(q, TEXT_WIDTH - 69, cell, sizeof(cell));
+		fprintf(out, "%7d %-8s %9s %9s%c %9s %9s %9s  %s\n", q->pid, user,
 			p->has_vmpte ? bytes((double)p->vmpte_bytes, a) : "-", p->exact ? bytes((double)p->pagetable_bytes, b) : "-",
 			p->exact && p->has_vmpte && p->vmpte_bytes != p->pagetable_bytes ? '!' : ' ',
 			bytes((double)p->rss_bytes, c), bytes((double)p->pss_bytes, d), bytes(sharable_bytes(r, p), e), cell);
@@ -532,6 +533,76 @@ static void write_counters(FILE *out, const struct model_result *r)
 	      "  after the processes: upper = the larger, lower = the smaller - slack\n\n", out);
 }
 
+/* ---- what a user can do today: huge pages per shared segment, the cost
+ * of one more process, the rules a kernel one can run has ---- */
+
+static void write_segments(FILE *out, const struct model_result *r)
+{
+	char pmd_size[32], next_size[32], a[32], b[32], c[32], d[32], e[32], path[300], line[1024];
+	report_huge_page_sizes(r, pmd_size, next_size, sizeof(pmd_size));
+	fprintf(out, "  %-22s %9s %5s %9s  %s\n", "shared segment", "size", "procs", "PTE pages",
+		"saved on huge pages of");
+	fprintf(out, "  %-22s %9s %5s %9s %10s %10s %13s\n", "", "", "", "now", pmd_size, next_size, "+PMD sharing");
+	for (size_t i = 0; i < r->segment_count && i < 5; i++) {
+		const struct model_segment *seg = &r->segments[i];
+		escape_text(path, sizeof(path), seg->path ? seg->path : "?");
+		report_format_count(seg->pte_pages, a, sizeof(a));
+		fprintf(out, "  %-22.22s %9s %5zu %9s %10s %10s %13s\n", path, bytes((double)seg->bytes, b), seg->mappings, a,
+			bytes((double)(seg->pte_pages_saved_pmd_size * MODEL_PAGE_BYTES), c),
+			bytes((double)((seg->pte_pages_saved_pmd_size + seg->pmd_pages_saved_next_size) * MODEL_PAGE_BYTES), d),
+			bytes((double)((seg->pte_pages_saved_pmd_size + seg->pmd_pages_shared) * MODEL_PAGE_BYTES), e));
+	}
+	if (!r->segment_count)
+		return;
+	const struct model_segment *seg = &r->segments[0];
+	escape_text(path, sizeof(path), seg->path ? seg->path : "?");
+	report_format_count(seg->touch_all_pte_pages, a, sizeof(a));
+	snprintf(line, sizeof(line), "each process that touches all of %s adds %s PTE pages = %s of page tables "
+		 "(one per %s it spans); on %s huge pages none", path, a,
+		 bytes((double)(seg->touch_all_pte_pages * MODEL_PAGE_BYTES), b), pmd_size, pmd_size);
+	wrapped(out, "  ", line, 4);
+	snprintf(line, sizeof(line), "saved = the PTE pages that map nothing but the segment (on %s pages also "
+		 "such PMD pages); +PMD sharing = on %s pages with hugetlb PMD sharing of each whole %s window "
+		 "inside it among its processes (docs/cost-model.md section 5).", next_size, pmd_size, next_size);
+	wrapped(out, "  ", line, 4);
+}
+
+static void write_rule_kernels(FILE *out, const struct model_result *r)
+{
+	char line[2048], kernel[64], pages[32], why[1024];
+	for (int pass = 0; pass < 2; pass++) {
+		size_t n = (size_t)snprintf(line, sizeof(line), "%s", pass == 0 ? "sharing rules in kernels you can run:"
+									   : "not in any kernel:");
+		size_t listed = 0;
+		for (size_t k = 0; k < r->sharing_count && n < sizeof(line); k++) {
+			const struct model_sharing *s = &r->sharing[k];
+			if ((s->rule->kernel == KERNEL_MAINLINE) != (pass == 0))
+				continue;
+			report_rule_kernel(s->rule, kernel, sizeof(kernel));
+			report_format_count(s->sharable_pages, pages, sizeof(pages));
+			report_sharing_reason(r, k, why, sizeof(why));
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s (%s) %s pages%s%s%s", listed++ ? ";" : "",
+					      s->rule->id, kernel, s->available ? pages : "-", pass == 0 && why[0] ? " (" : "",
+					      pass == 0 ? why : "", pass == 0 && why[0] ? ")" : "");
+		}
+		if (!listed && n < sizeof(line))
+			snprintf(line + n, sizeof(line) - n, " none in this comparison");
+		wrapped(out, "  ", line, 4);
+	}
+}
+
+static void write_today(FILE *out, const struct model_result *r)
+{
+	fputs("What you can do today\n", out);
+	if (r->segment_count)
+		write_segments(out, r);
+	else
+		fputs(r->has_pagemap ? "  no shared memory segment of a huge page or more (MAP_SHARED shmem, System V, "
+				       "memfd, /dev/shm)\n" : "  huge pages per shared segment: needs pagemap\n", out);
+	write_rule_kernels(out, r);
+	fputc('\n', out);
+}
+
 /* ---- --brief: the answer for a mail, at most 80 columns and about 20 lines ---- */
 
 #define BRIEF_WIDTH 80
@@ -556,7 +627,7 @@ static void brief_designs(FILE *out, const struct model_result *r)
 
 static void brief_rules(FILE *out, const struct model_result *r)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], kernel[32];
 	fputs("page-table pages each sharing rule would save:\n", out);
 	for (size_t k = 0; k < r->sharing_count; k++) {
 		const struct model_sharing *sh = &r->sharing[k];
@@ -567,7 +638,9 @@ static void brief_rules(FILE *out, const struct model_result *r)
 		report_format_count(sh->sharable_pages, a, sizeof(a));
 		double tables = r->sharing_base_bytes;
 		report_format_percent(tables > 0 ? 100.0 * (double)sh->sharable_bytes / tables : 0, false, c, sizeof(c));
-		fprintf(out, "  %-16.16s %9s pages %10s %7s\n", sh->rule->id, a, bytes((double)sh->sharable_bytes, b), c);
+		report_rule_kernel(sh->rule, kernel, sizeof(kernel));
+		fprintf(out, "  %-16.16s %9s pages %10s %7s  %s\n", sh->rule->id, a, bytes((double)sh->sharable_bytes, b), c,
+			kernel);
 	}
 }
 
@@ -582,6 +655,9 @@ static int write_brief(FILE *out, const struct model_result *r)
 	snprintf(line, sizeof(line), "ptscope: %s: kernel %s, %s, %zu processes", source, kernel, snapshot_arch(r),
 		 r->processes);
 	report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	report_headline_today(r, line, sizeof(line));
+	if (line[0])
+		report_wrap(out, "", line, 2, BRIEF_WIDTH);
 	report_headline(r, line, sizeof(line));
 	if (line[0])
 		report_wrap(out, "", line, 2, BRIEF_WIDTH);
@@ -627,6 +703,9 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 		escape_fputs(escape_text, s->first_bad ? s->first_bad : "?", out);
 		fputc('\n', out);
 	}
+	report_headline_today(r, headline, sizeof(headline));
+	if (headline[0])
+		wrapped(out, "", headline, 2);
 	report_headline(r, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);
@@ -634,6 +713,7 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 	if (headline[0])
 		wrapped(out, "", headline, 2);
 	fputc('\n', out);
+	write_today(out, r);
 	write_pagetables(out, r);
 	write_counters(out, r);
 	write_designs(out, r, o);

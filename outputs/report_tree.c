@@ -207,6 +207,40 @@ static struct json_object *headline_object(const struct model_result *r,
 	return h;
 }
 
+/* What a user can do today: huge pages per shared segment
+ * (model/hugepages.c), and its sentence when it frees something. */
+static struct json_object *today_object(const struct model_result *r)
+{
+	struct json_object *o = json_object_new_object(), *segments = json_object_new_array();
+	char text[1024];
+	report_headline_today(r, text, sizeof(text));
+	if (text[0])
+		put_string(o, "text", text);
+	const struct geometry *g = r->geometry;
+	put_u64(o, "pmd_huge_page_bytes", (uint64_t)1 << g->levels[0].shift);
+	put_u64(o, "next_huge_page_bytes", g->level_count > 1 ? (uint64_t)1 << g->levels[1].shift : 0);
+	for (size_t i = 0; i < r->segment_count; i++) {
+		const struct model_segment *seg = &r->segments[i];
+		struct json_object *x = json_object_new_object();
+		put_string(x, "path", seg->path);
+		put_u64(x, "inode", seg->inode);
+		put_u64(x, "bytes", seg->bytes);
+		put_u64(x, "processes", seg->mappings);
+		put_u64(x, "pte_pages", seg->pte_pages);
+		put_u64(x, "pte_pages_saved_on_pmd_size_pages", seg->pte_pages_saved_pmd_size);
+		put_u64(x, "pmd_pages_saved_on_next_size_pages", seg->pmd_pages_saved_next_size);
+		put_u64(x, "pmd_pages_saved_by_hugetlb_pmd_sharing", seg->pmd_pages_shared);
+		put_u64(x, "saved_bytes_on_pmd_size_pages", seg->pte_pages_saved_pmd_size * MODEL_PAGE_BYTES);
+		put_u64(x, "saved_bytes_on_next_size_pages",
+			(seg->pte_pages_saved_pmd_size + seg->pmd_pages_saved_next_size) * MODEL_PAGE_BYTES);
+		put_u64(x, "touch_all_pte_pages", seg->touch_all_pte_pages);
+		put_u64(x, "touch_all_bytes", seg->touch_all_pte_pages * MODEL_PAGE_BYTES);
+		json_object_array_add(segments, x);
+	}
+	put(o, "segments", segments);
+	return o;
+}
+
 /* The two headlines: their sentence and the figures in it. */
 static struct json_object *headlines_object(const struct model_result *r)
 {
@@ -259,6 +293,9 @@ static struct json_object *sharing_object(const struct model_result *r, const st
 	struct json_object *o = json_object_new_object();
 	put_string(o, "id", s->rule->id);
 	put_string(o, "partners", sharing_partners_name(s->rule->partners));
+	put_string(o, "kernel", sharing_kernel_name(s->rule->kernel));
+	if (s->rule->since[0])
+		put_string(o, "since", s->rule->since);
 	put_u64(o, "window_bytes", (uint64_t)1 << s->rule->window_shift);
 	put_bool(o, "available", s->available);
 	put_bool(o, "exact", s->exact);
@@ -389,6 +426,7 @@ struct json_object *report_build(const struct model_result *r, const struct repo
 	report_headline(r, headline, sizeof(headline));
 	put_string(root, "headline", headline);
 	put(root, "headlines", headlines_object(r));
+	put(root, "today", today_object(r));
 	put(root, "snapshot", snapshot_object(r));
 	put(root, "totals", totals_object(r));
 	put(root, "pagetable_estimate", estimate_object(&r->pagetable_estimate, (double)r->pagetable_bytes,

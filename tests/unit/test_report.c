@@ -779,8 +779,8 @@ static void test_text(void)
 	expect_text(text, "\n  today                             10 / 54\n");
 	/* --per-process: 56.0 KiB of VmPTE and model, Rss 1839104 B = 1.8 MiB,
 	 * sharable 1 page = 4.0 KiB */
-	expect_text(text, "\n    5969 0         56.0 KiB  56.0 KiB    1.8 MiB ");
-	expect_text(text, "\n    5970 0         56.0 KiB  56.0 KiB    1.8 MiB ");
+	expect_text(text, "\n   5969 0         56.0 KiB  56.0 KiB    1.8 MiB ");
+	expect_text(text, "\n   5970 0         56.0 KiB  56.0 KiB    1.8 MiB ");
 	expect_text(text, "   4.0 KiB  sleep 1000\n");
 	expect_text(text, "Processes by pagetables: 2 of 2\n");
 	/* and the fork table per process: 5 PTE pages today */
