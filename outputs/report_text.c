@@ -219,10 +219,10 @@ static void write_work(FILE *out, const struct model_result *r, const struct rep
 		const struct model_design *m = &r->designs[i];
 		if (!design_shown(r, m, o))
 			continue;
-		report_format_count(m->fork_rmap_calls, a, sizeof(a));
-		report_format_count(m->fork_chain_allocations, b, sizeof(b));
-		report_format_count(m->fork_anon_vma_calls, c, sizeof(c));
-		report_format_count(m->exit_rmap_calls, d, sizeof(d));
+		report_format_count(m->work.fork_rmap_calls, a, sizeof(a));
+		report_format_count(m->work.fork_chain_allocations, b, sizeof(b));
+		report_format_count(m->work.fork_anon_vma_calls, c, sizeof(c));
+		report_format_count(m->work.exit_rmap_calls, d, sizeof(d));
 		fprintf(out, "%-*s %14s %16s %15s %14s\n", width, m->profile->id, a, b, c, d);
 	}
 	wrapped(out, "  ", "fork rmap = page_add_rmap or _mapcount updates; allocations = pte_chain objects, blocks or "
