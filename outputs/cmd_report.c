@@ -31,7 +31,7 @@
 
 static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
-	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
+	      "                      [--format text|xml|json|csv|html|openmetrics] [-o FILE] [--skip-bad]\n"
 	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX]\n"
 	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE] [--brief]\n"
 	      "\n"
@@ -47,9 +47,10 @@ static const char usage_text[] =
 	      "  --per-process          a row per process\n"
 	      "  --per-file             every file that contributes sharable pages\n"
 	      "  --all-designs          text: the designs of every architecture, not only the snapshot's\n"
-	      "  --format F             text (default), xml, json, csv or html\n"
+	      "  --format F             text (default), xml, json, csv, html or openmetrics (Prometheus\n"
+	      "                         text exposition, node_exporter's textfile collector)\n"
 	      "  -o FILE                write to FILE (atomically) instead of stdout; its extension\n"
-	      "                         (.txt .json .xml .csv .html) is the format unless --format is given\n"
+	      "                         (.txt .json .xml .csv .html .prom) is the format unless --format is given\n"
 	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n"
 	      "  --sort FIELD           process and group order: pagetables (default), vmpte, rss, pss,\n"
 	      "                         sharable, pte_chain (largest first), pid, command\n"
@@ -109,7 +110,7 @@ static int format_from_path(const char *path, enum report_format *format)
 {
 	if (report_format_from_path(path, format) >= 0)
 		return 0;
-	fprintf(stderr, "ptscope: report: %s: unknown extension (.txt .json .xml .csv .html, or give --format)\n",
+	fprintf(stderr, "ptscope: report: %s: unknown extension (.txt .json .xml .csv .html .prom, or give --format)\n",
 		path);
 	return 1;
 }
@@ -262,7 +263,7 @@ int cmd_report(int argc, char **argv)
 		case 'f':
 			format_given = true;
 			if (report_format_parse(optarg, &report.format)) {
-				fprintf(stderr, "ptscope: report: unknown format '%s' (text, xml, json, csv, html)\n", optarg);
+				fprintf(stderr, "ptscope: report: unknown format '%s' (text, xml, json, csv, html, openmetrics)\n", optarg);
 				status = 1;
 			}
 			break;

@@ -11,7 +11,7 @@
 
 static const char *const format_names[] = {
 	[REPORT_TEXT] = "text", [REPORT_XML] = "xml", [REPORT_JSON] = "json",
-	[REPORT_CSV] = "csv", [REPORT_HTML] = "html",
+	[REPORT_CSV] = "csv", [REPORT_HTML] = "html", [REPORT_METRICS] = "openmetrics",
 };
 
 int report_format_parse(const char *name, enum report_format *format)
@@ -30,7 +30,7 @@ int report_format_from_path(const char *path, enum report_format *format)
 {
 	static const struct { const char *extension; enum report_format format; } extensions[] = {
 		{ "txt", REPORT_TEXT }, { "json", REPORT_JSON }, { "xml", REPORT_XML },
-		{ "csv", REPORT_CSV }, { "html", REPORT_HTML },
+		{ "csv", REPORT_CSV }, { "html", REPORT_HTML }, { "prom", REPORT_METRICS },
 	};
 	const char *base = strrchr(path, '/');
 	const char *dot = strrchr(base ? base + 1 : path, '.');
@@ -270,6 +270,7 @@ int report_write(FILE *out, const struct model_result *result, const struct repo
 	case REPORT_XML:  status = report_write_xml(out, tree); break;
 	case REPORT_CSV:  status = report_write_csv(out, tree, options); break;
 	case REPORT_HTML: status = report_write_html(out, tree, result, options); break;
+	case REPORT_METRICS: status = report_write_metrics(out, tree); break;
 	default:          status = write_json(out, tree); break;
 	}
 	json_object_put(tree);

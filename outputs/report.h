@@ -14,7 +14,7 @@
 
 #include "model/model.h"
 
-enum report_format { REPORT_TEXT, REPORT_XML, REPORT_JSON, REPORT_CSV, REPORT_HTML };
+enum report_format { REPORT_TEXT, REPORT_XML, REPORT_JSON, REPORT_CSV, REPORT_HTML, REPORT_METRICS };
 
 /* --sort: the process (and group) order. */
 enum report_sort { SORT_PAGETABLES, SORT_VMPTE, SORT_RSS, SORT_PSS, SORT_SHARABLE, SORT_PTE_CHAIN,
@@ -50,7 +50,7 @@ int report_filter_check(const char *regex, char *message, size_t size);
 /* "text", "json", ... -> format; -1 when unknown. */
 int report_format_parse(const char *name, enum report_format *format);
 
-/* -o FILE's extension (.txt .json .xml .csv .html) -> format: 0; 1 when the
+/* -o FILE's extension (.txt .json .xml .csv .html .prom) -> format: 0; 1 when the
  * name has no extension; -1 when the extension is none of these. */
 int report_format_from_path(const char *path, enum report_format *format);
 

@@ -25,6 +25,9 @@ int report_write_xml(FILE *out, struct json_object *tree);
  * (default), per process (--per-process), per file (--per-file) or per
  * group (--group-by); every row starts with host, kernel and captured_at. */
 int report_write_csv(FILE *out, struct json_object *tree, const struct report_options *options);
+/* Prometheus text exposition (OpenMetrics' # EOF at the end): HELP and TYPE
+ * lines, host and kernel labels (report_metrics.c). */
+int report_write_metrics(FILE *out, struct json_object *tree);
 /* HTML: one self-contained page a person reads (report_html.c). */
 int report_write_html(FILE *out, struct json_object *tree, const struct model_result *result,
 		      const struct report_options *options);

@@ -90,7 +90,7 @@ EOS
 	expect 'ptscope rep|report '
 	expect 'ptscope |--help --version callgraph capture help info profiles report '
 	expect 'ptscope report --form|--format '
-	expect 'ptscope report --format |csv html json text xml '
+	expect 'ptscope report --format |csv html json openmetrics text xml '
 	expect 'ptscope report --profile 6.1-x86|6.1-x86_64 6.1-x86_64-la57 '
 	expect 'ptscope callgraph --format t|tree '
 	expect 'ptscope help pro|profiles '
@@ -100,7 +100,7 @@ EOS
 	expect 'ptscope report --sort p|pagetables pid pss pte_chain '
 	expect 'ptscope report --group-by |cgroup command user '
 	# every format completion offers, report accepts
-	for f in csv html json text xml; do
+	for f in csv html json openmetrics text xml; do
 		ptscope report --format $f "$tmp/self.tar" > /dev/null 2>&1 || fail "report --format $f (offered by completion)"
 	done
 fi
