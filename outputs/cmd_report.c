@@ -27,7 +27,10 @@
 #include "model/model.h"
 #include "outputs/report.h"
 
+#include <json-c/json.h>
+
 #define MAX_SELECTED 256
+#define MAX_SERIES 1024
 
 static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
@@ -59,9 +62,11 @@ static const char usage_text[] =
 	      "  --group-by KEY         sums per user (captured uid), cgroup (PID/cgroup) or command\n"
 	      "  --callgraph TREE       html: embed the rmap-path diagram of kernel TREE with this\n"
 	      "                         snapshot's fork and exit counts (ptscope callgraph --overlay-events)\n"
+	      "  SNAP1 SNAP2 ...         a series: a row per snapshot in capture order (page tables,\n"
+	      "                         VmPTE, rmap, huge pages, each rule); CSV in long form, HTML a chart\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
-	      "                         by command line then comm, files by path\n";
+	      "                         by command line then comm, files by path; repeated, a series\n";
 
 struct selection {
 	char kind[MAX_SELECTED];        /* 'r' rmap design, 's' sharing rule */
@@ -190,6 +195,60 @@ static int callgraph_svg(const char *tree, const char *snapshot, struct buffer *
 	return status;
 }
 
+/* One snapshot of a series: read, modelled, its point kept, the rest freed. */
+static int series_point(const char *path, const struct model_options *options, const struct read_options *read,
+			struct json_object **point)
+{
+	struct snapshot *snapshot = NULL;
+	struct model_result *result = NULL;
+	struct error error;
+	int status = 0;
+	if (snapshot_read(path, read, &snapshot, &error)) {
+		error_print(&error);
+		status = (int)error.status;
+	} else if (model_run(snapshot, options, &result, &error)) {
+		fprintf(stderr, "ptscope: %s: %s\n", snapshot->source, error.message);
+		status = (int)error.status;
+	} else {
+		*point = report_series_point(result);
+	}
+	model_free(result);
+	snapshot_free(snapshot);
+	return status;
+}
+
+static int run_series(const char **paths, size_t count, struct profile_set *set, struct selection *chosen,
+		      struct report_options *report, const struct read_options *read, const char *output)
+{
+	if (report->per_process || report->per_file || report->group_by != GROUP_NONE || report->brief ||
+	    report->format == REPORT_METRICS || report->filter) {
+		fputs("ptscope: report: a series is one row per snapshot: no --per-process, --per-file, --group-by,\n"
+		      "  --filter, --brief or --format openmetrics\n", stderr);
+		return 1;
+	}
+	const struct rmap_profile *designs[MAX_SELECTED];
+	const struct sharing_rule *rules[MAX_SELECTED];
+	struct model_options options = { .profiles = set, .top_files = 1 };
+	resolve(set, chosen, designs, rules, &options);
+	struct json_object *points[MAX_SERIES] = { NULL };
+	int status = 0;
+	for (size_t i = 0; i < count && !status; i++) {
+		if (read->progress)
+			fprintf(stderr, "\rreport: snapshot %zu of %zu", i + 1, count);
+		status = series_point(paths[i], &options, read, &points[i]);
+	}
+	if (read->progress)
+		fputc('\n', stderr);
+	if (!status) {
+		report->series = report_build_series(points, count);
+		status = write_output(output, NULL, report);
+		json_object_put(report->series);
+	}
+	for (size_t i = 0; i < count; i++)
+		json_object_put(points[i]);
+	return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -208,6 +267,8 @@ int cmd_report(int argc, char **argv)
 	struct selection chosen = { 0 };
 	struct error error;
 	const char *output = NULL, *versus = NULL, *callgraph = NULL;
+	const char *versus_list[MAX_SERIES];
+	size_t versus_count = 0;
 	bool format_given = false;
 	int c, status = 0;
 
@@ -223,7 +284,15 @@ int cmd_report(int argc, char **argv)
 		case 'F': report.per_file = true; break;
 		case 'A': report.all_designs = true; break;
 		case 'B': report.brief = true; break;
-		case 'V': versus = optarg; break;
+		case 'V':
+			versus = optarg;
+			if (versus_count == MAX_SERIES) {
+				fprintf(stderr, "ptscope: report: at most %d snapshots in a series\n", MAX_SERIES);
+				status = 1;
+			} else {
+				versus_list[versus_count++] = optarg;
+			}
+			break;
 		case 'C': callgraph = optarg; break;
 		case 'S':
 			report.sort_given = true;
@@ -289,9 +358,20 @@ int cmd_report(int argc, char **argv)
 		fputs("ptscope: report: --callgraph embeds the diagram in --format html only\n", stderr);
 		status = 1;
 	}
-	if (!status && argc - optind > 1) {
-		fprintf(stderr, "ptscope: report: one snapshot at a time ('%s' is extra)\n", argv[optind + 1]);
-		status = 1;
+	/* two snapshots or more (positional, or --versus repeated): a series,
+	 * every one of them read, none dropped */
+	if (!status && (argc - optind > 1 || versus_count > 1)) {
+		size_t given = (size_t)(argc - optind);
+		if (versus_count + given > MAX_SERIES) {
+			fprintf(stderr, "ptscope: report: at most %d snapshots in a series\n", MAX_SERIES);
+			status = 1;
+		} else {
+			for (size_t i = 0; i < given; i++)
+				versus_list[versus_count++] = argv[optind + (int)i];
+			status = run_series(versus_list, versus_count, &set, &chosen, &report, &read, output);
+		}
+		profiles_free(&set);
+		return status;
 	}
 	struct snapshot *snapshot = NULL, *baseline = NULL;
 	uint64_t available = memory_available_bytes();

@@ -256,6 +256,8 @@ static int write_json(FILE *out, struct json_object *tree)
 
 int report_write(FILE *out, const struct model_result *result, const struct report_options *options)
 {
+	if (options->series)
+		return report_write_series(out, options->series, options->format);
 	if (options->format == REPORT_TEXT && !options->versus)
 		return report_write_text(out, result, options) || ferror(out) ? -1 : 0;
 	struct json_object *tree = options->versus ? report_build_versus(result, options->versus, options)

@@ -14,6 +14,7 @@
 
 #include "model/model.h"
 
+struct json_object;
 enum report_format { REPORT_TEXT, REPORT_XML, REPORT_JSON, REPORT_CSV, REPORT_HTML, REPORT_METRICS };
 
 /* --sort: the process (and group) order. */
@@ -37,6 +38,7 @@ struct report_options {
 	const char *callgraph_svg;      /* html: the rmap-path diagram to embed (an SVG document), or NULL */
 	const struct model_result *versus; /* --versus BEFORE: compare with it (NULL: no comparison) */
 	bool brief;                     /* text: the answer alone, <= 80 columns, about 20 lines */
+	struct json_object *series;     /* a series' tree (report_build_series): written instead */
 	int width;                      /* text: columns to wrap prose at (COLUMNS); 0: 100 */
 };
 
@@ -53,6 +55,14 @@ int report_format_parse(const char *name, enum report_format *format);
 /* -o FILE's extension (.txt .json .xml .csv .html .prom) -> format: 0; 1 when the
  * name has no extension; -1 when the extension is none of these. */
 int report_format_from_path(const char *path, enum report_format *format);
+
+/* A series (report SNAP1 SNAP2 ..., report_series.c): each result's point,
+ * taken at once so its snapshot can be freed (json-c objects, the caller
+ * puts them), then one tree of the points in capture order, written in
+ * FORMAT (openmetrics is refused by the command). */
+struct json_object *report_series_point(const struct model_result *result);
+struct json_object *report_build_series(struct json_object **points, size_t count);
+int report_write_series(FILE *out, struct json_object *tree, enum report_format format);
 
 /* Write the report; 0, or -1 with errno set by the failing write. */
 int report_write(FILE *out, const struct model_result *result, const struct report_options *options);
