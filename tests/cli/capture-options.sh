@@ -34,6 +34,8 @@ if [ -r /proc/$a/cgroup ]; then want="$want $a/cgroup $c/cgroup"; fi
 if [ "$(id -u)" -eq 0 ]; then want="$want kpages"; fi
 # slabinfo (0400) as root; slub beside it, for the real /proc
 if [ -r /proc/slabinfo ]; then want="$want slabinfo slub"; fi
+# the names of the processes' uids and gids, when this host's NSS names them
+if getent passwd "$(awk '/^Uid:/ { print $2 }' /proc/$a/status)" > /dev/null; then want="$want users"; fi
 want=$(echo "$want meminfo snapshot.info version" | tr ' ' '\n' | sort | tr '\n' ' ')
 [ "$(members "$tmp/two.tar")" = "$want" ] || fail "members '$(members "$tmp/two.tar")', want '$want'"
 "$PTSCOPE" info "$tmp/two.tar" > "$tmp/info" || fail "info cannot read the capture"
