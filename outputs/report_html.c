@@ -206,6 +206,79 @@ static void bar_chart(FILE *out, const char *id, const char *title, struct bars 
 	free(bars->values);
 }
 
+/* The text report's sections the tables above do not carry, from the same
+ * tree: page tables beside VmPTE, the smaps estimate with its bounds, the
+ * kernel's counters, rmap work per event, what a fork copies per rule. */
+static void write_pagetables(FILE *out, struct json_object *tree)
+{
+	struct json_object *t = get(tree, "totals"), *e = get(tree, "pagetable_estimate"), *k = get(tree, "kernel_counters");
+	fputs("<h2>Page tables</h2>\n<table id=pagetables><tbody>\n", out);
+	headline_row(out, "pt-exact", "page tables, exact from pagemap", num(t, "pagetable_bytes"), true);
+	headline_row(out, "pt-vmpte", "VmPTE, the kernel's count", num(t, "vmpte_bytes"), true);
+	headline_row(out, "pt-pte-pages", "PTE pages", num(t, "pte_pages"), false);
+	headline_row(out, "pt-upper-pages", "higher-level pages", num(t, "upper_level_pages"), false);
+	headline_row(out, "pt-matching", "processes whose VmPTE matches to the page", num(t, "processes_pagetable_exact"),
+		     false);
+	headline_row(out, "pt-estimate", "smaps-only estimate", num(e, "point"), true);
+	headline_row(out, "pt-estimate-lower", "its lower bound", num(e, "lower"), true);
+	headline_row(out, "pt-estimate-upper", "its upper bound", num(e, "upper"), true);
+	if (get(k, "meminfo_pagetables_bytes")) {
+		headline_row(out, "pt-meminfo", "meminfo PageTables (the kernel's counter)", num(k, "meminfo_pagetables_bytes"),
+			     true);
+		headline_row(out, "pt-remainder", "of it not these processes' tables", num(k, "pagetables_remainder_bytes"),
+			     true);
+	}
+	fputs("</tbody></table>\n<p class=legend>", out);
+	text(out, str(e, "method"));
+	fputs("</p>\n", out);
+}
+
+static void write_work(FILE *out, struct json_object *tree)
+{
+	static const struct column columns[] = {
+		{ "design", "id", CELL_TEXT },
+		{ "fork rmap", "work_per_event.fork_rmap_calls", CELL_COUNT },
+		{ "fork allocations", "work_per_event.fork_chain_allocations", CELL_COUNT },
+		{ "fork anon_vma", "work_per_event.fork_anon_vma_calls", CELL_COUNT },
+		{ "exit rmap", "work_per_event.exit_rmap_calls", CELL_COUNT },
+	};
+	struct json_object *designs = get(tree, "designs");
+	const char *arch = str(get(tree, "snapshot"), "arch");
+	column_header(out, "rmap work if every process forked once and exited once", "work", columns,
+		      COLUMN_COUNT(columns));
+	for (size_t i = 0; i < json_object_array_length(designs); i++) {
+		struct json_object *d = json_object_array_get_idx(designs, i), *w = get(d, "work_per_event");
+		if (arch[0] && strcmp(str(d, "arch"), arch))
+			continue;
+		fputs("<tr>", out);
+		text_cell(out, str(d, "id"));
+		count_cell(out, num(w, "fork_rmap_calls"));
+		count_cell(out, num(w, "fork_chain_allocations"));
+		count_cell(out, num(w, "fork_anon_vma_calls"));
+		count_cell(out, num(w, "exit_rmap_calls"));
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+static void write_fork_copies(FILE *out, struct json_object *tree)
+{
+	static const struct column columns[] = {
+		{ "under", NULL, CELL_TEXT }, { "PTE pages copied", NULL, CELL_COUNT }, { "PTEs copied", NULL, CELL_COUNT },
+	};
+	struct json_object *t = get(tree, "totals"), *pages = get(t, "fork_pte_pages_copied"),
+			   *ptes = get(t, "fork_ptes_copied");
+	column_header(out, "What a fork of every process copies", "forks", columns, COLUMN_COUNT(columns));
+	json_object_object_foreach(pages, rule, value) {
+		fputs("<tr>", out);
+		text_cell(out, !strcmp(rule, "none") ? "today" : rule);
+		count_cell(out, json_object_get_int64(value));
+		count_cell(out, num(ptes, rule));
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
 /* What a user can do today: the segments' huge-page what-if (from the tree). */
 static void write_today(FILE *out, struct json_object *tree)
 {
@@ -468,8 +541,11 @@ int report_write_html(FILE *out, struct json_object *tree, const struct model_re
 	fputs(".</p>\n", out);
 	write_headlines(out, tree);
 	write_today(out, tree);
+	write_pagetables(out, tree);
 	write_designs(out, tree);
+	write_work(out, tree);
 	write_sharing(out, tree, o, r);
+	write_fork_copies(out, tree);
 	struct report_view view;
 	if (report_view_build(&view, r, o))
 		return -1;
