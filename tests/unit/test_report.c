@@ -613,8 +613,10 @@ static void test_csv(void)
 	char *text = render_fixture(&l, &options, &length);
 	struct csv_table t;
 	parse_csv(text, length, &t);
-	/* a row per design, after the header; every row names host, kernel, time */
-	CU_ASSERT_EQUAL(t.row_count, 1 + BUILTIN_DESIGNS);
+	/* a row per design, after the header, then the host's totals (112 KiB of
+	 * page tables: 114688 B); every row names host, kernel, time */
+	CU_ASSERT_EQUAL(t.row_count, 1 + BUILTIN_DESIGNS + 1);
+	CU_ASSERT_STRING_EQUAL(csv_value(&t, "id", "(host totals)", "pagetable_bytes"), "114688");
 	CU_ASSERT_STRING_EQUAL(csv_cell(&t, 0, 0), "host");
 	CU_ASSERT_STRING_EQUAL(csv_cell(&t, 0, 1), "kernel");
 	CU_ASSERT_STRING_EQUAL(csv_cell(&t, 0, 2), "captured_at");
