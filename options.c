@@ -18,64 +18,9 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/names.h"
 #include "base/output.h"
 #include "commands.h"
-
-/* Edit distance with adjacent transpositions (optimal string alignment),
- * the measure git and GNU tools use for suggestions; bounded word lengths. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	enum { LONGEST = 64 };
-	size_t n = strlen(a), m = strlen(b);
-	if (n >= LONGEST || m >= LONGEST)
-		return (size_t)-1;
-	size_t d[LONGEST + 1][LONGEST + 1];
-	for (size_t i = 0; i <= n; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= m; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= n; i++) {
-		for (size_t j = 1; j <= m; j++) {
-			size_t cost = a[i - 1] != b[j - 1];
-			size_t best = d[i - 1][j - 1] + cost;
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[n][m];
-}
-
-const char *closest_name(const char *word, const char *const *first_name, size_t count, size_t stride)
-{
-	const char *best = NULL;
-	size_t best_distance = (size_t)-1, length = strlen(word);
-	/* close: at most a third of the word wrong (at least one edit); or the
-	 * word starts one name and no other */
-	size_t allowed = length / 3 ? length / 3 : 1;
-	const char *prefix_of = NULL;
-	size_t prefixes = 0;
-	for (size_t i = 0; i < count; i++) {
-		const char *name = *(const char *const *)((const char *)first_name + i * stride);
-		size_t distance = edit_distance(word, name);
-		if (distance < best_distance) {
-			best_distance = distance;
-			best = name;
-		}
-		if (length && !strncmp(name, word, length)) {
-			prefix_of = name;
-			prefixes++;
-		}
-	}
-	if (best && best_distance <= allowed)
-		return best;
-	return prefixes == 1 ? prefix_of : NULL;
-}
 
 static size_t option_count(const struct option *options)
 {
@@ -216,6 +161,46 @@ int command_option_error(const char *command, const char *usage_text, const char
 	}
 	print_usage_lines(command, usage_text);
 	return 1;
+}
+
+void command_options_getopt(const struct command_option *table, struct option *long_options, size_t size,
+			    char *short_options, size_t short_size)
+{
+	size_t count = 0, used = 0;
+	for (; table[count].name && count + 1 < size; count++) {
+		const struct command_option *o = &table[count];
+		long_options[count] = (struct option){ o->name, o->has_arg, NULL, o->val };
+		if (o->val < 128 && used + 3 < short_size) {
+			short_options[used++] = (char)o->val;
+			if (o->has_arg == required_argument)
+				short_options[used++] = ':';
+		}
+	}
+	long_options[count] = (struct option){ NULL, 0, NULL, 0 };
+	short_options[used] = '\0';
+}
+
+void command_options_print(FILE *out, const struct command_option *table)
+{
+	enum { HELP_COLUMN = 24 };
+	for (const struct command_option *o = table; o->name; o++) {
+		char head[64];
+		int n = o->val < 128 ? snprintf(head, sizeof(head), "  -%c, --%s", o->val, o->name)
+				     : snprintf(head, sizeof(head), "      --%s", o->name);
+		if (o->value && n > 0 && (size_t)n < sizeof(head))
+			snprintf(head + n, sizeof(head) - (size_t)n, " %s", o->value);
+		if (strlen(head) >= HELP_COLUMN - 1)
+			fprintf(out, "%s\n%*s", head, HELP_COLUMN, "");
+		else
+			fprintf(out, "%-*s ", HELP_COLUMN - 1, head);
+		for (const char *line = o->help; *line;) {
+			size_t length = strcspn(line, "\n");
+			fprintf(out, "%.*s\n", (int)length, line);
+			line += length;
+			if (*line == '\n' && *++line)
+				fprintf(out, "%*s", HELP_COLUMN, "");
+		}
+	}
 }
 
 /* Why the first write to stdout failed (ENOSPC, EPIPE when SIGPIPE is

@@ -34,7 +34,7 @@
 
 #include "analyzer/internal.h"
 
-#define CACHE_MAGIC "ptscope-facts 3\n"
+#define CACHE_MAGIC "ptscope-facts 4\n"
 
 uint64_t cache_key(const struct tu_job *job, uint64_t salt)
 {
@@ -67,6 +67,10 @@ void cache_serialise(const struct tu_facts *facts, struct buffer *out)
 	if (facts->first_error) {
 		buffer_add(out, "error ", 6);
 		add_line_text(out, facts->first_error);
+	}
+	for (size_t i = 0; i < facts->error_sites.count; i++) {
+		buffer_add(out, "E ", 2);
+		add_line_text(out, facts->error_sites.items[i]);
 	}
 	for (size_t i = 0; i < facts->input_count; i++) {
 		const struct tu_input *input = &facts->inputs[i];
@@ -174,6 +178,11 @@ static bool parse_record(struct tu_facts *facts, char *line)
 		};
 		return true;
 	}
+	case 'E':
+		if (line[1] != ' ' || facts->error_sites.count >= TU_ERROR_SITES)
+			return false;
+		cg_list_add(&facts->error_sites, line + 2);
+		return true;
 	case 'e':
 		if (!strncmp(line, "error ", 6)) {
 			free(facts->first_error);

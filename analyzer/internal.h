@@ -114,8 +114,11 @@ struct tu_facts {
 	size_t errors, warnings;
 	size_t unresolved_pointer_calls;   /* through variables, not fields */
 	char *first_error;
+	struct cg_list error_sites;        /* "FILE:LINE: message" of each distinct error,
+					      at most TU_ERROR_SITES (FILE as clang opened it) */
 	bool failed;                       /* libclang produced no AST */
 };
+#define TU_ERROR_SITES 64
 
 void tu_facts_free(struct tu_facts *facts);
 /* Record path (stat now) as one of the unit's inputs. */
@@ -221,7 +224,9 @@ struct graph_request {
 	const struct cg_list *excludes;  /* functions left out of every path; may be NULL */
 	int depth;
 	bool all;
-	bool shortest;              /* only shortest paths from each entry to each sink */
+	bool shortest;              /* one shortest path from each entry to each sink */
+	const struct cg_list *checked;         /* typed names and patterns that must name something */
+	const struct cg_list *checked_options; /* the option each came with: "--entry" */
 };
 struct callgraph *graph_build(struct tu_job *jobs, size_t job_count,
 			      const struct graph_request *request);

@@ -35,16 +35,20 @@ struct layout {
 	const char *target;           /* clang target */
 	const char *debian_config;    /* in /usr/src/linux-config-V.P/ */
 	const char *supplied;         /* symbols assumed for a tree with no configuration */
+	const char *defconfig;        /* the arch's default configuration, relative to the
+				       tree: arch/ARCH/defconfig until 2.6.23, then configs/ */
 };
 
 static const struct layout layouts[] = {
 	{ "x86", NULL, "x86_64-linux-gnu", "config.amd64_none_amd64.xz",
-	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT" },
+	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT",
+	  "arch/x86/configs/x86_64_defconfig" },
 	/* before 2.6.24 x86_64 had its own folder beside i386 */
 	{ "x86_64", "CONFIG_X86_64", "x86_64-linux-gnu", "config.amd64_none_amd64.xz",
-	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT" },
+	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT",
+	  "arch/x86_64/defconfig" },
 	{ "i386", NULL, "i386-linux-gnu", "config.i386_none_686.xz",
-	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_32" },
+	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_32", "arch/i386/defconfig" },
 };
 
 /* Fault handlers by era: 2.6.24-2.6.27 split x86 into _32 and _64. */
@@ -210,12 +214,31 @@ static int find_config(const struct analyzer_options *options, const char *root,
 		return kconfig_read(debian, config, error);
 	}
 	free(debian);
+	/* the arch's defconfig is the configuration a fresh tree builds with
+	 * ("make defconfig"); a minimal one (3.x+, savedefconfig) leaves out
+	 * what Kconfig defaults to, so the MMU symbols are still added where
+	 * it does not set them */
+	char *defconfig = join(root, layout->defconfig);
+	bool has_defconfig = cg_is_file(defconfig);
+	if (has_defconfig && kconfig_read(defconfig, config, error)) {
+		free(defconfig);
+		return -1;
+	}
+	struct buffer added = { 0 };
 	char *symbols = xstrdup(layout->supplied), *save = NULL;
 	for (char *name = strtok_r(symbols, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+		if (kconfig_get(config, name))
+			continue;
 		kconfig_set(config, name, "y");
 		plan->symbols_supplied++;
+		buffer_printf(&added, "%s%s", added.length ? " " : "", name);
 	}
-	plan->config = xasprintf("none found; supplied %s", layout->supplied);
+	if (has_defconfig)
+		plan->config = added.length ? xasprintf("%s; supplied %s", defconfig, added.data) : xstrdup(defconfig);
+	else
+		plan->config = xasprintf("none found; supplied %s", layout->supplied);
+	free(defconfig);
+	buffer_free(&added);
 	free(symbols);
 	return 0;
 }
@@ -410,6 +433,11 @@ static void tree_arguments(const char *root, const struct layout *layout, const 
 	cg_list_add(arguments, makefile_says(root, "-std=gnu11") ? "-std=gnu11" : "-std=gnu89");
 	cg_list_add(arguments, "-D__KERNEL__");
 	cg_list_add(arguments, "-ferror-limit=0");
+	/* gcc merged a regparm() that only some declarations of a function
+	 * carry (2.5's FASTCALL(smp_send_reschedule) against asm/smp.h's plain
+	 * one); clang refuses the mix.  A calling convention changes no call,
+	 * so the attribute is read as a harmless one. */
+	cg_list_add(arguments, "-Dregparm(n)=__unused__");
 	static const char *const includes[] = {
 		"arch/%s/include", "arch/%s/include/generated", "include", "arch/%s/include/uapi",
 		"arch/%s/include/generated/uapi", "include/uapi", "include/generated/uapi",
@@ -419,11 +447,17 @@ static void tree_arguments(const char *root, const struct layout *layout, const 
 		add_include(arguments, root, folder);
 		free(folder);
 	}
-	/* arch and asmgen (generated <asm/...> headers) stand in for old trees' include/asm */
-	static const char *const shims[] = { "config", "generic", "uapi", "arch", "asmgen" };
-	for (size_t i = 0; i < sizeof(shims) / sizeof(shims[0]); i++)
-		if (i < 3 || old_asm)
-			cg_list_add_owned(arguments, xasprintf("-I%s/%s", shim, shims[i]));
+	/* arch and asmgen (generated <asm/...> headers) stand in for old trees'
+	 * include/asm symlink, which kbuild searched before anything else: they
+	 * come before the generic fallback, or <asm/page.h> of a 2.4-2.6.23 tree
+	 * would find include/asm-generic/page.h instead of the arch's own */
+	cg_list_add_owned(arguments, xasprintf("-I%s/config", shim));
+	if (old_asm) {
+		cg_list_add_owned(arguments, xasprintf("-I%s/arch", shim));
+		cg_list_add_owned(arguments, xasprintf("-I%s/asmgen", shim));
+	}
+	cg_list_add_owned(arguments, xasprintf("-I%s/generic", shim));
+	cg_list_add_owned(arguments, xasprintf("-I%s/uapi", shim));
 	char *kconfig_h = join(root, "include/linux/kconfig.h");
 	cg_list_add(arguments, "-include");
 	if (cg_is_file(kconfig_h))
@@ -671,6 +705,19 @@ static void kbuild_arguments(const struct kbuild *kbuild, const char *root, cons
 		free(values[v]);
 	}
 	free(object);
+	/* 2.4's Rules.make compiled the objects listed in export-objs with
+	 * -DEXPORT_SYMTAB; without it EXPORT_SYMBOL() expands to a deliberate
+	 * syntax error ("error this_object_must_be_defined_as_export_objs...") */
+	char *exports = kbuild_get(kbuild, "export-objs");
+	char *wanted = xasprintf("%.*s.o", (int)strcspn(base, "."), base), *save = NULL;
+	bool listed = false;
+	for (char *word = exports ? strtok_r(exports, " \t", &save) : NULL; word && !listed;
+	     word = strtok_r(NULL, " \t", &save))
+		listed = !strcmp(word, wanted);
+	if (listed && !cg_list_has(arguments, "-DEXPORT_SYMTAB"))
+		cg_list_add(arguments, "-DEXPORT_SYMTAB");
+	free(wanted);
+	free(exports);
 }
 
 /*

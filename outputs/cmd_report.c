@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
+#include "outputs/bench.h"
 #include "outputs/report.h"
 
 #include <json-c/json.h>
@@ -35,7 +36,7 @@
 static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html|openmetrics] [-o FILE] [--skip-bad]\n"
-	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX]\n"
+	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX] [--calibration FILE]\n"
 	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE] [--brief]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
@@ -64,6 +65,8 @@ static const char usage_text[] =
 	      "                         snapshot's fork and exit counts (ptscope callgraph --overlay-events)\n"
 	      "  SNAP1 SNAP2 ...         a series: a row per snapshot in capture order (page tables,\n"
 	      "                         VmPTE, rmap, huge pages, each rule); CSV in long form, HTML a chart\n"
+	      "  --calibration FILE     text: a time section, what a fork of every process costs today and\n"
+	      "                         under each sharing rule at the prices of `ptscope bench --calibrate`\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
 	      "                         by command line then comm, files by path; repeated, a series\n";
@@ -158,7 +161,8 @@ static int write_output(const char *path, const struct model_result *result, con
 		return STATUS_INTERNAL;  /* an output failure, as a write that fails later */
 	}
 	FILE *out = output_stream(&output);
-	if (!out || report_write(out, result, options) != 0) {
+	if (!out || report_write(out, result, options) != 0 ||
+	    (options->calibration && bench_write_time(out, result, options->calibration, options->calibration_path))) {
 		int saved = output.write_errno ? output.write_errno : errno;   /* the failed write's own */
 		output_discard(&output);
 		if (path && strcmp(path, "-"))
@@ -221,9 +225,9 @@ static int run_series(const char **paths, size_t count, struct profile_set *set,
 		      struct report_options *report, const struct read_options *read, const char *output)
 {
 	if (report->per_process || report->per_file || report->group_by != GROUP_NONE || report->brief ||
-	    report->format == REPORT_METRICS || report->filter) {
+	    report->format == REPORT_METRICS || report->filter || report->calibration_path) {
 		fputs("ptscope: report: a series is one row per snapshot: no --per-process, --per-file, --group-by,\n"
-		      "  --filter, --brief or --format openmetrics\n", stderr);
+		      "  --filter, --brief, --calibration or --format openmetrics\n", stderr);
 		return 1;
 	}
 	const struct rmap_profile *designs[MAX_SELECTED];
@@ -258,7 +262,8 @@ int cmd_report(int argc, char **argv)
 		{ "all-designs", no_argument, NULL, 'A' }, { "versus", required_argument, NULL, 'V' },
 		{ "sort", required_argument, NULL, 'S' },    { "top", required_argument, NULL, 'T' },
 		{ "filter", required_argument, NULL, 'R' },  { "group-by", required_argument, NULL, 'G' },
-		{ "callgraph", required_argument, NULL, 'C' }, { "brief", no_argument, NULL, 'B' },
+		{ "callgraph", required_argument, NULL, 'C' }, { "calibration", required_argument, NULL, 'K' },
+		{ "brief", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -266,7 +271,8 @@ int cmd_report(int argc, char **argv)
 	struct profile_set set = { 0 };
 	struct selection chosen = { 0 };
 	struct error error;
-	const char *output = NULL, *versus = NULL, *callgraph = NULL;
+	const char *output = NULL, *versus = NULL, *callgraph = NULL, *calibration_path = NULL;
+	static struct calibration calibration;
 	const char *versus_list[MAX_SERIES];
 	size_t versus_count = 0;
 	bool format_given = false;
@@ -294,6 +300,7 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'C': callgraph = optarg; break;
+		case 'K': calibration_path = optarg; break;
 		case 'S':
 			report.sort_given = true;
 			if (report_sort_parse(optarg, &report.sort)) {
@@ -358,6 +365,16 @@ int cmd_report(int argc, char **argv)
 		fputs("ptscope: report: --callgraph embeds the diagram in --format html only\n", stderr);
 		status = 1;
 	}
+	if (!status && calibration_path && (report.format != REPORT_TEXT || versus)) {
+		fputs("ptscope: report: --calibration adds its time section to the text report (no --format, no --versus)\n",
+		      stderr);
+		status = 1;
+	}
+	if (!status && calibration_path && calibration_read(calibration_path, &calibration, &error)) {
+		error_print(&error);
+		status = (int)error.status;
+	}
+	report.calibration_path = calibration_path;   /* a series refuses it */
 	/* two snapshots or more (positional, or --versus repeated): a series,
 	 * every one of them read, none dropped */
 	if (!status && (argc - optind > 1 || versus_count > 1)) {
@@ -409,6 +426,8 @@ int cmd_report(int argc, char **argv)
 			status = write_output(output, result, &report);
 		} else if (!callgraph) {
 			report.versus = before;
+			report.calibration = calibration_path ? &calibration : NULL;
+			report.calibration_path = calibration_path;
 			status = write_output(output, result, &report);
 		}
 		free(diagram.data);

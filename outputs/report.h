@@ -15,6 +15,8 @@
 #include "model/model.h"
 
 struct json_object;
+struct calibration;
+
 enum report_format { REPORT_TEXT, REPORT_XML, REPORT_JSON, REPORT_CSV, REPORT_HTML, REPORT_METRICS };
 
 /* --sort: the process (and group) order. */
@@ -40,6 +42,8 @@ struct report_options {
 	bool brief;                     /* text: the answer alone, <= 80 columns, about 20 lines */
 	struct json_object *series;     /* a series' tree (report_build_series): written instead */
 	int width;                      /* text: columns to wrap prose at (COLUMNS); 0: 100 */
+	const struct calibration *calibration; /* --calibration: a time section after the text (bench.h) */
+	const char *calibration_path;
 };
 
 /* "pss" -> SORT_PSS ...; "user" -> GROUP_USER ...; -1 when unknown. */
