@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -209,6 +210,10 @@ static int stdout_errno;
 
 void command_open_stdout(void)
 {
+	/* Past `ulimit -f` the kernel sends SIGXFSZ, which ends the process
+	 * silently (exit 153) with a partial file; ignored, the write fails with
+	 * EFBIG and the output reports it (status 2) and leaves nothing. */
+	signal(SIGXFSZ, SIG_IGN);
 	FILE *stream = output_stream_over(STDOUT_FILENO, &stdout_errno);
 	/* as glibc's stdout: line by line on a terminal, else in blocks */
 	if (isatty(STDOUT_FILENO))

@@ -59,15 +59,17 @@ struct cg_summary {
 	size_t files_cached;         /* taken from the cache */
 	size_t files_failed;         /* libclang could not parse at all */
 	size_t errors, warnings;     /* clang diagnostics (counted, never fatal) */
-	size_t flags_dropped;        /* gcc-only flags filtered from compile commands */
+	size_t flags_dropped;        /* compile-database words not on the flag allowlist */
+	const char *flags_dropped_names; /* the first distinct ones, space-separated, or NULL */
 	size_t config_symbols_supplied; /* MMU symbols supplied for a tree without config */
 	size_t indirect_sites;       /* call sites through function-pointer fields */
 	size_t indirect_unresolved;  /* ... that no stored function was found for */
 	size_t functions, calls;     /* whole graph before pruning to rmap paths */
 	const char *first_error;     /* one example diagnostic, or NULL */
 	const char *libclang;        /* "libclang-19.so.1 (Debian clang version 19.1.4)" */
-	const char *cache_refused;   /* the cache folder that could not be made (nothing was
-	                                cached this run; the command says so), or NULL */
+	const char *cache_refused;   /* "PATH: why" when the cache folder cannot serve (not
+	                                private, cannot be made): nothing was cached this
+	                                run and the command says so; else NULL */
 };
 
 /* A call through a function-pointer field that no parsed file stores a

@@ -486,7 +486,7 @@ static void sort_graph(struct callgraph *graph)
 		order[i].node = graph->nodes[i];
 		order[i].old = i;
 	}
-	qsort(order, count, sizeof(*order), compare_nodes);   /* node is the first member */
+	array_sort(order, count, sizeof(*order), compare_nodes);   /* node is the first member */
 	size_t *renumber = xmalloc((count + 1) * sizeof(size_t));
 	for (size_t i = 0; i < count; i++) {
 		graph->nodes[i] = order[i].node;
@@ -496,7 +496,7 @@ static void sort_graph(struct callgraph *graph)
 		graph->edges[i].from = renumber[graph->edges[i].from];
 		graph->edges[i].to = renumber[graph->edges[i].to];
 	}
-	qsort(graph->edges, graph->edge_count, sizeof(struct cg_edge), compare_edges);
+	array_sort(graph->edges, graph->edge_count, sizeof(struct cg_edge), compare_edges);
 	free(order);
 	free(renumber);
 }

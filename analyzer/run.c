@@ -3,12 +3,15 @@
  * index per thread, units handed out through one atomic counter), cache,
  * merge, mark the rmap paths.
  */
+#include <errno.h>
 #include <ftw.h>
 #include <json.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyzer/internal.h"
@@ -98,13 +101,37 @@ static int parse_all(struct source_plan *plan, const struct analyzer_options *op
 	return 0;
 }
 
+/* $XDG_CACHE_HOME/ptscope, ~/.cache/ptscope; with neither variable set
+ * (cron, systemd) the user's home from the password database, never a
+ * shared folder such as /tmp.  NULL when there is none. */
 static char *default_cache_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	if (xdg && *xdg)
 		return xasprintf("%s/ptscope", xdg);
 	const char *home = getenv("HOME");
-	return xasprintf("%s/.cache/ptscope", home && *home ? home : "/tmp");
+	if (!home || !*home) {
+		struct passwd *entry = getpwuid(geteuid());
+		home = entry && entry->pw_dir && entry->pw_dir[0] == '/' ? entry->pw_dir : NULL;
+	}
+	return home ? xasprintf("%s/.cache/ptscope", home) : NULL;
+}
+
+/* Make the cache folder (private when new) and check that it is private;
+ * NULL, or why it cannot serve (caller frees). */
+static char *prepare_cache(const char *cache_dir)
+{
+	char *why = NULL;
+	char *parent = xstrdup(cache_dir);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	bool made = (!slash || slash == parent || cg_make_dirs(parent)) &&
+		    (mkdir(cache_dir, 0700) == 0 || errno == EEXIST);
+	free(parent);
+	if (!made)
+		return xasprintf("%s: cannot create the cache folder", cache_dir);
+	return cache_folder_private(cache_dir, &why) ? NULL : why;
 }
 
 /* The plan as a compile_commands.json, so other tools (clang -fsyntax-only,
@@ -259,6 +286,15 @@ static void summarise(struct callgraph *graph, const struct source_plan *plan,
 	summary->release = graph_keep_text(graph, plan->release ? plan->release : "");
 	summary->files = plan->job_count;
 	summary->flags_dropped = plan->flags_dropped;
+	if (plan->dropped_names.count) {
+		struct buffer names = { 0 };
+		for (size_t i = 0; i < plan->dropped_names.count; i++)
+			buffer_printf(&names, "%s%s", i ? " " : "", plan->dropped_names.items[i]);
+		if (plan->dropped_names_more)
+			buffer_printf(&names, " ...");
+		summary->flags_dropped_names = graph_keep_text(graph, names.data);
+		buffer_free(&names);
+	}
 	summary->config_symbols_supplied = plan->symbols_supplied;
 	for (size_t i = 0; i < plan->job_count; i++) {
 		const struct tu_job *job = &plan->jobs[i];
@@ -288,9 +324,10 @@ static void remove_tree(const char *path)
 
 /*
  * The cache folder for a run.  The configuration shim needs a folder even
- * with --no-cache: without a writable cache, a scratch folder (scratch, of
- * SCRATCH_TEMPLATE's size) serves this run and nothing is cached; *refused
- * then names the cache folder asked for (the caller says so), else NULL.
+ * with --no-cache: without a private cache folder (cache.c), a scratch
+ * folder (scratch, of SCRATCH_TEMPLATE's size, made private by mkdtemp)
+ * serves this run and nothing is cached; *refused then says which folder
+ * and why ("PATH: owned by another user"; the caller says so), else NULL.
  */
 char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char **refused,
 			  struct error *error)
@@ -298,17 +335,22 @@ char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char 
 	*refused = NULL;
 	char *cache_dir = options->cache_dir ? xstrdup(options->cache_dir) : default_cache_dir();
 	strcpy(scratch, SCRATCH_TEMPLATE);
-	if (cg_make_dirs(cache_dir))
+	char *why = cache_dir ? prepare_cache(cache_dir)
+			      : xstrdup("no home folder (HOME, XDG_CACHE_HOME and the password database say none)");
+	if (!why)
 		return cache_dir;
 	if (!mkdtemp(scratch)) {
-		error_internal(error, cache_dir, 0, "cannot create the cache folder, nor %s", scratch);
+		error_internal(error, cache_dir ? cache_dir : scratch, 0, "cannot create the cache folder, nor %s",
+			       scratch);
 		free(cache_dir);
+		free(why);
 		return NULL;
 	}
 	if (options->use_cache)
-		*refused = cache_dir;
+		*refused = why;
 	else
-		free(cache_dir);
+		free(why);
+	free(cache_dir);
 	options->use_cache = false;
 	return xstrdup(scratch);
 }

@@ -450,6 +450,15 @@ static int read_text(const char *path, struct buffer *text, struct reader *reade
 	uint64_t total_line = 0;
 	bool data_seen = false;
 	unsigned long number = 0;
+	/* random bytes held lines of some shape (4 MiB of them read as two symbols) */
+	const char *nul = memchr(text->data, '\0', text->length);
+	if (nul) {
+		unsigned long line_of_nul = 1;
+		for (const char *p = text->data; p < nul; p++)
+			line_of_nul += *p == '\n';
+		input_error_set(error, path, NULL, line_of_nul, "binary data: not a profile text");
+		return -1;
+	}
 	for (char *line = text->data, *end; line < text->data + text->length; line = end + 1) {
 		end = memchr(line, '\n', (size_t)(text->data + text->length - line));
 		if (!end)
@@ -467,6 +476,11 @@ static int read_text(const char *path, struct buffer *text, struct reader *reade
 		enum shape shape = read_line(line, &r);
 		if (shape == SHAPE_NONE || (format && shape != format))
 			continue;
+		if (!shapes[shape].counts && !(r.weight <= 100.0)) {
+			input_error_set(error, path, NULL, number, "a share of %g%%: no share is more than 100%%",
+					r.weight);
+			return -1;
+		}
 		format = shape;
 		data_seen = true;
 		if (shapes[shape].counts && !strcmp(r.symbol, "total")) {
@@ -492,9 +506,7 @@ int perf_samples_read(const char *path, struct perf_samples *samples, struct err
 	struct buffer text = { 0 };
 	struct reader reader = { .samples = samples };
 	memset(samples, 0, sizeof(*samples));
-	int problem = file_read_at(AT_FDCWD, path, &text);
-	if (problem) {
-		input_error_set(error, path, NULL, 0, "%s", strerror(problem));
+	if (file_read_input(path, "profile of samples", FILE_LIMIT_PERF_REPORT_BYTES, &text, error)) {
 		buffer_free(&text);
 		return -1;
 	}

@@ -309,8 +309,7 @@ static enum graph_format choose_format(const struct arguments *a)
 static void say_cache_refused(const struct callgraph *graph)
 {
 	if (graph->summary.cache_refused)
-		fprintf(stderr, "ptscope: %s: cannot create the cache folder; caching nothing this run\n",
-			graph->summary.cache_refused);
+		fprintf(stderr, "ptscope: %s; caching nothing this run\n", graph->summary.cache_refused);
 }
 
 static void print_summary(const struct callgraph *graph)
@@ -325,7 +324,8 @@ static void print_summary(const struct callgraph *graph)
 	fprintf(stderr, "ptscope: callgraph: diagnostics counted, not fatal: %zu errors, %zu warnings",
 		s->errors, s->warnings);
 	if (s->flags_dropped)
-		fprintf(stderr, "; %zu gcc-only flags dropped", s->flags_dropped);
+		fprintf(stderr, "; %zu compile-database words dropped (not on the flag allowlist: %s)",
+			s->flags_dropped, s->flags_dropped_names ? s->flags_dropped_names : "");
 	fprintf(stderr, "%s%s\n", s->first_error ? "; first: " : "", s->first_error ? s->first_error : "");
 	for (size_t i = 0; i < graph->error_file_count; i++) {
 		const struct cg_error_file *e = &graph->error_files[i];

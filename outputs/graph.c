@@ -127,25 +127,25 @@ static void set(void *object, const char *name, const char *value)
 	free(clean);
 }
 
+/* The cluster of node `node`'s file.  Nodes are sorted by file and come
+ * in order, so the previous node's cluster is reused while the file stays
+ * the same (one comparison a node, not a walk back over its file's nodes);
+ * the first node of a file names its cluster. */
 static Agraph_t *cluster_for(Agraph_t *graph, Agraph_t **clusters, const struct callgraph *cg,
 			     size_t node)
 {
-	/* nodes are sorted by file: the first node of a file owns its cluster */
-	size_t first = node;
-	while (first > 0 && !strcmp(cg->nodes[first - 1].file, cg->nodes[node].file))
-		first--;
-	if (!clusters[first]) {
-		char name[64];
-		snprintf(name, sizeof(name), "cluster_%zu", first);
-		clusters[first] = agsubg(graph, name, 1);
-		set(clusters[first], "label", cg->nodes[node].file);
-		set(clusters[first], "style", "rounded,filled");
-		set(clusters[first], "fillcolor", "#f7f7f2");
-		set(clusters[first], "color", "#b0b0a8");
-		set(clusters[first], "fontname", "Helvetica-Bold");
-		set(clusters[first], "fontsize", "12");
-	}
-	return clusters[first];
+	if (node > 0 && clusters[node - 1] && !strcmp(cg->nodes[node - 1].file, cg->nodes[node].file))
+		return clusters[node] = clusters[node - 1];
+	char name[64];
+	snprintf(name, sizeof(name), "cluster_%zu", node);
+	Agraph_t *cluster = clusters[node] = agsubg(graph, name, 1);
+	set(cluster, "label", cg->nodes[node].file);
+	set(cluster, "style", "rounded,filled");
+	set(cluster, "fillcolor", "#f7f7f2");
+	set(cluster, "color", "#b0b0a8");
+	set(cluster, "fontname", "Helvetica-Bold");
+	set(cluster, "fontsize", "12");
+	return cluster;
 }
 
 /* 30109 -> "30,109": counts of this size are read at a glance with separators. */

@@ -56,6 +56,7 @@ static const struct summary_field {
 	{ "errors", offsetof(struct cg_summary, errors), SUMMARY_NUMBER },
 	{ "warnings", offsetof(struct cg_summary, warnings), SUMMARY_NUMBER },
 	{ "flags_dropped", offsetof(struct cg_summary, flags_dropped), SUMMARY_NUMBER },
+	{ "flags_dropped_names", offsetof(struct cg_summary, flags_dropped_names), SUMMARY_OPTIONAL_TEXT },
 	{ "config_symbols_supplied", offsetof(struct cg_summary, config_symbols_supplied), SUMMARY_NUMBER },
 	{ "indirect_sites", offsetof(struct cg_summary, indirect_sites), SUMMARY_NUMBER },
 	{ "indirect_unresolved", offsetof(struct cg_summary, indirect_unresolved), SUMMARY_NUMBER },

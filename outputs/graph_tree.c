@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/array.h"
 #include "base/escape.h"
 #include "outputs/graph.h"
 #include "outputs/report.h"
@@ -199,7 +200,7 @@ static bool write_tree(const struct callgraph *graph, const struct graph_overlay
 		if (graph->edges[e].from != graph->edges[e].to)
 			called[edge_next(&graph->edges[e], callers)] = true;
 	}
-	qsort(w.order, edges, sizeof(size_t), compare_edges);
+	array_sort(w.order, edges, sizeof(size_t), compare_edges);
 	for (size_t k = 0, node = 0; node <= nodes; node++) {
 		while (k < edges && edge_owner(&graph->edges[w.order[k]], callers) < node)
 			k++;
@@ -211,7 +212,7 @@ static bool write_tree(const struct callgraph *graph, const struct graph_overlay
 	for (size_t n = 0; n < nodes; n++)
 		if (graph->nodes[n].role == root_role && (callers || !called[n]))
 			roots[root_count++] = n;
-	qsort(roots, root_count, sizeof(size_t), compare_roots);
+	array_sort(roots, root_count, sizeof(size_t), compare_roots);
 	for (size_t r = 0; r < root_count; r++)
 		expand(&w, roots[r], 0, NULL);
 	/* entries only reachable from each other (a cycle), then anything left */
