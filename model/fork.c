@@ -7,7 +7,8 @@
  * Today: fork copies the present and swap PTEs of the VMAs the snapshot's
  * own design copies (lazy fork since 2.6.14 skips VMAs without an anon_vma,
  * model_fork_copies), into one fresh PTE page per window that holds one;
- * PMD-mapped windows (THP) have no PTE page and are left out.  Under a
+ * a PMD-mapped anonymous THP copies its PMD and one deposited PTE page (no
+ * PTE), a PMD-mapped file or shmem THP nothing (copy_huge_pmd).  Under a
  * partner rule, the windows the rule shares for an eligible VMA are shared
  * with the child instead of copied (the child becomes a partner), so neither
  * their PTEs nor their PTE pages are copied.  Content sharing ("identical")
@@ -52,7 +53,14 @@ static void visit_segment(struct model_context *c, const struct segment *seg, vo
 	uint64_t ptes = seg->figures->present + seg->figures->swap;
 	uint64_t window = seg->base >> c->pte_shift;
 	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[seg->process], window);
-	if (!ptes || kind == PMD_FILE || kind == PMD_ANON)
+	/* copy_huge_pmd: a file or shmem PMD is not copied (the child faults
+	 * it again); an anonymous one is, with one PTE page deposited for it
+	 * (pte_alloc_one + pgtable_trans_huge_deposit) and no PTE */
+	if (kind == PMD_FILE)
+		return;
+	if (kind == PMD_ANON)
+		ptes = 0;
+	else if (!ptes)
 		return;
 	add_copy(&mp->fork_copy, &walk->window, window, ptes);
 	uint64_t at = seg->base + content_records(c, seg->content)[seg->first].vaddr;   /* offsets in the chunk */

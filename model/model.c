@@ -398,6 +398,18 @@ bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma
 	       (vma && (vma->vm_flags & profile->fork_copy_flags));
 }
 
+/* rmap calls of a segment: one per mapped PTE, but one per PMD-mapped THP
+ * (copy_huge_pmd -> folio_try_dup_anon_rmap_pmd at fork, zap_huge_pmd ->
+ * folio_remove_rmap_pmd at exit), counted on the segment holding the
+ * window's first slot. */
+static uint64_t segment_calls(struct model_context *c, const struct segment *seg, enum pmd_kind kind)
+{
+	if (kind != PMD_FILE && kind != PMD_ANON)
+		return seg->figures->mapped;
+	uint64_t window_mask = ((uint64_t)1 << c->pte_shift) - 1;
+	return seg->first == 0 && (seg->base & window_mask) == 0 && seg->figures->mapped;
+}
+
 static void visit_work(struct model_context *c, const struct segment *seg, void *data)
 {
 	(void)data;
@@ -408,13 +420,20 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
 		return;
 	bool has_anon_vma = seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas];
+	const struct process *p = &c->snapshot->processes[seg->process];
+	enum pmd_kind kind = window_pmd_kind(c, p, seg->base >> c->pte_shift);
+	uint64_t calls = segment_calls(c, seg, kind);
+	uint64_t anon_calls = kind == PMD_ANON ? calls : kind == PMD_FILE ? 0 : f->mapped_anon;
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct model_design *design = &r->designs[d];
-		design->exit_rmap_calls += f->mapped;
-		if (!model_fork_copies(design->profile, seg->vma, has_anon_vma))
+		design->exit_rmap_calls += calls;
+		design->exit_rmap_pages += f->mapped;
+		/* copy_huge_pmd leaves a file or shmem PMD to be faulted again */
+		if (!model_fork_copies(design->profile, seg->vma, has_anon_vma) || kind == PMD_FILE)
 			continue;
-		design->fork_rmap_calls += f->mapped;
-		design->fork_rmap_anon_calls += f->mapped_anon;
+		design->fork_rmap_calls += calls;
+		design->fork_rmap_anon_calls += anon_calls;
+		design->fork_rmap_pages += f->mapped;
 		design->fork_chain_allocations += f->chain_allocations[d];
 	}
 }

@@ -188,11 +188,14 @@ struct model_design {
 	size_t baseline;                /* index in designs of profiles_baseline() */
 	int64_t saves_bytes;            /* baseline's rmap_bytes - this one's (page field apart) */
 	/* rmap work per event, summed over every process forking / exiting once */
-	uint64_t fork_rmap_calls;       /* page_add_rmap or _mapcount increments */
+	uint64_t fork_rmap_calls;       /* page_add_rmap or _mapcount increments: one per
+					   PTE, one per PMD-mapped THP (copy_huge_pmd) */
 	uint64_t fork_rmap_anon_calls;  /* ... of them for anonymous pages */
+	uint64_t fork_rmap_pages;       /* pages whose mapcount a fork changes (a THP's 512) */
 	uint64_t fork_chain_allocations;/* pte_chain objects / blocks allocated */
 	uint64_t fork_anon_vma_calls;   /* anon_vma_link / anon_vma_fork per VMA */
-	uint64_t exit_rmap_calls;       /* page_remove_rmap */
+	uint64_t exit_rmap_calls;       /* page_remove_rmap: per PTE, or per PMD (zap_huge_pmd) */
+	uint64_t exit_rmap_pages;       /* pages whose mapcount an exit changes */
 };
 
 /* What a fork of a process copies: PTEs (present and swap entries of the

@@ -147,23 +147,48 @@ static uint64_t count_families(struct model_context *c)
 	return families;
 }
 
-/* Fork depth d of a VMA: ancestors (PPid chain) holding a VMA with the same
- * start and end and an anon_vma.  Its chain count is d + 1. */
-static uint64_t fork_depth(const struct model_context *c, const struct process *p, const struct vma *vma)
+/* The first VMA of p with an anon_vma that overlaps [start, end), or NULL. */
+static const struct vma *overlapping_anon_vma(const struct model_context *c, const struct process *p,
+					      uint64_t start, uint64_t end)
+{
+	size_t low = 0, high = p->vma_count;
+	while (low < high) {            /* the first VMA ending above start */
+		size_t middle = low + (high - low) / 2;
+		if (p->vmas[middle].end <= start)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	for (size_t v = low; v < p->vma_count && p->vmas[v].start < end; v++)
+		if (c->vma_has_anon_vma[&p->vmas[v] - c->snapshot->vmas])
+			return &p->vmas[v];
+	return NULL;
+}
+
+/* Fork depth d of a VMA: ancestors (PPid chain) holding a VMA with an
+ * anon_vma that overlaps it.  Its chain count is d + 1: anon_vma_fork
+ * clones the parent VMA's chains and adds one, and a split (__split_vma ->
+ * anon_vma_clone) gives each piece every chain of the VMA it came from, so
+ * a piece is matched to the ancestor's VMA by overlap, not by equal ends.
+ * *nearest: the overlapping VMA of the nearest such ancestor (pieces of one
+ * VMA a fork made share its anon_vma), NULL at depth 0. */
+static uint64_t fork_depth(const struct model_context *c, const struct process *p, const struct vma *vma,
+			   const struct vma **nearest)
 {
 	const struct snapshot *s = c->snapshot;
 	uint64_t depth = 0;
 	const struct process *ancestor = p;
+	*nearest = NULL;
 	for (int hops = 0; hops < 64; hops++) {
 		if (ancestor->ppid == ancestor->pid)
 			break;
 		ancestor = snapshot_find_process(s, ancestor->ppid);
 		if (!ancestor)
 			break;
-		const struct vma *same = process_find_vma(ancestor, vma->start);
-		if (same && same->start == vma->start && same->end == vma->end &&
-		    c->vma_has_anon_vma[same - s->vmas])
-			depth++;
+		const struct vma *overlap = overlapping_anon_vma(c, ancestor, vma->start, vma->end);
+		if (overlap && !*nearest)
+			*nearest = overlap;
+		depth += overlap != NULL;
 	}
 	return depth;
 }
@@ -178,6 +203,7 @@ void model_object_rmap(struct model_context *c)
 	 * (never forked) count one between them; chains: d + 1 per VMA.  The
 	 * neighbour's depth is known: VMAs are walked in address order. */
 	uint64_t *depths = xcalloc(s->vma_count + 1, sizeof(*depths));
+	const struct vma **nearest = xcalloc(s->vma_count + 1, sizeof(*nearest));
 	uint64_t chains = 0, own = 0;
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
@@ -185,15 +211,18 @@ void model_object_rmap(struct model_context *c)
 			size_t g = (size_t)(&p->vmas[v] - s->vmas);
 			if (!c->vma_has_anon_vma[g])
 				continue;
-			depths[g] = fork_depth(c, p, &p->vmas[v]);
+			depths[g] = fork_depth(c, p, &p->vmas[v], &nearest[g]);
 			chains += depths[g] + 1;
-			bool shares = v > 0 && depths[g] == 0 && c->vma_has_anon_vma[g - 1] &&
-				      depths[g - 1] == 0 && compatible(&s->vmas[g - 1], &s->vmas[g]);
+			/* never forked: compatible neighbours share (anon_vma_prepare);
+			 * forked: the pieces of one forked VMA share its anon_vma */
+			bool shares = v > 0 && c->vma_has_anon_vma[g - 1] && depths[g - 1] == depths[g] &&
+				      nearest[g - 1] == nearest[g] && compatible(&s->vmas[g - 1], &s->vmas[g]);
 			own += !shares;
 		}
 	}
 	uint64_t families = exact ? count_families(c) : own;
 	free(depths);
+	free(nearest);
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct model_design *design = &r->designs[d];
 		const struct rmap_profile *profile = design->profile;

@@ -201,6 +201,24 @@ static void write_designs(FILE *out, const struct model_result *r, const struct 
 	fputc('\n', out);
 }
 
+/* Where PMD-mapped THPs make one rmap call for 512 pages, both units. */
+static void write_work_pages(FILE *out, const struct model_result *r)
+{
+	if (r->current_design >= r->design_count)
+		return;
+	const struct model_design *m = &r->designs[r->current_design];
+	if (m->fork_rmap_pages == m->fork_rmap_calls && m->exit_rmap_pages == m->exit_rmap_calls)
+		return;
+	char a[32], b[32], c[32], d[32], line[400];
+	report_format_count(m->fork_rmap_calls, a, sizeof(a));
+	report_format_count(m->fork_rmap_pages, b, sizeof(b));
+	report_format_count(m->exit_rmap_calls, c, sizeof(c));
+	report_format_count(m->exit_rmap_pages, d, sizeof(d));
+	snprintf(line, sizeof(line), "%s: a PMD-mapped THP is one rmap call for its 512 pages: fork %s calls change "
+		 "the mapcount of %s pages, exit %s calls of %s pages.", m->profile->id, a, b, c, d);
+	wrapped(out, "  ", line, 4);
+}
+
 /* rmap calls if every process forked and exited once (docs/cost-model.md section 7). */
 static void write_work(FILE *out, const struct model_result *r, const struct report_options *o)
 {
@@ -224,6 +242,7 @@ static void write_work(FILE *out, const struct model_result *r, const struct rep
 	}
 	wrapped(out, "  ", "fork rmap = page_add_rmap or _mapcount updates; allocations = pte_chain objects, blocks or "
 		"anon_vma_chains; anon_vma = anon_vma_link/anon_vma_fork calls; exit rmap = page_remove_rmap calls.", 4);
+	write_work_pages(out, r);
 	fputc('\n', out);
 }
 

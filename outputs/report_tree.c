@@ -189,9 +189,11 @@ static struct json_object *design_object(const struct model_result *r, const str
 	put_u64(o, "total_bytes", m->total_bytes);
 	struct json_object *work = json_object_new_object();
 	put_u64(work, "fork_rmap_calls", m->fork_rmap_calls);
+	put_u64(work, "fork_rmap_pages", m->fork_rmap_pages);
 	put_u64(work, "fork_chain_allocations", m->fork_chain_allocations);
 	put_u64(work, "fork_anon_vma_calls", m->fork_anon_vma_calls);
 	put_u64(work, "exit_rmap_calls", m->exit_rmap_calls);
+	put_u64(work, "exit_rmap_pages", m->exit_rmap_pages);
 	put(o, "work_per_event", work);
 	return o;
 }

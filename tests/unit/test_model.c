@@ -395,6 +395,59 @@ static void test_thp_windows(void)
 }
 
 /*
+ * THP at fork and exit, worked by hand (6.1-x86_64 and 2.4-rmap-i386).
+ *   VMA A anonymous rw-p, 3 windows, with an anon_vma:
+ *     w1 an anonymous THP mapped by a PMD (PFNs 0x400..), w2 another (0x800..),
+ *     w3 three small anonymous pages (PFNs 20-22);
+ *   VMA B file r--p, 1 window, no anon_vma: a file THP mapped by a PMD (0xc00..).
+ * exit: zap_huge_pmd makes one call per PMD: 1 + 1 + 3 + 1 = 6 calls, of
+ *       512 + 512 + 3 + 512 = 1539 pages.
+ * fork: copy_huge_pmd dups each anonymous PMD with one call; the file PMD is
+ *       never copied: 1 + 1 + 3 = 5 calls, of 1027 pages, in every design.
+ * fork copies 3 PTE pages: one deposited for each anonymous huge PMD, one
+ *       holding w3's 3 PTEs; 3 PTEs (a PMD is not a PTE).
+ */
+static void test_thp_fork_exit(void)
+{
+	struct fake *f = fake_new();
+	struct process *a = fake_process(f, 1, 0, 0);
+	fake_vma(f, a, 0x200000, 0x800000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 4108;
+	fake_vma(f, a, 0x800000, 0xa00000, "r--p", 5, "/lib/big");
+	for (uint64_t i = 0; i < 512; i++) {
+		fake_record(a, 0x200000 + i * 4096, P | PAGEMAP_EXCLUSIVE | (0x400 + i));
+		fake_record(a, 0x400000 + i * 4096, P | PAGEMAP_EXCLUSIVE | (0x800 + i));
+	}
+	for (uint64_t i = 0; i < 3; i++)
+		fake_record(a, 0x600000 + i * 4096, P | PAGEMAP_EXCLUSIVE | (20 + i));
+	for (uint64_t i = 0; i < 512; i++)
+		fake_record(a, 0x800000 + i * 4096, P | FILE_PAGE | (0xc00 + i));
+	/* records must ascend: the two anonymous THPs were written interleaved */
+	struct pagemap_record *records = fake_records(a);
+	for (size_t i = 0; i < 1024; i++)
+		records[i] = (struct pagemap_record){ 0x200000 + i * 4096,
+			P | PAGEMAP_EXCLUSIVE | (i < 512 ? 0x400 + i : 0x800 + i - 512) };
+	const uint64_t head = FLAG(KPF_COMPOUND_HEAD) | FLAG(KPF_THP);
+	fake_kpage(f, 20, 1, FLAG(KPF_ANON));
+	fake_kpage(f, 21, 1, FLAG(KPF_ANON));
+	fake_kpage(f, 22, 1, FLAG(KPF_ANON));
+	fake_kpage(f, 0x400, 1, head | FLAG(KPF_ANON));
+	fake_kpage(f, 0x800, 1, head | FLAG(KPF_ANON));
+	fake_kpage(f, 0xc00, 1, head);
+	const char *const ids[] = { "6.1-x86_64", "2.4-rmap-i386" };
+	struct model_result *r = run(f, ids, 2);
+	for (size_t d = 0; d < 2; d++) {
+		CU_ASSERT_EQUAL(r->designs[d].exit_rmap_calls, 6);
+		CU_ASSERT_EQUAL(r->designs[d].exit_rmap_pages, 1539);
+		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_calls, 5);
+		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_anon_calls, 5);
+		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_pages, 1027);
+	}
+	CU_ASSERT_EQUAL(r->fork_copy.pte_pages, 3);
+	CU_ASSERT_EQUAL(r->fork_copy.ptes, 3);
+	CU_ASSERT_EQUAL(r->pte_pages, 3);      /* 4 windows - the file PMD's */
+}
+
+/*
  * Sharing.  File inode 5 "r-xp", 4 MiB at 0x200000 in processes 1 and 2 (two
  * whole windows 1 and 2), and at 0x10200000 in process 3 (same length and
  * offset).  1 and 2 populate window 1 with PFN 100; 1 also populates window 2;
@@ -643,6 +696,45 @@ static void test_anon_vma_neighbours(void)
 }
 
 /*
+ * anon_vma_chains of a fork tree with mprotect splits at three depths,
+ * worked by hand.  pid 10 maps one anonymous VMA X of 4 pages; 11 (its
+ * child) splits its copy in 2, 12 (child of 11) one of those again (3
+ * pieces), 13 (child of 12) once more (4 pieces of a page each).  Every
+ * piece holds a page.
+ *   chains: anon_vma_fork clones the parent VMA's chains and adds one;
+ *   __split_vma clones every chain into each piece:
+ *     10: X 1;  11: 2 pieces x 2 = 4;  12: 3 x 3 = 9;  13: 4 x 4 = 16;  total 30
+ *   anon_vmas: one per VMA a fork copied, shared by its pieces:
+ *     10: 1;  11: 1;  12: one per piece of 11 = 2;  13: one per piece of 12 = 3;  7
+ *   fork allocations (6.1): each VMA clones its chains and adds one: 30 + 10
+ */
+static void test_anon_vma_split_tree(void)
+{
+	struct fake *f = fake_new();
+	const uint64_t base = 0x1000000, page = 0x1000;
+	/* the cut points of each process's pieces, in pages */
+	static const uint64_t cuts[4][5] = { { 0, 4 }, { 0, 1, 4 }, { 0, 1, 2, 4 }, { 0, 1, 2, 3, 4 } };
+	static const size_t pieces[4] = { 1, 2, 3, 4 };
+	uint64_t pfn = 100;
+	for (int i = 0; i < 4; i++) {
+		struct process *p = fake_process(f, 10 + i, 9 + i, 0);
+		for (size_t k = 0; k < pieces[i]; k++) {
+			struct vma *v = fake_vma(f, p, base + cuts[i][k] * page, base + cuts[i][k + 1] * page,
+						 k % 2 ? "r--p" : "rw-p", 0, "");
+			v->kb[SMAPS_ANONYMOUS] = 4;
+			fake_record(p, v->start, P | PAGEMAP_EXCLUSIVE | pfn);
+			fake_kpage(f, pfn++, 1, FLAG(KPF_ANON));
+		}
+	}
+	const char *const ids[] = { "6.1-x86_64" };
+	struct model_result *r = run(f, ids, 1);
+	CU_ASSERT_EQUAL(r->anon_vmas, 10);
+	CU_ASSERT_EQUAL(r->designs[0].anon_vma_chain_count, 30);
+	CU_ASSERT_EQUAL(r->designs[0].anon_vma_count, 7);
+	CU_ASSERT_EQUAL(r->designs[0].fork_chain_allocations, 40);
+}
+
+/*
  * Kernel counters beside the model, worked by hand.  One process without
  * pagemap (VmPTE 12 kB) and VMAs: two apart anonymous ones with pages, a
  * file one and [vsyscall]; meminfo PageTables 40 kB; two CPUs, one node.
@@ -877,7 +969,7 @@ void suite_model(void)
 {
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
-		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows,
-		  test_sharing, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_counters, test_pagetable_estimate, test_profile_files,
+		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_thp_fork_exit,
+		  test_sharing, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_pagetable_estimate, test_profile_files,
 		  test_builtin_ids);
 }
