@@ -868,10 +868,11 @@ static int write_info(struct capture_state *state, enum pagemap_mode mode)
 			 "format: ptscope-snapshot 1\npage_size: %llu\narch: %s\nkernel: %s\n"
 			 "hostname: %s\ncaptured_at: %s\npagemap: %s\nprocesses: %ld\nskipped: %ld\n"
 			 "kernel_threads: %ld\nzombies: %ld\nchanged_during_capture: %ld\nunreadable: %ld\n"
-			 "ptscope_version: %s\n",
+			 "scope: %s\nptscope_version: %s\n",
 			 (unsigned long long)state->pagemap.page_size, uts.machine, uts.release, hostname,
 			 captured_at, pagemap_mode_names[mode], state->processes, state->skipped,
-			 state->kernel_threads, state->zombies, state->changed, state->unreadable, PTSCOPE_VERSION);
+			 state->kernel_threads, state->zombies, state->changed, state->unreadable,
+			 state->options->pid_count || state->options->tree_count ? "part" : "all", PTSCOPE_VERSION);
 	return write_member(&state->writer, "snapshot.info", text, (size_t)n);
 }
 

@@ -376,6 +376,13 @@ static int info_line(void *context, const char *key, size_t length, const char *
 		*(key_is(key, length, "processes") ? &info->processes
 		  : key_is(key, length, "skipped") ? &info->skipped
 		  : key_is(key, length, "unreadable") ? &info->unreadable : &info->changed) = (long)number;
+	} else if (key_is(key, length, "scope")) {
+		if (key_is(value, (size_t)(limit - value), "all"))
+			info->scope = SCOPE_ALL;
+		else if (key_is(value, (size_t)(limit - value), "part"))
+			info->scope = SCOPE_PART;
+		else
+			return parse_fail(c->place, line, "scope must be all or part");
 	} else if (key_is(key, length, "ptscope_version")) {
 		snprintf(info->ptscope_version, sizeof(info->ptscope_version), "%.*s",
 			 (int)(limit - value), value);

@@ -151,6 +151,10 @@ enum pagemap_mode { PAGEMAP_NONE, PAGEMAP_PRESENT_ONLY, PAGEMAP_PFN, PAGEMAP_MOD
  * for the reader, the capture, `info` and the reports (inputs/snapshot.c). */
 extern const char *const pagemap_mode_names[PAGEMAP_MODE_COUNT];
 
+/* What a capture set out to read: every process of the machine, or a part
+ * (--pid, --tree).  Older snapshots and smemcap do not say. */
+enum capture_scope { SCOPE_UNSTATED, SCOPE_ALL, SCOPE_PART };
+
 struct snapshot_info {
 	int format_version;             /* 0 for smemcap captures */
 	uint64_t page_size;
@@ -160,6 +164,7 @@ struct snapshot_info {
 	long changed;                   /* of the skipped, changed during capture; -1: not stated */
 	long unreadable;                /* of skipped: refused to a non-root capture; -1 not stated */
 	char ptscope_version[32];       /* the ptscope that captured it; "" when not stated */
+	enum capture_scope scope;       /* every process, or those --pid/--tree chose */
 };
 
 struct meminfo_entry {

@@ -271,14 +271,23 @@ struct model_slab_check {
 	uint64_t objects_after;         /* ... after (= objects when not captured) */
 	uint64_t model;                 /* the model's count (the snapshot's own design) */
 	uint64_t lower, upper;
+	bool lower_known;               /* false: no lower bound (slack unknown, merged
+					   caches, or a partial capture) */
 	bool slack_known;
 	uint64_t slack;                 /* bound on free objects counted active: per-CPU
 					   slabs x objects per slab + sheaves x capacity */
 	uint64_t aliases;               /* other caches merged into this slab */
-	bool within;                    /* lower <= model <= upper */
+	bool within;                    /* lower <= model <= upper (model <= upper when
+					   the lower bound is not known) */
 };
 
 struct model_counters {
+	/* A part of the machine (--pid, --tree, a non-root capture that was
+	 * refused processes, or no pid 1): the machine-wide counters hold
+	 * processes the snapshot lacks, so only "model <= counter" can be
+	 * checked; lower bounds and the split of the remainder cannot. */
+	bool partial;
+	const char *partial_reason;          /* static text, NULL when whole */
 	bool has_meminfo_pagetables;
 	uint64_t meminfo_pagetables_bytes;   /* meminfo PageTables */
 	uint64_t model_pagetables_bytes;     /* the captured processes' page tables: exact

@@ -488,24 +488,43 @@ static void write_groups(FILE *out, const struct model_result *r, const struct r
 	fputc('\n', out);
 }
 
+/* meminfo PageTables beside the captured processes' tables: for the whole
+ * machine the remainder is the kernel's and the PGDs; for a part it also
+ * holds every process not captured, so it is not divided among these. */
+static void write_pagetables_counter(FILE *out, const struct model_result *r)
+{
+	const struct model_counters *k = &r->counters;
+	char a[32], b[32], c[32], line[600];
+	if (!k->has_meminfo_pagetables) {
+		fputs("  meminfo has no PageTables line\n", out);
+		return;
+	}
+	double remainder = (double)k->remainder_bytes;
+	bytes((double)k->meminfo_pagetables_bytes, a);
+	bytes((double)k->model_pagetables_bytes, b);
+	bytes(fabs(remainder), c);
+	if (k->partial) {
+		snprintf(line, sizeof(line), "meminfo PageTables %s is the whole machine's; these processes' tables are "
+			 "%s of it. A part of the machine was captured (%s): the other %s%s belong to processes not "
+			 "captured, the kernel and PGDs, and cannot be divided among these processes.",
+			 a, b, k->partial_reason, remainder < 0 ? "-" : "", c);
+		wrapped(out, "  ", line, 4);
+		return;
+	}
+	fprintf(out, "  meminfo PageTables %s = these processes' tables %s + %s%s", a, b, remainder < 0 ? "-" : "", c);
+	if (r->processes)
+		fprintf(out, " (%s a process)", bytes(fabs(remainder) / (double)r->processes, a));
+	fputs("\n  of the kernel's own page tables, PGD pages (not in VmPTE) and processes not captured\n", out);
+}
+
 /* What the kernel itself counts, beside the model's figures, and why they
  * differ (model/model.h: struct model_counters). */
 static void write_counters(FILE *out, const struct model_result *r)
 {
 	const struct model_counters *k = &r->counters;
-	char a[32], b[32], c[32];
+	char lower[32];
 	fputs("Kernel counters beside the model\n", out);
-	if (k->has_meminfo_pagetables) {
-		double remainder = (double)k->remainder_bytes;
-		fprintf(out, "  meminfo PageTables %s = these processes' tables %s + %s%s",
-			bytes((double)k->meminfo_pagetables_bytes, a), bytes((double)k->model_pagetables_bytes, b),
-			remainder < 0 ? "-" : "", bytes(fabs(remainder), c));
-		if (r->processes)
-			fprintf(out, " (%s a process)", bytes(fabs(remainder) / (double)r->processes, a));
-		fputs("\n  of the kernel's own page tables, PGD pages (not in VmPTE) and processes not captured\n", out);
-	} else {
-		fputs("  meminfo has no PageTables line\n", out);
-	}
+	write_pagetables_counter(out, r);
 	if (!k->has_slabinfo) {
 		fputs("  slabinfo: not in this snapshot (it is captured as root only)\n\n", out);
 		return;
@@ -517,13 +536,17 @@ static void write_counters(FILE *out, const struct model_result *r)
 			fprintf(out, "  %-15s (no slabinfo line)\n", s->cache);
 			continue;
 		}
-		fprintf(out, "  %-15s %10llu %10llu %10llu %10llu  %s", s->cache, (unsigned long long)s->objects,
-			(unsigned long long)s->model, (unsigned long long)s->lower, (unsigned long long)s->upper,
+		if (k->partial)
+			snprintf(lower, sizeof(lower), "-");
+		else
+			snprintf(lower, sizeof(lower), "%llu", (unsigned long long)s->lower);
+		fprintf(out, "  %-15s %10llu %10llu %10s %10llu  %s", s->cache, (unsigned long long)s->objects,
+			(unsigned long long)s->model, lower, (unsigned long long)s->upper,
 			s->within ? "yes" : "NO");
-		if (s->aliases)
+		if (!k->partial && s->aliases)
 			fprintf(out, " (%llu caches share it: no lower)",
 				(unsigned long long)s->aliases);
-		else if (!s->slack_known)
+		else if (!k->partial && !s->slack_known)
 			fputs(" (per-CPU state not captured: no lower)", out);
 		if (!s->within && s->model < s->lower)
 			fprintf(out, "\n  %-15s the kernel holds at least %llu more than the model explains: %s", "",
@@ -531,6 +554,13 @@ static void write_counters(FILE *out, const struct model_result *r)
 				i < 2 ? "exited ancestors'\n  anon_vmas (an orphaned fork tree), processes not captured"
 				      : "processes not captured");
 		fputc('\n', out);
+	}
+	if (k->partial) {
+		char line[400];
+		snprintf(line, sizeof(line), "A part of the machine was captured (%s): the slab counts hold the objects of "
+			 "processes not captured, so no lower bound can be made; only model <= upper is checked "
+			 "(within).", k->partial_reason);
+		wrapped(out, "  ", line, 4);
 	}
 	if (r->snapshot->info.skipped > 0)
 		fprintf(out, "  %ld processes vanished or refused during the capture: their objects are not modelled\n",

@@ -305,6 +305,8 @@ static struct json_object *counters_object(const struct model_result *r)
 	put_known_u64(o, "meminfo_pagetables_bytes", k->has_meminfo_pagetables, k->meminfo_pagetables_bytes);
 	put_u64(o, "model_pagetables_bytes", k->model_pagetables_bytes);
 	put(o, "pagetables_remainder_bytes", json_object_new_int64(k->remainder_bytes));
+	put_bool(o, "partial_capture", k->partial);
+	put(o, "partial_reason", k->partial_reason ? json_object_new_string(k->partial_reason) : NULL);
 	if (!k->has_slabinfo) {
 		put(o, "slab", NULL);
 		return o;
@@ -320,6 +322,7 @@ static struct json_object *counters_object(const struct model_result *r)
 		put_u64(cache, "model", c->model);
 		put_u64(cache, "lower", c->lower);
 		put_u64(cache, "upper", c->upper);
+		put_bool(cache, "lower_known", c->lower_known);
 		put_bool(cache, "within", c->within);
 		put_known_u64(cache, "slack", c->slack_known, c->slack);
 		put_u64(cache, "aliases", c->aliases);

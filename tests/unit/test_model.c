@@ -786,6 +786,23 @@ static void test_counters(void)
 		CU_ASSERT_EQUAL(k->slabs[i].slack, slack[i]);
 		CU_ASSERT_EQUAL(k->slabs[i].within, within[i]);
 	}
+	CU_ASSERT_FALSE(k->partial);
+	/* a --pid/--tree capture: processes not captured hold objects and page
+	 * tables, so no lower bound: anon_vma's model 2 <= upper 7 is within */
+	f->snapshot.info.scope = SCOPE_PART;
+	r = run(f, ids, 1);
+	CU_ASSERT_TRUE(r->counters.partial);
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_FALSE(r->counters.slabs[i].lower_known);
+		CU_ASSERT_EQUAL(r->counters.slabs[i].lower, 0);
+		CU_ASSERT_TRUE(r->counters.slabs[i].within);
+	}
+	/* a snapshot that does not say: without pid 1 it is a part, with it whole */
+	f->snapshot.info.scope = SCOPE_UNSTATED;
+	p->pid = 2;
+	CU_ASSERT_TRUE(run(f, ids, 1)->counters.partial);
+	p->pid = 1;
+	CU_ASSERT_FALSE(run(f, ids, 1)->counters.partial);
 	/* no slabinfo: nothing to compare, said so */
 	f->snapshot.slab_count = 0;
 	r = run(f, ids, 1);

@@ -292,6 +292,13 @@ static void test_info(void)
 	CU_ASSERT_EQUAL(info.processes, 12);
 	CU_ASSERT_EQUAL(info.skipped, 3);
 	CU_ASSERT_STRING_EQUAL(info.arch, "x86_64");
+	CU_ASSERT_EQUAL(info.scope, SCOPE_UNSTATED);
+	static const char part[] = "scope: part\n", all[] = "scope: all\n", odd_scope[] = "scope: some\n";
+	CU_ASSERT_EQUAL(parse_info(part, sizeof(part) - 1, &info, &place), 0);
+	CU_ASSERT_EQUAL(info.scope, SCOPE_PART);
+	CU_ASSERT_EQUAL(parse_info(all, sizeof(all) - 1, &info, &place), 0);
+	CU_ASSERT_EQUAL(info.scope, SCOPE_ALL);
+	CU_ASSERT_EQUAL(parse_info(odd_scope, sizeof(odd_scope) - 1, &info, &place), -1);
 	static const char newer[] = "format: ptscope-snapshot 2\n";
 	CU_ASSERT_EQUAL(parse_info(newer, sizeof(newer) - 1, &info, &place), -1);
 	static const char odd_page[] = "page_size: 4095\n";
