@@ -217,8 +217,10 @@ struct model_sharing {
 	const struct sharing_rule *rule;
 	bool exact;                     /* false: content sharing without PFNs */
 	bool available;                 /* false: nothing to compute it from */
-	uint64_t sharable_pages;
+	uint64_t sharable_pages;        /* exact, or without pagemap the upper bound */
 	uint64_t sharable_bytes;
+	uint64_t sharable_pages_lower;  /* = sharable_pages when exact */
+	uint64_t sharable_bytes_lower;
 	uint64_t pages_in_cow_vmas;     /* share whose VMA holds private COW pages */
 	uint64_t eligible_vmas;
 	struct model_file_share *files; /* sorted by sharable_pages, descending */
@@ -235,6 +237,8 @@ struct model_process {
 	uint64_t pagetable_bytes;       /* exact, when exact */
 	uint64_t pmd_mapped_windows;
 	struct estimate pagetable_estimate; /* smaps-only, bytes */
+	uint64_t upper_pages_at_least;  /* higher-level pages it surely has (smaps: the
+					   upper-level windows of VMAs inside one) */
 	uint64_t present_ptes, swap_ptes, zero_page_ptes;
 	double *pte_chain_bytes;        /* per design, PSS-style, display only */
 	double *sharable_pages;         /* per sharing rule, split PSS-style among partners */
@@ -310,6 +314,10 @@ struct model_result {
 	uint64_t vmpte_above_model_bytes;            /* tables outliving their pages */
 	uint64_t vmpte_below_model_bytes;            /* capture raced with faults */
 	struct estimate pagetable_estimate;          /* smaps-only, bytes, all processes */
+	struct estimate pagetable_whole;             /* the page tables the headline's part is of:
+	                                                per process exact from pagemap, else VmPTE
+	                                                (the kernel's count), else the smaps-only
+	                                                bounds; lower == upper when all are known */
 	uint64_t smaps_drift_pages;                  /* pages smaps and pagemap disagree on */
 	uint64_t present_ptes, swap_ptes, zero_page_ptes, distinct_pfns;
 	uint64_t ram_pages;                          /* MemTotal / 4 KiB */

@@ -293,7 +293,7 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 	bool seen[SPECIAL_PATH_COUNT] = { false };
 	double tables = r->sharing_base_bytes;
 	fprintf(out, "Page-table sharing: the page-table pages each rule would save%s\n",
-		r->processes_with_pagemap == r->processes ? "" : " (without pagemap: upper bounds)");
+		r->processes_with_pagemap == r->processes ? "" : " (no pagemap: upper bounds, ranges below)");
 	fprintf(out, "%-16s %8s %9s %8s %8s  %s\n", "rule", "pages", "bytes", "% tables", "eligible", "top files (pages)");
 	for (size_t k = 0; k < r->sharing_count; k++) {
 		const struct model_sharing *s = &r->sharing[k];
@@ -320,6 +320,13 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 			fputs(cell, out);
 		}
 		fputc('\n', out);
+		if (s->sharable_pages_lower != s->sharable_pages) {
+			char range[48];
+			report_format_count(s->sharable_pages_lower, a, sizeof(a));
+			report_format_count(s->sharable_pages, d, sizeof(d));
+			report_format_byte_range((double)s->sharable_bytes_lower, (double)s->sharable_bytes, range, sizeof(range));
+			fprintf(out, "%16s   (bounds: %s-%s pages = %s)\n", "", a, d, range);
+		}
 		if (s->pages_in_cow_vmas) {
 			report_format_count(s->pages_in_cow_vmas, a, sizeof(a));
 			fprintf(out, "%16s   (%s of them in VMAs that hold private copy-on-write pages)\n", "", a);

@@ -217,10 +217,14 @@ static struct json_object *headlines_object(const struct model_result *r)
 		const struct model_sharing *s = &r->sharing[r->headline_rule];
 		struct json_object *h = headline_object(r, report_headline);
 		put_string(h, "rule", s->rule->id);
+		bool exact = r->processes_with_pagemap == r->processes && r->processes;
 		put_u64(h, "pages", s->sharable_pages);
 		put_u64(h, "bytes", s->sharable_bytes);
-		put_u64(h, "pagetable_bytes", r->processes_with_pagemap == r->processes && r->processes
-			? r->pagetable_bytes : (uint64_t)llround(r->pagetable_estimate.point));
+		put_u64(h, "pages_lower", s->sharable_pages_lower);
+		put_u64(h, "bytes_lower", s->sharable_bytes_lower);
+		/* the whole the part is of: exact, else its bounds (VmPTE where known) */
+		put_u64(h, "pagetable_bytes", exact ? r->pagetable_bytes : (uint64_t)llround(r->pagetable_whole.upper));
+		put_u64(h, "pagetable_bytes_lower", exact ? r->pagetable_bytes : (uint64_t)llround(r->pagetable_whole.lower));
 		put(o, "sharing", h);
 	}
 	if (r->current_design < r->design_count) {
@@ -246,6 +250,8 @@ static struct json_object *sharing_object(const struct model_result *r, const st
 	put_bool(o, "exact", s->exact);
 	put_u64(o, "pages", s->sharable_pages);
 	put_u64(o, "bytes", s->sharable_bytes);
+	put_u64(o, "pages_lower", s->sharable_pages_lower);
+	put_u64(o, "bytes_lower", s->sharable_bytes_lower);
 	put(o, "percent_of_pagetables", decimal(r->sharing_base_bytes > 0 ? 100.0 * (double)s->sharable_bytes / r->sharing_base_bytes : 0));
 	put_u64(o, "eligible_vmas", s->eligible_vmas);
 	put_u64(o, "pages_in_vmas_with_private_copies", s->pages_in_cow_vmas);

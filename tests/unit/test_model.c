@@ -448,6 +448,44 @@ static void test_thp_fork_exit(void)
 }
 
 /*
+ * Sharing without pagemap: bounds, worked by hand.  Two processes map one
+ * file r--s at [1 GiB, 1 GiB + 8 MiB): 4 whole 2 MiB windows, each VMA in
+ * one PMD and one PUD window.  No pagemap.
+ *   1: Rss 2 MiB (512 pages), VmPTE 12 kB = 3 pages;
+ *   2: Rss 8 MiB (2048 pages), VmPTE 24 kB = 6 pages.
+ * upper: each VMA with pages counts as populating all 4 windows: 4 x (2-1) = 4,
+ *        credited 2 to each; but a process is credited at most its PTE pages,
+ *        VmPTE less the PMD and PUD pages it surely has: 1: 3 - 2 = 1,
+ *        2: 6 - 2 = 4.  So 1 + 2 = 3.
+ * lower: 1 populates at least ceil(512/512) = 1 window, 2 at least 4, of 4:
+ *        at least 1 + 4 - 4 = 1 window holds both.  (The truth: 1.)
+ * whole: VmPTE 12 + 24 kB = 36 KiB, known (lower = upper).
+ */
+static void test_sharing_bounds(void)
+{
+	struct fake *f = fake_new();
+	const uint64_t vm_pte[2] = { 12, 24 }, rss[2] = { 2048, 8192 };
+	for (int i = 0; i < 2; i++) {
+		struct process *p = fake_process(f, i + 1, 1, vm_pte[i]);
+		p->has_pagemap = false;
+		struct vma *v = fake_vma(f, p, 0x40000000, 0x40800000, "r--s", 5, "/data/x");
+		v->kb[SMAPS_SIZE] = 8192;
+		v->kb[SMAPS_RSS] = rss[i];
+	}
+	const char *const ids[] = { "shpt-2006" };
+	struct model_result *r = run(f, ids, 1);
+	CU_ASSERT_FALSE(r->sharing[0].exact);
+	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 3);
+	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages_lower, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].sharable_pages[0], 1.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[1].sharable_pages[0], 2.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->pagetable_whole.lower, 36864, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->pagetable_whole.upper, 36864, 1e-9);
+	/* a part never exceeds its whole */
+	CU_ASSERT(r->sharing[0].sharable_bytes <= r->pagetable_whole.lower);
+}
+
+/*
  * Sharing.  File inode 5 "r-xp", 4 MiB at 0x200000 in processes 1 and 2 (two
  * whole windows 1 and 2), and at 0x10200000 in process 3 (same length and
  * offset).  1 and 2 populate window 1 with PFN 100; 1 also populates window 2;
@@ -552,6 +590,7 @@ static void test_mixed_runs(void)
 	for (int i = 0; i < 5; i++) {
 		struct process *p = fake_process(f, i + 1, 1, 0);
 		p->has_pagemap = hugetlb[i].pagemap;
+		p->status.has_vm_pte = false;   /* no VmPTE: shares are capped by smaps bounds only */
 		uint64_t start = hugetlb[i].start_gib * GIB;
 		struct vma *v = fake_vma(f, p, start, start + hugetlb[i].length_gib * GIB, "rw-s", 42, "/dev/hugepages/db");
 		v->offset = hugetlb[i].offset;
@@ -564,6 +603,7 @@ static void test_mixed_runs(void)
 	}
 	struct process *q = fake_process(f, 6, 1, 0);
 	q->has_pagemap = false;
+	q->status.has_vm_pte = false;
 	fake_vma(f, q, 0x200000, 0x800000, "r--s", 43, "/data")->kb[SMAPS_RSS] = 4;
 	q = fake_process(f, 7, 1, 0);
 	fake_vma(f, q, 0x200000, 0x800000, "r--s", 43, "/data")->kb[SMAPS_RSS] = 8;
@@ -987,6 +1027,6 @@ void suite_model(void)
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_thp_fork_exit,
-		  test_sharing, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_pagetable_estimate, test_profile_files,
+		  test_sharing, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_pagetable_estimate, test_profile_files,
 		  test_builtin_ids);
 }
