@@ -111,6 +111,10 @@ int parse_pagemap(const struct pagemap_record *records, size_t size,
 		  const struct parse_place *place);
 int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
 		 const struct parse_place *place);
+/* PID/pmd_mapped: {start, end} records, page-aligned, ascending, apart;
+ * appended to snapshot->pmd_ranges, *first and *count say where. */
+int parse_pmd_ranges(const void *data, size_t size, struct snapshot *snapshot, size_t *first,
+		     size_t *count, const struct parse_place *place);
 
 /* ---- distinct pagemap contents (pagemap_store.c) ---- */
 /* Feed one process's records, ascending, in as many calls as convenient. */

@@ -288,8 +288,32 @@ static enum pmd_kind content_pmd_kind(struct model_context *c, uint32_t content)
 	return (enum pmd_kind)c->content_pmd[content];
 }
 
+/* With the capture's PMD-mapped ranges (PID/pmd_mapped) a window is
+ * PMD-mapped exactly when a range covers it, whatever its PFNs look like;
+ * anonymous when its first page is (kpageflags ANON, else pagemap bit 61
+ * clear), as only an anonymous huge PMD has a deposited PTE page; a
+ * hugetlb PMD never has one. */
+static enum pmd_kind member_pmd_kind(struct model_context *c, const struct process *p, uint64_t window)
+{
+	const struct snapshot *s = c->snapshot;
+	uint64_t base = window << c->pte_shift;
+	if (!process_pmd_mapped(s, p, base))
+		return PMD_NONE;
+	const struct vma *vma = process_find_vma(p, base);
+	if (vma && VMA_HAS_FLAG(vma, VMF_HT))
+		return PMD_FILE;
+	struct pagemap_record record;
+	if (!process_next_record(s, p, base, base + ((uint64_t)1 << c->pte_shift), &record))
+		return PMD_FILE;
+	const struct kpage *head = s->kpages ? snapshot_find_kpage(s, record.entry & PAGEMAP_PFN_MASK) : NULL;
+	bool anon = head ? (head->flags >> KPF_ANON & 1) : !(record.entry & PAGEMAP_FILE_OR_SHARED);
+	return anon ? PMD_ANON : PMD_FILE;
+}
+
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window)
 {
+	if (p->has_pmd_map)
+		return member_pmd_kind(c, p, window);
 	unsigned k = c->chunks_per_window_shift;
 	if (k == 0) {
 		long content = process_chunk_content(p, window);
@@ -335,7 +359,7 @@ static void count_page_tables(struct model_context *c, size_t index)
 					mp->upper_pages += g->levels[l].counted;
 					continue;
 				}
-				enum pmd_kind kind = c->chunks_per_window_shift == 0
+				enum pmd_kind kind = c->chunks_per_window_shift == 0 && !p->has_pmd_map
 					? content_pmd_kind(c, p->runs[r].content + (uint32_t)i)
 					: window_pmd_kind(c, p, w);
 				mp->pte_pages += kind != PMD_FILE;

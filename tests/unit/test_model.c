@@ -392,6 +392,26 @@ static void test_thp_windows(void)
 	r = run(f, NULL, 0);
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 1);
 	CU_ASSERT_EQUAL(r->pte_pages, 2);
+	/* the capture says which ranges PMDs map (PID/pmd_mapped): only the
+	 * anonymous window 0x200000 (its first PFN no longer aligned: the
+	 * ranges decide, not the PFNs).  The file folio at 0x400000 is mapped
+	 * by 512 PTEs: it costs a PTE page, as does 0x600000:
+	 * 3 PTE pages (the anonymous one deposited), 1 PMD-mapped window */
+	static struct address_range ranges[] = { { 0x200000, 0x400000 } };
+	f->snapshot.pmd_ranges = ranges;
+	f->snapshot.pmd_range_count = 1;
+	a->has_pmd_map = true;
+	a->pmd_first = 0;
+	a->pmd_count = 1;
+	r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 1);
+	CU_ASSERT_EQUAL(r->pte_pages, 3);
+	/* scanned and none: no window is PMD-mapped, whatever the PFNs */
+	a->pmd_count = 0;
+	r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 0);
+	CU_ASSERT_EQUAL(r->pte_pages, 3);
+	f->snapshot.pmd_ranges = NULL;
 }
 
 /*
