@@ -311,6 +311,10 @@ struct model_result {
 	uint64_t vmpte_bytes, pagetable_bytes;       /* pagetable over exact processes */
 	uint64_t vmpte_bytes_of_exact;               /* VmPTE of the processes with pagemap */
 	uint64_t pte_pages, upper_pages, pmd_mapped_windows;
+	uint64_t pmd_ambiguous_windows;              /* without PID/pmd_mapped: windows that look
+	                                                PMD-mapped beyond smaps' count, times two
+	                                                (which ones are is unknown: each may move
+	                                                a sharing figure by one page) */
 	uint64_t vmpte_above_model_bytes;            /* tables outliving their pages */
 	uint64_t vmpte_below_model_bytes;            /* capture raced with faults */
 	struct estimate pagetable_estimate;          /* smaps-only, bytes, all processes */

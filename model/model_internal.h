@@ -70,6 +70,11 @@ struct model_context {
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	struct record_figures scratch;  /* a cut chunk's segment */
+	/* Without PID/pmd_mapped, smaps' count of PMD-mapped windows per VMA
+	 * overrides what the records suggest (model.c resolve_pmd_windows):
+	 * per process, ascending windows and the kind each really has */
+	struct pmd_override { uint64_t window; uint8_t kind; } *overrides;
+	size_t *override_first, *override_count;
 	bool *vma_has_anon_vma;         /* per global VMA index */
 };
 

@@ -898,6 +898,18 @@ static void cap_sharing(struct model_context *c, struct model_sharing *out, size
 	out->sharable_pages = bound;
 }
 
+/* Without PID/pmd_mapped, smaps says how many windows of a VMA PMDs map
+ * but not which, where more look so (model.c resolve_pmd_windows): each
+ * window that may be taken wrongly moves a figure that skips PMD-mapped
+ * windows by at most one page, either way.  Never above the tables. */
+static void widen_for_ambiguous_windows(const struct model_result *r, struct model_sharing *out)
+{
+	uint64_t spread = r->pmd_ambiguous_windows, tables = r->pagetable_bytes / MODEL_PAGE_BYTES;
+	out->exact = false;
+	out->sharable_pages_lower = out->sharable_pages > spread ? out->sharable_pages - spread : 0;
+	out->sharable_pages = out->sharable_pages + spread < tables ? out->sharable_pages + spread : tables;
+}
+
 void model_sharing(struct model_context *c)
 {
 	struct model_result *r = c->result;
@@ -930,6 +942,9 @@ void model_sharing(struct model_context *c)
 		}
 		if (out->exact || out->sharable_pages_lower > out->sharable_pages)
 			out->sharable_pages_lower = out->sharable_pages;
+		if (all_pagemap && out->available && r->pmd_ambiguous_windows &&
+		    (out->rule->skip_pmd_mapped || out->rule->partners == PARTNERS_CONTENT))
+			widen_for_ambiguous_windows(r, out);
 		out->sharable_bytes = out->sharable_pages * MODEL_PAGE_BYTES;
 		out->sharable_bytes_lower = out->sharable_pages_lower * MODEL_PAGE_BYTES;
 		size_t keep = c->options->top_files ? c->options->top_files : 10;

@@ -111,7 +111,8 @@ void report_headline(const struct model_result *r, char *buffer, size_t size)
 		report_format_bytes((double)r->pagetable_bytes, total, sizeof(total));
 	else
 		report_format_byte_range(whole->lower, whole->upper, total, sizeof(total));
-	const char *note = exact ? ""
+	const char *note = exact ? (s->sharable_pages_lower == s->sharable_pages ? ""
+				    : " (bounds: which windows PMDs map is not known without PID/pmd_mapped)")
 		: whole->lower == whole->upper ? " (bounds: no pagemap; page tables: VmPTE)"
 		: " (bounds: no pagemap; page tables: VmPTE where known, else smaps bounds)";
 	snprintf(buffer, size, "shared page tables (%s) would save %s PTE page%s = %s of the %s of page tables%s",

@@ -147,6 +147,7 @@ static struct json_object *totals_object(const struct model_result *r)
 	put_u64(o, "pte_pages", r->pte_pages);
 	put_u64(o, "upper_level_pages", r->upper_pages);
 	put_u64(o, "pmd_mapped_windows", r->pmd_mapped_windows);
+	put_u64(o, "pmd_ambiguous_windows", r->pmd_ambiguous_windows);
 	put_u64(o, "vmpte_above_model_bytes", r->vmpte_above_model_bytes);
 	put_u64(o, "vmpte_below_model_bytes", r->vmpte_below_model_bytes);
 	put_u64(o, "present_ptes", r->present_ptes);

@@ -415,6 +415,44 @@ static void test_thp_windows(void)
 }
 
 /*
+ * Without PID/pmd_mapped, smaps' count decides, worked by hand.  One file
+ * VMA r--s of 4 windows; each window holds 512 consecutive PFNs from an
+ * aligned THP head (2 MiB page-cache folios).  smaps FilePmdMapped 4096 kB:
+ * 2 windows are PMD-mapped, 2 are the same kind of folio mapped by PTEs.
+ *   PTE pages: 4 windows - 2 file PMD windows = 2 (the records alone: 0)
+ *   which 2 is unknown: 2 x min(2, 4 - 2) = 4 windows may be taken wrongly
+ * Without kpages the records (512 present, consecutive, aligned) say the same.
+ * With smaps counting 0, none is PMD-mapped: 4 PTE pages, nothing ambiguous.
+ */
+static void test_pmd_windows_from_smaps(void)
+{
+	struct fake *f = fake_new();
+	struct process *a = fake_process(f, 1, 0, 0);
+	struct vma *v = fake_vma(f, a, 0x200000, 0xa00000, "r--s", 5, "/data/big");
+	v->kb[SMAPS_FILE_PMD_MAPPED] = 4096;
+	v->present_fields = 1u << SMAPS_ANON_HUGE_PAGES | 1u << SMAPS_SHMEM_PMD_MAPPED | 1u << SMAPS_FILE_PMD_MAPPED;
+	for (uint64_t w = 0; w < 4; w++) {
+		for (uint64_t i = 0; i < 512; i++)
+			fake_record(a, 0x200000 + w * 0x200000 + i * 4096, P | FILE_PAGE | (0x1000 + w * 512 + i));
+		fake_kpage(f, 0x1000 + w * 512, 1, FLAG(KPF_COMPOUND_HEAD) | FLAG(KPF_THP));
+	}
+	struct model_result *r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pte_pages, 2);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 2);
+	CU_ASSERT_EQUAL(r->pmd_ambiguous_windows, 4);
+	f->snapshot.kpages = NULL;
+	f->snapshot.kpage_count = 0;
+	r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pte_pages, 2);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 2);
+	v->kb[SMAPS_FILE_PMD_MAPPED] = 0;
+	r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pte_pages, 4);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 0);
+	CU_ASSERT_EQUAL(r->pmd_ambiguous_windows, 0);
+}
+
+/*
  * THP at fork and exit, worked by hand (6.1-x86_64 and 2.4-rmap-i386).
  *   VMA A anonymous rw-p, 3 windows, with an anon_vma:
  *     w1 an anonymous THP mapped by a PMD (PFNs 0x400..), w2 another (0x800..),
@@ -1046,7 +1084,7 @@ void suite_model(void)
 {
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
-		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_thp_fork_exit,
+		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_pmd_windows_from_smaps, test_thp_fork_exit,
 		  test_sharing, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_pagetable_estimate, test_profile_files,
 		  test_builtin_ids);
 }
