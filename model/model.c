@@ -7,6 +7,7 @@
  * (model_internal.h): a snapshot of a thousand processes over one segment
  * costs what one of them costs, plus a few words per process and chunk.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,14 +93,29 @@ const struct pfn_entry *content_record_pfn(const struct model_context *c, uint32
 	return index ? &c->pfns.entries[index - 1] : NULL;
 }
 
-/* pte_chain objects (or blocks) a design allocates when a page mapped m
- * times gains one more mapping. */
-static uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m, bool anon)
+unsigned chain_unit_bytes(const struct rmap_profile *profile)
+{
+	switch (rmap_families[profile->family].layout) {
+	case CHAIN_LIST: return profile->pte_chain_bytes;
+	case CHAIN_ARRAY: return profile->cache_line_bytes;
+	case CHAIN_NONE: break;
+	}
+	return 0;
+}
+
+uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m, bool anon)
 {
 	uint64_t before = rmap_page_cost(profile, m, anon), after = rmap_page_cost(profile, m + 1, anon);
-	const struct rmap_family_rule *rule = &rmap_families[profile->family];
-	uint64_t unit = rule->layout == CHAIN_LIST ? profile->pte_chain_bytes : profile->cache_line_bytes;
+	uint64_t unit = chain_unit_bytes(profile);
 	return after > before && unit ? (after - before) / unit : 0;
+}
+
+/* A mapping of a page mapped m times that PG_direct holds: m = 1 in a
+ * design with PG_direct, for a page its design keeps a per-page map of. */
+static bool direct_mapping(const struct rmap_profile *profile, uint64_t m, bool anon)
+{
+	const struct rmap_family_rule *rule = &rmap_families[profile->family];
+	return m == 1 && rule->direct && !(anon ? rule->anon_by_object : rule->file_by_object);
 }
 
 /* Everything records [first, first + count) of a content give, every design at once. */
@@ -108,11 +124,16 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 {
 	const struct model_result *r = c->result;
 	const struct pagemap_record *records = content_records(c, content);
-	double *chain_bytes = out->chain_bytes;
-	uint64_t *allocations = out->chain_allocations;
-	*out = (struct record_figures){ .chain_bytes = chain_bytes, .chain_allocations = allocations };
+	double *chain_bytes = out->chain_bytes, *chain_bytes_anon = out->chain_bytes_anon;
+	uint64_t *allocations = out->chain_allocations, *frees = out->chain_frees, *direct = out->direct_pages;
+	*out = (struct record_figures){ .chain_bytes = chain_bytes, .chain_bytes_anon = chain_bytes_anon,
+					.chain_allocations = allocations, .chain_frees = frees,
+					.direct_pages = direct };
 	memset(chain_bytes, 0, r->design_count * sizeof(*chain_bytes));
+	memset(chain_bytes_anon, 0, r->design_count * sizeof(*chain_bytes_anon));
 	memset(allocations, 0, r->design_count * sizeof(*allocations));
+	memset(frees, 0, r->design_count * sizeof(*frees));
+	memset(direct, 0, r->design_count * sizeof(*direct));
 	for (uint32_t k = first; k < first + count; k++) {
 		const struct pagemap_record *rec = &records[k];
 		const struct pfn_entry *e = content_record_pfn(c, content, k);
@@ -134,14 +155,22 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 		out->mapped_anon += anon;
 		if (!(rec->entry & PAGEMAP_FILE_OR_SHARED))
 			out->shared_anon |= e && !(rec->entry & PAGEMAP_EXCLUSIVE);
-		for (size_t d = 0; d < r->design_count; d++)
-			allocations[d] += chain_allocations(r->designs[d].profile, m, anon);
+		for (size_t d = 0; d < r->design_count; d++) {
+			const struct rmap_profile *profile = r->designs[d].profile;
+			allocations[d] += chain_allocations(profile, m, anon);
+			/* an exit takes the page from m mappings to m - 1 */
+			frees[d] += chain_allocations(profile, m - 1, anon);
+			direct[d] += direct_mapping(profile, m, anon);
+		}
 		if (!e)
 			continue;
 		out->with_pfn++;
 		out->shared += m >= 2;
-		for (size_t d = 0; d < r->design_count; d++)
-			chain_bytes[d] += (double)rmap_page_cost(r->designs[d].profile, m, anon) / (double)m;
+		for (size_t d = 0; d < r->design_count; d++) {
+			double charge = (double)rmap_page_cost(r->designs[d].profile, m, anon) / (double)m;
+			chain_bytes[d] += charge;
+			chain_bytes_anon[d] += anon ? charge : 0;
+		}
 	}
 }
 
@@ -217,11 +246,17 @@ static void figure_contents(struct model_context *c)
 	size_t designs = c->result->design_count + 1, contents = s->content_count + 1;
 	c->content_figures = xcalloc(contents, sizeof(*c->content_figures));
 	c->content_pmd = xcalloc(contents, sizeof(*c->content_pmd));
-	double *bytes = xcalloc(contents * designs + designs, sizeof(*bytes));
-	uint64_t *allocations = xcalloc(contents * designs + designs, sizeof(*allocations));
+	/* per content and design: two doubles, then three counts */
+	double *bytes = xcalloc(2 * (contents * designs + designs), sizeof(*bytes));
+	uint64_t *counts = xcalloc(3 * (contents * designs + designs), sizeof(*counts));
+	size_t stride = contents * designs + designs;
 	for (size_t id = 0; id < contents; id++) {
-		c->content_figures[id].chain_bytes = bytes + id * designs;
-		c->content_figures[id].chain_allocations = allocations + id * designs;
+		struct record_figures *f = &c->content_figures[id];
+		f->chain_bytes = bytes + id * designs;
+		f->chain_bytes_anon = bytes + stride + id * designs;
+		f->chain_allocations = counts + id * designs;
+		f->chain_frees = counts + stride + id * designs;
+		f->direct_pages = counts + 2 * stride + id * designs;
 		if (id < s->content_count && s->contents[id].references)
 			figure_records(c, (uint32_t)id, 0, s->contents[id].count, &c->content_figures[id]);
 	}
@@ -548,6 +583,8 @@ static void visit_process_figures(struct model_context *c, const struct segment 
 
 /* ---- rmap work per event (section 7) ---- */
 
+const char *const fault_kind_names[FAULT_KIND_COUNT] = { "anon", "cow", "file", "swap" };
+
 /* Does fork copy this VMA's PTEs under the design?  Lazy fork (2.6.14+)
  * skips a VMA without an anon_vma, since faults refill it, unless its
  * VmFlags say a fault could not (hugetlb before 6.0, PFN and mixed maps,
@@ -556,6 +593,38 @@ bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma
 {
 	return profile->fork_copies_file_ptes || has_anon_vma ||
 	       (vma && (vma->vm_flags & profile->fork_copy_flags));
+}
+
+/* Per process and design, the unrounded pte_chain share of the pages each
+ * kind of fault maps (anon, cow, file), rounded once per process. */
+struct work_walk {
+	double *fault_chain_bytes;      /* [design * 3 + kind] */
+};
+
+/* The faults that would map the segment's pages (section 7): an anonymous
+ * page of a file VMA is that file page's COW copy. */
+static void count_faults(const struct model_context *c, const struct segment *seg, size_t d,
+			 struct event_work *w, double *chain_bytes)
+{
+	const struct record_figures *f = seg->figures;
+	const struct rmap_profile *profile = c->result->designs[d].profile;
+	bool file_vma = seg->vma && seg->vma->inode != 0;
+	bool prepares = profile->anon_vma_fork != ANON_VMA_NONE;   /* anon_vma_prepare exists */
+	enum fault_kind anon_kind = file_vma ? FAULT_COW : FAULT_ANON;
+	struct fault_work *anon = &w->faults[anon_kind], *file = &w->faults[FAULT_FILE];
+	struct fault_work *swap = &w->faults[FAULT_SWAP];
+	anon->faults += f->mapped_anon;
+	anon->rmap_calls += (anon_kind == FAULT_COW ? 2 : 1) * f->mapped_anon;
+	anon->anon_vma_prepares += prepares ? f->mapped_anon : 0;
+	chain_bytes[anon_kind] += f->chain_bytes_anon[d];
+	file->faults += f->mapped - f->mapped_anon;
+	file->rmap_calls += f->mapped - f->mapped_anon;
+	chain_bytes[FAULT_FILE] += f->chain_bytes[d] - f->chain_bytes_anon[d];
+	/* do_swap_page maps the page once: a page of one mapping */
+	unsigned unit = chain_unit_bytes(profile);
+	swap->faults += f->swap;
+	swap->rmap_calls += f->swap;
+	swap->chain_allocations += unit ? f->swap * (rmap_page_cost(profile, 1, true) / unit) : 0;
 }
 
 /* rmap calls of a segment: one per mapped PTE, but one per PMD-mapped THP
@@ -572,8 +641,9 @@ static uint64_t segment_calls(struct model_context *c, const struct segment *seg
 
 static void visit_work(struct model_context *c, const struct segment *seg, void *data)
 {
-	(void)data;
+	struct work_walk *walk = data;
 	struct model_result *r = c->result;
+	struct model_process *mp = &r->process_figures[seg->process];
 	const struct record_figures *f = seg->figures;
 	/* a PFN map's PTEs are copied and zapped, but it holds no struct
 	 * page: vm_normal_page() gives none, so no rmap call is made */
@@ -584,24 +654,113 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	enum pmd_kind kind = window_pmd_kind(c, p, seg->base >> c->pte_shift);
 	uint64_t calls = segment_calls(c, seg, kind);
 	uint64_t anon_calls = kind == PMD_ANON ? calls : kind == PMD_FILE ? 0 : f->mapped_anon;
+	if (seg->vma)
+		c->vma_mapped[seg->vma - c->snapshot->vmas] += f->mapped;
 	for (size_t d = 0; d < r->design_count; d++) {
-		struct model_design *design = &r->designs[d];
-		design->exit_rmap_calls += calls;
-		design->exit_rmap_pages += f->mapped;
+		struct event_work *w = &mp->work[d];
+		w->exit_rmap_calls += calls;
+		w->exit_rmap_pages += f->mapped;
+		w->exit_chain_frees += f->chain_frees[d];
+		w->exit_direct_pages += f->direct_pages[d];
+		count_faults(c, seg, d, w, &walk->fault_chain_bytes[d * 3]);
 		/* copy_huge_pmd leaves a file or shmem PMD to be faulted again */
-		if (!model_fork_copies(design->profile, seg->vma, has_anon_vma) || kind == PMD_FILE)
+		if (!model_fork_copies(r->designs[d].profile, seg->vma, has_anon_vma) || kind == PMD_FILE)
 			continue;
-		design->fork_rmap_calls += calls;
-		design->fork_rmap_anon_calls += anon_calls;
-		design->fork_rmap_pages += f->mapped;
-		design->fork_chain_allocations += f->chain_allocations[d];
+		w->fork_rmap_calls += calls;
+		w->fork_rmap_anon_calls += anon_calls;
+		w->fork_rmap_pages += f->mapped;
+		w->fork_chain_allocations += f->chain_allocations[d];
 	}
 }
 
+static void add_work(struct event_work *sum, const struct event_work *w)
+{
+	sum->fork_rmap_calls += w->fork_rmap_calls;
+	sum->fork_rmap_anon_calls += w->fork_rmap_anon_calls;
+	sum->fork_rmap_pages += w->fork_rmap_pages;
+	sum->fork_chain_allocations += w->fork_chain_allocations;
+	sum->fork_anon_vma_calls += w->fork_anon_vma_calls;
+	sum->exit_rmap_calls += w->exit_rmap_calls;
+	sum->exit_rmap_pages += w->exit_rmap_pages;
+	sum->exit_chain_frees += w->exit_chain_frees;
+	sum->exit_direct_pages += w->exit_direct_pages;
+	sum->exit_anon_vma_unlinks += w->exit_anon_vma_unlinks;
+	sum->exit_anon_vma_chain_frees += w->exit_anon_vma_chain_frees;
+	for (int k = 0; k < FAULT_KIND_COUNT; k++) {
+		sum->faults[k].faults += w->faults[k].faults;
+		sum->faults[k].rmap_calls += w->faults[k].rmap_calls;
+		sum->faults[k].chain_allocations += w->faults[k].chain_allocations;
+		sum->faults[k].anon_vma_prepares += w->faults[k].anon_vma_prepares;
+	}
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* munmap VMA by VMA: the median and largest count of rmap removals. */
+static void count_munmap(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	struct munmap_work *m = &c->result->munmap;
+	uint64_t *calls = xcalloc(s->vma_count + 1, sizeof(*calls));
+	m->vmas = s->vma_count;
+	for (size_t i = 0; i < s->process_count; i++)
+		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
+			size_t g = (size_t)(&s->processes[i].vmas[v] - s->vmas);
+			calls[g] = c->vma_mapped[g];
+			if (calls[g] > m->max_calls) {
+				m->max_calls = calls[g];
+				m->largest = &s->vmas[g];
+				m->largest_process = i;
+			}
+		}
+	qsort(calls, s->vma_count, sizeof(*calls), by_value);
+	m->median_calls = s->vma_count ? calls[(s->vma_count - 1) / 2] : 0;
+	free(calls);
+}
+
+/* Fork, exit and fault work per process and design, then their sums.  The
+ * anon_vma parts were set by model_object_rmap. */
 static void count_work(struct model_context *c)
 {
-	for (size_t i = 0; i < c->snapshot->process_count; i++)
-		model_walk_segments(c, i, visit_work, NULL);
+	struct model_result *r = c->result;
+	struct work_walk walk = { xcalloc(r->design_count * 3 + 1, sizeof(double)) };
+	double *total_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double));
+	for (size_t i = 0; i < c->snapshot->process_count; i++) {
+		memset(walk.fault_chain_bytes, 0, r->design_count * 3 * sizeof(double));
+		model_walk_segments(c, i, visit_work, &walk);
+		struct model_process *mp = &r->process_figures[i];
+		for (size_t d = 0; d < r->design_count; d++) {
+			unsigned unit = chain_unit_bytes(r->designs[d].profile);
+			for (int k = 0; unit && k < 3; k++) {
+				mp->work[d].faults[k].chain_allocations += (uint64_t)llround(walk.fault_chain_bytes[d * 3 + k] / unit);
+				total_bytes[d * 3 + k] += walk.fault_chain_bytes[d * 3 + k];
+			}
+			add_work(&r->designs[d].work, &mp->work[d]);
+		}
+	}
+	/* a page's chains are shared PSS-style among its mappings: the total
+	 * is rounded once (a process's share alone may round to 0) */
+	for (size_t d = 0; d < r->design_count; d++) {
+		struct model_design *design = &r->designs[d];
+		unsigned unit = chain_unit_bytes(design->profile);
+		for (int k = 0; unit && k < 3; k++)
+			design->work.faults[k].chain_allocations = (uint64_t)llround(total_bytes[d * 3 + k] / unit);
+		design->faults_exact = r->has_pfns && r->processes_with_pagemap == r->processes;
+	}
+	free(total_bytes);
+	free(walk.fault_chain_bytes);
+	count_munmap(c);
+}
+
+const struct event_work *model_process_work(const struct model_result *r, size_t process, size_t design)
+{
+	if (!r || process >= r->processes || design >= r->design_count)
+		return NULL;
+	return &r->process_figures[process].work[design];
 }
 
 /* ---- orchestration ---- */
@@ -749,12 +908,17 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	 * table at half load, doubled while it grows) */
 	uint64_t bytes = records * (sizeof(uint32_t) + 2 * (sizeof(struct pfn_entry) + 2 * sizeof(uint32_t)));
 	/* per content: figures for every design, PMD kind, identical-rule sums and classes */
-	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (sizeof(double) + sizeof(uint64_t)) +
+	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
 			     2 * sizeof(uint64_t) + 2 * 64);
-	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys */
-	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128);
+	/* per record kept: reclaim's four walk lengths of its PFN (model/reclaim.c) */
+	bytes += records * 4 * sizeof(uint32_t);
+	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys;
+	 * depth, family, mapped PTEs, reclaim's file order, descendants and owners */
+	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
+					   8 * sizeof(uint64_t));
 	/* per process: its figures for every design and rule */
-	bytes += (uint64_t)s->process_count * (sizeof(struct model_process) + (designs + rules + 2) * sizeof(double));
+	bytes += (uint64_t)s->process_count * (sizeof(struct model_process) + (designs + rules + 2) * sizeof(double) +
+					       designs * sizeof(struct event_work));
 	return bytes;
 }
 
@@ -784,7 +948,9 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 		mp->pte_chain_bytes = xcalloc(r->design_count + 1, sizeof(double));
 		mp->sharable_pages = xcalloc(r->sharing_count + 1, sizeof(double));
 		mp->fork_copies = xcalloc(r->sharing_count + 1, sizeof(*mp->fork_copies));
+		mp->work = xcalloc(r->design_count + 1, sizeof(*mp->work));
 	}
+	c.vma_mapped = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_mapped));
 
 	count_pfns(&c);
 	figure_contents(&c);
@@ -797,6 +963,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	model_estimate(&c);
 	model_object_rmap(&c);
 	count_work(&c);
+	model_reclaim(&c);
 	model_fork_tables(&c);
 	model_counters(&c);
 	finish_designs(&c, sums);
@@ -805,6 +972,9 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 
 	free_contents(&c);
 	free(c.vma_has_anon_vma);
+	free(c.vma_depths);
+	free(c.vma_family);
+	free(c.vma_mapped);
 	free(sums);
 	pfn_table_free(&c.pfns);
 	*result = r;
@@ -819,6 +989,7 @@ void model_free(struct model_result *r)
 		free(r->process_figures[i].pte_chain_bytes);
 		free(r->process_figures[i].sharable_pages);
 		free(r->process_figures[i].fork_copies);
+		free(r->process_figures[i].work);
 	}
 	for (size_t k = 0; r->sharing && k < r->sharing_count; k++)
 		free(r->sharing[k].files);

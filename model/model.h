@@ -60,6 +60,12 @@ struct geometry {
 
 enum anon_vma_fork { ANON_VMA_NONE, ANON_VMA_SHARED, ANON_VMA_CHAIN };
 
+/* How an object design's reclaim finds the VMAs that may map a file page:
+ * every VMA on the file's i_mmap list (2.5.62), or only those whose file
+ * range covers the page's offset (the 2.6.7 prio_tree, the 3.7 interval
+ * tree).  Profile: <reclaim file-walk="list|range">. */
+enum file_walk { FILE_WALK_LIST, FILE_WALK_RANGE };
+
 struct rmap_profile {
 	char id[64], arch[16], kernels[96];
 	char default_from[16];          /* "2.6.34": its era's default from this release on; "" never */
@@ -75,6 +81,7 @@ struct rmap_profile {
 	char fork_copy_vmflags[64];     /* the same as written ("ht nl pf mm") */
 	char fork_kernels[96];          /* the kernels the fork behaviour holds for ("" = kernels) */
 	enum anon_vma_fork anon_vma_fork;
+	enum file_walk file_walk;       /* reclaim's walk of a file's VMAs (object designs) */
 	char origin[300];               /* "FILE:LINE" it was defined at */
 	bool builtin;                   /* shipped with ptscope, not a user's file */
 };
@@ -169,6 +176,65 @@ struct estimate {
 	const char *method;             /* static text */
 };
 
+/* ---- rmap work per event (docs/cost-model.md section 7) ---- */
+
+/* The faults that map a page, as the snapshot shows it was mapped:
+ * an anonymous page of an anonymous VMA (first touch, do_anonymous_page),
+ * an anonymous page of a file VMA (COW of the file page, do_wp_page: the
+ * new page's add and the old page's remove), a file page (read fault), a
+ * swap entry (swap-in, do_swap_page). */
+enum fault_kind { FAULT_ANON, FAULT_COW, FAULT_FILE, FAULT_SWAP, FAULT_KIND_COUNT };
+extern const char *const fault_kind_names[FAULT_KIND_COUNT];   /* "anon", "cow", "file", "swap" */
+
+struct fault_work {
+	uint64_t faults;                /* faults of this kind, every present page faulted in once */
+	uint64_t rmap_calls;            /* page_add_*rmap, + the old page's page_remove_rmap for COW */
+	uint64_t chain_allocations;     /* pte_chains or blocks the adds allocate (PSS-style share) */
+	uint64_t anon_vma_prepares;     /* anon_vma_prepare calls */
+};
+
+/* One process's (or every process's) rmap work per event under one design:
+ * what model_process_work returns. */
+struct event_work {
+	/* fork: every VMA fork copies (lazy fork: profile) */
+	uint64_t fork_rmap_calls;       /* page_add_rmap or _mapcount increments: one per
+					   PTE, one per PMD-mapped THP (copy_huge_pmd) */
+	uint64_t fork_rmap_anon_calls;  /* ... of them for anonymous pages */
+	uint64_t fork_rmap_pages;       /* pages whose mapcount a fork changes (a THP's 512) */
+	uint64_t fork_chain_allocations;/* pte_chain objects / blocks, anon_vma_chains */
+	uint64_t fork_anon_vma_calls;   /* anon_vma_link / anon_vma_fork per VMA */
+	/* exit (= munmap of every VMA): what each design frees */
+	uint64_t exit_rmap_calls;       /* page_remove_rmap: per PTE, or per PMD (zap_huge_pmd) */
+	uint64_t exit_rmap_pages;       /* pages whose mapcount an exit changes */
+	uint64_t exit_chain_frees;      /* pte_chain objects (D1, D2) or blocks (D3, D4) freed */
+	uint64_t exit_direct_pages;     /* PG_direct mappings cleared (m = 1, D2-D4) */
+	uint64_t exit_anon_vma_unlinks; /* anon_vma_unlink / unlink_anon_vmas per VMA */
+	uint64_t exit_anon_vma_chain_frees; /* anon_vma_chains freed (2.6.34+) */
+	struct fault_work faults[FAULT_KIND_COUNT];
+};
+
+/* Reclaim of every mapped page once: the rmap walk that unmaps one page
+ * visits pte_chain entries (one per mapping) or VMAs on the file's i_mmap
+ * or the anon_vma's list, some of which do not map the page. */
+enum { MODEL_WORST_WALKS = 5 };
+struct reclaim_walk_owner {
+	const struct vma *vma;          /* a file's first VMA, or the anon_vma's owner VMA */
+	size_t process;                 /* the process of vma (index in the snapshot) */
+	uint64_t pages, visited, not_mapping;
+};
+struct reclaim_work {
+	bool available;                 /* needs PFNs: which page each PTE maps */
+	uint64_t pages;                 /* mapped pages (distinct PFNs, not the zero page) */
+	uint64_t visited;               /* pte_chain entries or VMAs visited, one walk per page */
+	uint64_t found;                 /* mappings found (the captured processes' PTEs) */
+	uint64_t not_mapping;           /* visited VMAs that do not map the page */
+	uint64_t walk_median, walk_p99, walk_max; /* visits of one page's walk */
+	struct reclaim_walk_owner worst_files[MODEL_WORST_WALKS];
+	size_t worst_file_count;
+	struct reclaim_walk_owner worst_anon_vmas[MODEL_WORST_WALKS];
+	size_t worst_anon_vma_count;
+};
+
 struct model_design {
 	const struct rmap_profile *profile;
 	bool selected;                  /* false: added as a baseline or as the snapshot's design */
@@ -187,15 +253,20 @@ struct model_design {
 	uint64_t total_bytes;           /* rmap + page field */
 	size_t baseline;                /* index in designs of profiles_baseline() */
 	int64_t saves_bytes;            /* baseline's rmap_bytes - this one's (page field apart) */
-	/* rmap work per event, summed over every process forking / exiting once */
-	uint64_t fork_rmap_calls;       /* page_add_rmap or _mapcount increments: one per
-					   PTE, one per PMD-mapped THP (copy_huge_pmd) */
-	uint64_t fork_rmap_anon_calls;  /* ... of them for anonymous pages */
-	uint64_t fork_rmap_pages;       /* pages whose mapcount a fork changes (a THP's 512) */
-	uint64_t fork_chain_allocations;/* pte_chain objects / blocks allocated */
-	uint64_t fork_anon_vma_calls;   /* anon_vma_link / anon_vma_fork per VMA */
-	uint64_t exit_rmap_calls;       /* page_remove_rmap: per PTE, or per PMD (zap_huge_pmd) */
-	uint64_t exit_rmap_pages;       /* pages whose mapcount an exit changes */
+	/* rmap work per event, every process forking / exiting / faulting its
+	 * pages in once: the sum of the processes' figures (model_process_work) */
+	struct event_work work;
+	bool faults_exact;              /* chain allocations from PFNs (else pte_chain designs' m unknown) */
+	struct reclaim_work reclaim;
+};
+
+/* munmap of each VMA on its own: its page_remove_rmap calls (every
+ * design's; the frees are exit's, VMA by VMA). */
+struct munmap_work {
+	uint64_t vmas;                  /* VMAs of the captured processes */
+	uint64_t median_calls, max_calls;
+	const struct vma *largest;      /* the VMA of max_calls (NULL: none maps a page) */
+	size_t largest_process;
 };
 
 /* What a fork of a process copies: PTEs (present and swap entries of the
@@ -244,6 +315,7 @@ struct model_process {
 	double *sharable_pages;         /* per sharing rule, split PSS-style among partners */
 	struct fork_copy fork_copy;     /* a fork copies today (no sharing) */
 	struct fork_copy *fork_copies;  /* per sharing rule: shared windows are not copied */
+	struct event_work *work;        /* per design: its fork, exit and faults (model_process_work) */
 };
 
 struct model_options {
@@ -337,6 +409,7 @@ struct model_result {
 	                                                estimate's upper bound (so <= 100 %) */
 	struct model_process *process_figures;       /* one per snapshot process */
 	struct fork_copy fork_copy;                  /* every process forking once, no sharing */
+	struct munmap_work munmap;
 	struct model_counters counters;              /* kernel counters beside the model */
 };
 
@@ -347,6 +420,12 @@ uint64_t model_memory_bytes(const struct snapshot *snapshot, const struct model_
 int model_run(const struct snapshot *snapshot, const struct model_options *options,
 	      struct model_result **result, struct error *error);
 void model_free(struct model_result *result);
+
+/* The rmap work of one process's fork, exit and faulting its pages in,
+ * under design index `design` of the result (the figures issue 19's time
+ * predictions read); every process's sum is designs[design].work.  NULL
+ * when an index is out of range. */
+const struct event_work *model_process_work(const struct model_result *result, size_t process, size_t design);
 
 /* Helpers the report and the tests use. */
 /* A VMA's permission test of the 2006 patch etc.: eligible under the rule? */

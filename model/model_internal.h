@@ -30,7 +30,10 @@ struct record_figures {
 	bool exclusive_anon;                    /* an exclusive anonymous page */
 	bool shared_anon;                       /* a shared anonymous PFN (fork families) */
 	double *chain_bytes;                    /* per design: PSS-style pte_chain charge */
+	double *chain_bytes_anon;               /* ... of it, anonymous pages' */
 	uint64_t *chain_allocations;            /* per design: pte_chains a fork allocates */
+	uint64_t *chain_frees;                  /* per design: pte_chains an exit frees */
+	uint64_t *direct_pages;                 /* per design: PG_direct mappings an exit clears */
 };
 
 struct segment {
@@ -50,6 +53,10 @@ struct pfn_entry {
 	uint64_t anon_records;          /* ... with pagemap bit 61 clear */
 	const struct kpage *kpage;      /* NULL without kpages */
 	uint32_t anon_vma_owner;        /* global VMA index + 1 of a VMA mapping it as shared anon */
+	uint32_t walk_vma;              /* global VMA index + 1 reclaim's walk starts from: the
+					   mapping VMA of the least fork depth (model/reclaim.c) */
+	bool walk_anon;                 /* that mapping is anonymous (section 8) */
+	uint64_t walk_page_offset;      /* the page's index in its file, through walk_vma */
 };
 
 struct pfn_table {
@@ -76,6 +83,10 @@ struct model_context {
 	struct pmd_override { uint64_t window; uint8_t kind; } *overrides;
 	size_t *override_first, *override_count;
 	bool *vma_has_anon_vma;         /* per global VMA index */
+	uint64_t *vma_depths;           /* per global VMA index: fork depth (model/objrmap.c) */
+	size_t *vma_family;             /* per global VMA index: its 2.6.7 anon_vma family's
+					   root VMA (NULL without PFNs) */
+	uint64_t *vma_mapped;           /* per global VMA index: PTEs munmap removes the rmap of */
 };
 
 typedef void (*segment_visit)(struct model_context *c, const struct segment *segment, void *data);
@@ -100,6 +111,18 @@ void model_walk_segments(struct model_context *c, size_t process, segment_visit 
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
 
+/* pte_chain objects (or blocks) a design allocates when a page mapped m
+ * times gains one more mapping (model/model.c), and the bytes of one. */
+uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m, bool anon);
+unsigned chain_unit_bytes(const struct rmap_profile *profile);
+/* Visit the ancestors (PPid chain) of process p that hold a VMA with an
+ * anon_vma overlapping vma (the first such VMA of each, nearest ancestor
+ * first): the VMAs a fork copied it, or the VMA it was split from, from
+ * (model/objrmap.c).  Returns how many. */
+typedef void (*ancestor_visit)(struct model_context *c, const struct vma *ancestor, void *data);
+uint64_t model_vma_ancestors(struct model_context *c, const struct process *p, const struct vma *vma,
+			     ancestor_visit visit, void *data);
+
 /* Does fork copy this VMA's PTEs under the design (lazy fork: model/model.c)? */
 bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma);
 /* The address range whose windows a rule would share for a VMA it makes
@@ -122,6 +145,7 @@ void model_estimate(struct model_context *context);          /* model/estimate.c
 void model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
 void model_counters(struct model_context *context);          /* model/counters.c */
+void model_reclaim(struct model_context *context);           /* model/reclaim.c */
 
 
 #endif

@@ -116,6 +116,18 @@ static void visit_families(struct model_context *c, const struct segment *seg, v
 		f->content_owner[seg->content] = (uint32_t)(g + 1);
 }
 
+struct join {
+	size_t *parent;
+	size_t vma;                     /* global index of the VMA joining */
+};
+
+static void join_ancestor(struct model_context *c, const struct vma *ancestor, void *data)
+{
+	struct join *j = data;
+	size_t a = (size_t)(ancestor - c->snapshot->vmas);
+	j->parent[find_root(j->parent, j->vma)] = find_root(j->parent, a);
+}
+
 /* 2.6.7-2.6.33: VMAs of different processes mapping one shared anonymous
  * PFN belong to one fork family and share one anon_vma. */
 static uint64_t count_families(struct model_context *c)
@@ -129,8 +141,18 @@ static uint64_t count_families(struct model_context *c)
 		f.parent[g] = g;
 	for (size_t i = 0; i < s->process_count; i++)
 		model_walk_segments(c, i, visit_families, &f);
-	/* split and neighbouring VMAs share their anon_vma (a forked child's
-	 * copies share the parent's anyway in this design) */
+	/* a forked child's copy joins its parent's anon_vma (anon_vma_link),
+	 * even once every page of it has been copied on write */
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		for (size_t v = 0; v < p->vma_count; v++) {
+			size_t g = (size_t)(&p->vmas[v] - s->vmas);
+			struct join j = { f.parent, g };
+			if (c->vma_has_anon_vma[g] && c->vma_depths[g])
+				model_vma_ancestors(c, p, &p->vmas[v], join_ancestor, &j);
+		}
+	}
+	/* split and neighbouring VMAs share their anon_vma */
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
 		for (size_t v = 1; v < p->vma_count; v++) {
@@ -142,7 +164,10 @@ static uint64_t count_families(struct model_context *c)
 	uint64_t families = 0;
 	for (size_t g = 0; g < s->vma_count; g++)
 		families += c->vma_has_anon_vma[g] && find_root(f.parent, g) == g;
-	free(f.parent);
+	/* reclaim walks a family's VMAs (model/reclaim.c): each VMA's root */
+	for (size_t g = 0; g < s->vma_count; g++)
+		f.parent[g] = find_root(f.parent, g);
+	c->vma_family = f.parent;
 	free(f.content_owner);
 	return families;
 }
@@ -165,20 +190,18 @@ static const struct vma *overlapping_anon_vma(const struct model_context *c, con
 	return NULL;
 }
 
-/* Fork depth d of a VMA: ancestors (PPid chain) holding a VMA with an
- * anon_vma that overlaps it.  Its chain count is d + 1: anon_vma_fork
- * clones the parent VMA's chains and adds one, and a split (__split_vma ->
- * anon_vma_clone) gives each piece every chain of the VMA it came from, so
- * a piece is matched to the ancestor's VMA by overlap, not by equal ends.
- * *nearest: the overlapping VMA of the nearest such ancestor (pieces of one
- * VMA a fork made share its anon_vma), NULL at depth 0. */
-static uint64_t fork_depth(const struct model_context *c, const struct process *p, const struct vma *vma,
-			   const struct vma **nearest)
+/* The ancestors a fork copied a VMA from: along the PPid chain, those
+ * holding a VMA with an anon_vma that overlaps it.  A VMA's fork depth d
+ * is their number, its chain count d + 1: anon_vma_fork clones the parent
+ * VMA's chains and adds one, and a split (__split_vma -> anon_vma_clone)
+ * gives each piece every chain of the VMA it came from, so a piece is
+ * matched to the ancestor's VMA by overlap, not by equal ends. */
+uint64_t model_vma_ancestors(struct model_context *c, const struct process *p, const struct vma *vma,
+			     ancestor_visit visit, void *data)
 {
 	const struct snapshot *s = c->snapshot;
 	uint64_t depth = 0;
 	const struct process *ancestor = p;
-	*nearest = NULL;
 	for (int hops = 0; hops < 64; hops++) {
 		if (ancestor->ppid == ancestor->pid)
 			break;
@@ -186,11 +209,49 @@ static uint64_t fork_depth(const struct model_context *c, const struct process *
 		if (!ancestor)
 			break;
 		const struct vma *overlap = overlapping_anon_vma(c, ancestor, vma->start, vma->end);
-		if (overlap && !*nearest)
-			*nearest = overlap;
-		depth += overlap != NULL;
+		if (overlap) {
+			depth++;
+			if (visit)
+				visit(c, overlap, data);
+		}
 	}
 	return depth;
+}
+
+/* The nearest ancestor's overlapping VMA (the first visited): pieces of
+ * one VMA a fork made share its anon_vma. */
+static void remember_nearest(struct model_context *c, const struct vma *ancestor, void *data)
+{
+	(void)c;
+	const struct vma **nearest = data;
+	if (!*nearest)
+		*nearest = ancestor;
+}
+
+/* What a process's fork and exit do with anon_vmas under each design:
+ * anon_vma_link / anon_vma_fork per VMA holding one, and 2.6.34+ the
+ * chains anon_vma_clone copies plus one new (d + 2), freed again at exit
+ * by unlink_anon_vmas (d + 1). */
+static void price_anon_vmas(struct model_context *c, size_t process, uint64_t vmas, uint64_t chains)
+{
+	struct model_result *r = c->result;
+	for (size_t d = 0; d < r->design_count; d++) {
+		struct event_work *w = &r->process_figures[process].work[d];
+		switch (r->designs[d].profile->anon_vma_fork) {
+		case ANON_VMA_NONE:
+			break;
+		case ANON_VMA_SHARED:
+			w->fork_anon_vma_calls += vmas;          /* anon_vma_link */
+			w->exit_anon_vma_unlinks += vmas;        /* anon_vma_unlink */
+			break;
+		case ANON_VMA_CHAIN:
+			w->fork_anon_vma_calls += vmas;          /* anon_vma_fork */
+			w->fork_chain_allocations += chains + vmas;
+			w->exit_anon_vma_unlinks += vmas;        /* unlink_anon_vmas */
+			w->exit_anon_vma_chain_frees += chains;
+			break;
+		}
+	}
 }
 
 void model_object_rmap(struct model_context *c)
@@ -202,26 +263,29 @@ void model_object_rmap(struct model_context *c)
 	/* 2.6.34+: one anon_vma per VMA holding one, but compatible neighbours
 	 * (never forked) count one between them; chains: d + 1 per VMA.  The
 	 * neighbour's depth is known: VMAs are walked in address order. */
-	uint64_t *depths = xcalloc(s->vma_count + 1, sizeof(*depths));
+	uint64_t *depths = c->vma_depths = xcalloc(s->vma_count + 1, sizeof(*depths));
 	const struct vma **nearest = xcalloc(s->vma_count + 1, sizeof(*nearest));
 	uint64_t chains = 0, own = 0;
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
+		uint64_t process_vmas = 0, process_chains = 0;
 		for (size_t v = 0; v < p->vma_count; v++) {
 			size_t g = (size_t)(&p->vmas[v] - s->vmas);
 			if (!c->vma_has_anon_vma[g])
 				continue;
-			depths[g] = fork_depth(c, p, &p->vmas[v], &nearest[g]);
-			chains += depths[g] + 1;
+			depths[g] = model_vma_ancestors(c, p, &p->vmas[v], remember_nearest, &nearest[g]);
+			process_vmas++;
+			process_chains += depths[g] + 1;
 			/* never forked: compatible neighbours share (anon_vma_prepare);
 			 * forked: the pieces of one forked VMA share its anon_vma */
 			bool shares = v > 0 && c->vma_has_anon_vma[g - 1] && depths[g - 1] == depths[g] &&
 				      nearest[g - 1] == nearest[g] && compatible(&s->vmas[g - 1], &s->vmas[g]);
 			own += !shares;
 		}
+		chains += process_chains;
+		price_anon_vmas(c, i, process_vmas, process_chains);
 	}
 	uint64_t families = exact ? count_families(c) : own;
-	free(depths);
 	free(nearest);
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct model_design *design = &r->designs[d];
@@ -234,14 +298,10 @@ void model_object_rmap(struct model_context *c)
 		case ANON_VMA_SHARED:
 			design->anon_vma_count = families;
 			design->anon_vma_exact = exact;
-			design->fork_anon_vma_calls = r->anon_vmas;         /* anon_vma_link */
 			break;
 		case ANON_VMA_CHAIN:
 			design->anon_vma_count = own;
 			design->anon_vma_chain_count = chains;
-			design->fork_anon_vma_calls = r->anon_vmas;         /* anon_vma_fork */
-			/* anon_vma_clone copies the parent's chains, then one new chain */
-			design->fork_chain_allocations += chains + r->anon_vmas;
 			break;
 		}
 		design->object_rmap_bytes = design->vma_field_bytes +

@@ -46,6 +46,8 @@ static const char *const anon_vma_names[] = {
 	[ANON_VMA_NONE] = "none", [ANON_VMA_SHARED] = "shared", [ANON_VMA_CHAIN] = "chain",
 };
 
+static const char *const file_walk_names[] = { [FILE_WALK_LIST] = "list", [FILE_WALK_RANGE] = "range" };
+
 
 const char *rmap_family_name(enum rmap_family family)
 {
@@ -357,6 +359,10 @@ static int read_rmap_profile(xmlNodePtr node, struct profile_set *set, const cha
 	attribute(fork, "kernels", p.fork_kernels, sizeof(p.fork_kernels));
 	int anon = lookup(anon_vma_names, 3, attribute(fork, "anon-vma", text, sizeof(text)));
 	p.anon_vma_fork = anon < 0 ? ANON_VMA_NONE : (enum anon_vma_fork)anon;
+	/* the schema's default when a profile says nothing: the walk of 2.6.7 on */
+	xmlNodePtr reclaim = child(node, "reclaim");
+	int walk = reclaim ? lookup(file_walk_names, 2, attribute(reclaim, "file-walk", text, sizeof(text))) : -1;
+	p.file_walk = walk < 0 ? FILE_WALK_RANGE : (enum file_walk)walk;
 	/* NRPTE = floor((L1 - sizeof(long)) / sizeof(pte_addr_t)), sizeof(long) = pointer */
 	if (rmap_families[p.family].layout == CHAIN_ARRAY) {
 		if (p.pte_addr_bytes == 0 || p.cache_line_bytes <= p.pointer_bytes ||

@@ -168,12 +168,12 @@ void graph_names_free(struct graph_names *names)
 static unsigned long long figure_of(const struct model_design *d, enum event_figure figure)
 {
 	switch (figure) {
-	case FORK_ALL: return d->fork_rmap_calls;
-	case FORK_ANON: return d->fork_rmap_anon_calls;
-	case FORK_FILE: return d->fork_rmap_calls - d->fork_rmap_anon_calls;
-	case FORK_CHAINS: return d->fork_chain_allocations;
-	case FORK_ANON_VMA: return d->fork_anon_vma_calls;
-	default: return d->exit_rmap_calls;
+	case FORK_ALL: return d->work.fork_rmap_calls;
+	case FORK_ANON: return d->work.fork_rmap_anon_calls;
+	case FORK_FILE: return d->work.fork_rmap_calls - d->work.fork_rmap_anon_calls;
+	case FORK_CHAINS: return d->work.fork_chain_allocations;
+	case FORK_ANON_VMA: return d->work.fork_anon_vma_calls;
+	default: return d->work.exit_rmap_calls;
 	}
 }
 

@@ -206,7 +206,7 @@ static void write_work_pages(FILE *out, const struct model_result *r)
 {
 	if (r->current_design >= r->design_count)
 		return;
-	const struct model_design *m = &r->designs[r->current_design];
+	const struct event_work *m = &r->designs[r->current_design].work;
 	if (m->fork_rmap_pages == m->fork_rmap_calls && m->exit_rmap_pages == m->exit_rmap_calls)
 		return;
 	char a[32], b[32], c[32], d[32], line[400];
@@ -215,7 +215,7 @@ static void write_work_pages(FILE *out, const struct model_result *r)
 	report_format_count(m->exit_rmap_calls, c, sizeof(c));
 	report_format_count(m->exit_rmap_pages, d, sizeof(d));
 	snprintf(line, sizeof(line), "%s: a PMD-mapped THP is one rmap call for its 512 pages: fork %s calls change "
-		 "the mapcount of %s pages, exit %s calls of %s pages.", m->profile->id, a, b, c, d);
+		 "the mapcount of %s pages, exit %s calls of %s pages.", r->designs[r->current_design].profile->id, a, b, c, d);
 	wrapped(out, "  ", line, 4);
 }
 
@@ -234,10 +234,10 @@ static void write_work(FILE *out, const struct model_result *r, const struct rep
 		const struct model_design *m = &r->designs[i];
 		if (!design_shown(r, m, o))
 			continue;
-		report_format_count(m->fork_rmap_calls, a, sizeof(a));
-		report_format_count(m->fork_chain_allocations, b, sizeof(b));
-		report_format_count(m->fork_anon_vma_calls, c, sizeof(c));
-		report_format_count(m->exit_rmap_calls, d, sizeof(d));
+		report_format_count(m->work.fork_rmap_calls, a, sizeof(a));
+		report_format_count(m->work.fork_chain_allocations, b, sizeof(b));
+		report_format_count(m->work.fork_anon_vma_calls, c, sizeof(c));
+		report_format_count(m->work.exit_rmap_calls, d, sizeof(d));
 		fprintf(out, "%-*s %14s %16s %15s %14s\n", width, m->profile->id, a, b, c, d);
 	}
 	wrapped(out, "  ", "fork rmap = page_add_rmap or _mapcount updates; allocations = pte_chain objects, blocks or "

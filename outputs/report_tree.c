@@ -163,6 +163,125 @@ static struct json_object *totals_object(const struct model_result *r)
 	return o;
 }
 
+/* One kind of fault: the snapshot's totals and what one fault does. */
+static struct json_object *fault_object(const struct fault_work *f)
+{
+	struct json_object *o = json_object_new_object();
+	put_u64(o, "faults", f->faults);
+	put_u64(o, "rmap_calls", f->rmap_calls);
+	put_u64(o, "chain_allocations", f->chain_allocations);
+	put_u64(o, "anon_vma_prepare_calls", f->anon_vma_prepares);
+	struct json_object *one = json_object_new_object();
+	double n = f->faults ? (double)f->faults : 1;
+	put(one, "rmap_calls", decimal((double)f->rmap_calls / n));
+	put(one, "chain_allocations", decimal((double)f->chain_allocations / n));
+	put(one, "anon_vma_prepare_calls", decimal((double)f->anon_vma_prepares / n));
+	put(o, "per_fault", one);
+	return o;
+}
+
+static struct json_object *faults_object(const struct model_design *m)
+{
+	struct json_object *o = json_object_new_object();
+	struct fault_work all = { 0 };
+	put_bool(o, "exact", m->faults_exact);
+	for (int k = 0; k < FAULT_KIND_COUNT; k++) {
+		const struct fault_work *f = &m->work.faults[k];
+		put(o, fault_kind_names[k], fault_object(f));
+		all.faults += f->faults;
+		all.rmap_calls += f->rmap_calls;
+		all.chain_allocations += f->chain_allocations;
+		all.anon_vma_prepares += f->anon_vma_prepares;
+	}
+	put(o, "all", fault_object(&all));
+	return o;
+}
+
+static struct json_object *munmap_object(const struct model_result *r, const struct model_design *m)
+{
+	const struct munmap_work *u = &r->munmap;
+	struct json_object *o = json_object_new_object();
+	put_u64(o, "vmas", u->vmas);
+	put_u64(o, "rmap_calls", m->work.exit_rmap_calls);
+	put_u64(o, "chain_frees", m->work.exit_chain_frees);
+	put_u64(o, "anon_vma_unlinks", m->work.exit_anon_vma_unlinks);
+	put_u64(o, "anon_vma_chain_frees", m->work.exit_anon_vma_chain_frees);
+	put_u64(o, "median_rmap_calls_per_vma", u->median_calls);
+	put_u64(o, "max_rmap_calls_per_vma", u->max_calls);
+	if (u->largest) {
+		struct json_object *v = json_object_new_object();
+		put(v, "pid", json_object_new_int64(r->snapshot->processes[u->largest_process].pid));
+		put_u64(v, "start", u->largest->start);
+		put_u64(v, "end", u->largest->end);
+		put_string(v, "path", u->largest->path ? u->largest->path : "");
+		put(o, "largest_vma", v);
+	}
+	return o;
+}
+
+static struct json_object *walk_owners(const struct model_result *r, const struct reclaim_walk_owner *owners,
+				       size_t count, bool file)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < count; i++) {
+		const struct reclaim_walk_owner *w = &owners[i];
+		struct json_object *o = json_object_new_object();
+		put_string(o, "path", w->vma->path ? w->vma->path : "");
+		if (file) {
+			put_u64(o, "inode", w->vma->inode);
+		} else {
+			put(o, "pid", json_object_new_int64(r->snapshot->processes[w->process].pid));
+			put_u64(o, "start", w->vma->start);
+			put_u64(o, "end", w->vma->end);
+		}
+		put_u64(o, "pages", w->pages);
+		put_u64(o, "visited", w->visited);
+		put_u64(o, "visited_not_mapping", w->not_mapping);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static struct json_object *reclaim_object(const struct model_result *r, const struct reclaim_work *w)
+{
+	struct json_object *o = json_object_new_object();
+	put_bool(o, "available", w->available);
+	put_u64(o, "pages", w->pages);
+	put_u64(o, "visited", w->visited);
+	put_u64(o, "found", w->found);
+	put_u64(o, "visited_not_mapping", w->not_mapping);
+	struct json_object *walk = json_object_new_object();
+	put_u64(walk, "median", w->walk_median);
+	put_u64(walk, "p99", w->walk_p99);
+	put_u64(walk, "max", w->walk_max);
+	put(o, "walk", walk);
+	put(o, "worst_files", walk_owners(r, w->worst_files, w->worst_file_count, true));
+	put(o, "worst_anon_vmas", walk_owners(r, w->worst_anon_vmas, w->worst_anon_vma_count, false));
+	return o;
+}
+
+/* docs/cost-model.md section 7: every process forking and exiting once,
+ * every page faulted in once, every VMA unmapped, every page reclaimed. */
+static struct json_object *work_object(const struct model_result *r, const struct model_design *m)
+{
+	const struct event_work *w = &m->work;
+	struct json_object *o = json_object_new_object();
+	put_u64(o, "fork_rmap_calls", w->fork_rmap_calls);
+	put_u64(o, "fork_rmap_pages", w->fork_rmap_pages);
+	put_u64(o, "fork_chain_allocations", w->fork_chain_allocations);
+	put_u64(o, "fork_anon_vma_calls", w->fork_anon_vma_calls);
+	put_u64(o, "exit_rmap_calls", w->exit_rmap_calls);
+	put_u64(o, "exit_rmap_pages", w->exit_rmap_pages);
+	put_u64(o, "exit_chain_frees", w->exit_chain_frees);
+	put_u64(o, "exit_direct_pages", w->exit_direct_pages);
+	put_u64(o, "exit_anon_vma_unlinks", w->exit_anon_vma_unlinks);
+	put_u64(o, "exit_anon_vma_chain_frees", w->exit_anon_vma_chain_frees);
+	put(o, "faults", faults_object(m));
+	put(o, "munmap", munmap_object(r, m));
+	put(o, "reclaim", reclaim_object(r, &m->reclaim));
+	return o;
+}
+
 static struct json_object *design_object(const struct model_result *r, const struct model_design *m)
 {
 	const struct rmap_profile *p = m->profile;
@@ -188,14 +307,7 @@ static struct json_object *design_object(const struct model_result *r, const str
 	put_u64(o, "anon_vma_chains", m->anon_vma_chain_count);
 	put_u64(o, "object_rmap_bytes", m->object_rmap_bytes);
 	put_u64(o, "total_bytes", m->total_bytes);
-	struct json_object *work = json_object_new_object();
-	put_u64(work, "fork_rmap_calls", m->fork_rmap_calls);
-	put_u64(work, "fork_rmap_pages", m->fork_rmap_pages);
-	put_u64(work, "fork_chain_allocations", m->fork_chain_allocations);
-	put_u64(work, "fork_anon_vma_calls", m->fork_anon_vma_calls);
-	put_u64(work, "exit_rmap_calls", m->exit_rmap_calls);
-	put_u64(work, "exit_rmap_pages", m->exit_rmap_pages);
-	put(o, "work_per_event", work);
+	put(o, "work_per_event", work_object(r, m));
 	return o;
 }
 

@@ -323,8 +323,8 @@ static void test_pte_chain_exact(void)
 	/* process a's PSS-style share under D1: 8 (PFN 10) + 8 (PFN 11) */
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].pte_chain_bytes[0], 16.0, 1e-9);
 	/* work: exit removes every present non-zero PTE (4); D1 fork allocs one chain per copy */
-	CU_ASSERT_EQUAL(r->designs[0].exit_rmap_calls, 4);
-	CU_ASSERT_EQUAL(r->designs[0].fork_rmap_calls, 4);
+	CU_ASSERT_EQUAL(r->designs[0].work.exit_rmap_calls, 4);
+	CU_ASSERT_EQUAL(r->designs[0].work.fork_rmap_calls, 4);
 	/* without kpages: m = record count (PFN 11: 1), nothing is the zero page,
 	 * D4's anonymous is bit 61 clear: D1 = 16 + 8 + 8 (PFN 99 now counts) + 8 = 40 */
 	f->snapshot.kpages = NULL;
@@ -494,11 +494,11 @@ static void test_thp_fork_exit(void)
 	const char *const ids[] = { "6.1-x86_64", "2.4-rmap-i386" };
 	struct model_result *r = run(f, ids, 2);
 	for (size_t d = 0; d < 2; d++) {
-		CU_ASSERT_EQUAL(r->designs[d].exit_rmap_calls, 6);
-		CU_ASSERT_EQUAL(r->designs[d].exit_rmap_pages, 1539);
-		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_calls, 5);
-		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_anon_calls, 5);
-		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_pages, 1027);
+		CU_ASSERT_EQUAL(r->designs[d].work.exit_rmap_calls, 6);
+		CU_ASSERT_EQUAL(r->designs[d].work.exit_rmap_pages, 1539);
+		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_calls, 5);
+		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_anon_calls, 5);
+		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_pages, 1027);
 	}
 	CU_ASSERT_EQUAL(r->fork_copy.pte_pages, 3);
 	CU_ASSERT_EQUAL(r->fork_copy.ptes, 3);
@@ -829,7 +829,7 @@ static void test_anon_vma_split_tree(void)
 	CU_ASSERT_EQUAL(r->anon_vmas, 10);
 	CU_ASSERT_EQUAL(r->designs[0].anon_vma_chain_count, 30);
 	CU_ASSERT_EQUAL(r->designs[0].anon_vma_count, 7);
-	CU_ASSERT_EQUAL(r->designs[0].fork_chain_allocations, 40);
+	CU_ASSERT_EQUAL(r->designs[0].work.fork_chain_allocations, 40);
 }
 
 /*
@@ -955,10 +955,199 @@ static void test_lazy_fork(void)
 	const uint64_t fork_calls[] = { 8, 8, 5, 5, 4 };
 	struct model_result *r = run(f, ids, 5);
 	for (size_t d = 0; d < 5; d++) {
-		CU_ASSERT_EQUAL(r->designs[d].exit_rmap_calls, 8);
-		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_calls, fork_calls[d]);
-		CU_ASSERT_EQUAL(r->designs[d].fork_rmap_anon_calls, 3);
+		CU_ASSERT_EQUAL(r->designs[d].work.exit_rmap_calls, 8);
+		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_calls, fork_calls[d]);
+		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_anon_calls, 3);
 	}
+}
+
+/*
+ * Reclaim of a file page, worked by hand.  /lib/f.so (inode 5) is mapped
+ * r--p at 0x400000-0x404000, offset 0, by four processes; processes 1-3 map
+ * its page 1 (PFN 50, kpagecount 3), process 4 has the VMA but never touched
+ * that page.
+ *   pte_chain walk (2.4-rmap, 2.5-array): 3 entries, all mappings;
+ *   object rmap (2.5.62 list, 6.1 range): 4 VMAs visited, 3 mappings found,
+ *   1 visited VMA maps nothing.
+ * Then process 4 also maps page 16 of the file elsewhere (0x800000, offset
+ * 0x10000): the 2.5.62 list walk visits 5 VMAs for page 1, 6.1's interval
+ * tree still 4 (the new VMA does not cover page 1); page 16 itself is one
+ * page more, its walk 5 (list) or 1 (range).
+ * Faults: 3 file read faults, 3 page_add_rmap; D1 allocates 3 pte_chains
+ * (one a mapping), D3 L1 32 one block (C(3) = 32 B, shared by three).
+ */
+static void test_reclaim_file_walk(void)
+{
+	struct fake *f = fake_new();
+	for (int i = 0; i < 4; i++) {
+		struct process *p = fake_process(f, 1 + i, 0, 0);
+		fake_vma(f, p, 0x400000, 0x404000, "r--p", 5, "/lib/f.so");
+		if (i < 3)
+			fake_record(p, 0x401000, P | FILE_PAGE | 50);
+	}
+	fake_kpage(f, 50, 3, 0);
+	const char *const ids[] = { "2.4-rmap-i386", "2.5-array-i386-l1-32", "2.5.62-objrmap-i386-l1-32", "6.1-x86_64" };
+	const uint64_t visited[] = { 3, 3, 4, 4 };
+	struct model_result *r = run(f, ids, 4);
+	for (size_t d = 0; d < 4; d++) {
+		const struct reclaim_work *w = &r->designs[d].reclaim;
+		CU_ASSERT_TRUE(w->available);
+		CU_ASSERT_EQUAL(w->pages, 1);
+		CU_ASSERT_EQUAL(w->found, 3);
+		CU_ASSERT_EQUAL(w->visited, visited[d]);
+		CU_ASSERT_EQUAL(w->not_mapping, visited[d] - 3);
+		CU_ASSERT_EQUAL(w->walk_max, visited[d]);
+		CU_ASSERT_EQUAL(w->worst_file_count, 1);
+		CU_ASSERT_EQUAL(w->worst_files[0].visited, visited[d]);
+		CU_ASSERT_STRING_EQUAL(w->worst_files[0].vma->path, "/lib/f.so");
+		const struct fault_work *file = &r->designs[d].work.faults[FAULT_FILE];
+		CU_ASSERT_EQUAL(file->faults, 3);
+		CU_ASSERT_EQUAL(file->rmap_calls, 3);
+		CU_ASSERT_EQUAL(file->anon_vma_prepares, 0);
+	}
+	CU_ASSERT_EQUAL(r->designs[0].work.faults[FAULT_FILE].chain_allocations, 3);
+	CU_ASSERT_EQUAL(r->designs[1].work.faults[FAULT_FILE].chain_allocations, 1);
+	CU_ASSERT_EQUAL(r->designs[2].work.faults[FAULT_FILE].chain_allocations, 0);   /* file by object */
+	/* a fifth VMA of the file, not covering page 1 */
+	struct vma *far = fake_vma(f, &f->processes[3], 0x800000, 0x801000, "r--p", 5, "/lib/f.so");
+	far->offset = 0x10000;
+	fake_record(&f->processes[3], 0x800000, P | FILE_PAGE | 51);
+	fake_kpage(f, 51, 1, 0);
+	r = run(f, ids, 4);
+	const uint64_t visited_page1[] = { 3, 3, 5, 4 }, visited_page16[] = { 1, 1, 5, 1 };
+	for (size_t d = 0; d < 4; d++) {
+		const struct reclaim_work *w = &r->designs[d].reclaim;
+		CU_ASSERT_EQUAL(w->pages, 2);
+		CU_ASSERT_EQUAL(w->found, 4);
+		CU_ASSERT_EQUAL(w->visited, visited_page1[d] + visited_page16[d]);
+		CU_ASSERT_EQUAL(w->not_mapping, visited_page1[d] + visited_page16[d] - 4);
+	}
+}
+
+/*
+ * An anonymous page shared by a fork tree three deep, worked by hand.
+ * A (pid 10) forked B (11) and D (13); B forked C (12).  Each holds the
+ * anonymous VMA 0x600000-0x602000 (the same range: fork depths A 0, B 1,
+ * C 2, D 1).  PFN 60 is mapped by A, B and C (kpagecount 3); D wrote its
+ * copy (PFN 61, exclusive); C faulted page 2 after the fork (PFN 62).
+ * Reclaim of the three pages:
+ *   pte_chain (2.4-rmap, 2.5.62's anon pages): 3 + 1 + 1 = 5 entries;
+ *   2.6.7 anon_vma: one anon_vma for the whole family (fork links every
+ *     copy to the parent's): 4 VMAs per page = 12 visited, 7 not mapping;
+ *   anon_vma_chain: PFN 60 in A's anon_vma (A and its copies B, C, D: 4,
+ *     D not mapping), 61 in D's (1), 62 in C's (1): 6 visited, 1 not mapping.
+ * Fork and exit: 2.6.34+ chains d + 1 = 1 + 2 + 3 + 2 = 8, a fork allocates
+ * them plus one a VMA (12) and an exit frees the 8; 4 anon_vma_fork and
+ * 4 unlink calls.  D1 frees a pte_chain for every mapping (5); D2 frees
+ * 1 for each of PFN 60's three (m 3 -> 2) and clears PG_direct on 61 and 62.
+ * Faults: 5 anonymous first touches; 6.1 calls anon_vma_prepare for each.
+ */
+static void test_reclaim_fork_tree(void)
+{
+	struct fake *f = fake_new();
+	const int pids[] = { 10, 11, 12, 13 }, ppids[] = { 1, 10, 11, 10 };
+	for (int i = 0; i < 4; i++) {
+		struct process *p = fake_process(f, pids[i], ppids[i], 0);
+		fake_vma(f, p, 0x600000, 0x602000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 8;
+		fake_record(p, 0x600000, i == 3 ? P | PAGEMAP_EXCLUSIVE | 61 : P | 60);
+		if (i == 2)
+			fake_record(p, 0x601000, P | PAGEMAP_EXCLUSIVE | 62);
+	}
+	fake_kpage(f, 60, 3, FLAG(KPF_ANON));
+	fake_kpage(f, 61, 1, FLAG(KPF_ANON));
+	fake_kpage(f, 62, 1, FLAG(KPF_ANON));
+	const char *const ids[] = { "2.4-rmap-i386", "2.5-direct-i386", "2.5.62-objrmap-i386-l1-32",
+				    "2.6.7-anon_vma-x86_64", "2.6.34-avc-x86_64", "6.1-x86_64" };
+	const uint64_t visited[] = { 5, 5, 5, 12, 6, 6 };
+	struct model_result *r = run(f, ids, 6);
+	for (size_t d = 0; d < 6; d++) {
+		const struct model_design *m = &r->designs[d];
+		CU_ASSERT_EQUAL(m->reclaim.pages, 3);
+		CU_ASSERT_EQUAL(m->reclaim.found, 5);
+		CU_ASSERT_EQUAL(m->reclaim.visited, visited[d]);
+		CU_ASSERT_EQUAL(m->reclaim.not_mapping, visited[d] - 5);
+		CU_ASSERT_EQUAL(m->work.faults[FAULT_ANON].faults, 5);
+		CU_ASSERT_EQUAL(m->work.faults[FAULT_ANON].rmap_calls, 5);
+		CU_ASSERT_EQUAL(m->work.faults[FAULT_ANON].anon_vma_prepares, d >= 3 ? 5 : 0);
+		CU_ASSERT_EQUAL(m->work.exit_rmap_calls, 5);
+		CU_ASSERT_EQUAL(m->work.exit_anon_vma_unlinks, d >= 3 ? 4 : 0);
+	}
+	CU_ASSERT_EQUAL(r->designs[3].anon_vma_count, 1);
+	CU_ASSERT_EQUAL(r->designs[3].reclaim.worst_anon_vma_count, 1);
+	CU_ASSERT_EQUAL(r->designs[3].reclaim.worst_anon_vmas[0].visited, 12);
+	/* the heaviest anon_vma under chains is A's: PFN 60's walk of 4 */
+	CU_ASSERT_EQUAL(r->designs[5].reclaim.worst_anon_vma_count, 3);
+	CU_ASSERT_EQUAL(r->designs[5].reclaim.worst_anon_vmas[0].visited, 4);
+	CU_ASSERT_EQUAL(r->process_figures[r->designs[5].reclaim.worst_anon_vmas[0].process].process->pid, 10);
+	CU_ASSERT_EQUAL(r->designs[5].reclaim.walk_median, 1);
+	CU_ASSERT_EQUAL(r->designs[5].reclaim.walk_max, 4);
+	for (size_t d = 4; d < 6; d++) {
+		CU_ASSERT_EQUAL(r->designs[d].work.fork_chain_allocations, 12);
+		CU_ASSERT_EQUAL(r->designs[d].work.exit_anon_vma_chain_frees, 8);
+		CU_ASSERT_EQUAL(r->designs[d].work.fork_anon_vma_calls, 4);
+	}
+	CU_ASSERT_EQUAL(r->designs[0].work.exit_chain_frees, 5);
+	CU_ASSERT_EQUAL(r->designs[0].work.exit_direct_pages, 0);
+	CU_ASSERT_EQUAL(r->designs[1].work.exit_chain_frees, 3);
+	CU_ASSERT_EQUAL(r->designs[1].work.exit_direct_pages, 2);
+	/* fault chains: D1 one a mapping (5); D2 C(3)/8 = 3 for PFN 60, none for the direct pages */
+	CU_ASSERT_EQUAL(r->designs[0].work.faults[FAULT_ANON].chain_allocations, 5);
+	CU_ASSERT_EQUAL(r->designs[1].work.faults[FAULT_ANON].chain_allocations, 3);
+	/* per process (model_process_work): C under 6.1 forks 1 VMA of depth
+	 * 2 (3 chains + 1 new), frees its 3 chains, faults 2 pages */
+	const struct event_work *c = model_process_work(r, 2, 5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->fork_chain_allocations, 4);
+	CU_ASSERT_EQUAL(c->exit_anon_vma_chain_frees, 3);
+	CU_ASSERT_EQUAL(c->faults[FAULT_ANON].faults, 2);
+	CU_ASSERT_PTR_NULL(model_process_work(r, 4, 0));
+	CU_ASSERT_PTR_NULL(model_process_work(r, 0, r->design_count));
+}
+
+/*
+ * COW and swap-in faults, worked by hand: one process with a private
+ * writable file VMA (/lib/d.so rw-p) holding one anonymous page (a COW copy
+ * of the file page, PFN 70) and one file page (PFN 71), and an anonymous
+ * VMA with a swapped-out page.
+ *   COW: 1 fault, 2 rmap calls (the copy's add, the file page's remove),
+ *        D1 1 pte_chain, 6.1 1 anon_vma_prepare;
+ *   file read: 1 fault, 1 call; swap-in: 1 fault, 1 call, D1 1 pte_chain,
+ *        no anon_vma_prepare (the VMA has its anon_vma).
+ * munmap VMA by VMA: the file VMA removes 2 rmaps (the largest), the
+ * anonymous one none (a swap entry has no rmap): median of {0, 2} is 0.
+ */
+static void test_cow_and_swap_faults(void)
+{
+	struct fake *f = fake_new();
+	struct process *p = fake_process(f, 1, 0, 0);
+	struct vma *data = fake_vma(f, p, 0x400000, 0x402000, "rw-p", 7, "/lib/d.so");
+	fake_vma(f, p, 0x600000, 0x601000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 4;
+	data->kb[SMAPS_ANONYMOUS] = 4;
+	fake_record(p, 0x400000, P | PAGEMAP_EXCLUSIVE | 70);
+	fake_record(p, 0x401000, P | FILE_PAGE | 71);
+	fake_record(p, 0x600000, PAGEMAP_SWAPPED | 0x99);
+	fake_kpage(f, 70, 1, FLAG(KPF_ANON));
+	fake_kpage(f, 71, 1, 0);
+	const char *const ids[] = { "2.4-rmap-i386", "6.1-x86_64" };
+	struct model_result *r = run(f, ids, 2);
+	for (size_t d = 0; d < 2; d++) {
+		const struct fault_work *k = r->designs[d].work.faults;
+		CU_ASSERT_EQUAL(k[FAULT_COW].faults, 1);
+		CU_ASSERT_EQUAL(k[FAULT_COW].rmap_calls, 2);
+		CU_ASSERT_EQUAL(k[FAULT_COW].chain_allocations, d == 0 ? 1 : 0);
+		CU_ASSERT_EQUAL(k[FAULT_COW].anon_vma_prepares, d == 0 ? 0 : 1);
+		CU_ASSERT_EQUAL(k[FAULT_ANON].faults, 0);
+		CU_ASSERT_EQUAL(k[FAULT_FILE].faults, 1);
+		CU_ASSERT_EQUAL(k[FAULT_FILE].rmap_calls, 1);
+		CU_ASSERT_EQUAL(k[FAULT_SWAP].faults, 1);
+		CU_ASSERT_EQUAL(k[FAULT_SWAP].rmap_calls, 1);
+		CU_ASSERT_EQUAL(k[FAULT_SWAP].chain_allocations, d == 0 ? 1 : 0);
+		CU_ASSERT_EQUAL(k[FAULT_SWAP].anon_vma_prepares, 0);
+	}
+	CU_ASSERT_EQUAL(r->munmap.vmas, 2);
+	CU_ASSERT_EQUAL(r->munmap.max_calls, 2);
+	CU_ASSERT_EQUAL(r->munmap.median_calls, 0);
+	CU_ASSERT_PTR_EQUAL(r->munmap.largest, data);
 }
 
 /* smaps-only page-table bounds: one VMA of 3 windows with 600 resident pages
@@ -1085,6 +1274,7 @@ void suite_model(void)
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_pmd_windows_from_smaps, test_thp_fork_exit,
-		  test_sharing, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_pagetable_estimate, test_profile_files,
+		  test_sharing, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
+		  test_cow_and_swap_faults, test_pagetable_estimate, test_profile_files,
 		  test_builtin_ids);
 }

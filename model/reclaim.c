@@ -1,0 +1,313 @@
+/*
+ * model/reclaim.c - what reclaim's rmap walk costs to unmap one page, under
+ * each design (docs/cost-model.md section 7), for every mapped page of the
+ * snapshot reclaimed once.
+ *
+ *  - A page its design keeps a per-page map of (pte_chain lists or blocks,
+ *    PG_direct) is unmapped by walking that map: one entry per mapping
+ *    (2.4 mm/vmscan.c -> try_to_unmap in mm/rmap.c, 2.5/2.6.0 the same over
+ *    pte_chain blocks), every entry a mapping.
+ *  - A file page under an object design: the VMAs of its file's i_mmap
+ *    (2.5.62 try_to_unmap_obj: every VMA of the file, "list"; 2.6.7 on,
+ *    prio_tree and the 3.7 interval tree: only those whose file range covers
+ *    the page, "range": the profile's <reclaim file-walk>).
+ *  - An anonymous page under an object design: the VMAs of its anon_vma
+ *    (2.6.7-2.6.33 try_to_unmap_anon: every VMA of the fork family sharing
+ *    the anon_vma, its neighbours included; 2.6.34 on: the VMAs chained to
+ *    the anon_vma of the VMA that faulted the page, that VMA and the copies
+ *    forks made of it, model_vma_ancestors).
+ * A visited VMA that does not map the page costs the walk all the same:
+ * visited - found is the object designs' price.  Only the captured
+ * processes' VMAs and PTEs count (a whole-system snapshot sees them all).
+ *
+ * Each page's walk starts from one of its mappings (walk_vma): the one of
+ * the least fork depth, whose anon_vma the page was faulted into.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_internal.h"
+
+/* The walk lengths of one page that depend on no design. */
+struct page_walks {
+	uint32_t found;                 /* mappings in the snapshot */
+	uint32_t file_list, file_range; /* VMAs of its file: all, covering the page */
+	uint32_t anon_family, anon_tree;/* VMAs of its 2.6.7 family, of its 2.6.34 anon_vma */
+	uint32_t file;                  /* file index + 1 (0: anonymous or no file) */
+	uint32_t family_root, owner;    /* global VMA indexes of its anon_vma's owners */
+	bool anon;
+};
+
+/* Files: the VMAs of one (device, inode), sorted together. */
+struct file_index {
+	size_t *order;                  /* global VMA indexes of file VMAs, by file */
+	size_t *first, *count;          /* per file: its run in order */
+	uint32_t *of_vma;               /* per global VMA index: file index + 1, 0 none */
+	size_t files;
+};
+
+static const struct snapshot *sort_snapshot;
+
+static int by_file_key(const void *a, const void *b)
+{
+	const struct vma *x = &sort_snapshot->vmas[*(const size_t *)a], *y = &sort_snapshot->vmas[*(const size_t *)b];
+	uint64_t kx[4] = { x->dev_major, x->dev_minor, x->inode, *(const size_t *)a };
+	uint64_t ky[4] = { y->dev_major, y->dev_minor, y->inode, *(const size_t *)b };
+	return model_compare_keys(kx, ky, 4);
+}
+
+static bool same_file(const struct vma *x, const struct vma *y)
+{
+	return x->inode == y->inode && x->dev_major == y->dev_major && x->dev_minor == y->dev_minor;
+}
+
+static void index_files(const struct snapshot *s, struct file_index *f)
+{
+	size_t n = 0;
+	f->order = xcalloc(s->vma_count + 1, sizeof(*f->order));
+	f->first = xcalloc(s->vma_count + 1, sizeof(*f->first));
+	f->count = xcalloc(s->vma_count + 1, sizeof(*f->count));
+	f->of_vma = xcalloc(s->vma_count + 1, sizeof(*f->of_vma));
+	for (size_t g = 0; g < s->vma_count; g++)
+		if (s->vmas[g].inode)
+			f->order[n++] = g;
+	sort_snapshot = s;
+	qsort(f->order, n, sizeof(*f->order), by_file_key);
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || !same_file(&s->vmas[f->order[i - 1]], &s->vmas[f->order[i]]))
+			f->first[f->files++] = i;
+		f->count[f->files - 1]++;
+		f->of_vma[f->order[i]] = (uint32_t)f->files;
+	}
+}
+
+static void free_files(struct file_index *f)
+{
+	free(f->order);
+	free(f->first);
+	free(f->count);
+	free(f->of_vma);
+}
+
+/* ---- each page's first mapping ---- */
+
+static void visit_mappings(struct model_context *c, const struct segment *seg, void *data)
+{
+	(void)data;
+	const struct vma *vma = seg->vma;
+	/* a PFN map holds no struct page: nothing to reclaim through rmap */
+	if (!vma || VMA_HAS_FLAG(vma, VMF_PF))
+		return;
+	size_t g = (size_t)(vma - c->snapshot->vmas);
+	const struct pagemap_record *records = content_records(c, seg->content);
+	for (uint32_t k = seg->first; k < seg->first + seg->count; k++) {
+		if (!(records[k].entry & PAGEMAP_PRESENT))
+			continue;
+		struct pfn_entry *e = (struct pfn_entry *)content_record_pfn(c, seg->content, k);
+		if (!e || pfn_is_zero_page(e) || (e->walk_vma && c->vma_depths[e->walk_vma - 1] <= c->vma_depths[g]))
+			continue;
+		uint64_t vaddr = seg->base + records[k].vaddr;
+		e->walk_vma = (uint32_t)(g + 1);
+		e->walk_anon = record_is_anonymous(records[k].entry, e);
+		e->walk_page_offset = vma->offset / MODEL_PAGE_BYTES + (vaddr - vma->start) / MODEL_PAGE_BYTES;
+	}
+}
+
+static void add_descendant(struct model_context *c, const struct vma *ancestor, void *data)
+{
+	uint32_t *descendants = data;
+	descendants[ancestor - c->snapshot->vmas]++;
+}
+
+/* Per VMA: the copies forks made of it (2.6.34+ chains to its anon_vma),
+ * and per family root the VMAs of the family (2.6.7). */
+static void count_anon_vma_members(struct model_context *c, uint32_t *descendants, uint32_t *family_size)
+{
+	const struct snapshot *s = c->snapshot;
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		for (size_t v = 0; v < p->vma_count; v++) {
+			size_t g = (size_t)(&p->vmas[v] - s->vmas);
+			if (!c->vma_has_anon_vma[g])
+				continue;
+			if (c->vma_depths[g])
+				model_vma_ancestors(c, p, &p->vmas[v], add_descendant, descendants);
+			if (c->vma_family)
+				family_size[c->vma_family[g]]++;
+		}
+	}
+}
+
+static uint32_t covering(const struct snapshot *s, const struct file_index *f, size_t file, uint64_t page_offset)
+{
+	uint32_t n = 0;
+	for (size_t i = f->first[file]; i < f->first[file] + f->count[file]; i++) {
+		const struct vma *v = &s->vmas[f->order[i]];
+		uint64_t first = v->offset / MODEL_PAGE_BYTES, pages = (v->end - v->start) / MODEL_PAGE_BYTES;
+		n += page_offset >= first && page_offset - first < pages;
+	}
+	return n;
+}
+
+static void measure_pages(struct model_context *c, const struct file_index *files, struct page_walks *walks)
+{
+	const struct snapshot *s = c->snapshot;
+	uint32_t *descendants = xcalloc(s->vma_count + 1, sizeof(*descendants));
+	uint32_t *family_size = xcalloc(s->vma_count + 1, sizeof(*family_size));
+	count_anon_vma_members(c, descendants, family_size);
+	for (size_t i = 0; i < c->pfns.count; i++) {
+		const struct pfn_entry *e = &c->pfns.entries[i];
+		struct page_walks *w = &walks[i];
+		if (!e->walk_vma)
+			continue;
+		size_t g = e->walk_vma - 1;
+		w->found = (uint32_t)e->records;
+		w->anon = e->walk_anon;
+		w->owner = (uint32_t)g;
+		w->anon_tree = 1 + descendants[g];
+		w->family_root = c->vma_family ? (uint32_t)c->vma_family[g] : (uint32_t)g;
+		w->anon_family = c->vma_family ? family_size[c->vma_family[g]] : 1;
+		w->file = files->of_vma[g];
+		if (w->file) {
+			w->file_list = (uint32_t)files->count[w->file - 1];
+			w->file_range = covering(s, files, w->file - 1, e->walk_page_offset);
+		}
+	}
+	free(descendants);
+	free(family_size);
+}
+
+/* ---- per design ---- */
+
+static uint32_t walk_length(const struct rmap_profile *profile, const struct page_walks *w)
+{
+	const struct rmap_family_rule *rule = &rmap_families[profile->family];
+	uint32_t visited = w->found;
+	if (w->anon && rule->anon_by_object)
+		visited = profile->anon_vma_fork == ANON_VMA_SHARED ? w->anon_family : w->anon_tree;
+	else if (!w->anon && rule->file_by_object && w->file)
+		visited = profile->file_walk == FILE_WALK_LIST ? w->file_list : w->file_range;
+	return visited > w->found ? visited : w->found;
+}
+
+/* Keep the MODEL_WORST_WALKS owners of the most visits, largest first. */
+static void keep_worst(struct reclaim_walk_owner *worst, size_t *count, const struct reclaim_walk_owner *candidate)
+{
+	size_t at = *count;
+	while (at > 0 && worst[at - 1].visited < candidate->visited)
+		at--;
+	if (at >= MODEL_WORST_WALKS)
+		return;
+	size_t last = *count < MODEL_WORST_WALKS ? *count : MODEL_WORST_WALKS - 1;
+	memmove(&worst[at + 1], &worst[at], (last - at) * sizeof(*worst));
+	worst[at] = *candidate;
+	if (*count < MODEL_WORST_WALKS)
+		(*count)++;
+}
+
+static size_t process_of(const struct snapshot *s, size_t g)
+{
+	for (size_t i = 0; i < s->process_count; i++)
+		if (g >= (size_t)(s->processes[i].vmas - s->vmas) && g < (size_t)(s->processes[i].vmas - s->vmas) + s->processes[i].vma_count)
+			return i;
+	return 0;
+}
+
+struct owner_sums {
+	struct reclaim_walk_owner *files, *anon_vmas;   /* per file, per owner VMA */
+	uint64_t *histogram;                            /* pages by walk length */
+	size_t longest;
+};
+
+static uint64_t rank_value(const uint64_t *histogram, size_t longest, uint64_t rank)
+{
+	uint64_t seen = 0;
+	for (size_t n = 0; n <= longest; n++) {
+		seen += histogram[n];
+		if (seen >= rank)
+			return n;
+	}
+	return longest;
+}
+
+static void sum_design(struct model_context *c, struct model_design *design, const struct page_walks *walks,
+		       const struct file_index *files, struct owner_sums *sums)
+{
+	const struct snapshot *s = c->snapshot;
+	struct reclaim_work *w = &design->reclaim;
+	bool anon_vmas = rmap_families[design->profile->family].anon_by_object;
+	memset(sums->files, 0, (files->files + 1) * sizeof(*sums->files));
+	memset(sums->anon_vmas, 0, (s->vma_count + 1) * sizeof(*sums->anon_vmas));
+	memset(sums->histogram, 0, (sums->longest + 1) * sizeof(*sums->histogram));
+	for (size_t i = 0; i < c->pfns.count; i++) {
+		const struct page_walks *page = &walks[i];
+		if (!page->found)
+			continue;
+		uint32_t visited = walk_length(design->profile, page);
+		w->pages++;
+		w->visited += visited;
+		w->found += page->found;
+		w->not_mapping += visited - page->found;
+		sums->histogram[visited]++;
+		if (visited > w->walk_max)
+			w->walk_max = visited;
+		struct reclaim_walk_owner *owner = page->anon ? anon_vmas ? &sums->anon_vmas[
+			design->profile->anon_vma_fork == ANON_VMA_SHARED ? page->family_root : page->owner] : NULL
+			: page->file ? &sums->files[page->file - 1] : NULL;
+		if (!owner)
+			continue;
+		if (!owner->vma)
+			owner->vma = &s->vmas[page->file && !page->anon ? files->order[files->first[page->file - 1]]
+					      : design->profile->anon_vma_fork == ANON_VMA_SHARED ? page->family_root : page->owner];
+		owner->pages++;
+		owner->visited += visited;
+		owner->not_mapping += visited - page->found;
+	}
+	w->walk_median = rank_value(sums->histogram, sums->longest, (w->pages + 1) / 2);
+	w->walk_p99 = rank_value(sums->histogram, sums->longest, (w->pages * 99 + 99) / 100);
+	for (size_t f = 0; f < files->files; f++)
+		if (sums->files[f].pages)
+			keep_worst(w->worst_files, &w->worst_file_count, &sums->files[f]);
+	for (size_t g = 0; g < s->vma_count; g++)
+		if (sums->anon_vmas[g].pages)
+			keep_worst(w->worst_anon_vmas, &w->worst_anon_vma_count, &sums->anon_vmas[g]);
+	for (size_t k = 0; k < w->worst_file_count; k++)
+		w->worst_files[k].process = process_of(s, (size_t)(w->worst_files[k].vma - s->vmas));
+	for (size_t k = 0; k < w->worst_anon_vma_count; k++)
+		w->worst_anon_vmas[k].process = process_of(s, (size_t)(w->worst_anon_vmas[k].vma - s->vmas));
+}
+
+void model_reclaim(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	struct model_result *r = c->result;
+	/* which page a PTE maps, for every process: nothing to walk without */
+	if (!r->has_pfns || r->processes_with_pagemap != r->processes)
+		return;
+	for (size_t i = 0; i < s->process_count; i++)
+		model_walk_segments(c, i, visit_mappings, NULL);
+	struct file_index files = { 0 };
+	index_files(s, &files);
+	struct page_walks *walks = xcalloc(c->pfns.count + 1, sizeof(*walks));
+	measure_pages(c, &files, walks);
+	struct owner_sums sums = { xcalloc(files.files + 1, sizeof(*sums.files)),
+				   xcalloc(s->vma_count + 1, sizeof(*sums.anon_vmas)), NULL, 0 };
+	for (size_t i = 0; i < c->pfns.count; i++) {
+		const struct page_walks *w = &walks[i];
+		uint32_t most = w->found;
+		const uint32_t others[] = { w->file_list, w->file_range, w->anon_family, w->anon_tree };
+		for (size_t k = 0; k < 4; k++)
+			most = others[k] > most ? others[k] : most;
+		sums.longest = most > sums.longest ? most : sums.longest;
+	}
+	sums.histogram = xcalloc(sums.longest + 1, sizeof(*sums.histogram));
+	for (size_t d = 0; d < r->design_count; d++) {
+		r->designs[d].reclaim.available = true;
+		sum_design(c, &r->designs[d], walks, &files, &sums);
+	}
+	free(sums.files);
+	free(sums.anon_vmas);
+	free(sums.histogram);
+	free(walks);
+	free_files(&files);
+}
