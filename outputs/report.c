@@ -113,7 +113,7 @@ void report_headline(const struct model_result *r, char *buffer, size_t size)
 		report_format_byte_range(whole->lower, whole->upper, total, sizeof(total));
 	const char *note = exact ? (s->sharable_pages_lower == s->sharable_pages ? ""
 				    : " (bounds: which windows PMDs map is not known without PID/pmd_mapped)")
-		: whole->lower == whole->upper ? " (bounds: no pagemap; page tables: VmPTE)"
+		: r->processes_with_status == r->processes ? " (bounds: no pagemap; page tables: VmPTE)"
 		: " (bounds: no pagemap; page tables: VmPTE where known, else smaps bounds)";
 	snprintf(buffer, size, "shared page tables (%s) would save %s PTE page%s = %s of the %s of page tables%s",
 		 s->rule->id, pages, s->sharable_pages == 1 ? "" : "s", shared, total, note);
