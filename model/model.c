@@ -535,6 +535,7 @@ static void count_page_tables(struct model_context *c, size_t index)
 				enum pmd_kind kind = window_pmd_kind(c, p, w);
 				mp->pte_pages += kind != PMD_FILE;
 				mp->pmd_mapped_windows += kind == PMD_FILE || kind == PMD_ANON;
+				mp->pmd_mapped_anon_windows += kind == PMD_ANON;
 			}
 			any = true;
 		}
@@ -660,6 +661,7 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 		struct event_work *w = &mp->work[d];
 		w->exit_rmap_calls += calls;
 		w->exit_rmap_pages += f->mapped;
+		w->exit_rmap_anon_calls += anon_calls;
 		w->exit_chain_frees += f->chain_frees[d];
 		w->exit_direct_pages += f->direct_pages[d];
 		count_faults(c, seg, d, w, &walk->fault_chain_bytes[d * 3]);
@@ -682,6 +684,7 @@ static void add_work(struct event_work *sum, const struct event_work *w)
 	sum->fork_anon_vma_calls += w->fork_anon_vma_calls;
 	sum->exit_rmap_calls += w->exit_rmap_calls;
 	sum->exit_rmap_pages += w->exit_rmap_pages;
+	sum->exit_rmap_anon_calls += w->exit_rmap_anon_calls;
 	sum->exit_chain_frees += w->exit_chain_frees;
 	sum->exit_direct_pages += w->exit_direct_pages;
 	sum->exit_anon_vma_unlinks += w->exit_anon_vma_unlinks;
@@ -847,6 +850,7 @@ static void sum_processes(struct model_context *c)
 		r->pte_pages += mp->pte_pages;
 		r->upper_pages += mp->upper_pages;
 		r->pmd_mapped_windows += mp->pmd_mapped_windows;
+		r->pmd_mapped_anon_windows += mp->pmd_mapped_anon_windows;
 		r->pagetable_bytes += mp->pagetable_bytes;
 		r->vmpte_bytes_of_exact += mp->vmpte_bytes;
 		if (mp->has_vmpte && mp->vmpte_bytes == mp->pagetable_bytes)
@@ -910,8 +914,8 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	/* per content: figures for every design, PMD kind, identical-rule sums and classes */
 	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
 			     2 * sizeof(uint64_t) + 2 * 64);
-	/* per record kept: reclaim's four walk lengths of its PFN (model/reclaim.c) */
-	bytes += records * 4 * sizeof(uint32_t);
+	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
+	bytes += records * (9 * sizeof(uint32_t) + sizeof(uint64_t));
 	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys;
 	 * depth, family, mapped PTEs, reclaim's file order, descendants and owners */
 	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +

@@ -206,6 +206,7 @@ struct event_work {
 	/* exit (= munmap of every VMA): what each design frees */
 	uint64_t exit_rmap_calls;       /* page_remove_rmap: per PTE, or per PMD (zap_huge_pmd) */
 	uint64_t exit_rmap_pages;       /* pages whose mapcount an exit changes */
+	uint64_t exit_rmap_anon_calls;  /* ... of them for anonymous pages */
 	uint64_t exit_chain_frees;      /* pte_chain objects (D1, D2) or blocks (D3, D4) freed */
 	uint64_t exit_direct_pages;     /* PG_direct mappings cleared (m = 1, D2-D4) */
 	uint64_t exit_anon_vma_unlinks; /* anon_vma_unlink / unlink_anon_vmas per VMA */
@@ -225,6 +226,8 @@ struct reclaim_walk_owner {
 struct reclaim_work {
 	bool available;                 /* needs PFNs: which page each PTE maps */
 	uint64_t pages;                 /* mapped pages (distinct PFNs, not the zero page) */
+	uint64_t anon_pages;            /* ... of them anonymous */
+	uint64_t anon_visited;          /* ... the visits of their walks */
 	uint64_t visited;               /* pte_chain entries or VMAs visited, one walk per page */
 	uint64_t found;                 /* mappings found (the captured processes' PTEs) */
 	uint64_t not_mapping;           /* visited VMAs that do not map the page */
@@ -307,6 +310,7 @@ struct model_process {
 	uint64_t pte_pages, upper_pages;/* PTE pages, counted higher levels */
 	uint64_t pagetable_bytes;       /* exact, when exact */
 	uint64_t pmd_mapped_windows;
+	uint64_t pmd_mapped_anon_windows; /* ... of them anonymous THPs (one rmap call each) */
 	struct estimate pagetable_estimate; /* smaps-only, bytes */
 	uint64_t upper_pages_at_least;  /* higher-level pages it surely has (smaps: the
 					   upper-level windows of VMAs inside one) */
@@ -382,7 +386,7 @@ struct model_result {
 	size_t processes_pagetable_exact;
 	uint64_t vmpte_bytes, pagetable_bytes;       /* pagetable over exact processes */
 	uint64_t vmpte_bytes_of_exact;               /* VmPTE of the processes with pagemap */
-	uint64_t pte_pages, upper_pages, pmd_mapped_windows;
+	uint64_t pte_pages, upper_pages, pmd_mapped_windows, pmd_mapped_anon_windows;
 	uint64_t pmd_ambiguous_windows;              /* without PID/pmd_mapped: windows that look
 	                                                PMD-mapped beyond smaps' count, times two
 	                                                (which ones are is unknown: each may move

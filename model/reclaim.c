@@ -245,6 +245,8 @@ static void sum_design(struct model_context *c, struct model_design *design, con
 			continue;
 		uint32_t visited = walk_length(design->profile, page);
 		w->pages++;
+		w->anon_pages += page->anon;
+		w->anon_visited += page->anon ? visited : 0;
 		w->visited += visited;
 		w->found += page->found;
 		w->not_mapping += visited - page->found;

@@ -239,7 +239,9 @@ static void sample_shade(const struct graph_overlay *overlay, size_t index, Agno
 static void pricing_style(const struct graph_overlay *overlay, size_t index, Agnode_t *node)
 {
 	const struct overlay_node *o = &overlay->nodes[index];
-	bool touched = o->events.count[OVERLAY_FORK] || o->events.count[OVERLAY_EXIT];
+	bool touched = false;
+	for (int ev = 0; ev < OVERLAY_EVENT_COUNT; ev++)
+		touched |= o->events.count[ev] != 0;
 	if (o->pricing == OVERLAY_NOT_MODELLED) {
 		set(node, "fillcolor", "#ffffff");
 		set(node, "style", "filled,dotted");

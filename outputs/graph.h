@@ -50,8 +50,9 @@ enum graph_format graph_format_from_path(const char *path);
  * kernel profile, and of a baseline profile.  Everything is resolved against
  * the graph once: one entry per node and per edge, indexed like the graph.
  */
-enum overlay_event { OVERLAY_FORK, OVERLAY_EXIT, OVERLAY_EVENT_COUNT };
-extern const char *const overlay_event_names[OVERLAY_EVENT_COUNT];   /* "fork", "exit" */
+enum overlay_event { OVERLAY_FORK, OVERLAY_EXIT, OVERLAY_FAULT, OVERLAY_MUNMAP, OVERLAY_RECLAIM, OVERLAY_EVENT_COUNT };
+/* "fork", "exit", "fault", "munmap", "reclaim" */
+extern const char *const overlay_event_names[OVERLAY_EVENT_COUNT];
 
 enum overlay_pricing {
 	OVERLAY_NOT_PRICED,             /* not an rmap function of any design's table */

@@ -29,17 +29,42 @@
 #include "model/model.h"
 #include "outputs/overlay_internal.h"
 
-const char *const overlay_event_names[OVERLAY_EVENT_COUNT] = { "fork", "exit" };
+const char *const overlay_event_names[OVERLAY_EVENT_COUNT] = { "fork", "exit", "fault", "munmap", "reclaim" };
 const char *const overlay_only_in_names[3] = { "", "new", "old" };
 
-/* The model's figures an rmap function can carry. */
-enum event_figure { FORK_ALL, FORK_ANON, FORK_FILE, FORK_CHAINS, FORK_ANON_VMA, EXIT_ALL, FIGURE_COUNT };
+/* The model's figures an rmap function can carry (docs/cost-model.md section 7). */
+enum event_figure {
+	FORK_ALL, FORK_ANON, FORK_FILE, FORK_CHAINS, FORK_CLONED_CHAINS, FORK_ANON_VMA, FORK_ANON_PMDS,
+	EXIT_ALL, EXIT_FILE, EXIT_UNLINKS, EXIT_ANON_PMDS, EXIT_PMDS,
+	ADD_ALL,                /* every fault's add: 2.4/2.5 page_add_rmap */
+	ADD_NEW_ANON,         /* first touch and COW: page_add_new_anon_rmap */
+	ADD_ANON,             /* first touch, COW and swap-in, or swap-in alone where the
+				   graph has a new-anon function */
+	ADD_SWAP, ADD_FILE, COW_REMOVES, PREPARES, FAULT_CHAIN_ALLOCATIONS,
+	FAULT_FILE_PMDS,        /* a file THP mapped by a PMD: one call (no PMD fault in the snapshot: 0) */
+	COW_FILE_REMOVES,       /* 6.1 page_remove_file_rmap: the file page a COW leaves */
+	MUNMAP_ALL, MUNMAP_FILE, MUNMAP_UNLINKS, MUNMAP_SPLITS, MUNMAP_ANON_PMDS, MUNMAP_PMDS,
+	/* reclaim ages a page (page_referenced) and unmaps it (try_to_unmap):
+	 * two walks of the same length; rmap_walk serves both from 3.x */
+	RECLAIM_UNMAP, RECLAIM_REFERENCED, RECLAIM_WALKS,
+	RECLAIM_ANON_UNMAP, RECLAIM_ANON_REFERENCED, RECLAIM_ANON_WALKS, RECLAIM_ANON_LOCKS,
+	RECLAIM_ANON_WALK_LOCKS, RECLAIM_ANON_REFERENCED_LOCKS,
+	RECLAIM_FILE_UNMAP, RECLAIM_FILE_REFERENCED, RECLAIM_FILE_WALKS,
+	RECLAIM_UNMAP_VISITS, RECLAIM_REFERENCED_VISITS, RECLAIM_REMOVES,
+	RECLAIM_LOCKED_WALKS,   /* try_to_unmap under TTU_RMAP_LOCKED: THP split, migration, not reclaim */
+	FIGURE_COUNT
+};
+
+/* Which kinds of fault (enum fault_kind bits) a fault figure counts. */
+#define KIND(k) (1u << (k))
+#define ALL_KINDS (KIND(FAULT_ANON) | KIND(FAULT_COW) | KIND(FAULT_FILE) | KIND(FAULT_SWAP))
 
 /*
  * Which rmap functions do the work the model counts, across the eras.  Where
  * an era has a batched and a single-PTE variant the model does not tell
  * apart, the figure goes on the first one the graph has and the other says
- * where it is counted.
+ * where it is counted.  Functions of the presets no figure fits are listed
+ * in docs/cost-model.md section 7 with the reason.
  */
 static const struct event_function {
 	const char *function;
@@ -50,6 +75,7 @@ static const struct event_function {
 	{ "page_add_rmap", OVERLAY_FORK, FORK_ALL, "PTEs" },                 /* 2.4-rmap, 2.5 */
 	{ "pte_chain_alloc", OVERLAY_FORK, FORK_CHAINS, "pte_chains" },      /* 2.4-rmap, 2.5 */
 	{ "page_dup_rmap", OVERLAY_FORK, FORK_ALL, "PTEs" },                 /* 2.6.x - 5.x */
+	{ "__page_dup_rmap", OVERLAY_FORK, FORK_ALL, "PTEs" },               /* 6.1: both dups */
 	{ "page_try_dup_anon_rmap", OVERLAY_FORK, FORK_ANON, "PTEs" },       /* 5.19 - 6.7 */
 	{ "page_dup_file_rmap", OVERLAY_FORK, FORK_FILE, "PTEs" },           /* 5.19 - 6.7 */
 	{ "folio_try_dup_anon_rmap_ptes", OVERLAY_FORK, FORK_ANON, "PTEs" }, /* 6.8 on, batched */
@@ -58,19 +84,93 @@ static const struct event_function {
 	{ "folio_dup_file_rmap_pte", OVERLAY_FORK, FORK_FILE, "PTEs" },
 	{ "anon_vma_link", OVERLAY_FORK, FORK_ANON_VMA, "VMAs" },            /* 2.6.7 - 2.6.33 */
 	{ "anon_vma_fork", OVERLAY_FORK, FORK_ANON_VMA, "VMAs" },            /* 2.6.34 on */
+	{ "anon_vma_clone", OVERLAY_FORK, FORK_CLONED_CHAINS, "anon_vma_chains" }, /* 2.6.34 on */
+	{ "folio_try_dup_anon_rmap_pmd", OVERLAY_FORK, FORK_ANON_PMDS, "PMDs" },   /* 6.8 on */
 	{ "page_remove_rmap", OVERLAY_EXIT, EXIT_ALL, "PTEs" },              /* 2.4 - 6.7 */
 	{ "folio_remove_rmap_ptes", OVERLAY_EXIT, EXIT_ALL, "PTEs" },        /* 6.8 on, batched */
 	{ "folio_remove_rmap_pte", OVERLAY_EXIT, EXIT_ALL, "PTEs" },
+	{ "page_remove_file_rmap", OVERLAY_EXIT, EXIT_FILE, "PTEs" },        /* 5.x - 6.2 */
+	{ "page_remove_anon_compound_rmap", OVERLAY_EXIT, EXIT_ANON_PMDS, "PMDs" },
+	{ "folio_remove_rmap_pmd", OVERLAY_EXIT, EXIT_PMDS, "PMDs" },        /* 6.8 on */
+	{ "anon_vma_unlink", OVERLAY_EXIT, EXIT_UNLINKS, "VMAs" },           /* 2.6.7 - 2.6.33 */
+	{ "unlink_anon_vmas", OVERLAY_EXIT, EXIT_UNLINKS, "VMAs" },          /* 2.6.34 on */
+	{ "page_add_rmap", OVERLAY_FAULT, ADD_ALL, "PTEs" },              /* 2.4-rmap, 2.5 */
+	{ "pte_chain_alloc", OVERLAY_FAULT, FAULT_CHAIN_ALLOCATIONS, "pte_chains" },
+	{ "page_add_new_anon_rmap", OVERLAY_FAULT, ADD_NEW_ANON, "PTEs" }, /* 2.6.16 - 6.2 */
+	{ "folio_add_new_anon_rmap", OVERLAY_FAULT, ADD_NEW_ANON, "PTEs" },/* 6.3 on */
+	{ "page_add_anon_rmap", OVERLAY_FAULT, ADD_ANON, "PTEs" },         /* 2.6.7 - 6.7 */
+	{ "do_page_add_anon_rmap", OVERLAY_FAULT, ADD_SWAP, "PTEs" },      /* 3.x - 5.x swap-in */
+	{ "folio_add_anon_rmap_ptes", OVERLAY_FAULT, ADD_SWAP, "PTEs" },   /* 6.8 on */
+	{ "folio_add_anon_rmap_pte", OVERLAY_FAULT, ADD_SWAP, "PTEs" },
+	{ "page_add_file_rmap", OVERLAY_FAULT, ADD_FILE, "PTEs" },         /* 2.6.7 - 6.2 */
+	{ "folio_add_file_rmap_ptes", OVERLAY_FAULT, ADD_FILE, "PTEs" },   /* 6.8 on */
+	{ "folio_add_file_rmap_pte", OVERLAY_FAULT, ADD_FILE, "PTEs" },
+	{ "folio_add_file_rmap_range", OVERLAY_FAULT, ADD_FILE, "PTEs" },  /* 6.3 - 6.7 */
+	{ "folio_add_file_rmap_pmd", OVERLAY_FAULT, FAULT_FILE_PMDS, "PMDs" },
+	{ "page_remove_file_rmap", OVERLAY_FAULT, COW_FILE_REMOVES, "PTEs" },
+	{ "page_remove_rmap", OVERLAY_FAULT, COW_REMOVES, "PTEs" },
+	{ "folio_remove_rmap_ptes", OVERLAY_FAULT, COW_REMOVES, "PTEs" },
+	{ "folio_remove_rmap_pte", OVERLAY_FAULT, COW_REMOVES, "PTEs" },
+	{ "anon_vma_prepare", OVERLAY_FAULT, PREPARES, "calls" },      /* 2.6.7 on */
+	{ "__anon_vma_prepare", OVERLAY_FAULT, PREPARES, "calls" },    /* 4.x on: the slow part */
+	{ "page_remove_rmap", OVERLAY_MUNMAP, MUNMAP_ALL, "PTEs" },
+	{ "folio_remove_rmap_ptes", OVERLAY_MUNMAP, MUNMAP_ALL, "PTEs" },
+	{ "folio_remove_rmap_pte", OVERLAY_MUNMAP, MUNMAP_ALL, "PTEs" },
+	{ "page_remove_file_rmap", OVERLAY_MUNMAP, MUNMAP_FILE, "PTEs" },
+	{ "page_remove_anon_compound_rmap", OVERLAY_MUNMAP, MUNMAP_ANON_PMDS, "PMDs" },
+	{ "folio_remove_rmap_pmd", OVERLAY_MUNMAP, MUNMAP_PMDS, "PMDs" },
+	{ "anon_vma_clone", OVERLAY_MUNMAP, MUNMAP_SPLITS, "anon_vma_chains" },
+	{ "anon_vma_unlink", OVERLAY_MUNMAP, MUNMAP_UNLINKS, "VMAs" },
+	{ "unlink_anon_vmas", OVERLAY_MUNMAP, MUNMAP_UNLINKS, "VMAs" },
+	{ "try_to_unmap", OVERLAY_RECLAIM, RECLAIM_UNMAP, "pages" },
+	{ "page_referenced", OVERLAY_RECLAIM, RECLAIM_REFERENCED, "pages" },
+	{ "folio_referenced", OVERLAY_RECLAIM, RECLAIM_REFERENCED, "pages" },
+	{ "rmap_walk", OVERLAY_RECLAIM, RECLAIM_WALKS, "walks" },                 /* 3.x on */
+	{ "try_to_unmap_anon", OVERLAY_RECLAIM, RECLAIM_ANON_UNMAP, "pages" },    /* 2.6.7 - 3.x */
+	{ "page_referenced_anon", OVERLAY_RECLAIM, RECLAIM_ANON_REFERENCED, "pages" },
+	{ "rmap_walk_anon", OVERLAY_RECLAIM, RECLAIM_ANON_WALKS, "walks" },
+	{ "page_lock_anon_vma", OVERLAY_RECLAIM, RECLAIM_ANON_LOCKS, "walks" },   /* 2.6.7 - 3.8: both walks */
+	{ "rmap_walk_anon_lock", OVERLAY_RECLAIM, RECLAIM_ANON_WALK_LOCKS, "walks" },
+	/* 3.9 on: the referenced walk's rwc->anon_lock */
+	{ "page_lock_anon_vma_read", OVERLAY_RECLAIM, RECLAIM_ANON_REFERENCED_LOCKS, "pages" },
+	{ "folio_lock_anon_vma_read", OVERLAY_RECLAIM, RECLAIM_ANON_REFERENCED_LOCKS, "pages" },
+	{ "try_to_unmap_file", OVERLAY_RECLAIM, RECLAIM_FILE_UNMAP, "pages" },
+	{ "page_referenced_file", OVERLAY_RECLAIM, RECLAIM_FILE_REFERENCED, "pages" },
+	{ "rmap_walk_file", OVERLAY_RECLAIM, RECLAIM_FILE_WALKS, "walks" },
+	{ "rmap_walk_locked", OVERLAY_RECLAIM, RECLAIM_LOCKED_WALKS, "walks" },
+	{ "try_to_unmap_one", OVERLAY_RECLAIM, RECLAIM_UNMAP_VISITS, "visits" },
+	{ "page_referenced_one", OVERLAY_RECLAIM, RECLAIM_REFERENCED_VISITS, "visits" },
+	{ "folio_referenced_one", OVERLAY_RECLAIM, RECLAIM_REFERENCED_VISITS, "visits" },
+	{ "page_remove_rmap", OVERLAY_RECLAIM, RECLAIM_REMOVES, "PTEs" },
+	{ "folio_remove_rmap_ptes", OVERLAY_RECLAIM, RECLAIM_REMOVES, "PTEs" },
+	{ "folio_remove_rmap_pte", OVERLAY_RECLAIM, RECLAIM_REMOVES, "PTEs" },
 };
 #define EVENT_FUNCTION_COUNT (sizeof(event_functions) / sizeof(event_functions[0]))
 
 /* The functions that make those calls, most specific first: the call from
- * the first of them a graph has carries the count. */
-static const char *const doers[OVERLAY_EVENT_COUNT][8] = {
+ * the first of them a graph has carries the count.  Faults are apart:
+ * each kind of fault has its own callers (fault_doers). */
+static const char *const doers[OVERLAY_EVENT_COUNT][16] = {
 	[OVERLAY_FORK] = { "copy_present_ptes", "copy_present_pte", "copy_one_pte", "copy_pte_range",
-			   "copy_page_range", "page_add_rmap", "dup_mmap", NULL },
+			   "copy_page_range", "copy_huge_pmd", "page_add_rmap", "anon_vma_fork", "dup_mmap", NULL },
 	[OVERLAY_EXIT] = { "zap_present_folio_ptes", "zap_present_ptes", "zap_present_pte",
-			   "zap_pte_range", "zap_page_range", "unmap_page_range", NULL },
+			   "zap_pte_range", "zap_huge_pmd", "zap_page_range", "unmap_page_range", "page_remove_rmap",
+			   "free_pgtables", "exit_mmap", NULL },
+	[OVERLAY_MUNMAP] = { "zap_present_folio_ptes", "zap_present_ptes", "zap_present_pte",
+			     "zap_pte_range", "zap_huge_pmd", "zap_page_range", "unmap_page_range", "page_remove_rmap",
+			     "free_pgtables", "__split_vma", "split_vma", NULL },
+	[OVERLAY_RECLAIM] = { "try_to_unmap_one", "try_to_unmap_anon", "try_to_unmap_file", "rmap_walk_anon",
+			      "rmap_walk_file", "rmap_walk", "page_referenced_anon", "page_referenced_file",
+			      "try_to_unmap", "page_referenced", "shrink_folio_list", "shrink_page_list",
+			      "shrink_list", "shrink_cache", NULL },
+};
+
+/* The callers of each kind of fault's rmap calls, most specific first. */
+static const char *const fault_doers[FAULT_KIND_COUNT][8] = {
+	[FAULT_ANON] = { "do_anonymous_page", NULL },
+	[FAULT_COW] = { "wp_page_copy", "do_wp_page", NULL },
+	[FAULT_FILE] = { "set_pte_range", "do_set_pte", "do_set_pmd", "finish_fault", "__do_fault", "do_no_page", NULL },
+	[FAULT_SWAP] = { "do_swap_page", NULL },
 };
 
 struct overlay_inputs {
@@ -165,29 +265,101 @@ void graph_names_free(struct graph_names *names)
 
 /* ---- events ------------------------------------------------------------- */
 
-static unsigned long long figure_of(const struct model_design *d, enum event_figure figure)
+/* What the graph says about the era's names: whether it has a function
+ * for new anonymous pages (then page_add_anon_rmap is swap-in's alone). */
+struct graph_era {
+	bool has_new_anon;
+};
+
+static uint64_t fault_sum(const struct model_design *d, unsigned kinds)
+{
+	uint64_t n = 0;
+	for (int k = 0; k < FAULT_KIND_COUNT; k++)
+		n += kinds & KIND(k) ? d->work.faults[k].faults : 0;
+	return n;
+}
+
+/* The fault kinds an add figure counts. */
+static unsigned figure_kinds(enum event_figure figure, const struct graph_era *era)
 {
 	switch (figure) {
-	case FORK_ALL: return d->work.fork_rmap_calls;
-	case FORK_ANON: return d->work.fork_rmap_anon_calls;
-	case FORK_FILE: return d->work.fork_rmap_calls - d->work.fork_rmap_anon_calls;
-	case FORK_CHAINS: return d->work.fork_chain_allocations;
-	case FORK_ANON_VMA: return d->work.fork_anon_vma_calls;
-	default: return d->work.exit_rmap_calls;
+	case ADD_ALL: return ALL_KINDS;
+	case ADD_NEW_ANON: return KIND(FAULT_ANON) | KIND(FAULT_COW);
+	case ADD_ANON:
+		return era->has_new_anon ? KIND(FAULT_SWAP)
+					 : KIND(FAULT_ANON) | KIND(FAULT_COW) | KIND(FAULT_SWAP);
+	case ADD_SWAP: return KIND(FAULT_SWAP);
+	case ADD_FILE: return KIND(FAULT_FILE);
+	case COW_REMOVES: return KIND(FAULT_COW);
+	default: return 0;
 	}
 }
 
-static int doer_rank(enum overlay_event event, const char *name)
+/* A fault figure restricted to the faults of the given kinds. */
+static unsigned long long fault_figure(const struct model_design *d, enum event_figure figure, unsigned kinds,
+				       const struct graph_era *era)
 {
-	for (int r = 0; doers[event][r]; r++)
-		if (!strcmp(doers[event][r], name))
+	uint64_t n = 0;
+	switch (figure) {
+	case PREPARES:
+		for (int k = 0; k < FAULT_KIND_COUNT; k++)
+			n += kinds & KIND(k) ? d->work.faults[k].anon_vma_prepares : 0;
+		return n;
+	case FAULT_CHAIN_ALLOCATIONS:
+		for (int k = 0; k < FAULT_KIND_COUNT; k++)
+			n += kinds & KIND(k) ? d->work.faults[k].chain_allocations : 0;
+		return n;
+	default:
+		return fault_sum(d, kinds & figure_kinds(figure, era));
+	}
+}
+
+static unsigned long long figure_of(const struct model_result *result, const struct model_design *d,
+				    enum event_figure figure, const struct graph_era *era)
+{
+	const struct event_work *w = &d->work;
+	const struct reclaim_work *r = &d->reclaim;
+	switch (figure) {
+	case FORK_ALL: return w->fork_rmap_calls;
+	case FORK_ANON: return w->fork_rmap_anon_calls;
+	case FORK_FILE: return w->fork_rmap_calls - w->fork_rmap_anon_calls;
+	case FORK_CHAINS: return w->fork_chain_allocations;
+	/* anon_vma_fork allocates one chain a VMA, anon_vma_clone the copies */
+	case FORK_CLONED_CHAINS: return w->fork_chain_allocations - w->fork_anon_vma_calls;
+	case FORK_ANON_VMA: return w->fork_anon_vma_calls;
+	case FORK_ANON_PMDS: case EXIT_ANON_PMDS: case MUNMAP_ANON_PMDS: return result->pmd_mapped_anon_windows;
+	case EXIT_PMDS: case MUNMAP_PMDS: return result->pmd_mapped_windows;
+	case EXIT_ALL: case MUNMAP_ALL: return w->exit_rmap_calls;
+	case EXIT_FILE: case MUNMAP_FILE: return w->exit_rmap_calls - w->exit_rmap_anon_calls;
+	case EXIT_UNLINKS: case MUNMAP_UNLINKS: return w->exit_anon_vma_unlinks;
+	/* every page faulted in once by a PTE: no PMD fault; munmap of whole VMAs splits none */
+	case FAULT_FILE_PMDS: case MUNMAP_SPLITS: case RECLAIM_LOCKED_WALKS: return 0;
+	case COW_FILE_REMOVES: return w->faults[FAULT_COW].faults;
+	case RECLAIM_UNMAP: case RECLAIM_REFERENCED: return r->pages;
+	case RECLAIM_WALKS: return 2 * r->pages;
+	case RECLAIM_ANON_UNMAP: case RECLAIM_ANON_REFERENCED: return r->anon_pages;
+	case RECLAIM_ANON_WALKS: case RECLAIM_ANON_LOCKS: case RECLAIM_ANON_WALK_LOCKS: return 2 * r->anon_pages;
+	case RECLAIM_ANON_REFERENCED_LOCKS: return r->anon_pages;
+	case RECLAIM_FILE_UNMAP: case RECLAIM_FILE_REFERENCED: return r->pages - r->anon_pages;
+	case RECLAIM_FILE_WALKS: return 2 * (r->pages - r->anon_pages);
+	case RECLAIM_UNMAP_VISITS: case RECLAIM_REFERENCED_VISITS: return r->visited;
+	case RECLAIM_REMOVES: return r->found;
+	default: return fault_figure(d, figure, ALL_KINDS, era);
+	}
+}
+
+static int rank_in(const char *const *names, const char *name)
+{
+	for (int r = 0; names[r]; r++)
+		if (!strcmp(names[r], name))
 			return r;
 	return -1;
 }
 
 /* Each figure on the first function of the table that the graph has. */
-static void place_node_events(const struct model_design *d, struct graph_names *index,
-			      struct graph_overlay *overlay)
+static void place_node_events(const struct model_result *result, const struct model_design *d,
+			      struct graph_names *index, const struct graph_era *era,
+			      struct graph_overlay *overlay, enum event_figure *node_figures)
 {
 	const char *placed_on[FIGURE_COUNT] = { NULL };
 	for (size_t e = 0; e < EVENT_FUNCTION_COUNT; e++) {
@@ -195,47 +367,106 @@ static void place_node_events(const struct model_design *d, struct graph_names *
 		for (size_t n = graph_names_first(index, f->function); n != SIZE_MAX; n = index->next[n]) {
 			struct overlay_node *node = &overlay->nodes[n];
 			if (placed_on[f->figure] && strcmp(placed_on[f->figure], f->function)) {
-				node->pricing = OVERLAY_COUNTED_ELSEWHERE;
-				node->counted_on = placed_on[f->figure];
+				if (node->pricing != OVERLAY_PRICED) {
+					node->pricing = OVERLAY_COUNTED_ELSEWHERE;
+					node->counted_on = placed_on[f->figure];
+				}
 				continue;
 			}
 			placed_on[f->figure] = f->function;
 			node->pricing = OVERLAY_PRICED;
-			node->events.count[f->event] += figure_of(d, f->figure);
+			node->events.count[f->event] += figure_of(result, d, f->figure, era);
 			node->events.has[f->event] = true;
-			node->events.unit = f->unit;
+			node->events.unit = node->events.unit ? node->events.unit : f->unit;
+			node_figures[n * OVERLAY_EVENT_COUNT + f->event] = f->figure;
 		}
 	}
 }
 
+static void put_edge(struct graph_overlay *overlay, size_t edge, enum overlay_event ev, unsigned long long count,
+		     const char *unit)
+{
+	struct overlay_edge *e = &overlay->edges[edge];
+	e->events.count[ev] = count;
+	e->events.has[ev] = true;
+	e->events.unit = unit;
+	if (count > overlay->largest_edge_count)
+		overlay->largest_edge_count = count;
+}
+
+/* The call into `to` from the first caller of the list the graph has. */
+static size_t best_caller(const struct callgraph *graph, size_t to, const char *const *callers)
+{
+	size_t best = SIZE_MAX;
+	int best_rank = -1;
+	for (size_t e = 0; e < graph->edge_count; e++) {
+		if (graph->edges[e].to != to)
+			continue;
+		int rank = rank_in(callers, graph->nodes[graph->edges[e].from].name);
+		if (rank >= 0 && (best_rank < 0 || rank < best_rank)) {
+			best = e;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+/* Reclaim's calls that share a function's count: a walker's call into the
+ * per-VMA function carries the visits of its kind of page (rmap_walk_anon:
+ * anonymous pages'), and each of the two walks (aging, unmapping) calls
+ * rmap_walk once a page.  False: the function takes the general rule. */
+static bool place_walk_edges(const struct callgraph *graph, size_t to, enum event_figure figure,
+			     const struct reclaim_work *r, struct graph_overlay *overlay)
+{
+	static const char *const walks[] = { "try_to_unmap", "folio_referenced", "page_referenced", NULL };
+	bool visits = figure == RECLAIM_UNMAP_VISITS || figure == RECLAIM_REFERENCED_VISITS;
+	if (!visits && figure != RECLAIM_WALKS)
+		return false;
+	const char *unit = overlay->nodes[to].events.unit;
+	for (size_t e = 0; e < graph->edge_count; e++) {
+		if (graph->edges[e].to != to)
+			continue;
+		const char *caller = graph->nodes[graph->edges[e].from].name;
+		if (!visits) {
+			if (rank_in(walks, caller) >= 0)
+				put_edge(overlay, e, OVERLAY_RECLAIM, r->pages, unit);
+			continue;
+		}
+		if (rank_in(doers[OVERLAY_RECLAIM], caller) < 0 || strstr(caller, "shrink"))
+			continue;
+		unsigned long long count = strstr(caller, "_anon") ? r->anon_visited
+					   : strstr(caller, "_file") ? r->visited - r->anon_visited : r->visited;
+		put_edge(overlay, e, OVERLAY_RECLAIM, count, unit);
+	}
+	return true;
+}
+
 /* The call from the most specific doer into each priced function carries
- * that function's count. */
-static void place_edge_events(const struct callgraph *graph, struct graph_overlay *overlay)
+ * that function's count; a fault's calls carry the faults of the kind
+ * their caller makes. */
+static void place_edge_events(const struct callgraph *graph, const struct model_design *d, const struct graph_era *era,
+			      const enum event_figure *node_figures, struct graph_overlay *overlay)
 {
 	for (size_t to = 0; to < graph->node_count; to++) {
 		const struct overlay_node *node = &overlay->nodes[to];
 		for (int ev = 0; node->pricing == OVERLAY_PRICED && ev < OVERLAY_EVENT_COUNT; ev++) {
 			if (!node->events.has[ev])
 				continue;
-			size_t best = SIZE_MAX;
-			int best_rank = -1;
-			for (size_t e = 0; e < graph->edge_count; e++) {
-				if (graph->edges[e].to != to)
-					continue;
-				int rank = doer_rank((enum overlay_event)ev, graph->nodes[graph->edges[e].from].name);
-				if (rank >= 0 && (best_rank < 0 || rank < best_rank)) {
-					best = e;
-					best_rank = rank;
-				}
-			}
-			if (best == SIZE_MAX)
+			enum event_figure figure = node_figures[to * OVERLAY_EVENT_COUNT + ev];
+			if (ev == OVERLAY_RECLAIM && place_walk_edges(graph, to, figure, &d->reclaim, overlay))
 				continue;
-			struct overlay_edge *edge = &overlay->edges[best];
-			edge->events.count[ev] = node->events.count[ev];
-			edge->events.has[ev] = true;
-			edge->events.unit = node->events.unit;
-			if (node->events.count[ev] > overlay->largest_edge_count)
-				overlay->largest_edge_count = node->events.count[ev];
+			if (ev != OVERLAY_FAULT) {
+				size_t best = best_caller(graph, to, doers[ev]);
+				if (best != SIZE_MAX)
+					put_edge(overlay, best, (enum overlay_event)ev, node->events.count[ev], node->events.unit);
+				continue;
+			}
+			for (int k = 0; k < FAULT_KIND_COUNT; k++) {
+				size_t best = best_caller(graph, to, fault_doers[k]);
+				if (best != SIZE_MAX)
+					put_edge(overlay, best, OVERLAY_FAULT, fault_figure(d, figure, KIND(k), era),
+						 node->events.unit);
+			}
 		}
 	}
 }
@@ -258,17 +489,22 @@ static int place_events(struct overlay_inputs *in, const struct callgraph *graph
 		error->status = model_error.status;   /* model/model.c says whose failure it is */
 		return -1;
 	}
-	place_node_events(&result->designs[0], index, overlay);
+	struct graph_era names = { graph_names_first(index, "page_add_new_anon_rmap") != SIZE_MAX ||
+				 graph_names_first(index, "folio_add_new_anon_rmap") != SIZE_MAX };
+	enum event_figure *node_figures = xcalloc(graph->node_count * OVERLAY_EVENT_COUNT + 1, sizeof(*node_figures));
+	place_node_events(result, &result->designs[0], index, &names, overlay, node_figures);
 	for (size_t n = 0; n < graph->node_count; n++)
 		if (graph->nodes[n].role == CG_ROLE_SINK && overlay->nodes[n].pricing == OVERLAY_NOT_PRICED)
 			overlay->nodes[n].pricing = OVERLAY_NOT_MODELLED;
-	place_edge_events(graph, overlay);
+	place_edge_events(graph, &result->designs[0], &names, node_figures, overlay);
+	free(node_figures);
 	char era[96] = "";
 	if (!in->request.design)
 		snprintf(era, sizeof(era), " (%s%s)", release && release[0] ? "the design of the tree's era, " : "the newest design",
 			 release && release[0] ? release : "");
 	snprintf(overlay->title, sizeof(overlay->title),
-		 "counts: fork and exit of each of the %zu processes of %s once, under %s%s",
+		 "counts: fork and exit (munmap: every VMA) of each of the %zu processes of %s once, every page "
+		 "faulted in and reclaimed once, under %s%s",
 		 result->processes, in->request.snapshot, design->id, era);
 	overlay->has_events = true;
 	model_free(result);

@@ -246,6 +246,62 @@ static void write_work(FILE *out, const struct model_result *r, const struct rep
 	fputc('\n', out);
 }
 
+/* The trade the designs were argued over: rmap memory beside the work of
+ * every process forking and exiting once, every page faulted in once and
+ * every mapped page reclaimed once (docs/cost-model.md section 7). */
+static void write_tradeoff(FILE *out, const struct model_result *r, const struct report_options *o)
+{
+	char cell[6][40], line[400];
+	int width = 6;
+	uint64_t fault_calls = 0;
+	for (size_t i = 0; i < r->design_count; i++)
+		if (design_shown(r, &r->designs[i], o) && (int)strlen(r->designs[i].profile->id) > width)
+			width = (int)strlen(r->designs[i].profile->id);
+	fputs("Trade-off: rmap memory beside the work of every process forking and exiting once, every present\n"
+	      "page faulted in once, every mapped page reclaimed once\n", out);
+	fprintf(out, "%-*s %10s %11s %11s %11s %11s %11s\n", width, "", "", "fork+exit", "fork+exit", "fault-in",
+		"reclaim", "reclaim");
+	fprintf(out, "%-*s %10s %11s %11s %11s %11s %11s\n", width, "design", "rmap", "rmap calls", "chains", "chains",
+		"visits", "not mapping");
+	for (size_t i = 0; i < r->design_count; i++) {
+		const struct model_design *m = &r->designs[i];
+		const struct event_work *w = &m->work;
+		if (!design_shown(r, m, o))
+			continue;
+		uint64_t fault_allocations = 0;
+		fault_calls = 0;
+		for (int k = 0; k < FAULT_KIND_COUNT; k++) {
+			fault_calls += w->faults[k].rmap_calls;
+			fault_allocations += w->faults[k].chain_allocations;
+		}
+		bytes((double)m->rmap_bytes, cell[0]);
+		report_format_count(w->fork_rmap_calls + w->exit_rmap_calls, cell[1], 32);
+		report_format_count(w->fork_chain_allocations + w->exit_chain_frees + w->exit_anon_vma_chain_frees, cell[2], 32);
+		char allocations[32];
+		report_format_count(fault_allocations, allocations, sizeof(allocations));
+		snprintf(cell[3], sizeof(cell[3]), "%s%s", m->faults_exact ? "" : "~", allocations);
+		report_format_count(m->reclaim.visited, cell[4], 32);
+		report_format_count(m->reclaim.not_mapping, cell[5], 32);
+		if (!m->reclaim.available) {
+			snprintf(cell[4], 32, "-");
+			snprintf(cell[5], 32, "-");
+		}
+		fprintf(out, "%-*s %10s %11s %11s %11s %11s %11s\n", width, m->profile->id, cell[0], cell[1], cell[2],
+			cell[3], cell[4], cell[5]);
+	}
+	/* one add a fault, two for COW (the copy's and the file page's
+	 * remove): the same in every design */
+	report_format_count(fault_calls, cell[0], 32);
+	snprintf(line, sizeof(line), "chains = pte_chains or blocks allocated and freed, and anon_vma_chains; faulting "
+		 "every present PTE in (first touch, COW, file read, swap-in) makes %s rmap calls in every design; reclaim "
+		 "visits = pte_chain entries or VMAs of the file's i_mmap or the anon_vma's list walked to unmap each page "
+		 "once, of which 'not mapping' map nothing there.", cell[0]);
+	wrapped(out, "  ", line, 4);
+	if (r->designs && r->design_count && !r->designs[0].reclaim.available)
+		wrapped(out, "  ", "reclaim: -, the snapshot lacks PFNs for some process (which page a PTE maps).", 4);
+	fputc('\n', out);
+}
+
 /* What the kernel's names for special mappings mean, for the legend. */
 static const struct { const char *prefix, *meaning; } special_paths[] = {
 	{ "/dev/zero (deleted)", "shared anonymous memory (mmap MAP_SHARED|MAP_ANONYMOUS, e.g. a database's shared buffers)" },
@@ -610,6 +666,7 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 	write_counters(out, r);
 	write_designs(out, r, o);
 	write_work(out, r, o);
+	write_tradeoff(out, r, o);
 	write_sharing(out, r, o);
 	write_fork_copies(out, r, o);
 	struct report_view view;

@@ -148,6 +148,7 @@ static struct json_object *totals_object(const struct model_result *r)
 	put_u64(o, "upper_level_pages", r->upper_pages);
 	put_u64(o, "pmd_mapped_windows", r->pmd_mapped_windows);
 	put_u64(o, "pmd_ambiguous_windows", r->pmd_ambiguous_windows);
+	put_u64(o, "pmd_mapped_anon_windows", r->pmd_mapped_anon_windows);
 	put_u64(o, "vmpte_above_model_bytes", r->vmpte_above_model_bytes);
 	put_u64(o, "vmpte_below_model_bytes", r->vmpte_below_model_bytes);
 	put_u64(o, "present_ptes", r->present_ptes);
@@ -247,7 +248,9 @@ static struct json_object *reclaim_object(const struct model_result *r, const st
 	struct json_object *o = json_object_new_object();
 	put_bool(o, "available", w->available);
 	put_u64(o, "pages", w->pages);
+	put_u64(o, "anon_pages", w->anon_pages);
 	put_u64(o, "visited", w->visited);
+	put_u64(o, "anon_visited", w->anon_visited);
 	put_u64(o, "found", w->found);
 	put_u64(o, "visited_not_mapping", w->not_mapping);
 	struct json_object *walk = json_object_new_object();
@@ -267,10 +270,12 @@ static struct json_object *work_object(const struct model_result *r, const struc
 	const struct event_work *w = &m->work;
 	struct json_object *o = json_object_new_object();
 	put_u64(o, "fork_rmap_calls", w->fork_rmap_calls);
+	put_u64(o, "fork_rmap_anon_calls", w->fork_rmap_anon_calls);
 	put_u64(o, "fork_rmap_pages", w->fork_rmap_pages);
 	put_u64(o, "fork_chain_allocations", w->fork_chain_allocations);
 	put_u64(o, "fork_anon_vma_calls", w->fork_anon_vma_calls);
 	put_u64(o, "exit_rmap_calls", w->exit_rmap_calls);
+	put_u64(o, "exit_rmap_anon_calls", w->exit_rmap_anon_calls);
 	put_u64(o, "exit_rmap_pages", w->exit_rmap_pages);
 	put_u64(o, "exit_chain_frees", w->exit_chain_frees);
 	put_u64(o, "exit_direct_pages", w->exit_direct_pages);

@@ -303,8 +303,15 @@ static void check_json_tree(struct json_object *r)
 	CU_ASSERT_EQUAL(json_int(old, "/page_field_bytes"), 49367240);/* 6170905 x 8 */
 	CU_ASSERT_EQUAL(json_int(old, "/work_per_event/fork_rmap_calls"), 898); /* copies every PTE */
 	CU_ASSERT(json_object_get_boolean(json_at(old, "/pte_chain_exact")));
+	/* faulting every page in allocates the chains the pages hold: 14368 / 16
+	 * (D1) a mapping; exit frees one a mapping too */
+	CU_ASSERT_EQUAL(json_int(old, "/work_per_event/faults/all/chain_allocations"), 898);
+	CU_ASSERT_EQUAL(json_int(old, "/work_per_event/exit_chain_frees"), 898);
+	CU_ASSERT_EQUAL(json_int(now, "/work_per_event/exit_anon_vma_chain_frees"), 22);
+	CU_ASSERT_EQUAL(json_int(now, "/work_per_event/faults/all/chain_allocations"), 0);
 	struct json_object *array = json_by_id(r, "/designs", "2.5-array-x86_64-l1-64");
 	CU_ASSERT_EQUAL(json_int(array, "/saves_bytes"), -12640);     /* 14368 - 27008 */
+	CU_ASSERT_EQUAL(json_int(array, "/work_per_event/faults/all/chain_allocations"), 422);  /* 27008 / 64 */
 
 	struct json_object *shpt = json_by_id(r, "/sharing", "shpt-2006");
 	CU_ASSERT_EQUAL(json_int(shpt, "/pages"), 2);
@@ -777,6 +784,11 @@ static void test_text(void)
 	expect_text(text, "  13 designs of other architectures are in --format json");   /* 23 - 10 */
 	/* work: 898 exit calls; 6.1 forks 54 PTEs, 22 anon_vma_fork, 44 chains */
 	expect_text(text, "\n6.1-x86_64                              54               44              22            898\n");
+	/* trade-off: 2.4-rmap 898 + 898 rmap calls, 898 pte_chains allocated and
+	 * 898 freed, 898 allocated faulting the pages in (14368 / 16); 6.1 54 +
+	 * 898 calls, 44 chains allocated + 22 freed, none faulting */
+	expect_text(text, "\n2.4-rmap-x86_64               14.0 KiB       1,796       1,796         898");
+	expect_text(text, "\n6.1-x86_64                     6.0 KiB         952          66           0");
 	/* sharing: 2 pages = 8.0 KiB = 7.1 %; identical 3 = 12.0 KiB = 10.7 % */
 	expect_text(text, "\nshpt-2006               2   8.0 KiB     7.1%        2  /usr/lib/locale/locale-archive 2\n");
 	expect_text(text, "\nidentical               3  12.0 KiB    10.7%        0  identical PTE pages");
