@@ -10,12 +10,33 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 
 int cmd_capture(int argc, char **argv);   /* inputs/cmd_capture.c */
 int cmd_info(int argc, char **argv);      /* inputs/cmd_info.c */
 int cmd_report(int argc, char **argv);    /* outputs/cmd_report.c */
 int cmd_profiles(int argc, char **argv);  /* outputs/cmd_profiles.c */
 int cmd_callgraph(int argc, char **argv); /* outputs/cmd_callgraph.c */
+int cmd_bench(int argc, char **argv);     /* outputs/cmd_bench.c */
+
+/*
+ * A command's options as one table: each option's name, value and help are
+ * written once and give both getopt_long's table and the --help lines (which
+ * completion reads), so nothing lists an option twice.  Ends with { NULL }.
+ */
+struct command_option {
+	const char *name;               /* long name, without "--" */
+	int has_arg;                    /* no_argument, required_argument */
+	int val;                        /* what getopt_long returns; a letter also gives -LETTER */
+	const char *value;              /* "N", "FILE"; NULL without a value */
+	const char *help;               /* one line; "\n" starts another, indented */
+};
+/* getopt_long's table of a command table (size: entries + 1) and the short
+ * options string ("o:h"); both into the caller's arrays. */
+void command_options_getopt(const struct command_option *table, struct option *long_options, size_t size,
+			    char *short_options, size_t short_size);
+/* The --help lines of a command table, two columns. */
+void command_options_print(FILE *out, const struct command_option *table);
 
 /*
  * An option getopt_long refused (the front door sets opterr = 0 so this is the

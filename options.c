@@ -169,6 +169,46 @@ int command_option_error(const char *command, const char *usage_text, const char
 	return 1;
 }
 
+void command_options_getopt(const struct command_option *table, struct option *long_options, size_t size,
+			    char *short_options, size_t short_size)
+{
+	size_t count = 0, used = 0;
+	for (; table[count].name && count + 1 < size; count++) {
+		const struct command_option *o = &table[count];
+		long_options[count] = (struct option){ o->name, o->has_arg, NULL, o->val };
+		if (o->val < 128 && used + 3 < short_size) {
+			short_options[used++] = (char)o->val;
+			if (o->has_arg == required_argument)
+				short_options[used++] = ':';
+		}
+	}
+	long_options[count] = (struct option){ NULL, 0, NULL, 0 };
+	short_options[used] = '\0';
+}
+
+void command_options_print(FILE *out, const struct command_option *table)
+{
+	enum { HELP_COLUMN = 24 };
+	for (const struct command_option *o = table; o->name; o++) {
+		char head[64];
+		int n = o->val < 128 ? snprintf(head, sizeof(head), "  -%c, --%s", o->val, o->name)
+				     : snprintf(head, sizeof(head), "      --%s", o->name);
+		if (o->value && n > 0 && (size_t)n < sizeof(head))
+			snprintf(head + n, sizeof(head) - (size_t)n, " %s", o->value);
+		if (strlen(head) >= HELP_COLUMN - 1)
+			fprintf(out, "%s\n%*s", head, HELP_COLUMN, "");
+		else
+			fprintf(out, "%-*s ", HELP_COLUMN - 1, head);
+		for (const char *line = o->help; *line;) {
+			size_t length = strcspn(line, "\n");
+			fprintf(out, "%.*s\n", (int)length, line);
+			line += length;
+			if (*line == '\n' && *++line)
+				fprintf(out, "%*s", HELP_COLUMN, "");
+		}
+	}
+}
+
 /* Why the first write to stdout failed (ENOSPC, EPIPE when SIGPIPE is
  * ignored, EIO), 0 while none has. */
 static int stdout_errno;

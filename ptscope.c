@@ -34,6 +34,7 @@ static const struct command commands[] = {
 	{ "report",    cmd_report,    "page-table and rmap cost of a snapshot or the live system" },
 	{ "profiles",  cmd_profiles,  "list or show the kernel profiles (rmap designs, sharing rules)" },
 	{ "callgraph", cmd_callgraph, "call graph of the mm code paths that reach the rmap" },
+	{ "bench",     cmd_bench,     "time fork, exec, faults and munmap on the running kernel" },
 };
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
 

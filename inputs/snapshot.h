@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "base/error.h"
 
@@ -349,5 +350,161 @@ bool capture_codec_known(const char *name);
 
 int snapshot_capture(const struct capture_options *options,
 		     struct capture_result *result, struct error *error);
+
+/* ---- latencies of the running kernel (bench: inputs/latency.c) ---- */
+
+enum latency_kind {
+	LATENCY_FORK, LATENCY_EXEC, LATENCY_SH, LATENCY_FAULT_ANON, LATENCY_FAULT_COW,
+	LATENCY_FAULT_FILE, LATENCY_MUNMAP, LATENCY_KIND_COUNT
+};
+struct latency_kind_info {
+	const char *name;               /* "fault-cow": the name in every output */
+	const char *group;              /* "fault": the word `ptscope bench WORD` selects it by */
+	const char *what;               /* what one run times */
+};
+extern const struct latency_kind_info latency_kinds[LATENCY_KIND_COUNT];
+
+struct latency_stats {
+	size_t runs;
+	double min_us, median_us, p90_us, mean_us;   /* p90: nearest rank */
+};
+struct latency_run {
+	double elapsed_us;              /* per fault for the fault kinds */
+	uint64_t faults;                /* minor faults getrusage counted (fault kinds) */
+};
+struct latency_result {
+	enum latency_kind kind;
+	struct latency_stats stats;
+	double faults_per_run;          /* fault kinds: minor faults per timed region */
+	unsigned pages_per_run;         /* fault kinds: pages the region touches */
+};
+
+/* The machine a measurement ran on, and the process it forked. */
+struct latency_machine {
+	char kernel[128];               /* uname release */
+	char cpu_model[128];            /* /proc/cpuinfo "model name" ("unknown") */
+	char allowed_cpus[64];          /* "0-1" */
+	int cpu;                        /* pinned to */
+	size_t image_vmas;              /* the forked process: its VMAs ... */
+	uint64_t image_rss_kb;          /* ... and resident kB (VmRSS) when measured */
+};
+/* Fill everything but cpu from the running system (and this process). */
+void latency_machine_read(struct latency_machine *machine);
+
+/* Pin this process (and the children it forks) to one CPU it may use; cpu
+ * -1: the lowest allowed.  A CPU outside the allowed set is bad input. */
+int latency_pin(int cpu, int *pinned, struct error *error);
+/* The allowed CPUs as a list ("0-1,4"). */
+void latency_allowed_cpus(char *buffer, size_t size);
+/* warmup runs thrown away, then runs timed. 0, or -1 with *error. */
+int latency_measure(enum latency_kind kind, size_t runs, size_t warmup, struct latency_result *result,
+		    struct error *error);
+/* min / median / p90 / mean of samples (sorted in place). */
+void latency_stats_of(double *samples_us, size_t count, struct latency_stats *stats);
+
+/* ---- timings as they were posted (bench --compare: inputs/timings.c) ---- */
+
+/* One measure of a file, a value per run: "real", "user", "system", "total"
+ * (user + system of each run) in seconds, lmbench's "Process fork+exit" in
+ * microseconds. */
+struct timing_measure {
+	char name[64];
+	char unit[4];                   /* "s", "us" */
+	double *values;
+	size_t count, capacity;
+};
+struct timing_set {
+	char shape[64];                 /* "bash time", "zsh time", "perf stat", ... */
+	struct timing_measure *measures;/* in the order first seen; total last */
+	size_t measure_count, measure_capacity;
+};
+struct timing_summary {
+	size_t runs;
+	double mean, deviation, lowest, highest;   /* deviation: sample standard deviation */
+};
+/* Read the timings of a file (at most 16 MiB) / of a text (name for
+ * messages).  No timing in it is bad input.  0, or -1 with *error. */
+int timing_read(const char *path, struct timing_set *set, struct error *error);
+int timing_read_text(const char *name, const char *text, size_t length, struct timing_set *set,
+		     struct error *error);
+void timing_set_free(struct timing_set *set);
+const struct timing_measure *timing_find(const struct timing_set *set, const char *name);
+void timing_summary(const struct timing_measure *measure, struct timing_summary *summary);
+
+/* ---- kernel work counted by tracepoints (inputs/tracepoints.c) ---- */
+
+enum trace_counter {
+	TRACE_VMA_ALLOC, TRACE_VMA_FREE, TRACE_ANON_VMA_ALLOC, TRACE_ANON_VMA_FREE,
+	TRACE_CHAIN_ALLOC, TRACE_CHAIN_FREE, TRACE_FAULT_USER, TRACE_FORK, TRACE_COUNTER_COUNT
+};
+struct trace_counter_info {
+	const char *name;               /* "anon_vma_chain allocated" */
+	const char *event;              /* "kmem/kmem_cache_alloc" under tracefs events/ */
+	const char *cache;              /* the filter's slab cache, or NULL */
+};
+extern const struct trace_counter_info trace_counters[TRACE_COUNTER_COUNT];
+struct trace_session {
+	bool available;                 /* false: why says why nothing is counted */
+	char why[300];
+	int fds[TRACE_COUNTER_COUNT];
+	long ids[TRACE_COUNTER_COUNT];  /* tracefs event ids */
+	bool merged[TRACE_COUNTER_COUNT]; /* the cache is merged with others (slab merging) */
+};
+/* Counters on process pid (0: this one), stopped.  Never fails: an
+ * unavailable session says why. */
+void trace_open(struct trace_session *session, pid_t pid);
+void trace_close(struct trace_session *session);
+/* One counted fork of this process, pinned to cpu: the child exits at once
+ * and is reaped; counts are this process's and the child's (counted on
+ * cpu, by its pid).  0, or -1 (session->why). */
+int trace_fork(struct trace_session *session, int cpu, uint64_t *counts);
+/* The same in one call: a session opened, one fork counted, closed. */
+struct trace_result {
+	bool counted;                   /* false: why */
+	char why[300];
+	uint64_t counts[TRACE_COUNTER_COUNT];
+	bool merged[TRACE_COUNTER_COUNT];
+};
+void trace_count_fork(int cpu, struct trace_result *result);
+
+/* ---- a captured process's address space rebuilt (bench --like: inputs/layout.c) ---- */
+
+struct layout_vma {
+	uint64_t start, bytes, offset;  /* where it was, its size, its file offset */
+	int prot;                       /* PROT_READ | PROT_WRITE | PROT_EXEC */
+	bool shared, anonymous, huge;   /* huge: AnonHugePages shown (MADV_HUGEPAGE) */
+	const char *path;               /* the snapshot's */
+	uint64_t *pages;                /* page index in the VMA; bit 63: written (anonymous) */
+	size_t page_count;
+	uint64_t placed;                /* where the subject mapped it */
+};
+struct layout {
+	struct layout_vma *vmas;
+	size_t count;
+	size_t skipped;                 /* the kernel's own mappings ([vdso], [vvar], ...) */
+	uint64_t present_pages;
+};
+/* The layout of a snapshot's process.  0, or -1 with *error. */
+int layout_from_snapshot(const struct snapshot *snapshot, const struct process *process, struct layout *layout,
+			 struct error *error);
+/* A made-up layout for calibration: empty_vmas one-page anonymous VMAs with
+ * nothing present, then anon_vmas anonymous VMAs of `windows` 2 MiB windows
+ * each, `pages` pages written at the start of each window. */
+void layout_generate(struct layout *layout, size_t empty_vmas, size_t anon_vmas, size_t windows, size_t pages);
+void layout_free(struct layout *layout);
+/* Map and touch it in this process (fills each VMA's placed). */
+int layout_build(struct layout *layout, struct error *error);
+/* A child that builds the layout and waits (placed filled in the parent). */
+struct layout_subject {
+	pid_t pid;
+	int to_child, from_child;
+};
+int layout_subject_start(struct layout *layout, struct layout_subject *subject, struct error *error);
+/* The subject times its own forks (runs after warmup) and, with trace,
+ * counts one. */
+int layout_subject_fork(struct layout_subject *subject, size_t runs, size_t warmup, int cpu,
+			struct latency_result *result, struct trace_result *trace, struct error *error);
+/* Let it go (killed and reaped). */
+void layout_subject_end(struct layout_subject *subject);
 
 #endif

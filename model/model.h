@@ -431,6 +431,36 @@ void model_free(struct model_result *result);
  * when an index is out of range. */
 const struct event_work *model_process_work(const struct model_result *result, size_t process, size_t design);
 
+/* The kernel objects one fork + exit of every process of the snapshot
+ * makes and frees under its own design (model/time.c): what the
+ * tracepoints of `ptscope bench` count, predicted. */
+struct fork_events {
+	const char *design;             /* the design's id */
+	uint64_t forks;                 /* one per process */
+	uint64_t vmas;                  /* vm_area_struct duplicated, freed at the child's exit */
+	uint64_t anon_vmas;             /* anon_vma made by anon_vma_fork (0 before anon_vma designs) */
+	uint64_t chains;                /* anon_vma_chain (chain designs only) */
+	struct fork_copy copy;          /* PTE pages allocated and PTEs copied (model/fork.c) */
+};
+/* 0, or -1 when the snapshot has no design of its own. */
+int model_fork_events(const struct model_result *result, struct fork_events *events);
+
+/* ---- the cost of each step, fitted (model/fit.c) ---- */
+
+enum { FIT_MOST_TERMS = 8 };
+struct fit_result {
+	size_t terms, observations;
+	double coefficients[FIT_MOST_TERMS];
+	double errors[FIT_MOST_TERMS];  /* standard errors */
+	double residual;                /* root mean square, n - p degrees of freedom */
+	double r_squared;
+};
+/* Least squares of y (observations) on x (observations x terms, row after
+ * row).  Fewer observations than terms + 1 is bad input. 0, or -1. */
+int fit_least_squares(const double *x, const double *y, size_t observations, size_t terms, struct fit_result *fit,
+		      struct error *error);
+double fit_predict(const struct fit_result *fit, const double *counts);
+
 /* Helpers the report and the tests use. */
 /* A VMA's permission test of the 2006 patch etc.: eligible under the rule? */
 bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma);

@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
+#include "outputs/bench.h"
 #include "outputs/report.h"
 
 #define MAX_SELECTED 256
@@ -32,7 +33,7 @@
 static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
 	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
-	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX]\n"
+	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX] [--calibration FILE]\n"
 	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
@@ -54,6 +55,8 @@ static const char usage_text[] =
 	      "  --group-by KEY         sums per user (captured uid), cgroup (PID/cgroup) or command\n"
 	      "  --callgraph TREE       html: embed the rmap-path diagram of kernel TREE with this\n"
 	      "                         snapshot's fork and exit counts (ptscope callgraph --overlay-events)\n"
+	      "  --calibration FILE     text: a time section, what a fork of every process costs today and\n"
+	      "                         under each sharing rule at the prices of `ptscope bench --calibrate`\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
 	      "                         by command line then comm, files by path\n";
@@ -124,7 +127,8 @@ static int write_output(const char *path, const struct model_result *result, con
 		return STATUS_INTERNAL;  /* an output failure, as a write that fails later */
 	}
 	FILE *out = output_stream(&output);
-	if (!out || report_write(out, result, options) != 0) {
+	if (!out || report_write(out, result, options) != 0 ||
+	    (options->calibration && bench_write_time(out, result, options->calibration, options->calibration_path))) {
 		int saved = output.write_errno ? output.write_errno : errno;   /* the failed write's own */
 		output_discard(&output);
 		if (path && strcmp(path, "-"))
@@ -170,7 +174,7 @@ int cmd_report(int argc, char **argv)
 		{ "all-designs", no_argument, NULL, 'A' }, { "versus", required_argument, NULL, 'V' },
 		{ "sort", required_argument, NULL, 'S' },    { "top", required_argument, NULL, 'T' },
 		{ "filter", required_argument, NULL, 'R' },  { "group-by", required_argument, NULL, 'G' },
-		{ "callgraph", required_argument, NULL, 'C' },
+		{ "callgraph", required_argument, NULL, 'C' }, { "calibration", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -178,7 +182,8 @@ int cmd_report(int argc, char **argv)
 	struct profile_set set = { 0 };
 	struct selection chosen = { 0 };
 	struct error error;
-	const char *output = NULL, *versus = NULL, *callgraph = NULL;
+	const char *output = NULL, *versus = NULL, *callgraph = NULL, *calibration_path = NULL;
+	static struct calibration calibration;
 	int c, status = 0;
 
 	if (profiles_load_builtin(&set, &error)) {
@@ -194,6 +199,7 @@ int cmd_report(int argc, char **argv)
 		case 'A': report.all_designs = true; break;
 		case 'V': versus = optarg; break;
 		case 'C': callgraph = optarg; break;
+		case 'K': calibration_path = optarg; break;
 		case 'S':
 			report.sort_given = true;
 			if (report_sort_parse(optarg, &report.sort)) {
@@ -248,6 +254,15 @@ int cmd_report(int argc, char **argv)
 		fputs("ptscope: report: --callgraph embeds the diagram in --format html only\n", stderr);
 		status = 1;
 	}
+	if (!status && calibration_path && (report.format != REPORT_TEXT || versus)) {
+		fputs("ptscope: report: --calibration adds its time section to the text report (no --format, no --versus)\n",
+		      stderr);
+		status = 1;
+	}
+	if (!status && calibration_path && calibration_read(calibration_path, &calibration, &error)) {
+		error_print(&error);
+		status = (int)error.status;
+	}
 	if (!status && argc - optind > 1) {
 		fprintf(stderr, "ptscope: report: one snapshot at a time ('%s' is extra)\n", argv[optind + 1]);
 		status = 1;
@@ -288,6 +303,8 @@ int cmd_report(int argc, char **argv)
 			status = write_output(output, result, &report);
 		} else if (!callgraph) {
 			report.versus = before;
+			report.calibration = calibration_path ? &calibration : NULL;
+			report.calibration_path = calibration_path;
 			status = write_output(output, result, &report);
 		}
 		free(diagram.data);

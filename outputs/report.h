@@ -14,6 +14,8 @@
 
 #include "model/model.h"
 
+struct calibration;
+
 enum report_format { REPORT_TEXT, REPORT_XML, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
 /* --sort: the process (and group) order. */
@@ -36,6 +38,8 @@ struct report_options {
 	bool sort_given;                /* --sort was given: structured formats follow it too */
 	const char *callgraph_svg;      /* html: the rmap-path diagram to embed (an SVG document), or NULL */
 	const struct model_result *versus; /* --versus BEFORE: compare with it (NULL: no comparison) */
+	const struct calibration *calibration; /* --calibration: a time section after the text (bench.h) */
+	const char *calibration_path;
 };
 
 /* "pss" -> SORT_PSS ...; "user" -> GROUP_USER ...; -1 when unknown. */

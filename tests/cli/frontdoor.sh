@@ -5,7 +5,7 @@
 "$PTSCOPE" --help | grep -q '^  capture' || fail "--help lists commands"
 out=$("$PTSCOPE" frobnicate 2>&1); [ $? -eq 1 ] || fail "unknown command should exit 1"
 echo "$out" | grep -q "unknown command 'frobnicate'" || fail "message names the command: $out"
-for c in capture info report profiles callgraph; do
+for c in capture info report profiles callgraph bench; do
 	"$PTSCOPE" $c --help >/dev/null 2>&1 || fail "$c --help"
 done
 # A broken snapshot names the file and exits 1 without a crash.
@@ -32,7 +32,7 @@ for args in "profiles" "profiles --schema" "profiles --show 2.4-rmap-i386" "info
 	    "report $tmp/snap --format csv" "report $tmp/snap --format html" \
 	    "callgraph $tree -q" "callgraph $tree -q --format json" "callgraph $tree -q --format xml" \
 	    "callgraph $tree -q --format svg" "callgraph $tree -q --format png" \
-	    "callgraph $tree -q --format pdf"; do
+	    "callgraph $tree -q --format pdf" "bench fork --runs 2"; do
 	"$PTSCOPE" $args > /dev/full 2> "$tmp/err"; rc=$?
 	[ $rc -eq 2 ] || fail "'$args > /dev/full' exit $rc, not 2"
 	[ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q '^ptscope: stdout: No space left on device$' "$tmp/err" ||

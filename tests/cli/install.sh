@@ -15,7 +15,7 @@ make -s -C "$src" install DESTDIR="$root" PREFIX=/usr/local > "$tmp/install.log"
 bin="$root/usr/local/bin"
 for f in bin/ptscope bin/ptscope-capture share/man/man1/ptscope.1 share/man/man1/ptscope-report.1 \
 	share/man/man1/ptscope-capture.1 share/man/man1/ptscope-info.1 share/man/man1/ptscope-profiles.1 \
-	share/man/man1/ptscope-callgraph.1 share/bash-completion/completions/ptscope \
+	share/man/man1/ptscope-callgraph.1 share/man/man1/ptscope-bench.1 share/bash-completion/completions/ptscope \
 	share/bash-completion/completions/ptscope-capture; do
 	[ -e "$root/usr/local/$f" ] || fail "make install did not install $f"
 done
@@ -47,7 +47,7 @@ ptscope-capture --pid $$ -o "$tmp/self.tar" > /dev/null 2>&1 || fail "installed 
 
 # help CMD opens the installed manual page (man -l on the file beside the binary)
 if command -v man > /dev/null; then
-	for c in capture info report profiles callgraph; do
+	for c in capture info report profiles callgraph bench; do
 		MANPAGER=cat PAGER=cat MANWIDTH=100 ptscope help $c > "$tmp/man.$c" 2>&1 ||
 			fail "help $c: $(head -n 3 "$tmp/man.$c")"
 		grep -q "ptscope-$c  *- " "$tmp/man.$c" || fail "help $c did not show ptscope-$c(1): $(head -n 3 "$tmp/man.$c")"
@@ -79,13 +79,15 @@ t ptscope help pro
 t ptscope-capture --tr
 t ptscope capture --compress ''
 t ptscope callgraph --path ''
+t ptscope bench f
+t ptscope bench --format ''
 EOS
 	bash "$tmp/complete.bash" "$root/usr/local/share/bash-completion/completions" > "$tmp/complete.out" 2>&1
 	expect() { grep -qxF -- "$1" "$tmp/complete.out" || fail "completion: expected '$1', got: $(cat "$tmp/complete.out")"; }
 	expect 'complete -F _ptscope ptscope'
 	expect 'complete -F _ptscope ptscope-capture'
 	expect 'ptscope rep|report '
-	expect 'ptscope |--help --version callgraph capture help info profiles report '
+	expect 'ptscope |--help --version bench callgraph capture help info profiles report '
 	expect 'ptscope report --form|--format '
 	expect 'ptscope report --format |csv html json text xml '
 	expect 'ptscope report --profile 6.1-x86|6.1-x86_64 6.1-x86_64-la57 '
@@ -94,6 +96,8 @@ EOS
 	expect 'ptscope-capture --tr|--tree '
 	expect 'ptscope capture --compress |gz none xz zst '
 	expect 'ptscope callgraph --path |exit fault fork munmap reclaim '
+	expect 'ptscope bench f|fault fork '
+	expect 'ptscope bench --format |json text '
 	# every format completion offers, report accepts
 	for f in csv html json text xml; do
 		ptscope report --format $f "$tmp/self.tar" > /dev/null 2>&1 || fail "report --format $f (offered by completion)"

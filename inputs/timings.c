@@ -1,0 +1,388 @@
+/*
+ * inputs/timings.c - timings as they were posted to the kernel list, read
+ * back so that `ptscope bench --compare` can work out the change:
+ *
+ *   bash time          "real\t0m27.814s" "user\t0m35.120s" "sys\t1m5.960s"
+ *   time -p (POSIX)    "real 27.81" "user 35.12" "sys 65.96"
+ *   zsh time           "make  35.12s user 65.96s system 363% cpu 27.814 total"
+ *                      (newer zsh: "... 1:27.81 total")
+ *   /usr/bin/time -v   "\tUser time (seconds): 35.12" "\tSystem time (seconds): 65.96"
+ *                      "\tElapsed (wall clock) time (h:mm:ss or m:ss): 0:27.81"
+ *   /usr/bin/time      "35.12user 65.96system 0:27.81elapsed 363%CPU (...)"
+ *   lmbench lat_proc   "Process fork+exit: 179.0000 microseconds"
+ *   perf stat          "27.814 seconds time elapsed" "35.12 seconds user" "65.96 seconds sys"
+ *                      (with -r: "27.81 +- 0.12 seconds time elapsed")
+ *
+ * Every run of a file adds one value to each measure it shows; real, user
+ * and system are in seconds, lmbench's in microseconds.  A run's "total"
+ * is its user + system time (the CPU time the kernel-list threads compared
+ * beside the wall clock), formed where a file gives both as often.  Lines
+ * of no known shape are skipped; a file with none is refused.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/array.h"
+#include "inputs/snapshot.h"
+
+#define LINE_MOST 4096
+#define FILE_MOST_BYTES (16u << 20)
+
+/* A number at *at (digits, one point), moving *at past it; false if none. */
+static bool read_number(const char **at, double *value)
+{
+	const char *s = *at;
+	if (!isdigit((unsigned char)*s) && !(*s == '.' && isdigit((unsigned char)s[1])))
+		return false;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return false;
+	/* strtod takes exponents and hex; a timing never has them */
+	for (const char *c = s; c < end; c++)
+		if (!isdigit((unsigned char)*c) && *c != '.')
+			return false;
+	*value = v;
+	*at = end;
+	return true;
+}
+
+/* "[H:]M:SS.ss" or "SS.ss": seconds. */
+static bool read_clock(const char **at, double *seconds)
+{
+	double parts[3];
+	size_t count = 0;
+	const char *s = *at;
+	while (count < 3 && read_number(&s, &parts[count])) {
+		count++;
+		if (*s != ':')
+			break;
+		s++;
+	}
+	if (!count || s[-1] == ':')
+		return false;
+	double total = 0;
+	for (size_t i = 0; i < count; i++)
+		total = total * 60 + parts[i];
+	*seconds = total;
+	*at = s;
+	return true;
+}
+
+/* bash: "0m27.814s" (also "27.814s"). */
+static bool read_bash(const char **at, double *seconds)
+{
+	const char *s = *at;
+	double minutes = 0, rest;
+	if (!read_number(&s, &rest))
+		return false;
+	if (*s == 'm') {
+		minutes = rest;
+		s++;
+		if (!read_number(&s, &rest))
+			return false;
+	}
+	if (*s != 's')
+		return false;
+	*seconds = minutes * 60 + rest;
+	*at = s + 1;
+	return true;
+}
+
+static const char *skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static bool at_end(const char *s)
+{
+	s = skip_space(s);
+	return !*s || *s == '\n' || *s == '\r';
+}
+
+static struct timing_measure *measure_named(struct timing_set *set, const char *name, const char *unit)
+{
+	for (size_t i = 0; i < set->measure_count; i++)
+		if (!strcmp(set->measures[i].name, name))
+			return &set->measures[i];
+	struct timing_measure *m = ARRAY_PUSH(set->measures, set->measure_count, set->measure_capacity);
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->unit, sizeof(m->unit), "%s", unit);
+	return m;
+}
+
+static void add_value(struct timing_set *set, const char *name, const char *unit, double value)
+{
+	struct timing_measure *m = measure_named(set, name, unit);
+	*ARRAY_PUSH(m->values, m->count, m->capacity) = value;
+}
+
+static void note_shape(struct timing_set *set, const char *shape)
+{
+	if (!set->shape[0])
+		snprintf(set->shape, sizeof(set->shape), "%s", shape);
+	else if (strcmp(set->shape, shape) && !strstr(set->shape, " and "))
+		snprintf(set->shape + strlen(set->shape), sizeof(set->shape) - strlen(set->shape), " and %s", shape);
+}
+
+/* bash / POSIX: "real 0m1.5s", "user 1.50". */
+static bool read_shell_line(struct timing_set *set, const char *line)
+{
+	static const char *const words[][2] = { { "real", "real" }, { "user", "user" }, { "sys", "system" } };
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(words[i][0]);
+		if (strncmp(line, words[i][0], n) || (line[n] != ' ' && line[n] != '\t'))
+			continue;
+		const char *s = skip_space(line + n);
+		double seconds;
+		const char *posix = s;
+		if (read_bash(&s, &seconds) && at_end(s)) {
+			note_shape(set, "bash time");
+		} else if (read_number(&posix, &seconds) && at_end(posix)) {
+			note_shape(set, "time -p");
+		} else {
+			return false;
+		}
+		add_value(set, words[i][1], "s", seconds);
+		return true;
+	}
+	return false;
+}
+
+/* zsh: "... 35.12s user 65.96s system 363% cpu 27.814 total". */
+static bool read_zsh_line(struct timing_set *set, const char *line)
+{
+	const char *user = strstr(line, "s user ");
+	while (user && user > line && (isdigit((unsigned char)user[-1]) || user[-1] == '.'))
+		user--;
+	if (!user)
+		return false;
+	const char *s = user;
+	double user_s, system_s, percent, total_s;
+	if (!read_number(&s, &user_s) || strncmp(s, "s user ", 7))
+		return false;
+	s = skip_space(s + 7);
+	if (!read_number(&s, &system_s) || strncmp(s, "s system ", 9))
+		return false;
+	s = skip_space(s + 9);
+	if (!read_number(&s, &percent) || strncmp(s, "% cpu ", 6))
+		return false;
+	s = skip_space(s + 6);
+	if (!read_clock(&s, &total_s) || strncmp(s, " total", 6) || !at_end(s + 6))
+		return false;
+	note_shape(set, "zsh time");
+	add_value(set, "real", "s", total_s);
+	add_value(set, "user", "s", user_s);
+	add_value(set, "system", "s", system_s);
+	return true;
+}
+
+/* GNU time, -v lines and the default one. */
+static bool read_gnu_time_line(struct timing_set *set, const char *line)
+{
+	static const char *const verbose[][2] = {
+		{ "User time (seconds): ", "user" },
+		{ "System time (seconds): ", "system" },
+		{ "Elapsed (wall clock) time (h:mm:ss or m:ss): ", "real" },
+	};
+	const char *s = skip_space(line);
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(verbose[i][0]);
+		if (strncmp(s, verbose[i][0], n))
+			continue;
+		const char *v = s + n;
+		double seconds;
+		if (!read_clock(&v, &seconds) || !at_end(v))
+			return false;
+		note_shape(set, "/usr/bin/time -v");
+		add_value(set, verbose[i][1], "s", seconds);
+		return true;
+	}
+	double user_s, system_s, real_s;
+	if (!read_number(&s, &user_s) || strncmp(s, "user ", 5))
+		return false;
+	s += 5;
+	if (!read_number(&s, &system_s) || strncmp(s, "system ", 7))
+		return false;
+	s += 7;
+	if (!read_clock(&s, &real_s) || strncmp(s, "elapsed", 7))
+		return false;
+	note_shape(set, "/usr/bin/time");
+	add_value(set, "real", "s", real_s);
+	add_value(set, "user", "s", user_s);
+	add_value(set, "system", "s", system_s);
+	return true;
+}
+
+/* lmbench: "Process fork+exit: 179.0000 microseconds". */
+static bool read_lmbench_line(struct timing_set *set, const char *line)
+{
+	const char *colon = strstr(line, ": ");
+	if (!colon || colon == line || colon - line >= (long)sizeof(set->measures[0].name))
+		return false;
+	const char *s = skip_space(colon + 2);
+	double value;
+	if (!read_number(&s, &value) || strncmp(s, " microseconds", 13) || !at_end(s + 13))
+		return false;
+	char name[sizeof(set->measures[0].name)];
+	snprintf(name, sizeof(name), "%.*s", (int)(colon - line), line);
+	note_shape(set, "lmbench");
+	add_value(set, name, "us", value);
+	return true;
+}
+
+/* perf stat: "27.814 seconds time elapsed", "35.12 seconds user", "... sys". */
+static bool read_perf_line(struct timing_set *set, const char *line)
+{
+	static const char *const endings[][2] = {
+		{ "seconds time elapsed", "real" }, { "seconds user", "user" }, { "seconds sys", "system" },
+	};
+	const char *s = skip_space(line);
+	double seconds, spread;
+	if (!read_number(&s, &seconds))
+		return false;
+	s = skip_space(s);
+	if (!strncmp(s, "+-", 2)) {   /* perf stat -r: the mean and its spread */
+		s = skip_space(s + 2);
+		if (!read_number(&s, &spread))
+			return false;
+		s = skip_space(s);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(endings[i][0]);
+		if (strncmp(s, endings[i][0], n))
+			continue;
+		const char *rest = skip_space(s + n);
+		if (*rest && *rest != '(' && !at_end(rest))
+			return false;
+		note_shape(set, "perf stat");
+		add_value(set, endings[i][1], "s", seconds);
+		return true;
+	}
+	return false;
+}
+
+/* user + system of each run, where both were given as often. */
+static void add_totals(struct timing_set *set)
+{
+	struct timing_measure *user = NULL, *system = NULL;
+	for (size_t i = 0; i < set->measure_count; i++) {
+		if (!strcmp(set->measures[i].name, "user"))
+			user = &set->measures[i];
+		else if (!strcmp(set->measures[i].name, "system"))
+			system = &set->measures[i];
+	}
+	if (!user || !system || user->count != system->count)
+		return;
+	size_t count = user->count, u = (size_t)(user - set->measures), y = (size_t)(system - set->measures);
+	for (size_t i = 0; i < count; i++)
+		add_value(set, "total", "s", set->measures[u].values[i] + set->measures[y].values[i]);
+}
+
+int timing_read_text(const char *name, const char *text, size_t length, struct timing_set *set,
+		     struct error *error)
+{
+	memset(set, 0, sizeof(*set));
+	unsigned long number = 0;
+	for (size_t at = 0; at < length;) {
+		const char *line = text + at;
+		const char *end = memchr(line, '\n', length - at);
+		size_t line_length = end ? (size_t)(end - line) : length - at;
+		at += line_length + 1;
+		number++;
+		if (line_length >= LINE_MOST)
+			continue;   /* no timing line is this long */
+		char copy[LINE_MOST];
+		memcpy(copy, line, line_length);
+		copy[line_length] = '\0';
+		if (memchr(copy, '\0', line_length)) {
+			timing_set_free(set);
+			return error_set(error, name, number, "a NUL byte: not a text of timings");
+		}
+		(void)(read_shell_line(set, copy) || read_zsh_line(set, copy) || read_gnu_time_line(set, copy) ||
+		       read_lmbench_line(set, copy) || read_perf_line(set, copy));
+	}
+	if (!set->measure_count) {
+		timing_set_free(set);
+		return error_set(error, name, 0,
+				 "no timing found (bash, zsh or POSIX time, /usr/bin/time [-v], lmbench lat_proc, "
+				 "perf stat)");
+	}
+	add_totals(set);
+	return 0;
+}
+
+int timing_read(const char *path, struct timing_set *set, struct error *error)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return error_from_errno(error, path, NULL, errno);
+	struct buffer text = { 0 };
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (text.length + n > FILE_MOST_BYTES) {
+			fclose(f);
+			buffer_free(&text);
+			return error_set(error, path, 0, "larger than %u MiB: not a text of timings",
+					 FILE_MOST_BYTES >> 20);
+		}
+		buffer_add(&text, chunk, n);
+	}
+	int failed = ferror(f);
+	fclose(f);
+	if (failed) {
+		buffer_free(&text);
+		return error_from_errno(error, path, "cannot read", EIO);
+	}
+	int status = timing_read_text(path, text.data ? text.data : "", text.length, set, error);
+	buffer_free(&text);
+	return status;
+}
+
+void timing_set_free(struct timing_set *set)
+{
+	for (size_t i = 0; i < set->measure_count; i++)
+		free(set->measures[i].values);
+	free(set->measures);
+	memset(set, 0, sizeof(*set));
+}
+
+void timing_summary(const struct timing_measure *measure, struct timing_summary *summary)
+{
+	memset(summary, 0, sizeof(*summary));
+	summary->runs = measure->count;
+	if (!measure->count)
+		return;
+	double sum = 0;
+	summary->lowest = summary->highest = measure->values[0];
+	for (size_t i = 0; i < measure->count; i++) {
+		double v = measure->values[i];
+		sum += v;
+		summary->lowest = v < summary->lowest ? v : summary->lowest;
+		summary->highest = v > summary->highest ? v : summary->highest;
+	}
+	summary->mean = sum / (double)measure->count;
+	double squares = 0;
+	for (size_t i = 0; i < measure->count; i++)
+		squares += (measure->values[i] - summary->mean) * (measure->values[i] - summary->mean);
+	/* sample standard deviation; one run has no spread */
+	summary->deviation = measure->count > 1 ? sqrt(squares / (double)(measure->count - 1)) : 0;
+}
+
+const struct timing_measure *timing_find(const struct timing_set *set, const char *name)
+{
+	for (size_t i = 0; i < set->measure_count; i++)
+		if (!strcmp(set->measures[i].name, name))
+			return &set->measures[i];
+	return NULL;
+}

@@ -1,0 +1,422 @@
+/*
+ * outputs/bench.c - `ptscope bench` results: a table of min / median / p90
+ * microseconds per measurement, headed by the machine and the CPU it was
+ * pinned to, or the same figures as one JSON object.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "base/alloc.h"
+#include "outputs/bench.h"
+
+static int write_json_tree(FILE *out, struct json_object *root);
+static void write_work_text(FILE *out, const struct bench_work *work);
+
+int bench_format_parse(const char *name, enum bench_format *format)
+{
+	if (!strcmp(name, "text"))
+		*format = BENCH_TEXT;
+	else if (!strcmp(name, "json"))
+		*format = BENCH_JSON;
+	else
+		return -1;
+	return 0;
+}
+
+static void write_text(FILE *out, const struct bench_run *run)
+{
+	const struct latency_machine *m = &run->machine;
+	fprintf(out, "kernel %s, %s\n", m->kernel, m->cpu_model);
+	fprintf(out, "pinned to CPU %d (allowed: %s); %zu runs each after %zu warm-up runs\n", m->cpu,
+		m->allowed_cpus, run->runs, run->warmup);
+	if (run->has_like) {
+		const struct bench_like *l = &run->like;
+		fprintf(out, "process forked: pid %d (%s) of %s rebuilt in a child of ptscope: %zu of %zu VMAs and "
+			"%llu of %llu present pages found again in it (%zu kernel mappings not rebuilt), beside "
+			"ptscope's own %zu VMAs\n\n", l->pid, l->comm, l->source, l->vmas_found, l->vmas,
+			(unsigned long long)l->pages_found, (unsigned long long)l->pages, l->skipped, l->other_vmas);
+	} else {
+		fprintf(out, "process forked: %s, %zu VMAs, %llu kB resident\n\n", run->image, m->image_vmas,
+			(unsigned long long)m->image_rss_kb);
+	}
+	fprintf(out, "%-12s %10s %10s %10s  %s\n", "measure", "min us", "median us", "p90 us", "what one run times");
+	for (size_t i = 0; i < run->result_count; i++) {
+		const struct latency_result *r = &run->results[i];
+		fprintf(out, "%-12s %10.2f %10.2f %10.2f  %s", latency_kinds[r->kind].name, r->stats.min_us,
+			r->stats.median_us, r->stats.p90_us, latency_kinds[r->kind].what);
+		if (r->pages_per_run)
+			fprintf(out, " (%.1f faults for %u pages)", r->faults_per_run, r->pages_per_run);
+		fputc('\n', out);
+	}
+	if (run->has_work)
+		write_work_text(out, &run->work);
+}
+
+/* The model's figure for a counter, or -1 where it has none. */
+static int64_t predicted(const struct bench_work *work, enum trace_counter counter)
+{
+	const struct fork_events *m = &work->model;
+	switch (counter) {
+	case TRACE_VMA_ALLOC: case TRACE_VMA_FREE: return (int64_t)m->vmas;
+	case TRACE_ANON_VMA_ALLOC: case TRACE_ANON_VMA_FREE: return (int64_t)m->anon_vmas;
+	case TRACE_CHAIN_ALLOC: case TRACE_CHAIN_FREE: return (int64_t)m->chains;
+	case TRACE_FORK: return (int64_t)m->forks;
+	default: return -1;
+	}
+}
+
+static void write_work_text(FILE *out, const struct bench_work *work)
+{
+	fputs("\nkernel work of one fork + exit (tracepoints), beside the model", out);
+	if (work->predicted)
+		fprintf(out, " (%s, on a capture of this process)", work->design);
+	fputs(":\n", out);
+	if (!work->counted) {
+		fprintf(out, "  not counted: %s\n", work->why_not_counted);
+		return;
+	}
+	if (!work->predicted)
+		fprintf(out, "  no prediction: %s\n", work->why_not_predicted);
+	fprintf(out, "  %-26s %10s %10s\n", "event", "counted", "model");
+	for (size_t i = 0; i < TRACE_COUNTER_COUNT; i++) {
+		int64_t model = work->predicted ? predicted(work, (enum trace_counter)i) : -1;
+		fprintf(out, "  %-26s %10llu ", trace_counters[i].name, (unsigned long long)work->counts[i]);
+		if (model >= 0)
+			fprintf(out, "%10lld", (long long)model);
+		else
+			fprintf(out, "%10s", "-");
+		if (work->merged[i])
+			fputs("  (slab cache merged with others: may count theirs)", out);
+		if (i == TRACE_FAULT_USER)
+			fputs("  (faults are not modelled per fork)", out);
+		fputc('\n', out);
+	}
+	if (work->predicted && work->vmas_captured != work->vmas_at_fork)
+		fprintf(out, "  the layout changed between the capture (%zu VMAs) and the fork (%zu)\n",
+			work->vmas_captured, work->vmas_at_fork);
+}
+
+static struct json_object *work_json(const struct bench_work *work)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "counted", json_object_new_boolean(work->counted));
+	if (!work->counted) {
+		json_object_object_add(o, "why_not_counted", json_object_new_string(work->why_not_counted));
+		return o;
+	}
+	if (work->predicted)
+		json_object_object_add(o, "design", json_object_new_string(work->design));
+	else
+		json_object_object_add(o, "why_not_predicted", json_object_new_string(work->why_not_predicted));
+	json_object_object_add(o, "vmas_captured", json_object_new_int64((int64_t)work->vmas_captured));
+	json_object_object_add(o, "vmas_at_fork", json_object_new_int64((int64_t)work->vmas_at_fork));
+	struct json_object *events = json_object_new_array();
+	for (size_t i = 0; i < TRACE_COUNTER_COUNT; i++) {
+		struct json_object *e = json_object_new_object();
+		int64_t model = work->predicted ? predicted(work, (enum trace_counter)i) : -1;
+		json_object_object_add(e, "event", json_object_new_string(trace_counters[i].name));
+		json_object_object_add(e, "tracepoint", json_object_new_string(trace_counters[i].event));
+		json_object_object_add(e, "counted", json_object_new_int64((int64_t)work->counts[i]));
+		json_object_object_add(e, "model", model >= 0 ? json_object_new_int64(model) : NULL);
+		json_object_object_add(e, "cache_merged", json_object_new_boolean(work->merged[i]));
+		json_object_array_add(events, e);
+	}
+	json_object_object_add(o, "events", events);
+	return o;
+}
+
+static struct json_object *build_json(const struct bench_run *run)
+{
+	const struct latency_machine *m = &run->machine;
+	struct json_object *root = json_object_new_object(), *list = json_object_new_array();
+	json_object_object_add(root, "kernel", json_object_new_string(m->kernel));
+	json_object_object_add(root, "cpu_model", json_object_new_string(m->cpu_model));
+	json_object_object_add(root, "cpu", json_object_new_int(m->cpu));
+	json_object_object_add(root, "allowed_cpus", json_object_new_string(m->allowed_cpus));
+	json_object_object_add(root, "runs", json_object_new_int64((int64_t)run->runs));
+	json_object_object_add(root, "warmup_runs", json_object_new_int64((int64_t)run->warmup));
+	struct json_object *image = json_object_new_object();
+	json_object_object_add(image, "what", json_object_new_string(run->image));
+	json_object_object_add(image, "vmas", json_object_new_int64((int64_t)m->image_vmas));
+	json_object_object_add(image, "rss_kb", json_object_new_int64((int64_t)m->image_rss_kb));
+	json_object_object_add(root, "forked", image);
+	if (run->has_like) {
+		const struct bench_like *l = &run->like;
+		struct json_object *like = json_object_new_object();
+		json_object_object_add(like, "snapshot", json_object_new_string(l->source));
+		json_object_object_add(like, "pid", json_object_new_int(l->pid));
+		json_object_object_add(like, "comm", json_object_new_string(l->comm));
+		json_object_object_add(like, "vmas", json_object_new_int64((int64_t)l->vmas));
+		json_object_object_add(like, "vmas_found", json_object_new_int64((int64_t)l->vmas_found));
+		json_object_object_add(like, "kernel_mappings_skipped", json_object_new_int64((int64_t)l->skipped));
+		json_object_object_add(like, "present_pages", json_object_new_int64((int64_t)l->pages));
+		json_object_object_add(like, "present_pages_found", json_object_new_int64((int64_t)l->pages_found));
+		json_object_object_add(like, "other_vmas", json_object_new_int64((int64_t)l->other_vmas));
+		json_object_object_add(root, "like", like);
+	}
+	for (size_t i = 0; i < run->result_count; i++) {
+		const struct latency_result *r = &run->results[i];
+		struct json_object *item = json_object_new_object();
+		json_object_object_add(item, "name", json_object_new_string(latency_kinds[r->kind].name));
+		json_object_object_add(item, "what", json_object_new_string(latency_kinds[r->kind].what));
+		json_object_object_add(item, "runs", json_object_new_int64((int64_t)r->stats.runs));
+		json_object_object_add(item, "min_us", json_object_new_double(r->stats.min_us));
+		json_object_object_add(item, "median_us", json_object_new_double(r->stats.median_us));
+		json_object_object_add(item, "p90_us", json_object_new_double(r->stats.p90_us));
+		json_object_object_add(item, "mean_us", json_object_new_double(r->stats.mean_us));
+		if (r->pages_per_run) {
+			json_object_object_add(item, "faults_per_run", json_object_new_double(r->faults_per_run));
+			json_object_object_add(item, "pages_per_run", json_object_new_int(r->pages_per_run));
+		}
+		json_object_array_add(list, item);
+	}
+	json_object_object_add(root, "measurements", list);
+	if (run->has_work)
+		json_object_object_add(root, "kernel_work", work_json(&run->work));
+	return root;
+}
+
+int bench_write(FILE *out, const struct bench_run *run, enum bench_format format)
+{
+	if (format == BENCH_TEXT) {
+		write_text(out, run);
+		return ferror(out) ? -1 : 0;
+	}
+	return write_json_tree(out, build_json(run));
+}
+
+/* ---- bench --compare ---- */
+
+static void change_of(const struct timing_measure *before, const struct timing_measure *after,
+		      const struct timing_measure *base, struct timing_change *change)
+{
+	memset(change, 0, sizeof(*change));
+	change->name = before->name;
+	change->unit = before->unit;
+	timing_summary(before, &change->before);
+	timing_summary(after, &change->after);
+	if (change->before.mean > 0)
+		change->win_percent = (change->before.mean - change->after.mean) / change->before.mean * 100;
+	if (!base)
+		return;
+	change->has_base = true;
+	timing_summary(base, &change->base);
+	double overhead = change->before.mean - change->base.mean;
+	if (overhead != 0) {
+		change->has_ratio = true;
+		change->overhead_ratio = (change->after.mean - change->base.mean) / overhead;
+	}
+	if (change->base.mean > 0)
+		change->after_over_base = change->after.mean / change->base.mean;
+}
+
+static void note_unmatched(struct timing_comparison *comparison, const char *name)
+{
+	for (size_t i = 0; i < comparison->unmatched_count; i++)
+		if (!strcmp(comparison->unmatched[i], name))
+			return;
+	if (comparison->unmatched_count < sizeof(comparison->unmatched) / sizeof(comparison->unmatched[0]))
+		comparison->unmatched[comparison->unmatched_count++] = name;
+}
+
+void timing_compare(const struct timing_set *before, const struct timing_set *after, const struct timing_set *base,
+		    struct timing_comparison *comparison)
+{
+	comparison->sets[0] = before;
+	comparison->sets[1] = after;
+	comparison->sets[2] = base;
+	comparison->changes = xcalloc(before->measure_count ? before->measure_count : 1, sizeof(struct timing_change));
+	comparison->change_count = 0;
+	comparison->unmatched_count = 0;
+	for (size_t i = 0; i < before->measure_count; i++) {
+		const struct timing_measure *b = &before->measures[i];
+		const struct timing_measure *a = timing_find(after, b->name);
+		const struct timing_measure *z = base ? timing_find(base, b->name) : NULL;
+		if (!a || (base && !z) || strcmp(a->unit, b->unit) || (z && strcmp(z->unit, b->unit)))
+			note_unmatched(comparison, b->name);
+		else
+			change_of(b, a, z, &comparison->changes[comparison->change_count++]);
+	}
+	for (size_t s = 1; s < 3; s++)
+		for (size_t i = 0; comparison->sets[s] && i < comparison->sets[s]->measure_count; i++)
+			if (!timing_find(before, comparison->sets[s]->measures[i].name))
+				note_unmatched(comparison, comparison->sets[s]->measures[i].name);
+}
+
+void timing_compare_free(struct timing_comparison *comparison)
+{
+	free(comparison->changes);
+	comparison->changes = NULL;
+	comparison->change_count = 0;
+}
+
+static void write_summary_text(FILE *out, const struct timing_summary *s, const char *unit)
+{
+	char cell[64];
+	snprintf(cell, sizeof(cell), "%.3f ± %.3f %s (%zu)", s->mean, s->deviation, unit, s->runs);
+	fprintf(out, "  %-28s", cell);
+}
+
+static void write_comparison_text(FILE *out, const struct timing_comparison *c)
+{
+	static const char *const roles[3] = { "BEFORE", "AFTER", "BASE" };
+	for (size_t s = 0; s < 3; s++)
+		if (c->sets[s])
+			fprintf(out, "%-6s %s: %s\n", roles[s], c->paths[s] ? c->paths[s] : "-", c->sets[s]->shape);
+	fprintf(out, "\n%-18s  %-28s  %-28s", "measure", "BEFORE mean ± sd (runs)", "AFTER mean ± sd (runs)");
+	if (c->sets[2])
+		fprintf(out, "  %-28s", "BASE mean ± sd (runs)");
+	fprintf(out, "  %8s", "win");
+	if (c->sets[2])
+		fprintf(out, "  %14s  %10s", "overhead ratio", "AFTER/BASE");
+	fputc('\n', out);
+	for (size_t i = 0; i < c->change_count; i++) {
+		const struct timing_change *t = &c->changes[i];
+		fprintf(out, "%-18s", t->name);
+		write_summary_text(out, &t->before, t->unit);
+		write_summary_text(out, &t->after, t->unit);
+		if (t->has_base)
+			write_summary_text(out, &t->base, t->unit);
+		/* never "-0.0%": a change that rounds to nothing is no change */
+		fprintf(out, "  %+7.1f%%", fabs(t->win_percent) < 0.05 ? 0.0 : t->win_percent);
+		if (t->has_base && t->has_ratio)
+			fprintf(out, "  %14.2f  %10.2f", fabs(t->overhead_ratio) < 0.005 ? 0.0 : t->overhead_ratio,
+				t->after_over_base);
+		else if (t->has_base)
+			fprintf(out, "  %14s  %10.2f", "-", t->after_over_base);
+		fputc('\n', out);
+	}
+	if (c->sets[2])
+		fputs("\noverhead ratio = (AFTER - BASE) / (BEFORE - BASE): the part of BEFORE's overhead over BASE "
+		      "that AFTER keeps\n", out);
+	fputs("win = (BEFORE - AFTER) / BEFORE of the means; total = user + system of each run\n", out);
+	for (size_t i = 0; i < c->unmatched_count; i++)
+		fprintf(out, "not compared (not in every file): %s\n", c->unmatched[i]);
+}
+
+static struct json_object *summary_json(const struct timing_summary *s)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "runs", json_object_new_int64((int64_t)s->runs));
+	json_object_object_add(o, "mean", json_object_new_double(s->mean));
+	json_object_object_add(o, "deviation", json_object_new_double(s->deviation));
+	json_object_object_add(o, "lowest", json_object_new_double(s->lowest));
+	json_object_object_add(o, "highest", json_object_new_double(s->highest));
+	return o;
+}
+
+static struct json_object *comparison_json(const struct timing_comparison *c)
+{
+	static const char *const roles[3] = { "before", "after", "base" };
+	struct json_object *root = json_object_new_object(), *list = json_object_new_array();
+	for (size_t s = 0; s < 3; s++) {
+		if (!c->sets[s])
+			continue;
+		struct json_object *file = json_object_new_object();
+		json_object_object_add(file, "path", json_object_new_string(c->paths[s] ? c->paths[s] : "-"));
+		json_object_object_add(file, "shape", json_object_new_string(c->sets[s]->shape));
+		json_object_object_add(root, roles[s], file);
+	}
+	for (size_t i = 0; i < c->change_count; i++) {
+		const struct timing_change *t = &c->changes[i];
+		struct json_object *item = json_object_new_object();
+		json_object_object_add(item, "name", json_object_new_string(t->name));
+		json_object_object_add(item, "unit", json_object_new_string(t->unit));
+		json_object_object_add(item, "before", summary_json(&t->before));
+		json_object_object_add(item, "after", summary_json(&t->after));
+		json_object_object_add(item, "win_percent", json_object_new_double(t->win_percent));
+		if (t->has_base) {
+			json_object_object_add(item, "base", summary_json(&t->base));
+			json_object_object_add(item, "overhead_ratio",
+					       t->has_ratio ? json_object_new_double(t->overhead_ratio) : NULL);
+			json_object_object_add(item, "after_over_base", json_object_new_double(t->after_over_base));
+		}
+		json_object_array_add(list, item);
+	}
+	json_object_object_add(root, "changes", list);
+	struct json_object *unmatched = json_object_new_array();
+	for (size_t i = 0; i < c->unmatched_count; i++)
+		json_object_array_add(unmatched, json_object_new_string(c->unmatched[i]));
+	json_object_object_add(root, "not_compared", unmatched);
+	return root;
+}
+
+static int write_json_tree(FILE *out, struct json_object *root)
+{
+	if (!root) {
+		errno = ENOMEM;
+		return -1;
+	}
+	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	int status = fputs(text, out) == EOF || fputc('\n', out) == EOF ? -1 : 0;
+	json_object_put(root);
+	return status || ferror(out) ? -1 : 0;
+}
+
+int bench_write_comparison(FILE *out, const struct timing_comparison *comparison, enum bench_format format)
+{
+	if (format == BENCH_TEXT) {
+		write_comparison_text(out, comparison);
+		return ferror(out) ? -1 : 0;
+	}
+	return write_json_tree(out, comparison_json(comparison));
+}
+
+/* ---- report --calibration: the time section ---- */
+
+/* The fitted time of counts, and its error with the terms taken as
+ * independent (the square root of the summed squares). */
+static double priced(const struct calibration *c, const double *counts, double *error_us)
+{
+	double value = c->base_us * counts[0], squares = 0;
+	for (size_t j = 1; j < CALIBRATION_TERMS; j++) {
+		value += c->fit.coefficients[j] * counts[j];
+		squares += (c->fit.errors[j] * counts[j]) * (c->fit.errors[j] * counts[j]);
+	}
+	squares += (c->fit.errors[0] * counts[0]) * (c->fit.errors[0] * counts[0]);
+	*error_us = sqrt(squares);
+	return value;
+}
+
+static void print_priced(FILE *out, const char *what, double us, double error_us, double today_us)
+{
+	fprintf(out, "  %-44s %12.1f us +- %.1f", what, us, error_us);
+	if (today_us > 0 && us != today_us)
+		fprintf(out, "  (%+.1f%%)", (us - today_us) / today_us * 100);
+	fputc('\n', out);
+}
+
+int bench_write_time(FILE *out, const struct model_result *result, const struct calibration *c, const char *path)
+{
+	struct fork_events events;
+	fprintf(out, "\nTime, from the calibration %s (kernel %s, %s, %s; fit residual %.1f us)\n", path, c->kernel,
+		c->cpu_model, c->date, c->fit.residual);
+	if (model_fork_events(result, &events)) {
+		fputs("  no design of its own for this snapshot: its fork steps are not counted\n", out);
+		return ferror(out) ? -1 : 0;
+	}
+	fputs("  a fork of every process once: base x processes + vma x VMAs + pte_page x PTE pages + pte x PTEs\n"
+	      "  + anon_vma x anon_vmas, each at this machine's fitted cost (errors as if independent)\n", out);
+	double counts[CALIBRATION_TERMS] = { (double)events.forks, (double)events.vmas, (double)events.copy.pte_pages,
+					     (double)events.copy.ptes, (double)events.anon_vmas };
+	double error_us, today = priced(c, counts, &error_us);
+	char what[128];
+	snprintf(what, sizeof(what), "today (%s)", events.design);
+	print_priced(out, what, today, error_us, 0);
+	for (size_t k = 0; k < result->sharing_count; k++) {
+		const struct model_sharing *rule = &result->sharing[k];
+		if (!rule->available)
+			continue;
+		counts[2] = (double)rule->fork_copies.pte_pages;
+		counts[3] = (double)rule->fork_copies.ptes;
+		double shared = priced(c, counts, &error_us);
+		snprintf(what, sizeof(what), "with shared page tables (%s)", rule->rule->id);
+		print_priced(out, what, shared, error_us, today);
+	}
+	fputs("  exit and munmap are not calibrated; per process: `ptscope bench fork --like SNAPSHOT:PID`\n", out);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,511 @@
+/*
+ * outputs/cmd_bench.c - `ptscope bench [fork|exec|sh|fault|munmap]...
+ *   [--runs N] [--cpu N] [--format text|json] [-o FILE]`, and
+ *   `ptscope bench --compare BEFORE AFTER [BASE]` for timings as posted
+ *
+ * Times what the cost model counts, on the running kernel, as lmbench
+ * does (inputs/latency.c): pinned to one CPU, warm-up runs first, then N
+ * runs summed up as min / median / p90.  No word means every measurement.
+ * The machine is shared and loaded: the figures are what it did, and no
+ * test asserts them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <malloc.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/output.h"
+#include "commands.h"
+#include "outputs/bench.h"
+
+#define RUNS_DEFAULT 100
+#define RUNS_MOST 1000000
+
+static const char usage_text[] =
+	"usage: ptscope bench [fork|exec|sh|fault|munmap]... [--like SNAPSHOT[:PID]] [--runs N] [--cpu N]\n"
+	"                     [--format text|json] [-o FILE]\n"
+	"       ptscope bench --calibrate [--quick] [--cpu N] -o CALIBRATION\n"
+	"       ptscope bench --compare BEFORE AFTER [BASE] [--format text|json] [-o FILE]\n"
+	"\n"
+	"Time on the running kernel, as lmbench does: fork + exit, fork + exec, fork + /bin/sh -c,\n"
+	"page faults (anonymous first touch, copy on write, cached file read) and munmap; pinned\n"
+	"to one CPU, after warm-up runs; min, median and p90 in microseconds.\n"
+	"No word: every measurement.\n"
+	"--compare reads timings as they were posted (bash, zsh or POSIX time, /usr/bin/time [-v],\n"
+	"lmbench lat_proc, perf stat; several runs per file) and prints the change of each.\n"
+	"\n";
+
+enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT, OPT_COMPARE, OPT_LIKE, OPT_CALIBRATE, OPT_QUICK };
+static const struct command_option options_table[] = {
+	{ "runs", required_argument, OPT_RUNS, "N", "timed runs of each measurement (default 100), after\n"
+						  "N/10 (at least 2) warm-up runs" },
+	{ "like", required_argument, OPT_LIKE, "SNAPSHOT[:PID]",
+	  "fork a child that rebuilt the address space of process PID\n"
+	  "of SNAPSHOT (default: its process with most VMAs): VMAs,\n"
+	  "permissions, files, present pages, THP advice" },
+	{ "cpu", required_argument, OPT_CPU, "N", "pin to CPU N, one this process may use (default: the\n"
+						 "lowest it may use)" },
+	{ "format", required_argument, OPT_FORMAT, "F", "text (default) or json" },
+	{ "compare", no_argument, OPT_COMPARE, "BEFORE AFTER [BASE]",
+	  "the mean and spread of each of real, user, system and total\n"
+	  "(user + system) time, or lmbench's lines, in each file; % win\n"
+	  "of AFTER over BEFORE; with BASE (the kernel without the\n"
+	  "feature) the overhead ratio (AFTER - BASE) / (BEFORE - BASE)" },
+	{ "calibrate", no_argument, OPT_CALIBRATE, NULL,
+	  "time forks of made-up layouts varying one thing at a time,\n"
+	  "fit the cost of each step (least squares, with errors), check\n"
+	  "3 layouts held out; -o CALIBRATION keeps it for report" },
+	{ "quick", no_argument, OPT_QUICK, NULL, "--calibrate with 15 runs per layout, not 100" },
+	{ "output", required_argument, 'o', "FILE", "write to FILE (atomically) instead of stdout;\n"
+						   "with --calibrate, the calibration file" },
+	{ "help", no_argument, 'h', NULL, "this text" },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+static const char *const words[] = { "fork", "exec", "sh", "fault", "munmap" };
+#define WORD_COUNT (sizeof(words) / sizeof(words[0]))
+
+/* A count option's value: 1 .. most. */
+static int parse_count(const char *option, const char *text, long most, long *value)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(text, &end, 10);
+	if (!*text || *end || errno || n < 0 || n > most || (n == 0 && strcmp(option, "--cpu"))) {
+		fprintf(stderr, "ptscope: bench: %s wants a number from %d to %ld, not '%s'\n", option,
+			strcmp(option, "--cpu") ? 1 : 0, most, text);
+		return 1;
+	}
+	*value = n;
+	return 0;
+}
+
+/* The measurements the words select, in the table's order; none: every one. */
+static int select_kinds(int count, char **given, bool *selected)
+{
+	bool any = false;
+	for (int i = 0; i < count; i++) {
+		size_t w = 0;
+		while (w < WORD_COUNT && strcmp(given[i], words[w]))
+			w++;
+		if (w == WORD_COUNT) {
+			const char *close = closest_name(given[i], words, WORD_COUNT, sizeof(words[0]));
+			fprintf(stderr, "ptscope: bench: unknown measurement '%s'", given[i]);
+			if (close)
+				fprintf(stderr, "; did you mean '%s'?", close);
+			fprintf(stderr, " (fork, exec, sh, fault, munmap)\n");
+			return 1;
+		}
+		for (size_t k = 0; k < LATENCY_KIND_COUNT; k++)
+			if (!strcmp(latency_kinds[k].group, words[w]))
+				selected[k] = any = true;
+	}
+	for (size_t k = 0; !any && k < LATENCY_KIND_COUNT; k++)
+		selected[k] = true;
+	return 0;
+}
+
+/* VMAs of this process now, as the kernel lists them ([vsyscall] is no VMA). */
+static size_t own_vmas(void)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[4096];
+	size_t count = 0;
+	while (maps && fgets(line, sizeof(line), maps))
+		count += !strstr(line, "[vsyscall]");
+	if (maps)
+		fclose(maps);
+	return count;
+}
+
+/* A capture of one live process, read back (taken into a private scratch
+ * folder, removed at once).  NULL with *why filled when it fails. */
+static struct snapshot *capture_process(int pid, char *why, size_t size)
+{
+	char folder[] = "/tmp/ptscope-bench-XXXXXX", path[64];
+	struct error error = { .message = "" };
+	struct snapshot *snapshot = NULL;
+	if (!mkdtemp(folder)) {
+		snprintf(why, size, "scratch folder: %s", strerror(errno));
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/process.tar", folder);
+	struct capture_options capture = { .output = path, .pids = &pid, .pid_count = 1, .compress = "none" };
+	struct capture_result captured;
+	struct read_options read = { 0 };
+	if (snapshot_capture(&capture, &captured, &error) || snapshot_read(path, &read, &snapshot, &error))
+		snprintf(why, size, "%s", error.message);
+	unlink(path);
+	rmdir(folder);
+	return snapshot;
+}
+
+/* The model's fork figures for a snapshot of the forked process. */
+static void predict_from(const struct snapshot *snapshot, struct bench_work *work)
+{
+	struct error error = { .message = "" };
+	struct profile_set set = { 0 };
+	struct model_result *result = NULL;
+	struct model_options options = { .profiles = &set };
+	if (profiles_load_builtin(&set, &error) || model_run(snapshot, &options, &result, &error))
+		snprintf(work->why_not_predicted, sizeof(work->why_not_predicted), "%s", error.message);
+	else if (model_fork_events(result, &work->model))
+		snprintf(work->why_not_predicted, sizeof(work->why_not_predicted), "the snapshot has no design of its own");
+	else {
+		work->predicted = true;
+		snprintf(work->design, sizeof(work->design), "%s", work->model.design);
+		work->vmas_captured = (size_t)work->model.vmas;
+	}
+	model_free(result);
+	profiles_free(&set);
+}
+
+/* The same for a capture of this process (the snapshot and the model's
+ * memory freed before the fork: below the malloc mmap threshold set in
+ * count_fork, freeing them changes no VMA). */
+static void predict_fork(struct bench_work *work)
+{
+	struct snapshot *snapshot = capture_process((int)getpid(), work->why_not_predicted,
+						    sizeof(work->why_not_predicted));
+	if (snapshot)
+		predict_from(snapshot, work);
+	snapshot_free(snapshot);
+}
+
+static void take_trace(struct bench_work *work, const struct trace_result *trace)
+{
+	work->counted = trace->counted;
+	snprintf(work->why_not_counted, sizeof(work->why_not_counted), "%s", trace->why);
+	memcpy(work->counts, trace->counts, sizeof(work->counts));
+	memcpy(work->merged, trace->merged, sizeof(work->merged));
+}
+
+/* One fork + exit counted by tracepoints, beside the model's figures. */
+static void count_fork(struct bench_run *run)
+{
+	struct bench_work *work = &run->work;
+	struct trace_session session;
+	run->has_work = true;
+	trace_open(&session, 0);
+	if (!session.available) {
+		snprintf(work->why_not_counted, sizeof(work->why_not_counted), "%s", session.why);
+		return;
+	}
+	/* the capture and the model allocate from the heap, never a new mapping */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	predict_fork(work);
+	work->vmas_at_fork = own_vmas();
+	trace_close(&session);
+	struct trace_result trace;
+	trace_count_fork(run->machine.cpu, &trace);
+	take_trace(work, &trace);
+}
+
+/* "SNAPSHOT:PID" (the last colon followed by digits only) or "SNAPSHOT". */
+static void split_like(const char *argument, char *path, size_t size, int *pid)
+{
+	const char *colon = strrchr(argument, ':');
+	*pid = 0;
+	if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) && strlen(colon + 1) < 10) {
+		*pid = atoi(colon + 1);
+		snprintf(path, size, "%.*s", (int)(colon - argument), argument);
+	} else {
+		snprintf(path, size, "%s", argument);
+	}
+}
+
+/* The process to rebuild: the pid asked for, else the one with most VMAs. */
+static const struct process *like_process(const struct snapshot *snapshot, int pid, struct error *error)
+{
+	const struct process *chosen = NULL;
+	if (pid) {
+		chosen = snapshot_find_process(snapshot, pid);
+		if (!chosen)
+			error_set(error, snapshot->source, 0, "no process %d in it (see `ptscope info --per-process`)", pid);
+		return chosen;
+	}
+	for (size_t i = 0; i < snapshot->process_count; i++)
+		if (!chosen || snapshot->processes[i].vma_count > chosen->vma_count)
+			chosen = &snapshot->processes[i];
+	if (!chosen)
+		error_set(error, snapshot->source, 0, "no process in it");
+	return chosen;
+}
+
+/* How much of the layout a capture of the subject shows again. */
+static void find_again(const struct snapshot *again, const struct layout *layout, struct bench_like *like)
+{
+	const struct process *p = again->process_count ? &again->processes[0] : NULL;
+	for (size_t i = 0; p && i < layout->count; i++) {
+		const struct layout_vma *v = &layout->vmas[i];
+		const struct vma *found = process_find_vma(p, v->placed);
+		if (found && found->start == v->placed && found->end == v->placed + v->bytes)
+			like->vmas_found++;
+		struct pagemap_record record;
+		uint64_t at = v->placed, end = v->placed + v->bytes;
+		while (at < end && process_next_record(again, p, at, end, &record)) {
+			at = record.vaddr + 4096;
+			like->pages_found += (record.entry & PAGEMAP_PRESENT) != 0;
+		}
+	}
+	size_t vmas = 0;
+	for (size_t i = 0; p && i < p->vma_count; i++)
+		vmas += strcmp(p->vmas[i].path, "[vsyscall]") != 0;
+	like->other_vmas = vmas > like->vmas_found ? vmas - like->vmas_found : 0;
+}
+
+/* bench fork --like: the fork timed, counted and predicted in a child that
+ * rebuilt the captured process's layout. */
+static int measure_like(struct bench_run *run, const char *argument, struct error *error)
+{
+	char path[1024];
+	int pid;
+	split_like(argument, path, sizeof(path), &pid);
+	struct read_options read = { .progress = isatty(STDERR_FILENO) };
+	struct snapshot *snapshot = NULL, *again = NULL;
+	struct layout layout = { 0 };
+	struct layout_subject subject = { 0 };
+	struct bench_like *like = &run->like;
+	struct trace_result trace;
+	const struct process *p;
+	int status = -1;
+	if (snapshot_read(path, &read, &snapshot, error) || !(p = like_process(snapshot, pid, error)) ||
+	    layout_from_snapshot(snapshot, p, &layout, error))
+		goto done;
+	run->has_like = true;
+	snprintf(like->source, sizeof(like->source), "%s", path);
+	like->pid = p->pid;
+	snprintf(like->comm, sizeof(like->comm), "%s", p->comm ? p->comm : "?");
+	like->vmas = layout.count;
+	like->skipped = layout.skipped;
+	like->pages = layout.present_pages;
+	if (layout.present_pages * 4096 > memory_available_bytes() / 2) {
+		error_set(error, path, 0, "process %d has %llu MiB present: more than half of the memory available",
+			  p->pid, (unsigned long long)(layout.present_pages >> 8));
+		goto done;
+	}
+	if (layout_subject_start(&layout, &subject, error))
+		goto done;
+	run->has_work = true;
+	again = capture_process(subject.pid, run->work.why_not_predicted, sizeof(run->work.why_not_predicted));
+	if (again) {
+		find_again(again, &layout, like);
+		predict_from(again, &run->work);
+		run->work.vmas_at_fork = like->vmas_found + like->other_vmas;
+	}
+	if (layout_subject_fork(&subject, run->runs, run->warmup, run->machine.cpu, &run->results[0], &trace, error))
+		goto done;
+	run->result_count = 1;
+	take_trace(&run->work, &trace);
+	status = 0;
+done:
+	layout_subject_end(&subject);
+	layout_free(&layout);
+	snapshot_free(again);
+	snapshot_free(snapshot);
+	return status;
+}
+
+static int measure(struct bench_run *run, const bool *selected, struct error *error)
+{
+	for (size_t k = 0; k < LATENCY_KIND_COUNT; k++) {
+		if (!selected[k])
+			continue;
+		if (latency_measure((enum latency_kind)k, run->runs, run->warmup, &run->results[run->result_count],
+				    error))
+			return -1;
+		run->result_count++;
+		if (k == LATENCY_FORK)
+			count_fork(run);
+	}
+	return 0;
+}
+
+/* What one output holds: a run's measurements or a comparison. */
+struct bench_output {
+	const struct bench_run *run;
+	const struct timing_comparison *comparison;
+};
+
+static int write_output(const char *path, const struct bench_output *what, enum bench_format format)
+{
+	struct output output;
+	struct error error;
+	if (output_open(&output, path, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;
+	}
+	FILE *out = output_stream(&output);
+	if (!out || (what->run ? bench_write(out, what->run, format)
+			       : bench_write_comparison(out, what->comparison, format)) != 0) {
+		int saved = output.write_errno ? output.write_errno : errno;
+		output_discard(&output);
+		if (path && strcmp(path, "-"))
+			fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
+		return STATUS_INTERNAL;
+	}
+	if (output_publish(&output, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;
+	}
+	return STATUS_OK;
+}
+
+static int compare(int count, char **paths, const char *output, enum bench_format format)
+{
+	if (count < 2 || count > 3) {
+		fprintf(stderr, "ptscope: bench: --compare wants BEFORE AFTER [BASE]: two or three files, not %d\n",
+			count);
+		return 1;
+	}
+	struct timing_set sets[3] = { { .measure_count = 0 } };
+	struct error error;
+	int status = 0;
+	for (int i = 0; i < count && !status; i++)
+		if (timing_read(paths[i], &sets[i], &error)) {
+			error_print(&error);
+			status = (int)error.status;
+		}
+	if (!status) {
+		struct timing_comparison comparison = { .paths = { paths[0], paths[1], count > 2 ? paths[2] : NULL } };
+		timing_compare(&sets[0], &sets[1], count > 2 ? &sets[2] : NULL, &comparison);
+		if (!comparison.change_count) {
+			fprintf(stderr, "ptscope: bench: %s and %s%s%s share no measure (%s; %s)\n", paths[0], paths[1],
+				count > 2 ? " and " : "", count > 2 ? paths[2] : "", sets[0].shape, sets[1].shape);
+			status = 1;
+		} else {
+			struct bench_output what = { NULL, &comparison };
+			status = write_output(output, &what, format);
+		}
+		timing_compare_free(&comparison);
+	}
+	for (int i = 0; i < 3; i++)
+		timing_set_free(&sets[i]);
+	return status;
+}
+
+static int write_calibration(const char *path, const struct calibration *calibration)
+{
+	struct output output;
+	struct error error;
+	if (output_open(&output, path, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;
+	}
+	FILE *out = output_stream(&output);
+	if (!out || calibration_write(out, calibration) != 0) {
+		int saved = output.write_errno ? output.write_errno : errno;
+		output_discard(&output);
+		fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
+		return STATUS_INTERNAL;
+	}
+	if (output_publish(&output, &error) != 0) {
+		error_print(&error);
+		return STATUS_INTERNAL;
+	}
+	return STATUS_OK;
+}
+
+static int calibrate(bool quick, int cpu, const char *output, int words)
+{
+	if (!output) {
+		fputs("ptscope: bench: --calibrate writes a file: -o CALIBRATION\n", stderr);
+		return 1;
+	}
+	if (words) {
+		fputs("ptscope: bench: --calibrate times its own layouts: no measurement words\n", stderr);
+		return 1;
+	}
+	struct error error;
+	static struct calibration calibration;
+	int pinned;
+	if (latency_pin(cpu, &pinned, &error) ||
+	    calibration_run(&calibration, quick, pinned, isatty(STDERR_FILENO), &error)) {
+		error_print(&error);
+		return (int)error.status;
+	}
+	int status = write_calibration(output, &calibration);
+	if (!status && strcmp(output, "-"))
+		calibration_print(stdout, &calibration);
+	return status;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct option long_options[sizeof(options_table) / sizeof(options_table[0])];
+	char short_options[32];
+	command_options_getopt(options_table, long_options, sizeof(long_options) / sizeof(long_options[0]),
+			       short_options, sizeof(short_options));
+	enum bench_format format = BENCH_TEXT;
+	const char *output = NULL, *like = NULL;
+	long runs = RUNS_DEFAULT, cpu = -1;
+	bool comparing = false, timing_options = false, calibrating = false, quick = false;
+	int c, status = 0;
+
+	optind = 1;
+	while (!status && (c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_RUNS:
+			status = parse_count("--runs", optarg, RUNS_MOST, &runs);
+			timing_options = true;
+			break;
+		case OPT_CPU:
+			status = parse_count("--cpu", optarg, CPU_SETSIZE - 1, &cpu);
+			timing_options = true;
+			break;
+		case OPT_COMPARE: comparing = true; break;
+		case OPT_LIKE: like = optarg; break;
+		case OPT_CALIBRATE: calibrating = true; break;
+		case OPT_QUICK: quick = true; break;
+		case OPT_FORMAT:
+			if (bench_format_parse(optarg, &format)) {
+				fprintf(stderr, "ptscope: bench: unknown format '%s' (text, json)\n", optarg);
+				status = 1;
+			}
+			break;
+		case 'o': output = optarg; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			command_options_print(stdout, options_table);
+			return 0;
+		default: return command_option_error("bench", usage_text, short_options, long_options, argv);
+		}
+	}
+	if (!status && comparing && timing_options) {
+		fputs("ptscope: bench: --compare reads posted timings; --runs and --cpu time nothing there\n", stderr);
+		status = 1;
+	}
+	if (!status && comparing)
+		return compare(argc - optind, argv + optind, output, format);
+	if (!status && (quick && !calibrating))
+		status = (fputs("ptscope: bench: --quick goes with --calibrate\n", stderr), 1);
+	if (!status && calibrating)
+		return calibrate(quick, (int)cpu, output, argc - optind);
+	bool selected[LATENCY_KIND_COUNT] = { false };
+	if (status || select_kinds(argc - optind, argv + optind, selected))
+		return 1;
+	for (size_t k = 0; like && k < LATENCY_KIND_COUNT; k++)
+		if (selected[k] && k != LATENCY_FORK && argc > optind) {
+			fprintf(stderr, "ptscope: bench: --like times fork only, not %s\n", latency_kinds[k].name);
+			return 1;
+		}
+
+	static struct bench_run run;
+	struct error error;
+	memset(&run, 0, sizeof(run));
+	run.runs = (size_t)runs;
+	run.warmup = run.runs / 10 > 2 ? run.runs / 10 : 2;
+	run.image = "ptscope itself";
+	latency_machine_read(&run.machine);
+	if (latency_pin((int)cpu, &run.machine.cpu, &error) ||
+	    (like ? measure_like(&run, like, &error) : measure(&run, selected, &error))) {
+		error_print(&error);
+		return (int)error.status;
+	}
+	struct bench_output what = { &run, NULL };
+	return write_output(output, &what, format);
+}

@@ -1,0 +1,183 @@
+/*
+ * Timings as they were posted (inputs/timings.c) and the change bench
+ * --compare prints (outputs/bench.c), on text written here in the shape of
+ * the posts.  Every figure is worked by hand from the text.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outputs/bench.h"
+#include "test.h"
+
+#define CLOSE(a, b) CU_ASSERT(fabs((a) - (b)) < 1e-6)
+
+static struct timing_set set;
+static struct error error;
+
+static int read_text(const char *text)
+{
+	timing_set_free(&set);
+	return timing_read_text("posted.txt", text, strlen(text), &set, &error);
+}
+
+/* The values of a measure, as given (NAN past the end). */
+static double value(const char *name, size_t run)
+{
+	const struct timing_measure *m = timing_find(&set, name);
+	return m && run < m->count ? m->values[run] : NAN;
+}
+
+static size_t runs(const char *name)
+{
+	const struct timing_measure *m = timing_find(&set, name);
+	return m ? m->count : 0;
+}
+
+static void test_bash(void)
+{
+	CU_ASSERT_EQUAL_FATAL(read_text("$ time make\n...\nreal\t0m27.814s\nuser\t0m35.120s\nsys\t1m5.960s\n\n"
+					"real\t0m28.000s\nuser\t0m35.000s\nsys\t1m6.000s\n"), 0);
+	CU_ASSERT_STRING_EQUAL(set.shape, "bash time");
+	CU_ASSERT_EQUAL(runs("real"), 2);
+	CLOSE(value("real", 0), 27.814);
+	CLOSE(value("system", 0), 65.96);   /* 1m5.960s */
+	CLOSE(value("system", 1), 66.0);
+	/* total = user + system of each run: 35.12 + 65.96, 35 + 66 */
+	CU_ASSERT_EQUAL(runs("total"), 2);
+	CLOSE(value("total", 0), 101.08);
+	CLOSE(value("total", 1), 101.0);
+	struct timing_summary s;
+	timing_summary(timing_find(&set, "real"), &s);
+	CLOSE(s.mean, 27.907);
+	CLOSE(s.deviation, 0.186 / sqrt(2));   /* two runs: |a - b| / sqrt(2) */
+	CLOSE(s.lowest, 27.814);
+	CLOSE(s.highest, 28.0);
+}
+
+static void test_posix_and_zsh(void)
+{
+	CU_ASSERT_EQUAL_FATAL(read_text("real 27.81\nuser 35.12\nsys 65.96\n"), 0);
+	CU_ASSERT_STRING_EQUAL(set.shape, "time -p");
+	CLOSE(value("user", 0), 35.12);
+	/* zsh, older (seconds) and newer (m:ss.ss) totals; the command before them */
+	CU_ASSERT_EQUAL_FATAL(read_text("make -j4 bzImage  35.12s user 65.96s system 363% cpu 27.814 total\n"
+					"make -j4 bzImage  35.00s user 66.00s system 365% cpu 1:27.81 total\n"), 0);
+	CU_ASSERT_STRING_EQUAL(set.shape, "zsh time");
+	CLOSE(value("real", 0), 27.814);
+	CLOSE(value("real", 1), 87.81);
+	CLOSE(value("system", 1), 66.0);
+	CLOSE(value("total", 0), 101.08);
+}
+
+static void test_gnu_time(void)
+{
+	CU_ASSERT_EQUAL_FATAL(read_text("\tCommand being timed: \"make\"\n\tUser time (seconds): 35.12\n"
+					"\tSystem time (seconds): 65.96\n\tPercent of CPU this job got: 363%\n"
+					"\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:02:03.5\n"
+					"\tMaximum resident set size (kbytes): 1234\n"), 0);
+	CU_ASSERT_STRING_EQUAL(set.shape, "/usr/bin/time -v");
+	CLOSE(value("real", 0), 3723.5);    /* 1 h 2 min 3.5 s */
+	CLOSE(value("system", 0), 65.96);
+	CU_ASSERT_EQUAL(set.measure_count, 4);   /* real, user, system, total */
+	CU_ASSERT_EQUAL_FATAL(read_text("35.12user 65.96system 0:27.81elapsed 363%CPU (0avgtext+0avgdata "
+					"1234maxresident)k\n0inputs+0outputs (0major+123minor)pagefaults 0swaps\n"), 0);
+	CU_ASSERT_STRING_EQUAL(set.shape, "/usr/bin/time");
+	CLOSE(value("real", 0), 27.81);
+	CLOSE(value("user", 0), 35.12);
+}
+
+static void test_lmbench_and_perf(void)
+{
+	CU_ASSERT_EQUAL_FATAL(read_text("Process fork+exit: 179.0000 microseconds\n"
+					"Process fork+execve: 364.0000 microseconds\n"
+					"Process fork+/bin/sh -c: 949.0000 microseconds\n"
+					"Process fork+exit: 181.0000 microseconds\n"), 0);
+	CU_ASSERT_STRING_EQUAL(set.shape, "lmbench");
+	CU_ASSERT_EQUAL(runs("Process fork+exit"), 2);
+	CLOSE(value("Process fork+exit", 1), 181);
+	CLOSE(value("Process fork+/bin/sh -c", 0), 949);
+	CU_ASSERT_STRING_EQUAL(timing_find(&set, "Process fork+execve")->unit, "us");
+	CU_ASSERT_PTR_NULL(timing_find(&set, "total"));
+	CU_ASSERT_EQUAL_FATAL(read_text(" Performance counter stats for 'make' (5 runs):\n\n"
+					"         27,814.12 msec task-clock                #    3.630 CPUs utilized\n"
+					"       27.814 +- 0.120 seconds time elapsed  ( +-  0.43% )\n\n"
+					"      35.120000000 seconds user\n      65.960000000 seconds sys\n"), 0);
+	CU_ASSERT_STRING_EQUAL(set.shape, "perf stat");
+	CLOSE(value("real", 0), 27.814);
+	CLOSE(value("system", 0), 65.96);
+	CU_ASSERT_EQUAL(runs("real"), 1);   /* the task-clock line is no time */
+}
+
+static void test_refused_and_skipped(void)
+{
+	CU_ASSERT_EQUAL(read_text("hello\nreal soon now\n"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "posted.txt: no timing found"));
+	CU_ASSERT_EQUAL(read_text(""), -1);
+	static const char nul[] = "real 1.0\nus\0er 2.0\n";
+	timing_set_free(&set);
+	CU_ASSERT_EQUAL(timing_read_text("posted.txt", nul, sizeof(nul) - 1, &set, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "posted.txt:2: a NUL byte"));
+	/* what only looks like a time is skipped: exponents, signs, a lone clock colon */
+	CU_ASSERT_EQUAL_FATAL(read_text("real 1e5\nuser -3\nsys 0x10\nreal 0m\nreal 2.5\n"), 0);
+	CU_ASSERT_EQUAL(runs("real"), 1);
+	CLOSE(value("real", 0), 2.5);
+	CU_ASSERT_EQUAL(runs("user"), 0);
+	/* a line longer than any timing is skipped whole */
+	char *longer = malloc(10000);
+	memset(longer, 'x', 9000);
+	strcpy(longer + 9000, "  35.12s user 65.96s system 363% cpu 27.814 total\nreal 1.5\n");
+	CU_ASSERT_EQUAL(read_text(longer), 0);
+	CU_ASSERT_EQUAL(runs("real"), 1);
+	CLOSE(value("real", 0), 1.5);
+	free(longer);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/timings-never-written.txt", test_tmpdir());
+	CU_ASSERT_EQUAL(timing_read(path, &set, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "No such file"));
+}
+
+/* Daniel Phillips' figures: system time 65.96 s without rmap (BASE),
+ * 106.80 with it (BEFORE), 95.66 with the patch (AFTER):
+ * win = (106.80 - 95.66) / 106.80 = 10.4307 %;
+ * overhead ratio = (95.66 - 65.96) / (106.80 - 65.96) = 29.70 / 40.84. */
+static void test_compare(void)
+{
+	struct timing_set before, after, base;
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("b", "sys 106.80\nsys 106.80\n", 22, &before, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("a", "sys 95.66\n", 10, &after, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("z", "sys 65.96\nreal 1\n", 17, &base, &error), 0);
+	struct timing_comparison c = { .paths = { "b", "a", "z" } };
+	timing_compare(&before, &after, &base, &c);
+	CU_ASSERT_EQUAL_FATAL(c.change_count, 1);
+	CU_ASSERT_STRING_EQUAL(c.changes[0].name, "system");
+	CLOSE(c.changes[0].win_percent, (106.80 - 95.66) / 106.80 * 100);
+	CU_ASSERT(fabs(c.changes[0].win_percent - 10.4307) < 1e-4);
+	CU_ASSERT(c.changes[0].has_ratio);
+	CLOSE(c.changes[0].overhead_ratio, 29.70 / 40.84);
+	CLOSE(c.changes[0].after_over_base, 95.66 / 65.96);
+	CU_ASSERT_EQUAL(c.unmatched_count, 1);   /* real: only in BASE */
+	CU_ASSERT_STRING_EQUAL(c.unmatched[0], "real");
+	timing_compare_free(&c);
+	/* two sets: the 2006 lmbench fork, 179 -> 136 us: 24.02 % */
+	timing_set_free(&after);
+	timing_set_free(&before);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("b", "Process fork+exit: 179.0 microseconds\n", 38, &before, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("a", "Process fork+exit: 136.0 microseconds\n", 38, &after, &error), 0);
+	timing_compare(&before, &after, NULL, &c);
+	CU_ASSERT_EQUAL_FATAL(c.change_count, 1);
+	CLOSE(c.changes[0].win_percent, 43.0 / 179.0 * 100);
+	CU_ASSERT(!c.changes[0].has_base);
+	timing_compare_free(&c);
+	timing_set_free(&before);
+	timing_set_free(&after);
+	timing_set_free(&base);
+	timing_set_free(&set);
+}
+
+void suite_timings(void)
+{
+	ADD_SUITE("timings", test_bash, test_posix_and_zsh, test_gnu_time, test_lmbench_and_perf, test_refused_and_skipped,
+		  test_compare);
+}
