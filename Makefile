@@ -133,7 +133,7 @@ kernel-source:
 	@sh tests/kernel-source.sh "$(CACHE)" 6.1 && sh tests/kernel-source.sh "$(CACHE)" 6.12
 
 bench: deps-bench $(PROGRAM)
-	sh tests/bench/run.sh ./$(PROGRAM) "$(CACHE)"
+	sh tests/bench/run.sh ./$(PROGRAM) "$(CACHE)" docs/measurements.md
 
 # libFuzzer over every parser (clang's libFuzzer runtime: libclang-rt-14-dev):
 # snapshot members and whole archives (through the model and every report

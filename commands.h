@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/names.h"
+
 int cmd_capture(int argc, char **argv);   /* inputs/cmd_capture.c */
 int cmd_info(int argc, char **argv);      /* inputs/cmd_info.c */
 int cmd_report(int argc, char **argv);    /* outputs/cmd_report.c */
@@ -47,13 +49,6 @@ void command_options_print(FILE *out, const struct command_option *table);
 int command_option_error(const char *command, const char *usage_text, const char *short_options,
 			 const struct option *long_options, char *const *argv);
 
-/*
- * The name in a table closest to word (a misspelling within a third of its
- * length, or the one name word begins), or NULL.  The names are read at
- * first_name, first_name + stride bytes, ... (a table of structs whose first
- * field is the name: &table[0].name, count, sizeof(table[0])).
- */
-const char *closest_name(const char *word, const char *const *first_name, size_t count, size_t stride);
 
 /*
  * The front door's first step: stdout becomes a stream over descriptor 1 that

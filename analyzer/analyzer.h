@@ -59,15 +59,17 @@ struct cg_summary {
 	size_t files_cached;         /* taken from the cache */
 	size_t files_failed;         /* libclang could not parse at all */
 	size_t errors, warnings;     /* clang diagnostics (counted, never fatal) */
-	size_t flags_dropped;        /* gcc-only flags filtered from compile commands */
+	size_t flags_dropped;        /* compile-database words not on the flag allowlist */
+	const char *flags_dropped_names; /* the first distinct ones, space-separated, or NULL */
 	size_t config_symbols_supplied; /* MMU symbols supplied for a tree without config */
 	size_t indirect_sites;       /* call sites through function-pointer fields */
 	size_t indirect_unresolved;  /* ... that no stored function was found for */
 	size_t functions, calls;     /* whole graph before pruning to rmap paths */
 	const char *first_error;     /* one example diagnostic, or NULL */
 	const char *libclang;        /* "libclang-19.so.1 (Debian clang version 19.1.4)" */
-	const char *cache_refused;   /* the cache folder that could not be made (nothing was
-	                                cached this run; the command says so), or NULL */
+	const char *cache_refused;   /* "PATH: why" when the cache folder cannot serve (not
+	                                private, cannot be made): nothing was cached this
+	                                run and the command says so; else NULL */
 };
 
 /* A call through a function-pointer field that no parsed file stores a
@@ -86,7 +88,20 @@ struct cg_error_file {
 	size_t function_count;
 };
 
+/* One place clang refused, with how many units met it: a header's error
+ * repeats in every file that includes it. */
+struct cg_error_site {
+	const char *file;           /* relative to the root when inside it (an
+	                               include/asm header, not the shim's link) */
+	unsigned line;
+	const char *message;        /* clang's, without the location */
+	size_t units;               /* translation units that reported it */
+	const char *why;            /* what the construct is, for the known ones, else NULL */
+};
+
 struct callgraph {
+	struct cg_error_site *error_sites;  /* most units first */
+	size_t error_site_count;
 	struct cg_unresolved *unresolved;   /* sorted by file and line */
 	size_t unresolved_count;
 	struct cg_error_file *error_files;
@@ -96,6 +111,7 @@ struct callgraph {
 	struct cg_edge *edges;
 	size_t edge_count;
 	struct cg_summary summary;
+	const char *refused;         /* private: a typed name that names nothing (run.c refuses) */
 	struct cg_arena *arena;      /* private: strings and arrays */
 };
 
@@ -107,11 +123,16 @@ struct analyzer_options {
 	size_t sink_count;
 	const char *const *excludes; /* functions (names/patterns, or files) no path may use */
 	size_t exclude_count;
+	size_t checked_entries, checked_sinks, checked_excludes;
+				     /* how many of the first entries, sinks and excludes
+				        the user typed: one that names no parsed function
+				        is refused (with a did-you-mean), never answered
+				        with an empty graph */
 	const char *const *files;    /* extra files (relative to the tree) */
 	size_t file_count;
 	int depth;                   /* max calls on an entry-to-sink path; <= 0: no bound */
 	bool all;                    /* keep the whole graph, roles still marked */
-	bool shortest;               /* only the shortest paths from each entry to each sink */
+	bool shortest;               /* one shortest path from each entry to each sink */
 	bool no_default_entries;     /* only the --entry ones */
 	bool no_default_sinks;       /* only the --sink ones */
 	int jobs;                    /* parser threads; <= 0: online cores */

@@ -26,15 +26,29 @@
  * cache folder is shared by every ptscope build of the user), is ignored and
  * the unit re-parsed; the version is in the name's hash as well, so builds of
  * different versions never overwrite each other's files.
+ *
+ * Whoever can write the cache can make ptscope print what they like or,
+ * through a planted link, write where they like (as root).  So the cache
+ * folder is used only when it is private: it and every folder in it owned
+ * by the user running ptscope and writable by no one else, every folder
+ * above it owned by that user or root and writable by no one else unless
+ * sticky (/tmp), no link on the way; an entry is read only when it is a
+ * regular file of the user's that no one else may write, opened without
+ * following a link.  Anything else: the unit is parsed cold.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyzer/internal.h"
 
-#define CACHE_MAGIC "ptscope-facts 3\n"
+#define CACHE_MAGIC "ptscope-facts 4\n"
 
 uint64_t cache_key(const struct tu_job *job, uint64_t salt)
 {
@@ -67,6 +81,10 @@ void cache_serialise(const struct tu_facts *facts, struct buffer *out)
 	if (facts->first_error) {
 		buffer_add(out, "error ", 6);
 		add_line_text(out, facts->first_error);
+	}
+	for (size_t i = 0; i < facts->error_sites.count; i++) {
+		buffer_add(out, "E ", 2);
+		add_line_text(out, facts->error_sites.items[i]);
 	}
 	for (size_t i = 0; i < facts->input_count; i++) {
 		const struct tu_input *input = &facts->inputs[i];
@@ -174,6 +192,11 @@ static bool parse_record(struct tu_facts *facts, char *line)
 		};
 		return true;
 	}
+	case 'E':
+		if (line[1] != ' ' || facts->error_sites.count >= TU_ERROR_SITES)
+			return false;
+		cg_list_add(&facts->error_sites, line + 2);
+		return true;
 	case 'e':
 		if (!strncmp(line, "error ", 6)) {
 			free(facts->first_error);
@@ -215,6 +238,92 @@ bool cache_parse(char *text, size_t size, struct tu_facts *facts)
 	return false;
 }
 
+/* A folder of the cache itself: not a link, a folder, ours, writable by no
+ * one else.  NULL, or why not. */
+static const char *folder_doubt(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return strerror(errno);
+	if (S_ISLNK(st.st_mode))
+		return "a symbolic link";
+	if (!S_ISDIR(st.st_mode))
+		return "not a folder";
+	if (st.st_uid != geteuid())
+		return "owned by another user";
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return "writable by other users";
+	return NULL;
+}
+
+/* A folder above the cache: a link or another user's folder could be
+ * changed under it unless only root or we can write there (or it is
+ * sticky: /tmp lets no one rename what is ours). */
+static const char *ancestor_doubt(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return strerror(errno);
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		return "inside a folder another user owns";
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+		return "inside a folder other users may write";
+	return NULL;
+}
+
+bool cache_folder_private(const char *path, char **why)
+{
+	*why = NULL;
+	char resolved[PATH_MAX];
+	const char *doubt = folder_doubt(path);
+	if (!doubt && !realpath(path, resolved))
+		doubt = strerror(errno);
+	/* every folder above, from the root down */
+	for (char *slash = doubt ? NULL : strchr(resolved + 1, '/'); slash && !doubt; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		doubt = ancestor_doubt(resolved);
+		*slash = '/';
+	}
+	if (!doubt && (doubt = ancestor_doubt("/")) == NULL)
+		return true;
+	*why = xasprintf("%s: %s", path, doubt);
+	return false;
+}
+
+bool cache_make_folder(const char *path)
+{
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return false;
+	return folder_doubt(path) == NULL;
+}
+
+/* An entry we wrote: a regular file of ours no one else may write, in a
+ * private folder, never through a link; read whole, bounded. */
+static bool read_entry(const char *cache_dir, const char *path, char **text, size_t *size)
+{
+	char *folder = xasprintf("%s/tu", cache_dir);
+	bool trusted = folder_doubt(folder) == NULL;
+	free(folder);
+	if (!trusted)
+		return false;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	struct buffer buffer = { 0 };
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		  !(st.st_mode & (S_IWGRP | S_IWOTH)) &&
+		  file_read_fd_bounded(fd, FILE_LIMIT_SOURCE_BYTES, &buffer) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		buffer_free(&buffer);
+		return false;
+	}
+	*size = buffer.length;
+	buffer_reserve(&buffer, 0);
+	*text = buffer_release(&buffer);
+	return true;
+}
+
 static char *cache_path(const char *cache_dir, uint64_t key)
 {
 	return xasprintf("%s/tu/%016llx", cache_dir, (unsigned long long)key);
@@ -224,7 +333,7 @@ bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts)
 {
 	char *path = cache_path(cache_dir, key), *text;
 	size_t size;
-	bool ok = cg_read_file(path, &text, &size);
+	bool ok = read_entry(cache_dir, path, &text, &size);
 	free(path);
 	if (!ok)
 		return false;
@@ -245,7 +354,7 @@ bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *fac
 		if (facts->inputs[i].size < 0)
 			return false;
 	char *folder = xasprintf("%s/tu", cache_dir);
-	bool ok = cg_make_dirs(folder);
+	bool ok = cache_make_folder(folder);
 	free(folder);
 	if (!ok)
 		return false;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
+#include "base/names.h"
 
 struct cg_arena {
 	struct cg_strings strings;
@@ -327,59 +328,50 @@ static bool within(size_t a, size_t b, size_t extra, int depth)
 
 /*
  * --shortest: of the rmap paths keep, for every entry and every sink it
- * reaches, only the shortest paths between the two (all of equal length).
- * The union reads as "how does this entry get to that rmap function"
- * instead of every route there is, which is what makes a picture legible.
+ * reaches, one shortest path between the two (of several of equal length,
+ * the one through the earliest calls).  The union reads as "how does this
+ * entry get to that rmap function" instead of every route there is, which
+ * is what makes a picture legible.
  */
 static void keep_shortest(const struct callgraph *graph, const struct adjacency *forward,
-			  const struct adjacency *backward, const bool *entry, const bool *sink,
-			  bool *node_keep, bool *edge_keep)
+			  const bool *entry, const bool *sink, bool *node_keep, bool *edge_keep)
 {
 	size_t count = graph->node_count;
-	size_t sink_count = 0;
-	for (size_t i = 0; i < count; i++)
-		sink_count += sink[i] && node_keep[i];
-	size_t *to_sink = xmalloc((sink_count * count + 1) * sizeof(size_t));
-	size_t *sink_node = xmalloc((sink_count + 1) * sizeof(size_t));
 	size_t *from_entry = xmalloc((count + 1) * sizeof(size_t));
 	size_t *queue = xmalloc((count + 1) * sizeof(size_t));
 	bool *one = xcalloc(count + 1, 1), *blocked = xcalloc(count + 1, 1);
 	bool *nodes = xcalloc(count + 1, 1), *edges = xcalloc(graph->edge_count + 1, 1);
 	for (size_t i = 0; i < count; i++)
 		blocked[i] = !node_keep[i];
-	for (size_t i = 0, k = 0; i < count; i++) {
-		if (!sink[i] || !node_keep[i])
-			continue;
-		one[i] = true;
-		breadth_first(backward, count, one, blocked, to_sink + k * count, queue);
-		one[i] = false;
-		sink_node[k++] = i;
-	}
 	for (size_t e = 0; e < count; e++) {
 		if (!entry[e] || !node_keep[e])
 			continue;
 		one[e] = true;
 		breadth_first(forward, count, one, blocked, from_entry, queue);
 		one[e] = false;
-		for (size_t k = 0; k < sink_count; k++) {
-			const size_t *distance = to_sink + k * count;
-			size_t best = from_entry[sink_node[k]];
-			if (best == UNREACHED)
+		for (size_t s = 0; s < count; s++) {
+			if (!sink[s] || !node_keep[s] || from_entry[s] == UNREACHED)
 				continue;
-			for (size_t i = 0; i < graph->edge_count; i++) {
-				const struct cg_edge *edge = &graph->edges[i];
-				if (edge_keep[i] && from_entry[edge->from] != UNREACHED &&
-				    distance[edge->to] != UNREACHED &&
-				    from_entry[edge->from] + 1 + distance[edge->to] == best)
-					edges[i] = nodes[edge->from] = nodes[edge->to] = true;
+			/* one path, walked back from the sink: at each step the first
+			 * call (edges are in file and line order) from a node one call
+			 * nearer the entry, a kept one when there is one */
+			nodes[s] = true;
+			for (size_t at = s; from_entry[at] > 0; ) {
+				size_t step = SIZE_MAX;
+				for (int pass = 0; pass < 2 && step == SIZE_MAX; pass++)
+					for (size_t i = 0; i < graph->edge_count && step == SIZE_MAX; i++)
+						if ((pass || edge_keep[i]) && graph->edges[i].to == at &&
+						    from_entry[graph->edges[i].from] + 1 == from_entry[at])
+							step = i;
+				if (step == SIZE_MAX)
+					break;   /* cannot happen: breadth_first reached at from one */
+				edges[step] = nodes[graph->edges[step].from] = true;
+				at = graph->edges[step].from;
 			}
-			nodes[e] = nodes[sink_node[k]] = true;
 		}
 	}
 	memcpy(node_keep, nodes, count);
 	memcpy(edge_keep, edges, graph->edge_count);
-	free(to_sink);
-	free(sink_node);
 	free(from_entry);
 	free(queue);
 	free(one);
@@ -444,7 +436,7 @@ static void mark_paths(struct callgraph *graph, const struct graph_request *requ
 			within(from_entry[edge->from], to_sink[edge->to], 1, request->depth);
 	}
 	if (request->shortest && !request->all)
-		keep_shortest(graph, &forward, &backward, entry, sink, node_keep, edge_keep);
+		keep_shortest(graph, &forward, entry, sink, node_keep, edge_keep);
 	compact(graph, node_keep, edge_keep);
 	free(forward.start);
 	free(forward.target);
@@ -494,7 +486,7 @@ static void sort_graph(struct callgraph *graph)
 		order[i].node = graph->nodes[i];
 		order[i].old = i;
 	}
-	qsort(order, count, sizeof(*order), compare_nodes);   /* node is the first member */
+	array_sort(order, count, sizeof(*order), compare_nodes);   /* node is the first member */
 	size_t *renumber = xmalloc((count + 1) * sizeof(size_t));
 	for (size_t i = 0; i < count; i++) {
 		graph->nodes[i] = order[i].node;
@@ -504,9 +496,36 @@ static void sort_graph(struct callgraph *graph)
 		graph->edges[i].from = renumber[graph->edges[i].from];
 		graph->edges[i].to = renumber[graph->edges[i].to];
 	}
-	qsort(graph->edges, graph->edge_count, sizeof(struct cg_edge), compare_edges);
+	array_sort(graph->edges, graph->edge_count, sizeof(struct cg_edge), compare_edges);
 	free(order);
 	free(renumber);
+}
+
+/* The typed names that name no parsed function (or file): the first sets
+ * graph->refused, with the closest function name when there is one. */
+static void check_typed(struct callgraph *graph, const struct graph_request *request)
+{
+	for (size_t p = 0; request->checked && p < request->checked->count && !graph->refused; p++) {
+		struct cg_list one = { .items = &request->checked->items[p], .count = 1 };
+		bool found = false;
+		for (size_t n = 0; n < graph->node_count && !found; n++)
+			found = matches_any(&one, &graph->nodes[n]);
+		if (found)
+			continue;
+		const char *pattern = one.items[0];
+		const char **names = xcalloc(graph->node_count + 1, sizeof(char *));
+		for (size_t n = 0; n < graph->node_count; n++)
+			names[n] = is_file_pattern(pattern) ? graph->nodes[n].file : graph->nodes[n].name;
+		const char *close = closest_name(pattern, names, graph->node_count, sizeof(char *));
+		const char *what = is_file_pattern(pattern) ? "no parsed file defines a function there"
+				   : strpbrk(pattern, "*?[") ? "no parsed function matches it"
+				   : "no parsed function has that name";
+		char *text = xasprintf("%s '%s': %s%s%s%s", request->checked_options->items[p], pattern, what,
+				       close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+		graph->refused = graph_keep_text(graph, text);
+		free(text);
+		free(names);
+	}
 }
 
 struct callgraph *graph_build(struct tu_job *jobs, size_t job_count, const struct graph_request *request)
@@ -522,6 +541,7 @@ struct callgraph *graph_build(struct tu_job *jobs, size_t job_count, const struc
 		qsort(graph->unresolved, graph->unresolved_count, sizeof(*graph->unresolved), compare_unresolved);
 	graph->summary.functions = graph->node_count;
 	graph->summary.calls = graph->edge_count;
+	check_typed(graph, request);
 	mark_paths(graph, request);
 	sort_graph(graph);
 	free(merge.node_of_string);
@@ -551,6 +571,7 @@ void callgraph_free(struct callgraph *graph)
 	free(graph->nodes);
 	free(graph->edges);
 	free(graph->unresolved);
+	free(graph->error_sites);
 	cg_free_owning(graph->error_files, graph->error_file_count, sizeof(*graph->error_files),
 		       offsetof(struct cg_error_file, functions));
 	free(graph);

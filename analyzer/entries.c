@@ -55,7 +55,10 @@ static const char *const fault_entries[] = {
 static const char *const fault_sinks[] = {
 	"page_add_*rmap", "folio_add_*rmap*", "do_page_add_anon_rmap", "hugepage_add_*rmap",
 	"anon_vma_prepare", "__anon_vma_prepare", "page_move_anon_rmap", "folio_move_anon_rmap",
-	"page_add_rmap", NULL,
+	"page_add_rmap",
+	/* a COW fault also removes the old page's rmap: do_wp_page (2.4-5.x),
+	 * wp_page_copy (5.x-6.x), and on 2.4/2.5 frees its pte_chain */
+	"page_remove_rmap", "folio_remove_rmap*", "pte_chain_free", "__pte_chain_free", NULL,
 };
 static const char *const exit_entries[] = { "do_exit", NULL };
 static const char *const unmap_sinks[] = {
@@ -76,6 +79,14 @@ static const char *const reclaim_sinks[] = {
 	"page_lock_anon_vma*", "folio_lock_anon_vma*", "page_mkclean", "folio_mkclean", NULL,
 };
 static const char *const side_paths[] = { ALLOCATION_SIDE_PATHS, NULL };
+/* With COW's rmap remove a sink, the fault's other ways into a remove are
+ * left out: 2.4's do_page_fault killing the task (do_exit: exit's job),
+ * huge-page splits, hugetlb unmapping other tasks' private copies, and
+ * shmem/truncation unmapping a file range */
+static const char *const fault_side_paths[] = {
+	ALLOCATION_SIDE_PATHS, "do_exit", "split_huge_page_to_list", "__split_huge_pmd", "unmap_ref_private",
+	"unmap_mapping_pages", "unmap_mapping_range", NULL,
+};
 static const char *const reclaim_side_paths[] = {
 	"mm/page_alloc.c", "mm/compaction.c", "mm/memcontrol.c", "mm/migrate.c",
 	"shrink_slab", "walk_page_range", "handle_mm_fault", "split_huge_page_to_list", "shmem_writepage",
@@ -86,9 +97,10 @@ const struct analyzer_path analyzer_paths[] = {
 	{ "fork", "fork copies the address space: anon_vma_fork and the PTE copy's rmap dups",
 	  fork_entries, fork_sinks, side_paths,
 	  "allocation, reclaim, compaction, migration and memcg charging inside fork" },
-	{ "fault", "a page fault maps a new page: anon_vma_prepare and the page's rmap add",
-	  fault_entries, fault_sinks, side_paths,
-	  "allocation, reclaim, compaction, migration and memcg charging inside the fault" },
+	{ "fault", "a page fault maps a new page: anon_vma_prepare, the page's rmap add and COW's remove",
+	  fault_entries, fault_sinks, fault_side_paths,
+	  "allocation, reclaim, compaction, migration and memcg charging inside the fault, the "
+	  "task's own exit when the fault kills it, huge-page splits and file-range unmaps" },
 	{ "exit", "exit tears down the address space: the PTE zap's rmap removes, unlink_anon_vmas",
 	  exit_entries, unmap_sinks, side_paths,
 	  "allocation, reclaim, compaction, migration and memcg charging inside exit" },

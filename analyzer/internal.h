@@ -114,8 +114,11 @@ struct tu_facts {
 	size_t errors, warnings;
 	size_t unresolved_pointer_calls;   /* through variables, not fields */
 	char *first_error;
+	struct cg_list error_sites;        /* "FILE:LINE: message" of each distinct error,
+					      at most TU_ERROR_SITES (FILE as clang opened it) */
 	bool failed;                       /* libclang produced no AST */
 };
+#define TU_ERROR_SITES 64
 
 void tu_facts_free(struct tu_facts *facts);
 /* Record path (stat now) as one of the unit's inputs. */
@@ -144,7 +147,9 @@ struct source_plan {
 	char *config;               /* description for the summary */
 	struct tu_job *jobs;
 	size_t job_count, job_capacity;
-	size_t flags_dropped;
+	size_t flags_dropped;       /* database words not on the allowlist (sources.c) */
+	struct cg_list dropped_names;   /* the first distinct ones */
+	bool dropped_names_more;        /* ... and others */
 	size_t symbols_supplied;
 	uint64_t config_digest;     /* hash of the configuration header (0: none) */
 };
@@ -204,6 +209,12 @@ void parse_index_dispose(void *index);
 /* libclang's version text (caller frees): part of every cache key. */
 char *parse_libclang_version(void);
 
+/* Is the cache folder path private (cache.c says what that takes)?  false
+ * with *why ("PATH: owned by another user", caller frees) when not. */
+bool cache_folder_private(const char *path, char **why);
+/* mkdir path 0700 inside a private cache folder; true when it is there and
+ * private (ours, not a link, writable by no one else). */
+bool cache_make_folder(const char *path);
 /* salt: the analyzer's facts version, libclang's version, the configuration. */
 uint64_t cache_key(const struct tu_job *job, uint64_t salt);
 bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts);
@@ -221,7 +232,9 @@ struct graph_request {
 	const struct cg_list *excludes;  /* functions left out of every path; may be NULL */
 	int depth;
 	bool all;
-	bool shortest;              /* only shortest paths from each entry to each sink */
+	bool shortest;              /* one shortest path from each entry to each sink */
+	const struct cg_list *checked;         /* typed names and patterns that must name something */
+	const struct cg_list *checked_options; /* the option each came with: "--entry" */
 };
 struct callgraph *graph_build(struct tu_job *jobs, size_t job_count,
 			      const struct graph_request *request);

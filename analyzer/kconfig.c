@@ -15,30 +15,44 @@
 #include "analyzer/internal.h"
 #include "base/decompress.h"
 
-/* Whole file through libarchive's raw reader: it undoes gzip, bzip2, xz, zstd and lz4,
- * in-process only (base/decompress.h). */
-static bool read_maybe_compressed(const char *path, char **text, size_t *size)
+/* Whole file, bounded (base/file.h), then through libarchive's raw reader:
+ * it undoes gzip, bzip2, xz, zstd and lz4, in-process only
+ * (base/decompress.h), and the text it gives is bounded too. */
+static int read_maybe_compressed(const char *path, char **text, size_t *size, struct error *error)
 {
+	struct buffer raw = { 0 };
+	if (file_read_input(path, "configuration", FILE_LIMIT_CONFIG_BYTES, &raw, error)) {
+		buffer_free(&raw);
+		return -1;
+	}
 	struct archive *archive = archive_read_new();
 	decompress_enable_builtin(archive);   /* never external programs (base/decompress.h) */
 	archive_read_support_format_raw(archive);
 	struct archive_entry *entry;
-	bool ok = archive_read_open_filename(archive, path, 65536) == ARCHIVE_OK &&
+	bool ok = archive_read_open_memory(archive, raw.data ? raw.data : "", raw.length) == ARCHIVE_OK &&
 		  archive_read_next_header(archive, &entry) == ARCHIVE_OK;
+	bool too_big = false;
 	struct buffer buffer = { 0 };
 	char chunk[65536];
-	la_ssize_t got;
-	while (ok && (got = archive_read_data(archive, chunk, sizeof(chunk))) > 0)
+	la_ssize_t got = 0;
+	while (ok && !too_big && (got = archive_read_data(archive, chunk, sizeof(chunk))) > 0) {
 		buffer_add(&buffer, chunk, (size_t)got);
+		too_big = buffer.length > FILE_LIMIT_CONFIG_BYTES;
+	}
 	if (ok && got < 0)
 		ok = false;
 	archive_read_free(archive);
+	buffer_free(&raw);
 	buffer_add(&buffer, "", 0);
 	*text = buffer.data;
 	*size = buffer.length;
-	if (!ok)
-		free(buffer.data);
-	return ok;
+	if (ok && !too_big)
+		return 0;
+	free(buffer.data);
+	if (too_big)
+		return error_set(error, path, 0, "more than %zu MiB decompressed: no configuration is that large",
+				 FILE_LIMIT_CONFIG_BYTES >> 20);
+	return error_set(error, path, 0, "cannot read the configuration");
 }
 
 void kconfig_set(struct kconfig *config, const char *name, const char *value)
@@ -80,9 +94,8 @@ int kconfig_read(const char *path, struct kconfig *config, struct error *error)
 {
 	char *text;
 	size_t size;
-	if (!read_maybe_compressed(path, &text, &size)) {
-		return error_set(error, path, 0, "cannot read the configuration");
-	}
+	if (read_maybe_compressed(path, &text, &size, error))
+		return -1;
 	if (memchr(text, '\0', size)) {
 		free(text);
 		return error_set(error, path, 1, "not a kernel .config (binary data)");

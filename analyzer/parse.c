@@ -383,6 +383,12 @@ static void record_diagnostics(struct tu_facts *facts, CXTranslationUnit unit)
 		enum CXDiagnosticSeverity severity = clang_getDiagnosticSeverity(diagnostic);
 		if (severity >= CXDiagnostic_Error) {
 			facts->errors++;
+			CXString site = clang_formatDiagnostic(diagnostic, CXDiagnostic_DisplaySourceLocation);
+			const char *text = clang_getCString(site);
+			if (text && facts->error_sites.count < TU_ERROR_SITES &&
+			    !cg_list_has(&facts->error_sites, text))
+				cg_list_add(&facts->error_sites, text);
+			clang_disposeString(site);
 			if (!facts->first_error) {
 				CXString text = clang_formatDiagnostic(diagnostic,
 					CXDiagnostic_DisplaySourceLocation);

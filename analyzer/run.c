@@ -3,12 +3,15 @@
  * index per thread, units handed out through one atomic counter), cache,
  * merge, mark the rmap paths.
  */
+#include <errno.h>
 #include <ftw.h>
 #include <json.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyzer/internal.h"
@@ -98,13 +101,37 @@ static int parse_all(struct source_plan *plan, const struct analyzer_options *op
 	return 0;
 }
 
+/* $XDG_CACHE_HOME/ptscope, ~/.cache/ptscope; with neither variable set
+ * (cron, systemd) the user's home from the password database, never a
+ * shared folder such as /tmp.  NULL when there is none. */
 static char *default_cache_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	if (xdg && *xdg)
 		return xasprintf("%s/ptscope", xdg);
 	const char *home = getenv("HOME");
-	return xasprintf("%s/.cache/ptscope", home && *home ? home : "/tmp");
+	if (!home || !*home) {
+		struct passwd *entry = getpwuid(geteuid());
+		home = entry && entry->pw_dir && entry->pw_dir[0] == '/' ? entry->pw_dir : NULL;
+	}
+	return home ? xasprintf("%s/.cache/ptscope", home) : NULL;
+}
+
+/* Make the cache folder (private when new) and check that it is private;
+ * NULL, or why it cannot serve (caller frees). */
+static char *prepare_cache(const char *cache_dir)
+{
+	char *why = NULL;
+	char *parent = xstrdup(cache_dir);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	bool made = (!slash || slash == parent || cg_make_dirs(parent)) &&
+		    (mkdir(cache_dir, 0700) == 0 || errno == EEXIST);
+	free(parent);
+	if (!made)
+		return xasprintf("%s: cannot create the cache folder", cache_dir);
+	return cache_folder_private(cache_dir, &why) ? NULL : why;
 }
 
 /* The plan as a compile_commands.json, so other tools (clang -fsyntax-only,
@@ -153,6 +180,96 @@ static void add_error_file(struct callgraph *graph, const struct source_plan *pl
 	graph->error_files[graph->error_file_count++] = entry;
 }
 
+/* Constructs of old trees that clang refuses, and why; matched against
+ * clang's message.  The rest are listed without a reason. */
+static const struct { const char *message, *why; } error_causes[] = {
+	{ "array has incomplete element type",
+	  "an extern array of a struct defined further down: gcc up to 3.x accepted it, "
+	  "clang (and gcc 4 on) refuse it; only that declaration is lost" },
+	{ "use of undeclared identifier 'CONFIG_",
+	  "a value the configuration should set and does not: the tree has no .config "
+	  "(give one with --config)" },
+	{ "unknown processor family",
+	  "the configuration chooses no processor: the tree has no .config (give one with --config)" },
+	{ "expected string literal in 'asm'",
+	  "an asm text built from a macro no header defined (a configuration or include-order gap)" },
+	{ "file not found",
+	  "a header the build generates (make prepare) or the tree does not carry" },
+};
+
+static const char *error_cause(const char *message)
+{
+	for (size_t i = 0; i < sizeof(error_causes) / sizeof(error_causes[0]); i++)
+		if (strstr(message, error_causes[i].message))
+			return error_causes[i].why;
+	return NULL;
+}
+
+static int compare_sites(const void *a, const void *b)
+{
+	const struct cg_error_site *x = a, *y = b;
+	if (x->units != y->units)
+		return x->units > y->units ? -1 : 1;
+	int by_file = strcmp(x->file, y->file);
+	return by_file ? by_file : (x->line > y->line) - (x->line < y->line);
+}
+
+/* "/cache/shim/X/arch/asm/page.h:12: error: msg" -> the site, the file made
+ * real (the shim's links lead into the tree) and relative to the root. */
+static bool split_site(struct callgraph *graph, const char *root, const char *text,
+		       struct cg_error_site *site)
+{
+	const char *error = strstr(text, ": error: "), *fatal = strstr(text, ": fatal error: ");
+	const char *at = fatal && (!error || fatal < error) ? fatal : error;
+	if (!at)
+		return false;
+	const char *colon = at;
+	while (colon > text && colon[-1] != ':')
+		colon--;
+	if (colon == text)
+		return false;
+	char *path = xstrndup(text, (size_t)(colon - 1 - text));
+	char *real = realpath(path, NULL);
+	const char *file = real ? real : path;
+	size_t length = strlen(root);
+	if (!strncmp(file, root, length) && file[length] == '/')
+		file += length + 1;
+	site->file = graph_keep_text(graph, file);
+	site->line = (unsigned)strtoul(colon, NULL, 10);
+	site->message = graph_keep_text(graph, strstr(at + 2, ": ") + 2);
+	site->why = error_cause(site->message);
+	site->units = 1;
+	free(real);
+	free(path);
+	return true;
+}
+
+static void add_error_sites(struct callgraph *graph, const struct source_plan *plan)
+{
+	size_t capacity = 0;
+	for (size_t j = 0; j < plan->job_count; j++) {
+		const struct cg_list *sites = &plan->jobs[j].facts.error_sites;
+		for (size_t i = 0; i < sites->count; i++) {
+			struct cg_error_site site;
+			if (!split_site(graph, plan->root, sites->items[i], &site))
+				continue;
+			size_t k = 0;
+			while (k < graph->error_site_count &&
+			       (graph->error_sites[k].line != site.line || strcmp(graph->error_sites[k].file, site.file) ||
+				strcmp(graph->error_sites[k].message, site.message)))
+				k++;
+			if (k < graph->error_site_count) {
+				graph->error_sites[k].units++;
+				continue;
+			}
+			array_reserve(&graph->error_sites, &capacity, graph->error_site_count + 1, sizeof(site));
+			graph->error_sites[graph->error_site_count++] = site;
+		}
+	}
+	if (graph->error_site_count)
+		qsort(graph->error_sites, graph->error_site_count, sizeof(*graph->error_sites), compare_sites);
+}
+
 static void summarise(struct callgraph *graph, const struct source_plan *plan,
 		      const struct analyzer_options *options)
 {
@@ -169,6 +286,15 @@ static void summarise(struct callgraph *graph, const struct source_plan *plan,
 	summary->release = graph_keep_text(graph, plan->release ? plan->release : "");
 	summary->files = plan->job_count;
 	summary->flags_dropped = plan->flags_dropped;
+	if (plan->dropped_names.count) {
+		struct buffer names = { 0 };
+		for (size_t i = 0; i < plan->dropped_names.count; i++)
+			buffer_printf(&names, "%s%s", i ? " " : "", plan->dropped_names.items[i]);
+		if (plan->dropped_names_more)
+			buffer_printf(&names, " ...");
+		summary->flags_dropped_names = graph_keep_text(graph, names.data);
+		buffer_free(&names);
+	}
 	summary->config_symbols_supplied = plan->symbols_supplied;
 	for (size_t i = 0; i < plan->job_count; i++) {
 		const struct tu_job *job = &plan->jobs[i];
@@ -182,6 +308,7 @@ static void summarise(struct callgraph *graph, const struct source_plan *plan,
 		if (job->facts.errors)
 			add_error_file(graph, plan, job);
 	}
+	add_error_sites(graph, plan);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -197,9 +324,10 @@ static void remove_tree(const char *path)
 
 /*
  * The cache folder for a run.  The configuration shim needs a folder even
- * with --no-cache: without a writable cache, a scratch folder (scratch, of
- * SCRATCH_TEMPLATE's size) serves this run and nothing is cached; *refused
- * then names the cache folder asked for (the caller says so), else NULL.
+ * with --no-cache: without a private cache folder (cache.c), a scratch
+ * folder (scratch, of SCRATCH_TEMPLATE's size, made private by mkdtemp)
+ * serves this run and nothing is cached; *refused then says which folder
+ * and why ("PATH: owned by another user"; the caller says so), else NULL.
  */
 char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char **refused,
 			  struct error *error)
@@ -207,17 +335,22 @@ char *analyzer_cache_open(struct analyzer_options *options, char *scratch, char 
 	*refused = NULL;
 	char *cache_dir = options->cache_dir ? xstrdup(options->cache_dir) : default_cache_dir();
 	strcpy(scratch, SCRATCH_TEMPLATE);
-	if (cg_make_dirs(cache_dir))
+	char *why = cache_dir ? prepare_cache(cache_dir)
+			      : xstrdup("no home folder (HOME, XDG_CACHE_HOME and the password database say none)");
+	if (!why)
 		return cache_dir;
 	if (!mkdtemp(scratch)) {
-		error_internal(error, cache_dir, 0, "cannot create the cache folder, nor %s", scratch);
+		error_internal(error, cache_dir ? cache_dir : scratch, 0, "cannot create the cache folder, nor %s",
+			       scratch);
 		free(cache_dir);
+		free(why);
 		return NULL;
 	}
 	if (options->use_cache)
-		*refused = cache_dir;
+		*refused = why;
 	else
-		free(cache_dir);
+		free(why);
+	free(cache_dir);
 	options->use_cache = false;
 	return xstrdup(scratch);
 }
@@ -291,13 +424,33 @@ int analyzer_run(const struct analyzer_options *caller, struct callgraph **graph
 			cg_list_add(&sinks, analyzer_default_sinks[i]);
 		for (size_t i = 0; i < options->sink_count; i++)
 			cg_list_add(&sinks, options->sinks[i]);
+		struct cg_list checked = { 0 }, checked_options = { 0 };
+		const struct { const char *option; const char *const *names; size_t count; } typed[] = {
+			{ "--entry", options->entries, options->checked_entries },
+			{ "--sink", options->sinks, options->checked_sinks },
+			{ "--exclude", options->excludes, options->checked_excludes },
+		};
+		for (size_t t = 0; t < sizeof(typed) / sizeof(typed[0]); t++)
+			for (size_t i = 0; i < typed[t].count; i++) {
+				cg_list_add(&checked, typed[t].names[i]);
+				cg_list_add(&checked_options, typed[t].option);
+			}
 		struct graph_request request = {
 			.root = plan->root, .entries = &entries, .sinks = &sinks, .excludes = &excludes,
 			.depth = options->depth, .all = options->all, .shortest = options->shortest,
+			.checked = &checked, .checked_options = &checked_options,
 		};
 		*graph = graph_build(plan->jobs, plan->job_count, &request);
-		summarise(*graph, plan, options);
-		if (run.cache_refused)
+		cg_list_free(&checked);
+		cg_list_free(&checked_options);
+		if ((*graph)->refused) {
+			status = error_set(error, NULL, 0, "callgraph: %s", (*graph)->refused);
+			callgraph_free(*graph);
+			*graph = NULL;
+		}
+		if (*graph)
+			summarise(*graph, plan, options);
+		if (*graph && run.cache_refused)
 			(*graph)->summary.cache_refused = graph_keep_text(*graph, run.cache_refused);
 		cg_list_free(&entries);
 		cg_list_free(&sinks);

@@ -17,6 +17,7 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <json.h>
 #include <limits.h>
@@ -35,16 +36,20 @@ struct layout {
 	const char *target;           /* clang target */
 	const char *debian_config;    /* in /usr/src/linux-config-V.P/ */
 	const char *supplied;         /* symbols assumed for a tree with no configuration */
+	const char *defconfig;        /* the arch's default configuration, relative to the
+				       tree: arch/ARCH/defconfig until 2.6.23, then configs/ */
 };
 
 static const struct layout layouts[] = {
 	{ "x86", NULL, "x86_64-linux-gnu", "config.amd64_none_amd64.xz",
-	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT" },
+	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT",
+	  "arch/x86/configs/x86_64_defconfig" },
 	/* before 2.6.24 x86_64 had its own folder beside i386 */
 	{ "x86_64", "CONFIG_X86_64", "x86_64-linux-gnu", "config.amd64_none_amd64.xz",
-	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT" },
+	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT",
+	  "arch/x86_64/defconfig" },
 	{ "i386", NULL, "i386-linux-gnu", "config.i386_none_686.xz",
-	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_32" },
+	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_32", "arch/i386/defconfig" },
 };
 
 /* Fault handlers by era: 2.6.24-2.6.27 split x86 into _32 and _64. */
@@ -210,12 +215,31 @@ static int find_config(const struct analyzer_options *options, const char *root,
 		return kconfig_read(debian, config, error);
 	}
 	free(debian);
+	/* the arch's defconfig is the configuration a fresh tree builds with
+	 * ("make defconfig"); a minimal one (3.x+, savedefconfig) leaves out
+	 * what Kconfig defaults to, so the MMU symbols are still added where
+	 * it does not set them */
+	char *defconfig = join(root, layout->defconfig);
+	bool has_defconfig = cg_is_file(defconfig);
+	if (has_defconfig && kconfig_read(defconfig, config, error)) {
+		free(defconfig);
+		return -1;
+	}
+	struct buffer added = { 0 };
 	char *symbols = xstrdup(layout->supplied), *save = NULL;
 	for (char *name = strtok_r(symbols, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+		if (kconfig_get(config, name))
+			continue;
 		kconfig_set(config, name, "y");
 		plan->symbols_supplied++;
+		buffer_printf(&added, "%s%s", added.length ? " " : "", name);
 	}
-	plan->config = xasprintf("none found; supplied %s", layout->supplied);
+	if (has_defconfig)
+		plan->config = added.length ? xasprintf("%s; supplied %s", defconfig, added.data) : xstrdup(defconfig);
+	else
+		plan->config = xasprintf("none found; supplied %s", layout->supplied);
+	free(defconfig);
+	buffer_free(&added);
 	free(symbols);
 	return 0;
 }
@@ -272,11 +296,14 @@ static char *make_shim(const char *cache_dir, const char *root, const char *old_
 	static const char shim_version[] = "shim 3";
 	uint64_t hash = hash_bytes_more(hash_bytes(header, strlen(header)), root, strlen(root));
 	hash = hash_bytes_more(hash, shim_version, sizeof(shim_version));
+	char *shim_root = xasprintf("%s/shim", cache_dir);
+	bool private_root = cache_make_folder(shim_root);   /* cache.c: ours alone */
+	free(shim_root);
 	char *shim = xasprintf("%s/shim/%016llx", cache_dir, (unsigned long long)hash);
 	char *generic = join(root, "include/asm-generic");
 	char *uapi = join(root, "include/uapi/asm-generic");
 	char *folders[3] = { join(shim, "generic"), join(shim, "uapi"), join(shim, "arch") };
-	bool ok = write_text(shim, "config/generated/autoconf.h", header) &&
+	bool ok = private_root && write_text(shim, "config/generated/autoconf.h", header) &&
 		  write_text(shim, "config/linux/autoconf.h", header) &&
 		  link_asm(folders[0], generic) && link_asm(folders[1], uapi) &&
 		  (!old_asm || link_asm(folders[2], old_asm));
@@ -410,6 +437,11 @@ static void tree_arguments(const char *root, const struct layout *layout, const 
 	cg_list_add(arguments, makefile_says(root, "-std=gnu11") ? "-std=gnu11" : "-std=gnu89");
 	cg_list_add(arguments, "-D__KERNEL__");
 	cg_list_add(arguments, "-ferror-limit=0");
+	/* gcc merged a regparm() that only some declarations of a function
+	 * carry (2.5's FASTCALL(smp_send_reschedule) against asm/smp.h's plain
+	 * one); clang refuses the mix.  A calling convention changes no call,
+	 * so the attribute is read as a harmless one. */
+	cg_list_add(arguments, "-Dregparm(n)=__unused__");
 	static const char *const includes[] = {
 		"arch/%s/include", "arch/%s/include/generated", "include", "arch/%s/include/uapi",
 		"arch/%s/include/generated/uapi", "include/uapi", "include/generated/uapi",
@@ -419,11 +451,17 @@ static void tree_arguments(const char *root, const struct layout *layout, const 
 		add_include(arguments, root, folder);
 		free(folder);
 	}
-	/* arch and asmgen (generated <asm/...> headers) stand in for old trees' include/asm */
-	static const char *const shims[] = { "config", "generic", "uapi", "arch", "asmgen" };
-	for (size_t i = 0; i < sizeof(shims) / sizeof(shims[0]); i++)
-		if (i < 3 || old_asm)
-			cg_list_add_owned(arguments, xasprintf("-I%s/%s", shim, shims[i]));
+	/* arch and asmgen (generated <asm/...> headers) stand in for old trees'
+	 * include/asm symlink, which kbuild searched before anything else: they
+	 * come before the generic fallback, or <asm/page.h> of a 2.4-2.6.23 tree
+	 * would find include/asm-generic/page.h instead of the arch's own */
+	cg_list_add_owned(arguments, xasprintf("-I%s/config", shim));
+	if (old_asm) {
+		cg_list_add_owned(arguments, xasprintf("-I%s/arch", shim));
+		cg_list_add_owned(arguments, xasprintf("-I%s/asmgen", shim));
+	}
+	cg_list_add_owned(arguments, xasprintf("-I%s/generic", shim));
+	cg_list_add_owned(arguments, xasprintf("-I%s/uapi", shim));
 	char *kconfig_h = join(root, "include/linux/kconfig.h");
 	cg_list_add(arguments, "-include");
 	if (cg_is_file(kconfig_h))
@@ -671,6 +709,19 @@ static void kbuild_arguments(const struct kbuild *kbuild, const char *root, cons
 		free(values[v]);
 	}
 	free(object);
+	/* 2.4's Rules.make compiled the objects listed in export-objs with
+	 * -DEXPORT_SYMTAB; without it EXPORT_SYMBOL() expands to a deliberate
+	 * syntax error ("error this_object_must_be_defined_as_export_objs...") */
+	char *exports = kbuild_get(kbuild, "export-objs");
+	char *wanted = xasprintf("%.*s.o", (int)strcspn(base, "."), base), *save = NULL;
+	bool listed = false;
+	for (char *word = exports ? strtok_r(exports, " \t", &save) : NULL; word && !listed;
+	     word = strtok_r(NULL, " \t", &save))
+		listed = !strcmp(word, wanted);
+	if (listed && !cg_list_has(arguments, "-DEXPORT_SYMTAB"))
+		cg_list_add(arguments, "-DEXPORT_SYMTAB");
+	free(wanted);
+	free(exports);
 }
 
 /*
@@ -876,11 +927,57 @@ static char *absolute(const char *directory, const char *path)
 	return path[0] == '/' ? xstrdup(path) : join(directory, path);
 }
 
-/* Flags that take a path: made absolute.  Flags that only matter to the
- * build (output, dependency files): dropped with their argument. */
-static const char *const path_flags[] = { "-I", "-include", "-isystem", "-iquote", "-idirafter", "-imacros" };
-static const char *const dropped_with_argument[] = { "-o", "-MF", "-MT", "-MQ" };
-static const char *const dropped[] = { "-c", "-S", "-E", "-MD", "-MMD", "-MP", "-M", "-MM" };
+/*
+ * Compile-database flags pass through an allowlist: what decides how a
+ * kernel file reads (include folders, macros, the language standard, the
+ * target and code-generation switches that name no file, warnings).  Any
+ * other word is dropped, counted and named in the summary, so no flag of a
+ * database can make libclang write a file (-MJ, -H with -Xclang
+ * -header-include-file, -ftime-trace, -save-temps) or read one outside the
+ * tree, ptscope's own cache and the system headers.
+ */
+enum flag_kind {
+	FLAG_DIRECTORY,     /* -I and its kin: a folder inside the allowed roots */
+	FLAG_FILE,          /* -include, -imacros: a regular file inside them */
+	FLAG_MACRO,         /* -D, -U: any text */
+	FLAG_WORD,          /* -std=, --target=, -f..., -m..., -O: a plain word, no path */
+	FLAG_WARNING,       /* -W..., -w: no comma (-Wl, -Wa, -Wp pass words on to tools) */
+	FLAG_EXACT,         /* the flag as written, nothing more */
+};
+static const struct kept_flag {
+	const char *prefix;
+	enum flag_kind kind;
+	bool separate;      /* "-I dir" as well as "-Idir" */
+} kept_flags[] = {
+	{ "-I", FLAG_DIRECTORY, true }, { "-isystem", FLAG_DIRECTORY, true },
+	{ "-iquote", FLAG_DIRECTORY, true }, { "-idirafter", FLAG_DIRECTORY, true },
+	{ "-include", FLAG_FILE, true }, { "-imacros", FLAG_FILE, true },
+	{ "-D", FLAG_MACRO, true }, { "-U", FLAG_MACRO, true },
+	{ "-std=", FLAG_WORD, false }, { "--target=", FLAG_WORD, false },
+	{ "-f", FLAG_WORD, false }, { "-m", FLAG_WORD, false }, { "-O", FLAG_WORD, false },
+	{ "-W", FLAG_WARNING, false }, { "-w", FLAG_EXACT, false },
+	{ "-nostdinc", FLAG_EXACT, false }, { "-ansi", FLAG_EXACT, false },
+};
+/* -f and -m families that read or write a file, or hand words on to a
+ * back end, whatever their value: never kept. */
+static const char *const file_naming_flags[] = {
+	"-fmodule", "-fimplicit-module", "-fprebuilt-module", "-fbuild-session", "-fcrash-diagnostics",
+	"-ftime-trace", "-fsave-", "-foptimization-record", "-fprofile", "-fcoverage", "-fdump",
+	"-fplugin", "-fpass-plugin", "-fproc-stat-report", "-fstack-usage", "-fcallgraph-info",
+	"-fbasic-block-sections", "-fsanitize-ignorelist", "-fsanitize-blacklist",
+	"-fsanitize-system", "-fxray", "-fembed", "-fapinotes", "-fdebug-compilation-dir",
+	"-fdiagnostics-add-output", "-frewrite-map-file", "-fthinlto", "-fdepfile", "-fdump-",
+	"-mllvm", "-fexperimental", "-fmemory-profile", "-fsplit-lto", "-fintegrated-",
+	"-fsanitize-coverage-", "-fcs-profile", "-fpch", "-fms-secure-hotpatch",
+	"-frandomize-layout-seed-file", "-fsystem-module",
+};
+/* Build-only words every compile database carries: dropped without a count. */
+static const char *const build_only_with_argument[] = { "-o", "-MF", "-MT", "-MQ" };
+static const char *const build_only[] = { "-c", "-S", "-E", "-MD", "-MMD", "-MP", "-M", "-MM", "-pipe" };
+/* System headers may be read besides the tree and the cache. */
+static const char *const system_header_roots[] = {
+	"/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib/clang", "/usr/lib/llvm-",
+};
 
 static bool in_table(const char *const *table, size_t count, const char *text)
 {
@@ -891,39 +988,165 @@ static bool in_table(const char *const *table, size_t count, const char *text)
 }
 #define IN_TABLE(table, text) in_table(table, sizeof(table) / sizeof(table[0]), text)
 
-static void database_arguments(char **words, size_t count, const char *directory,
-			       const char *file, struct cg_list *arguments, size_t *flags_dropped)
+static bool has_prefix_in(const char *const *table, size_t count, const char *text)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strncmp(text, table[i], strlen(table[i])))
+			return true;
+	return false;
+}
+
+/* path (resolved) is folder or under it ("/usr/lib/llvm-" also matches a
+ * version's folder: a prefix ending in '-' needs no slash after it). */
+static bool path_under(const char *path, const char *folder)
+{
+	size_t length = strlen(folder);
+	if (length == 1 && folder[0] == '/')
+		return true;
+	return !strncmp(path, folder, length) &&
+	       (path[length] == '\0' || path[length] == '/' || folder[length - 1] == '-');
+}
+
+/* Where a database's flags may point: resolved once per plan. */
+struct flag_roots {
+	char *tree;          /* resolved; NULL: nothing is inside a tree */
+	char *cache;         /* ptscope's own cache folder, resolved, or NULL */
+};
+
+static bool path_allowed(const struct flag_roots *roots, const char *resolved)
+{
+	if ((roots->tree && path_under(resolved, roots->tree)) ||
+	    (roots->cache && path_under(resolved, roots->cache)))
+		return true;
+	for (size_t i = 0; i < sizeof(system_header_roots) / sizeof(system_header_roots[0]); i++)
+		if (path_under(resolved, system_header_roots[i]))
+			return true;
+	return false;
+}
+
+/* A resolved path for a folder (want_file false) or a regular file inside
+ * the allowed roots, or NULL (*missing: because nothing is there). */
+static char *allowed_path(const struct flag_roots *roots, const char *directory, const char *path,
+			  bool want_file, bool *missing)
+{
+	char *full = absolute(directory, path), resolved[PATH_MAX];
+	bool found = realpath(full, resolved) != NULL;
+	*missing = !found && errno == ENOENT;
+	free(full);
+	struct stat st;
+	if (!found || stat(resolved, &st) != 0 || !path_allowed(roots, resolved) ||
+	    !(want_file ? S_ISREG(st.st_mode) : S_ISDIR(st.st_mode)))
+		return NULL;
+	return xstrdup(resolved);
+}
+
+/* A plain word: letters, digits and _ . , + - = only, no path, no "..". */
+static bool plain_word(const char *text)
+{
+	if (!*text || strstr(text, ".."))
+		return false;
+	for (const char *p = text; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.,+-=", *p))
+			return false;
+	return true;
+}
+
+static const struct kept_flag *kept_flag_of(const char *word)
+{
+	for (size_t i = 0; i < sizeof(kept_flags) / sizeof(kept_flags[0]); i++) {
+		const struct kept_flag *flag = &kept_flags[i];
+		size_t length = strlen(flag->prefix);
+		if (flag->kind == FLAG_EXACT ? !strcmp(word, flag->prefix) : !strncmp(word, flag->prefix, length))
+			return flag;
+	}
+	return NULL;
+}
+
+/* Keep word (and value, for a separate argument) if the allowlist does:
+ * appends to arguments, true when kept. */
+static bool keep_flag(const struct flag_roots *roots, const char *directory, const char *word,
+		      const char *value, struct cg_list *arguments)
+{
+	const struct kept_flag *flag = kept_flag_of(word);
+	if (!flag)
+		return false;
+	const char *rest = value ? value : word + strlen(flag->prefix);
+	switch (flag->kind) {
+	case FLAG_DIRECTORY:
+	case FLAG_FILE: {
+		bool missing;
+		char *path = allowed_path(roots, directory, rest, flag->kind == FLAG_FILE, &missing);
+		if (!path)   /* a folder that is not there changes nothing: not kept, not counted */
+			return missing && flag->kind == FLAG_DIRECTORY;
+		cg_list_add(arguments, flag->prefix);
+		cg_list_add_owned(arguments, path);
+		return true;
+	}
+	case FLAG_MACRO:
+		if (!*rest)
+			return false;
+		cg_list_add_owned(arguments, xasprintf("%s%s", flag->prefix, rest));
+		return true;
+	case FLAG_WORD:
+		if (!plain_word(word + 1) || sources_gcc_only_flag(word) ||
+		    has_prefix_in(file_naming_flags, sizeof(file_naming_flags) / sizeof(file_naming_flags[0]), word))
+			return false;
+		break;
+	case FLAG_WARNING:
+		if (!plain_word(word + 1) || strchr(word, ',') || sources_gcc_only_flag(word))
+			return false;
+		break;
+	case FLAG_EXACT:
+		break;
+	}
+	cg_list_add(arguments, word);
+	return true;
+}
+
+/* Say what was dropped: the first distinct words, at most this many. */
+#define DROPPED_NAMED_MAX 8
+
+static void note_dropped(struct source_plan *plan, const char *word)
+{
+	plan->flags_dropped++;
+	if (cg_list_has(&plan->dropped_names, word))
+		return;
+	if (plan->dropped_names.count < DROPPED_NAMED_MAX)
+		cg_list_add(&plan->dropped_names, word);
+	else
+		plan->dropped_names_more = true;
+}
+
+static void database_arguments(struct source_plan *plan, const struct flag_roots *roots,
+			       char **words, size_t count, const char *directory, const char *file,
+			       struct cg_list *arguments)
 {
 	for (size_t i = 1; i < count; i++) {   /* words[0] is the compiler */
 		const char *word = words[i];
-		if (IN_TABLE(dropped_with_argument, word)) {
+		if (IN_TABLE(build_only_with_argument, word)) {
 			i++;
 			continue;
 		}
-		if (IN_TABLE(dropped, word) || !strncmp(word, "-Wp,", 4) || !strcmp(word, file))
+		if (IN_TABLE(build_only, word) || !strncmp(word, "-Wp,", 4))
 			continue;
-		if (sources_gcc_only_flag(word)) {
-			(*flags_dropped)++;
+		if (word[0] != '-') {
+			/* the source file itself, relative to the directory, or a stray word */
+			char *full = absolute(directory, word);
+			bool is_file = !strcmp(full, file);
+			free(full);
+			if (!is_file)
+				note_dropped(plan, word);
 			continue;
 		}
-		bool handled = false;
-		for (size_t f = 0; f < sizeof(path_flags) / sizeof(path_flags[0]) && !handled; f++) {
-			size_t length = strlen(path_flags[f]);
-			if (strncmp(word, path_flags[f], length))
-				continue;
-			const char *path = word[length] ? word + length : (i + 1 < count ? words[++i] : "");
-			cg_list_add(arguments, path_flags[f]);
-			cg_list_add_owned(arguments, absolute(directory, path));
-			handled = true;
+		const struct kept_flag *flag = kept_flag_of(word);
+		bool separate = flag && flag->separate && !strcmp(word, flag->prefix);
+		if (separate && i + 1 < count) {
+			if (!keep_flag(roots, directory, word, words[i + 1], arguments))
+				note_dropped(plan, word);
+			i++;
+		} else if (separate || !keep_flag(roots, directory, word, NULL, arguments)) {
+			note_dropped(plan, word);
 		}
-		if (handled)
-			continue;
-		/* the source file itself, relative to the directory */
-		char *full = absolute(directory, word);
-		bool is_file = !strcmp(full, file);
-		free(full);
-		if (!is_file)
-			cg_list_add(arguments, word);
 	}
 }
 
@@ -950,50 +1173,136 @@ static unsigned line_of_offset(const char *text, size_t offset)
 	return line;
 }
 
-static int database_entry(struct source_plan *plan, json_object *entry, const char *path,
-			  unsigned index, struct error *error, struct cg_list *file_out,
-			  struct cg_list *directory_out, struct cg_list *arguments_out)
+/* One entry as the database gives it, before its flags are filtered. */
+struct database_entry {
+	char *file;                 /* absolute */
+	const char *directory;
+	struct cg_list words;
+};
+
+/* The string of member name, or NULL when absent or not a non-empty string. */
+static const char *string_member(json_object *entry, const char *name)
 {
-	json_object *directory, *file, *arguments, *command;
-	if (!json_object_is_type(entry, json_type_object) ||
-	    !json_object_object_get_ex(entry, "directory", &directory) ||
-	    !json_object_object_get_ex(entry, "file", &file)) {
-		return error_set(error, path, 1, "entry %u has no \"directory\" or \"file\"", index);
-	}
-	struct cg_list words = { 0 };
-	if (json_object_object_get_ex(entry, "arguments", &arguments) &&
-	    json_object_is_type(arguments, json_type_array)) {
-		for (size_t i = 0; i < json_object_array_length(arguments); i++)
-			cg_list_add(&words, json_object_get_string(json_object_array_get_idx(arguments, i)));
-	} else if (json_object_object_get_ex(entry, "command", &command)) {
-		split_command(json_object_get_string(command), &words);
+	json_object *value;
+	if (!json_object_object_get_ex(entry, name, &value) || !json_object_is_type(value, json_type_string))
+		return NULL;
+	const char *text = json_object_get_string(value);
+	return *text ? text : NULL;
+}
+
+static int read_entry(json_object *entry, const char *path, unsigned index,
+		      struct database_entry *out, struct error *error)
+{
+	if (!json_object_is_type(entry, json_type_object))
+		return error_set(error, path, 1, "entry %u is not an object", index);
+	const char *directory = string_member(entry, "directory"), *file = string_member(entry, "file");
+	if (!directory || !file)
+		return error_set(error, path, 1, "entry %u has no \"directory\" or \"file\" string", index);
+	if (directory[0] != '/')
+		return error_set(error, path, 1, "entry %u: \"directory\" is not an absolute path", index);
+	json_object *arguments;
+	const char *command = string_member(entry, "command");
+	memset(out, 0, sizeof(*out));
+	if (json_object_object_get_ex(entry, "arguments", &arguments)) {
+		if (!json_object_is_type(arguments, json_type_array))
+			return error_set(error, path, 1, "entry %u: \"arguments\" is not an array", index);
+		for (size_t i = 0; i < json_object_array_length(arguments); i++) {
+			json_object *word = json_object_array_get_idx(arguments, i);
+			if (!json_object_is_type(word, json_type_string)) {
+				cg_list_free(&out->words);
+				return error_set(error, path, 1, "entry %u: argument %zu is not a string", index, i);
+			}
+			cg_list_add(&out->words, json_object_get_string(word));
+		}
+	} else if (command) {
+		split_command(command, &out->words);
 	} else {
 		return error_set(error, path, 1, "entry %u has no \"arguments\" or \"command\"", index);
 	}
-	const char *folder = json_object_get_string(directory);
-	char *full = absolute(folder, json_object_get_string(file));
-	cg_list_add_owned(file_out, full);
-	cg_list_add(directory_out, folder);
-	struct cg_list arguments_list = { 0 };
-	database_arguments(words.items, words.count, folder, full, &arguments_list, &plan->flags_dropped);
-	struct buffer joined = { 0 };
-	for (size_t i = 0; i < arguments_list.count; i++) {
-		buffer_add(&joined, arguments_list.items[i], strlen(arguments_list.items[i]));
-		buffer_add(&joined, "\n", 1);
-	}
-	cg_list_add_owned(arguments_out, joined.data ? joined.data : xstrdup(""));
-	cg_list_free(&arguments_list);
-	cg_list_free(&words);
+	out->directory = directory;
+	out->file = absolute(directory, file);
 	return 0;
 }
 
-static int database_plan(const struct analyzer_options *options, struct source_plan *plan,
-			 struct error *error)
+static const char *relative_to(const char *root, const char *path)
 {
-	char *text;
-	size_t size;
-	if (!cg_read_file(options->source, &text, &size))
-		return error_set(error, options->source, 0, "cannot read");
+	size_t length = strlen(root);
+	return !strncmp(path, root, length) && path[length] == '/' ? path + length + 1 : path;
+}
+
+/* Entries of distinct files (a file's first entry wins: the work is bounded
+ * by the files, not by how often a database repeats one). */
+static int read_entries(json_object *root, const char *path, struct database_entry **entries,
+			size_t *count, struct error *error)
+{
+	size_t total = json_object_array_length(root), capacity = 0;
+	struct cg_strings seen = { 0 };
+	int status = 0;
+	*entries = NULL;
+	*count = 0;
+	for (size_t i = 0; i < total && !status; i++) {
+		struct database_entry entry;
+		status = read_entry(json_object_array_get_idx(root, i), path, (unsigned)i, &entry, error);
+		if (status)
+			break;
+		size_t before = seen.count;
+		if (cg_intern(&seen, entry.file) == before) {
+			array_reserve(entries, &capacity, *count + 1, sizeof(**entries));
+			(*entries)[(*count)++] = entry;
+		} else {
+			free(entry.file);
+			cg_list_free(&entry.words);
+		}
+	}
+	cg_strings_free(&seen);
+	return status;
+}
+
+static void free_entries(struct database_entry *entries, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		free(entries[i].file);
+		cg_list_free(&entries[i].words);
+	}
+	free(entries);
+}
+
+static void plan_entries(const struct analyzer_options *options, const char *cache_dir,
+			 struct source_plan *plan, struct database_entry *entries, size_t count)
+{
+	char resolved[PATH_MAX];
+	plan->root = xstrdup(realpath(entries[0].directory, resolved) ? resolved : entries[0].directory);
+	struct flag_roots roots = {
+		.tree = strcmp(plan->root, "/") ? xstrdup(plan->root) : NULL,
+		.cache = cache_dir && realpath(cache_dir, resolved) ? xstrdup(resolved) : NULL,
+	};
+	size_t matching = 0;
+	for (size_t i = 0; i < count; i++)
+		matching += wanted(options, relative_to(plan->root, entries[i].file));
+	for (size_t i = 0; i < count; i++) {
+		if (matching && !wanted(options, relative_to(plan->root, entries[i].file)))
+			continue;
+		struct cg_list arguments = { 0 };
+		database_arguments(plan, &roots, entries[i].words.items, entries[i].words.count,
+				   entries[i].directory, entries[i].file, &arguments);
+		add_job(plan, xstrdup(entries[i].file), entries[i].directory, &arguments);
+		cg_list_free(&arguments);
+	}
+	free(roots.tree);
+	free(roots.cache);
+}
+
+static int database_plan(const struct analyzer_options *options, const char *cache_dir,
+			 struct source_plan *plan, struct error *error)
+{
+	struct buffer input = { 0 };
+	if (file_read_input(options->source, "compile database", FILE_LIMIT_COMPILE_DB_BYTES, &input, error)) {
+		buffer_free(&input);
+		return -1;
+	}
+	size_t size = input.length;
+	buffer_reserve(&input, 0);   /* an empty file still gets its NUL */
+	char *text = buffer_release(&input);
 	json_tokener *tokener = json_tokener_new();
 	json_object *root = json_tokener_parse_ex(tokener, text, (int)size);
 	enum json_tokener_error parsed = json_tokener_get_error(tokener);
@@ -1008,44 +1317,16 @@ static int database_plan(const struct analyzer_options *options, struct source_p
 		return -1;
 	}
 	json_tokener_free(tokener);
-	struct cg_list files = { 0 }, directories = { 0 }, arguments = { 0 };
-	int status = 0;
-	size_t count = json_object_array_length(root);
-	for (size_t i = 0; i < count && !status; i++)
-		status = database_entry(plan, json_object_array_get_idx(root, i), options->source,
-					(unsigned)i, error, &files, &directories, &arguments);
-	if (!status && count) {
-		char resolved[PATH_MAX];
-		plan->root = xstrdup(realpath(directories.items[0], resolved) ? resolved : directories.items[0]);
-		size_t matching = 0;
-		for (size_t i = 0; i < files.count; i++) {
-			size_t length = strlen(plan->root);
-			const char *relative = !strncmp(files.items[i], plan->root, length) &&
-				files.items[i][length] == '/' ? files.items[i] + length + 1 : files.items[i];
-			matching += wanted(options, relative);
-		}
-		for (size_t i = 0; i < files.count; i++) {
-			size_t length = strlen(plan->root);
-			const char *relative = !strncmp(files.items[i], plan->root, length) &&
-				files.items[i][length] == '/' ? files.items[i] + length + 1 : files.items[i];
-			if (matching && !wanted(options, relative))
-				continue;
-			struct cg_list list = { 0 };
-			char *save = NULL;
-			for (char *word = strtok_r(arguments.items[i], "\n", &save); word;
-			     word = strtok_r(NULL, "\n", &save))
-				cg_list_add(&list, word);
-			add_job(plan, xstrdup(files.items[i]), directories.items[i], &list);
-			cg_list_free(&list);
-		}
-	} else if (!status) {
+	struct database_entry *entries;
+	size_t count;
+	int status = read_entries(root, options->source, &entries, &count, error);
+	if (!status && count)
+		plan_entries(options, cache_dir, plan, entries, count);
+	else if (!status)
 		status = error_set(error, options->source, 1, "no compile commands");
-	}
 	plan->arch = xstrdup("");
 	plan->config = xstrdup("compile_commands.json");
-	cg_list_free(&files);
-	cg_list_free(&directories);
-	cg_list_free(&arguments);
+	free_entries(entries, count);
 	json_object_put(root);
 	free(text);
 	return status;
@@ -1058,7 +1339,7 @@ int sources_plan(const struct analyzer_options *options, const char *cache_dir,
 	if (cg_is_dir(options->source))
 		return tree_plan(options, cache_dir, plan, error);
 	if (cg_is_file(options->source))
-		return database_plan(options, plan, error);
+		return database_plan(options, cache_dir, plan, error);
 	return error_set(error, options->source, 0, "no such kernel tree or compile_commands.json");
 }
 
@@ -1075,5 +1356,6 @@ void sources_free(struct source_plan *plan)
 	free(plan->arch);
 	free(plan->release);
 	free(plan->config);
+	cg_list_free(&plan->dropped_names);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -14,11 +14,20 @@
 #include "base/output.h"
 #include "analyzer/internal.h"
 
-/* Whole files through base/file.h, handed over NUL-terminated. */
+/* Whole files through base/file.h, handed over NUL-terminated: only a
+ * regular file (a tree's Makefile or header could be a FIFO, or a link to
+ * /dev/zero), and at most FILE_LIMIT_SOURCE_BYTES. */
 bool cg_read_file(const char *path, char **text, size_t *size)
 {
 	struct buffer buffer = { 0 };
-	if (file_read_at(AT_FDCWD, path, &buffer) != 0) {
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		  (uint64_t)st.st_size <= FILE_LIMIT_SOURCE_BYTES &&
+		  file_read_fd_bounded(fd, FILE_LIMIT_SOURCE_BYTES, &buffer) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
 		buffer_free(&buffer);
 		return false;
 	}
@@ -200,6 +209,7 @@ void tu_facts_free(struct tu_facts *facts)
 	free(facts->calls);
 	free(facts->stores);
 	free(facts->first_error);
+	cg_list_free(&facts->error_sites);
 	cg_free_owning(facts->inputs, facts->input_count, sizeof(*facts->inputs), offsetof(struct tu_input, path));
 	memset(facts, 0, sizeof(*facts));
 }

@@ -87,3 +87,10 @@ void buffer_free(struct buffer *buffer)
 	free(buffer->data);
 	*buffer = (struct buffer){ 0 };
 }
+
+void array_sort(void *items, size_t count, size_t item_bytes,
+		int (*compare)(const void *, const void *))
+{
+	if (count > 1)
+		qsort(items, count, item_bytes, compare);
+}

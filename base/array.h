@@ -43,4 +43,9 @@ void buffer_vprintf(struct buffer *buffer, const char *format, va_list args);
 char *buffer_release(struct buffer *buffer);
 void buffer_free(struct buffer *buffer);
 
+/* qsort that an empty array (items NULL, count 0) may be handed: qsort's
+ * pointer must not be NULL even for no items. */
+void array_sort(void *items, size_t count, size_t item_bytes,
+		int (*compare)(const void *, const void *));
+
 #endif

@@ -3,20 +3,28 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/file.h"
 
 /* 64 KiB reads: most /proc files arrive in one, smaps of big processes in
  * a few, and the buffer doubles so large files cost O(n). */
 #define READ_CHUNK_BYTES 65536
 
-int file_read_fd(int fd, struct buffer *buffer)
+int file_read_fd_bounded(int fd, size_t limit_bytes, struct buffer *buffer)
 {
 	buffer->length = 0;
 	for (;;) {
 		buffer_reserve(buffer, READ_CHUNK_BYTES);
-		ssize_t n = read(fd, buffer->data + buffer->length, buffer->capacity - buffer->length - 1);
+		size_t room = buffer->capacity - buffer->length - 1;
+		/* never ask for more than one byte past the limit: that byte says "too big" */
+		if (limit_bytes - buffer->length + 1 < room)
+			room = limit_bytes - buffer->length + 1;
+		ssize_t n = read(fd, buffer->data + buffer->length, room);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -24,9 +32,19 @@ int file_read_fd(int fd, struct buffer *buffer)
 		if (n == 0)
 			break;
 		buffer->length += (size_t)n;
+		if (buffer->length > limit_bytes) {
+			buffer->length = 0;
+			buffer->data[0] = '\0';
+			return EFBIG;
+		}
 	}
 	buffer->data[buffer->length] = '\0';
 	return 0;
+}
+
+int file_read_fd(int fd, struct buffer *buffer)
+{
+	return file_read_fd_bounded(fd, SIZE_MAX - 1, buffer);
 }
 
 int file_read_at(int dir_fd, const char *name, struct buffer *buffer)
@@ -38,4 +56,78 @@ int file_read_at(int dir_fd, const char *name, struct buffer *buffer)
 	int status = file_read_fd(fd, buffer);
 	close(fd);
 	return status;
+}
+
+static int too_big(struct error *error, const char *path, const char *kind, size_t limit_bytes)
+{
+	return error_set(error, path, 0, "more than %zu MiB: no %s is that large (refused, not read)",
+			 limit_bytes >> 20, kind);
+}
+
+int file_read_input(const char *path, const char *kind, size_t limit_bytes, struct buffer *buffer,
+		    struct error *error)
+{
+	buffer->length = 0;
+	/* a directory is refused by read(); O_NOCTTY: a terminal never becomes ours */
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		int problem = errno;
+		if (fd >= 0)
+			close(fd);
+		return error_from_errno(error, path, NULL, problem);
+	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > limit_bytes) {
+		close(fd);
+		return too_big(error, path, kind, limit_bytes);
+	}
+	file_note_input_fd(fd);
+	int status = file_read_fd_bounded(fd, limit_bytes, buffer);
+	close(fd);
+	if (status == EFBIG)
+		return too_big(error, path, kind, limit_bytes);
+	if (status)
+		return error_from_errno(error, path, NULL, status);
+	return 0;
+}
+
+/* ---- the run's inputs ---- */
+
+static struct input_id {
+	dev_t device;
+	ino_t inode;
+} *inputs;
+static size_t input_count, input_capacity;
+static pthread_mutex_t inputs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void note(const struct stat *st)
+{
+	pthread_mutex_lock(&inputs_lock);
+	array_reserve(&inputs, &input_capacity, input_count + 1, sizeof(*inputs));
+	inputs[input_count++] = (struct input_id){ st->st_dev, st->st_ino };
+	pthread_mutex_unlock(&inputs_lock);
+}
+
+void file_note_input_fd(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		note(&st);
+}
+
+void file_note_input_path(const char *path)
+{
+	struct stat st;
+	if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		note(&st);
+}
+
+bool file_is_input(const struct stat *st)
+{
+	bool found = false;
+	pthread_mutex_lock(&inputs_lock);
+	for (size_t i = 0; i < input_count && !found; i++)
+		found = inputs[i].device == st->st_dev && inputs[i].inode == st->st_ino;
+	pthread_mutex_unlock(&inputs_lock);
+	return found;
 }

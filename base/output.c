@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/file.h"
 #include "base/output.h"
 
 bool output_without_tmpfile;
@@ -178,6 +179,18 @@ static int open_in_place(struct output *output)
 	return output->fd >= 0 ? 0 : -1;
 }
 
+/* An output that is one of the run's inputs (same device and inode,
+ * base/file.h) would replace it (report SNAP -o SNAP): refused as bad
+ * usage, status 1.  Asked at open and again before the rename, as some
+ * inputs are read after the output is opened. */
+static int refuse_input(const char *path, struct error *error)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !file_is_input(&st))
+		return 0;
+	return error_set(error, path, 0, "is one of this run's inputs: name another output");
+}
+
 int output_open(struct output *output, const char *path, struct error *error)
 {
 	*output = (struct output){ .fd = -1 };
@@ -185,6 +198,8 @@ int output_open(struct output *output, const char *path, struct error *error)
 		output->stream = stdout;
 		return 0;
 	}
+	if (refuse_input(path, error))
+		return -1;
 	output->path = path;
 	int in_place = open_in_place(output);
 	if (in_place == 0)
@@ -334,6 +349,10 @@ int output_publish(struct output *output, struct error *error)
 			return 0;
 		error_from_errno(error, output->path, "cannot write", saved ? saved : EIO);
 		return error_mark_internal(error);
+	}
+	if (refuse_input(output->path, error)) {
+		output_discard(output);
+		return -1;
 	}
 	ok = ok && fsync(output->fd) == 0;
 	ok = ok && (output->temporary || link_unnamed(output) == 0);

@@ -31,7 +31,9 @@ struct output {
 };
 
 /* 0, or -1 with error ("PATH: cannot write here: ...") and errno saying why.
- * Either is an output failure: status 2 (docs/architecture.md). */
+ * Either is an output failure: status 2 (docs/architecture.md); a path that
+ * is one of the run's inputs (base/file.h) is refused with status 1, here
+ * or at output_publish. */
 int output_open(struct output *output, const char *path, struct error *error);
 /* The descriptor, for writers that take one (libarchive); -1 for stdout. */
 int output_fd(const struct output *output);

@@ -13,6 +13,20 @@
 
 #include "internal.h"
 
+/* A binary member (pagemap, kpages) arriving in pieces: whole records are
+ * checked and kept as they come, a record cut by a piece's end waits in
+ * tail; the record before is kept for the order check. */
+struct record_stream {
+	size_t record_bytes, tail_bytes;
+	size_t count;                   /* records so far */
+	uint64_t member_bytes;
+	union {
+		unsigned char bytes[sizeof(struct kpage)];
+		struct pagemap_record pagemap;
+		struct kpage kpage;
+	} tail, previous;
+};
+
 enum process_member { MEMBER_SMAPS, MEMBER_STAT, MEMBER_CMDLINE, MEMBER_STATUS, MEMBER_PAGEMAP, MEMBER_CGROUP,
 		      MEMBER_PMD_MAPPED, MEMBER_KINDS };
 static const char *const process_member_names[MEMBER_KINDS] = {
@@ -36,6 +50,7 @@ struct snapshot_builder {
 	struct vma_array vmas;
 	struct extra_array extras;
 	bool has_info, has_version, has_meminfo;
+	unsigned top_seen;              /* bit per top_members entry: each is read once */
 	char *slub;                     /* the slub member, applied once slabinfo is read */
 	size_t slub_size;
 	size_t smaps_read;              /* for the progress line */
@@ -43,9 +58,14 @@ struct snapshot_builder {
 	uint64_t total_status_kb[6];    /* Σ of each status counter so far */
 	size_t smaps_parsed;            /* for the memory check's message */
 	uint64_t position_bytes, total_bytes; /* of the file, when the container knows */
-	/* the smaps member being streamed (MEMBER_STREAM), while stream_process is set */
+	/* the member being streamed (MEMBER_STREAM): an smaps or a pagemap
+	 * (stream_kind) while stream_process is set, kpages while stream_kpages */
 	struct process_build *stream_process;
+	enum process_member stream_kind;
+	bool stream_kpages;
 	struct smaps_parser stream;
+	struct record_stream records;
+	size_t kpage_capacity;
 	struct parse_place stream_place;
 };
 
@@ -105,7 +125,7 @@ void builder_abort(struct snapshot_builder *b)
 	free(b->vmas.items);
 	free(b->extras.items);
 	free(b->slub);
-	if (b->stream_process)
+	if (b->stream_process && b->stream_kind == MEMBER_SMAPS)
 		buffer_free(&b->stream.tail);
 	snapshot_free(b->snapshot);
 	free(b);
@@ -265,11 +285,26 @@ static bool resolve_member(const char *name, struct member_name *m)
 	return true;
 }
 
+static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages",
+					   "slabinfo", "slub" };
+
+/* A top-level member read twice (a tar may repeat a name) took the last
+ * silently: refused, as a repeated process member is. */
+static int claim_top_member(struct snapshot_builder *b, const char *name, const struct parse_place *place)
+{
+	for (size_t i = 0; i < sizeof(top_members) / sizeof(top_members[0]); i++) {
+		if (strcmp(name, top_members[i]))
+			continue;
+		if (b->top_seen & (1u << i))
+			return parse_fail(place, 0, "member appears twice");
+		b->top_seen |= 1u << i;
+	}
+	return 0;
+}
+
 enum member_use builder_member_use(const struct snapshot_builder *b, const char *name)
 {
 	struct member_name m;
-	static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages",
-						   "slabinfo", "slub" };
 	bool known = false;
 	if (!resolve_member(name, &m))
 		return MEMBER_IGNORE;
@@ -278,8 +313,8 @@ enum member_use builder_member_use(const struct snapshot_builder *b, const char 
 	if (m.pid ? m.kind < 0 : !known)
 		return MEMBER_IGNORE;
 	if (m.kind == MEMBER_PAGEMAP)
-		return b->options.pagemap_sizes_only ? MEMBER_SIZE_ONLY : MEMBER_ADOPT;
-	return m.kind == MEMBER_SMAPS ? MEMBER_STREAM : MEMBER_COPY;
+		return b->options.pagemap_sizes_only ? MEMBER_SIZE_ONLY : MEMBER_STREAM;
+	return m.kind == MEMBER_SMAPS || (!m.pid && !strcmp(m.name, "kpages")) ? MEMBER_STREAM : MEMBER_COPY;
 }
 
 /*
@@ -334,6 +369,8 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 	struct snapshot *s = b->snapshot;
 	struct parse_place place = { s->source, name, error };
 
+	if (claim_top_member(b, name, &place))
+		return -1;
 	if (!strcmp(name, "snapshot.info")) {
 		b->has_info = true;
 		return parse_info(data, size, &s->info, &place);
@@ -413,15 +450,72 @@ int builder_adopt_member(struct snapshot_builder *b, const char *name, void *dat
 }
 
 /* A streamed member's problem: the read fails, or with skip_bad the process
- * is dropped and the rest of the member is not wanted (1). */
+ * is dropped and the rest of the member is not wanted (1).  kpages belong to
+ * no process: their problem fails the read. */
 static int stream_problem(struct snapshot_builder *b, int status, struct error *error)
 {
 	struct process_build *pb = b->stream_process;
 	b->stream_process = NULL;
-	buffer_free(&b->stream.tail);   /* a budget refusal leaves the parser its piece */
+	if (b->stream_kpages) {
+		b->stream_kpages = false;
+		return -1;
+	}
+	if (b->stream_kind == MEMBER_SMAPS)
+		buffer_free(&b->stream.tail);   /* a budget refusal leaves the parser its piece */
 	if (status == -2 || process_problem(b, pb, error))
 		return -1;
 	return 1;
+}
+
+/* One whole record of the member being streamed: checked, then kept. */
+static int stream_record(struct snapshot_builder *b, const void *bytes)
+{
+	struct record_stream *r = &b->records;
+	struct snapshot *s = b->snapshot;
+	const void *previous = r->count ? &r->previous : NULL;
+	if (b->stream_kpages) {
+		struct kpage k;
+		memcpy(&k, bytes, sizeof(k));   /* little-endian on disk, as the hosts this runs on */
+		if (check_kpage_record(&k, previous, r->count, &b->stream_place))
+			return -1;
+		array_reserve(&s->kpages, &b->kpage_capacity, s->kpage_count + 1, sizeof(*s->kpages));
+		s->kpages[s->kpage_count++] = k;
+		r->previous.kpage = k;
+	} else {
+		struct pagemap_record p;
+		memcpy(&p, bytes, sizeof(p));
+		if (check_pagemap_record(&p, previous, r->count, &b->stream_place))
+			return -1;
+		if (pagemap_feed(s, &b->stream_process->process, &p, 1))
+			return parse_fail(&b->stream_place, 0, "more than 512 records in one 2 MiB chunk");
+		r->previous.pagemap = p;
+	}
+	r->count++;
+	return 0;
+}
+
+static int feed_records(struct snapshot_builder *b, const unsigned char *data, size_t size)
+{
+	struct record_stream *r = &b->records;
+	r->member_bytes += size;
+	while (size) {
+		size_t take = r->record_bytes - r->tail_bytes < size ? r->record_bytes - r->tail_bytes : size;
+		memcpy(r->tail.bytes + r->tail_bytes, data, take);
+		r->tail_bytes += take;
+		data += take;
+		size -= take;
+		if (r->tail_bytes < r->record_bytes)
+			break;
+		r->tail_bytes = 0;
+		if (stream_record(b, r->tail.bytes))
+			return -1;
+	}
+	return 0;
+}
+
+static void begin_records(struct snapshot_builder *b, size_t record_bytes)
+{
+	b->records = (struct record_stream){ .record_bytes = record_bytes };
 }
 
 int builder_stream_begin(struct snapshot_builder *b, const char *name, struct error *error)
@@ -429,44 +523,83 @@ int builder_stream_begin(struct snapshot_builder *b, const char *name, struct er
 	struct member_name m;
 	int status;
 	b->stream_process = NULL;
-	if (!resolve_member(name, &m) || m.kind != MEMBER_SMAPS)
+	b->stream_kpages = false;
+	if (!resolve_member(name, &m))
 		return 1;
 	b->stream_place = (struct parse_place){ b->snapshot->source,
 						arena_intern(b->snapshot->arena, m.name, strlen(m.name)), error };
+	if (!m.pid && !strcmp(m.name, "kpages")) {
+		if (claim_top_member(b, m.name, &b->stream_place))
+			return -1;
+		free(b->snapshot->kpages);
+		b->snapshot->kpages = NULL;
+		b->snapshot->kpage_count = b->kpage_capacity = 0;
+		begin_records(b, sizeof(struct kpage));
+		b->stream_kpages = true;
+		return 0;
+	}
+	if (m.kind != MEMBER_SMAPS && m.kind != MEMBER_PAGEMAP)
+		return 1;
 	struct process_build *pb = claim_member(b, &m, &b->stream_place, &status);
 	if (!pb)
 		return status ? status : 1;
-	pb->vma_first = b->vmas.count;
-	smaps_parser_begin(&b->stream, b->snapshot->arena, &b->vmas, &b->extras, &b->stream_place);
+	b->stream_kind = (enum process_member)m.kind;
+	if (m.kind == MEMBER_SMAPS) {
+		pb->vma_first = b->vmas.count;
+		smaps_parser_begin(&b->stream, b->snapshot->arena, &b->vmas, &b->extras, &b->stream_place);
+	} else {
+		pagemap_feed_begin(b->snapshot, &pb->process);
+		begin_records(b, sizeof(struct pagemap_record));
+	}
 	b->stream_process = pb;
 	return 0;
 }
 
 int builder_stream_feed(struct snapshot_builder *b, const void *data, size_t size, struct error *error)
 {
-	if (!b->stream_process)
+	if (!b->stream_process && !b->stream_kpages)
 		return 1;
 	b->stream_place.error = error;
-	if (smaps_parser_feed(&b->stream, data, size))
+	bool smaps = !b->stream_kpages && b->stream_kind == MEMBER_SMAPS;
+	if (smaps ? smaps_parser_feed(&b->stream, data, size) : feed_records(b, data, size))
 		return stream_problem(b, -1, error);
-	/* the VMAs grow as they are parsed: a snapshot that cannot fit stops here */
-	int status = check_budget(b, b->stream.tail.capacity, &b->stream_place);
+	/* what is kept grows as it is parsed: a snapshot that cannot fit stops here */
+	int status = check_budget(b, smaps ? b->stream.tail.capacity
+				       : b->kpage_capacity * sizeof(struct kpage), &b->stream_place);
 	if (status)
 		return stream_problem(b, status, error);
 	return 0;
 }
 
+/* The end of a binary member: no record left cut. */
+static int end_records(struct snapshot_builder *b)
+{
+	struct record_stream *r = &b->records;
+	if (r->tail_bytes)
+		return parse_fail(&b->stream_place, 0, "length %" PRIu64 " is not a multiple of %zu bytes (truncated?)",
+				  r->member_bytes, r->record_bytes);
+	if (b->stream_kpages)
+		return 0;
+	struct snapshot *s = b->snapshot;
+	s->pagemap_bytes += r->member_bytes;
+	pagemap_feed_end(s, &b->stream_process->process);
+	return check_budget(b, 0, &b->stream_place);
+}
+
 int builder_stream_end(struct snapshot_builder *b, struct error *error)
 {
 	struct process_build *pb = b->stream_process;
-	if (!pb)
+	if (!pb && !b->stream_kpages)
 		return 0;
 	b->stream_place.error = error;
-	int status = smaps_parser_end(&b->stream);
-	if (status == 0)
+	int status;
+	if (b->stream_kpages || b->stream_kind == MEMBER_PAGEMAP)
+		status = end_records(b);
+	else if ((status = smaps_parser_end(&b->stream)) == 0)
 		status = smaps_parsed(b, pb, 0, &b->stream_place);
 	if (status == 0) {
 		b->stream_process = NULL;
+		b->stream_kpages = false;
 		return 0;
 	}
 	return stream_problem(b, status, error) < 0 ? -1 : 0;

@@ -273,6 +273,28 @@ static int add_archive_member(struct archive *archive, const char *name, int64_t
 	}
 }
 
+/* A link, FIFO, device or socket member: what it is, else NULL.  Refused by
+ * name as a directory snapshot refuses the same shapes (they were read as
+ * empty members); a hard link's data is another member's. */
+static const char *special_member(struct archive_entry *entry)
+{
+	if (archive_entry_hardlink(entry))
+		return "a hard link";
+	switch (archive_entry_filetype(entry)) {
+	case AE_IFLNK:
+		return "a symbolic link";
+	case AE_IFIFO:
+		return "a FIFO";
+	case AE_IFCHR:
+	case AE_IFBLK:
+		return "a device";
+	case AE_IFSOCK:
+		return "a socket";
+	default:
+		return NULL;
+	}
+}
+
 /* path NULL: standard input ("-"), named "stdin" in messages. */
 int read_archive(const char *file, struct snapshot_builder *builder, struct error *error)
 {
@@ -291,6 +313,7 @@ int read_archive(const char *file, struct snapshot_builder *builder, struct erro
 	}
 	struct stat st;
 	uint64_t file_bytes = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	file_note_input_path(file);   /* never replaced by an output (base/file.h) */
 	while (status == 0 && (r = archive_read_next_header(archive, &entry)) != ARCHIVE_EOF) {
 		/* bytes of the file read so far: the memory check extrapolates from them */
 		builder_set_position(builder, (uint64_t)archive_filter_bytes(archive, -1), file_bytes);
@@ -304,6 +327,12 @@ int read_archive(const char *file, struct snapshot_builder *builder, struct erro
 		/* Trust name and size, not the typeflag: smemcap writes odd ones. */
 		if (!name || (archive_entry_filetype(entry) == AE_IFDIR && size <= 0))
 			continue;
+		const char *special = special_member(entry);
+		if (special && builder_member_use(builder, name) != MEMBER_IGNORE) {
+			input_error_set(error, path, name, 0, "%s: not a snapshot member", special);
+			status = -1;
+			break;
+		}
 		status = add_archive_member(archive, name, size, builder, &buffer, path, error);
 	}
 	free(buffer.data);

@@ -69,6 +69,8 @@ struct smaps_parser {
 	int last_field;
 	size_t vma_first;       /* this member's first VMA in vmas */
 	struct buffer tail;     /* the incomplete last line so far */
+	const char *last_path;  /* the previous VMA's interned path */
+	size_t last_path_length;
 };
 /*
  * The longest line an smaps can hold.  Field lines ("Rss: N kB", VmFlags'
@@ -115,6 +117,12 @@ int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *co
  * appended to snapshot->pmd_ranges, *first and *count say where. */
 int parse_pmd_ranges(const void *data, size_t size, struct snapshot *snapshot, size_t *first,
 		     size_t *count, const struct parse_place *place);
+/* One record of each, against the one before it (NULL for the first):
+ * what parse_pagemap and parse_kpages check, and the streamed members. */
+int check_pagemap_record(const struct pagemap_record *record, const struct pagemap_record *previous,
+			 size_t index, const struct parse_place *place);
+int check_kpage_record(const struct kpage *record, const struct kpage *previous, size_t index,
+		       const struct parse_place *place);
 
 /* ---- distinct pagemap contents (pagemap_store.c) ---- */
 /* Feed one process's records, ascending, in as many calls as convenient. */
@@ -146,9 +154,10 @@ uint64_t builder_member_max_bytes(const char *name);
 int builder_adopt_member(struct snapshot_builder *builder, const char *name, void *data,
 			 size_t size, struct error *error);
 /*
- * MEMBER_STREAM (smaps): the member in pieces of any size as they are read,
- * parsed as they arrive, so that memory follows its longest line and its
- * VMAs, not its size (a 100 KB archive can hold a 3 GiB smaps).  begin and
+ * MEMBER_STREAM (smaps, pagemap, kpages): the member in pieces of any size
+ * as they are read, parsed as they arrive, so that memory follows its longest
+ * line or record and what is kept, not its size (a 100 KB archive can hold a
+ * 3 GiB smaps, or 3 GiB of zeros as kpages).  begin and
  * feed return 0 (go on), 1 (the rest is not wanted: skip it) or -1 (the read
  * fails); end returns 0 or -1.  Call end after the last piece unless begin
  * or feed returned nonzero.

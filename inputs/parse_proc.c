@@ -49,6 +49,8 @@ int parse_fail(const struct parse_place *place, unsigned long line, const char *
 static bool parse_digits(const char *s, const char *limit, unsigned base, uint64_t *value,
 			 const char **end)
 {
+	/* the largest value a digit may extend, worked out once: no division per digit */
+	const uint64_t cutoff = UINT64_MAX / base, last_digit = UINT64_MAX % base;
 	uint64_t v = 0;
 	const char *p = s;
 	for (; p < limit; p++) {
@@ -61,7 +63,7 @@ static bool parse_digits(const char *s, const char *limit, unsigned base, uint64
 			d = (unsigned)(*p - 'A' + 10);
 		else
 			break;
-		if (v > (UINT64_MAX - d) / base)
+		if (v > cutoff || (v == cutoff && d > last_digit))
 			return false;
 		v = v * base + d;
 	}
@@ -411,21 +413,40 @@ static int copy_records(const void *data, size_t size, size_t record_bytes, void
 	return 0;
 }
 
+int check_pagemap_record(const struct pagemap_record *r, const struct pagemap_record *previous,
+			 size_t index, const struct parse_place *place)
+{
+	if (previous && r->vaddr <= previous->vaddr)
+		return parse_fail(place, 0, "record %zu: address %#" PRIx64 " not above the previous one", index, r->vaddr);
+	if (r->vaddr & 0xfff)
+		return parse_fail(place, 0, "record %zu: address %#" PRIx64 " is not page-aligned", index, r->vaddr);
+	if (!(r->entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
+		return parse_fail(place, 0, "record %zu: entry is neither present nor swapped", index);
+	return 0;
+}
+
+int check_kpage_record(const struct kpage *k, const struct kpage *previous, size_t index,
+		       const struct parse_place *place)
+{
+	if (previous && k->pfn <= previous->pfn)
+		return parse_fail(place, 0, "record %zu: PFN %#" PRIx64 " not above the previous one", index, k->pfn);
+	if (k->pfn > PAGEMAP_PFN_MASK)
+		return parse_fail(place, 0, "record %zu: PFN %#" PRIx64 " does not fit pagemap's 55 bits", index, k->pfn);
+	if (k->mapcount > KERNEL_MAX_MAPCOUNT)
+		return parse_fail(place, 0, "record %zu: mapcount %" PRIu64 " is more than a kernel counts (2^31 - 1)",
+				  index, k->mapcount);
+	return 0;
+}
+
 int parse_pagemap(const struct pagemap_record *records, size_t size,
 		  const struct parse_place *place)
 {
 	if (size % sizeof(*records))
 		return parse_fail(place, 0, "length %zu is not a multiple of %zu bytes (truncated?)",
 				  size, sizeof(*records));
-	for (size_t i = 0; i < size / sizeof(*records); i++) {
-		const struct pagemap_record *r = &records[i];
-		if (i && r->vaddr <= r[-1].vaddr)
-			return parse_fail(place, 0, "record %zu: address %#" PRIx64 " not above the previous one", i, r->vaddr);
-		if (r->vaddr & 0xfff)
-			return parse_fail(place, 0, "record %zu: address %#" PRIx64 " is not page-aligned", i, r->vaddr);
-		if (!(r->entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
-			return parse_fail(place, 0, "record %zu: entry is neither present nor swapped", i);
-	}
+	for (size_t i = 0; i < size / sizeof(*records); i++)
+		if (check_pagemap_record(&records[i], i ? &records[i - 1] : NULL, i, place))
+			return -1;
 	return 0;
 }
 
@@ -458,15 +479,9 @@ int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *co
 {
 	if (copy_records(data, size, sizeof(struct kpage), (void **)pages, count, place))
 		return -1;
-	for (size_t i = 0; i < *count; i++) {
-		if (i && (*pages)[i].pfn <= (*pages)[i - 1].pfn)
-			return parse_fail(place, 0, "record %zu: PFN %#" PRIx64 " not above the previous one", i, (*pages)[i].pfn);
-		if ((*pages)[i].pfn > PAGEMAP_PFN_MASK)
-			return parse_fail(place, 0, "record %zu: PFN %#" PRIx64 " does not fit pagemap's 55 bits", i, (*pages)[i].pfn);
-		if ((*pages)[i].mapcount > KERNEL_MAX_MAPCOUNT)
-			return parse_fail(place, 0, "record %zu: mapcount %" PRIu64 " is more than a kernel counts (2^31 - 1)",
-					  i, (*pages)[i].mapcount);
-	}
+	for (size_t i = 0; i < *count; i++)
+		if (check_kpage_record(&(*pages)[i], i ? &(*pages)[i - 1] : NULL, i, place))
+			return -1;
 	return 0;
 }
 

@@ -75,11 +75,28 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t';
 }
 
+/* Field lines pad their numbers with up to 20 spaces and headers pad the
+ * path to column 73: runs of 8 spaces are skipped a word at a time. */
 static const char *skip_spaces(const char *p, const char *limit)
 {
+	const uint64_t spaces = UINT64_C(0x2020202020202020);
+	uint64_t word;
+	while (limit - p >= 8 && (memcpy(&word, p, 8), word == spaces))
+		p += 8;
 	while (p < limit && is_space(*p))
 		p++;
 	return p;
+}
+
+/* A file's VMAs come one after another (a library's text, data, bss), so
+ * the previous VMA's path is tried before the arena's hash. */
+static const char *intern_path(struct smaps_parser *parser, const char *path, size_t length)
+{
+	if (!parser->last_path || parser->last_path_length != length || memcmp(parser->last_path, path, length)) {
+		parser->last_path = arena_intern(parser->arena, path, length);
+		parser->last_path_length = length;
+	}
+	return parser->last_path;
 }
 
 /* "start-end perms offset major:minor inode   path" */
@@ -125,7 +142,7 @@ static int parse_vma_header(struct smaps_parser *parser, const char *p, const ch
 	if (vmas->count > parser->vma_first && vma->start < vmas->items[vmas->count - 1].end)
 		return parse_fail(parser->place, parser->line, "VMAs overlap or are out of order at %" PRIx64,
 				  vma->start);
-	vma->path = arena_intern(parser->arena, q, (size_t)(limit - q));
+	vma->path = intern_path(parser, q, (size_t)(limit - q));
 	vma->extra_first = (uint32_t)parser->extras->count;
 	parser->current = vma;
 	vmas->count++;
@@ -164,11 +181,25 @@ static bool name_is(const char *known, const char *name, size_t length)
 	return known[0] == name[0] && !strncmp(known, name, length) && !known[length];
 }
 
+/* The field names' lengths, so most names are told apart by their length
+ * and a memcmp of a few bytes, without a library call per candidate. */
+static const unsigned char *field_name_lengths(void)
+{
+	static unsigned char lengths[SMAPS_FIELD_COUNT];
+	if (!lengths[0])
+		for (int i = 0; i < SMAPS_FIELD_COUNT; i++)
+			lengths[i] = (unsigned char)strlen(smaps_field_names[i]);
+	return lengths;
+}
+
 static int find_field(struct smaps_parser *parser, const char *name, size_t length)
 {
+	const unsigned char *lengths = field_name_lengths();
+	int i = parser->last_field;
 	for (int step = 1; step <= SMAPS_FIELD_COUNT; step++) {
-		int i = (parser->last_field + step) % SMAPS_FIELD_COUNT;
-		if (name_is(smaps_field_names[i], name, length))
+		if (++i == SMAPS_FIELD_COUNT)
+			i = 0;
+		if (lengths[i] == length && !memcmp(smaps_field_names[i], name, length))
 			return i;
 	}
 	for (size_t i = 0; i < sizeof(field_aliases) / sizeof(field_aliases[0]); i++)
@@ -207,6 +238,9 @@ static int add_extra(struct smaps_parser *parser, const char *name, size_t lengt
 	return 0;
 }
 
+static int store_field(struct smaps_parser *parser, int field, const char *name, size_t length,
+		       const char *p, const char *limit);
+
 static int parse_field(struct smaps_parser *parser, const char *name, size_t length,
 		       const char *p, const char *limit)
 {
@@ -220,6 +254,13 @@ static int parse_field(struct smaps_parser *parser, const char *name, size_t len
 	int field = find_field(parser, name, length);
 	if (field < 0)
 		return add_extra(parser, name, length, p, limit);
+	return store_field(parser, field, name, length, p, limit);
+}
+
+static int store_field(struct smaps_parser *parser, int field, const char *name, size_t length,
+		       const char *p, const char *limit)
+{
+	struct vma *vma = parser->current;
 	if (vma->present_fields & (UINT32_C(1) << field))
 		return parse_fail(parser->place, parser->line, "field %.*s repeated in one VMA",
 				  (int)length, name);
@@ -259,11 +300,30 @@ static int check_vma(struct smaps_parser *parser)
 	return 0;
 }
 
+/* The bytes of a field name (letters, digits, '_'), one look-up a byte. */
+static const bool *field_name_chars(void)
+{
+	static bool table[256];
+	if (!table['_']) {
+		for (int c = 0; c < 256; c++)
+			table[c] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+		table['_'] = true;
+	}
+	return table;
+}
+
 static int parse_line(struct smaps_parser *parser, const char *p, const char *limit)
 {
 	const char *name = p;
-	while (p < limit && (*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-			     (*p >= '0' && *p <= '9')))
+	if (parser->current) {
+		/* the kernel prints fields in the table's order: try the next one as it stands */
+		int next = parser->last_field + 1 < SMAPS_FIELD_COUNT ? parser->last_field + 1 : 0;
+		size_t length = field_name_lengths()[next];
+		if ((size_t)(limit - p) > length && p[length] == ':' && !memcmp(p, smaps_field_names[next], length))
+			return store_field(parser, next, name, length, p + length + 1, limit);
+	}
+	const bool *name_chars = field_name_chars();
+	while (p < limit && name_chars[(unsigned char)*p])
 		p++;
 	if (p < limit && *p == ':' && p > name)
 		return parse_field(parser, name, (size_t)(p - name), p + 1, limit);
@@ -278,13 +338,14 @@ static int line_too_long(struct smaps_parser *parser, unsigned long line)
 			  SMAPS_LINE_MAX_BYTES);
 }
 
-/* One complete line, without its newline. */
-static int take_line(struct smaps_parser *parser, const char *p, const char *newline)
+/* One complete line, without its newline; `nul` is the first NUL byte at
+ * or after p (NULL: none), found once per piece rather than once per line. */
+static int take_line(struct smaps_parser *parser, const char *p, const char *newline, const char *nul)
 {
 	parser->line++;
 	if ((size_t)(newline - p) > SMAPS_LINE_MAX_BYTES)
 		return line_too_long(parser, parser->line);
-	if (memchr(p, '\0', (size_t)(newline - p)))
+	if (nul && nul < newline)
 		return parse_fail(parser->place, parser->line, "binary data in a text file");
 	return newline > p ? parse_line(parser, p, newline) : 0;
 }
@@ -315,17 +376,20 @@ static int parse_piece(struct smaps_parser *parser, const char *text, size_t siz
 			return keep_tail(parser, p, size);
 		if (keep_tail(parser, p, (size_t)(newline - p)))
 			return -1;
-		int status = take_line(parser, parser->tail.data, parser->tail.data + parser->tail.length);
+		const char *tail_end = parser->tail.data + parser->tail.length;
+		int status = take_line(parser, parser->tail.data, tail_end,
+				       memchr(parser->tail.data, '\0', parser->tail.length));
 		parser->tail.length = 0;
 		if (status)
 			return -1;
 		p = newline + 1;
 	}
+	const char *nul = memchr(p, '\0', (size_t)(end - p));
 	while (p < end) {
 		const char *newline = memchr(p, '\n', (size_t)(end - p));
 		if (!newline)
 			return keep_tail(parser, p, (size_t)(end - p));
-		if (take_line(parser, p, newline))
+		if (take_line(parser, p, newline, nul))
 			return -1;
 		p = newline + 1;
 	}

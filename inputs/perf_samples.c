@@ -11,6 +11,11 @@
  *   readprofile             "  4541 do_wp_page                              12.0983"
  *   readprofile -v          "c0129124 do_wp_page  4541 12.0983"
  *   samples list            "15525 page_remove_rmap"
+ *   perf script -g          "bash 1234 [000] 5.1: 250000 cycles:" then one frame a line,
+ *                           "\tffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])",
+ *                           innermost first: the leaf is the sample's symbol, each
+ *                           frame and the one below it a call (callgraph weights
+ *                           its edges with them)
  *
  * A line's shape is told by its words alone; the first line with a shape
  * decides the file's, so a header or a totals line of another shape is never
@@ -43,7 +48,7 @@
 
 enum shape {
 	SHAPE_NONE, SHAPE_PERF, SHAPE_PERF_CHILDREN, SHAPE_OPROFILE_ADDRESS, SHAPE_OPREPORT,
-	SHAPE_READPROFILE, SHAPE_READPROFILE_ADDRESS, SHAPE_COUNTS, SHAPE_COUNT
+	SHAPE_READPROFILE, SHAPE_READPROFILE_ADDRESS, SHAPE_COUNTS, SHAPE_SCRIPT, SHAPE_COUNT
 };
 
 /* What each shape is called and what its shares are of: one table. */
@@ -59,6 +64,7 @@ static const struct {
 	[SHAPE_READPROFILE] = { "readprofile", true },
 	[SHAPE_READPROFILE_ADDRESS] = { "readprofile -v", true },
 	[SHAPE_COUNTS] = { "samples list", true },
+	[SHAPE_SCRIPT] = { "perf script (call chains)", true },
 };
 
 /* One line's reading: its symbol, percent or count, and raw samples. */
@@ -236,8 +242,9 @@ static size_t symbol_length(const char *symbol)
 
 struct reader {
 	struct perf_samples *samples;
-	size_t capacity;
+	size_t capacity, call_capacity;
 	struct hash_table index;        /* symbols -> position in samples->items */
+	struct hash_table call_index;   /* (caller, callee) -> position in samples->calls */
 };
 
 static uint64_t symbol_hash(const void *context, size_t index)
@@ -265,6 +272,131 @@ static void add_sample(struct reader *reader, const struct line_reading *r)
 	hash_add(&reader->index, hash, s->count - 1, symbol_hash, s);
 }
 
+/* ---- perf script: one sample a block, its call chain one frame a line ---- */
+
+/* "\tffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])": the
+ * symbol without its offset, or false for a line that is no frame. */
+static bool script_frame(const char *line, char *symbol, size_t size)
+{
+	if (*line != ' ' && *line != '\t')
+		return false;
+	char copy[1024], *words[WORDS_MAX];
+	snprintf(copy, sizeof(copy), "%s", line);
+	size_t count = split_words(copy, words);
+	if (count < 2 || !is_hex_address(words[0]))
+		return false;
+	size_t length = strcspn(words[1], "+");
+	snprintf(symbol, size, "%.*s", (int)length, words[1]);
+	return true;
+}
+
+/* A sample's header: not indented, "comm pid ... event:" */
+static bool script_header(const char *line)
+{
+	size_t length = strlen(line);
+	while (length && isspace((unsigned char)line[length - 1]))
+		length--;
+	return *line && *line != ' ' && *line != '\t' && *line != '#' && length && line[length - 1] == ':';
+}
+
+static uint64_t call_hash_of(const char *caller, size_t caller_length, const char *callee, size_t callee_length)
+{
+	return hash_bytes_more(hash_bytes(caller, caller_length), callee, callee_length);
+}
+
+static uint64_t call_hash(const void *context, size_t index)
+{
+	const struct perf_samples *s = context;
+	return call_hash_of(s->calls[index].caller, strlen(s->calls[index].caller), s->calls[index].callee,
+			    strlen(s->calls[index].callee));
+}
+
+static void add_call(struct reader *reader, const char *caller, const char *callee)
+{
+	struct perf_samples *s = reader->samples;
+	size_t caller_length = symbol_length(caller), callee_length = symbol_length(callee);
+	uint64_t hash = call_hash_of(caller, caller_length, callee, callee_length);
+	struct hash_probe probe;
+	for (size_t i = hash_first(&reader->call_index, hash, &probe); i != HASH_NONE;
+	     i = hash_next(&reader->call_index, &probe)) {
+		struct perf_call *call = &s->calls[i];
+		if (!strncmp(call->caller, caller, caller_length) && !call->caller[caller_length] &&
+		    !strncmp(call->callee, callee, callee_length) && !call->callee[callee_length]) {
+			call->samples++;
+			return;
+		}
+	}
+	*ARRAY_PUSH(s->calls, s->call_count, reader->call_capacity) =
+		(struct perf_call){ xstrndup(caller, caller_length), xstrndup(callee, callee_length), 1 };
+	hash_add(&reader->call_index, hash, s->call_count - 1, call_hash, s);
+}
+
+/* Is the text perf script output with call chains: a header line and a
+ * frame right under it? */
+static bool is_script(const struct buffer *text)
+{
+	const char *line = text->data, *end = text->data + text->length;
+	while (line < end && (*line == '#' || *line == '\n')) {
+		const char *next = memchr(line, '\n', (size_t)(end - line));
+		line = next ? next + 1 : end;
+	}
+	const char *newline = line < end ? memchr(line, '\n', (size_t)(end - line)) : NULL;
+	if (!newline || newline - line >= 1024)
+		return false;
+	char header[1024], frame[1024], symbol[SYMBOL_MAX];
+	snprintf(header, sizeof(header), "%.*s", (int)(newline - line), line);
+	const char *second = newline + 1, *second_end = second < end ? memchr(second, '\n', (size_t)(end - second)) : NULL;
+	size_t second_length = second_end ? (size_t)(second_end - second) : (size_t)(end - second);
+	if (second >= end || second_length >= sizeof(frame))
+		return false;
+	snprintf(frame, sizeof(frame), "%.*s", (int)second_length, second);
+	return script_header(header) && script_frame(frame, symbol, sizeof(symbol));
+}
+
+/* The sample's chain, innermost first: its leaf counted, each pair a call
+ * (once per sample, however often a recursion repeats it). */
+static void end_sample(struct reader *reader, char (*frames)[SYMBOL_MAX], size_t count)
+{
+	if (!count)
+		return;
+	struct line_reading leaf = { .samples = 1, .has_samples = true, .weight = 1 };
+	size_t length = strnlen(frames[0], sizeof(leaf.symbol) - 1);
+	memcpy(leaf.symbol, frames[0], length);
+	leaf.symbol[length] = '\0';
+	add_sample(reader, &leaf);
+	for (size_t i = 0; i + 1 < count; i++) {
+		bool repeated = false;
+		for (size_t j = 0; j < i && !repeated; j++)
+			repeated = !strcmp(frames[j], frames[i]) && !strcmp(frames[j + 1], frames[i + 1]);
+		if (!repeated && strcmp(frames[i + 1], "[unknown]") && strcmp(frames[i], "[unknown]"))
+			add_call(reader, frames[i + 1], frames[i]);
+	}
+}
+
+/* A chain deeper than this is cut (perf's own default limit is 127). */
+#define FRAMES_MAX 256
+
+static void read_script(struct buffer *text, struct reader *reader)
+{
+	static char frames[FRAMES_MAX][SYMBOL_MAX];   /* one reader at a time: the command's */
+	size_t count = 0;
+	for (char *line = text->data, *end; line < text->data + text->length; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(text->data + text->length - line));
+		if (!end)
+			end = text->data + text->length;
+		*end = '\0';
+		char symbol[SYMBOL_MAX];
+		if (script_frame(line, symbol, sizeof(symbol))) {
+			if (count < FRAMES_MAX)
+				snprintf(frames[count++], SYMBOL_MAX, "%s", symbol);
+		} else if (script_header(line) || !*line) {
+			end_sample(reader, frames, count);
+			count = 0;
+		}
+	}
+	end_sample(reader, frames, count);
+}
+
 static int by_share(const void *a, const void *b)
 {
 	const struct perf_sample *x = a, *y = b;
@@ -282,19 +414,51 @@ static void share_counts(struct perf_samples *s, enum shape shape, uint64_t tota
 	s->total_samples = total_line ? total_line : listed;
 	s->share_of = shapes[shape].counts ? (total_line ? "the total line" : "the listed samples")
 		      : shape == SHAPE_PERF_CHILDREN ? "all samples (Self column)" : "all samples";
-	if (!shapes[shape].counts)
-		return;
+	s->has_total = !shapes[shape].counts || total_line;
+	s->has_counts = true;
 	for (size_t i = 0; i < s->count; i++)
-		s->items[i].percent = s->total_samples ? 100.0 * (double)s->items[i].samples / (double)s->total_samples : 0;
+		s->has_counts = s->has_counts && s->items[i].has_samples;
+	if (shapes[shape].counts)
+		for (size_t i = 0; i < s->count; i++)
+			s->items[i].percent = s->total_samples ? 100.0 * (double)s->items[i].samples / (double)s->total_samples : 0;
+	s->floor_percent = s->items[0].percent;
+	s->floor_samples = s->items[0].samples;
+	for (size_t i = 1; i < s->count; i++) {
+		if (s->items[i].percent < s->floor_percent)
+			s->floor_percent = s->items[i].percent;
+		if (s->items[i].samples < s->floor_samples)
+			s->floor_samples = s->items[i].samples;
+	}
 }
 
 static int read_text(const char *path, struct buffer *text, struct reader *reader, struct error *error)
 {
 	struct perf_samples *s = reader->samples;
+	if (is_script(text)) {
+		read_script(text, reader);
+		if (!s->count) {
+			input_error_set(error, path, NULL, 0, "perf script: no sample with a call chain");
+			return -1;
+		}
+		s->format = shapes[SHAPE_SCRIPT].name;
+		share_counts(s, SHAPE_SCRIPT, 0);
+		s->has_total = true;   /* every sample is there */
+		s->share_of = "all samples";
+		return 0;
+	}
 	enum shape format = SHAPE_NONE;
 	uint64_t total_line = 0;
 	bool data_seen = false;
 	unsigned long number = 0;
+	/* random bytes held lines of some shape (4 MiB of them read as two symbols) */
+	const char *nul = memchr(text->data, '\0', text->length);
+	if (nul) {
+		unsigned long line_of_nul = 1;
+		for (const char *p = text->data; p < nul; p++)
+			line_of_nul += *p == '\n';
+		input_error_set(error, path, NULL, line_of_nul, "binary data: not a profile text");
+		return -1;
+	}
 	for (char *line = text->data, *end; line < text->data + text->length; line = end + 1) {
 		end = memchr(line, '\n', (size_t)(text->data + text->length - line));
 		if (!end)
@@ -312,6 +476,11 @@ static int read_text(const char *path, struct buffer *text, struct reader *reade
 		enum shape shape = read_line(line, &r);
 		if (shape == SHAPE_NONE || (format && shape != format))
 			continue;
+		if (!shapes[shape].counts && !(r.weight <= 100.0)) {
+			input_error_set(error, path, NULL, number, "a share of %g%%: no share is more than 100%%",
+					r.weight);
+			return -1;
+		}
 		format = shape;
 		data_seen = true;
 		if (shapes[shape].counts && !strcmp(r.symbol, "total")) {
@@ -337,14 +506,13 @@ int perf_samples_read(const char *path, struct perf_samples *samples, struct err
 	struct buffer text = { 0 };
 	struct reader reader = { .samples = samples };
 	memset(samples, 0, sizeof(*samples));
-	int problem = file_read_at(AT_FDCWD, path, &text);
-	if (problem) {
-		input_error_set(error, path, NULL, 0, "%s", strerror(problem));
+	if (file_read_input(path, "profile of samples", FILE_LIMIT_PERF_REPORT_BYTES, &text, error)) {
 		buffer_free(&text);
 		return -1;
 	}
 	int status = read_text(path, &text, &reader, error);
 	hash_free(&reader.index);
+	hash_free(&reader.call_index);
 	buffer_free(&text);
 	if (status) {
 		perf_samples_free(samples);
@@ -359,5 +527,10 @@ void perf_samples_free(struct perf_samples *samples)
 	for (size_t i = 0; i < samples->count; i++)
 		free(samples->items[i].symbol);
 	free(samples->items);
+	for (size_t i = 0; i < samples->call_count; i++) {
+		free(samples->calls[i].caller);
+		free(samples->calls[i].callee);
+	}
+	free(samples->calls);
 	memset(samples, 0, sizeof(*samples));
 }

@@ -307,18 +307,34 @@ struct perf_sample {
 	bool has_samples;
 	double percent;                 /* of what: perf_samples.share_of */
 };
+/* A call seen in call chains (perf script -g): caller -> callee, in how many
+ * samples (a recursion counts once per sample). */
+struct perf_call {
+	char *caller, *callee;
+	uint64_t samples;
+};
 struct perf_samples {
 	struct perf_sample *items;      /* largest share first */
 	size_t count;
+	struct perf_call *calls;        /* from call chains, else none */
+	size_t call_count;
 	const char *format;             /* "perf report", "opreport -l", "readprofile", ... */
 	const char *share_of;           /* "all samples", "the listed samples", "the total line", ... */
 	uint64_t total_samples;         /* counts' denominator (counting shapes), else 0 */
+	bool has_total;                 /* shares are of all samples (perf, oprofile, a total
+					   line), not only of the listed ones */
+	bool has_counts;                /* every line gave a raw count */
+	double floor_percent;           /* the smallest share listed: a symbol not listed
+					   had less (a cut-off listing says nothing more) */
+	uint64_t floor_samples;         /* the smallest count listed (has_counts) */
 	size_t sections_ignored;        /* perf event sections after the first */
 };
 
 /* Read the text of a kernel profile in any shape it was posted in (perf
  * report --stdio with or without --children, opreport -l, oprofile with an
  * address column, readprofile, "samples symbol" lists: inputs/perf_samples.c).
+ * `perf script` output with call chains gives each sample's leaf as its
+ * symbol's count and every caller/callee pair of its chain as a call.
  * Linear in lines.  0, or -1 with *error filled. */
 int perf_samples_read(const char *path, struct perf_samples *samples, struct error *error);
 void perf_samples_free(struct perf_samples *samples);

@@ -131,19 +131,35 @@ static int compare_file_keys(const void *a, const void *b)
 	return model_compare_keys(xs, ys, sizeof(xs) / sizeof(xs[0]));
 }
 
-/* How many VMAs of the snapshot map a file: an upper bound on m of its pages. */
-static uint64_t file_mappers(const struct file_key *keys, size_t count, const struct vma *v)
+/* A file and how many VMAs of the snapshot map it: an upper bound on m of
+ * its pages.  Each run of equal keys is counted once, when the table is
+ * made, so a file mapped by every process costs one pass, not m² steps. */
+struct file_mappers {
+	struct file_key key;
+	uint64_t mappers;
+};
+
+/* Sorts `keys` and folds each run of equal keys into one entry of `files`
+ * (at most `count`); returns how many distinct files. */
+static size_t count_file_mappers(struct file_key *keys, size_t count, struct file_mappers *files)
+{
+	qsort(keys, count, sizeof(*keys), compare_file_keys);
+	size_t distinct = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (distinct && !compare_file_keys(&files[distinct - 1].key, &keys[i])) {
+			files[distinct - 1].mappers++;
+			continue;
+		}
+		files[distinct++] = (struct file_mappers){ keys[i], 1 };
+	}
+	return distinct;
+}
+
+static uint64_t file_mappers(const struct file_mappers *files, size_t count, const struct vma *v)
 {
 	struct file_key key = { v->dev_major, v->dev_minor, v->inode };
-	const struct file_key *hit = bsearch(&key, keys, count, sizeof(key), compare_file_keys);
-	if (!hit)
-		return 1;
-	const struct file_key *first = hit, *end = keys + count;
-	while (first > keys && !compare_file_keys(first - 1, &key))
-		first--;
-	while (hit < end && !compare_file_keys(hit, &key))
-		hit++;
-	return (uint64_t)(hit - first);
+	const struct file_mappers *hit = bsearch(&key, files, count, sizeof(*files), compare_file_keys);
+	return hit ? hit->mappers : 1;
 }
 
 struct vma_pages {
@@ -284,7 +300,9 @@ static void estimate_chains(struct model_context *c)
 	for (size_t g = 0; g < s->vma_count; g++)
 		if (s->vmas[g].inode)
 			keys[key_count++] = (struct file_key){ s->vmas[g].dev_major, s->vmas[g].dev_minor, s->vmas[g].inode };
-	qsort(keys, key_count, sizeof(*keys), compare_file_keys);
+	struct file_mappers *files = xreallocarray(NULL, key_count + 1, sizeof(*files));
+	size_t file_count = count_file_mappers(keys, key_count, files);
+	free(keys);
 	for (size_t d = 0; d < r->design_count; d++)
 		r->designs[d].pte_chain_estimate.method = model_pte_chain_method;
 	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
@@ -307,14 +325,14 @@ static void estimate_chains(struct model_context *c)
 		 * most once per VMA of the file */
 		vp.m_max = s->process_count;
 		if (v->inode) {
-			uint64_t mappers = file_mappers(keys, key_count, v);
+			uint64_t mappers = file_mappers(files, file_count, v);
 			if (mappers > vp.m_max)
 				vp.m_max = mappers;
 		}
 		for (size_t d = 0; d < r->design_count; d++)
 			estimate_vma_chains(&r->designs[d], &vp);
 	}
-	free(keys);
+	free(files);
 	free(drift);
 }
 

@@ -7,6 +7,7 @@
  * (model_internal.h): a snapshot of a thousand processes over one segment
  * costs what one of them costs, plus a few words per process and chunk.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -780,6 +781,29 @@ static size_t design_index(struct model_result *r, size_t *capacity, const struc
 	return r->design_count++;
 }
 
+/*
+ * What the snapshot says it is must be what the model can model: the page
+ * size it counts in (an aarch64 snapshot of 64 KiB pages was modelled as
+ * x86_64's 4 KiB ones; an architecture without profiles of its own and
+ * 4 KiB pages is priced like x86_64, as profiles_fit says), and addresses a
+ * 32-bit profile's space can hold (an i386 snapshot with VMAs above 4 GiB).
+ */
+static int check_snapshot_fits(const struct snapshot *s, const struct rmap_profile *current,
+			       bool own_geometry, struct error *error)
+{
+	const char *arch = s->info.arch;
+	if (s->info.page_size && s->info.page_size != MODEL_PAGE_BYTES)   /* 0: a snapshot built in memory */
+		return error_set(error, s->source, 0, "snapshot.info: pages of %" PRIu64 " bytes: the model "
+				 "counts %u-byte pages only", (uint64_t)s->info.page_size, MODEL_PAGE_BYTES);
+	if (own_geometry || !current || current->pointer_bytes != 4)
+		return 0;
+	for (size_t i = 0; i < s->vma_count; i++)
+		if (s->vmas[i].end > (UINT64_C(1) << 32))
+			return error_set(error, s->source, 0, "a VMA ends at %#" PRIx64 ", above the 4 GiB a "
+					 "%s address space holds", s->vmas[i].end, arch);
+	return 0;
+}
+
 static int choose_profiles(struct model_context *c, struct error *error)
 {
 	const struct model_options *o = c->options;
@@ -794,6 +818,8 @@ static int choose_profiles(struct model_context *c, struct error *error)
 		r->designs[r->design_count++] = (struct model_design){
 			.profile = o->designs ? o->designs[d] : &set->rmaps[d], .selected = true };
 	const struct rmap_profile *current = profiles_fit(set, c->snapshot->info.arch, NULL);
+	if (check_snapshot_fits(c->snapshot, current, o->geometry != NULL, error))
+		return -1;
 	r->current_design = current ? design_index(r, &capacity, current) : SIZE_MAX;
 	/* every design's baseline is computed too, so its savings always exist */
 	for (size_t d = 0; d < r->design_count; d++)

@@ -451,6 +451,8 @@ int profiles_load_buffer(struct profile_set *set, const char *name, const char *
 {
 	/* NONET: never fetch anything; no NOENT/DTDLOAD/DTDVALID: entities stay
 	 * unexpanded and no external subset is read. */
+	if (length > FILE_LIMIT_PROFILE_BYTES)   /* libxml2 takes an int: never cut a longer text short */
+		return fail_at(error, name, 0, "%zu bytes: no profile is that large", length);
 	xml_errors_begin();
 	xmlDocPtr doc = xmlReadMemory(text, (int)length, name, NULL, XML_PARSE_NONET | XML_PARSE_NOCDATA);
 	xml_errors_end();
@@ -478,9 +480,8 @@ int profiles_load_buffer(struct profile_set *set, const char *name, const char *
 int profiles_load_file(struct profile_set *set, const char *path, struct error *error)
 {
 	struct buffer text = { 0 };
-	int read_error = file_read_at(AT_FDCWD, path, &text);  /* base/file.h */
-	int status = read_error ? fail_at(error, path, 0, "%s", strerror(read_error))
-				: profiles_load_buffer(set, path, text.data ? text.data : "", text.length, error);
+	int status = file_read_input(path, "profile", FILE_LIMIT_PROFILE_BYTES, &text, error)  /* base/file.h */
+		? -1 : profiles_load_buffer(set, path, text.data ? text.data : "", text.length, error);
 	buffer_free(&text);
 	return status;
 }

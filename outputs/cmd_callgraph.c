@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/escape.h"
@@ -34,8 +35,8 @@ static const char usage_text[] =
 "  --path JOB          one job's rmap paths, small enough to read: fork, fault,\n"
 "                      exit, munmap or reclaim (says on stderr what it pruned)\n"
 "  --depth N           keep only entry-to-sink paths of at most N calls\n"
-"  --shortest          keep only the shortest paths from each entry to each\n"
-"                      sink it reaches (legible pictures)\n"
+"  --shortest          keep one shortest path from each entry to each sink it\n"
+"                      reaches (legible pictures)\n"
 "  --all               keep the whole call graph (roles still marked)\n"
 "  -j, --jobs N        parser threads (default: online cores)\n"
 "  --no-cache          neither read nor write the per-file cache\n"
@@ -43,9 +44,10 @@ static const char usage_text[] =
 "  --config FILE       kernel .config (plain or compressed) to parse with\n"
 "  --libclang N|FILE   the libclang to use: a version (14 to 19) or a library file\n"
 "                      (default: $PTSCOPE_LIBCLANG, else the newest installed)\n"
-"  --format FORMAT     tree (cflow-style text with file:line), json, xml, dot, svg,\n"
-"                      png or pdf (default: from -o, else dot); png and pdf are\n"
-"                      not written to a terminal\n"
+"  --format FORMAT     tree (cflow-style text with file:line, overlay figures as\n"
+"                      a column), table (two profiles as perf diff does), json,\n"
+"                      xml, dot, svg, png or pdf (default: from -o, else dot);\n"
+"                      png and pdf are not written to a terminal\n"
 "  --page SIZE         lay png/pdf out for an a4 or letter page or a 1920-pixel\n"
 "                      screen (default: pdf a4, png screen)\n"
 "  -o, --output FILE   write here (.svg .png .pdf .dot .json .xml .txt); default stdout\n"
@@ -61,10 +63,17 @@ static const char usage_text[] =
 "  --overlay-profile FILE  shade functions by their share of a kernel profile\n"
 "                      (perf report --stdio [--children], opreport -l, oprofile,\n"
 "                      readprofile or 'samples symbol' text)\n"
-"  --versus BEFORE     with --overlay-profile: colour the change in share from\n"
-"                      the BEFORE profile; without it, BEFORE is an older\n"
-"                      kernel tree: both trees' rmap paths in one graph, the\n"
-"                      functions and calls only one of them has coloured\n"
+"  --versus BEFORE     an older kernel tree (a folder): both trees' rmap paths in\n"
+"                      one graph, the functions and calls only one of them has\n"
+"                      coloured; or, a file with --overlay-profile, the BEFORE\n"
+"                      profile (as --baseline-profile)\n"
+"  --baseline-profile FILE  with --overlay-profile: colour the change from this\n"
+"                      BEFORE profile (placed on the --versus tree when given)\n"
+"  --compare WHAT      counts or shares: how the two profiles are compared\n"
+"                      (default: counts when neither listing has a total, else\n"
+"                      shares of all samples); the legend says which\n"
+"  --reverse NAME      instead of the graph, who calls NAME (a function or\n"
+"                      pattern) and who calls those, as indented text (cflow -r)\n"
 "  --unresolved        instead of the graph, list the calls through function-\n"
 "                      pointer fields no parsed file stores a function in\n"
 "                      (FILE:LINE: CALLER calls through struct.field)\n"
@@ -80,11 +89,13 @@ struct arguments {
 	const char **entries, **sinks, **files, **excludes;
 	const char *output;
 	const char *format_name;
-	const char *overlay_snapshot, *design, *overlay_profile, *versus;
+	const char *overlay_snapshot, *design, *overlay_profile, *versus, *baseline_profile;
+	enum overlay_compare compare;
 	const struct analyzer_path *path;       /* --path preset */
 	enum graph_page page;
 	bool quiet;
 	bool unresolved;            /* list the unresolved pointer calls instead of the graph */
+	const char *reverse;        /* --reverse: print this function's callers instead */
 };
 
 static void push(const char ***list, size_t *count, const char *value)
@@ -106,7 +117,7 @@ static bool positive_number(const char *text, int *value)
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
        OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
        OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_UNRESOLVED,
-       OPT_LIBCLANG };
+       OPT_LIBCLANG, OPT_BASELINE_PROFILE, OPT_COMPARE, OPT_REVERSE };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -131,7 +142,10 @@ static const struct option long_options[] = {
 	{ "page", required_argument, NULL, OPT_PAGE },
 	{ "libclang", required_argument, NULL, OPT_LIBCLANG },
 	{ "versus", required_argument, NULL, OPT_VERSUS },
+	{ "baseline-profile", required_argument, NULL, OPT_BASELINE_PROFILE },
+	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "unresolved", no_argument, NULL, OPT_UNRESOLVED },
+	{ "reverse", required_argument, NULL, OPT_REVERSE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -180,7 +194,22 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		case OPT_DESIGN: a->design = optarg; break;
 		case OPT_OVERLAY_PROFILE: a->overlay_profile = optarg; break;
 		case OPT_VERSUS: a->versus = optarg; break;
+		case OPT_BASELINE_PROFILE: a->baseline_profile = optarg; break;
+		case OPT_COMPARE:
+			for (a->compare = OVERLAY_COMPARE_SHARES; overlay_compare_names[a->compare] &&
+			     strcmp(overlay_compare_names[a->compare], optarg); a->compare++)
+				;
+			if (!overlay_compare_names[a->compare])
+				return unknown_word("--compare", optarg, &overlay_compare_names[1], sizeof(char *));
+			break;
 		case OPT_UNRESOLVED: a->unresolved = true; break;
+		case OPT_REVERSE:
+			/* the one sink, in the whole graph: every caller, not only
+			 * those an entry reaches */
+			a->reverse = optarg;
+			push(&a->sinks, &o->sink_count, optarg);
+			o->no_default_sinks = o->all = true;
+			break;
 		case OPT_PATH:
 			if (!(a->path = analyzer_path_named(optarg)))
 				return unknown_word("--path", optarg, &analyzer_paths[0].name, sizeof(analyzer_paths[0]));
@@ -209,6 +238,38 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		return 1;
 	}
 	o->source = argv[optind];
+	/* the names typed, before a preset's own: those must name something */
+	o->checked_entries = o->entry_count;
+	o->checked_sinks = o->sink_count;
+	o->checked_excludes = o->exclude_count;
+	/* --versus is the old tree when it is a folder; a file with
+	 * --overlay-profile is the BEFORE profile, as it always was */
+	struct stat st;
+	if (a->versus && a->overlay_profile && !a->baseline_profile &&
+	    !(stat(a->versus, &st) == 0 && S_ISDIR(st.st_mode))) {
+		a->baseline_profile = a->versus;
+		a->versus = NULL;
+	}
+	if (a->reverse && (a->unresolved || a->path || (a->format_name && strcmp(a->format_name, "tree")) ||
+			   a->overlay_snapshot || a->overlay_profile || a->versus)) {
+		fprintf(stderr, "ptscope: callgraph: --reverse writes callers as text: not with --format other "
+			"than tree, --path, --unresolved, --versus or an overlay\n");
+		return 1;
+	}
+	if (a->format_name && !strcmp(a->format_name, "table") && !a->overlay_profile) {
+		fprintf(stderr, "ptscope: callgraph: --format table lists profiles: give --overlay-profile "
+			"(and --baseline-profile)\n");
+		return 1;
+	}
+	if (a->baseline_profile && !a->overlay_profile) {
+		fprintf(stderr, "ptscope: callgraph: --baseline-profile needs --overlay-profile (the AFTER profile)\n");
+		return 1;
+	}
+	if (a->compare != OVERLAY_COMPARE_AUTO && !a->baseline_profile) {
+		fprintf(stderr, "ptscope: callgraph: --compare needs two profiles: --overlay-profile and "
+			"--baseline-profile\n");
+		return 1;
+	}
 	if (a->path) {
 		/* the preset's entries, sinks and side paths, beside any given */
 		o->no_default_entries = o->no_default_sinks = true;
@@ -232,7 +293,7 @@ static enum graph_format choose_format(const struct arguments *a)
 		enum graph_format format = graph_format_from_name(a->format_name);
 		if (format == GRAPH_FORMAT_NONE)
 			fprintf(stderr, "ptscope: callgraph: --format: unknown format '%s' "
-				"(tree, json, xml, dot, svg, png, pdf)\n", a->format_name);
+				"(tree, table, json, xml, dot, svg, png, pdf)\n", a->format_name);
 		return format;
 	}
 	if (!a->output || !strcmp(a->output, "-"))
@@ -248,8 +309,7 @@ static enum graph_format choose_format(const struct arguments *a)
 static void say_cache_refused(const struct callgraph *graph)
 {
 	if (graph->summary.cache_refused)
-		fprintf(stderr, "ptscope: %s: cannot create the cache folder; caching nothing this run\n",
-			graph->summary.cache_refused);
+		fprintf(stderr, "ptscope: %s; caching nothing this run\n", graph->summary.cache_refused);
 }
 
 static void print_summary(const struct callgraph *graph)
@@ -259,12 +319,13 @@ static void print_summary(const struct callgraph *graph)
 		"configuration: %s; %s\n", s->files, s->files_parsed, s->files_cached, s->files_failed,
 		s->config, s->libclang ? s->libclang : "libclang");
 	if (s->config_symbols_supplied)
-		fprintf(stderr, "ptscope: callgraph: no configuration in the tree: supplied %zu "
-			"symbols that decide the MMU paths\n", s->config_symbols_supplied);
+		fprintf(stderr, "ptscope: callgraph: the tree's configuration does not set %zu "
+			"symbols that decide the MMU paths: supplied\n", s->config_symbols_supplied);
 	fprintf(stderr, "ptscope: callgraph: diagnostics counted, not fatal: %zu errors, %zu warnings",
 		s->errors, s->warnings);
 	if (s->flags_dropped)
-		fprintf(stderr, "; %zu gcc-only flags dropped", s->flags_dropped);
+		fprintf(stderr, "; %zu compile-database words dropped (not on the flag allowlist: %s)",
+			s->flags_dropped, s->flags_dropped_names ? s->flags_dropped_names : "");
 	fprintf(stderr, "%s%s\n", s->first_error ? "; first: " : "", s->first_error ? s->first_error : "");
 	for (size_t i = 0; i < graph->error_file_count; i++) {
 		const struct cg_error_file *e = &graph->error_files[i];
@@ -274,6 +335,16 @@ static void print_summary(const struct callgraph *graph)
 			fprintf(stderr, " %s", e->functions[f]);
 		fprintf(stderr, "%s\n", e->function_count > 12 ? " ..." : "");
 	}
+	/* the places that failed, a header once: what to fix or to know */
+	size_t shown = graph->error_site_count < 8 ? graph->error_site_count : 8;
+	for (size_t i = 0; i < shown; i++) {
+		const struct cg_error_site *e = &graph->error_sites[i];
+		fprintf(stderr, "ptscope: callgraph: %s:%u: %s (in %zu file%s)%s%s\n", e->file, e->line, e->message,
+			e->units, e->units == 1 ? "" : "s", e->why ? ": " : "", e->why ? e->why : "");
+	}
+	if (graph->error_site_count > shown)
+		fprintf(stderr, "ptscope: callgraph: %zu more places with errors (--format json lists them all)\n",
+			graph->error_site_count - shown);
 	fprintf(stderr, "ptscope: callgraph: %zu functions, %zu calls, %zu call sites through "
 		"function-pointer fields (%zu unresolved); kept %zu functions, %zu calls\n",
 		s->functions, s->calls, s->indirect_sites, s->indirect_unresolved,
@@ -298,6 +369,20 @@ static int write_unresolved(const struct callgraph *graph, const char *path, str
 		fputc('\n', out);
 	}
 	if (!out) {
+		output_discard(&output);
+		return error_internal(error, path ? path : "stdout", 0, "cannot write");
+	}
+	return output_publish(&output, error);
+}
+
+/* --reverse: the callers of the sink, as indented text. */
+static int write_callers(const struct callgraph *graph, const char *path, struct error *error)
+{
+	struct output output;
+	if (output_open(&output, path, error))
+		return -1;
+	FILE *out = output_stream(&output);
+	if (!out || !graph_write_callers(graph, out)) {
 		output_discard(&output);
 		return error_internal(error, path ? path : "stdout", 0, "cannot write");
 	}
@@ -341,8 +426,8 @@ static void say_pruned(const struct arguments *a, const struct callgraph *kept)
 static int run(struct arguments *a, enum graph_format format)
 {
 	struct overlay_request request = { a->overlay_snapshot, a->design, a->overlay_profile,
-					   a->overlay_profile ? a->versus : NULL, !a->quiet && isatty(STDERR_FILENO) };
-	const char *old_tree = a->overlay_profile ? NULL : a->versus;
+					   a->baseline_profile, !a->quiet && isatty(STDERR_FILENO), a->compare };
+	const char *old_tree = a->versus;
 	bool overlaid = a->overlay_snapshot || a->overlay_profile || old_tree;
 	struct overlay_inputs *inputs = NULL;
 	struct graph_overlay overlay = { .title = "" };
@@ -376,6 +461,8 @@ static int run(struct arguments *a, enum graph_format format)
 		status = overlay_place(inputs, drawn, &overlay, &error);
 	if (!status && versus.graph)
 		tree_versus_mark(&versus, &overlay);
+	if (!status && versus.graph && a->baseline_profile)
+		overlay_profiles_on_trees(drawn, &overlay);
 	if (!status && !a->quiet) {
 		print_summary(graph);
 		char unplaced[1024];
@@ -385,6 +472,8 @@ static int run(struct arguments *a, enum graph_format format)
 	}
 	if (!status && a->unresolved)
 		status = write_unresolved(graph, a->output, &error);
+	else if (!status && a->reverse)
+		status = write_callers(graph, a->output, &error);
 	else if (!status)
 		status = graph_write(drawn, overlaid ? &overlay : NULL, format, a->page, a->output, &error);
 	if (status) {
@@ -404,7 +493,7 @@ int cmd_callgraph(int argc, char **argv)
 	struct arguments a = { .options = { .depth = 0 } };
 	int status = parse_arguments(argc, argv, &a);
 	enum graph_format format = GRAPH_FORMAT_NONE;
-	if (status == 0 && !a.unresolved && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
+	if (status == 0 && !a.unresolved && !a.reverse && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
 		status = 1;
 	/* PNG and PDF bytes would garble a terminal: refused before any parsing */
 	if (status == 0 && (format == GRAPH_FORMAT_PNG || format == GRAPH_FORMAT_PDF) &&

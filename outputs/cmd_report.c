@@ -124,7 +124,7 @@ static int write_output(const char *path, const struct model_result *result, con
 	struct error error;
 	if (output_open(&output, path, &error) != 0) {
 		error_print(&error);
-		return STATUS_INTERNAL;  /* an output failure, as a write that fails later */
+		return (int)error.status;  /* an output failure (2), or an input named as output (1) */
 	}
 	FILE *out = output_stream(&output);
 	if (!out || report_write(out, result, options) != 0 ||
@@ -137,7 +137,7 @@ static int write_output(const char *path, const struct model_result *result, con
 	}
 	if (output_publish(&output, &error) != 0) {
 		error_print(&error);
-		return STATUS_INTERNAL;
+		return (int)error.status;
 	}
 	return STATUS_OK;
 }

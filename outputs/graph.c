@@ -36,6 +36,7 @@ static const struct format_row {
 	[GRAPH_FORMAT_JSON] = { "json", NULL },
 	[GRAPH_FORMAT_XML] = { "xml", NULL },
 	[GRAPH_FORMAT_TREE] = { "tree", NULL },
+	[GRAPH_FORMAT_TABLE] = { "table", NULL },
 };
 #define FORMAT_COUNT (sizeof(formats) / sizeof(formats[0]))
 
@@ -124,25 +125,25 @@ static void set(void *object, const char *name, const char *value)
 	free(clean);
 }
 
+/* The cluster of node `node`'s file.  Nodes are sorted by file and come
+ * in order, so the previous node's cluster is reused while the file stays
+ * the same (one comparison a node, not a walk back over its file's nodes);
+ * the first node of a file names its cluster. */
 static Agraph_t *cluster_for(Agraph_t *graph, Agraph_t **clusters, const struct callgraph *cg,
 			     size_t node)
 {
-	/* nodes are sorted by file: the first node of a file owns its cluster */
-	size_t first = node;
-	while (first > 0 && !strcmp(cg->nodes[first - 1].file, cg->nodes[node].file))
-		first--;
-	if (!clusters[first]) {
-		char name[64];
-		snprintf(name, sizeof(name), "cluster_%zu", first);
-		clusters[first] = agsubg(graph, name, 1);
-		set(clusters[first], "label", cg->nodes[node].file);
-		set(clusters[first], "style", "rounded,filled");
-		set(clusters[first], "fillcolor", "#f7f7f2");
-		set(clusters[first], "color", "#b0b0a8");
-		set(clusters[first], "fontname", "Helvetica-Bold");
-		set(clusters[first], "fontsize", "12");
-	}
-	return clusters[first];
+	if (node > 0 && clusters[node - 1] && !strcmp(cg->nodes[node - 1].file, cg->nodes[node].file))
+		return clusters[node] = clusters[node - 1];
+	char name[64];
+	snprintf(name, sizeof(name), "cluster_%zu", node);
+	Agraph_t *cluster = clusters[node] = agsubg(graph, name, 1);
+	set(cluster, "label", cg->nodes[node].file);
+	set(cluster, "style", "rounded,filled");
+	set(cluster, "fillcolor", "#f7f7f2");
+	set(cluster, "color", "#b0b0a8");
+	set(cluster, "fontname", "Helvetica-Bold");
+	set(cluster, "fontsize", "12");
+	return cluster;
 }
 
 /* 30109 -> "30,109": counts of this size are read at a glance with separators. */
@@ -184,16 +185,20 @@ static size_t event_lines(const struct overlay_count *events, char *label, size_
 	return used;
 }
 
-/* "12.3% of samples", or with a baseline "12.3% (was 4.5%, +7.8)" */
-static size_t share_lines(const struct overlay_node *node, bool baseline, char *label, size_t size, size_t used)
+/* "12.3% of samples", or with a baseline "12.3% (was < 0.82%, >+11.5)" or,
+ * counts compared, "1,983 (was 15,525, x0.13 -13,542)" */
+static size_t share_lines(const struct graph_overlay *overlay, const struct overlay_node *node, char *label,
+			  size_t size, size_t used)
 {
-	if (!baseline && node->share.present)
+	if (!overlay->has_baseline && node->share.present)
 		return append(label, size, used, "\n%.1f%% of samples", node->share.percent);
-	if (!baseline || (!node->share.present && !node->baseline.present))
+	if (!overlay->has_baseline || (!node->share.present && !node->baseline.present))
 		return used;
-	double after = node->share.present ? node->share.percent : 0;
-	double before = node->baseline.present ? node->baseline.percent : 0;
-	return append(label, size, used, "\n%.1f%% (was %.1f%%, %+.1f)", after, before, after - before);
+	char after[48], before[48], change[64];
+	overlay_side_text(overlay, &node->share, false, after, sizeof(after));
+	overlay_side_text(overlay, &node->baseline, true, before, sizeof(before));
+	overlay_change_text(overlay, &node->change, change, sizeof(change));
+	return append(label, size, used, "\n%s (was %s%s%s)", after, before, change[0] ? ", " : "", change);
 }
 
 /* A function's label: its name, its shares and what the model counts on it. */
@@ -204,7 +209,7 @@ static void node_label(const struct graph_overlay *overlay, size_t index, const 
 	if (!overlay)
 		return;
 	const struct overlay_node *node = &overlay->nodes[index];
-	used = share_lines(node, overlay->has_baseline, label, size, used);
+	used = share_lines(overlay, node, label, size, used);
 	if (node->pricing == OVERLAY_NOT_MODELLED)
 		append(label, size, used, "\n(not modelled)");
 	else if (node->pricing == OVERLAY_COUNTED_ELSEWHERE)
@@ -220,10 +225,9 @@ static void sample_shade(const struct graph_overlay *overlay, size_t index, Agno
 	const struct overlay_node *o = &overlay->nodes[index];
 	char colour[32];
 	if (overlay->has_baseline) {
-		if (!o->share.present && !o->baseline.present)
+		if (!o->change.known)
 			return;
-		double change = (o->share.present ? o->share.percent : 0) - (o->baseline.present ? o->baseline.percent : 0);
-		double t = overlay->largest_change > 0 ? change / overlay->largest_change : 0;
+		double t = overlay_change_scale(overlay, &o->change);
 		snprintf(colour, sizeof(colour), "%.3f %.3f 1.0", t >= 0 ? 0.0 : 0.6, 0.05 + 0.8 * fabs(t));
 	} else {
 		if (!o->share.present)
@@ -354,6 +358,13 @@ static void add_edges(Agraph_t *graph, const struct callgraph *cg, const struct 
 		}
 		if (overlay && overlay->has_events)
 			edge_events(overlay, i, arrow);
+		if (overlay && overlay->edges[i].has_call_samples) {
+			/* the samples whose chains hold the call: beside the arrow */
+			char label[48];
+			snprintf(label, sizeof(label), "%llu sample%s", overlay->edges[i].call_samples,
+				 overlay->edges[i].call_samples == 1 ? "" : "s");
+			set(arrow, "xlabel", label);
+		}
 	}
 }
 
@@ -362,7 +373,8 @@ static void add_edges(Agraph_t *graph, const struct callgraph *cg, const struct 
 static void add_legend(Agraph_t *graph, const struct graph_overlay *overlay)
 {
 	Agraph_t *legend = agsubg(graph, (char *)"cluster_legend", 1);
-	set(legend, "label", "change in share of samples (percentage points)");
+	set(legend, "label", overlay->compare_counts ? "ratio of samples, after / before (counts compared)"
+						     : "change in share of samples (percentage points; shares compared)");
 	set(legend, "style", "rounded");
 	set(legend, "color", "#b0b0a8");
 	set(legend, "rank", "same");
@@ -371,7 +383,10 @@ static void add_legend(Agraph_t *graph, const struct graph_overlay *overlay)
 		char name[32], label[32], colour[32];
 		double t = step / 2.0;
 		snprintf(name, sizeof(name), "legend_%d", step + 2);
-		snprintf(label, sizeof(label), "%+.1f", t * overlay->largest_change);
+		if (overlay->compare_counts)
+			snprintf(label, sizeof(label), "x%.2f", exp2(t * overlay->largest_change));
+		else
+			snprintf(label, sizeof(label), "%+.1f", t * overlay->largest_change);
 		snprintf(colour, sizeof(colour), "%.3f %.3f 1.0", t >= 0 ? 0.0 : 0.6, 0.05 + 0.8 * fabs(t));
 		Agnode_t *swatch = agnode(legend, name, 1);
 		set(swatch, "label", label);
@@ -500,7 +515,8 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 	error->message[0] = '\0';   /* graph_write_picture names a Graphviz failure */
 	bool ok = out && (format == GRAPH_FORMAT_JSON ? graph_write_json(graph, overlay, out)
 		: format == GRAPH_FORMAT_XML ? graph_write_xml(graph, overlay, out)
-		: format == GRAPH_FORMAT_TREE ? graph_write_tree(graph, out)
+		: format == GRAPH_FORMAT_TREE ? graph_write_tree(graph, overlay, out)
+		: format == GRAPH_FORMAT_TABLE ? graph_write_table(graph, overlay, out)
 		: graph_write_picture(graph, overlay, row->renderer, page, out, error));
 	if (!ok && !output.path && !error->message[0])
 		return 0;   /* a failed write to stdout: the front door says why (ptscope.c) */

@@ -20,6 +20,7 @@ enum graph_format {
 	GRAPH_FORMAT_JSON,
 	GRAPH_FORMAT_XML,
 	GRAPH_FORMAT_TREE,      /* cflow-style indented text (graph_tree.c) */
+	GRAPH_FORMAT_TABLE,     /* two profiles as a perf diff-like table (graph_tree.c) */
 };
 
 /* Where a picture is to be read (--page): Graphviz scales the layout down
@@ -74,6 +75,22 @@ struct overlay_share {
 	unsigned long long samples;
 };
 
+/* Two profiles compared as posted: shares of all samples (percentage
+ * points), or raw counts (a ratio) when neither listing has a total or when
+ * asked (--compare).  A function a listing does not name had less than the
+ * listing's smallest entry: the change is then a bound, not a figure. */
+enum overlay_compare { OVERLAY_COMPARE_AUTO, OVERLAY_COMPARE_SHARES, OVERLAY_COMPARE_COUNTS };
+extern const char *const overlay_compare_names[];   /* "", "shares", "counts", NULL */
+
+enum overlay_bound { OVERLAY_EXACT, OVERLAY_AT_LEAST, OVERLAY_AT_MOST };
+
+struct overlay_change {
+	bool known;                     /* listed in at least one of the two */
+	double points;                  /* after - before, percentage points */
+	double ratio;                   /* after / before, counts (0: not computable) */
+	enum overlay_bound bound;       /* what the figures are when one side is a cut-off */
+};
+
 /* callgraph NEW --versus OLD: where a function or call is */
 enum overlay_only_in { OVERLAY_IN_BOTH, OVERLAY_ONLY_NEW, OVERLAY_ONLY_OLD };
 extern const char *const overlay_only_in_names[3];   /* "", "new", "old" */
@@ -84,11 +101,14 @@ struct overlay_node {
 	enum overlay_pricing pricing;
 	const char *counted_on;         /* OVERLAY_COUNTED_ELSEWHERE: where */
 	struct overlay_share share, baseline;
+	struct overlay_change change;   /* with a baseline profile */
 };
 
 struct overlay_edge {
 	enum overlay_only_in only_in;
 	struct overlay_count events;
+	unsigned long long call_samples;   /* samples whose call chain holds this call */
+	bool has_call_samples;
 };
 
 struct overlay_unplaced {
@@ -102,7 +122,10 @@ struct graph_overlay {
 	struct overlay_node *nodes;     /* graph->node_count of them */
 	struct overlay_edge *edges;     /* graph->edge_count */
 	unsigned long long largest_edge_count;
-	double hottest_percent, largest_change;   /* for the colour scales */
+	double hottest_percent, largest_change;   /* for the colour scales (points, or |log2 ratio|) */
+	bool compare_counts;            /* the baseline comparison is of counts, not shares */
+	const char *compare_why;        /* "asked", "neither listing has a total", ... */
+	struct overlay_share after_floor, before_floor;   /* each listing's smallest entry */
 	struct overlay_unplaced *unplaced;        /* profile symbols not in the graph, largest first */
 	size_t unplaced_count;
 	void *owned;                    /* private: the profiles' and the model's memory */
@@ -115,6 +138,7 @@ struct overlay_request {
 	const char *profile;            /* --overlay-profile */
 	const char *baseline_profile;   /* --versus with --overlay-profile */
 	bool progress;
+	enum overlay_compare compare;   /* --compare */
 };
 
 /* Read and check the overlay's inputs before the (long) analysis, so bad
@@ -125,6 +149,26 @@ int overlay_prepare(const struct overlay_request *request, struct overlay_inputs
 		    struct error *error);
 int overlay_place(struct overlay_inputs *inputs, const struct callgraph *graph,
 		  struct graph_overlay *overlay, struct error *error);
+/* The change from before to after (either may be absent: its listing's
+ * cut-off stands in, as a bound). */
+void overlay_change_of(const struct graph_overlay *overlay, const struct overlay_share *after,
+		       const struct overlay_share *before, struct overlay_change *change);
+/* One listing's figure for a node as text: "12.3%", "1,983", or the
+ * listing's cut-off "< 0.82%" / "< 52" when it does not list the function
+ * (baseline: the BEFORE listing); "" when the overlay has no such listing. */
+void overlay_side_text(const struct graph_overlay *overlay, const struct overlay_share *share, bool baseline,
+		       char *text, size_t size);
+/* The change as text: "+7.8" points, or "x0.13 -13,542" for counts, with
+ * ">" / "<" when one side is a cut-off; "" when nothing is known. */
+void overlay_change_text(const struct graph_overlay *overlay, const struct overlay_change *change,
+			 char *text, size_t size);
+/* Where a change falls on the diverging colour scale, -1 (largest fall) to
+ * 1 (largest rise); 0 when unknown. */
+double overlay_change_scale(const struct graph_overlay *overlay, const struct overlay_change *change);
+/* Two trees, two profiles: after tree_versus_mark, the AFTER profile stays
+ * only on NEW's functions and the BEFORE one only on OLD's, and the changes
+ * are worked out again. */
+void overlay_profiles_on_trees(const struct callgraph *graph, struct graph_overlay *overlay);
 /* The unplaced symbols as one stderr line ("" when none). */
 void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size);
 void overlay_inputs_free(struct overlay_inputs *inputs);
@@ -158,7 +202,14 @@ int graph_write(const struct callgraph *graph, const struct graph_overlay *overl
 /* The pieces graph_write uses, one per format family (graph_data.c, graph.c). */
 bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
 bool graph_write_xml(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
-bool graph_write_tree(const struct callgraph *graph, FILE *out);
+bool graph_write_tree(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
+/* --format table: each profiled function's figure before and after, the
+ * change, the ratio and whether it is on the graph, largest first, in the
+ * columns of perf diff (overlay with samples required). */
+bool graph_write_table(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out);
+/* callgraph --reverse: the same text turned over, from each sink to the
+ * functions that call it, and theirs (cflow -r). */
+bool graph_write_callers(const struct callgraph *graph, FILE *out);
 /* renderer "dot" writes the unlaid DOT; "svg", "png", "pdf" lay out with dot. */
 bool graph_write_picture(const struct callgraph *graph, const struct graph_overlay *overlay,
 			 const char *renderer, enum graph_page page, FILE *out, struct error *error);

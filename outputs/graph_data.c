@@ -7,6 +7,7 @@
 #include <json.h>
 #include <stddef.h>
 #include <libxml/xmlwriter.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,7 @@ static const struct summary_field {
 	{ "errors", offsetof(struct cg_summary, errors), SUMMARY_NUMBER },
 	{ "warnings", offsetof(struct cg_summary, warnings), SUMMARY_NUMBER },
 	{ "flags_dropped", offsetof(struct cg_summary, flags_dropped), SUMMARY_NUMBER },
+	{ "flags_dropped_names", offsetof(struct cg_summary, flags_dropped_names), SUMMARY_OPTIONAL_TEXT },
 	{ "config_symbols_supplied", offsetof(struct cg_summary, config_symbols_supplied), SUMMARY_NUMBER },
 	{ "indirect_sites", offsetof(struct cg_summary, indirect_sites), SUMMARY_NUMBER },
 	{ "indirect_unresolved", offsetof(struct cg_summary, indirect_unresolved), SUMMARY_NUMBER },
@@ -127,6 +129,37 @@ static void json_share(json_object *object, const struct overlay_share *share, c
 	json_object_object_add(object, key, json_object_new_double(share->percent));
 }
 
+/* A listing that does not name a function says only that it had less than
+ * the listing's smallest entry: samples_below / samples_below_percent. */
+static void json_floor(json_object *object, const struct graph_overlay *overlay, const struct overlay_share *share,
+		       bool baseline)
+{
+	const struct overlay_share *floor = baseline ? &overlay->before_floor : &overlay->after_floor;
+	if (share->present || !floor->present)
+		return;
+	char key[64];
+	snprintf(key, sizeof(key), "%ssamples_below%s", baseline ? "baseline_" : "",
+		 overlay->compare_counts ? "" : "_percent");
+	json_object_object_add(object, key, overlay->compare_counts ? json_object_new_int64((int64_t)floor->samples)
+								     : json_object_new_double(floor->percent));
+}
+
+static void json_change(json_object *object, const struct graph_overlay *overlay, const struct overlay_node *node)
+{
+	static const char *const bounds[] = { "exact", "at_least", "at_most" };
+	json_floor(object, overlay, &node->share, false);
+	json_floor(object, overlay, &node->baseline, true);
+	if (!node->change.known)
+		return;
+	if (overlay->compare_counts) {
+		json_object_object_add(object, "change_ratio", json_object_new_double(node->change.ratio));
+		json_object_object_add(object, "change_samples", json_object_new_int64((int64_t)llround(node->change.points)));
+	} else {
+		json_object_object_add(object, "change_points", json_object_new_double(node->change.points));
+	}
+	json_object_object_add(object, "change_bound", json_string(bounds[node->change.bound]));
+}
+
 static void json_node_overlay(json_object *object, const struct graph_overlay *overlay, size_t index)
 {
 	if (!overlay)
@@ -140,8 +173,10 @@ static void json_node_overlay(json_object *object, const struct graph_overlay *o
 	if (node->pricing == OVERLAY_COUNTED_ELSEWHERE)
 		json_object_object_add(object, "counted_on", json_string(node->counted_on));
 	json_share(object, &node->share, "");
-	if (overlay->has_baseline)
+	if (overlay->has_baseline) {
 		json_share(object, &node->baseline, "baseline_");
+		json_change(object, overlay, node);
+	}
 }
 
 static json_object *json_unplaced(const struct graph_overlay *overlay)
@@ -170,6 +205,10 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 	}
 	if (overlay)
 		json_object_object_add(summary, "overlay", json_string(overlay->title));
+	if (overlay && overlay->has_baseline) {
+		json_object_object_add(summary, "compare", json_string(overlay->compare_counts ? "counts" : "shares"));
+		json_object_object_add(summary, "compare_why", json_string(overlay->compare_why));
+	}
 	/* files whose parse had errors: their functions' calls may be missing */
 	json_object *error_files = json_object_new_array();
 	for (size_t i = 0; i < graph->error_file_count; i++) {
@@ -183,6 +222,20 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 		json_object_array_add(error_files, file);
 	}
 	json_object_object_add(summary, "error_files", error_files);
+	/* where clang refused, a header once however many files include it */
+	json_object *error_sites = json_object_new_array();
+	for (size_t i = 0; i < graph->error_site_count; i++) {
+		const struct cg_error_site *e = &graph->error_sites[i];
+		json_object *site = json_object_new_object();
+		json_object_object_add(site, "file", json_string(e->file));
+		json_object_object_add(site, "line", json_object_new_int64(e->line));
+		json_object_object_add(site, "message", json_string(e->message));
+		json_object_object_add(site, "units", json_object_new_int64((int64_t)e->units));
+		if (e->why)
+			json_object_object_add(site, "why", json_string(e->why));
+		json_object_array_add(error_sites, site);
+	}
+	json_object_object_add(summary, "error_sites", error_sites);
 	/* schema and version as in the report (docs/callgraph.schema.json) */
 	fprintf(out, "{\n\"schema\": %d,\n\"version\": \"%s\",\n\"summary\":\n", PTSCOPE_REPORT_SCHEMA, PTSCOPE_VERSION);
 	write_json_line(out, summary, ",");
@@ -213,6 +266,8 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 			json_object_object_add(object, "only_in", json_string(overlay_only_in_names[overlay->edges[i].only_in]));
 		if (overlay)
 			json_events(object, &overlay->edges[i].events);
+		if (overlay && overlay->edges[i].has_call_samples)
+			json_object_object_add(object, "samples", json_object_new_int64((int64_t)overlay->edges[i].call_samples));
 		write_json_line(out, object, i + 1 < graph->edge_count ? "," : "");
 	}
 	if (overlay && overlay->has_samples) {

@@ -28,9 +28,11 @@
 #include "inputs/snapshot.h"
 #include "model/model.h"
 #include "outputs/overlay_internal.h"
+#include "outputs/report.h"
 
 const char *const overlay_event_names[OVERLAY_EVENT_COUNT] = { "fork", "exit", "fault", "munmap", "reclaim" };
 const char *const overlay_only_in_names[3] = { "", "new", "old" };
+const char *const overlay_compare_names[] = { "", "shares", "counts", NULL };
 
 /* The model's figures an rmap function can carry (docs/cost-model.md section 7). */
 enum event_figure {
@@ -295,6 +297,38 @@ static unsigned figure_kinds(enum event_figure figure, const struct graph_era *e
 	}
 }
 
+/* Where each job's walk over the page tables starts: a doer counts only when
+ * the job reaches it.  2.4 and 2.5 also had a copy_one_pte, mremap's (it
+ * moves a PTE and calls page_add_rmap), which fork never calls. */
+static const char *const job_roots[OVERLAY_EVENT_COUNT] = {
+	[OVERLAY_FORK] = "dup_mmap",
+	[OVERLAY_EXIT] = "exit_mmap",
+};
+
+/* reached[n]: node n is reached from the job's root, or the graph lacks
+ * the root (nothing is ruled out then). */
+static bool *job_reach(const struct callgraph *graph, enum overlay_event event)
+{
+	bool *reached = xcalloc(graph->node_count + 1, sizeof(*reached));
+	size_t *queue = xcalloc(graph->node_count + 1, sizeof(*queue)), queued = 0;
+	for (size_t n = 0; n < graph->node_count; n++)
+		if (job_roots[event] && !strcmp(graph->nodes[n].name, job_roots[event]) && !reached[n]) {
+			reached[n] = true;
+			queue[queued++] = n;
+		}
+	if (!queued)
+		for (size_t n = 0; n < graph->node_count; n++)
+			reached[n] = true;
+	for (size_t head = 0; head < queued; head++)
+		for (size_t e = 0; e < graph->edge_count; e++)
+			if (graph->edges[e].from == queue[head] && !reached[graph->edges[e].to]) {
+				reached[graph->edges[e].to] = true;
+				queue[queued++] = graph->edges[e].to;
+			}
+	free(queue);
+	return reached;
+}
+
 /* A fault figure restricted to the faults of the given kinds. */
 static unsigned long long fault_figure(const struct model_design *d, enum event_figure figure, unsigned kinds,
 				       const struct graph_era *era)
@@ -394,13 +428,15 @@ static void put_edge(struct graph_overlay *overlay, size_t edge, enum overlay_ev
 		overlay->largest_edge_count = count;
 }
 
-/* The call into `to` from the first caller of the list the graph has. */
-static size_t best_caller(const struct callgraph *graph, size_t to, const char *const *callers)
+/* The call into `to` from the first caller of the list the graph has,
+ * among the callers the job reaches. */
+static size_t best_caller(const struct callgraph *graph, size_t to, const char *const *callers,
+			  const bool *reached)
 {
 	size_t best = SIZE_MAX;
 	int best_rank = -1;
 	for (size_t e = 0; e < graph->edge_count; e++) {
-		if (graph->edges[e].to != to)
+		if (graph->edges[e].to != to || !reached[graph->edges[e].from])
 			continue;
 		int rank = rank_in(callers, graph->nodes[graph->edges[e].from].name);
 		if (rank >= 0 && (best_rank < 0 || rank < best_rank)) {
@@ -447,6 +483,9 @@ static bool place_walk_edges(const struct callgraph *graph, size_t to, enum even
 static void place_edge_events(const struct callgraph *graph, const struct model_design *d, const struct graph_era *era,
 			      const enum event_figure *node_figures, struct graph_overlay *overlay)
 {
+	bool *reached[OVERLAY_EVENT_COUNT];
+	for (int ev = 0; ev < OVERLAY_EVENT_COUNT; ev++)
+		reached[ev] = job_reach(graph, (enum overlay_event)ev);
 	for (size_t to = 0; to < graph->node_count; to++) {
 		const struct overlay_node *node = &overlay->nodes[to];
 		for (int ev = 0; node->pricing == OVERLAY_PRICED && ev < OVERLAY_EVENT_COUNT; ev++) {
@@ -456,19 +495,21 @@ static void place_edge_events(const struct callgraph *graph, const struct model_
 			if (ev == OVERLAY_RECLAIM && place_walk_edges(graph, to, figure, &d->reclaim, overlay))
 				continue;
 			if (ev != OVERLAY_FAULT) {
-				size_t best = best_caller(graph, to, doers[ev]);
+				size_t best = best_caller(graph, to, doers[ev], reached[ev]);
 				if (best != SIZE_MAX)
 					put_edge(overlay, best, (enum overlay_event)ev, node->events.count[ev], node->events.unit);
 				continue;
 			}
 			for (int k = 0; k < FAULT_KIND_COUNT; k++) {
-				size_t best = best_caller(graph, to, fault_doers[k]);
+				size_t best = best_caller(graph, to, fault_doers[k], reached[ev]);
 				if (best != SIZE_MAX)
 					put_edge(overlay, best, OVERLAY_FAULT, fault_figure(d, figure, KIND(k), era),
 						 node->events.unit);
 			}
 		}
 	}
+	for (int ev = 0; ev < OVERLAY_EVENT_COUNT; ev++)
+		free(reached[ev]);
 }
 
 static int place_events(struct overlay_inputs *in, const struct callgraph *graph, struct graph_names *index,
@@ -557,6 +598,24 @@ static void place_profile(const struct perf_samples *samples, bool baseline, con
 	}
 }
 
+/* Call chains (perf script -g): each call's samples on the graph's calls
+ * from a function of the caller's name to one of the callee's. */
+static void place_calls(const struct perf_samples *samples, const struct callgraph *graph,
+			const struct graph_names *index, struct graph_overlay *overlay)
+{
+	for (size_t c = 0; c < samples->call_count; c++) {
+		const struct perf_call *call = &samples->calls[c];
+		for (size_t n = graph_names_first(index, call->caller); n != SIZE_MAX; n = index->next[n])
+			for (size_t e = 0; e < graph->edge_count; e++) {
+				const struct cg_edge *edge = &graph->edges[e];
+				if (edge->from != n || strcmp(graph->nodes[edge->to].name, call->callee))
+					continue;
+				overlay->edges[e].call_samples += call->samples;
+				overlay->edges[e].has_call_samples = true;
+			}
+	}
+}
+
 static int by_unplaced_share(const void *a, const void *b)
 {
 	const struct overlay_unplaced *x = a, *y = b;
@@ -580,32 +639,104 @@ static void title_line(struct graph_overlay *overlay, const char *format, ...)
 	va_end(arguments);
 }
 
-static void place_samples(struct overlay_inputs *in, const struct callgraph *graph,
-			  const struct graph_names *index, struct graph_overlay *overlay)
+/* Counts are compared when asked, or when neither listing has a total
+ * (two "samples symbol" lists): shares of the listed samples would move with
+ * every other line of the list.  NULL, or why counts cannot be compared. */
+static const char *choose_compare(const struct overlay_inputs *in, struct graph_overlay *overlay)
+{
+	const struct perf_samples *after = &in->after, *before = &in->before;
+	enum overlay_compare asked = in->request.compare;
+	overlay->compare_counts = asked == OVERLAY_COMPARE_COUNTS ||
+		(asked == OVERLAY_COMPARE_AUTO && !after->has_total && !before->has_total &&
+		 after->has_counts && before->has_counts);
+	overlay->compare_why = asked != OVERLAY_COMPARE_AUTO ? "asked (--compare)"
+			       : overlay->compare_counts ? "neither listing has a total"
+			       : after->has_total || before->has_total ? "a listing gives shares of all samples"
+			       : "a listing has no raw counts";
+	if (overlay->compare_counts && !after->has_counts)
+		return in->request.profile;
+	if (overlay->compare_counts && !before->has_counts)
+		return in->request.baseline_profile;
+	return NULL;
+}
+
+/* One listing's figure for a node: what it lists, or its cut-off as a bound. */
+static double side_figure(const struct overlay_share *share, const struct overlay_share *floor, bool counts,
+			  bool *bounded)
+{
+	*bounded = !share->present;
+	const struct overlay_share *used = share->present ? share : floor;
+	return counts ? (double)used->samples : used->percent;
+}
+
+void overlay_change_of(const struct graph_overlay *overlay, const struct overlay_share *after_share,
+		       const struct overlay_share *before_share, struct overlay_change *change)
+{
+	memset(change, 0, sizeof(*change));
+	if (!after_share->present && !before_share->present)
+		return;
+	bool after_bounded, before_bounded;
+	double after = side_figure(after_share, &overlay->after_floor, overlay->compare_counts, &after_bounded);
+	double before = side_figure(before_share, &overlay->before_floor, overlay->compare_counts, &before_bounded);
+	/* not listed after: fewer than the cut-off, so the change is at most
+	 * this; not listed before: at least */
+	change->bound = after_bounded ? OVERLAY_AT_MOST : before_bounded ? OVERLAY_AT_LEAST : OVERLAY_EXACT;
+	if (overlay->compare_counts && (before <= 0 || after <= 0))
+		return;
+	change->points = after - before;    /* counts: the absolute change */
+	change->ratio = before > 0 ? after / before : 0;
+	change->known = true;
+}
+
+static void node_change(struct graph_overlay *overlay, struct overlay_node *node)
+{
+	overlay_change_of(overlay, &node->share, &node->baseline, &node->change);
+	if (!node->change.known)
+		return;
+	double scale = overlay->compare_counts ? fabs(log2(node->change.ratio)) : fabs(node->change.points);
+	if (scale > overlay->largest_change)
+		overlay->largest_change = scale;
+}
+
+static int place_samples(struct overlay_inputs *in, const struct callgraph *graph,
+			 const struct graph_names *index, struct graph_overlay *overlay, struct error *error)
 {
 	struct hash_table unplaced = { 0 };
 	overlay->unplaced = xcalloc(in->after.count + in->before.count + 1, sizeof(*overlay->unplaced));
 	place_profile(&in->after, false, index, overlay, &unplaced);
+	place_calls(&in->after, graph, index, overlay);
 	if (in->request.baseline_profile)
 		place_profile(&in->before, true, index, overlay, &unplaced);
 	hash_free(&unplaced);
 	qsort(overlay->unplaced, overlay->unplaced_count, sizeof(*overlay->unplaced), by_unplaced_share);
 	overlay->has_samples = true;
 	overlay->has_baseline = in->request.baseline_profile != NULL;
-	for (size_t n = 0; overlay->has_baseline && n < graph->node_count; n++) {
-		const struct overlay_node *node = &overlay->nodes[n];
-		double change = fabs((node->share.present ? node->share.percent : 0) -
-				     (node->baseline.present ? node->baseline.percent : 0));
-		if (change > overlay->largest_change)
-			overlay->largest_change = change;
-	}
-	if (overlay->has_baseline)
-		title_line(overlay, "colour: change in share from %s (%s, of %s) to %s (%s, of %s): red more, blue less",
-			   in->request.baseline_profile, in->before.format, in->before.share_of,
-			   in->request.profile, in->after.format, in->after.share_of);
-	else
+	overlay->after_floor = (struct overlay_share){ true, in->after.floor_percent, in->after.has_counts,
+						       in->after.floor_samples };
+	if (!overlay->has_baseline) {
 		title_line(overlay, "shade: share of %s of %s (%s)", in->after.share_of, in->request.profile,
 			   in->after.format);
+		return 0;
+	}
+	overlay->before_floor = (struct overlay_share){ true, in->before.floor_percent, in->before.has_counts,
+							in->before.floor_samples };
+	const char *no_counts = choose_compare(in, overlay);
+	if (no_counts)
+		return error_set(error, no_counts, 0, "callgraph: --compare counts: this listing gives shares, "
+				 "not raw sample counts (perf report -n, opreport, readprofile or 'samples symbol' "
+				 "text give them)");
+	for (size_t n = 0; n < graph->node_count; n++)
+		node_change(overlay, &overlay->nodes[n]);
+	if (overlay->compare_counts)
+		title_line(overlay, "colour: ratio of samples, %s (%s) to %s (%s): red more, blue fewer; "
+			   "counts compared: %s", in->request.baseline_profile, in->before.format,
+			   in->request.profile, in->after.format, overlay->compare_why);
+	else
+		title_line(overlay, "colour: change in share from %s (%s, of %s) to %s (%s, of %s): red more, "
+			   "blue less; shares compared: %s", in->request.baseline_profile, in->before.format,
+			   in->before.share_of, in->request.profile, in->after.format, in->after.share_of,
+			   overlay->compare_why);
+	return 0;
 }
 
 int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, struct graph_overlay *overlay,
@@ -620,7 +751,7 @@ int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, stru
 	graph_names_build(graph, &index);
 	int status = in->snapshot ? place_events(in, graph, &index, overlay, error) : 0;
 	if (!status && in->request.profile)
-		place_samples(in, graph, &index, overlay);
+		status = place_samples(in, graph, &index, overlay, error);
 	graph_names_free(&index);
 	/* the unplaced symbols point into the profiles: the overlay keeps them */
 	owned->after = in->after;
@@ -628,6 +759,63 @@ int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, stru
 	memset(&in->after, 0, sizeof(in->after));
 	memset(&in->before, 0, sizeof(in->before));
 	return status;
+}
+
+void overlay_profiles_on_trees(const struct callgraph *graph, struct graph_overlay *overlay)
+{
+	overlay->largest_change = 0;
+	for (size_t n = 0; n < graph->node_count; n++) {
+		struct overlay_node *node = &overlay->nodes[n];
+		if (node->only_in == OVERLAY_ONLY_OLD)
+			node->share = (struct overlay_share){ 0 };
+		if (node->only_in == OVERLAY_ONLY_NEW)
+			node->baseline = (struct overlay_share){ 0 };
+		node_change(overlay, node);
+	}
+}
+
+void overlay_side_text(const struct graph_overlay *overlay, const struct overlay_share *share, bool baseline,
+		       char *text, size_t size)
+{
+	const struct overlay_share *floor = baseline ? &overlay->before_floor : &overlay->after_floor;
+	char count[32];
+	text[0] = '\0';
+	if (share->present && overlay->compare_counts) {
+		report_format_count(share->samples, count, sizeof(count));
+		snprintf(text, size, "%s", count);
+	} else if (share->present) {
+		snprintf(text, size, "%.1f%%", share->percent);
+	} else if (floor->present && overlay->compare_counts) {
+		report_format_count(floor->samples, count, sizeof(count));
+		snprintf(text, size, "< %s", count);
+	} else if (floor->present) {
+		/* two decimals: a cut-off is often below 0.1% */
+		snprintf(text, size, "< %.2f%%", floor->percent);
+	}
+}
+
+void overlay_change_text(const struct graph_overlay *overlay, const struct overlay_change *change,
+			 char *text, size_t size)
+{
+	const char *bound = change->bound == OVERLAY_AT_LEAST ? ">" : change->bound == OVERLAY_AT_MOST ? "<" : "";
+	text[0] = '\0';
+	if (!change->known)
+		return;
+	if (!overlay->compare_counts) {
+		snprintf(text, size, "%s%+.1f", bound, change->points);
+		return;
+	}
+	char count[32];
+	report_format_count((uint64_t)llround(fabs(change->points)), count, sizeof(count));
+	snprintf(text, size, "%sx%.2f %s%s", bound, change->ratio, change->points < 0 ? "-" : "+", count);
+}
+
+double overlay_change_scale(const struct graph_overlay *overlay, const struct overlay_change *change)
+{
+	if (!change->known || overlay->largest_change <= 0)
+		return 0;
+	double value = overlay->compare_counts ? log2(change->ratio) : change->points;
+	return value / overlay->largest_change;
 }
 
 void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size)

@@ -104,6 +104,9 @@ static void match_on(const struct model_result *after, const struct model_result
 	struct keyed k = { before, by_cmdline };
 	struct hash_table table = { 0 };
 	size_t *next = xcalloc(before->processes + 1, sizeof(size_t));
+	/* while building, the last of each key's chain (held at its first):
+	 * appending is one step */
+	size_t *tail = xcalloc(before->processes + 1, sizeof(size_t));
 	for (size_t i = 0; i < before->processes; i++) {
 		struct hash_probe probe;
 		size_t first = SIZE_MAX;
@@ -115,14 +118,15 @@ static void match_on(const struct model_result *after, const struct model_result
 			if (!strcmp(key_of(&k, j), key))
 				first = j;
 		if (first == SIZE_MAX) {
+			tail[i] = i;
 			hash_add(&table, key_hash(&k, i), i, key_hash, &k);
 			continue;
 		}
-		size_t last = first;   /* keep pid order along the chain */
-		while (next[last] != SIZE_MAX)
-			last = next[last];
-		next[last] = i;
+		next[tail[first]] = i;   /* keep pid order along the chain */
+		tail[first] = i;
 	}
+	for (size_t i = 0; i < before->processes; i++)
+		tail[i] = i;     /* from here on: each chain's first possibly unused process */
 	struct keyed a = { after, by_cmdline };
 	for (size_t i = 0; i < after->processes; i++) {
 		struct hash_probe probe;
@@ -133,18 +137,23 @@ static void match_on(const struct model_result *after, const struct model_result
 		     j = hash_next(&table, &probe)) {
 			if (strcmp(key_of(&k, j), key))
 				continue;
-			for (size_t b = j; b != SIZE_MAX; b = next[b])
-				if (!m->before_used[b]) {
-					m->before_of[i] = b;
-					m->before_used[b] = true;
-					m->by[i] = by_cmdline ? "cmdline" : "comm";
-					break;
-				}
+			/* the chain's used head is skipped once: tail[j] now
+			 * says where its first unused process may be */
+			size_t b = tail[j];
+			while (b != SIZE_MAX && m->before_used[b])
+				b = next[b];
+			tail[j] = b;
+			if (b != SIZE_MAX) {
+				m->before_of[i] = b;
+				m->before_used[b] = true;
+				m->by[i] = by_cmdline ? "cmdline" : "comm";
+			}
 			break;
 		}
 	}
 	hash_free(&table);
 	free(next);
+	free(tail);
 }
 
 static void match_processes(const struct model_result *after, const struct model_result *before,

@@ -12,6 +12,7 @@
 
 #include "base/alloc.h"
 #include "base/escape.h"
+#include "base/hash.h"
 #include "outputs/report_internal.h"
 
 static double process_field(const struct model_result *r, const struct model_process *p, int field);
@@ -154,21 +155,31 @@ static int compare_groups(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
+static uint64_t group_hash(const void *groups, size_t index)
+{
+	const char *key = ((const struct report_group_row *)groups)[index].key;
+	return hash_bytes(key, strlen(key));
+}
+
 static void build_groups(struct report_view *v, const struct model_result *r, const struct report_options *o)
 {
 	v->groups = xcalloc(v->count + 1, sizeof(*v->groups));
+	struct hash_table table = { 0 };    /* groups by key: one probe a process */
 	for (size_t n = 0; n < v->count; n++) {
 		const struct model_process *p = &r->process_figures[v->order[n]];
 		char key[sizeof(v->groups[0].key)];
 		group_key(p, o->group_by, key, sizeof(key));
-		size_t g = 0;
-		while (g < v->group_count && strcmp(v->groups[g].key, key))
-			g++;
-		struct report_group_row *row = &v->groups[g];
-		if (g == v->group_count) {
-			v->group_count++;
-			snprintf(row->key, sizeof(row->key), "%s", key);
+		uint64_t hash = hash_bytes(key, strlen(key));
+		struct hash_probe probe;
+		size_t g = hash_first(&table, hash, &probe);
+		while (g != HASH_NONE && strcmp(v->groups[g].key, key))
+			g = hash_next(&table, &probe);
+		if (g == HASH_NONE) {
+			g = v->group_count++;
+			snprintf(v->groups[g].key, sizeof(v->groups[g].key), "%s", key);
+			hash_add(&table, hash, g, group_hash, v->groups);
 		}
+		struct report_group_row *row = &v->groups[g];
 		row->processes++;
 		row->vmpte_bytes += p->vmpte_bytes;
 		row->pagetable_bytes += p->exact ? p->pagetable_bytes : 0;
@@ -177,6 +188,7 @@ static void build_groups(struct report_view *v, const struct model_result *r, co
 		row->sharable_pages += process_field(r, p, SORT_SHARABLE);
 		row->pte_chain_bytes += process_field(r, p, SORT_PTE_CHAIN);
 	}
+	hash_free(&table);
 	sorting_by = o->sort;
 	qsort(v->groups, v->group_count, sizeof(*v->groups), compare_groups);
 }

@@ -21,6 +21,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 export PTSCOPE_TESTS="$here"
 : "${SHARED_SNAPSHOTS:=$here/../../shared/snapshots}"
 export SHARED_SNAPSHOTS
+: "${SHARED_KERNELS:=$here/../../shared/kernels}"
+export SHARED_KERNELS
 log=$(mktemp)
 trap 'rm -f "$log" "$log.status"' EXIT
 

@@ -5,14 +5,31 @@ set -u
 : "${PTSCOPE:?}"
 tmp=$(mktemp -d)
 pids=""
+users=""
 cleanup() {
 	for p in $pids; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+	for u in $users; do userdel "$u" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 # Exit status 77: counted as skipped by tests/check.sh, with this last line.
 skip() { echo "skip: $*"; exit 77; }
+# make_user: as root, a fresh unprivileged user (no home, no login) removed
+# at exit, in $user, with as_user CMD... to run as it; skips visibly when not
+# root.  useradd locks /etc/passwd: parallel tests retry.
+make_user() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to create a second user"
+	command -v useradd >/dev/null && command -v setpriv >/dev/null || skip "useradd or setpriv missing"
+	user=ptscope-t$$
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		useradd -M -r -s /usr/sbin/nologin "$user" 2>/dev/null && break
+		sleep 0.5
+	done
+	id "$user" >/dev/null 2>&1 || fail "could not create the user $user"
+	users="$users $user"
+}
+as_user() { setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups "$@"; }
 # need_snapshot NAME: the reference snapshot ../shared/snapshots/NAME, or skip.
 need_snapshot() {
 	[ -f "${SHARED_SNAPSHOTS:-}/$1" ] || skip "no reference snapshot $1 in ${SHARED_SNAPSHOTS:-(unset)}"

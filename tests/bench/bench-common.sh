@@ -34,3 +34,55 @@ generated_snapshot() {
 	fi
 	echo "$g_dir"
 }
+
+# One run of a command, its output thrown away: run_cpu (user + system
+# seconds, every thread and child, to the microsecond: cputime.py), run_wall
+# (seconds) and run_kb (peak RSS, kB).  On a shared machine CPU seconds are
+# the steadier figure.  Debian's own python3: one earlier in PATH (pyenv's
+# shim) may start helpers of its own, which getrusage would count.
+timed_run() {
+	/usr/bin/python3 "$here/cputime.py" "$tmp/timed" "$@" 2> "$tmp/timed.err" ||
+		{ echo "$bench: failed: $*" >&2; tail -n 3 "$tmp/timed.err" >&2; return 1; }
+	read -r run_wall run_user run_system run_kb < "$tmp/timed"
+	run_cpu=$(echo "$run_user $run_system" | awk '{ printf "%.4f", $1 + $2 }')
+}
+
+# ratio WORK ANCHOR WORK_COMMAND ANCHOR_COMMAND: WORK's CPU time over
+# ANCHOR's, each command a line for sh -c (its CPU seconds include
+# every child's, so a pipeline counts whole).  One warm-up run of each (page
+# cache, dynamic loader), then $pairs pairs run alternately (work first in
+# odd pairs, anchor first in even ones, so a load that comes and goes hits
+# both alike); the ratio is the median of the pairs' ratios.  Prints a row
+# and appends it to $BENCH_RATIOS (run.sh gathers them into
+# docs/measurements.md).  Sets ratio_value, ratio_work_cpu and
+# ratio_anchor_cpu (the medians).
+pairs=${BENCH_PAIRS:-5}
+ratio() {
+	r_work=$1 r_anchor=$2 r_work_command=$3 r_anchor_command=$4
+	need /usr/bin/python3 python3
+	timed_run sh -c "$r_work_command" || return 1
+	timed_run sh -c "$r_anchor_command" || return 1
+	: > "$tmp/pairs"
+	r_i=0 r_work_kb=0 r_anchor_kb=0
+	while [ $r_i -lt "$pairs" ]; do
+		r_i=$((r_i + 1))
+		for r_which in $( [ $((r_i % 2)) -eq 1 ] && echo "work anchor" || echo "anchor work"); do
+			eval "timed_run sh -c \"\$r_${r_which}_command\"" || return 1
+			eval "r_${r_which}_cpu=\$run_cpu"
+			eval "[ \"\$run_kb\" -gt \"\$r_${r_which}_kb\" ] && r_${r_which}_kb=\$run_kb"
+		done
+		echo "$r_work_cpu $r_anchor_cpu" >> "$tmp/pairs"
+	done
+	set -- $(awk '{ w[NR] = $1; a[NR] = $2; r[NR] = ($2 > 0 ? $1 / $2 : 0) }
+		function median(x, n,   i, j, t) {
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+			return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+		}
+		END { printf "%.3f %.3f %.2f", median(w, NR), median(a, NR), median(r, NR) }' "$tmp/pairs")
+	ratio_value=$3 ratio_work_cpu=$1 ratio_anchor_cpu=$2
+	r_row=$(printf '| %s | %s | %s s, %s MiB | %s s, %s MiB | %s× |' "$r_work" "$r_anchor" "$1" \
+		$((r_work_kb / 1024)) "$2" $((r_anchor_kb / 1024)) "$3")
+	echo "$r_row"
+	[ -n "${BENCH_RATIOS:-}" ] && echo "$r_row" >> "$BENCH_RATIOS"
+	return 0
+}

@@ -49,3 +49,11 @@ for n in "$small" "$large"; do
 	snap=$(generated_snapshot "$n") || exit 1
 	row "generated $n (present bits)" "$snap/snapshot.tar"
 done
+
+# the issue-24 shape: every process maps libc (4 VMAs each), so one file has
+# 4 x N mappers; a step quadratic in a file's mappers shows here first
+echo
+echo "CPU seconds, alternating pairs:"
+snap=$(generated_snapshot "$large") || exit 1
+ratio "report, $large generated processes (libc mapped by every one)" "info on the same tar" \
+	"'$ptscope' report '$snap/snapshot.tar'" "'$ptscope' info '$snap/snapshot.tar'" || exit 1

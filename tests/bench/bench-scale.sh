@@ -7,10 +7,12 @@
 #   - Sum VmPTE of the tree (the kernel's own count) and pagemap records;
 #   - `ptscope capture --tree` (default container and codec) against the read
 #     floor measured in the same run (tests/bench/readfloor.c: smaps, pagemap
-#     over every VMA, kpagecount + kpageflags of the PFNs seen, nothing else);
+#     over every VMA, kpagecount + kpageflags of the PFNs seen, nothing else),
+#     CPU seconds in alternating pairs (BENCH_SCALE_PAIRS, default 3);
 #   - snapshot bytes;
-#   - `ptscope report` and `ptscope info --verify` wall time and peak memory
-#     (/usr/bin/time), and report memory per record.
+#   - `ptscope report` against `ptscope info --verify`, CPU seconds in
+#     alternating pairs, peak memory (/usr/bin/time), report memory per record;
+#   - 64 GiB x 1000 processes extrapolated from the largest size measured.
 # Sizes: BENCH_SCALE ("MIB:N ...", default "1024:16 2048:32 4096:48"), each
 # kept only when MemAvailable holds three times the segment and its page
 # tables.  Needs root (PFNs).  Printed, never asserted.  Everything started is
@@ -46,7 +48,7 @@ timed() {
 	t_cpu=$(echo "$t_user + $t_system" | bc)
 }
 
-echo "times: wall / CPU seconds; ratios of CPU seconds"
+echo "CPU seconds (median of alternating pairs, bench-common.sh's ratio); ratios of CPU seconds"
 printf '%-10s %9s %10s %12s %12s %6s %9s %12s %6s %12s %6s %6s %7s\n' "S, N" "VmPTE MiB" records \
 	"capture s" "floor s" ratio "snap MB" "report s" MiB "verify s" MiB ratio "B/rec"
 available_mib=$(( $(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 1024 ))
@@ -71,23 +73,57 @@ for size in $sizes; do
 		[ -n "$kb" ] || { echo "bench-scale: process $p of the tree is gone"; exit 1; }
 		vmpte_kb=$((vmpte_kb + kb))
 	done
-	mkdir "$tmp/out.d"
-	timed "$ptscope" capture --tree "$tree" -o "$tmp/out.d" || exit 1
-	capture_s="$t_wall/$t_cpu" capture_cpu=$t_cpu
+	# capture and the floor in alternating pairs; the last capture is kept
+	pairs=${BENCH_SCALE_PAIRS:-3}
+	ratio "capture --tree, $mib MiB shared x $children (default codec)" \
+		"kernel read floor (readfloor.c: smaps, pagemap, kpagecount, kpageflags)" \
+		"rm -rf '$tmp/out.d' && mkdir '$tmp/out.d' && '$ptscope' capture --tree $tree -o '$tmp/out.d'" \
+		"'$tmp/readfloor' $pids" > /dev/null || exit 1
+	capture_s=$ratio_work_cpu floor_s=$ratio_anchor_cpu capture_ratio=$ratio_value
 	snapshot=$(ls "$tmp"/out.d/*)
-	timed "$tmp/readfloor" $pids || exit 1
-	floor_s="$t_wall/$t_cpu" floor_cpu=$t_cpu
 	kill "$tree"
 	wait "$tree" 2>/dev/null
 	tree=
 	records=$(( $("$ptscope" info "$snapshot" | sed -n 's/^pagemap bytes: //p') / 16 ))
-	snapshot_mb=$(( $(stat -c %s "$snapshot") / 1000000 ))
+	snapshot_bytes=$(stat -c %s "$snapshot")
+	snapshot_mb=$((snapshot_bytes / 1000000))
 	timed "$ptscope" report "$snapshot" || exit 1
-	report_s="$t_wall/$t_cpu" report_cpu=$t_cpu report_mib=$t_mib report_kb=$t_kb
+	report_mib=$t_mib report_kb=$t_kb
 	timed "$ptscope" info --verify "$snapshot" || exit 1
+	verify_mib=$t_mib
+	ratio "report, $mib MiB x $children capture ($records records)" "info --verify on it" \
+		"'$ptscope' report '$snapshot'" "'$ptscope' info --verify '$snapshot'" > /dev/null || exit 1
 	printf '%-10s %9s %10s %12s %12s %6s %9s %12s %6s %12s %6s %6s %7s\n' "$mib, $children" $((vmpte_kb / 1024)) \
-		"$records" "$capture_s" "$floor_s" "$(echo "scale=1; $capture_cpu / $floor_cpu" | bc)" "$snapshot_mb" \
-		"$report_s" "$report_mib" "$t_wall/$t_cpu" "$t_mib" "$(echo "scale=1; $report_cpu / $t_cpu" | bc)" \
+		"$records" "$capture_s" "$floor_s" "$capture_ratio" "$snapshot_mb" \
+		"$ratio_work_cpu" "$report_mib" "$ratio_anchor_cpu" "$verify_mib" "$ratio_value" \
 		"$(echo "scale=1; $report_kb * 1024 / $records" | bc)"
 	rm -rf "$tmp/out.d"
+	last_mib=$mib last_children=$children last_records=$records
+	last_snapshot_bytes=$snapshot_bytes last_report_kb=$report_kb
 done
+[ -n "${last_records:-}" ] || exit 0
+
+# 64 GiB shared by 1000 processes, extrapolated from the largest size
+# measured.  A format-1 snapshot holds one 16-byte record per mapped page, so
+# its size follows the records (every process maps every page: 64 GiB / 4 KiB
+# x 1001 processes); the report keeps each distinct chunk of records once, so
+# its memory follows the distinct pages, the segment's size.
+extrapolate() {
+	awk -v mib="$last_mib" -v n="$last_children" -v records="$last_records" -v bytes="$last_snapshot_bytes" \
+		-v report_kb="$last_report_kb" -v row="$1" 'BEGIN {
+		target = 64 * 1024 * 1024 / 4 * 1001
+		snapshot_gb = bytes / records * target / 1e9
+		report_gib = report_kb / 1024 / mib * 65536 / 1024
+		if (row) {
+			printf "| 64 GiB shared x 1000 processes, extrapolated from %d MiB x %d (snapshot linear in records, report memory in distinct pages) | — | snapshot %.1f GB, report %.1f GiB | — | — |\n", mib, n, snapshot_gb, report_gib
+			exit
+		}
+		printf "\n64 GiB x 1000 processes, extrapolated from %d MiB x %d (%d records):\n", mib, n, records
+		printf "  snapshot: %.2f B a record x %.0f records = %.1f GB\n", bytes / records, target, snapshot_gb
+		printf "  report peak memory: %.1f MiB per GiB of distinct pages x 64 GiB = %.1f GiB\n",
+			report_kb / 1024 / mib * 1024, report_gib
+	}'
+}
+extrapolate ""
+[ -n "${BENCH_RATIOS:-}" ] && extrapolate row >> "$BENCH_RATIOS"
+exit 0

@@ -1,15 +1,62 @@
 #!/bin/sh
 # make bench: run every tests/bench/bench-*.sh with the binary and the cache
-# folder.  Each prints its own side-by-side table; none asserts a time.
-ptscope=$(cd "$(dirname "${1:?usage: run.sh PTSCOPE CACHE}")" && pwd)/$(basename "$1")
-cache=${2:?usage: run.sh PTSCOPE CACHE}
+# folder, then write what they measured to MEASUREMENTS (docs/measurements.md):
+# the machine and the load it saw, every ratio side by side (each from
+# alternating pairs after a warm-up, bench-common.sh's `ratio`), then each
+# bench's own tables.  Each script prints its tables too; none asserts a time.
+#   run.sh PTSCOPE CACHE [MEASUREMENTS]
+ptscope=$(cd "$(dirname "${1:?usage: run.sh PTSCOPE CACHE [MEASUREMENTS]}")" && pwd)/$(basename "$1")
+cache=${2:?usage: run.sh PTSCOPE CACHE [MEASUREMENTS]}
+out=${3:-}
 mkdir -p "$cache"
 here=$(dirname "$0")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+BENCH_RATIOS=$work/ratios
+export BENCH_RATIOS
+: > "$BENCH_RATIOS"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 status=0
 for b in "$here"/bench-*.sh; do
 	[ -f "$b" ] || continue
-	echo "== $(basename "$b" .sh)"
-	sh "$b" "$ptscope" "$cache" || status=1
+	name=$(basename "$b" .sh)
+	echo "== $name"
+	sh "$b" "$ptscope" "$cache" > "$work/$name.out" 2>&1 || status=1
+	cat "$work/$name.out"
 	echo
 done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+[ -n "$out" ] || exit $status
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+{
+	echo "# Measurements"
+	echo
+	echo "Written by \`make bench\` (tests/bench/run.sh); do not edit by hand. Figures are measured, never"
+	echo "asserted by a test. Generated inputs are the same bytes on every run (tests/bench/gen-snapshot.py:"
+	echo "fixed sizes, seed 1)."
+	echo
+	echo "- run: $started, ptscope $("$ptscope" --version 2>/dev/null | head -n 1)$(git -C "$here" rev-parse --short HEAD 2>/dev/null | sed 's/^/, commit /')"
+	echo "- machine: $cpu, $(nproc) CPUs, $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)"
+	echo "- load average (1, 5, 15 min): $load_before before, $load_after after"
+	echo "- method: CPU seconds (user + system, /usr/bin/time), median of ${BENCH_PAIRS:-5} alternating pairs after one"
+	echo "  warm-up run of each; peak memory is the largest peak RSS of the pairs"
+	echo
+	echo "## Ratios"
+	echo
+	echo "| work | floor or anchor | work: CPU, peak RSS | anchor: CPU, peak RSS | ratio |"
+	echo "|---|---|---|---|---|"
+	cat "$BENCH_RATIOS"
+	for b in "$here"/bench-*.sh; do
+		name=$(basename "$b" .sh)
+		[ -f "$work/$name.out" ] || continue
+		echo
+		echo "## $name"
+		echo
+		echo '```'
+		cat "$work/$name.out"
+		echo '```'
+	done
+} > "$out.tmp" && mv "$out.tmp" "$out" && echo "bench: wrote $out"
 exit $status

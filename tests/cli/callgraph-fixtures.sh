@@ -117,10 +117,59 @@ edges "$tmp/p25.json" | grep -q '^pte_chain_alloc_atomic@include/linux/rmap.h ->
 edges "$tmp/s25.json" | grep -q '^pte_chain_alloc_atomic@' && fail "--shortest kept pte_chain_alloc_atomic -> pte_chain_alloc"
 [ "$(edges "$tmp/s25.json" | wc -l)" -lt "$(edges "$tmp/p25.json" | wc -l)" ] || fail "--shortest removed nothing"
 
+# --shortest keeps one path per entry and sink: handle_mm_fault reaches each
+# of 2.5's four rmap.c functions in two calls, through do_wp_page (line 40)
+# and do_no_page (line 65) alike; the earlier calls win, so do_no_page goes
+cg "$f25" --shortest --only-given --entry handle_mm_fault --sink mm/rmap.c --format tree -o "$tmp/one.txt" ||
+	fail "--shortest --only-given"
+[ "$(sed 's/^ *[0-9]* //; s/ <.*//' "$tmp/one.txt" | tr -s ' \n' ' ')" = \
+  "handle_mm_fault() do_wp_page() pte_chain_alloc() page_remove_rmap() page_add_rmap() pte_chain_free() " ] ||
+	fail "--shortest: not one path per sink: $(cat "$tmp/one.txt")"
+
+# --reverse: who calls page_remove_rmap, read off the fixture by hand:
+# zap_pte_range (memory.c:39) and do_wp_page (:55); zap_page_range calls
+# zap_pte_range (:45); do_munmap and exit_mmap call zap_page_range
+# (mmap.c:6, :15); mmput calls exit_mmap (fork.c:7), __exit_mm mmput
+# (exit.c:6), do_exit __exit_mm (:12); the fault chain above do_wp_page
+cg "$f24" --reverse page_remove_rmap -o "$tmp/callers.txt" || fail "--reverse: exit status $?"
+cat > "$tmp/want-callers.txt" <<'TXT'
+    1 page_remove_rmap() <mm/rmap.c:43>:
+    2     zap_pte_range() <mm/memory.c:32>:
+    3         zap_page_range() <mm/memory.c:43>:
+    4             do_munmap() <mm/mmap.c:4>
+    5             exit_mmap() <mm/mmap.c:10>:
+    6                 mmput() <kernel/fork.c:4>:
+    7                     __exit_mm() <kernel/exit.c:4>:
+    8                         do_exit() <kernel/exit.c:9>
+    9     do_wp_page() <mm/memory.c:49>:
+   10         handle_pte_fault() <mm/memory.c:79>:
+   11             handle_mm_fault() <mm/memory.c:89>:
+   12                 do_page_fault() <arch/i386/mm/fault.c:6>
+TXT
+diff -u "$tmp/want-callers.txt" "$tmp/callers.txt" || fail "--reverse page_remove_rmap"
+cg "$f24" --reverse page_remove_rmpa -o "$tmp/callers2.txt" 2> "$tmp/err"; [ $? -eq 1 ] || fail "--reverse typo: want exit 1"
+grep -qF "did you mean 'page_remove_rmap'?" "$tmp/err" || fail "--reverse typo: $(cat "$tmp/err")"
+cg "$f24" --reverse page_remove_rmap --format json -o "$tmp/x.json" 2> /dev/null; [ $? -eq 1 ] ||
+	fail "--reverse with --format json: want exit 1"
+
 # --only-given: only the entries and sinks named
 cg "$f24" --only-given --entry do_fork --sink pte_chain_alloc --format json -o "$tmp/og.json" || fail "--only-given"
 [ "$(names "$tmp/og.json" | tr '\n' ';')" = "copy_mm path;copy_page_range path;do_fork entry;dup_mmap path;page_add_rmap path;pte_chain_alloc sink;" ] ||
 	fail "--only-given: $(names "$tmp/og.json" | tr '\n' ';')"
+# a misspelt name is refused with the closest parsed name, never answered
+# with an empty graph: exit 1 and nothing written
+for typed in "--entry do_frok do_fork" "--sink page_add_rmpa page_add_rmap" "--exclude zap_pte_rnage zap_pte_range" \
+	     "--sink mm/rmpa.c mm/rmap.c"; do
+	set -- $typed
+	cg "$f24" "$1" "$2" --format json -o "$tmp/typo.json" 2> "$tmp/err"; [ $? -eq 1 ] || fail "$1 $2: want exit 1"
+	grep -qF -- "$1 '$2': " "$tmp/err" && grep -qF "did you mean '$3'?" "$tmp/err" || fail "$1 $2: $(cat "$tmp/err")"
+	[ -e "$tmp/typo.json" ] && fail "$1 $2: output written"
+done
+cg "$f24" --sink 'nothing_like_it*' --format json -o "$tmp/typo.json" 2> "$tmp/err"; [ $? -eq 1 ] ||
+	fail "a pattern that matches nothing: want exit 1"
+grep -qF "no parsed function matches it" "$tmp/err" || fail "pattern refusal: $(cat "$tmp/err")"
+# a --path preset's own era names (kernel_clone on 2.4) are not refused
+cg "$f24" --path fork --format json -o "$tmp/fork.json" || fail "--path fork refused its own era names"
 
 # --- 2.5: the .config decides (highmem.c built, numa.c not) ----------------------
 cg "$f25" --all --format json -o "$tmp/25.json" || fail "2.5 run"

@@ -48,7 +48,14 @@ copy_pud_range copy_pmd_range copy_pte_range copy_present_pte page_try_dup_anon_
 anon_vma_fork anon_vma_clone" "$side exit_mmap mmput page_remove_rmap"
 check_preset fault "do_user_addr_fault handle_mm_fault __handle_mm_fault handle_pte_fault do_anonymous_page page_add_new_anon_rmap \
 do_fault do_cow_fault finish_fault do_set_pte page_add_file_rmap wp_page_copy anon_vma_prepare do_swap_page \
-page_add_anon_rmap" "$side page_remove_rmap rmap_walk"
+page_add_anon_rmap page_remove_rmap" "$side rmap_walk zap_pte_range try_to_unmap_one split_huge_page_to_list"
+# COW's remove of the old page's rmap is the fault's own: wp_page_copy calls it
+python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))
+name = {n["id"]: n["name"] for n in g["nodes"]}
+sys.exit(0 if any(name[e["from"]] == "wp_page_copy" and name[e["to"]] == "page_remove_rmap" for e in g["edges"]) else 1)' \
+	"$tmp/fault.json" || fail "--path fault on 6.1: no wp_page_copy -> page_remove_rmap"
 check_preset exit "do_exit exit_mm mmput __mmput exit_mmap unmap_vmas unmap_single_vma unmap_page_range \
 zap_p4d_range zap_pud_range zap_pmd_range zap_pte_range page_remove_rmap free_pgtables unlink_anon_vmas" \
 "$side page_add_new_anon_rmap anon_vma_fork"

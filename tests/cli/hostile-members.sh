@@ -49,4 +49,33 @@ rc=$?
 grep -q "big.tar.gz: meminfo: 4294967296 bytes: such a member holds at most 1048576" "$tmp/err" || fail "4 GiB meminfo: $(cat "$tmp/err")"
 kib=$(tail -n 1 "$tmp/usage")
 [ "$kib" -lt 65536 ] || fail "4 GiB meminfo: $((kib / 1024)) MiB used"
+# in a tar, the same shapes: a symbolic link, a FIFO, a device, a hard link
+# (they were read as empty members, exit 0), refused naming the member
+good
+for shape in symlink:version fifo:meminfo device:1/status hardlink:1/smaps; do
+	kind=${shape%%:*} member=${shape#*:}
+	python3 - "$tmp/s" "$tmp/shape.tar" "$kind" "$member" <<'PY' || fail "could not write the $kind tar"
+import os, sys, tarfile
+folder, path, kind, member = sys.argv[1:5]
+with tarfile.open(path, 'w') as t:
+    for name in ('version', 'meminfo', '1/stat', '1/status', '1/cmdline', '1/smaps'):
+        if name != member:
+            t.add(os.path.join(folder, name), name)
+    info = tarfile.TarInfo(member)
+    if kind == 'symlink':
+        info.type, info.linkname = tarfile.SYMTYPE, '/etc/passwd'
+    elif kind == 'fifo':
+        info.type = tarfile.FIFOTYPE
+    elif kind == 'device':
+        info.type, info.devmajor, info.devminor = tarfile.CHRTYPE, 1, 5
+    else:
+        info.type, info.linkname = tarfile.LNKTYPE, '1/cmdline'
+    t.addfile(info)
+PY
+	timeout 5 "$PTSCOPE" info "$tmp/shape.tar" > /dev/null 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "tar $kind $member: exit $rc, want 1: $(cat "$tmp/err")"
+	[ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "shape.tar: $member: .*not a snapshot member" "$tmp/err" ||
+		fail "tar $kind $member: $(cat "$tmp/err")"
+done
 exit 0

@@ -129,6 +129,34 @@ with open(case('profile-200000-symbols', f'callgraph,{kernel_tree},--format,json
     f.write('# Overhead  Command  Shared Object  Symbol\n'
             '    30.00%  make  [kernel.kallsyms]  [k] page_remove_rmap\n')
     f.writelines(f'     0.0001%  make  [kernel.kallsyms]  [k] symbol_{i}\n' for i in range(200000))
+# accepted nonsense: an aarch64 snapshot of 64 KiB pages was modelled with
+# x86_64's 4 KiB ones (aarch64 with 4 KiB pages is priced like x86_64, as
+# tests/cli/callgraph-overlay.sh checks); 64 KiB pages on x86_64; an i386
+# snapshot with a VMA above 4 GiB
+snapshot(case('arch-aarch64-64k', 'report', 1, 'pages of 65536 bytes: the model counts 4096-byte pages only'), one(),
+         PFN_INFO.replace('x86_64', 'aarch64').replace('4096', '65536'))
+snapshot(case('x86_64-64k-pages', 'report', 1, 'pages of 65536 bytes: the model counts 4096-byte pages only'),
+         one(), PFN_INFO.replace('4096', '65536'))
+snapshot(case('i386-above-4-gib', 'report', 1, 'a VMA ends at 0x7f0000004000, above the 4 GiB a i386'),
+         one(), PFN_INFO.replace('x86_64', 'i386'))
+# version or meminfo twice in a tar took the last silently
+for twice in ('version', 'meminfo'):
+    with tarfile.open(case(f'{twice}-twice.tar', 'report', 1, f'{twice}: member appears twice'), 'w') as t:
+        for name, data in (('version', open(f'{fixtures}/version', 'rb').read()),
+                           ('meminfo', open(f'{fixtures}/meminfo', 'rb').read()),
+                           (twice, open(f'{fixtures}/{twice}', 'rb').read()),
+                           ('1/stat', stat(1)), ('1/smaps', smaps(START, 4))):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, __import__('io').BytesIO(data))
+# 4 MiB of random bytes read as a profile (88.9 % / 11.1 %); a share of 1e308 %
+with open(case('profile-random-bytes', f'callgraph,{kernel_tree},--format,json,--overlay-profile', 1,
+               'profile-random-bytes:1: binary data: not a profile text'), 'wb') as f:
+    f.write(b'\0' + os.urandom(4 << 20))
+with open(case('profile-share-1e308', f'callgraph,{kernel_tree},--format,json,--overlay-profile', 1,
+               'profile-share-1e308:2: a share of 1e+308%: no share is more than 100%'), 'w') as f:
+    f.write('# Overhead  Command  Shared Object  Symbol\n'
+            '    1e308%  make  [kernel.kallsyms]  [k] page_remove_rmap\n')
 # a snapshot without any process was "out of memory"; now one clear line
 snapshot(case('no-process', 'info', 1, 'no process in this snapshot'))
 # --skip-bad kept refused pagemaps in memory: 64 processes with 1 MiB each of
@@ -150,14 +178,14 @@ snapshot(case('mapcounts-20000', 'report,--format,json', 0, '"pte_pages":40,', 1
 def zstd(data):
     return subprocess.run(['zstd', '-q', '-19', '-c'], input=data, stdout=subprocess.PIPE, check=True).stdout
 
-def inflating_tar(path, piece, repeats):
+def inflating_tar(path, piece, repeats, member_name='1/smaps'):
     header = b''
     for name, data in (('version', open(f'{fixtures}/version', 'rb').read()),
                        ('meminfo', open(f'{fixtures}/meminfo', 'rb').read()), ('1/stat', stat(1))):
         info = tarfile.TarInfo(name)
         info.size = len(data)
         header += info.tobuf(format=tarfile.USTAR_FORMAT) + data + bytes(-len(data) % 512)
-    member = tarfile.TarInfo('1/smaps')
+    member = tarfile.TarInfo(member_name)
     member.size = len(piece) * repeats
     header += member.tobuf(format=tarfile.USTAR_FORMAT)
     frame = zstd(piece)
@@ -177,6 +205,14 @@ inflating_tar(case('smaps-3-gib-line-skip-bad.tar.zst', 'report,--skip-bad', 1, 
 record = smaps(START, 4)
 inflating_tar(case('smaps-3-gib-same-vma.tar.zst', 'report', 1, '1/smaps:5: VMAs overlap or are out of order', 10, 100),
               record * ((1 << 20) // len(record)), 3072)
+
+# kpages and pagemap are streamed as well (a 1 KB .tar.gz whose kpages is
+# 3 GiB of zeros took 4.6 s and 6.3 GB before its first record was checked;
+# 1/pagemap, 3.15 GB): refused at the first bad record
+inflating_tar(case('kpages-3-gib-zeros.tar.zst', 'report', 1,
+                   'kpages: record 1: PFN 0 not above the previous one', 10, 100), bytes(1 << 20), 3072, 'kpages')
+inflating_tar(case('pagemap-3-gib-zeros.tar.zst', 'report', 1,
+                   '1/pagemap: record 0: entry is neither present nor swapped', 10, 100), bytes(1 << 20), 3072, '1/pagemap')
 
 os.makedirs(out, exist_ok=True)
 print('\n'.join(c.replace(',', ' ', 0) for c in cases))

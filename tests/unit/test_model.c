@@ -1171,6 +1171,40 @@ static void test_pagetable_estimate(void)
 	CU_ASSERT_FALSE(r->designs[0].pte_chain_exact);
 }
 
+/*
+ * smaps-only pte_chains when many VMAs map one file: m of a file's pages is
+ * at most max(processes, VMAs mapping the file).  Eight processes; file A
+ * (inode 7) mapped by 12 VMAs (one in each process, a second in four),
+ * file B (inode 9) by 4, each VMA 12 shared pages with Pss 4 kB (Σ 1/m = 1
+ * page, harmonic mean m = 12).  D3 i386 L1 64 (NRPTE 15) charges
+ * ceil(m/15)·64/m a page:
+ *   A: m = min(12, 12) = 12: 12 · 64/12 = 64 a VMA, bounds [64·max(12/15, 1),
+ *      64·(12/15 + 14/15 · 1.25)] = [64, 125.9]                 -> 12 · 64 = 768
+ *   B: m = min(12, max(8, 4)) = 8: 12 · 64/8 = 96, same bounds  ->  4 · 96 = 384
+ * Total 1152.  Counting every file's VMAs as one (m_max 16) gives 1024; the
+ * process count alone for A (m_max 8) gives 1536.
+ */
+static void test_file_mappers(void)
+{
+	struct fake *f = fake_new();
+	f->snapshot.info.pagemap = PAGEMAP_NONE;
+	for (int i = 0; i < 8; i++) {
+		struct process *p = fake_process(f, i + 1, 0, 0);
+		p->has_pagemap = false;
+		struct vma *v[2];
+		v[0] = fake_vma(f, p, 0x400000, 0x40c000, "r--s", 7, "/a");
+		v[1] = fake_vma(f, p, 0x800000, 0x80c000, "r--s", i < 4 ? 7 : 9, i < 4 ? "/a" : "/b");
+		for (int k = 0; k < 2; k++) {
+			v[k]->kb[SMAPS_RSS] = v[k]->kb[SMAPS_SHARED_CLEAN] = 12 * 4;
+			v[k]->kb[SMAPS_PSS] = 4;
+		}
+	}
+	const char *const ids[] = { "2.5-array-i386-l1-64" };
+	struct model_result *r = run(f, ids, 1);
+	CU_ASSERT_FALSE(r->designs[0].pte_chain_exact);
+	CU_ASSERT_DOUBLE_EQUAL(r->designs[0].pte_chain_estimate.point, 1152.0, 1e-6);
+}
+
 /* ---- profiles from XML ---- */
 
 static void test_profile_files(void)
@@ -1275,6 +1309,6 @@ void suite_model(void)
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_pmd_windows_from_smaps, test_thp_fork_exit,
 		  test_sharing, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
-		  test_cow_and_swap_faults, test_pagetable_estimate, test_profile_files,
+		  test_cow_and_swap_faults, test_pagetable_estimate, test_file_mappers, test_profile_files,
 		  test_builtin_ids);
 }

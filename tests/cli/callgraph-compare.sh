@@ -1,0 +1,166 @@
+#!/bin/sh
+# callgraph --overlay-profile AFTER --baseline-profile BEFORE: two listings
+# compared the way they were posted.  Worked by hand:
+#  - two 'samples symbol' lists (no total line): counts are compared.
+#    page_remove_rmap 15525 -> 1983: x0.13 (1983/15525 = 0.1277), -13,542;
+#    page_add_rmap 6415 -> 2055: x0.32 (0.3203), -4,360 - it fell, so blue,
+#    where shares of the listed samples would say +21.65 points
+#    (2055/4038 = 50.89 % against 6415/21940 = 29.24 %);
+#  - perf listings (shares of all samples) cut off at 0.82 % and 2.00 %:
+#    do_wp_page 2.00 % -> 12.00 %: +10.0 exact; zap_pte_range 5.00 % -> not
+#    listed: "< 0.82%", a change of at most 0.82 - 5.00 = -4.18;
+#  - two trees, two profiles: each listing only on its own tree's functions.
+. "$PTSCOPE_TESTS/cli-common.sh"
+sh "$PTSCOPE_TESTS/deps.sh" jq >/dev/null 2>&1
+command -v jq >/dev/null || skip "jq is not installed"
+tree="$PTSCOPE_TESTS/fixtures/kernel-2.4"
+printf '15525 page_remove_rmap\n 6415 page_add_rmap\n' > "$tmp/before.txt"
+printf ' 1983 page_remove_rmap\n 2055 page_add_rmap\n' > "$tmp/after.txt"
+run() { "$PTSCOPE" callgraph "$1" --cache-dir "$tmp/cache" -q --all "$@"; }
+node() {  # FIELD of function NAME in a callgraph JSON
+	jq -r --arg n "$2" --arg f "$3" '[.nodes[] | select(.name == $n) | .[$f]][0] // "none"
+		| if type == "number" then (. * 100 | round / 100) else . end' "$1"
+}
+
+cg() { "$PTSCOPE" callgraph "$tree" --cache-dir "$tmp/cache" -q --all "$@"; }
+cg --overlay-profile "$tmp/after.txt" --baseline-profile "$tmp/before.txt" --format json -o "$tmp/counts.json" ||
+	fail "counts: exit status $?"
+jq -e '.summary.compare == "counts" and (.summary.compare_why | test("total"))' "$tmp/counts.json" >/dev/null ||
+	fail "two lists without a total are not compared as counts: $(jq -c '.summary | {compare, compare_why}' "$tmp/counts.json")"
+[ "$(node "$tmp/counts.json" page_add_rmap change_ratio)" = 0.32 ] ||
+	fail "page_add_rmap ratio $(node "$tmp/counts.json" page_add_rmap change_ratio), want 0.32"
+[ "$(node "$tmp/counts.json" page_add_rmap change_samples)" = -4360 ] ||
+	fail "page_add_rmap change $(node "$tmp/counts.json" page_add_rmap change_samples), want -4360"
+[ "$(node "$tmp/counts.json" page_remove_rmap change_ratio)" = 0.13 ] ||
+	fail "page_remove_rmap ratio $(node "$tmp/counts.json" page_remove_rmap change_ratio)"
+[ "$(node "$tmp/counts.json" page_remove_rmap change_samples)" = -13542 ] ||
+	fail "page_remove_rmap change $(node "$tmp/counts.json" page_remove_rmap change_samples)"
+# the picture: the label, blue (hue 0.6) for the fall, and a legend that says counts
+cg --overlay-profile "$tmp/after.txt" --baseline-profile "$tmp/before.txt" --format dot -o "$tmp/counts.dot" ||
+	fail "counts dot: exit status $?"
+grep -q '2,055 (was 6,415, x0.32 -4,360)' "$tmp/counts.dot" || fail "no counts label on page_add_rmap"
+grep -A3 'page_add_rmap' "$tmp/counts.dot" | grep -q 'fillcolor="0.600' || fail "page_add_rmap fell but is not blue"
+grep -q 'ratio of samples, after / before (counts compared)' "$tmp/counts.dot" || fail "the legend does not say counts"
+# asked for shares: the posted confusion, +21.65 points
+cg --overlay-profile "$tmp/after.txt" --baseline-profile "$tmp/before.txt" --compare shares --format json \
+	-o "$tmp/shares.json" || fail "shares: exit status $?"
+[ "$(node "$tmp/shares.json" page_add_rmap change_points)" = 21.65 ] ||
+	fail "page_add_rmap points $(node "$tmp/shares.json" page_add_rmap change_points), want 21.65"
+jq -e '.summary.compare == "shares"' "$tmp/shares.json" >/dev/null || fail "--compare shares not said"
+
+# cut-off perf listings
+cat > "$tmp/perf-after.txt" <<'TXT'
+# Overhead  Command  Shared Object      Symbol
+    12.00%  make     [kernel.kallsyms]  [k] do_wp_page
+     0.82%  make     [kernel.kallsyms]  [k] page_add_rmap
+TXT
+cat > "$tmp/perf-before.txt" <<'TXT'
+# Overhead  Command  Shared Object      Symbol
+     5.00%  make     [kernel.kallsyms]  [k] zap_pte_range
+     2.00%  make     [kernel.kallsyms]  [k] do_wp_page
+TXT
+cg --overlay-profile "$tmp/perf-after.txt" --versus "$tmp/perf-before.txt" --format json -o "$tmp/cut.json" ||
+	fail "cut-off: exit status $?"
+jq -e '.summary.compare == "shares"' "$tmp/cut.json" >/dev/null || fail "perf listings not compared as shares"
+[ "$(node "$tmp/cut.json" do_wp_page change_points)" = 10 ] && [ "$(node "$tmp/cut.json" do_wp_page change_bound)" = exact ] ||
+	fail "do_wp_page: $(node "$tmp/cut.json" do_wp_page change_points) $(node "$tmp/cut.json" do_wp_page change_bound)"
+[ "$(node "$tmp/cut.json" zap_pte_range samples_below_percent)" = 0.82 ] ||
+	fail "zap_pte_range is not 'below 0.82 %': $(node "$tmp/cut.json" zap_pte_range samples_below_percent)"
+[ "$(node "$tmp/cut.json" zap_pte_range change_points)" = -4.18 ] && [ "$(node "$tmp/cut.json" zap_pte_range change_bound)" = at_most ] ||
+	fail "zap_pte_range: $(node "$tmp/cut.json" zap_pte_range change_points) $(node "$tmp/cut.json" zap_pte_range change_bound)"
+cg --overlay-profile "$tmp/perf-after.txt" --versus "$tmp/perf-before.txt" --format dot -o "$tmp/cut.dot" ||
+	fail "cut-off dot: exit status $?"
+grep -q '< 0.82% (was 5.0%, <-4.2)' "$tmp/cut.dot" || fail "zap_pte_range's label does not say < 0.82%"
+grep -q '(was 0.0%' "$tmp/cut.dot" && fail "a function not listed is shown as 0 %"
+# counts asked of a listing that has none: refused, naming the file
+cg --overlay-profile "$tmp/perf-after.txt" --baseline-profile "$tmp/perf-before.txt" --compare counts \
+	--format json -o "$tmp/no.json" 2> "$tmp/err"; [ $? -eq 1 ] || fail "--compare counts of perf shares: want exit 1"
+grep -q 'perf-after.txt.*raw sample counts' "$tmp/err" || fail "the refusal does not name the listing: $(cat "$tmp/err")"
+[ -e "$tmp/no.json" ] && fail "a refused run wrote its output"
+cg --compare nonsense --overlay-profile "$tmp/after.txt" --baseline-profile "$tmp/before.txt" 2> "$tmp/err" >/dev/null
+[ $? -eq 1 ] && grep -q "did you mean\|not one of" "$tmp/err" || fail "--compare nonsense not refused"
+
+# the table for mail (perf diff's columns) and the tree's column; a listing
+# cut off at 900 (the after list's smallest) says do_wp_page fell below it:
+# 900 - 3,000 = -2,100 at most, x0.30; memcpy, not in the before list (its
+# smallest: 3,000), rose from below 3,000: > -2,100, > x0.30
+printf '15525 page_remove_rmap\n 6415 page_add_rmap\n 3000 do_wp_page\n' > "$tmp/b2.txt"
+printf ' 1983 page_remove_rmap\n 2055 page_add_rmap\n  900 memcpy\n' > "$tmp/a2.txt"
+cg --overlay-profile "$tmp/a2.txt" --baseline-profile "$tmp/b2.txt" --format table -o "$tmp/table.txt" ||
+	fail "--format table: exit status $?"
+cat > "$tmp/want-table.txt" <<'TXT'
+  page_remove_rmap                     15,525        1,983            -13,542    x0.13  yes
+  page_add_rmap                         6,415        2,055             -4,360    x0.32  yes
+  do_wp_page                            3,000        < 900            <-2,100   <x0.30  yes
+  memcpy                              < 3,000          900            >-2,100   >x0.30  no
+TXT
+grep -v '^#' "$tmp/table.txt" | diff -u "$tmp/want-table.txt" - || fail "--format table"
+grep -q '^# function  *before  *after  *change  *ratio  *graph$' "$tmp/table.txt" || fail "table header"
+cg --overlay-profile "$tmp/a2.txt" --baseline-profile "$tmp/b2.txt" --format tree -o "$tmp/tree.txt" ||
+	fail "--format tree with profiles: exit status $?"
+grep -q 'page_add_rmap() <mm/rmap.c:34>: *2,055 (was 6,415, x0.32 -4,360)$' "$tmp/tree.txt" ||
+	fail "the tree has no figures column: $(grep page_add_rmap "$tmp/tree.txt")"
+grep -q '^# colour: ratio of samples' "$tmp/tree.txt" || fail "the tree does not say what its column is"
+cg --format table -o "$tmp/t.txt" 2> /dev/null; [ $? -eq 1 ] || fail "--format table without profiles: want exit 1"
+
+# perf script call chains weight the calls: four samples, worked by hand -
+# leaves page_remove_rmap 3 (75 %), zap_pte_range 1; zap_page_range ->
+# zap_pte_range in samples 1, 3, 4 (3); zap_pte_range -> page_remove_rmap in
+# 1 and 3 (2); do_munmap -> zap_page_range 2; do_wp_page.isra.0 is do_wp_page
+cat > "$tmp/script.txt" <<'TXT'
+# ========
+# captured on: a fixture
+# ========
+bash  1234 [000] 12345.678901:     250000 cycles:
+	ffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])
+	ffffffff8123bcde zap_pte_range+0x2a1 ([kernel.kallsyms])
+	ffffffff8123cdef zap_page_range+0x10 ([kernel.kallsyms])
+	ffffffff8123cdef exit_mmap+0x10 ([kernel.kallsyms])
+
+bash  1234 [000] 12345.679901:     250000 cycles:
+	ffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])
+	ffffffff8123bcde do_wp_page.isra.0+0x2a1 ([kernel.kallsyms])
+	ffffffff8123cdef handle_pte_fault+0x10 ([kernel.kallsyms])
+
+make  99 [001] 12345.680901:     250000 cycles:
+	ffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])
+	ffffffff8123bcde zap_pte_range+0x2a1 ([kernel.kallsyms])
+	ffffffff8123cdef zap_page_range+0x10 ([kernel.kallsyms])
+	ffffffff8123cdef do_munmap+0x10 ([kernel.kallsyms])
+
+make  99 [001] 12345.690901:     250000 cycles:
+	ffffffff8123bcde zap_pte_range+0x2a1 ([kernel.kallsyms])
+	ffffffff8123cdef zap_page_range+0x10 ([kernel.kallsyms])
+	ffffffff8123cdef do_munmap+0x10 ([kernel.kallsyms])
+TXT
+cg --overlay-profile "$tmp/script.txt" --format json -o "$tmp/script.json" || fail "perf script: exit status $?"
+call() {  # samples on the call FROM -> TO
+	jq -r --arg f "$1" --arg t "$2" '(.nodes | map({(.id): .name}) | add) as $n
+		| [.edges[] | select($n[.from] == $f and $n[.to] == $t) | .samples // "none"][0]' "$tmp/script.json"
+}
+for case in "zap_page_range zap_pte_range 3" "zap_pte_range page_remove_rmap 2" "do_munmap zap_page_range 2" \
+	    "exit_mmap zap_page_range 1" "do_wp_page page_remove_rmap 1" "handle_pte_fault do_wp_page 1" \
+	    "copy_page_range page_add_rmap none"; do
+	set -- $case
+	[ "$(call "$1" "$2")" = "$3" ] || fail "perf script: $1 -> $2 carries $(call "$1" "$2"), want $3"
+done
+[ "$(node "$tmp/script.json" page_remove_rmap samples_percent)" = 75 ] ||
+	fail "perf script: page_remove_rmap $(node "$tmp/script.json" page_remove_rmap samples_percent) %, want 75"
+
+# two trees, two profiles: the 2.5 listing on the 2.5 tree, the 2.4 one on the 2.4 tree
+printf '1000 zap_pte_range\n 700 handle_pte_fault\n 400 shrink_list\n' > "$tmp/new.txt"
+printf '3000 zap_page_range\n 500 handle_pte_fault\n 300 shrink_list\n 900 zap_pte_range\n' > "$tmp/old.txt"
+"$PTSCOPE" callgraph "$PTSCOPE_TESTS/fixtures/kernel-2.5" --versus "$tree" --cache-dir "$tmp/cache" -q \
+	--overlay-profile "$tmp/new.txt" --baseline-profile "$tmp/old.txt" --format json -o "$tmp/trees.json" ||
+	fail "two trees, two profiles: exit status $?"
+# handle_pte_fault is only in 2.4: the 2.5 listing's 700 is not placed on it
+[ "$(node "$tmp/trees.json" handle_pte_fault samples)" = none ] && [ "$(node "$tmp/trees.json" handle_pte_fault baseline_samples)" = 500 ] ||
+	fail "handle_pte_fault (2.4 only): $(node "$tmp/trees.json" handle_pte_fault samples) / $(node "$tmp/trees.json" handle_pte_fault baseline_samples)"
+# shrink_list is only in 2.5: the 2.4 listing's 300 is not placed on it
+[ "$(node "$tmp/trees.json" shrink_list samples)" = 400 ] && [ "$(node "$tmp/trees.json" shrink_list baseline_samples)" = none ] ||
+	fail "shrink_list (2.5 only): $(node "$tmp/trees.json" shrink_list samples) / $(node "$tmp/trees.json" shrink_list baseline_samples)"
+# zap_pte_range, in both: 900 -> 1000, x1.11
+[ "$(node "$tmp/trees.json" zap_pte_range change_ratio)" = 1.11 ] ||
+	fail "zap_pte_range ratio $(node "$tmp/trees.json" zap_pte_range change_ratio), want 1.11"
+jq -e '[.nodes[] | select(.only_in == "old")] | length > 0' "$tmp/trees.json" >/dev/null || fail "no old-only functions: not two trees"
+echo "compare: counts x0.32 / -4,360 where shares said +21.65; cut-off < 0.82 %; two trees, two profiles"

@@ -1,0 +1,87 @@
+#!/bin/sh
+# Every file the user names has a bound that fits its kind (base/file.h),
+# checked from its size before reading and enforced while reading, so that
+# /dev/zero, /dev/urandom, a FIFO fed forever and a sparse 4 GiB file are
+# each refused in one line naming the file, exit 1, within 10 s and 256 MiB
+# (three times both under the sanitizers, as tests/cli/hostile-corpus.sh).
+# An output that is one of the inputs is refused (report SNAP -o SNAP
+# replaced the snapshot with the report).  Past `ulimit -f` the write fails
+# with EFBIG: exit 2, said, nothing left (SIGXFSZ killed the run silently).
+. "$PTSCOPE_TESTS/cli-common.sh"
+[ -x /usr/bin/time ] || skip "/usr/bin/time not installed (package time)"
+f=$PTSCOPE_TESTS/fixtures/proc
+tree=$PTSCOPE_TESTS/fixtures/kernel-2.5
+mkdir -p "$tmp/s/1"
+cp "$f/version" "$f/meminfo" "$tmp/s/"
+for m in smaps stat status cmdline; do cp "$f/sleep.$m" "$tmp/s/1/$m"; done
+sed -i 's/^5969 /1 /' "$tmp/s/1/stat"
+(cd "$tmp/s" && tar -cf "$tmp/s.tar" version meminfo 1)
+"$PTSCOPE" report "$tmp/s.tar" > /dev/null || fail "the good snapshot is refused"
+
+scale=1
+if ldd "$PTSCOPE" 2>/dev/null | grep -q asan; then
+	scale=3
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
+	export ASAN_OPTIONS
+fi
+bounded() {  # WHAT PATTERN COMMAND...: refused in one line, exit 1, within 10 s and 256 MiB
+	what=$1 pattern=$2
+	shift 2
+	/usr/bin/time -f '%M' -o "$tmp/usage" timeout $((10 * scale)) "$@" > /dev/null 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "$what: exit $rc, want 1: $(head -c 300 "$tmp/err")"
+	[ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "$what: not one line: $(head -c 300 "$tmp/err")"
+	grep -q -- "$pattern" "$tmp/err" || fail "$what: message lacks '$pattern': $(cat "$tmp/err")"
+	kib=$(tail -n 1 "$tmp/usage")
+	[ "$kib" -le $((256 * 1024 * scale)) ] || fail "$what: used $((kib / 1024)) MiB"
+}
+bounded "report --profile /dev/zero" "/dev/zero: more than 16 MiB" "$PTSCOPE" report "$tmp/s.tar" --profile /dev/zero
+bounded "profiles --check /dev/zero" "/dev/zero: more than 16 MiB" "$PTSCOPE" profiles --check /dev/zero
+bounded "profiles --check /dev/urandom" "/dev/urandom: more than 16 MiB" "$PTSCOPE" profiles --check /dev/urandom
+bounded "callgraph --overlay-profile /dev/zero" "/dev/zero: more than 64 MiB" \
+	"$PTSCOPE" callgraph "$tree" --no-cache -q --overlay-profile /dev/zero -o "$tmp/x.svg"
+bounded "callgraph --config /dev/zero" "/dev/zero: more than 64 MiB" \
+	"$PTSCOPE" callgraph "$tree" --no-cache -q --config /dev/zero -o "$tmp/x.svg"
+# a sparse 4 GiB + 200 bytes profile: refused from its size (libxml2 took its first 200 bytes)
+head -c 200 "$PTSCOPE_TESTS/../model/profiles/$(ls "$PTSCOPE_TESTS/../model/profiles" | grep 'xml$' | head -1)" > "$tmp/big.xml"
+truncate -s $(( (4 << 30) + 200 )) "$tmp/big.xml"
+bounded "a 4 GiB profile" "big.xml: more than 16 MiB" "$PTSCOPE" profiles --check "$tmp/big.xml"
+truncate -s $(( 300 << 20 )) "$tmp/big.json"
+bounded "a 300 MiB compile database" "big.json: more than 256 MiB" "$PTSCOPE" callgraph "$tmp/big.json" --no-cache -q -o "$tmp/x.svg"
+[ ! -e "$tmp/x.svg" ] || fail "a refused input left an output"
+# a FIFO the user names is read with the same bound (its writer never stops)
+mkfifo "$tmp/fifo"
+(yes '<x>' > "$tmp/fifo" 2>/dev/null &)
+bounded "profiles --check FIFO" "fifo: more than 16 MiB" "$PTSCOPE" profiles --check "$tmp/fifo"
+
+# an output that is one of the inputs: refused, the input unchanged
+cp "$tmp/s.tar" "$tmp/keep.tar"
+"$PTSCOPE" report "$tmp/s.tar" -o "$tmp/s.tar" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "report SNAP -o SNAP: exit $rc, want 1: $(cat "$tmp/err")"
+grep -q "s.tar: is one of this run's inputs" "$tmp/err" || fail "report SNAP -o SNAP: $(cat "$tmp/err")"
+cmp -s "$tmp/s.tar" "$tmp/keep.tar" || fail "report SNAP -o SNAP changed the snapshot"
+ln "$tmp/s.tar" "$tmp/hard.tar"
+"$PTSCOPE" report "$tmp/s.tar" -o "$tmp/hard.tar" 2> /dev/null; [ $? -eq 1 ] || fail "a hard link of the input as output: not refused"
+cmp -s "$tmp/s.tar" "$tmp/keep.tar" || fail "report SNAP -o LINK changed the snapshot"
+cp "$PTSCOPE_TESTS/../model/profiles/$(ls "$PTSCOPE_TESTS/../model/profiles" | grep 'xml$' | head -1)" "$tmp/p.xml"
+cp "$tmp/p.xml" "$tmp/p.keep"
+"$PTSCOPE" report "$tmp/s.tar" --profile "$tmp/p.xml" -o "$tmp/p.xml" 2> /dev/null; [ $? -eq 1 ] || fail "report --profile P -o P: not refused"
+cmp -s "$tmp/p.xml" "$tmp/p.keep" || fail "report --profile P -o P changed the profile"
+"$PTSCOPE" callgraph "$tree" --no-cache -q --write-commands "$tmp/db.json" --format json -o /dev/null || fail "--write-commands"
+cp "$tmp/db.json" "$tmp/db.keep"
+"$PTSCOPE" callgraph "$tmp/db.json" --no-cache -q --format json -o "$tmp/db.json" 2> "$tmp/err"; [ $? -eq 1 ] ||
+	fail "callgraph DB -o DB: not refused: $(cat "$tmp/err")"
+cmp -s "$tmp/db.json" "$tmp/db.keep" || fail "callgraph DB -o DB changed the database"
+
+# past ulimit -f: EFBIG said, exit 2, nothing left
+(ulimit -f 1; exec "$PTSCOPE" report "$tmp/s.tar" --format json -o "$tmp/big-out.json") 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || fail "ulimit -f: exit $rc, want 2: $(cat "$tmp/err")"
+grep -q "File too large" "$tmp/err" || fail "ulimit -f: does not say EFBIG: $(cat "$tmp/err")"
+[ -z "$(ls -A "$tmp" | grep big-out)" ] || fail "ulimit -f: left $(ls -A "$tmp" | grep big-out)"
+(ulimit -f 1; exec "$PTSCOPE" report "$tmp/s.tar" --format json > "$tmp/stdout.json") 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || fail "ulimit -f on stdout: exit $rc, want 2: $(cat "$tmp/err")"
+grep -q "stdout: File too large" "$tmp/err" || fail "ulimit -f on stdout: $(cat "$tmp/err")"
+exit 0
