@@ -156,19 +156,20 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 		out->mapped_anon += anon;
 		if (!(rec->entry & PAGEMAP_FILE_OR_SHARED))
 			out->shared_anon |= e && !(rec->entry & PAGEMAP_EXCLUSIVE);
+		out->with_pfn += e != NULL;
+		out->shared += e && m >= 2;
 		for (size_t d = 0; d < r->design_count; d++) {
 			const struct rmap_profile *profile = r->designs[d].profile;
-			allocations[d] += chain_allocations(profile, m, anon);
-			/* an exit takes the page from m mappings to m - 1 */
-			frees[d] += chain_allocations(profile, m - 1, anon);
+			/* C(m - 1), C(m), C(m + 1): a fork takes the page to m + 1
+			 * mappings, an exit to m - 1 (chain_allocations, in one go) */
+			uint64_t before = rmap_page_cost(profile, m - 1, anon), now = rmap_page_cost(profile, m, anon);
+			uint64_t after = rmap_page_cost(profile, m + 1, anon), unit = chain_unit_bytes(profile);
+			allocations[d] += after > now && unit ? (after - now) / unit : 0;
+			frees[d] += now > before && unit ? (now - before) / unit : 0;
 			direct[d] += direct_mapping(profile, m, anon);
-		}
-		if (!e)
-			continue;
-		out->with_pfn++;
-		out->shared += m >= 2;
-		for (size_t d = 0; d < r->design_count; d++) {
-			double charge = (double)rmap_page_cost(r->designs[d].profile, m, anon) / (double)m;
+			if (!e)
+				continue;
+			double charge = (double)now / (double)m;
 			chain_bytes[d] += charge;
 			chain_bytes_anon[d] += anon ? charge : 0;
 		}

@@ -5,6 +5,7 @@
 # alternating pairs after a warm-up, bench-common.sh's `ratio`), then each
 # bench's own tables.  Each script prints its tables too; none asserts a time.
 #   run.sh PTSCOPE CACHE [MEASUREMENTS]
+# BENCH_ONLY="inputs report" runs only those benches (bench-NAME.sh).
 ptscope=$(cd "$(dirname "${1:?usage: run.sh PTSCOPE CACHE [MEASUREMENTS]}")" && pwd)/$(basename "$1")
 cache=${2:?usage: run.sh PTSCOPE CACHE [MEASUREMENTS]}
 out=${3:-}
@@ -18,7 +19,10 @@ export BENCH_RATIOS
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 status=0
-for b in "$here"/bench-*.sh; do
+benches=
+for name in ${BENCH_ONLY:-}; do benches="$benches $here/bench-$name.sh"; done
+[ -n "$benches" ] || benches=$(echo "$here"/bench-*.sh)
+for b in $benches; do
 	[ -f "$b" ] || continue
 	name=$(basename "$b" .sh)
 	echo "== $name"
@@ -40,6 +44,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "- run: $started, ptscope $("$ptscope" --version 2>/dev/null | head -n 1)$(git -C "$here" rev-parse --short HEAD 2>/dev/null | sed 's/^/, commit /')"
 	echo "- machine: $cpu, $(nproc) CPUs, $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)"
 	echo "- load average (1, 5, 15 min): $load_before before, $load_after after"
+	echo "- benches: $(for b in $benches; do basename "$b" .sh; done | tr '\n' ' ')"
 	echo "- method: CPU seconds (user + system, /usr/bin/time), median of ${BENCH_PAIRS:-5} alternating pairs after one"
 	echo "  warm-up run of each; peak memory is the largest peak RSS of the pairs"
 	echo
@@ -48,7 +53,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "| work | floor or anchor | work: CPU, peak RSS | anchor: CPU, peak RSS | ratio |"
 	echo "|---|---|---|---|---|"
 	cat "$BENCH_RATIOS"
-	for b in "$here"/bench-*.sh; do
+	for b in $benches; do
 		name=$(basename "$b" .sh)
 		[ -f "$work/$name.out" ] || continue
 		echo
