@@ -314,6 +314,8 @@ struct pagemap_reader {
 	struct buffer records;          /* packed little-endian {vaddr, entry} */
 	struct pfn_set *pfns;           /* NULL when PFNs are not wanted */
 	bool saw_pfn;                   /* some present page had a non-zero PFN */
+	struct buffer pmd_ranges;       /* packed little-endian {start, end} mapped by PMDs */
+	bool pmd_scanned;               /* PAGEMAP_SCAN answered: pmd_ranges is the truth */
 };
 
 static int append_record(struct pagemap_reader *reader, uint64_t vaddr, uint64_t entry)
@@ -409,6 +411,46 @@ static int scan_next_page(int fd, uint64_t start, uint64_t end, uint64_t *next)
 	}
 }
 
+/*
+ * Which ranges PMD leaves map (PAGE_IS_HUGE, Linux 6.7): pagemap shows a
+ * large folio mapped by 512 PTEs exactly like one mapped by a PMD, and
+ * page-cache folios of 2 MiB are often mapped by PTEs.  One scan over the
+ * process's VMAs, vec_len ranges per call, resumed at walk_end.  An
+ * ioctl that is not there leaves pmd_scanned false: no member is written.
+ */
+#define PAGEMAP_SCAN_HUGE       (1 << 6)
+#define PMD_SCAN_VEC            256
+
+static void scan_pmd_ranges(struct pagemap_reader *reader, int fd, uint64_t start, uint64_t end)
+{
+	struct pagemap_scan_region regions[PMD_SCAN_VEC];
+	reader->pmd_ranges.length = 0;
+	reader->pmd_scanned = false;
+	while (start < end) {
+		struct pagemap_scan_arg arg = {
+			.size = sizeof(arg), .start = start, .end = end,
+			.vec = (uint64_t)(uintptr_t)regions, .vec_len = PMD_SCAN_VEC,
+			.category_mask = PAGEMAP_SCAN_HUGE | PAGEMAP_SCAN_PRESENT,
+			.return_mask = PAGEMAP_SCAN_HUGE,
+		};
+		long found = ioctl(fd, PAGEMAP_SCAN_IOCTL, &arg);
+		if (found < 0 && errno == EINTR)
+			continue;
+		if (found < 0)
+			return;
+		buffer_reserve(&reader->pmd_ranges, (size_t)found * 2 * sizeof(uint64_t));
+		for (long i = 0; i < found; i++) {
+			uint64_t range[2] = { htole64(regions[i].start), htole64(regions[i].end) };
+			memcpy(reader->pmd_ranges.data + reader->pmd_ranges.length, range, sizeof(range));
+			reader->pmd_ranges.length += sizeof(range);
+		}
+		if (arg.walk_end <= start)
+			break;
+		start = arg.walk_end;
+	}
+	reader->pmd_scanned = true;
+}
+
 static int read_vma_pages(struct pagemap_reader *reader, int fd, const struct vma_span *vma)
 {
 	uint64_t page = vma->start / reader->page_size;
@@ -451,6 +493,7 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 	int status = 0;
 	struct vma_span vma, pending = { 0 };
 	bool have_pending = false;
+	uint64_t lowest = UINT64_MAX, highest = 0;   /* the VMAs' span, for the PMD scan */
 	const char *line = smaps->data, *text_end = smaps->data + smaps->length;
 	for (bool at_end = false; !at_end && status == 0;) {
 		at_end = line >= text_end;
@@ -459,8 +502,11 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 			line_end = text_end;
 		bool header = !at_end && parse_vma_header(line, line_end, &vma);
 		if ((header || at_end) && have_pending) {
-			if (!pending.skip && pending.end > pending.start)
+			if (!pending.skip && pending.end > pending.start) {
 				status = read_vma_pages(reader, fd, &pending);
+				lowest = pending.start < lowest ? pending.start : lowest;
+				highest = pending.end > highest ? pending.end : highest;
+			}
 			have_pending = false;
 		}
 		if (header) {
@@ -471,6 +517,8 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 		}
 		line = line_end + 1;
 	}
+	if (status == 0)
+		scan_pmd_ranges(reader, fd, lowest, highest);
 	close(fd);
 	return status;
 }
@@ -731,6 +779,7 @@ static int read_process_once(struct capture_state *state, int pid, struct stat *
 	for (size_t i = 0; i < PROCESS_FILE_COUNT && status == 0; i++)
 		status = file_read_at(process_fd, process_files[i], &state->files[i]);
 	state->pagemap.records.length = 0;
+	state->pagemap.pmd_scanned = false;
 	bool no_mm = status == 0 && state->files[0].length == 0;
 	/* PID/cgroup is optional (docs/snapshot-format.md): its absence skips nothing */
 	state->has_cgroup = status == 0 && !no_mm && file_read_at(process_fd, "cgroup", &state->cgroup) == 0;
@@ -794,6 +843,10 @@ static int capture_process(struct capture_state *state, int pid)
 		snprintf(name, sizeof(name), "%d/pagemap", pid);
 		if (write_member(&state->writer, name, state->pagemap.records.data,
 				 state->pagemap.records.length) < 0)
+			return -1;
+		snprintf(name, sizeof(name), "%d/pmd_mapped", pid);
+		if (state->pagemap.pmd_scanned &&
+		    write_member(&state->writer, name, state->pagemap.pmd_ranges.data, state->pagemap.pmd_ranges.length) < 0)
 			return -1;
 	}
 	id_set_add_status(&state->uids, state->files[1].data, state->files[1].length, "Uid:");
@@ -896,10 +949,11 @@ static int write_info(struct capture_state *state, enum pagemap_mode mode)
 			 "format: ptscope-snapshot 1\npage_size: %llu\narch: %s\nkernel: %s\n"
 			 "hostname: %s\ncaptured_at: %s\npagemap: %s\nprocesses: %ld\nskipped: %ld\n"
 			 "kernel_threads: %ld\nzombies: %ld\nchanged_during_capture: %ld\nunreadable: %ld\n"
-			 "ptscope_version: %s\n",
+			 "scope: %s\nptscope_version: %s\n",
 			 (unsigned long long)state->pagemap.page_size, uts.machine, uts.release, hostname,
 			 captured_at, pagemap_mode_names[mode], state->processes, state->skipped,
-			 state->kernel_threads, state->zombies, state->changed, state->unreadable, PTSCOPE_VERSION);
+			 state->kernel_threads, state->zombies, state->changed, state->unreadable,
+			 state->options->pid_count || state->options->tree_count ? "part" : "all", PTSCOPE_VERSION);
 	return write_member(&state->writer, "snapshot.info", text, (size_t)n);
 }
 
@@ -1201,6 +1255,7 @@ static void capture_state_release(struct capture_state *state)
 	free(state->stat_before.data);
 	free(state->stat_after.data);
 	free(state->pagemap.records.data);
+	free(state->pagemap.pmd_ranges.data);
 	pfn_set_free(&state->pfns);
 	free(state->uids.ids);
 	free(state->gids.ids);

@@ -128,6 +128,10 @@ int parse_pagemap(const struct pagemap_record *records, size_t size,
 		  const struct parse_place *place);
 int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
 		 const struct parse_place *place);
+/* PID/pmd_mapped: {start, end} records, page-aligned, ascending, apart;
+ * appended to snapshot->pmd_ranges, *first and *count say where. */
+int parse_pmd_ranges(const void *data, size_t size, struct snapshot *snapshot, size_t *first,
+		     size_t *count, const struct parse_place *place);
 /* One record of each, against the one before it (NULL for the first):
  * what parse_pagemap and parse_kpages check, and the streamed members. */
 int check_pagemap_record(const struct pagemap_record *record, const struct pagemap_record *previous,

@@ -92,20 +92,52 @@ void report_format_percent(double percent, bool sign, char *buffer, size_t size)
 	snprintf(buffer, size, sign && rounded != 0 ? "%+.1f%%" : "%.1f%%", rounded);
 }
 
+void report_format_byte_range(double lower, double upper, char *buffer, size_t size)
+{
+	char low[32], high[32];
+	report_format_bytes(lower, low, sizeof(low));
+	report_format_bytes(upper, high, sizeof(high));
+	if (!strcmp(low, high)) {
+		snprintf(buffer, size, "%s", high);
+		return;
+	}
+	const char *low_unit = strchr(low, ' '), *high_unit = strchr(high, ' ');
+	if (low_unit && high_unit && !strcmp(low_unit, high_unit))
+		snprintf(buffer, size, "%.*s-%s", (int)(low_unit - low), low, high);
+	else
+		snprintf(buffer, size, "%s-%s", low, high);
+}
+
+/* The headline's part and whole: each one figure when known, else both
+ * bounds, so the part never reads larger than the whole. */
 void report_headline(const struct model_result *r, char *buffer, size_t size)
 {
 	buffer[0] = 0;
 	if (r->headline_rule >= r->sharing_count)
 		return;
 	const struct model_sharing *s = &r->sharing[r->headline_rule];
-	char shared[32], total[32], pages[32];
-	report_format_bytes((double)s->sharable_bytes, shared, sizeof(shared));
-	report_format_count(s->sharable_pages, pages, sizeof(pages));
+	char shared[48], total[48], pages[64], low[32];
 	bool exact = r->processes && r->processes_with_pagemap == r->processes;
-	report_format_bytes(exact ? (double)r->pagetable_bytes : r->pagetable_estimate.point, total, sizeof(total));
+	report_format_count(s->sharable_pages, pages, sizeof(pages));
+	if (s->sharable_pages_lower != s->sharable_pages) {
+		report_format_count(s->sharable_pages_lower, low, sizeof(low));
+		size_t used = strlen(low);
+		memmove(pages + used + 1, pages, strlen(pages) + 1);
+		memcpy(pages, low, used);
+		pages[used] = '-';
+	}
+	report_format_byte_range((double)s->sharable_bytes_lower, (double)s->sharable_bytes, shared, sizeof(shared));
+	const struct estimate *whole = &r->pagetable_whole;
+	if (exact)
+		report_format_bytes((double)r->pagetable_bytes, total, sizeof(total));
+	else
+		report_format_byte_range(whole->lower, whole->upper, total, sizeof(total));
+	const char *note = exact ? (s->sharable_pages_lower == s->sharable_pages ? ""
+				    : " (bounds: which windows PMDs map is not known without PID/pmd_mapped)")
+		: r->processes_with_status == r->processes ? " (bounds: no pagemap; page tables: VmPTE)"
+		: " (bounds: no pagemap; page tables: VmPTE where known, else smaps bounds)";
 	snprintf(buffer, size, "shared page tables (%s) would save %s PTE page%s = %s of the %s of page tables%s",
-		 s->rule->id, pages, s->sharable_pages == 1 ? "" : "s", shared, total,
-		 exact ? "" : " (estimated page tables)");
+		 s->rule->id, pages, s->sharable_pages == 1 ? "" : "s", shared, total, note);
 }
 
 /* "since 2.6.20" for a merged rule, else what it is: "proposal", "bound", "what-if". */

@@ -76,7 +76,10 @@ int report_write(FILE *out, const struct model_result *result, const struct repo
  *   sharing: "shared page tables (shpt-2006) would save 1,773 PTE pages =
  *             6.9 MiB of the 11.3 MiB of page tables"
  *   rmap:    "object rmap (6.1-x86_64) costs 1.2 MiB for these processes;
- *             2.4-rmap-x86_64 pte_chains would cost 13.2 MiB" */
+ *             2.4-rmap-x86_64 pte_chains would cost 13.2 MiB"
+ * Where a figure is only bounded (no pagemap) both bounds are given:
+ *   "... would save 1,257-2,676 PTE pages = 4.9-10.5 MiB of the 11.3 MiB
+ *    of page tables (bounds: no pagemap; page tables: VmPTE)" */
 void report_headline(const struct model_result *result, char *buffer, size_t size);
 void report_headline_rmap(const struct model_result *result, char *buffer, size_t size);
 
@@ -101,6 +104,8 @@ void report_sharing_reason(const struct model_result *result, size_t k, char *bu
 
 /* "6.9 MiB", "812.0 KiB", "96 B"; never "-0 B". */
 void report_format_bytes(double bytes, char *buffer, size_t size);
+/* "4.9-10.5 MiB", "900.0 KiB-1.2 MiB"; one figure when both print alike. */
+void report_format_byte_range(double lower, double upper, char *buffer, size_t size);
 /* "1,773": thousands separators. */
 void report_format_count(uint64_t count, char *buffer, size_t size);
 /* "+17.4%", "0.0%" (never "-0.0%"). */

@@ -139,11 +139,23 @@ static void write_headlines(FILE *out, struct json_object *tree)
 	char label[256];
 	fputs("<h2>What this would save</h2>\n<table id=headlines><tbody>\n", out);
 	if (s) {
-		snprintf(label, sizeof(label), "PTE pages shared page tables (%s) would save", str(s, "rule"));
+		/* bounds (no pagemap): both, so no part reads as more than its whole */
+		bool bounds = num(s, "pages_lower") != num(s, "pages");
+		bool tables_bounds = num(s, "pagetable_bytes_lower") != num(s, "pagetable_bytes");
+		snprintf(label, sizeof(label), "PTE pages shared page tables (%s) would save%s", str(s, "rule"),
+			 bounds ? ", at most" : "");
 		headline_row(out, "h-sharing-pages", label, num(s, "pages"), false);
-		snprintf(label, sizeof(label), "bytes %s would save", str(s, "rule"));
+		snprintf(label, sizeof(label), "bytes %s would save%s", str(s, "rule"), bounds ? ", at most" : "");
 		headline_row(out, "h-sharing-bytes", label, num(s, "bytes"), true);
-		headline_row(out, "h-pagetables", "page tables of these processes", num(s, "pagetable_bytes"), true);
+		if (bounds) {
+			snprintf(label, sizeof(label), "bytes %s would save, at least", str(s, "rule"));
+			headline_row(out, "h-sharing-bytes-lower", label, num(s, "bytes_lower"), true);
+		}
+		headline_row(out, "h-pagetables", tables_bounds ? "page tables of these processes, at most"
+				: "page tables of these processes", num(s, "pagetable_bytes"), true);
+		if (tables_bounds)
+			headline_row(out, "h-pagetables-lower", "page tables of these processes, at least",
+				     num(s, "pagetable_bytes_lower"), true);
 	}
 	if (r) {
 		snprintf(label, sizeof(label), "rmap today (%s) for these processes", str(r, "design"));

@@ -204,6 +204,24 @@ static void write_designs(FILE *out, const struct model_result *r, const struct 
 	fputc('\n', out);
 }
 
+/* Where PMD-mapped THPs make one rmap call for 512 pages, both units. */
+static void write_work_pages(FILE *out, const struct model_result *r)
+{
+	if (r->current_design >= r->design_count)
+		return;
+	const struct event_work *m = &r->designs[r->current_design].work;
+	if (m->fork_rmap_pages == m->fork_rmap_calls && m->exit_rmap_pages == m->exit_rmap_calls)
+		return;
+	char a[32], b[32], c[32], d[32], line[400];
+	report_format_count(m->fork_rmap_calls, a, sizeof(a));
+	report_format_count(m->fork_rmap_pages, b, sizeof(b));
+	report_format_count(m->exit_rmap_calls, c, sizeof(c));
+	report_format_count(m->exit_rmap_pages, d, sizeof(d));
+	snprintf(line, sizeof(line), "%s: a PMD-mapped THP is one rmap call for its 512 pages: fork %s calls change "
+		 "the mapcount of %s pages, exit %s calls of %s pages.", r->designs[r->current_design].profile->id, a, b, c, d);
+	wrapped(out, "  ", line, 4);
+}
+
 /* rmap calls if every process forked and exited once (docs/cost-model.md section 7). */
 static void write_work(FILE *out, const struct model_result *r, const struct report_options *o)
 {
@@ -227,6 +245,7 @@ static void write_work(FILE *out, const struct model_result *r, const struct rep
 	}
 	wrapped(out, "  ", "fork rmap = page_add_rmap or _mapcount updates; allocations = pte_chain objects, blocks or "
 		"anon_vma_chains; anon_vma = anon_vma_link/anon_vma_fork calls; exit rmap = page_remove_rmap calls.", 4);
+	write_work_pages(out, r);
 	fputc('\n', out);
 }
 
@@ -333,7 +352,7 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 	bool seen[SPECIAL_PATH_COUNT] = { false };
 	double tables = r->sharing_base_bytes;
 	fprintf(out, "Page-table sharing: the page-table pages each rule would save%s\n",
-		r->processes_with_pagemap == r->processes ? "" : " (without pagemap: upper bounds)");
+		r->processes_with_pagemap == r->processes ? "" : " (no pagemap: upper bounds, ranges below)");
 	fprintf(out, "%-16s %8s %9s %8s %8s  %s\n", "rule", "pages", "bytes", "% tables", "eligible", "top files (pages)");
 	for (size_t k = 0; k < r->sharing_count; k++) {
 		const struct model_sharing *s = &r->sharing[k];
@@ -360,6 +379,13 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 			fputs(cell, out);
 		}
 		fputc('\n', out);
+		if (s->sharable_pages_lower != s->sharable_pages) {
+			char range[48];
+			report_format_count(s->sharable_pages_lower, a, sizeof(a));
+			report_format_count(s->sharable_pages, d, sizeof(d));
+			report_format_byte_range((double)s->sharable_bytes_lower, (double)s->sharable_bytes, range, sizeof(range));
+			fprintf(out, "%16s   (bounds: %s-%s pages = %s)\n", "", a, d, range);
+		}
 		report_sharing_reason(r, k, cell, sizeof(cell));
 		if (cell[0])
 			wrapped(out, "      why 0:", cell, 8);
@@ -537,24 +563,43 @@ static void write_groups(FILE *out, const struct model_result *r, const struct r
 	fputc('\n', out);
 }
 
+/* meminfo PageTables beside the captured processes' tables: for the whole
+ * machine the remainder is the kernel's and the PGDs; for a part it also
+ * holds every process not captured, so it is not divided among these. */
+static void write_pagetables_counter(FILE *out, const struct model_result *r)
+{
+	const struct model_counters *k = &r->counters;
+	char a[32], b[32], c[32], line[600];
+	if (!k->has_meminfo_pagetables) {
+		fputs("  meminfo has no PageTables line\n", out);
+		return;
+	}
+	double remainder = (double)k->remainder_bytes;
+	bytes((double)k->meminfo_pagetables_bytes, a);
+	bytes((double)k->model_pagetables_bytes, b);
+	bytes(fabs(remainder), c);
+	if (k->partial) {
+		snprintf(line, sizeof(line), "meminfo PageTables %s is the whole machine's; these processes' tables are "
+			 "%s of it. A part of the machine was captured (%s): the other %s%s belong to processes not "
+			 "captured, the kernel and PGDs, and cannot be divided among these processes.",
+			 a, b, k->partial_reason, remainder < 0 ? "-" : "", c);
+		wrapped(out, "  ", line, 4);
+		return;
+	}
+	fprintf(out, "  meminfo PageTables %s = these processes' tables %s + %s%s", a, b, remainder < 0 ? "-" : "", c);
+	if (r->processes)
+		fprintf(out, " (%s a process)", bytes(fabs(remainder) / (double)r->processes, a));
+	fputs("\n  of the kernel's own page tables, PGD pages (not in VmPTE) and processes not captured\n", out);
+}
+
 /* What the kernel itself counts, beside the model's figures, and why they
  * differ (model/model.h: struct model_counters). */
 static void write_counters(FILE *out, const struct model_result *r)
 {
 	const struct model_counters *k = &r->counters;
-	char a[32], b[32], c[32];
+	char lower[32];
 	fputs("Kernel counters beside the model\n", out);
-	if (k->has_meminfo_pagetables) {
-		double remainder = (double)k->remainder_bytes;
-		fprintf(out, "  meminfo PageTables %s = these processes' tables %s + %s%s",
-			bytes((double)k->meminfo_pagetables_bytes, a), bytes((double)k->model_pagetables_bytes, b),
-			remainder < 0 ? "-" : "", bytes(fabs(remainder), c));
-		if (r->processes)
-			fprintf(out, " (%s a process)", bytes(fabs(remainder) / (double)r->processes, a));
-		fputs("\n  of the kernel's own page tables, PGD pages (not in VmPTE) and processes not captured\n", out);
-	} else {
-		fputs("  meminfo has no PageTables line\n", out);
-	}
+	write_pagetables_counter(out, r);
 	if (!k->has_slabinfo) {
 		fputs("  slabinfo: not in this snapshot (it is captured as root only)\n\n", out);
 		return;
@@ -566,13 +611,17 @@ static void write_counters(FILE *out, const struct model_result *r)
 			fprintf(out, "  %-15s (no slabinfo line)\n", s->cache);
 			continue;
 		}
-		fprintf(out, "  %-15s %10llu %10llu %10llu %10llu  %s", s->cache, (unsigned long long)s->objects,
-			(unsigned long long)s->model, (unsigned long long)s->lower, (unsigned long long)s->upper,
+		if (k->partial)
+			snprintf(lower, sizeof(lower), "-");
+		else
+			snprintf(lower, sizeof(lower), "%llu", (unsigned long long)s->lower);
+		fprintf(out, "  %-15s %10llu %10llu %10s %10llu  %s", s->cache, (unsigned long long)s->objects,
+			(unsigned long long)s->model, lower, (unsigned long long)s->upper,
 			s->within ? "yes" : "NO");
-		if (s->aliases)
+		if (!k->partial && s->aliases)
 			fprintf(out, " (%llu caches share it: no lower)",
 				(unsigned long long)s->aliases);
-		else if (!s->slack_known)
+		else if (!k->partial && !s->slack_known)
 			fputs(" (per-CPU state not captured: no lower)", out);
 		if (!s->within && s->model < s->lower)
 			fprintf(out, "\n  %-15s the kernel holds at least %llu more than the model explains: %s", "",
@@ -580,6 +629,13 @@ static void write_counters(FILE *out, const struct model_result *r)
 				i < 2 ? "exited ancestors'\n  anon_vmas (an orphaned fork tree), processes not captured"
 				      : "processes not captured");
 		fputc('\n', out);
+	}
+	if (k->partial) {
+		char line[400];
+		snprintf(line, sizeof(line), "A part of the machine was captured (%s): the slab counts hold the objects of "
+			 "processes not captured, so no lower bound can be made; only model <= upper is checked "
+			 "(within).", k->partial_reason);
+		wrapped(out, "  ", line, 4);
 	}
 	if (r->snapshot->info.skipped > 0)
 		fprintf(out, "  %ld processes vanished or refused during the capture: their objects are not modelled\n",

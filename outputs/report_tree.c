@@ -147,6 +147,7 @@ static struct json_object *totals_object(const struct model_result *r)
 	put_u64(o, "pte_pages", r->pte_pages);
 	put_u64(o, "upper_level_pages", r->upper_pages);
 	put_u64(o, "pmd_mapped_windows", r->pmd_mapped_windows);
+	put_u64(o, "pmd_ambiguous_windows", r->pmd_ambiguous_windows);
 	put_u64(o, "pmd_mapped_anon_windows", r->pmd_mapped_anon_windows);
 	put_u64(o, "vmpte_above_model_bytes", r->vmpte_above_model_bytes);
 	put_u64(o, "vmpte_below_model_bytes", r->vmpte_below_model_bytes);
@@ -270,10 +271,12 @@ static struct json_object *work_object(const struct model_result *r, const struc
 	struct json_object *o = json_object_new_object();
 	put_u64(o, "fork_rmap_calls", w->fork_rmap_calls);
 	put_u64(o, "fork_rmap_anon_calls", w->fork_rmap_anon_calls);
+	put_u64(o, "fork_rmap_pages", w->fork_rmap_pages);
 	put_u64(o, "fork_chain_allocations", w->fork_chain_allocations);
 	put_u64(o, "fork_anon_vma_calls", w->fork_anon_vma_calls);
 	put_u64(o, "exit_rmap_calls", w->exit_rmap_calls);
 	put_u64(o, "exit_rmap_anon_calls", w->exit_rmap_anon_calls);
+	put_u64(o, "exit_rmap_pages", w->exit_rmap_pages);
 	put_u64(o, "exit_chain_frees", w->exit_chain_frees);
 	put_u64(o, "exit_direct_pages", w->exit_direct_pages);
 	put_u64(o, "exit_anon_vma_unlinks", w->exit_anon_vma_unlinks);
@@ -366,10 +369,14 @@ static struct json_object *headlines_object(const struct model_result *r)
 		const struct model_sharing *s = &r->sharing[r->headline_rule];
 		struct json_object *h = headline_object(r, report_headline);
 		put_string(h, "rule", s->rule->id);
+		bool exact = r->processes_with_pagemap == r->processes && r->processes;
 		put_u64(h, "pages", s->sharable_pages);
 		put_u64(h, "bytes", s->sharable_bytes);
-		put_u64(h, "pagetable_bytes", r->processes_with_pagemap == r->processes && r->processes
-			? r->pagetable_bytes : (uint64_t)llround(r->pagetable_estimate.point));
+		put_u64(h, "pages_lower", s->sharable_pages_lower);
+		put_u64(h, "bytes_lower", s->sharable_bytes_lower);
+		/* the whole the part is of: exact, else its bounds (VmPTE where known) */
+		put_u64(h, "pagetable_bytes", exact ? r->pagetable_bytes : (uint64_t)llround(r->pagetable_whole.upper));
+		put_u64(h, "pagetable_bytes_lower", exact ? r->pagetable_bytes : (uint64_t)llround(r->pagetable_whole.lower));
 		put(o, "sharing", h);
 	}
 	if (r->current_design < r->design_count) {
@@ -418,6 +425,8 @@ static struct json_object *sharing_object(const struct model_result *r, const st
 	put_bool(o, "exact", s->exact);
 	put_u64(o, "pages", s->sharable_pages);
 	put_u64(o, "bytes", s->sharable_bytes);
+	put_u64(o, "pages_lower", s->sharable_pages_lower);
+	put_u64(o, "bytes_lower", s->sharable_bytes_lower);
 	put(o, "percent_of_pagetables", decimal(r->sharing_base_bytes > 0 ? 100.0 * (double)s->sharable_bytes / r->sharing_base_bytes : 0));
 	put_u64(o, "eligible_vmas", s->eligible_vmas);
 	put_census(o, r, s);
@@ -480,6 +489,8 @@ static struct json_object *counters_object(const struct model_result *r)
 	put_known_u64(o, "meminfo_pagetables_bytes", k->has_meminfo_pagetables, k->meminfo_pagetables_bytes);
 	put_u64(o, "model_pagetables_bytes", k->model_pagetables_bytes);
 	put(o, "pagetables_remainder_bytes", json_object_new_int64(k->remainder_bytes));
+	put_bool(o, "partial_capture", k->partial);
+	put(o, "partial_reason", k->partial_reason ? json_object_new_string(k->partial_reason) : NULL);
 	if (!k->has_slabinfo) {
 		put(o, "slab", NULL);
 		return o;
@@ -495,6 +506,7 @@ static struct json_object *counters_object(const struct model_result *r)
 		put_u64(cache, "model", c->model);
 		put_u64(cache, "lower", c->lower);
 		put_u64(cache, "upper", c->upper);
+		put_bool(cache, "lower_known", c->lower_known);
 		put_bool(cache, "within", c->within);
 		put_known_u64(cache, "slack", c->slack_known, c->slack);
 		put_u64(cache, "aliases", c->aliases);

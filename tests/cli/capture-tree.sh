@@ -101,6 +101,7 @@ want=$(echo $pids | tr ' ' '\n' | sort -n | tr '\n' ' ')
 grep -qx 'processes: 4' "$tmp/info" || fail "info does not say 4 processes"
 grep -qx 'processes: 4' "$tmp/x/snapshot.info" || fail "snapshot.info does not say 4 processes"
 grep -qx 'skipped: 0' "$tmp/x/snapshot.info" || fail "snapshot.info: skipped is not 0"
+grep -qx 'scope: part' "$tmp/x/snapshot.info" || fail "snapshot.info of a --tree capture does not say scope: part"
 [ "$(id -u)" -eq 0 ] && { grep -qx 'pagemap: pfn' "$tmp/info" || fail "root capture is not pagemap: pfn"; }
 
 # Mask the Pss lines of the [vdso] block and every Referenced line (see above).

@@ -343,6 +343,8 @@ static void check_json_tree(struct json_object *r)
 	CU_ASSERT_EQUAL(json_int(r, "/kernel_counters/slab/vm_area_struct/model"), 74);
 	CU_ASSERT_EQUAL(json_int(r, "/kernel_counters/slab/vm_area_struct/lower"), 0);
 	CU_ASSERT_EQUAL(json_int(r, "/kernel_counters/slab/vm_area_struct/upper"), 3350);
+	CU_ASSERT(json_object_get_boolean(json_at(r, "/kernel_counters/partial_capture")));
+	CU_ASSERT_FALSE(json_object_get_boolean(json_at(r, "/kernel_counters/slab/vm_area_struct/lower_known")));
 	CU_ASSERT(json_object_get_boolean(json_at(r, "/kernel_counters/slab/vm_area_struct/within")));
 	CU_ASSERT(json_object_is_type(json_at(r, "/kernel_counters/slab/anon_vma/slack"), json_type_null));
 }
@@ -767,12 +769,14 @@ static void test_text(void)
 	/* page tables beside VmPTE: 16 PTE + 12 upper pages; VmPTE 2 x 56 kB */
 	expect_text(text, "Page tables: 112.0 KiB exact from pagemap (16 PTE + 12 higher-level pages, x86_64-4level)\n"
 		    "  of 2 processes; their VmPTE says 112.0 KiB\n  2 of 2 processes match VmPTE to the page\n");
-	/* meminfo 1470464 B = 1.4 MiB; remainder 1355776 B = 1.3 MiB, a process
-	 * 677888 B = 662.0 KiB */
-	expect_text(text, "  meminfo PageTables 1.4 MiB = these processes' tables 112.0 KiB + 1.3 MiB (662.0 KiB a "
-		    "process)\n");
-	expect_text(text, "  anon_vma              1059         16          0       1059  yes");
-	expect_text(text, "  vm_area_struct        3350         74          0       3350  yes");
+	/* meminfo 1470464 B = 1.4 MiB; remainder 1355776 B = 1.3 MiB.  Two
+	 * processes without pid 1 are a part of the machine: the remainder is
+	 * not divided among them, and the slab counts give no lower bound */
+	expect_text(text, "  meminfo PageTables 1.4 MiB is the whole machine's; these processes' tables are 112.0 KiB "
+		    "of it. A\n    part of the machine was captured (pid 1 is not in it): the other 1.3 MiB belong");
+	expect_text(text, "  anon_vma              1059         16          -       1059  yes");
+	expect_text(text, "  vm_area_struct        3350         74          -       3350  yes");
+	CU_ASSERT_PTR_NULL(strstr(text, "a process)"));
 	/* designs: rmap 6112 B = 6.0 KiB, saves 8256 B = 8.1 KiB, page field
 	 * 24683620 B = 23.5 MiB; 2.5-array l1-64 27008 B = 26.4 KiB, saves
 	 * -12640 B = -12.3 KiB */
