@@ -26,7 +26,7 @@ PACKAGES_BUILD = gcc libc6-dev make pkg-config libclang-14-dev libgraphviz-dev l
 PACKAGES_RUN   = libclang1-14 man-db libgsl27
 PACKAGES_CHECK = libcunit1-dev libcsv-dev smem smemcap cflow time python3 jq xz-utils zstd linux-config-6.1 \
                  linux-config-6.12 bash-completion debhelper dpkg-dev fakeroot libclang-19-dev llvm-19-dev \
-                 clang-19 python3-jsonschema sqlite3 chromium
+                 clang-19 python3-jsonschema sqlite3 chromium lintian prometheus
 PACKAGES_BENCH = smem cflow time jq bc clang-14
 PACKAGES_FUZZ  = clang-14 libclang-rt-14-dev
 
@@ -40,7 +40,10 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CLANG_INC  := $(patsubst %/clang-c/Index.h,%,$(lastword $(sort $(wildcard /usr/lib/llvm-1[4-9]/include/clang-c/Index.h))))
 
 CFLAGS  ?= -O2 -g
-WARN     = -std=c11 -Wall -Wextra -Werror
+# -Werror for the developers' builds; a package build leaves it out (WERROR=),
+# so a newer compiler's new warning cannot break the build of a release.
+WERROR  ?= -Werror
+WARN     = -std=c11 -Wall -Wextra $(WERROR)
 CPPFLAGS += -D_GNU_SOURCE -I. $(PKG_CFLAGS) $(if $(CLANG_INC),-I$(CLANG_INC))
 LDLIBS  += $(PKG_LIBS) -ldl -lpthread -lm
 
@@ -149,8 +152,9 @@ fuzz: deps-fuzz
 	done
 
 # Where Debian puts them: PREFIX/bin, PREFIX/share/man/man1 and
-# PREFIX/share/bash-completion/completions (one file, named for the command;
-# ptscope-capture's is a link to it).
+# PREFIX/share/bash-completion/completions (one file, installed under each
+# command's name: a copy, not a link, since ptscope-capture's package is
+# installed without ptscope's).
 BINDIR     = $(PREFIX)/bin
 MAN1DIR    = $(PREFIX)/share/man/man1
 COMPLETION = $(PREFIX)/share/bash-completion/completions
@@ -162,7 +166,7 @@ install: ptscope ptscope-capture
 	install -m 755 ptscope ptscope-capture $(DESTDIR)$(BINDIR)/
 	install -m 644 $(MANPAGES) $(DESTDIR)$(MAN1DIR)/
 	install -m 644 completion/ptscope $(DESTDIR)$(COMPLETION)/ptscope
-	ln -sf ptscope $(DESTDIR)$(COMPLETION)/ptscope-capture
+	install -m 644 completion/ptscope $(DESTDIR)$(COMPLETION)/ptscope-capture
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

@@ -49,6 +49,15 @@ void command_options_print(FILE *out, const struct command_option *table);
 int command_option_error(const char *command, const char *usage_text, const char *short_options,
 			 const struct option *long_options, char *const *argv);
 
+/*
+ * A command run as its own program (ptscope-capture): its refusals and usage
+ * speak that name ("usage: ptscope-capture ...", "Try 'ptscope-capture
+ * --help'") instead of "ptscope capture".  command_print_usage() prints a
+ * command's whole usage text (--help) the same way.
+ */
+void command_set_standalone(const char *program);
+void command_print_usage(FILE *out, const char *command, const char *usage_text);
+
 
 /*
  * The front door's first step: stdout becomes a stream over descriptor 1 that

@@ -47,14 +47,55 @@ static const struct option *long_option_named(const struct option *options, cons
 	return matches == 1 ? found : NULL;
 }
 
+/* "ptscope-capture" when the command runs as its own program, else NULL. */
+static const char *standalone_program;
+
+void command_set_standalone(const char *program)
+{
+	standalone_program = program;
+}
+
+/* usage_text as the user typed the command: "usage: ptscope capture ..."
+ * becomes "usage: ptscope-capture ..." under the standalone program (the
+ * same length, so the continuation lines stay aligned). */
+static void print_usage_text(FILE *out, const char *command, const char *usage_text, int length)
+{
+	char typed[128];
+	snprintf(typed, sizeof(typed), "usage: ptscope %s", command);
+	size_t skip = strlen(typed);
+	if (standalone_program && length >= (int)skip && !strncmp(usage_text, typed, skip)) {
+		fprintf(out, "usage: %s", standalone_program);
+		usage_text += skip;
+		length -= (int)skip;
+	}
+	fprintf(out, "%.*s", length, usage_text);
+}
+
+void command_print_usage(FILE *out, const char *command, const char *usage_text)
+{
+	print_usage_text(out, command, usage_text, (int)strlen(usage_text));
+}
+
 static void print_usage_lines(const char *command, const char *usage_text)
 {
 	const char *end = strstr(usage_text, "\n\n");
 	int length = end ? (int)(end - usage_text) : (int)strlen(usage_text);
 	while (length > 0 && usage_text[length - 1] == '\n')
 		length--;
-	fprintf(stderr, "%.*s\nTry 'ptscope %s --help' or 'ptscope help %s'.\n", length, usage_text,
-		command, command);
+	print_usage_text(stderr, command, usage_text, length);
+	if (standalone_program)
+		fprintf(stderr, "\nTry '%s --help' or 'man %s'.\n", standalone_program, standalone_program);
+	else
+		fprintf(stderr, "\nTry 'ptscope %s --help' or 'ptscope help %s'.\n", command, command);
+}
+
+/* "ptscope report" or "ptscope-capture": who speaks in a refusal. */
+static void print_speaker(const char *command)
+{
+	if (standalone_program)
+		fprintf(stderr, "%s: ", standalone_program);
+	else
+		fprintf(stderr, "ptscope %s: ", command);
 }
 
 static void describe_long(const char *command, const struct option *options, const char *word)
@@ -64,18 +105,21 @@ static void describe_long(const char *command, const struct option *options, con
 	name[strcspn(name, "=")] = '\0';
 	const struct option *known = long_option_named(options, name, strlen(name));
 	if (known && strchr(word, '=') && known->has_arg == no_argument) {
-		fprintf(stderr, "ptscope %s: option '--%s' takes no value\n", command, known->name);
+		print_speaker(command);
+		fprintf(stderr, "option '--%s' takes no value\n", known->name);
 		return;
 	}
 	if (known) {
-		fprintf(stderr, "ptscope %s: option '--%s' needs a value\n", command, known->name);
+		print_speaker(command);
+		fprintf(stderr, "option '--%s' needs a value\n", known->name);
 		return;
 	}
 	size_t matches = 0;
 	for (const struct option *o = options; o->name; o++)
 		matches += !strncmp(o->name, name, strlen(name));
 	if (matches > 1) {
-		fprintf(stderr, "ptscope %s: option '--%s' is ambiguous:", command, name);
+		print_speaker(command);
+		fprintf(stderr, "option '--%s' is ambiguous:", name);
 		for (const struct option *o = options; o->name; o++)
 			if (!strncmp(o->name, name, strlen(name)))
 				fprintf(stderr, " --%s", o->name);
@@ -83,7 +127,8 @@ static void describe_long(const char *command, const struct option *options, con
 		return;
 	}
 	const char *suggestion = closest_name(name, &options[0].name, option_count(options), sizeof(*options));
-	fprintf(stderr, "ptscope %s: unknown option '--%s'", command, name);
+	print_speaker(command);
+	fprintf(stderr, "unknown option '--%s'", name);
 	if (suggestion)
 		fprintf(stderr, "; did you mean '--%s'?", suggestion);
 	fputc('\n', stderr);
@@ -103,14 +148,18 @@ int command_option_error(const char *command, const char *usage_text, const char
 		const struct option *known = long_option_named(long_options, name, strlen(name));
 		long_form = known && known->val == optopt;
 	}
-	if (long_form)
+	if (long_form) {
 		describe_long(command, long_options, word);
-	else if (optopt && strchr(short_options, optopt) && optopt != ':')
-		fprintf(stderr, "ptscope %s: option '-%c' needs a value\n", command, optopt);
-	else if (optopt)
-		fprintf(stderr, "ptscope %s: unknown option '-%c'\n", command, optopt);
-	else
-		fprintf(stderr, "ptscope %s: unknown option '%s'\n", command, word ? word : "");
+	} else if (optopt && strchr(short_options, optopt) && optopt != ':') {
+		print_speaker(command);
+		fprintf(stderr, "option '-%c' needs a value\n", optopt);
+	} else if (optopt) {
+		print_speaker(command);
+		fprintf(stderr, "unknown option '-%c'\n", optopt);
+	} else {
+		print_speaker(command);
+		fprintf(stderr, "unknown option '%s'\n", word ? word : "");
+	}
 	print_usage_lines(command, usage_text);
 	return 1;
 }

@@ -15,6 +15,7 @@ int main(int argc, char **argv)
 {
 	opterr = 0;
 	command_open_stdout();
+	command_set_standalone("ptscope-capture");
 	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		printf("ptscope-capture %s\n", PTSCOPE_VERSION);
 		return command_check_stdout(0);

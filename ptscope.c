@@ -101,7 +101,8 @@ static int open_manual(const char *page)
 static int help(const char *name)
 {
 	char page[64];
-	if (!strcmp(name, "ptscope")) {
+	/* `help help` is about help itself: the front door's page and usage */
+	if (!strcmp(name, "ptscope") || !strcmp(name, "help")) {
 		open_manual("ptscope");
 		usage(stdout);
 		return 0;

@@ -28,9 +28,9 @@ struct record_stream {
 };
 
 enum process_member { MEMBER_SMAPS, MEMBER_STAT, MEMBER_CMDLINE, MEMBER_STATUS, MEMBER_PAGEMAP, MEMBER_CGROUP,
-		      MEMBER_KINDS };
+		      MEMBER_PMD_MAPPED, MEMBER_KINDS };
 static const char *const process_member_names[MEMBER_KINDS] = {
-	"smaps", "stat", "cmdline", "status", "pagemap", "cgroup",
+	"smaps", "stat", "cmdline", "status", "pagemap", "cgroup", "pmd_mapped",
 };
 
 struct process_build {
@@ -225,6 +225,9 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 	case MEMBER_STATUS:
 		p->has_status = true;
 		return parse_status(data, size, &p->status, place);
+	case MEMBER_PMD_MAPPED:
+		p->has_pmd_map = true;
+		return parse_pmd_ranges(data, size, s, &p->pmd_first, &p->pmd_count, place);
 	case MEMBER_PAGEMAP:
 		copy = xmalloc(size ? size : 1);
 		memcpy(copy, data, size);
@@ -283,7 +286,7 @@ static bool resolve_member(const char *name, struct member_name *m)
 }
 
 static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages",
-					   "slabinfo", "slub" };
+					   "slabinfo", "slub", "users" };
 
 /* A top-level member read twice (a tar may repeat a name) took the last
  * silently: refused, as a repeated process member is. */
@@ -326,8 +329,11 @@ uint64_t builder_member_max_bytes(const char *name)
 {
 	static const struct { const char *name; int kind; uint64_t bytes; } limits[] = {
 		{ "version", -1, 64 << 10 }, { "snapshot.info", -1, 64 << 10 }, { "meminfo", -1, 1 << 20 },
+		{ "users", -1, 64 << 20 },   /* 131,072 names of at most 255 bytes */
 		{ NULL, MEMBER_STAT, 64 << 10 }, { NULL, MEMBER_STATUS, 1 << 20 },
 		{ NULL, MEMBER_CMDLINE, 64 << 20 },
+		/* one range per PMD leaf at most: 64 MiB is 4 Mi ranges, 8 TiB of THPs */
+		{ NULL, MEMBER_PMD_MAPPED, 64 << 20 },
 	};
 	struct member_name m;
 	if (!resolve_member(name, &m))
@@ -389,6 +395,13 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 		s->slabs = NULL;
 		s->slab_count = 0;
 		return parse_slabinfo(data, size, s->arena, &s->slabs, &s->slab_count, &place);
+	}
+	if (!strcmp(name, "users")) {
+		free(s->user_names);
+		free(s->group_names);
+		s->user_names = s->group_names = NULL;
+		s->user_name_count = s->group_name_count = 0;
+		return parse_users(data, size, s, &place);
 	}
 	if (!strcmp(name, "slub")) {
 		free(b->slub);
@@ -621,6 +634,31 @@ int builder_size_member(struct snapshot_builder *b, const char *name, uint64_t s
 
 /* ---- finishing ---- */
 
+/* Every PMD-mapped range must lie in the process's VMAs (a range may run
+ * across neighbours: the scan joins adjacent leaves). */
+static int check_pmd_ranges(struct snapshot_builder *b, const struct process_build *pb, struct error *error)
+{
+	const struct snapshot *s = b->snapshot;
+	const struct process *p = &pb->process;
+	const struct vma *vmas = b->vmas.items + pb->vma_first;
+	size_t v = 0;
+	for (size_t i = 0; i < p->pmd_count; i++) {
+		const struct address_range *range = &s->pmd_ranges[p->pmd_first + i];
+		for (uint64_t at = range->start; at < range->end; at = vmas[v].end) {
+			while (v < p->vma_count && vmas[v].end <= at)
+				v++;
+			if (v == p->vma_count || at < vmas[v].start) {
+				char member[64];
+				snprintf(member, sizeof(member), "%d/pmd_mapped", p->pid);
+				input_error_set(error, s->source, member, 0,
+						"range %zu: address %#" PRIx64 " is outside every VMA", i, at);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Every record must lie in a VMA.  Chunks, VMAs and records all ascend, so
  * one walk checks them: a chunk whose first and last records fall in one
  * VMA is inside it whole (records are never re-read for it). */
@@ -706,7 +744,7 @@ static int check_process(struct snapshot_builder *b, struct process_build *pb,
 		input_error_set(error, b->snapshot->source, member, 0, "missing (every process needs its stat)");
 		return process_problem(b, pb, error);
 	}
-	if (check_pagemap_addresses(b, pb, error) || check_totals(b, pb, error))
+	if (check_pagemap_addresses(b, pb, error) || check_pmd_ranges(b, pb, error) || check_totals(b, pb, error))
 		return process_problem(b, pb, error);
 	return 0;
 }

@@ -314,6 +314,8 @@ struct pagemap_reader {
 	struct buffer records;          /* packed little-endian {vaddr, entry} */
 	struct pfn_set *pfns;           /* NULL when PFNs are not wanted */
 	bool saw_pfn;                   /* some present page had a non-zero PFN */
+	struct buffer pmd_ranges;       /* packed little-endian {start, end} mapped by PMDs */
+	bool pmd_scanned;               /* PAGEMAP_SCAN answered: pmd_ranges is the truth */
 };
 
 static int append_record(struct pagemap_reader *reader, uint64_t vaddr, uint64_t entry)
@@ -409,6 +411,46 @@ static int scan_next_page(int fd, uint64_t start, uint64_t end, uint64_t *next)
 	}
 }
 
+/*
+ * Which ranges PMD leaves map (PAGE_IS_HUGE, Linux 6.7): pagemap shows a
+ * large folio mapped by 512 PTEs exactly like one mapped by a PMD, and
+ * page-cache folios of 2 MiB are often mapped by PTEs.  One scan over the
+ * process's VMAs, vec_len ranges per call, resumed at walk_end.  An
+ * ioctl that is not there leaves pmd_scanned false: no member is written.
+ */
+#define PAGEMAP_SCAN_HUGE       (1 << 6)
+#define PMD_SCAN_VEC            256
+
+static void scan_pmd_ranges(struct pagemap_reader *reader, int fd, uint64_t start, uint64_t end)
+{
+	struct pagemap_scan_region regions[PMD_SCAN_VEC];
+	reader->pmd_ranges.length = 0;
+	reader->pmd_scanned = false;
+	while (start < end) {
+		struct pagemap_scan_arg arg = {
+			.size = sizeof(arg), .start = start, .end = end,
+			.vec = (uint64_t)(uintptr_t)regions, .vec_len = PMD_SCAN_VEC,
+			.category_mask = PAGEMAP_SCAN_HUGE | PAGEMAP_SCAN_PRESENT,
+			.return_mask = PAGEMAP_SCAN_HUGE,
+		};
+		long found = ioctl(fd, PAGEMAP_SCAN_IOCTL, &arg);
+		if (found < 0 && errno == EINTR)
+			continue;
+		if (found < 0)
+			return;
+		buffer_reserve(&reader->pmd_ranges, (size_t)found * 2 * sizeof(uint64_t));
+		for (long i = 0; i < found; i++) {
+			uint64_t range[2] = { htole64(regions[i].start), htole64(regions[i].end) };
+			memcpy(reader->pmd_ranges.data + reader->pmd_ranges.length, range, sizeof(range));
+			reader->pmd_ranges.length += sizeof(range);
+		}
+		if (arg.walk_end <= start)
+			break;
+		start = arg.walk_end;
+	}
+	reader->pmd_scanned = true;
+}
+
 static int read_vma_pages(struct pagemap_reader *reader, int fd, const struct vma_span *vma)
 {
 	uint64_t page = vma->start / reader->page_size;
@@ -451,6 +493,7 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 	int status = 0;
 	struct vma_span vma, pending = { 0 };
 	bool have_pending = false;
+	uint64_t lowest = UINT64_MAX, highest = 0;   /* the VMAs' span, for the PMD scan */
 	const char *line = smaps->data, *text_end = smaps->data + smaps->length;
 	for (bool at_end = false; !at_end && status == 0;) {
 		at_end = line >= text_end;
@@ -459,8 +502,11 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 			line_end = text_end;
 		bool header = !at_end && parse_vma_header(line, line_end, &vma);
 		if ((header || at_end) && have_pending) {
-			if (!pending.skip && pending.end > pending.start)
+			if (!pending.skip && pending.end > pending.start) {
 				status = read_vma_pages(reader, fd, &pending);
+				lowest = pending.start < lowest ? pending.start : lowest;
+				highest = pending.end > highest ? pending.end : highest;
+			}
 			have_pending = false;
 		}
 		if (header) {
@@ -471,6 +517,8 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 		}
 		line = line_end + 1;
 	}
+	if (status == 0)
+		scan_pmd_ranges(reader, fd, lowest, highest);
 	close(fd);
 	return status;
 }
@@ -629,8 +677,28 @@ struct capture_state {
 	struct pfn_set pfns;
 	long processes, kernel_threads, zombies, skipped, changed;
 	long unreadable;                /* of skipped: EACCES/EPERM (without root: other users') */
+	int first_unreadable_pid;       /* the first of them, and its comm if /proc gives it */
+	char first_unreadable_comm[64];
 	bool has_slabinfo;              /* slabinfo could be read (root) */
+	struct id_set uids, gids;       /* of the processes written: named in the users member */
 };
+
+/* A refused process is counted, and the first one named (its comm read
+ * apart: the refusal may be of another file than comm). */
+static void note_unreadable(struct capture_state *state, int pid)
+{
+	if (state->unreadable++)
+		return;
+	char name[32];
+	struct buffer comm = { 0 };
+	state->first_unreadable_pid = pid;
+	snprintf(name, sizeof(name), "%d/comm", pid);
+	if (file_read_at(state->proc_fd, name, &comm) == 0 && comm.data) {
+		snprintf(state->first_unreadable_comm, sizeof(state->first_unreadable_comm), "%.*s",
+			 (int)strcspn(comm.data, "\n"), comm.data);
+	}
+	free(comm.data);
+}
 
 /* Errors that mean "this process is gone or not ours to read". */
 static bool process_went_away(int error)
@@ -711,6 +779,7 @@ static int read_process_once(struct capture_state *state, int pid, struct stat *
 	for (size_t i = 0; i < PROCESS_FILE_COUNT && status == 0; i++)
 		status = file_read_at(process_fd, process_files[i], &state->files[i]);
 	state->pagemap.records.length = 0;
+	state->pagemap.pmd_scanned = false;
 	bool no_mm = status == 0 && state->files[0].length == 0;
 	/* PID/cgroup is optional (docs/snapshot-format.md): its absence skips nothing */
 	state->has_cgroup = status == 0 && !no_mm && file_read_at(process_fd, "cgroup", &state->cgroup) == 0;
@@ -750,7 +819,8 @@ static int capture_process(struct capture_state *state, int pid)
 		if (!process_went_away(status))
 			fprintf(stderr, "ptscope: capture: process %d: %s; skipped\n", pid, strerror(status));
 		state->skipped++;
-		state->unreadable += status == EACCES || status == EPERM;
+		if (status == EACCES || status == EPERM)
+			note_unreadable(state, pid);
 		return 0;
 	}
 	bool no_mm = state->files[0].length == 0;
@@ -774,7 +844,13 @@ static int capture_process(struct capture_state *state, int pid)
 		if (write_member(&state->writer, name, state->pagemap.records.data,
 				 state->pagemap.records.length) < 0)
 			return -1;
+		snprintf(name, sizeof(name), "%d/pmd_mapped", pid);
+		if (state->pagemap.pmd_scanned &&
+		    write_member(&state->writer, name, state->pagemap.pmd_ranges.data, state->pagemap.pmd_ranges.length) < 0)
+			return -1;
 	}
+	id_set_add_status(&state->uids, state->files[1].data, state->files[1].length, "Uid:");
+	id_set_add_status(&state->gids, state->files[1].data, state->files[1].length, "Gid:");
 	if (zombie)
 		state->zombies++;
 	else if (kernel_thread)
@@ -873,10 +949,11 @@ static int write_info(struct capture_state *state, enum pagemap_mode mode)
 			 "format: ptscope-snapshot 1\npage_size: %llu\narch: %s\nkernel: %s\n"
 			 "hostname: %s\ncaptured_at: %s\npagemap: %s\nprocesses: %ld\nskipped: %ld\n"
 			 "kernel_threads: %ld\nzombies: %ld\nchanged_during_capture: %ld\nunreadable: %ld\n"
-			 "ptscope_version: %s\n",
+			 "scope: %s\nptscope_version: %s\n",
 			 (unsigned long long)state->pagemap.page_size, uts.machine, uts.release, hostname,
 			 captured_at, pagemap_mode_names[mode], state->processes, state->skipped,
-			 state->kernel_threads, state->zombies, state->changed, state->unreadable, PTSCOPE_VERSION);
+			 state->kernel_threads, state->zombies, state->changed, state->unreadable,
+			 state->options->pid_count || state->options->tree_count ? "part" : "all", PTSCOPE_VERSION);
 	return write_member(&state->writer, "snapshot.info", text, (size_t)n);
 }
 
@@ -976,6 +1053,16 @@ static int write_slub(struct capture_state *state)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "\n");
 	}
 	return write_member(&state->writer, "slub", text, (size_t)n);
+}
+
+/* The names of the uids and gids seen, from this host's NSS (inputs/users.c). */
+static int write_users(struct capture_state *state)
+{
+	struct buffer *b = &state->files[0];
+	users_member_text(&state->uids, &state->gids, b);
+	if (!b->length)
+		return 0;
+	return write_member(&state->writer, "users", b->data, b->length);
 }
 
 /* ---- the output file: whole or not at all (base/output.h) ---- */
@@ -1139,7 +1226,7 @@ static int capture_all(struct capture_state *state, const struct pid_list *pids)
 				 : state->pagemap.saw_pfn ? PAGEMAP_PFN : PAGEMAP_PRESENT_ONLY;
 	if (mode == PAGEMAP_PFN && write_kpages(state) < 0)
 		return -1;
-	if (write_slub(state) < 0)
+	if (write_slub(state) < 0 || write_users(state) < 0)
 		return -1;
 	if (write_info(state, mode) < 0)
 		return -1;
@@ -1168,7 +1255,10 @@ static void capture_state_release(struct capture_state *state)
 	free(state->stat_before.data);
 	free(state->stat_after.data);
 	free(state->pagemap.records.data);
+	free(state->pagemap.pmd_ranges.data);
 	pfn_set_free(&state->pfns);
+	free(state->uids.ids);
+	free(state->gids.ids);
 }
 
 /* The live system: the same walk as a capture, members handed to the builder. */
@@ -1245,6 +1335,8 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 	result->skipped = state.skipped;
 	result->changed = state.changed;
 	result->unreadable = state.unreadable;
+	result->first_unreadable_pid = state.first_unreadable_pid;
+	memcpy(result->first_unreadable_comm, state.first_unreadable_comm, sizeof(result->first_unreadable_comm));
 	result->pagemap = (enum pagemap_mode)mode;
 done:
 	if (mode < 0)

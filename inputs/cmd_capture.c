@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/escape.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
 
@@ -56,6 +57,18 @@ static int add_pid(struct int_list *list, const char *option, const char *text)
 	return 0;
 }
 
+/* How many processes refused, the first by pid and comm: as root a refusal
+ * is rare (a security module, another user namespace) and the name is what
+ * lets a person look at it. */
+static void print_unreadable(const struct capture_result *result)
+{
+	char comm[4 * sizeof(result->first_unreadable_comm) + 1];
+	escape_text(comm, sizeof(comm), result->first_unreadable_comm[0] ? result->first_unreadable_comm : "?");
+	fprintf(stderr, "ptscope: capture: %ld process%s could not be read (permission denied), the first "
+		"pid %d (%s)%s\n", result->unreadable, result->unreadable == 1 ? "" : "es",
+		result->first_unreadable_pid, comm,
+		geteuid() ? "; run as root to see every process and its page frames" : "");
+}
 
 int cmd_capture(int argc, char **argv)
 {
@@ -88,7 +101,7 @@ int cmd_capture(int argc, char **argv)
 				status = 1;
 			}
 			break;
-		case 'h': fputs(usage_text, stdout); status = -1; break;
+		case 'h': command_print_usage(stdout, "capture", usage_text); status = -1; break;
 		default: status = command_option_error("capture", usage_text, "o:h", long_options, argv); break;
 		}
 	}
@@ -117,9 +130,7 @@ int cmd_capture(int argc, char **argv)
 				result.processes, result.processes == 1 ? "" : "es", result.skipped, changed,
 				pagemap_mode_names[result.pagemap], to_stdout ? ", to stdout" : "");
 			if (result.unreadable)
-				fprintf(stderr, "ptscope: capture: %ld process%s could not be read (permission "
-					"denied)%s\n", result.unreadable, result.unreadable == 1 ? "" : "es",
-					geteuid() ? "; run as root to see every process and its page frames" : "");
+				print_unreadable(&result);
 		}
 	}
 	free(pids.values);

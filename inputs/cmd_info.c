@@ -5,8 +5,8 @@
  *
  * It proves the input side end to end: every figure comes from the loaded
  * struct snapshot, so a reader bug shows here before any model sees it.
- * Output is `key: value` lines (easy for people and for awk), then with
- * --per-process one tab-separated line per process.
+ * Output is `key: value` lines (easy for people and for awk), or with
+ * --per-process only a tab-separated table: a header, a line per process.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,7 +25,8 @@ static const char usage_text[] =
 		"SNAPSHOT is a directory, .tar, .tar.gz, .tgz, .tar.xz, .tar.zst or an smemcap\n"
 		"capture; /proc or nothing means the live system.\n"
 		"\n"
-		"      --per-process  one line per process: pid, comm, VMAs, Rss, Pss, VmPTE (kB)\n"
+		"      --per-process  only a tab-separated table, a line per process: pid, comm, VMAs,\n"
+		"                     Rss, Pss, VmPTE (kB)\n"
 		"      --skip-bad     drop a process whose files are broken instead of failing\n"
 		"      --verify       also load every pagemap record and check it lies in a VMA, that\n"
 		"                     stat's code and stack lie in smaps' VMAs, and count comms that\n"
@@ -109,6 +110,7 @@ static void print_summary(const struct snapshot *s)
 	printf("pagemap bytes: %" PRIu64 "\n", s->pagemap_bytes);
 	print_chunks(s);
 	printf("kpages: %zu\n", s->kpage_count);
+	printf("names: %zu users, %zu groups\n", s->user_name_count, s->group_name_count);
 	print_count("skipped at capture", info->skipped);
 	print_count("of them changed during capture", info->changed);
 	print_count("refused at capture (permission denied)", info->unreadable);
@@ -117,9 +119,19 @@ static void print_summary(const struct snapshot *s)
 	printf("skipped as bad: %zu\n", s->skipped_bad);
 }
 
+static void print_verified(const struct verify_result *checked)
+{
+	printf("verified: every pagemap record lies in a VMA; stat's code and stack lie in smaps' VMAs "
+	       "(%zu processes show them)\n", checked->stat_checked);
+	printf("comm not cmdline's program: %zu", checked->comm_differs);
+	if (checked->comm_differs)
+		printf(" (names set with prctl, or scripts), the first pid %d", checked->first_comm_differs);
+	putchar('\n');
+}
+
 static void print_processes(const struct snapshot *s)
 {
-	printf("\npid\tcomm\tvmas\trss_kb\tpss_kb\tvmpte_kb\n");
+	printf("pid\tcomm\tvmas\trss_kb\tpss_kb\tvmpte_kb\n");
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
 		uint64_t rss_kb = 0, pss_kb = 0;
@@ -175,7 +187,9 @@ int cmd_info(int argc, char **argv)
 		error_print(&error);
 		return (int)error.status;
 	}
-	print_summary(snapshot);
+	/* --per-process is the table alone, a clean tab-separated file */
+	if (!per_process)
+		print_summary(snapshot);
 	if (verify) {
 		struct verify_result checked;
 		if (snapshot_verify(snapshot, &checked, &error) < 0) {
@@ -183,12 +197,8 @@ int cmd_info(int argc, char **argv)
 			snapshot_free(snapshot);
 			return (int)error.status;
 		}
-		printf("verified: every pagemap record lies in a VMA; stat's code and stack lie in smaps' VMAs "
-		       "(%zu processes show them)\n", checked.stat_checked);
-		printf("comm not cmdline's program: %zu", checked.comm_differs);
-		if (checked.comm_differs)
-			printf(" (names set with prctl, or scripts), the first pid %d", checked.first_comm_differs);
-		putchar('\n');
+		if (!per_process)
+			print_verified(&checked);
 	}
 	if (per_process)
 		print_processes(snapshot);

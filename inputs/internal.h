@@ -46,6 +46,21 @@ int parse_fail(const struct parse_place *place, unsigned long line, const char *
 bool parse_u64(const char *s, const char *limit, uint64_t *value, const char **end);
 bool parse_hex_u64(const char *s, const char *limit, uint64_t *value, const char **end);
 
+/* ---- the users member (users.c) ---- */
+/* Distinct ids, in the order seen (at most 65,536 are kept). */
+struct id_set {
+	uint32_t *ids;
+	size_t count;
+};
+void id_set_add(struct id_set *set, uint32_t id);
+/* The ids of a PID/status line "Uid:" or "Gid:" (KEY with its colon). */
+void id_set_add_status(struct id_set *set, const char *status, size_t length, const char *key);
+/* The member's text: "user ID NAME" and "group ID NAME" lines, in id order,
+ * for the ids this host names (the sets are sorted). */
+void users_member_text(struct id_set *uids, struct id_set *gids, struct buffer *out);
+/* Into snapshot->user_names / group_names, sorted; a bad line is refused. */
+int parse_users(const char *text, size_t size, struct snapshot *snapshot, const struct parse_place *place);
+
 /* ---- parsers: each takes one whole member; 0 or -1 with place->error set ---- */
 /* Appends VMAs and unknown fields to the arrays it is given. */
 struct vma_array { struct vma *items; size_t count, capacity, populated_bytes; };
@@ -113,6 +128,10 @@ int parse_pagemap(const struct pagemap_record *records, size_t size,
 		  const struct parse_place *place);
 int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
 		 const struct parse_place *place);
+/* PID/pmd_mapped: {start, end} records, page-aligned, ascending, apart;
+ * appended to snapshot->pmd_ranges, *first and *count say where. */
+int parse_pmd_ranges(const void *data, size_t size, struct snapshot *snapshot, size_t *first,
+		     size_t *count, const struct parse_place *place);
 /* One record of each, against the one before it (NULL for the first):
  * what parse_pagemap and parse_kpages check, and the streamed members. */
 int check_pagemap_record(const struct pagemap_record *record, const struct pagemap_record *previous,

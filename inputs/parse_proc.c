@@ -378,6 +378,13 @@ static int info_line(void *context, const char *key, size_t length, const char *
 		*(key_is(key, length, "processes") ? &info->processes
 		  : key_is(key, length, "skipped") ? &info->skipped
 		  : key_is(key, length, "unreadable") ? &info->unreadable : &info->changed) = (long)number;
+	} else if (key_is(key, length, "scope")) {
+		if (key_is(value, (size_t)(limit - value), "all"))
+			info->scope = SCOPE_ALL;
+		else if (key_is(value, (size_t)(limit - value), "part"))
+			info->scope = SCOPE_PART;
+		else
+			return parse_fail(c->place, line, "scope must be all or part");
 	} else if (key_is(key, length, "ptscope_version")) {
 		snprintf(info->ptscope_version, sizeof(info->ptscope_version), "%.*s",
 			 (int)(limit - value), value);
@@ -440,6 +447,30 @@ int parse_pagemap(const struct pagemap_record *records, size_t size,
 	for (size_t i = 0; i < size / sizeof(*records); i++)
 		if (check_pagemap_record(&records[i], i ? &records[i - 1] : NULL, i, place))
 			return -1;
+	return 0;
+}
+
+int parse_pmd_ranges(const void *data, size_t size, struct snapshot *s, size_t *first,
+		     size_t *count, const struct parse_place *place)
+{
+	const size_t record_bytes = sizeof(struct address_range);
+	if (size % record_bytes)
+		return parse_fail(place, 0, "length %zu is not a multiple of %zu bytes (truncated?)", size, record_bytes);
+	*first = s->pmd_range_count;
+	*count = size / record_bytes;
+	array_reserve(&s->pmd_ranges, &s->pmd_range_capacity, s->pmd_range_count + *count + 1, record_bytes);
+	struct address_range *ranges = s->pmd_ranges + *first;
+	/* little-endian on disk, as pagemap (hosts are little-endian) */
+	memcpy(ranges, data, size);
+	for (size_t i = 0; i < *count; i++) {
+		const struct address_range *r = &ranges[i];
+		if ((r->start | r->end) & 0xfff || r->start >= r->end)
+			return parse_fail(place, 0, "range %zu: [%#" PRIx64 ", %#" PRIx64 ") is not a page-aligned range",
+					  i, r->start, r->end);
+		if (i && r->start < r[-1].end)
+			return parse_fail(place, 0, "range %zu: %#" PRIx64 " not above the previous range", i, r->start);
+	}
+	s->pmd_range_count += *count;
 	return 0;
 }
 

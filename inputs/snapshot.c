@@ -88,8 +88,11 @@ void snapshot_free(struct snapshot *s)
 	free(s->vmas);
 	free(s->extras);
 	free(s->kpages);
+	free(s->pmd_ranges);
 	free(s->meminfo);
 	free(s->slabs);
+	free(s->user_names);
+	free(s->group_names);
 	free(s->version);
 	free(s->source);
 	arena_destroy(s->arena);
@@ -140,6 +143,20 @@ const struct vma *process_find_vma(const struct process *p, uint64_t vaddr)
 	/* the first VMA ending above vaddr holds it, if it starts at or below */
 	size_t i = lower_bound(p->vmas, p->vma_count, sizeof(*p->vmas), vma_end, vaddr + 1);
 	return i < p->vma_count && p->vmas[i].start <= vaddr ? &p->vmas[i] : NULL;
+}
+
+static uint64_t range_end(const void *element)
+{
+	return ((const struct address_range *)element)->end;
+}
+
+bool process_pmd_mapped(const struct snapshot *s, const struct process *p, uint64_t vaddr)
+{
+	if (!p->has_pmd_map || !p->pmd_count)
+		return false;
+	const struct address_range *ranges = s->pmd_ranges + p->pmd_first;
+	size_t i = lower_bound(ranges, p->pmd_count, sizeof(*ranges), range_end, vaddr + 1);
+	return i < p->pmd_count && ranges[i].start <= vaddr;
 }
 
 const struct process *snapshot_find_process(const struct snapshot *s, int pid)

@@ -96,6 +96,12 @@ struct kpage {
 	uint64_t pfn, mapcount, flags;
 };
 
+/* [start, end) of a process's address space mapped by PMD (or larger)
+ * leaves: member PID/pmd_mapped, from PAGEMAP_SCAN's PAGE_IS_HUGE. */
+struct address_range {
+	uint64_t start, end;
+};
+
 /*
  * Pagemap records are kept once per distinct content, not once per mapping
  * (docs: README "Reading snapshots").  A chunk is the 2 MiB of address space
@@ -145,12 +151,18 @@ struct process {
 	size_t run_count;
 	size_t pagemap_count;           /* records, summed over its chunks */
 	bool has_pagemap;
+	bool has_pmd_map;               /* the capture asked which ranges PMDs map */
+	size_t pmd_first, pmd_count;    /* its ranges: snapshot->pmd_ranges[pmd_first ..] */
 };
 
 enum pagemap_mode { PAGEMAP_NONE, PAGEMAP_PRESENT_ONLY, PAGEMAP_PFN, PAGEMAP_MODE_COUNT };
 /* The names snapshot.info uses for them (docs/snapshot-format.md), one table
  * for the reader, the capture, `info` and the reports (inputs/snapshot.c). */
 extern const char *const pagemap_mode_names[PAGEMAP_MODE_COUNT];
+
+/* What a capture set out to read: every process of the machine, or a part
+ * (--pid, --tree).  Older snapshots and smemcap do not say. */
+enum capture_scope { SCOPE_UNSTATED, SCOPE_ALL, SCOPE_PART };
 
 struct snapshot_info {
 	int format_version;             /* 0 for smemcap captures */
@@ -161,6 +173,7 @@ struct snapshot_info {
 	long changed;                   /* of the skipped, changed during capture; -1: not stated */
 	long unreadable;                /* of skipped: refused to a non-root capture; -1 not stated */
 	char ptscope_version[32];       /* the ptscope that captured it; "" when not stated */
+	enum capture_scope scope;       /* every process, or those --pid/--tree chose */
 };
 
 struct meminfo_entry {
@@ -181,6 +194,12 @@ struct slab_cache {
 	uint64_t aliases;               /* other caches merged into this one (slab merging) */
 	bool has_active_after;
 	uint64_t active_objects_after;  /* active objects read again after the processes */
+};
+
+/* A uid or gid and its name on the captured host. */
+struct id_name {
+	uint32_t id;
+	const char *name;
 };
 
 struct snapshot {
@@ -204,6 +223,8 @@ struct snapshot {
 	unsigned slab_cpus, slab_nodes; /* from the slub member; 0: not stated */
 	struct kpage *kpages;           /* ascending pfn; NULL when absent */
 	size_t kpage_count;
+	struct address_range *pmd_ranges; /* every process's PMD-mapped ranges, ascending per process */
+	size_t pmd_range_count, pmd_range_capacity;
 	uint64_t pagemap_bytes;         /* total size of all PID/pagemap members */
 	/* distinct chunk contents; a record's vaddr here is its offset in the chunk */
 	struct pagemap_content *contents;
@@ -211,6 +232,10 @@ struct snapshot {
 	struct pagemap_record *content_records;
 	size_t content_record_count;
 	struct pagemap_index *pagemap_index; /* private: finds equal contents */
+	/* the users member: names of the ids the capture saw, ascending id;
+	 * NULL when absent (older captures, smemcap) */
+	struct id_name *user_names, *group_names;
+	size_t user_name_count, group_name_count;
 	struct arena *arena;            /* private: owns every string */
 };
 
@@ -235,6 +260,9 @@ void snapshot_free(struct snapshot *snapshot);
 
 /* Binary search of snapshot->kpages; NULL when the PFN is not there. */
 const struct kpage *snapshot_find_kpage(const struct snapshot *snapshot, uint64_t pfn);
+
+/* Is vaddr inside one of p's PMD-mapped ranges (has_pmd_map)? */
+bool process_pmd_mapped(const struct snapshot *snapshot, const struct process *p, uint64_t vaddr);
 
 /* The VMA of process p that contains vaddr, or NULL. */
 const struct vma *process_find_vma(const struct process *p, uint64_t vaddr);
@@ -273,6 +301,9 @@ int snapshot_verify(const struct snapshot *snapshot, struct verify_result *resul
 
 /* The process with this pid, or NULL. */
 const struct process *snapshot_find_process(const struct snapshot *snapshot, int pid);
+
+/* The captured host's name for UID, or NULL (not recorded). */
+const char *snapshot_user_name(const struct snapshot *snapshot, uint32_t uid);
 
 /* The slabinfo line of a cache, or NULL (no slabinfo, or no such cache). */
 const struct slab_cache *snapshot_find_slab(const struct snapshot *snapshot, const char *name);
@@ -339,6 +370,8 @@ struct capture_result {
 	long processes, skipped;
 	long changed;                   /* of the skipped: changed program (exec) while read */
 	long unreadable;                /* of skipped: not readable without root */
+	int first_unreadable_pid;       /* the first refused process (0: none), named in */
+	char first_unreadable_comm[64]; /* messages: as root a refusal is a surprise */
 	enum pagemap_mode pagemap;
 };
 

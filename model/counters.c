@@ -36,7 +36,21 @@ static uint64_t slab_vmas(const struct snapshot *s)
 	return count;
 }
 
-static void check_slab(const struct snapshot *s, struct model_slab_check *check, uint64_t model)
+/* Is the snapshot a part of the machine?  The capture says so (scope); an
+ * older snapshot without pid 1 cannot be the whole machine; a capture
+ * refused other users' processes lacks them. */
+static const char *partial_reason(const struct snapshot *s)
+{
+	if (s->info.scope == SCOPE_PART)
+		return "the capture chose its processes (--pid or --tree)";
+	if (s->info.unreadable > 0)
+		return "processes were refused to a non-root capture";
+	if (s->info.scope == SCOPE_UNSTATED && !snapshot_find_process(s, 1))
+		return "pid 1 is not in it";
+	return NULL;
+}
+
+static void check_slab(const struct snapshot *s, struct model_slab_check *check, uint64_t model, bool partial)
 {
 	const struct slab_cache *cache = snapshot_find_slab(s, check->cache);
 	check->model = model;
@@ -55,7 +69,9 @@ static void check_slab(const struct snapshot *s, struct model_slab_check *check,
 			       cache->sheaf_capacity * (SHEAVES_PER_CPU * (uint64_t)s->slab_cpus +
 							SHEAVES_PER_NODE * nodes);
 	}
-	check->lower = check->slack_known && !check->aliases && least > check->slack ? least - check->slack : 0;
+	/* processes not captured hold objects of their own: no lower bound */
+	check->lower_known = check->slack_known && !check->aliases && !partial;
+	check->lower = check->lower_known && least > check->slack ? least - check->slack : 0;
 	check->within = check->lower <= model && model <= check->upper;
 }
 
@@ -64,6 +80,8 @@ void model_counters(struct model_context *c)
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
 	struct model_counters *k = &r->counters;
+	k->partial_reason = partial_reason(s);
+	k->partial = k->partial_reason != NULL;
 	page_tables(c);
 	k->has_slabinfo = s->slab_count > 0;
 	const struct model_design *design = r->current_design < r->design_count
@@ -74,6 +92,6 @@ void model_counters(struct model_context *c)
 	};
 	for (size_t i = 0; i < MODEL_SLAB_CACHES; i++) {
 		k->slabs[i].cache = names[i];
-		check_slab(s, &k->slabs[i], models[i]);
+		check_slab(s, &k->slabs[i], models[i], k->partial);
 	}
 }

@@ -17,6 +17,8 @@ const char model_pagetable_method[] =
 	"smaps only: upper = windows spanned by VMAs with Rss+Swap > 0; lower = windows "
 	"of VMAs inside one window plus ceil(pages/512)-2 per larger VMA; point = larger "
 	"VMAs' pages packed together (ceil(pages/512)+1 windows each)";
+static const char model_pagetable_whole_method[] =
+	"per process: exact from pagemap, else its VmPTE, else the smaps-only bounds";
 const char model_pte_chain_method[] =
 	"smaps only: m per VMA from the harmonic mean S/((Pss-Private)/P) of its shared "
 	"pages; bounds from S and (Pss-Private)/P alone (L1*max(S/N, sum 1/m) to "
@@ -53,7 +55,7 @@ static uint64_t pte_mapped_pages(const struct vma *v)
 }
 
 static void estimate_process_tables(struct model_context *c, const struct process *p,
-				    struct estimate *e)
+				    struct estimate *e, uint64_t *upper_at_least)
 {
 	const struct geometry *g = c->geometry;
 	unsigned shift = c->pte_shift;
@@ -105,6 +107,7 @@ static void estimate_process_tables(struct model_context *c, const struct proces
 		}
 		uint64_t at_least = one.windows ? one.windows : (all.windows ? 1 : 0);
 		lower += (double)at_least;
+		*upper_at_least += at_least;
 		point += (double)all.windows;
 		upper_pages += (double)all.windows;
 	}
@@ -338,12 +341,24 @@ void model_estimate(struct model_context *c)
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
 	r->pagetable_estimate.method = model_pagetable_method;
+	r->pagetable_whole.method = model_pagetable_whole_method;
 	for (size_t i = 0; i < s->process_count; i++) {
-		struct estimate *e = &r->process_figures[i].pagetable_estimate;
-		estimate_process_tables(c, &s->processes[i], e);
+		struct model_process *mp = &r->process_figures[i];
+		struct estimate *e = &mp->pagetable_estimate;
+		estimate_process_tables(c, &s->processes[i], e, &mp->upper_pages_at_least);
 		r->pagetable_estimate.point += e->point;
 		r->pagetable_estimate.lower += e->lower;
 		r->pagetable_estimate.upper += e->upper;
+		/* the whole: what is known of each process, the kernel's VmPTE
+		 * before any estimate */
+		struct estimate known = *e;
+		if (mp->exact)
+			known.point = known.lower = known.upper = (double)mp->pagetable_bytes;
+		else if (mp->has_vmpte)
+			known.point = known.lower = known.upper = (double)mp->vmpte_bytes;
+		r->pagetable_whole.point += known.point;
+		r->pagetable_whole.lower += known.lower;
+		r->pagetable_whole.upper += known.upper;
 	}
 	estimate_chains(c);
 }

@@ -275,6 +275,9 @@ static void free_contents(struct model_context *c)
 	free(c->content_figures);
 	free(c->content_pmd);
 	free(c->record_pfns);
+	free(c->overrides);
+	free(c->override_first);
+	free(c->override_count);
 }
 
 /* ---- PTE windows mapped by PMD leaves ---- */
@@ -325,7 +328,58 @@ static enum pmd_kind content_pmd_kind(struct model_context *c, uint32_t content)
 	return (enum pmd_kind)c->content_pmd[content];
 }
 
+/* With the capture's PMD-mapped ranges (PID/pmd_mapped) a window is
+ * PMD-mapped exactly when a range covers it, whatever its PFNs look like;
+ * anonymous when its first page is (kpageflags ANON, else pagemap bit 61
+ * clear), as only an anonymous huge PMD has a deposited PTE page; a
+ * hugetlb PMD never has one. */
+static enum pmd_kind member_pmd_kind(struct model_context *c, const struct process *p, uint64_t window)
+{
+	const struct snapshot *s = c->snapshot;
+	uint64_t base = window << c->pte_shift;
+	if (!process_pmd_mapped(s, p, base))
+		return PMD_NONE;
+	const struct vma *vma = process_find_vma(p, base);
+	if (vma && VMA_HAS_FLAG(vma, VMF_HT))
+		return PMD_FILE;
+	struct pagemap_record record;
+	if (!process_next_record(s, p, base, base + ((uint64_t)1 << c->pte_shift), &record))
+		return PMD_FILE;
+	const struct kpage *head = s->kpages ? snapshot_find_kpage(s, record.entry & PAGEMAP_PFN_MASK) : NULL;
+	bool anon = head ? (head->flags >> KPF_ANON & 1) : !(record.entry & PAGEMAP_FILE_OR_SHARED);
+	return anon ? PMD_ANON : PMD_FILE;
+}
+
+static enum pmd_kind records_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
+
+/* An override of smaps' count for the window, or PMD_UNKNOWN. */
+static enum pmd_kind override_kind(const struct model_context *c, const struct process *p, uint64_t window)
+{
+	if (!c->overrides)
+		return PMD_UNKNOWN;
+	size_t index = (size_t)(p - c->snapshot->processes);
+	const struct pmd_override *o = c->overrides + c->override_first[index];
+	size_t low = 0, high = c->override_count[index];
+	while (low < high) {
+		size_t middle = low + (high - low) / 2;
+		if (o[middle].window < window)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	return low < c->override_count[index] && o[low].window == window ? (enum pmd_kind)o[low].kind : PMD_UNKNOWN;
+}
+
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window)
+{
+	if (p->has_pmd_map)
+		return member_pmd_kind(c, p, window);
+	enum pmd_kind kind = override_kind(c, p, window);
+	return kind != PMD_UNKNOWN ? kind : records_pmd_kind(c, p, window);
+}
+
+/* What the records alone suggest (section 8's rule). */
+static enum pmd_kind records_pmd_kind(struct model_context *c, const struct process *p, uint64_t window)
 {
 	unsigned k = c->chunks_per_window_shift;
 	if (k == 0) {
@@ -346,6 +400,114 @@ enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, 
 			pmd_check_records(c, (uint32_t)content, &check);
 	}
 	return pmd_check_result(c, &check);
+}
+
+/* ---- PMD-mapped windows without PID/pmd_mapped: smaps' count ---- */
+
+/* Windows of a VMA mapped by PMD leaves, as smaps counts them. */
+static uint64_t smaps_pmd_windows(const struct model_context *c, const struct vma *v, bool *anon)
+{
+	uint64_t window_kb = ((uint64_t)1 << c->pte_shift) / 1024;
+	uint64_t anon_kb = v->kb[SMAPS_ANON_HUGE_PAGES], file_kb = v->kb[SMAPS_SHMEM_PMD_MAPPED] + v->kb[SMAPS_FILE_PMD_MAPPED];
+	*anon = anon_kb >= file_kb;
+	return (anon_kb + file_kb) / window_kb;
+}
+
+/* Does smaps count PMD mappings for this VMA?  (AnonHugePages since 2.6.38;
+ * a hand-built or foreign smaps may lack every such line.) */
+static bool smaps_counts_pmds(const struct vma *v)
+{
+	const uint32_t fields = 1u << SMAPS_ANON_HUGE_PAGES | 1u << SMAPS_SHMEM_PMD_MAPPED | 1u << SMAPS_FILE_PMD_MAPPED;
+	return (v->present_fields & fields) != 0;
+}
+
+/* A whole window of present records: without kpages the only sign of a
+ * PMD mapping the records give (PFNs, where known, consecutive from an
+ * aligned one); its kind from pagemap bit 61. */
+static enum pmd_kind full_window_kind(struct model_context *c, const struct process *p, uint64_t window)
+{
+	uint64_t base = window << c->pte_shift, slots = (uint64_t)1 << (c->pte_shift - 12), seen = 0, first = 0;
+	struct pagemap_record record;
+	bool anon = false;
+	for (uint64_t at = base; seen < slots && process_next_record(c->snapshot, p, at, base + (slots << 12), &record);
+	     at = record.vaddr + 4096, seen++) {
+		uint64_t pfn = record.entry & PAGEMAP_PFN_MASK;
+		if (record.vaddr != base + (seen << 12) || !(record.entry & PAGEMAP_PRESENT))
+			return PMD_NONE;
+		if (seen == 0) {
+			first = pfn;
+			anon = !(record.entry & PAGEMAP_FILE_OR_SHARED);
+		}
+		if (first && (first % slots || pfn != first + seen))
+			return PMD_NONE;
+	}
+	return seen == slots ? (anon ? PMD_ANON : PMD_FILE) : PMD_NONE;
+}
+
+struct override_list {
+	struct pmd_override *items;
+	size_t count, capacity;
+};
+
+static void add_override(struct override_list *list, uint64_t window, enum pmd_kind kind)
+{
+	struct pmd_override *o = ARRAY_PUSH(list->items, list->count, list->capacity);
+	o->window = window;
+	o->kind = (uint8_t)kind;
+}
+
+/* One VMA: the windows that look PMD-mapped (candidates), against smaps'
+ * count k.  Up to k candidates are taken as PMD-mapped, in address order,
+ * the rest as mapped by PTEs (a 2 MiB page-cache folio mapped by 512 PTEs
+ * looks like a PMD mapping); page tables are then exact, which windows
+ * they are is not, so each one that may be wrong is counted twice in
+ * pmd_ambiguous_windows. */
+static void resolve_vma(struct model_context *c, const struct process *p, const struct vma *v,
+			struct override_list *list)
+{
+	bool anon;
+	uint64_t allowed = smaps_pmd_windows(c, v, &anon), candidates = 0, size = (uint64_t)1 << c->pte_shift;
+	uint64_t at = (v->start + size - 1) & ~(size - 1);
+	struct pagemap_record record;
+	while (at < v->end && v->end - at >= size && process_next_record(c->snapshot, p, at, v->end, &record)) {
+		uint64_t window = record.vaddr >> c->pte_shift;
+		at = (window + 1) << c->pte_shift;
+		if (at == 0 || at > v->end)
+			break;
+		enum pmd_kind kind = records_pmd_kind(c, p, window);
+		if (kind == PMD_NONE && !c->snapshot->kpages && allowed)
+			kind = full_window_kind(c, p, window);
+		if (kind == PMD_NONE || kind == PMD_UNKNOWN)
+			continue;
+		candidates++;
+		if (candidates > allowed)
+			add_override(list, window, PMD_NONE);
+		else if (!c->snapshot->kpages)
+			add_override(list, window, kind);
+	}
+	if (candidates > allowed) {
+		uint64_t extra = candidates - allowed;
+		c->result->pmd_ambiguous_windows += 2 * (allowed < extra ? allowed : extra);
+	}
+}
+
+static void resolve_pmd_windows(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	struct override_list list = { 0 };
+	c->override_first = xcalloc(s->process_count + 1, sizeof(*c->override_first));
+	c->override_count = xcalloc(s->process_count + 1, sizeof(*c->override_count));
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		c->override_first[i] = list.count;
+		if (p->has_pmd_map || !p->has_pagemap)
+			continue;
+		for (size_t v = 0; v < p->vma_count; v++)
+			if (smaps_counts_pmds(&p->vmas[v]))
+				resolve_vma(c, p, &p->vmas[v], &list);
+		c->override_count[i] = list.count - c->override_first[i];
+	}
+	c->overrides = list.items ? list.items : xcalloc(1, sizeof(*c->overrides));
 }
 
 /* ---- pass 2: page-table pages per process ---- */
@@ -372,9 +534,7 @@ static void count_page_tables(struct model_context *c, size_t index)
 					mp->upper_pages += g->levels[l].counted;
 					continue;
 				}
-				enum pmd_kind kind = c->chunks_per_window_shift == 0
-					? content_pmd_kind(c, p->runs[r].content + (uint32_t)i)
-					: window_pmd_kind(c, p, w);
+				enum pmd_kind kind = window_pmd_kind(c, p, w);
 				mp->pte_pages += kind != PMD_FILE;
 				mp->pmd_mapped_windows += kind == PMD_FILE || kind == PMD_ANON;
 				mp->pmd_mapped_anon_windows += kind == PMD_ANON;
@@ -470,6 +630,18 @@ static void count_faults(const struct model_context *c, const struct segment *se
 	swap->chain_allocations += unit ? f->swap * (rmap_page_cost(profile, 1, true) / unit) : 0;
 }
 
+/* rmap calls of a segment: one per mapped PTE, but one per PMD-mapped THP
+ * (copy_huge_pmd -> folio_try_dup_anon_rmap_pmd at fork, zap_huge_pmd ->
+ * folio_remove_rmap_pmd at exit), counted on the segment holding the
+ * window's first slot. */
+static uint64_t segment_calls(struct model_context *c, const struct segment *seg, enum pmd_kind kind)
+{
+	if (kind != PMD_FILE && kind != PMD_ANON)
+		return seg->figures->mapped;
+	uint64_t window_mask = ((uint64_t)1 << c->pte_shift) - 1;
+	return seg->first == 0 && (seg->base & window_mask) == 0 && seg->figures->mapped;
+}
+
 static void visit_work(struct model_context *c, const struct segment *seg, void *data)
 {
 	struct work_walk *walk = data;
@@ -481,19 +653,26 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
 		return;
 	bool has_anon_vma = seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas];
+	const struct process *p = &c->snapshot->processes[seg->process];
+	enum pmd_kind kind = window_pmd_kind(c, p, seg->base >> c->pte_shift);
+	uint64_t calls = segment_calls(c, seg, kind);
+	uint64_t anon_calls = kind == PMD_ANON ? calls : kind == PMD_FILE ? 0 : f->mapped_anon;
 	if (seg->vma)
 		c->vma_mapped[seg->vma - c->snapshot->vmas] += f->mapped;
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct event_work *w = &mp->work[d];
-		w->exit_rmap_calls += f->mapped;
-		w->exit_rmap_anon_calls += f->mapped_anon;
+		w->exit_rmap_calls += calls;
+		w->exit_rmap_pages += f->mapped;
+		w->exit_rmap_anon_calls += anon_calls;
 		w->exit_chain_frees += f->chain_frees[d];
 		w->exit_direct_pages += f->direct_pages[d];
 		count_faults(c, seg, d, w, &walk->fault_chain_bytes[d * 3]);
-		if (!model_fork_copies(r->designs[d].profile, seg->vma, has_anon_vma))
+		/* copy_huge_pmd leaves a file or shmem PMD to be faulted again */
+		if (!model_fork_copies(r->designs[d].profile, seg->vma, has_anon_vma) || kind == PMD_FILE)
 			continue;
-		w->fork_rmap_calls += f->mapped;
-		w->fork_rmap_anon_calls += f->mapped_anon;
+		w->fork_rmap_calls += calls;
+		w->fork_rmap_anon_calls += anon_calls;
+		w->fork_rmap_pages += f->mapped;
 		w->fork_chain_allocations += f->chain_allocations[d];
 	}
 }
@@ -502,9 +681,11 @@ static void add_work(struct event_work *sum, const struct event_work *w)
 {
 	sum->fork_rmap_calls += w->fork_rmap_calls;
 	sum->fork_rmap_anon_calls += w->fork_rmap_anon_calls;
+	sum->fork_rmap_pages += w->fork_rmap_pages;
 	sum->fork_chain_allocations += w->fork_chain_allocations;
 	sum->fork_anon_vma_calls += w->fork_anon_vma_calls;
 	sum->exit_rmap_calls += w->exit_rmap_calls;
+	sum->exit_rmap_pages += w->exit_rmap_pages;
 	sum->exit_rmap_anon_calls += w->exit_rmap_anon_calls;
 	sum->exit_chain_frees += w->exit_chain_frees;
 	sum->exit_direct_pages += w->exit_direct_pages;
@@ -804,6 +985,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 
 	count_pfns(&c);
 	figure_contents(&c);
+	resolve_pmd_windows(&c);
 	for (size_t i = 0; i < snapshot->process_count; i++)
 		count_page_tables(&c, i);
 	sum_processes(&c);
@@ -817,6 +999,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	model_counters(&c);
 	finish_designs(&c, sums);
 	model_sharing(&c);
+	model_huge_pages(&c);
 	choose_headline_rule(r);
 
 	free_contents(&c);
@@ -845,5 +1028,6 @@ void model_free(struct model_result *r)
 	free(r->process_figures);
 	free(r->designs);
 	free(r->sharing);
+	free(r->segments);
 	free(r);
 }

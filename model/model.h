@@ -87,12 +87,17 @@ struct rmap_profile {
 };
 
 enum sharing_partners { PARTNERS_ADDRESS, PARTNERS_FILE_INDEX, PARTNERS_LENGTH, PARTNERS_CONTENT };
+/* Whether a kernel a user can run has the rule: merged (since a release), a
+ * patch that was proposed, or a bound or what-if that no kernel does. */
+enum sharing_kernel { KERNEL_PROPOSAL, KERNEL_MAINLINE, KERNEL_BOUND, KERNEL_WHAT_IF };
 
 struct sharing_rule {
 	char id[64];
 	char description[512];
 	unsigned window_shift;
 	enum sharing_partners partners;
+	enum sharing_kernel kernel;
+	char since[16];                 /* mainline: the first release with it ("2.6.20") */
 	bool shares_subtree;            /* every page-table page below the window */
 	bool skip_pmd_mapped;
 	bool has_eligibility;           /* false for content sharing: every window */
@@ -152,6 +157,7 @@ uint64_t geometry_addressable_bytes(const struct geometry *geometry);
 uint64_t rmap_page_cost(const struct rmap_profile *profile, uint64_t m, bool anonymous);
 const char *rmap_family_name(enum rmap_family family);
 const char *sharing_partners_name(enum sharing_partners partners);
+const char *sharing_kernel_name(enum sharing_kernel kernel);   /* "mainline", "proposal", ... */
 
 /* ---- exact sums of fractions (PSS-style charging) ---- */
 
@@ -197,12 +203,15 @@ struct fault_work {
  * what model_process_work returns. */
 struct event_work {
 	/* fork: every VMA fork copies (lazy fork: profile) */
-	uint64_t fork_rmap_calls;       /* page_add_rmap or _mapcount increments */
+	uint64_t fork_rmap_calls;       /* page_add_rmap or _mapcount increments: one per
+					   PTE, one per PMD-mapped THP (copy_huge_pmd) */
 	uint64_t fork_rmap_anon_calls;  /* ... of them for anonymous pages */
+	uint64_t fork_rmap_pages;       /* pages whose mapcount a fork changes (a THP's 512) */
 	uint64_t fork_chain_allocations;/* pte_chain objects / blocks, anon_vma_chains */
 	uint64_t fork_anon_vma_calls;   /* anon_vma_link / anon_vma_fork per VMA */
 	/* exit (= munmap of every VMA): what each design frees */
-	uint64_t exit_rmap_calls;       /* page_remove_rmap */
+	uint64_t exit_rmap_calls;       /* page_remove_rmap: per PTE, or per PMD (zap_huge_pmd) */
+	uint64_t exit_rmap_pages;       /* pages whose mapcount an exit changes */
 	uint64_t exit_rmap_anon_calls;  /* ... of them for anonymous pages */
 	uint64_t exit_chain_frees;      /* pte_chain objects (D1, D2) or blocks (D3, D4) freed */
 	uint64_t exit_direct_pages;     /* PG_direct mappings cleared (m = 1, D2-D4) */
@@ -284,17 +293,48 @@ struct model_file_share {
 	uint64_t mappings;              /* eligible VMAs that took part */
 };
 
+/* Why a rule finds what it finds, stage by stage (the reason behind a zero;
+ * docs/cost-model.md): of the VMAs of the kind it shares, those large
+ * enough (eligible_vmas), those holding a whole window, their partner
+ * groups, and the same mappings grouped without their address. */
+struct sharing_census {
+	uint64_t kind_vmas;             /* pass every test but the size */
+	uint64_t window_vmas;           /* eligible and holding a whole window */
+	uint64_t groups, shared_groups; /* partner groups of them; of two or more VMAs */
+	uint64_t file_groups;           /* same file, offset, length, permissions in 2+ processes */
+	uint64_t file_groups_apart;     /* of them: at a different address in every process */
+};
+
 struct model_sharing {
 	const struct sharing_rule *rule;
 	bool exact;                     /* false: content sharing without PFNs */
 	bool available;                 /* false: nothing to compute it from */
-	uint64_t sharable_pages;
+	uint64_t sharable_pages;        /* exact, or without pagemap the upper bound */
 	uint64_t sharable_bytes;
+	uint64_t sharable_pages_lower;  /* = sharable_pages when exact */
+	uint64_t sharable_bytes_lower;
 	uint64_t pages_in_cow_vmas;     /* share whose VMA holds private COW pages */
 	uint64_t eligible_vmas;
+	struct sharing_census census;   /* partner rules only */
 	struct model_file_share *files; /* sorted by sharable_pages, descending */
 	struct fork_copy fork_copies;   /* every process forking once, under the rule */
 	size_t file_count;
+};
+
+/* A shared memory segment on huge pages (model/hugepages.c): today's lever
+ * for a database's shared buffers.  "PMD size" is the huge page a PMD entry
+ * maps (2 MiB on x86_64), "next size" the one a PUD entry maps (1 GiB). */
+struct model_segment {
+	const char *path;               /* "/dev/zero (deleted)", "/SYSV...", ... */
+	uint64_t inode;
+	uint64_t bytes;                 /* its largest mapping */
+	size_t mappings;                /* processes mapping it (one VMA each, as a rule) */
+	uint64_t pte_pages;             /* PTE pages that map it now, over its mappings */
+	uint64_t pte_pages_saved_pmd_size; /* of them: freed on PMD-size huge pages */
+	uint64_t pmd_pages_saved_next_size; /* PMD pages also freed on next-size pages */
+	uint64_t pmd_pages_shared;      /* PMD pages hugetlb PMD sharing saves on PMD-size pages */
+	uint64_t touch_all_pte_pages;   /* PTE pages a process touching all of it needs */
+	uint64_t touch_all_pmd_pages;   /* PMD pages it spans */
 };
 
 struct model_process {
@@ -307,6 +347,8 @@ struct model_process {
 	uint64_t pmd_mapped_windows;
 	uint64_t pmd_mapped_anon_windows; /* ... of them anonymous THPs (one rmap call each) */
 	struct estimate pagetable_estimate; /* smaps-only, bytes */
+	uint64_t upper_pages_at_least;  /* higher-level pages it surely has (smaps: the
+					   upper-level windows of VMAs inside one) */
 	uint64_t present_ptes, swap_ptes, zero_page_ptes;
 	double *pte_chain_bytes;        /* per design, PSS-style, display only */
 	double *sharable_pages;         /* per sharing rule, split PSS-style among partners */
@@ -344,14 +386,23 @@ struct model_slab_check {
 	uint64_t objects_after;         /* ... after (= objects when not captured) */
 	uint64_t model;                 /* the model's count (the snapshot's own design) */
 	uint64_t lower, upper;
+	bool lower_known;               /* false: no lower bound (slack unknown, merged
+					   caches, or a partial capture) */
 	bool slack_known;
 	uint64_t slack;                 /* bound on free objects counted active: per-CPU
 					   slabs x objects per slab + sheaves x capacity */
 	uint64_t aliases;               /* other caches merged into this slab */
-	bool within;                    /* lower <= model <= upper */
+	bool within;                    /* lower <= model <= upper (model <= upper when
+					   the lower bound is not known) */
 };
 
 struct model_counters {
+	/* A part of the machine (--pid, --tree, a non-root capture that was
+	 * refused processes, or no pid 1): the machine-wide counters hold
+	 * processes the snapshot lacks, so only "model <= counter" can be
+	 * checked; lower bounds and the split of the remainder cannot. */
+	bool partial;
+	const char *partial_reason;          /* static text, NULL when whole */
 	bool has_meminfo_pagetables;
 	uint64_t meminfo_pagetables_bytes;   /* meminfo PageTables */
 	uint64_t model_pagetables_bytes;     /* the captured processes' page tables: exact
@@ -371,9 +422,17 @@ struct model_result {
 	uint64_t vmpte_bytes, pagetable_bytes;       /* pagetable over exact processes */
 	uint64_t vmpte_bytes_of_exact;               /* VmPTE of the processes with pagemap */
 	uint64_t pte_pages, upper_pages, pmd_mapped_windows, pmd_mapped_anon_windows;
+	uint64_t pmd_ambiguous_windows;              /* without PID/pmd_mapped: windows that look
+	                                                PMD-mapped beyond smaps' count, times two
+	                                                (which ones are is unknown: each may move
+	                                                a sharing figure by one page) */
 	uint64_t vmpte_above_model_bytes;            /* tables outliving their pages */
 	uint64_t vmpte_below_model_bytes;            /* capture raced with faults */
 	struct estimate pagetable_estimate;          /* smaps-only, bytes, all processes */
+	struct estimate pagetable_whole;             /* the page tables the headline's part is of:
+	                                                per process exact from pagemap, else VmPTE
+	                                                (the kernel's count), else the smaps-only
+	                                                bounds; lower == upper when all are known */
 	uint64_t smaps_drift_pages;                  /* pages smaps and pagemap disagree on */
 	uint64_t present_ptes, swap_ptes, zero_page_ptes, distinct_pfns;
 	uint64_t ram_pages;                          /* MemTotal / 4 KiB */
@@ -388,6 +447,8 @@ struct model_result {
 	                                                exact tables, or without pagemap their
 	                                                estimate's upper bound (so <= 100 %) */
 	struct model_process *process_figures;       /* one per snapshot process */
+	struct model_segment *segments;              /* shared segments, largest saving first */
+	size_t segment_count;
 	struct fork_copy fork_copy;                  /* every process forking once, no sharing */
 	struct munmap_work munmap;
 	struct model_counters counters;              /* kernel counters beside the model */

@@ -77,6 +77,11 @@ struct model_context {
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	struct record_figures scratch;  /* a cut chunk's segment */
+	/* Without PID/pmd_mapped, smaps' count of PMD-mapped windows per VMA
+	 * overrides what the records suggest (model.c resolve_pmd_windows):
+	 * per process, ascending windows and the kind each really has */
+	struct pmd_override { uint64_t window; uint8_t kind; } *overrides;
+	size_t *override_first, *override_count;
 	bool *vma_has_anon_vma;         /* per global VMA index */
 	uint64_t *vma_depths;           /* per global VMA index: fork depth (model/objrmap.c) */
 	size_t *vma_family;             /* per global VMA index: its 2.6.7 anon_vma family's
@@ -110,8 +115,9 @@ enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, 
  * times gains one more mapping (model/model.c), and the bytes of one. */
 uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m, bool anon);
 unsigned chain_unit_bytes(const struct rmap_profile *profile);
-/* Visit the ancestors (PPid chain) of process p that hold a VMA with the
- * same range as vma and an anon_vma: the VMAs a fork copied it from
+/* Visit the ancestors (PPid chain) of process p that hold a VMA with an
+ * anon_vma overlapping vma (the first such VMA of each, nearest ancestor
+ * first): the VMAs a fork copied it, or the VMA it was split from, from
  * (model/objrmap.c).  Returns how many. */
 typedef void (*ancestor_visit)(struct model_context *c, const struct vma *ancestor, void *data);
 uint64_t model_vma_ancestors(struct model_context *c, const struct process *p, const struct vma *vma,
@@ -139,6 +145,7 @@ void model_estimate(struct model_context *context);          /* model/estimate.c
 void model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
 void model_counters(struct model_context *context);          /* model/counters.c */
+void model_huge_pages(struct model_context *context);        /* model/hugepages.c */
 void model_reclaim(struct model_context *context);           /* model/reclaim.c */
 
 

@@ -172,9 +172,30 @@ static uint64_t count_families(struct model_context *c)
 	return families;
 }
 
+/* The first VMA of p with an anon_vma that overlaps [start, end), or NULL. */
+static const struct vma *overlapping_anon_vma(const struct model_context *c, const struct process *p,
+					      uint64_t start, uint64_t end)
+{
+	size_t low = 0, high = p->vma_count;
+	while (low < high) {            /* the first VMA ending above start */
+		size_t middle = low + (high - low) / 2;
+		if (p->vmas[middle].end <= start)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	for (size_t v = low; v < p->vma_count && p->vmas[v].start < end; v++)
+		if (c->vma_has_anon_vma[&p->vmas[v] - c->snapshot->vmas])
+			return &p->vmas[v];
+	return NULL;
+}
+
 /* The ancestors a fork copied a VMA from: along the PPid chain, those
- * holding a VMA with the same start and end and an anon_vma.  A VMA's fork
- * depth d is their number, its chain count d + 1. */
+ * holding a VMA with an anon_vma that overlaps it.  A VMA's fork depth d
+ * is their number, its chain count d + 1: anon_vma_fork clones the parent
+ * VMA's chains and adds one, and a split (__split_vma -> anon_vma_clone)
+ * gives each piece every chain of the VMA it came from, so a piece is
+ * matched to the ancestor's VMA by overlap, not by equal ends. */
 uint64_t model_vma_ancestors(struct model_context *c, const struct process *p, const struct vma *vma,
 			     ancestor_visit visit, void *data)
 {
@@ -187,15 +208,24 @@ uint64_t model_vma_ancestors(struct model_context *c, const struct process *p, c
 		ancestor = snapshot_find_process(s, ancestor->ppid);
 		if (!ancestor)
 			break;
-		const struct vma *same = process_find_vma(ancestor, vma->start);
-		if (same && same->start == vma->start && same->end == vma->end &&
-		    c->vma_has_anon_vma[same - s->vmas]) {
+		const struct vma *overlap = overlapping_anon_vma(c, ancestor, vma->start, vma->end);
+		if (overlap) {
 			depth++;
 			if (visit)
-				visit(c, same, data);
+				visit(c, overlap, data);
 		}
 	}
 	return depth;
+}
+
+/* The nearest ancestor's overlapping VMA (the first visited): pieces of
+ * one VMA a fork made share its anon_vma. */
+static void remember_nearest(struct model_context *c, const struct vma *ancestor, void *data)
+{
+	(void)c;
+	const struct vma **nearest = data;
+	if (!*nearest)
+		*nearest = ancestor;
 }
 
 /* What a process's fork and exit do with anon_vmas under each design:
@@ -234,6 +264,7 @@ void model_object_rmap(struct model_context *c)
 	 * (never forked) count one between them; chains: d + 1 per VMA.  The
 	 * neighbour's depth is known: VMAs are walked in address order. */
 	uint64_t *depths = c->vma_depths = xcalloc(s->vma_count + 1, sizeof(*depths));
+	const struct vma **nearest = xcalloc(s->vma_count + 1, sizeof(*nearest));
 	uint64_t chains = 0, own = 0;
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
@@ -242,17 +273,20 @@ void model_object_rmap(struct model_context *c)
 			size_t g = (size_t)(&p->vmas[v] - s->vmas);
 			if (!c->vma_has_anon_vma[g])
 				continue;
-			depths[g] = model_vma_ancestors(c, p, &p->vmas[v], NULL, NULL);
+			depths[g] = model_vma_ancestors(c, p, &p->vmas[v], remember_nearest, &nearest[g]);
 			process_vmas++;
 			process_chains += depths[g] + 1;
-			bool shares = v > 0 && depths[g] == 0 && c->vma_has_anon_vma[g - 1] &&
-				      depths[g - 1] == 0 && compatible(&s->vmas[g - 1], &s->vmas[g]);
+			/* never forked: compatible neighbours share (anon_vma_prepare);
+			 * forked: the pieces of one forked VMA share its anon_vma */
+			bool shares = v > 0 && c->vma_has_anon_vma[g - 1] && depths[g - 1] == depths[g] &&
+				      nearest[g - 1] == nearest[g] && compatible(&s->vmas[g - 1], &s->vmas[g]);
 			own += !shares;
 		}
 		chains += process_chains;
 		price_anon_vmas(c, i, process_vmas, process_chains);
 	}
 	uint64_t families = exact ? count_families(c) : own;
+	free(nearest);
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct model_design *design = &r->designs[d];
 		const struct rmap_profile *profile = design->profile;

@@ -42,6 +42,16 @@ static const char *const partners_names[] = {
 	[PARTNERS_LENGTH] = "length", [PARTNERS_CONTENT] = "content",
 };
 
+static const char *const kernel_names[] = {
+	[KERNEL_PROPOSAL] = "proposal", [KERNEL_MAINLINE] = "mainline", [KERNEL_BOUND] = "bound",
+	[KERNEL_WHAT_IF] = "what-if",
+};
+
+const char *sharing_kernel_name(enum sharing_kernel kernel)
+{
+	return kernel_names[kernel];
+}
+
 static const char *const anon_vma_names[] = {
 	[ANON_VMA_NONE] = "none", [ANON_VMA_SHARED] = "shared", [ANON_VMA_CHAIN] = "chain",
 };
@@ -393,6 +403,13 @@ static int read_sharing_rule(xmlNodePtr node, struct profile_set *set, const cha
 	r.window_shift = (unsigned)number_attribute(node, "window-shift");
 	r.partners = (enum sharing_partners)lookup(partners_names, 4, attribute(node, "partners", text, sizeof(text)));
 	r.shares_subtree = !strcmp(attribute(node, "shares", text, sizeof(text)), "subtree");
+	/* the schema says which words; a rule that does not say is a proposal */
+	attribute(node, "kernel", text, sizeof(text));
+	r.kernel = text[0] ? (enum sharing_kernel)lookup(kernel_names, 4, text) : KERNEL_PROPOSAL;
+	attribute(node, "since", r.since, sizeof(r.since));
+	if (r.kernel == KERNEL_MAINLINE && !r.since[0])
+		return fail_at(error, name, line_of(node), "sharing rule %s: kernel=\"mainline\" needs since=\"RELEASE\"",
+			       r.id);
 	r.skip_pmd_mapped = flag_attribute(node, "skip-pmd-mapped", true);
 	xmlNodePtr eligible = child(node, "eligible");
 	r.has_eligibility = eligible != NULL;

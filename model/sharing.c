@@ -547,12 +547,124 @@ static uint64_t share_group(struct model_context *c, struct model_sharing *out, 
 	return shared;
 }
 
+/* Windows of [first, end) a member without pagemap surely populates with
+ * pages its PTE pages map: its resident (and, private, swapped) pages
+ * less every page that could lie outside the whole windows or in a
+ * PMD-mapped window, packed as tightly as they go. */
+static uint64_t member_windows_at_least(const struct model_context *c, const struct sharing_rule *rule,
+					const struct vma *v, uint64_t first, uint64_t end)
+{
+	uint64_t kb = v->kb[SMAPS_RSS] + (v->perms[3] == 'p' ? v->kb[SMAPS_SWAP] : 0);
+	uint64_t size = (uint64_t)1 << rule->window_shift;
+	uint64_t whole_kb = (end - first) * (size / 1024);
+	uint64_t outside_kb = (v->end - v->start) / 1024 - whole_kb;
+	if (rule->skip_pmd_mapped && rule->window_shift == c->pte_shift)
+		outside_kb += v->kb[SMAPS_ANON_HUGE_PAGES] + v->kb[SMAPS_SHMEM_PMD_MAPPED] + v->kb[SMAPS_FILE_PMD_MAPPED];
+	if (kb <= outside_kb)
+		return 0;
+	uint64_t per_window_kb = size / 1024;
+	return (kb - outside_kb + per_window_kb - 1) / per_window_kb;
+}
+
+/* A lower bound on a group's saving: partners that together populate
+ * sum k windows of W share at least sum k - W of them (each window one
+ * partner keeps, the rest share it).  Only for groups whose partners have
+ * the same windows (address and length partners); a member with pagemap
+ * is counted as populating none, which keeps the bound. */
+static uint64_t group_lower(const struct model_context *c, const struct sharing_rule *rule,
+			    const struct member *group, size_t count)
+{
+	if (rule->partners != PARTNERS_ADDRESS && rule->partners != PARTNERS_LENGTH)
+		return 0;
+	uint64_t first, end, populated = 0;
+	member_windows(rule, group[0].vma, &first, &end);
+	if (first >= end)
+		return 0;
+	for (size_t i = 0; i < count; i++)
+		if (!c->snapshot->processes[group[i].process].has_pagemap)
+			populated += member_windows_at_least(c, rule, group[i].vma, first, end);
+	return populated > end - first ? populated - (end - first) : 0;
+}
+
 static int compare_files(const void *a, const void *b)
 {
 	const struct model_file_share *x = a, *y = b;
 	if (x->sharable_pages != y->sharable_pages)
 		return x->sharable_pages > y->sharable_pages ? -1 : 1;
 	return strcmp(x->path ? x->path : "", y->path ? y->path : "");
+}
+
+/* ---- the census: why a rule finds what it finds ---- */
+
+static int compare_apart_keys(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	const uint64_t xs[] = { x->dev_major, x->dev_minor, x->inode, x->offset, x->length, x->start, x->process };
+	const uint64_t ys[] = { y->dev_major, y->dev_minor, y->inode, y->offset, y->length, y->start, y->process };
+	int c = model_compare_keys(xs, ys, 5);
+	if (!c)
+		c = strcmp(x->perms, y->perms);
+	return c ? c : model_compare_keys(xs + 5, ys + 5, 2);
+}
+
+static bool same_mapping(const struct member *x, const struct member *y)
+{
+	return x->dev_major == y->dev_major && x->dev_minor == y->dev_minor && x->inode == y->inode &&
+	       x->offset == y->offset && x->length == y->length && !strcmp(x->perms, y->perms);
+}
+
+/* The same mappings without their address: groups in two or more processes,
+ * and of them those where no two processes map it at one address (what
+ * address-space randomisation does to a rule that wants the same address). */
+static void census_apart(struct sharing_census *census, struct member *members, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		members[i].length = members[i].vma->end - members[i].vma->start;
+		members[i].start = members[i].vma->start;
+		members[i].offset = members[i].vma->offset;
+	}
+	sort(members, count, sizeof(*members), compare_apart_keys);
+	for (size_t i = 0; i < count;) {
+		size_t j = i + 1, processes = 1;
+		bool together = false;
+		for (; j < count && same_mapping(&members[i], &members[j]); j++) {
+			processes += members[j].process != members[j - 1].process;
+			together |= members[j].start == members[j - 1].start;
+		}
+		if (processes >= 2) {
+			census->file_groups++;
+			census->file_groups_apart += !together;
+		}
+		i = j;
+	}
+}
+
+static void take_census(const struct snapshot *s, const struct sharing_rule *rule, const struct member *members,
+			size_t count, struct sharing_census *census)
+{
+	struct sharing_rule any_size = *rule;
+	any_size.min_bytes = 0;
+	for (size_t i = 0; i < s->process_count; i++)
+		for (size_t v = 0; v < s->processes[i].vma_count; v++)
+			census->kind_vmas += sharing_vma_eligible(&any_size, &s->processes[i].vmas[v]);
+	struct member *windowed = xreallocarray(NULL, count + 1, sizeof(*windowed));
+	size_t n = 0;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t first, end;
+		member_windows(rule, members[i].vma, &first, &end);
+		if (first >= end)
+			continue;
+		windowed[n++] = members[i];
+		/* members are sorted by the rule's key: a group is a run */
+		bool new_group = n == 1 || !same_group(&windowed[n - 2], &windowed[n - 1]);
+		census->groups += new_group;
+		/* a group turns shared when its second member arrives */
+		bool second = !new_group && (n < 3 || !same_group(&windowed[n - 3], &windowed[n - 2]));
+		census->shared_groups += second;
+	}
+	census->window_vmas = n;
+	census_apart(census, windowed, n);
+	free(windowed);
 }
 
 static void share_by_partners(struct model_context *c, struct model_sharing *out, size_t rule_index)
@@ -575,6 +687,10 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 			private_copies |= members[j++].vma->kb[SMAPS_ANONYMOUS] > 0;
 		uint64_t pages = j - i > 1 ? share_group(c, out, rule_index, members + i, j - i, &slots) : 0;
 		out->sharable_pages += pages;
+		bool known = true;
+		for (size_t k = i; k < j; k++)
+			known &= c->snapshot->processes[members[k].process].has_pagemap;
+		out->sharable_pages_lower += known ? pages : group_lower(c, rule, members + i, j - i);
 		if (private_copies)
 			out->pages_in_cow_vmas += pages;
 		if (pages)
@@ -582,6 +698,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 		i = j;
 	}
 	sort(out->files, out->file_count, sizeof(*out->files), compare_files);
+	take_census(s, rule, members, count, &out->census);
 	slots_free(&slots);
 	free(members);
 }
@@ -807,13 +924,46 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	free(x.fields[1]);
 }
 
+/* The most a process without pagemap can be credited under a rule: its
+ * page tables (VmPTE, else the smaps-only upper bound), less, for a rule of
+ * PTE windows, the higher-level pages it surely has. */
+static double process_share_cap(const struct model_context *c, const struct sharing_rule *rule,
+				const struct model_process *mp)
+{
+	double pages = (mp->has_vmpte ? (double)mp->vmpte_bytes : mp->pagetable_estimate.upper) / MODEL_PAGE_BYTES;
+	if (rule->window_shift == c->pte_shift && !rule->shares_subtree)
+		pages -= (double)mp->upper_pages_at_least;
+	return pages > 0 ? pages : 0;
+}
+
+/* Without pagemap a process's share is an upper bound: never more than its
+ * own page tables.  Returns the rule's figure after the caps (rounded up,
+ * so it stays an upper bound). */
+static uint64_t cap_processes(struct model_context *c, struct model_sharing *out, size_t rule_index)
+{
+	double total = 0;
+	for (size_t i = 0; i < c->snapshot->process_count; i++) {
+		struct model_process *mp = &c->result->process_figures[i];
+		if (!mp->exact) {
+			double cap = process_share_cap(c, out->rule, mp);
+			if (mp->sharable_pages[rule_index] > cap)
+				mp->sharable_pages[rule_index] = cap;
+		}
+		total += mp->sharable_pages[rule_index];
+	}
+	uint64_t bound = (uint64_t)total;
+	bound += (double)bound < total - 1e-6;
+	return bound < out->sharable_pages ? bound : out->sharable_pages;
+}
+
 /* Lower a rule's figure to bound, and its processes' and files' shares by
  * the same factor, so that no process or file is credited more than the
  * whole (a process's share stays within 100 % of the tables too). */
-static void cap_sharing(struct model_context *c, struct model_sharing *out, size_t rule_index, uint64_t bound)
+static void cap_sharing(struct model_context *c, struct model_sharing *out, size_t rule_index, uint64_t bound,
+			bool scale_processes)
 {
 	double factor = (double)bound / (double)out->sharable_pages;
-	for (size_t i = 0; i < c->snapshot->process_count; i++)
+	for (size_t i = 0; scale_processes && i < c->snapshot->process_count; i++)
 		c->result->process_figures[i].sharable_pages[rule_index] *= factor;
 	for (size_t f = 0; f < out->file_count; f++)
 		out->files[f].sharable_pages = (uint64_t)((unsigned __int128)out->files[f].sharable_pages * bound /
@@ -822,11 +972,23 @@ static void cap_sharing(struct model_context *c, struct model_sharing *out, size
 	out->sharable_pages = bound;
 }
 
+/* Without PID/pmd_mapped, smaps says how many windows of a VMA PMDs map
+ * but not which, where more look so (model.c resolve_pmd_windows): each
+ * window that may be taken wrongly moves a figure that skips PMD-mapped
+ * windows by at most one page, either way.  Never above the tables. */
+static void widen_for_ambiguous_windows(const struct model_result *r, struct model_sharing *out)
+{
+	uint64_t spread = r->pmd_ambiguous_windows, tables = r->pagetable_bytes / MODEL_PAGE_BYTES;
+	out->exact = false;
+	out->sharable_pages_lower = out->sharable_pages > spread ? out->sharable_pages - spread : 0;
+	out->sharable_pages = out->sharable_pages + spread < tables ? out->sharable_pages + spread : tables;
+}
+
 void model_sharing(struct model_context *c)
 {
 	struct model_result *r = c->result;
 	bool all_pagemap = r->processes_with_pagemap == r->processes;
-	r->sharing_base_bytes = all_pagemap ? (double)r->pagetable_bytes : r->pagetable_estimate.upper;
+	r->sharing_base_bytes = all_pagemap ? (double)r->pagetable_bytes : r->pagetable_whole.upper;
 	for (size_t k = 0; k < r->sharing_count; k++) {
 		struct model_sharing *out = &r->sharing[k];
 		if (out->rule->partners == PARTNERS_CONTENT) {
@@ -841,12 +1003,24 @@ void model_sharing(struct model_context *c)
 			out->exact = all_pagemap;
 			share_by_partners(c, out, k);
 		}
-		/* without pagemap everywhere the figure is an upper bound: never
-		 * more than the page tables' own upper bound (100 % of tables) */
-		uint64_t tables_bound = (uint64_t)(r->pagetable_estimate.upper / MODEL_PAGE_BYTES);
-		if (!all_pagemap && out->sharable_pages > tables_bound)
-			cap_sharing(c, out, k, tables_bound);
+		/* without pagemap everywhere the figure is an upper bound: no
+		 * process is credited more than its own page tables, and the
+		 * whole never more than the tables' upper bound (100 %) */
+		if (!all_pagemap && out->sharable_pages) {
+			uint64_t bound = cap_processes(c, out, k);
+			if (bound < out->sharable_pages)
+				cap_sharing(c, out, k, bound, false);
+			uint64_t tables_bound = (uint64_t)(r->pagetable_whole.upper / MODEL_PAGE_BYTES);
+			if (out->sharable_pages > tables_bound)
+				cap_sharing(c, out, k, tables_bound, true);
+		}
+		if (out->exact || out->sharable_pages_lower > out->sharable_pages)
+			out->sharable_pages_lower = out->sharable_pages;
+		if (all_pagemap && out->available && r->pmd_ambiguous_windows &&
+		    (out->rule->skip_pmd_mapped || out->rule->partners == PARTNERS_CONTENT))
+			widen_for_ambiguous_windows(r, out);
 		out->sharable_bytes = out->sharable_pages * MODEL_PAGE_BYTES;
+		out->sharable_bytes_lower = out->sharable_pages_lower * MODEL_PAGE_BYTES;
 		size_t keep = c->options->top_files ? c->options->top_files : 10;
 		if (out->file_count > keep)
 			out->file_count = keep;

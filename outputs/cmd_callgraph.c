@@ -436,6 +436,7 @@ static int run(struct arguments *a, enum graph_format format)
 	struct error error;
 	int status = overlaid ? overlay_prepare(&request, &inputs, &error) : 0;
 	a->options.progress = !a->quiet && isatty(STDERR_FILENO);
+	graph_set_progress(a->options.progress);
 	if (!status)
 		status = analyzer_run(&a->options, &graph, &error);
 	if (!status)

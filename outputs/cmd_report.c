@@ -28,13 +28,16 @@
 #include "outputs/bench.h"
 #include "outputs/report.h"
 
+#include <json-c/json.h>
+
 #define MAX_SELECTED 256
+#define MAX_SERIES 1024
 
 static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
-	      "                      [--format text|xml|json|csv|html] [-o FILE] [--skip-bad]\n"
+	      "                      [--format text|xml|json|csv|html|openmetrics] [-o FILE] [--skip-bad]\n"
 	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX] [--calibration FILE]\n"
-	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE]\n"
+	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE] [--brief]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
 	      "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
@@ -42,11 +45,16 @@ static const char usage_text[] =
 	      "\n"
 	      "  --profile ID|FILE.xml  compare only these designs / sharing rules (repeatable);\n"
 	      "                         a file adds its profiles (see `ptscope profiles --schema`)\n"
+	      "  --brief                the answer alone for a mail: at most 80 columns, about 20 lines\n"
+	      "                         (headline, page tables beside VmPTE, a design per family, the\n"
+	      "                         sharing rules, the fork copies); the full text wraps at COLUMNS\n"
 	      "  --per-process          a row per process\n"
 	      "  --per-file             every file that contributes sharable pages\n"
 	      "  --all-designs          text: the designs of every architecture, not only the snapshot's\n"
-	      "  --format F             text (default), xml, json, csv or html\n"
-	      "  -o FILE                write to FILE (atomically) instead of stdout\n"
+	      "  --format F             text (default), xml, json, csv, html or openmetrics (Prometheus\n"
+	      "                         text exposition, node_exporter's textfile collector)\n"
+	      "  -o FILE                write to FILE (atomically) instead of stdout; its extension\n"
+	      "                         (.txt .json .xml .csv .html .prom) is the format unless --format is given\n"
 	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n"
 	      "  --sort FIELD           process and group order: pagetables (default), vmpte, rss, pss,\n"
 	      "                         sharable, pte_chain (largest first), pid, command\n"
@@ -55,11 +63,13 @@ static const char usage_text[] =
 	      "  --group-by KEY         sums per user (captured uid), cgroup (PID/cgroup) or command\n"
 	      "  --callgraph TREE       html: embed the rmap-path diagram of kernel TREE with this\n"
 	      "                         snapshot's fork and exit counts (ptscope callgraph --overlay-events)\n"
+	      "  SNAP1 SNAP2 ...         a series: a row per snapshot in capture order (page tables,\n"
+	      "                         VmPTE, rmap, huge pages, each rule); CSV in long form, HTML a chart\n"
 	      "  --calibration FILE     text: a time section, what a fork of every process costs today and\n"
 	      "                         under each sharing rule at the prices of `ptscope bench --calibrate`\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
-	      "                         by command line then comm, files by path\n";
+	      "                         by command line then comm, files by path; repeated, a series\n";
 
 struct selection {
 	char kind[MAX_SELECTED];        /* 'r' rmap design, 's' sharing rule */
@@ -99,6 +109,30 @@ static int select_profile(struct profile_set *set, struct selection *chosen, con
 		chosen->index[chosen->count++] = i;
 	}
 	return 0;
+}
+
+/* -o r.html writes HTML, as callgraph -o x.svg draws SVG; a name without an
+ * extension is text, an extension no format has is refused (a report.svg
+ * of text would mislead). */
+static int format_from_path(const char *path, enum report_format *format)
+{
+	if (report_format_from_path(path, format) >= 0)
+		return 0;
+	fprintf(stderr, "ptscope: report: %s: unknown extension (.txt .json .xml .csv .html .prom, or give --format)\n",
+		path);
+	return 1;
+}
+
+/* COLUMNS, as a shell sets it for its terminal's width: prose of the text
+ * report is wrapped there (0: not set or not a width, the default 100). */
+static int columns_from_environment(void)
+{
+	const char *text = getenv("COLUMNS");
+	char *end;
+	long columns = text ? strtol(text, &end, 10) : 0;
+	if (!text || !*text || *end || columns < 40 || columns > 1000)
+		return 0;
+	return (int)columns;
 }
 
 /* Pointers into the set only once every file is loaded (loading moves it). */
@@ -165,6 +199,60 @@ static int callgraph_svg(const char *tree, const char *snapshot, struct buffer *
 	return status;
 }
 
+/* One snapshot of a series: read, modelled, its point kept, the rest freed. */
+static int series_point(const char *path, const struct model_options *options, const struct read_options *read,
+			struct json_object **point)
+{
+	struct snapshot *snapshot = NULL;
+	struct model_result *result = NULL;
+	struct error error;
+	int status = 0;
+	if (snapshot_read(path, read, &snapshot, &error)) {
+		error_print(&error);
+		status = (int)error.status;
+	} else if (model_run(snapshot, options, &result, &error)) {
+		fprintf(stderr, "ptscope: %s: %s\n", snapshot->source, error.message);
+		status = (int)error.status;
+	} else {
+		*point = report_series_point(result);
+	}
+	model_free(result);
+	snapshot_free(snapshot);
+	return status;
+}
+
+static int run_series(const char **paths, size_t count, struct profile_set *set, struct selection *chosen,
+		      struct report_options *report, const struct read_options *read, const char *output)
+{
+	if (report->per_process || report->per_file || report->group_by != GROUP_NONE || report->brief ||
+	    report->format == REPORT_METRICS || report->filter || report->calibration_path) {
+		fputs("ptscope: report: a series is one row per snapshot: no --per-process, --per-file, --group-by,\n"
+		      "  --filter, --brief, --calibration or --format openmetrics\n", stderr);
+		return 1;
+	}
+	const struct rmap_profile *designs[MAX_SELECTED];
+	const struct sharing_rule *rules[MAX_SELECTED];
+	struct model_options options = { .profiles = set, .top_files = 1 };
+	resolve(set, chosen, designs, rules, &options);
+	struct json_object *points[MAX_SERIES] = { NULL };
+	int status = 0;
+	for (size_t i = 0; i < count && !status; i++) {
+		if (read->progress)
+			fprintf(stderr, "\rreport: snapshot %zu of %zu", i + 1, count);
+		status = series_point(paths[i], &options, read, &points[i]);
+	}
+	if (read->progress)
+		fputc('\n', stderr);
+	if (!status) {
+		report->series = report_build_series(points, count);
+		status = write_output(output, NULL, report);
+		json_object_put(report->series);
+	}
+	for (size_t i = 0; i < count; i++)
+		json_object_put(points[i]);
+	return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -175,6 +263,7 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 'S' },    { "top", required_argument, NULL, 'T' },
 		{ "filter", required_argument, NULL, 'R' },  { "group-by", required_argument, NULL, 'G' },
 		{ "callgraph", required_argument, NULL, 'C' }, { "calibration", required_argument, NULL, 'K' },
+		{ "brief", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -184,6 +273,9 @@ int cmd_report(int argc, char **argv)
 	struct error error;
 	const char *output = NULL, *versus = NULL, *callgraph = NULL, *calibration_path = NULL;
 	static struct calibration calibration;
+	const char *versus_list[MAX_SERIES];
+	size_t versus_count = 0;
+	bool format_given = false;
 	int c, status = 0;
 
 	if (profiles_load_builtin(&set, &error)) {
@@ -197,7 +289,16 @@ int cmd_report(int argc, char **argv)
 		case 'P': report.per_process = true; break;
 		case 'F': report.per_file = true; break;
 		case 'A': report.all_designs = true; break;
-		case 'V': versus = optarg; break;
+		case 'B': report.brief = true; break;
+		case 'V':
+			versus = optarg;
+			if (versus_count == MAX_SERIES) {
+				fprintf(stderr, "ptscope: report: at most %d snapshots in a series\n", MAX_SERIES);
+				status = 1;
+			} else {
+				versus_list[versus_count++] = optarg;
+			}
+			break;
 		case 'C': callgraph = optarg; break;
 		case 'K': calibration_path = optarg; break;
 		case 'S':
@@ -236,8 +337,9 @@ int cmd_report(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 's': read.skip_bad = true; break;
 		case 'f':
+			format_given = true;
 			if (report_format_parse(optarg, &report.format)) {
-				fprintf(stderr, "ptscope: report: unknown format '%s' (text, xml, json, csv, html)\n", optarg);
+				fprintf(stderr, "ptscope: report: unknown format '%s' (text, xml, json, csv, html, openmetrics)\n", optarg);
 				status = 1;
 			}
 			break;
@@ -245,11 +347,20 @@ int cmd_report(int argc, char **argv)
 		default: status = command_option_error("report", usage_text, "o:h", long_options, argv); break;
 		}
 	}
+	if (!status && !format_given && output && strcmp(output, "-"))
+		status = format_from_path(output, &report.format);
 	if (!status && report.format == REPORT_CSV &&
 	    (report.per_process + report.per_file + (report.group_by != GROUP_NONE)) > 1) {
 		fputs("ptscope: report: CSV is one table: choose one of --per-process, --per-file, --group-by\n", stderr);
 		status = 1;
 	}
+	if (!status && report.brief && (report.format != REPORT_TEXT || versus || report.per_process ||
+					report.per_file || report.group_by != GROUP_NONE)) {
+		fputs("ptscope: report: --brief is the text answer alone (no --format, --versus, --per-process,\n"
+		      "  --per-file or --group-by)\n", stderr);
+		status = 1;
+	}
+	report.width = columns_from_environment();
 	if (!status && callgraph && report.format != REPORT_HTML) {
 		fputs("ptscope: report: --callgraph embeds the diagram in --format html only\n", stderr);
 		status = 1;
@@ -263,9 +374,21 @@ int cmd_report(int argc, char **argv)
 		error_print(&error);
 		status = (int)error.status;
 	}
-	if (!status && argc - optind > 1) {
-		fprintf(stderr, "ptscope: report: one snapshot at a time ('%s' is extra)\n", argv[optind + 1]);
-		status = 1;
+	report.calibration_path = calibration_path;   /* a series refuses it */
+	/* two snapshots or more (positional, or --versus repeated): a series,
+	 * every one of them read, none dropped */
+	if (!status && (argc - optind > 1 || versus_count > 1)) {
+		size_t given = (size_t)(argc - optind);
+		if (versus_count + given > MAX_SERIES) {
+			fprintf(stderr, "ptscope: report: at most %d snapshots in a series\n", MAX_SERIES);
+			status = 1;
+		} else {
+			for (size_t i = 0; i < given; i++)
+				versus_list[versus_count++] = argv[optind + (int)i];
+			status = run_series(versus_list, versus_count, &set, &chosen, &report, &read, output);
+		}
+		profiles_free(&set);
+		return status;
 	}
 	struct snapshot *snapshot = NULL, *baseline = NULL;
 	uint64_t available = memory_available_bytes();

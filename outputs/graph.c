@@ -12,9 +12,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <gvc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -455,6 +457,70 @@ static bool wider_than_tall(Agraph_t *graph)
 	return bb.UR.x - bb.LL.x > bb.UR.y - bb.LL.y;
 }
 
+/* ---- progress while Graphviz lays out: gvLayout has no callback, so a
+ * thread says the seconds spent every second once two have passed ---- */
+
+static bool layout_progress;
+
+void graph_set_progress(bool on)
+{
+	layout_progress = on;
+}
+
+struct layout_clock {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t done_signal;
+	bool done, started, said;
+	int nodes, edges;
+};
+
+static void *layout_clock_run(void *argument)
+{
+	struct layout_clock *clock = argument;
+	struct timespec start, until;
+	clock_gettime(CLOCK_REALTIME, &start);
+	pthread_mutex_lock(&clock->lock);
+	for (long seconds = 1; !clock->done; seconds++) {
+		until = start;
+		until.tv_sec += seconds;
+		while (!clock->done && pthread_cond_timedwait(&clock->done_signal, &clock->lock, &until) == 0)
+			;
+		if (!clock->done && seconds >= 2) {
+			fprintf(stderr, "\rcallgraph: Graphviz dot is laying out %d nodes and %d edges: %ld s",
+				clock->nodes, clock->edges, seconds);
+			clock->said = true;
+		}
+	}
+	if (clock->said)
+		fputc('\n', stderr);
+	pthread_mutex_unlock(&clock->lock);
+	return NULL;
+}
+
+static void layout_clock_start(struct layout_clock *clock, Agraph_t *graph)
+{
+	*clock = (struct layout_clock){ .nodes = agnnodes(graph), .edges = agnedges(graph) };
+	if (!layout_progress)
+		return;
+	pthread_mutex_init(&clock->lock, NULL);
+	pthread_cond_init(&clock->done_signal, NULL);
+	clock->started = pthread_create(&clock->thread, NULL, layout_clock_run, clock) == 0;
+}
+
+static void layout_clock_stop(struct layout_clock *clock)
+{
+	if (!clock->started)
+		return;
+	pthread_mutex_lock(&clock->lock);
+	clock->done = true;
+	pthread_cond_signal(&clock->done_signal);
+	pthread_mutex_unlock(&clock->lock);
+	pthread_join(clock->thread, NULL);
+	pthread_cond_destroy(&clock->done_signal);
+	pthread_mutex_destroy(&clock->lock);
+}
+
 bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay *overlay,
 			 const char *renderer, enum graph_page page, FILE *out, struct error *error)
 {
@@ -476,6 +542,8 @@ bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay 
 		static GVC_t *context;
 		if (!context)
 			context = gvContext();
+		struct layout_clock clock;
+		layout_clock_start(&clock, graph);
 		ok = context && gvLayout(context, graph, "dot") == 0;
 		if (ok && fit && fit->landscape_size && wider_than_tall(graph)) {
 			gvFreeLayout(context, graph);
@@ -483,6 +551,7 @@ bool graph_write_picture(const struct callgraph *cg, const struct graph_overlay 
 			set(graph, "size", fit->landscape_size);
 			ok = gvLayout(context, graph, "dot") == 0;
 		}
+		layout_clock_stop(&clock);
 		/* Rendered in memory, written here: Graphviz's own writer ends the
 		 * process with status 1 when a write fails (gvwrite_no_z). */
 		char *data = NULL;

@@ -210,6 +210,9 @@ bool graph_write_table(const struct callgraph *graph, const struct graph_overlay
 /* callgraph --reverse: the same text turned over, from each sink to the
  * functions that call it, and theirs (cflow -r). */
 bool graph_write_callers(const struct callgraph *graph, FILE *out);
+/* On: while Graphviz lays out a picture (seconds to minutes for a whole
+ * tree), stderr says so every second once two have passed. */
+void graph_set_progress(bool on);
 /* renderer "dot" writes the unlaid DOT; "svg", "png", "pdf" lay out with dot. */
 bool graph_write_picture(const struct callgraph *graph, const struct graph_overlay *overlay,
 			 const char *renderer, enum graph_page page, FILE *out, struct error *error);

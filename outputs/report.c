@@ -6,11 +6,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "outputs/report_internal.h"
 
 static const char *const format_names[] = {
 	[REPORT_TEXT] = "text", [REPORT_XML] = "xml", [REPORT_JSON] = "json",
-	[REPORT_CSV] = "csv", [REPORT_HTML] = "html",
+	[REPORT_CSV] = "csv", [REPORT_HTML] = "html", [REPORT_METRICS] = "openmetrics",
 };
 
 int report_format_parse(const char *name, enum report_format *format)
@@ -18,6 +19,26 @@ int report_format_parse(const char *name, enum report_format *format)
 	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
 		if (!strcmp(name, format_names[i])) {
 			*format = (enum report_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* The file name's extension, as `callgraph -o x.svg` reads it: ".txt" is
+ * text, the others are the format's own name. */
+int report_format_from_path(const char *path, enum report_format *format)
+{
+	static const struct { const char *extension; enum report_format format; } extensions[] = {
+		{ "txt", REPORT_TEXT }, { "json", REPORT_JSON }, { "xml", REPORT_XML },
+		{ "csv", REPORT_CSV }, { "html", REPORT_HTML }, { "prom", REPORT_METRICS },
+	};
+	const char *base = strrchr(path, '/');
+	const char *dot = strrchr(base ? base + 1 : path, '.');
+	if (!dot)
+		return 1;
+	for (size_t i = 0; i < sizeof(extensions) / sizeof(extensions[0]); i++)
+		if (!strcmp(dot + 1, extensions[i].extension)) {
+			*format = extensions[i].format;
 			return 0;
 		}
 	return -1;
@@ -71,20 +92,148 @@ void report_format_percent(double percent, bool sign, char *buffer, size_t size)
 	snprintf(buffer, size, sign && rounded != 0 ? "%+.1f%%" : "%.1f%%", rounded);
 }
 
+void report_format_byte_range(double lower, double upper, char *buffer, size_t size)
+{
+	char low[32], high[32];
+	report_format_bytes(lower, low, sizeof(low));
+	report_format_bytes(upper, high, sizeof(high));
+	if (!strcmp(low, high)) {
+		snprintf(buffer, size, "%s", high);
+		return;
+	}
+	const char *low_unit = strchr(low, ' '), *high_unit = strchr(high, ' ');
+	if (low_unit && high_unit && !strcmp(low_unit, high_unit))
+		snprintf(buffer, size, "%.*s-%s", (int)(low_unit - low), low, high);
+	else
+		snprintf(buffer, size, "%s-%s", low, high);
+}
+
+/* The headline's part and whole: each one figure when known, else both
+ * bounds, so the part never reads larger than the whole. */
 void report_headline(const struct model_result *r, char *buffer, size_t size)
 {
 	buffer[0] = 0;
 	if (r->headline_rule >= r->sharing_count)
 		return;
 	const struct model_sharing *s = &r->sharing[r->headline_rule];
-	char shared[32], total[32], pages[32];
-	report_format_bytes((double)s->sharable_bytes, shared, sizeof(shared));
-	report_format_count(s->sharable_pages, pages, sizeof(pages));
+	char shared[48], total[48], pages[64], low[32];
 	bool exact = r->processes && r->processes_with_pagemap == r->processes;
-	report_format_bytes(exact ? (double)r->pagetable_bytes : r->pagetable_estimate.point, total, sizeof(total));
+	report_format_count(s->sharable_pages, pages, sizeof(pages));
+	if (s->sharable_pages_lower != s->sharable_pages) {
+		report_format_count(s->sharable_pages_lower, low, sizeof(low));
+		size_t used = strlen(low);
+		memmove(pages + used + 1, pages, strlen(pages) + 1);
+		memcpy(pages, low, used);
+		pages[used] = '-';
+	}
+	report_format_byte_range((double)s->sharable_bytes_lower, (double)s->sharable_bytes, shared, sizeof(shared));
+	const struct estimate *whole = &r->pagetable_whole;
+	if (exact)
+		report_format_bytes((double)r->pagetable_bytes, total, sizeof(total));
+	else
+		report_format_byte_range(whole->lower, whole->upper, total, sizeof(total));
+	const char *note = exact ? (s->sharable_pages_lower == s->sharable_pages ? ""
+				    : " (bounds: which windows PMDs map is not known without PID/pmd_mapped)")
+		: r->processes_with_status == r->processes ? " (bounds: no pagemap; page tables: VmPTE)"
+		: " (bounds: no pagemap; page tables: VmPTE where known, else smaps bounds)";
 	snprintf(buffer, size, "shared page tables (%s) would save %s PTE page%s = %s of the %s of page tables%s",
-		 s->rule->id, pages, s->sharable_pages == 1 ? "" : "s", shared, total,
-		 exact ? "" : " (estimated page tables)");
+		 s->rule->id, pages, s->sharable_pages == 1 ? "" : "s", shared, total, note);
+}
+
+/* "since 2.6.20" for a merged rule, else what it is: "proposal", "bound", "what-if". */
+void report_rule_kernel(const struct sharing_rule *rule, char *buffer, size_t size)
+{
+	if (rule->kernel == KERNEL_MAINLINE)
+		snprintf(buffer, size, "since %s", rule->since);
+	else
+		snprintf(buffer, size, "%s", sharing_kernel_name(rule->kernel));
+}
+
+void report_huge_page_sizes(const struct model_result *r, char *pmd_size, char *next_size, size_t size)
+{
+	const struct geometry *g = r->geometry;
+	report_format_bytes((double)((uint64_t)1 << g->levels[0].shift), pmd_size, size);
+	report_format_bytes(g->level_count > 1 ? (double)((uint64_t)1 << g->levels[1].shift) : 0, next_size, size);
+}
+
+void report_headline_today(const struct model_result *r, char *buffer, size_t size)
+{
+	char shared[32], pages[32], total[32], pmd_size[32], next_size[32], segment_size[32], path[300];
+	buffer[0] = 0;
+	if (!r->segment_count || !r->segments[0].pte_pages_saved_pmd_size)
+		return;
+	const struct model_segment *seg = &r->segments[0];
+	report_huge_page_sizes(r, pmd_size, next_size, sizeof(pmd_size));
+	report_format_count(seg->pte_pages_saved_pmd_size, pages, sizeof(pages));
+	report_format_bytes((double)(seg->pte_pages_saved_pmd_size * MODEL_PAGE_BYTES), shared, sizeof(shared));
+	report_format_bytes((double)r->pagetable_bytes, total, sizeof(total));
+	report_format_bytes((double)seg->bytes, segment_size, sizeof(segment_size));
+	escape_text(path, sizeof(path), seg->path ? seg->path : "?");
+	snprintf(buffer, size, "today: %s (%s, %zu processes) on %s huge pages would free %s PTE page%s = %s of the "
+		 "%s of page tables (a database: PostgreSQL huge_pages=on, an Oracle SGA on hugetlbfs)", path, segment_size, seg->mappings,
+		 pmd_size, pages, seg->pte_pages_saved_pmd_size == 1 ? "" : "s", shared, total);
+}
+
+/* What a rule shares, in words, from its eligibility (never from its id). */
+static const char *rule_kind(const struct sharing_rule *rule)
+{
+	if (rule->hugetlb_only)
+		return "hugetlbfs mapping";
+	if (rule->require_flags & ((uint64_t)1 << VMF_SH))
+		return "shared file mapping";
+	return rule->file_backed ? "file-backed, shared or read-only VMA" : "VMA";
+}
+
+/* The rule that shares the same windows whatever the address (the aligned
+ * what-if), when the comparison has one. */
+static const struct model_sharing *address_free_rule(const struct model_result *r, const struct sharing_rule *rule)
+{
+	for (size_t k = 0; k < r->sharing_count; k++)
+		if (r->sharing[k].rule->partners == PARTNERS_LENGTH &&
+		    r->sharing[k].rule->window_shift == rule->window_shift && r->sharing[k].available)
+			return &r->sharing[k];
+	return NULL;
+}
+
+void report_sharing_reason(const struct model_result *r, size_t k, char *buffer, size_t size)
+{
+	const struct model_sharing *s = &r->sharing[k];
+	const struct sharing_census *c = &s->census;
+	const struct sharing_rule *rule = s->rule;
+	char window[32], least[32], pages[32];
+	buffer[0] = 0;
+	if (!s->available || s->sharable_pages || rule->partners == PARTNERS_CONTENT)
+		return;
+	report_format_bytes((double)((uint64_t)1 << rule->window_shift), window, sizeof(window));
+	report_format_bytes((double)rule->min_bytes, least, sizeof(least));
+	if (!c->kind_vmas) {
+		snprintf(buffer, size, "no %s in this snapshot", rule_kind(rule));
+	} else if (!s->eligible_vmas) {
+		report_format_count(c->kind_vmas, pages, sizeof(pages));
+		snprintf(buffer, size, "%s %s%s, none of at least %s", pages, rule_kind(rule), c->kind_vmas == 1 ? "" : "s",
+			 least);
+	} else if (!c->window_vmas) {
+		report_format_count(s->eligible_vmas, pages, sizeof(pages));
+		snprintf(buffer, size, "%s eligible VMA%s; no %s covers a whole %s window", pages,
+			 s->eligible_vmas == 1 ? "" : "s", rule_kind(rule), window);
+	} else if (rule->partners == PARTNERS_ADDRESS && c->file_groups && c->file_groups_apart == c->file_groups) {
+		const struct model_sharing *aligned = address_free_rule(r, rule);
+		int n = snprintf(buffer, size, "%llu eligible VMAs (%llu with a whole %s window) in %llu groups mapped by "
+				 "several processes; every group is mapped at a different address in each process "
+				 "(address-space randomisation)", (unsigned long long)s->eligible_vmas,
+				 (unsigned long long)c->window_vmas, window, (unsigned long long)c->file_groups);
+		if (aligned && n > 0 && (size_t)n < size) {
+			report_format_count(aligned->sharable_pages, pages, sizeof(pages));
+			snprintf(buffer + n, size - (size_t)n, "; the aligned what-if (%s) would share %s page%s",
+				 aligned->rule->id, pages, aligned->sharable_pages == 1 ? "" : "s");
+		}
+	} else if (!c->shared_groups) {
+		snprintf(buffer, size, "%llu eligible VMA%s with a whole %s window, each mapped by one process only",
+			 (unsigned long long)c->window_vmas, c->window_vmas == 1 ? "" : "s", window);
+	} else {
+		snprintf(buffer, size, "%llu groups of partners, but no window of theirs is populated in two of them",
+			 (unsigned long long)c->shared_groups);
+	}
 }
 
 /* "object rmap" for designs that find file pages through their object,
@@ -139,6 +288,8 @@ static int write_json(FILE *out, struct json_object *tree)
 
 int report_write(FILE *out, const struct model_result *result, const struct report_options *options)
 {
+	if (options->series)
+		return report_write_series(out, options->series, options->format);
 	if (options->format == REPORT_TEXT && !options->versus)
 		return report_write_text(out, result, options) || ferror(out) ? -1 : 0;
 	struct json_object *tree = options->versus ? report_build_versus(result, options->versus, options)
@@ -153,6 +304,7 @@ int report_write(FILE *out, const struct model_result *result, const struct repo
 	case REPORT_XML:  status = report_write_xml(out, tree); break;
 	case REPORT_CSV:  status = report_write_csv(out, tree, options); break;
 	case REPORT_HTML: status = report_write_html(out, tree, result, options); break;
+	case REPORT_METRICS: status = report_write_metrics(out, tree); break;
 	default:          status = write_json(out, tree); break;
 	}
 	json_object_put(tree);

@@ -8,7 +8,9 @@
  * carries the figures JSON does: designs[] by default, processes[] with
  * --per-process, the files of every sharing rule with --per-file, groups[]
  * with --group-by; with --versus, a row per total (key, before, after,
- * delta).  Nested objects become dotted columns
+ * delta).  The designs table ends with the host's totals, a row whose id
+ * is "(host totals)" (processes, VmPTE, page tables, PTE pages); the process
+ * and group tables have none, so a warehouse's SUM over them stays right.  Nested objects become dotted columns
  * ("pte_chain_estimate.point", "pte_chain_bytes.6.1-x86_64"); the columns
  * are the union over the rows, in the order first seen.
  */
@@ -121,16 +123,34 @@ static int write_table(FILE *out, struct json_object *tree, struct json_object *
 	return ferror(out) ? -1 : 0;
 }
 
-static int write_array(FILE *out, struct json_object *tree, const char *key)
+/* The host's totals as one more row, named in its label column (LABEL_KEY):
+ * a warehouse gets the host's figures from one table. */
+static struct json_object *host_totals_row(struct json_object *tree, const char *label_key)
 {
-	struct json_object *array = NULL;
+	static const char *const keys[] = { "processes", "vmpte_bytes", "pagetable_bytes", "pte_pages" };
+	struct json_object *totals = NULL, *row = json_object_new_object(), *value;
+	json_object_object_get_ex(tree, "totals", &totals);
+	json_object_object_add(row, label_key, json_object_new_string("(host totals)"));
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (totals && json_object_object_get_ex(totals, keys[i], &value))
+			json_object_object_add(row, keys[i], json_object_get(value));
+	return row;
+}
+
+/* A row per element of tree[key]; with TOTALS_LABEL, the host totals row last. */
+static int write_array(FILE *out, struct json_object *tree, const char *key, const char *totals_label)
+{
+	struct json_object *array = NULL, *totals = totals_label ? host_totals_row(tree, totals_label) : NULL;
 	json_object_object_get_ex(tree, key, &array);
 	size_t count = array ? json_object_array_length(array) : 0;
-	struct json_object **rows = xcalloc(count + 1, sizeof(*rows));
+	struct json_object **rows = xcalloc(count + 2, sizeof(*rows));
 	for (size_t i = 0; i < count; i++)
 		rows[i] = json_object_array_get_idx(array, i);
+	if (totals)
+		rows[count++] = totals;
 	int status = write_table(out, tree, rows, NULL, count, NULL);
 	free(rows);
+	json_object_put(totals);
 	return status;
 }
 
@@ -212,15 +232,16 @@ int report_write_csv(FILE *out, struct json_object *tree, const struct report_op
 		struct json_object *comparison = json_object_new_object();
 		json_object_object_add(comparison, "snapshot", json_object_get(json_object_object_get(tree, "snapshot")));
 		json_object_object_add(comparison, "comparison", rows);
-		int status = write_array(out, comparison, "comparison");
+		int status = write_array(out, comparison, "comparison", NULL);
 		json_object_put(comparison);
 		return status;
 	}
 	if (options->group_by != GROUP_NONE)
-		return write_array(out, tree, "groups");
+		return write_array(out, tree, "groups", NULL);
 	if (options->per_process)
-		return write_array(out, tree, "processes");
+		return write_array(out, tree, "processes", NULL);
 	if (options->per_file)
 		return write_files(out, tree);
-	return write_array(out, tree, "designs");
+	/* the designs are alternatives, never summed: the host's totals join them */
+	return write_array(out, tree, "designs", "id");
 }

@@ -139,11 +139,23 @@ static void write_headlines(FILE *out, struct json_object *tree)
 	char label[256];
 	fputs("<h2>What this would save</h2>\n<table id=headlines><tbody>\n", out);
 	if (s) {
-		snprintf(label, sizeof(label), "PTE pages shared page tables (%s) would save", str(s, "rule"));
+		/* bounds (no pagemap): both, so no part reads as more than its whole */
+		bool bounds = num(s, "pages_lower") != num(s, "pages");
+		bool tables_bounds = num(s, "pagetable_bytes_lower") != num(s, "pagetable_bytes");
+		snprintf(label, sizeof(label), "PTE pages shared page tables (%s) would save%s", str(s, "rule"),
+			 bounds ? ", at most" : "");
 		headline_row(out, "h-sharing-pages", label, num(s, "pages"), false);
-		snprintf(label, sizeof(label), "bytes %s would save", str(s, "rule"));
+		snprintf(label, sizeof(label), "bytes %s would save%s", str(s, "rule"), bounds ? ", at most" : "");
 		headline_row(out, "h-sharing-bytes", label, num(s, "bytes"), true);
-		headline_row(out, "h-pagetables", "page tables of these processes", num(s, "pagetable_bytes"), true);
+		if (bounds) {
+			snprintf(label, sizeof(label), "bytes %s would save, at least", str(s, "rule"));
+			headline_row(out, "h-sharing-bytes-lower", label, num(s, "bytes_lower"), true);
+		}
+		headline_row(out, "h-pagetables", tables_bounds ? "page tables of these processes, at most"
+				: "page tables of these processes", num(s, "pagetable_bytes"), true);
+		if (tables_bounds)
+			headline_row(out, "h-pagetables-lower", "page tables of these processes, at least",
+				     num(s, "pagetable_bytes_lower"), true);
 	}
 	if (r) {
 		snprintf(label, sizeof(label), "rmap today (%s) for these processes", str(r, "design"));
@@ -206,6 +218,102 @@ static void bar_chart(FILE *out, const char *id, const char *title, struct bars 
 	free(bars->values);
 }
 
+/* The text report's sections the tables above do not carry, from the same
+ * tree: page tables beside VmPTE, the smaps estimate with its bounds, the
+ * kernel's counters, rmap work per event, what a fork copies per rule. */
+static void write_pagetables(FILE *out, struct json_object *tree)
+{
+	struct json_object *t = get(tree, "totals"), *e = get(tree, "pagetable_estimate"), *k = get(tree, "kernel_counters");
+	fputs("<h2>Page tables</h2>\n<table id=pagetables><tbody>\n", out);
+	headline_row(out, "pt-exact", "page tables, exact from pagemap", num(t, "pagetable_bytes"), true);
+	headline_row(out, "pt-vmpte", "VmPTE, the kernel's count", num(t, "vmpte_bytes"), true);
+	headline_row(out, "pt-pte-pages", "PTE pages", num(t, "pte_pages"), false);
+	headline_row(out, "pt-upper-pages", "higher-level pages", num(t, "upper_level_pages"), false);
+	headline_row(out, "pt-matching", "processes whose VmPTE matches to the page", num(t, "processes_pagetable_exact"),
+		     false);
+	headline_row(out, "pt-estimate", "smaps-only estimate", num(e, "point"), true);
+	headline_row(out, "pt-estimate-lower", "its lower bound", num(e, "lower"), true);
+	headline_row(out, "pt-estimate-upper", "its upper bound", num(e, "upper"), true);
+	if (get(k, "meminfo_pagetables_bytes")) {
+		headline_row(out, "pt-meminfo", "meminfo PageTables (the kernel's counter)", num(k, "meminfo_pagetables_bytes"),
+			     true);
+		headline_row(out, "pt-remainder", "of it not these processes' tables", num(k, "pagetables_remainder_bytes"),
+			     true);
+	}
+	fputs("</tbody></table>\n<p class=legend>", out);
+	text(out, str(e, "method"));
+	fputs("</p>\n", out);
+}
+
+static void write_work(FILE *out, struct json_object *tree)
+{
+	static const struct column columns[] = {
+		{ "design", "id", CELL_TEXT },
+		{ "fork rmap", "work_per_event.fork_rmap_calls", CELL_COUNT },
+		{ "fork allocations", "work_per_event.fork_chain_allocations", CELL_COUNT },
+		{ "fork anon_vma", "work_per_event.fork_anon_vma_calls", CELL_COUNT },
+		{ "exit rmap", "work_per_event.exit_rmap_calls", CELL_COUNT },
+	};
+	struct json_object *designs = get(tree, "designs");
+	const char *arch = str(get(tree, "snapshot"), "arch");
+	column_header(out, "rmap work if every process forked once and exited once", "work", columns,
+		      COLUMN_COUNT(columns));
+	for (size_t i = 0; i < json_object_array_length(designs); i++) {
+		struct json_object *d = json_object_array_get_idx(designs, i), *w = get(d, "work_per_event");
+		if (arch[0] && strcmp(str(d, "arch"), arch))
+			continue;
+		fputs("<tr>", out);
+		text_cell(out, str(d, "id"));
+		count_cell(out, num(w, "fork_rmap_calls"));
+		count_cell(out, num(w, "fork_chain_allocations"));
+		count_cell(out, num(w, "fork_anon_vma_calls"));
+		count_cell(out, num(w, "exit_rmap_calls"));
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+static void write_fork_copies(FILE *out, struct json_object *tree)
+{
+	static const struct column columns[] = {
+		{ "under", NULL, CELL_TEXT }, { "PTE pages copied", NULL, CELL_COUNT }, { "PTEs copied", NULL, CELL_COUNT },
+	};
+	struct json_object *t = get(tree, "totals"), *pages = get(t, "fork_pte_pages_copied"),
+			   *ptes = get(t, "fork_ptes_copied");
+	column_header(out, "What a fork of every process copies", "forks", columns, COLUMN_COUNT(columns));
+	json_object_object_foreach(pages, rule, value) {
+		fputs("<tr>", out);
+		text_cell(out, !strcmp(rule, "none") ? "today" : rule);
+		count_cell(out, json_object_get_int64(value));
+		count_cell(out, num(ptes, rule));
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+/* What a user can do today: the segments' huge-page what-if (from the tree). */
+static void write_today(FILE *out, struct json_object *tree)
+{
+	static const struct column columns[] = {
+		{ "shared segment", "path", CELL_TEXT },
+		{ "size", "bytes", CELL_BYTES },
+		{ "processes", "processes", CELL_COUNT },
+		{ "PTE pages now", "pte_pages", CELL_COUNT },
+		{ "saved on PMD-size huge pages", "saved_bytes_on_pmd_size_pages", CELL_BYTES },
+		{ "saved on the next size", "saved_bytes_on_next_size_pages", CELL_BYTES },
+		{ "PMD pages hugetlb PMD sharing saves", "pmd_pages_saved_by_hugetlb_pmd_sharing", CELL_COUNT },
+		{ "a process touching all of it adds", "touch_all_bytes", CELL_BYTES },
+	};
+	struct json_object *today = get(tree, "today"), *segments = get(today, "segments");
+	size_t n = json_object_array_length(segments);
+	column_header(out, "What you can do today", "today", columns, COLUMN_COUNT(columns));
+	for (size_t i = 0; i < n; i++)
+		column_row(out, json_object_array_get_idx(segments, i), columns, COLUMN_COUNT(columns));
+	fputs("</tbody></table>\n<p class=sentence>", out);
+	text(out, str(today, "text"));
+	fputs("</p>\n", out);
+}
+
 static void write_designs(FILE *out, struct json_object *tree)
 {
 	static const struct column columns[] = {
@@ -260,6 +368,9 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 		{ "% of page tables", "percent_of_pagetables", CELL_PERCENT },
 		{ "eligible VMAs", "eligible_vmas", CELL_COUNT },
 		{ "partners", "partners", CELL_TEXT },
+		{ "in a kernel", "kernel", CELL_TEXT },
+		{ "since", "since", CELL_TEXT },
+		{ "why nothing", "why_zero", CELL_TEXT },
 		{ "what it is", NULL, CELL_TEXT },
 	};
 	struct json_object *sharing = get(tree, "sharing");
@@ -303,7 +414,7 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 static void write_processes(FILE *out, const struct model_result *r, const struct report_options *o,
 			    const struct report_view *v)
 {
-	static const char *const columns[] = { "pid", "uid", "command", "VmPTE", "page tables", "Rss", "Pss",
+	static const char *const columns[] = { "pid", "user", "command", "VmPTE", "page tables", "Rss", "Pss",
 		"sharable", NULL };
 	size_t limit = o->per_process && !o->top_given ? v->count : report_top(o);
 	if (limit > v->count)
@@ -313,8 +424,11 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 	header(out, "processes", columns, true);
 	for (size_t i = 0; i < limit; i++) {
 		const struct model_process *p = &r->process_figures[v->order[i]];
-		char uid[16] = "";
-		if (p->process->has_status && p->process->status.has_uid)
+		char uid[300] = "";
+		const char *name = report_user_name(r, p->process);
+		if (name)
+			snprintf(uid, sizeof(uid), "%s", name);
+		else if (p->process->has_status && p->process->status.has_uid)
 			snprintf(uid, sizeof(uid), "%u", p->process->status.uid);
 		fputs("<tr>", out);
 		identifier_cell(out, p->process->pid);
@@ -438,8 +552,12 @@ int report_write_html(FILE *out, struct json_object *tree, const struct model_re
 	text(out, str(snapshot, "source"));
 	fputs(".</p>\n", out);
 	write_headlines(out, tree);
+	write_today(out, tree);
+	write_pagetables(out, tree);
 	write_designs(out, tree);
+	write_work(out, tree);
 	write_sharing(out, tree, o, r);
+	write_fork_copies(out, tree);
 	struct report_view view;
 	if (report_view_build(&view, r, o))
 		return -1;

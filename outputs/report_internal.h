@@ -25,6 +25,9 @@ int report_write_xml(FILE *out, struct json_object *tree);
  * (default), per process (--per-process), per file (--per-file) or per
  * group (--group-by); every row starts with host, kernel and captured_at. */
 int report_write_csv(FILE *out, struct json_object *tree, const struct report_options *options);
+/* Prometheus text exposition (OpenMetrics' # EOF at the end): HELP and TYPE
+ * lines, host and kernel labels (report_metrics.c). */
+int report_write_metrics(FILE *out, struct json_object *tree);
 /* HTML: one self-contained page a person reads (report_html.c). */
 int report_write_html(FILE *out, struct json_object *tree, const struct model_result *result,
 		      const struct report_options *options);
@@ -52,6 +55,9 @@ int report_view_build(struct report_view *view, const struct model_result *resul
 void report_view_free(struct report_view *view);
 const char *report_sort_name(enum report_sort sort);
 const char *report_group_name(enum report_group group);
+/* The captured host's name for the process's real uid, or NULL (no uid, or
+ * a snapshot without the users member). */
+const char *report_user_name(const struct model_result *result, const struct process *process);
 /* The command line, or comm when it is empty (kernel threads, zombies). */
 const char *report_command(const struct process *process);
 

@@ -52,7 +52,10 @@ static void write_pagetables(FILE *out, const struct model_result *r)
 	fputs("\n\n", out);
 }
 
-#define TEXT_WIDTH 100
+/* The columns prose is wrapped at: COLUMNS when it is set (report_options
+ * width), else 100; the tables are as wide as their columns. */
+static int text_width = 100;
+#define TEXT_WIDTH text_width
 
 /* Compact bytes for bounds: "4.1M", "812K", "96B". */
 static const char *short_bytes(double value, char *buffer)
@@ -201,6 +204,24 @@ static void write_designs(FILE *out, const struct model_result *r, const struct 
 	fputc('\n', out);
 }
 
+/* Where PMD-mapped THPs make one rmap call for 512 pages, both units. */
+static void write_work_pages(FILE *out, const struct model_result *r)
+{
+	if (r->current_design >= r->design_count)
+		return;
+	const struct event_work *m = &r->designs[r->current_design].work;
+	if (m->fork_rmap_pages == m->fork_rmap_calls && m->exit_rmap_pages == m->exit_rmap_calls)
+		return;
+	char a[32], b[32], c[32], d[32], line[400];
+	report_format_count(m->fork_rmap_calls, a, sizeof(a));
+	report_format_count(m->fork_rmap_pages, b, sizeof(b));
+	report_format_count(m->exit_rmap_calls, c, sizeof(c));
+	report_format_count(m->exit_rmap_pages, d, sizeof(d));
+	snprintf(line, sizeof(line), "%s: a PMD-mapped THP is one rmap call for its 512 pages: fork %s calls change "
+		 "the mapcount of %s pages, exit %s calls of %s pages.", r->designs[r->current_design].profile->id, a, b, c, d);
+	wrapped(out, "  ", line, 4);
+}
+
 /* rmap calls if every process forked and exited once (docs/cost-model.md section 7). */
 static void write_work(FILE *out, const struct model_result *r, const struct report_options *o)
 {
@@ -224,6 +245,7 @@ static void write_work(FILE *out, const struct model_result *r, const struct rep
 	}
 	wrapped(out, "  ", "fork rmap = page_add_rmap or _mapcount updates; allocations = pte_chain objects, blocks or "
 		"anon_vma_chains; anon_vma = anon_vma_link/anon_vma_fork calls; exit rmap = page_remove_rmap calls.", 4);
+	write_work_pages(out, r);
 	fputc('\n', out);
 }
 
@@ -330,7 +352,7 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 	bool seen[SPECIAL_PATH_COUNT] = { false };
 	double tables = r->sharing_base_bytes;
 	fprintf(out, "Page-table sharing: the page-table pages each rule would save%s\n",
-		r->processes_with_pagemap == r->processes ? "" : " (without pagemap: upper bounds)");
+		r->processes_with_pagemap == r->processes ? "" : " (no pagemap: upper bounds, ranges below)");
 	fprintf(out, "%-16s %8s %9s %8s %8s  %s\n", "rule", "pages", "bytes", "% tables", "eligible", "top files (pages)");
 	for (size_t k = 0; k < r->sharing_count; k++) {
 		const struct model_sharing *s = &r->sharing[k];
@@ -357,6 +379,16 @@ static void write_sharing(FILE *out, const struct model_result *r, const struct 
 			fputs(cell, out);
 		}
 		fputc('\n', out);
+		if (s->sharable_pages_lower != s->sharable_pages) {
+			char range[48];
+			report_format_count(s->sharable_pages_lower, a, sizeof(a));
+			report_format_count(s->sharable_pages, d, sizeof(d));
+			report_format_byte_range((double)s->sharable_bytes_lower, (double)s->sharable_bytes, range, sizeof(range));
+			fprintf(out, "%16s   (bounds: %s-%s pages = %s)\n", "", a, d, range);
+		}
+		report_sharing_reason(r, k, cell, sizeof(cell));
+		if (cell[0])
+			wrapped(out, "      why 0:", cell, 8);
 		if (s->pages_in_cow_vmas) {
 			report_format_count(s->pages_in_cow_vmas, a, sizeof(a));
 			fprintf(out, "%16s   (%s of them in VMAs that hold private copy-on-write pages)\n", "", a);
@@ -434,7 +466,9 @@ static void command_cell(const struct process *p, int width, char *cell, size_t 
 	escape_text(whole, sizeof(whole), report_command(p));
 	size_t length = strlen(whole), room = (size_t)width;
 	if (length <= room || room < 12 || room >= size) {
-		snprintf(cell, size, "%s", whole);
+		size_t kept = length < size - 1 ? length : size - 1;   /* the cell's size, as ever */
+		memcpy(cell, whole, kept);
+		cell[kept] = '\0';
 		return;
 	}
 	size_t head_target = (room - 3) / 2, tail_from = length - (room - 3 - head_target);
@@ -473,16 +507,20 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 		snprintf(line + n, sizeof(line) - (size_t)n, " matching /%s/ (of %zu)", pattern, r->processes);
 	}
 	fprintf(out, "%s\n", line);
-	fprintf(out, "%8s %6s %9s %9s  %9s %9s %9s  %s\n", "pid", "uid", "VmPTE", "model", "Rss", "Pss", "sharable",
+	/* pid 7 wide (pid_max is at most 4,194,304), user 8 as ps(1) */
+	fprintf(out, "%7s %-8s %9s %9s  %9s %9s %9s  %s\n", "pid", "user", "VmPTE", "model", "Rss", "Pss", "sharable",
 		"command");
 	for (size_t i = 0; i < limit; i++) {
 		const struct model_process *p = &r->process_figures[v->order[i]];
 		const struct process *q = p->process;
-		char uid[16] = "-";
-		if (q->has_status && q->status.has_uid)
-			snprintf(uid, sizeof(uid), "%u", q->status.uid);
-		command_cell(q, TEXT_WIDTH - 68, cell, sizeof(cell));
-		fprintf(out, "%8d %6s %9s %9s%c %9s %9s %9s  %s\n", q->pid, uid,
+		char user[16] = "-";
+		const char *name = report_user_name(r, q);
+		if (name)
+			snprintf(user, sizeof(user), "%.8s", name);   /* ps(1)'s 8 columns */
+		else if (q->has_status && q->status.has_uid)
+			snprintf(user, sizeof(user), "%u", q->status.uid);
+		command_cell(q, TEXT_WIDTH - 69, cell, sizeof(cell));
+		fprintf(out, "%7d %-8s %9s %9s%c %9s %9s %9s  %s\n", q->pid, user,
 			p->has_vmpte ? bytes((double)p->vmpte_bytes, a) : "-", p->exact ? bytes((double)p->pagetable_bytes, b) : "-",
 			p->exact && p->has_vmpte && p->vmpte_bytes != p->pagetable_bytes ? '!' : ' ',
 			bytes((double)p->rss_bytes, c), bytes((double)p->pss_bytes, d), bytes(sharable_bytes(r, p), e), cell);
@@ -515,8 +553,8 @@ static void write_groups(FILE *out, const struct model_result *r, const struct r
 			bytes((double)g->pagetable_bytes, b), bytes((double)g->rss_bytes, c), bytes((double)g->pss_bytes, d),
 			bytes(g->sharable_pages * MODEL_PAGE_BYTES, e));
 	}
-	snprintf(line, sizeof(line), "%s", o->group_by == GROUP_USER ? "user = the real uid of each process's status (names are "
-		 "the captured machine's, which this one may not know)." : o->group_by == GROUP_CGROUP
+	snprintf(line, sizeof(line), "%s", o->group_by == GROUP_USER ? "user = the real uid of each process's status, named as the "
+		 "captured host named it (the snapshot's users member) where it did." : o->group_by == GROUP_CGROUP
 		 ? "cgroup = the process's control group from PID/cgroup (v2 path, else its first v1 path below the root)."
 		 : "command = the process's comm.");
 	wrapped(out, "  ", line, 4);
@@ -525,24 +563,43 @@ static void write_groups(FILE *out, const struct model_result *r, const struct r
 	fputc('\n', out);
 }
 
+/* meminfo PageTables beside the captured processes' tables: for the whole
+ * machine the remainder is the kernel's and the PGDs; for a part it also
+ * holds every process not captured, so it is not divided among these. */
+static void write_pagetables_counter(FILE *out, const struct model_result *r)
+{
+	const struct model_counters *k = &r->counters;
+	char a[32], b[32], c[32], line[600];
+	if (!k->has_meminfo_pagetables) {
+		fputs("  meminfo has no PageTables line\n", out);
+		return;
+	}
+	double remainder = (double)k->remainder_bytes;
+	bytes((double)k->meminfo_pagetables_bytes, a);
+	bytes((double)k->model_pagetables_bytes, b);
+	bytes(fabs(remainder), c);
+	if (k->partial) {
+		snprintf(line, sizeof(line), "meminfo PageTables %s is the whole machine's; these processes' tables are "
+			 "%s of it. A part of the machine was captured (%s): the other %s%s belong to processes not "
+			 "captured, the kernel and PGDs, and cannot be divided among these processes.",
+			 a, b, k->partial_reason, remainder < 0 ? "-" : "", c);
+		wrapped(out, "  ", line, 4);
+		return;
+	}
+	fprintf(out, "  meminfo PageTables %s = these processes' tables %s + %s%s", a, b, remainder < 0 ? "-" : "", c);
+	if (r->processes)
+		fprintf(out, " (%s a process)", bytes(fabs(remainder) / (double)r->processes, a));
+	fputs("\n  of the kernel's own page tables, PGD pages (not in VmPTE) and processes not captured\n", out);
+}
+
 /* What the kernel itself counts, beside the model's figures, and why they
  * differ (model/model.h: struct model_counters). */
 static void write_counters(FILE *out, const struct model_result *r)
 {
 	const struct model_counters *k = &r->counters;
-	char a[32], b[32], c[32];
+	char lower[32];
 	fputs("Kernel counters beside the model\n", out);
-	if (k->has_meminfo_pagetables) {
-		double remainder = (double)k->remainder_bytes;
-		fprintf(out, "  meminfo PageTables %s = these processes' tables %s + %s%s",
-			bytes((double)k->meminfo_pagetables_bytes, a), bytes((double)k->model_pagetables_bytes, b),
-			remainder < 0 ? "-" : "", bytes(fabs(remainder), c));
-		if (r->processes)
-			fprintf(out, " (%s a process)", bytes(fabs(remainder) / (double)r->processes, a));
-		fputs("\n  of the kernel's own page tables, PGD pages (not in VmPTE) and processes not captured\n", out);
-	} else {
-		fputs("  meminfo has no PageTables line\n", out);
-	}
+	write_pagetables_counter(out, r);
 	if (!k->has_slabinfo) {
 		fputs("  slabinfo: not in this snapshot (it is captured as root only)\n\n", out);
 		return;
@@ -554,13 +611,17 @@ static void write_counters(FILE *out, const struct model_result *r)
 			fprintf(out, "  %-15s (no slabinfo line)\n", s->cache);
 			continue;
 		}
-		fprintf(out, "  %-15s %10llu %10llu %10llu %10llu  %s", s->cache, (unsigned long long)s->objects,
-			(unsigned long long)s->model, (unsigned long long)s->lower, (unsigned long long)s->upper,
+		if (k->partial)
+			snprintf(lower, sizeof(lower), "-");
+		else
+			snprintf(lower, sizeof(lower), "%llu", (unsigned long long)s->lower);
+		fprintf(out, "  %-15s %10llu %10llu %10s %10llu  %s", s->cache, (unsigned long long)s->objects,
+			(unsigned long long)s->model, lower, (unsigned long long)s->upper,
 			s->within ? "yes" : "NO");
-		if (s->aliases)
+		if (!k->partial && s->aliases)
 			fprintf(out, " (%llu caches share it: no lower)",
 				(unsigned long long)s->aliases);
-		else if (!s->slack_known)
+		else if (!k->partial && !s->slack_known)
 			fputs(" (per-CPU state not captured: no lower)", out);
 		if (!s->within && s->model < s->lower)
 			fprintf(out, "\n  %-15s the kernel holds at least %llu more than the model explains: %s", "",
@@ -568,6 +629,13 @@ static void write_counters(FILE *out, const struct model_result *r)
 				i < 2 ? "exited ancestors'\n  anon_vmas (an orphaned fork tree), processes not captured"
 				      : "processes not captured");
 		fputc('\n', out);
+	}
+	if (k->partial) {
+		char line[400];
+		snprintf(line, sizeof(line), "A part of the machine was captured (%s): the slab counts hold the objects of "
+			 "processes not captured, so no lower bound can be made; only model <= upper is checked "
+			 "(within).", k->partial_reason);
+		wrapped(out, "  ", line, 4);
 	}
 	if (r->snapshot->info.skipped > 0)
 		fprintf(out, "  %ld processes vanished or refused during the capture: their objects are not modelled\n",
@@ -577,9 +645,157 @@ static void write_counters(FILE *out, const struct model_result *r)
 	      "  after the processes: upper = the larger, lower = the smaller - slack\n\n", out);
 }
 
+/* ---- what a user can do today: huge pages per shared segment, the cost
+ * of one more process, the rules a kernel one can run has ---- */
+
+static void write_segments(FILE *out, const struct model_result *r)
+{
+	char pmd_size[32], next_size[32], a[32], b[32], c[32], d[32], e[32], path[300], line[1024];
+	report_huge_page_sizes(r, pmd_size, next_size, sizeof(pmd_size));
+	fprintf(out, "  %-22s %9s %5s %9s  %s\n", "shared segment", "size", "procs", "PTE pages",
+		"saved on huge pages of");
+	fprintf(out, "  %-22s %9s %5s %9s %10s %10s %13s\n", "", "", "", "now", pmd_size, next_size, "+PMD sharing");
+	for (size_t i = 0; i < r->segment_count && i < 5; i++) {
+		const struct model_segment *seg = &r->segments[i];
+		escape_text(path, sizeof(path), seg->path ? seg->path : "?");
+		report_format_count(seg->pte_pages, a, sizeof(a));
+		fprintf(out, "  %-22.22s %9s %5zu %9s %10s %10s %13s\n", path, bytes((double)seg->bytes, b), seg->mappings, a,
+			bytes((double)(seg->pte_pages_saved_pmd_size * MODEL_PAGE_BYTES), c),
+			bytes((double)((seg->pte_pages_saved_pmd_size + seg->pmd_pages_saved_next_size) * MODEL_PAGE_BYTES), d),
+			bytes((double)((seg->pte_pages_saved_pmd_size + seg->pmd_pages_shared) * MODEL_PAGE_BYTES), e));
+	}
+	if (!r->segment_count)
+		return;
+	const struct model_segment *seg = &r->segments[0];
+	escape_text(path, sizeof(path), seg->path ? seg->path : "?");
+	report_format_count(seg->touch_all_pte_pages, a, sizeof(a));
+	snprintf(line, sizeof(line), "each process that touches all of %s adds %s PTE pages = %s of page tables "
+		 "(one per %s it spans); on %s huge pages none", path, a,
+		 bytes((double)(seg->touch_all_pte_pages * MODEL_PAGE_BYTES), b), pmd_size, pmd_size);
+	wrapped(out, "  ", line, 4);
+	snprintf(line, sizeof(line), "saved = the PTE pages that map nothing but the segment (on %s pages also "
+		 "such PMD pages); +PMD sharing = on %s pages with hugetlb PMD sharing of each whole %s window "
+		 "inside it among its processes (docs/cost-model.md section 5).", next_size, pmd_size, next_size);
+	wrapped(out, "  ", line, 4);
+}
+
+static void write_rule_kernels(FILE *out, const struct model_result *r)
+{
+	char line[2048], kernel[64], pages[32], why[1024];
+	for (int pass = 0; pass < 2; pass++) {
+		size_t n = (size_t)snprintf(line, sizeof(line), "%s", pass == 0 ? "sharing rules in kernels you can run:"
+									   : "not in any kernel:");
+		size_t listed = 0;
+		for (size_t k = 0; k < r->sharing_count && n < sizeof(line); k++) {
+			const struct model_sharing *s = &r->sharing[k];
+			if ((s->rule->kernel == KERNEL_MAINLINE) != (pass == 0))
+				continue;
+			report_rule_kernel(s->rule, kernel, sizeof(kernel));
+			report_format_count(s->sharable_pages, pages, sizeof(pages));
+			report_sharing_reason(r, k, why, sizeof(why));
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s (%s) %s pages%s%s%s", listed++ ? ";" : "",
+					      s->rule->id, kernel, s->available ? pages : "-", pass == 0 && why[0] ? " (" : "",
+					      pass == 0 ? why : "", pass == 0 && why[0] ? ")" : "");
+		}
+		if (!listed && n < sizeof(line))
+			snprintf(line + n, sizeof(line) - n, " none in this comparison");
+		wrapped(out, "  ", line, 4);
+	}
+}
+
+static void write_today(FILE *out, const struct model_result *r)
+{
+	fputs("What you can do today\n", out);
+	if (r->segment_count)
+		write_segments(out, r);
+	else
+		fputs(r->has_pagemap ? "  no shared memory segment of a huge page or more (MAP_SHARED shmem, System V, "
+				       "memfd, /dev/shm)\n" : "  huge pages per shared segment: needs pagemap\n", out);
+	write_rule_kernels(out, r);
+	fputc('\n', out);
+}
+
+/* ---- --brief: the answer for a mail, at most 80 columns and about 20 lines ---- */
+
+#define BRIEF_WIDTH 80
+
+static void brief_designs(FILE *out, const struct model_result *r)
+{
+	char a[32];
+	fprintf(out, "rmap memory, one design per family (%s):\n", snapshot_arch(r));
+	for (int family = 0; family < RMAP_FAMILY_COUNT; family++) {
+		const struct model_design *best = NULL;
+		/* the running kernel's design speaks for its family */
+		if (r->current_design < r->design_count && (int)r->designs[r->current_design].profile->family == family)
+			best = &r->designs[r->current_design];
+		for (size_t d = 0; d < r->design_count && !best; d++)
+			if ((int)r->designs[d].profile->family == family && !strcmp(r->designs[d].profile->arch, snapshot_arch(r)))
+				best = &r->designs[d];
+		if (best)
+			fprintf(out, "  %-3s %-30.30s %10s%s\n", rmap_family_name(best->profile->family), best->profile->id,
+				bytes((double)best->rmap_bytes, a), best->pte_chain_exact ? "" : " (estimate)");
+	}
+}
+
+static void brief_rules(FILE *out, const struct model_result *r)
+{
+	char a[32], b[32], c[32], kernel[32];
+	fputs("page-table pages each sharing rule would save:\n", out);
+	for (size_t k = 0; k < r->sharing_count; k++) {
+		const struct model_sharing *sh = &r->sharing[k];
+		if (!sh->available) {
+			fprintf(out, "  %-16.16s needs pagemap\n", sh->rule->id);
+			continue;
+		}
+		report_format_count(sh->sharable_pages, a, sizeof(a));
+		double tables = r->sharing_base_bytes;
+		report_format_percent(tables > 0 ? 100.0 * (double)sh->sharable_bytes / tables : 0, false, c, sizeof(c));
+		report_rule_kernel(sh->rule, kernel, sizeof(kernel));
+		fprintf(out, "  %-16.16s %9s pages %10s %7s  %s\n", sh->rule->id, a, bytes((double)sh->sharable_bytes, b), c,
+			kernel);
+	}
+}
+
+static int write_brief(FILE *out, const struct model_result *r)
+{
+	const struct snapshot *s = r->snapshot;
+	char line[1024], a[32], b[32], pte[32], ptes[32];
+	char kernel[sizeof(s->info.kernel) * 4], source[256];
+	escape_text(kernel, sizeof(kernel), s->info.kernel[0] ? s->info.kernel : "?");
+	const char *base = s->source ? strrchr(s->source, '/') : NULL;
+	escape_text(source, sizeof(source), base ? base + 1 : s->source ? s->source : "/proc");
+	snprintf(line, sizeof(line), "ptscope: %s: kernel %s, %s, %zu processes", source, kernel, snapshot_arch(r),
+		 r->processes);
+	report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	report_headline_today(r, line, sizeof(line));
+	if (line[0])
+		report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	report_headline(r, line, sizeof(line));
+	if (line[0])
+		report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	if (r->processes_with_pagemap) {
+		report_format_count(r->pte_pages, pte, sizeof(pte));
+		snprintf(line, sizeof(line), "page tables %s exact (%s PTE pages); VmPTE says %s", bytes((double)r->pagetable_bytes, a),
+			 pte, bytes((double)r->vmpte_bytes_of_exact, b));
+	} else {
+		snprintf(line, sizeof(line), "page tables: no pagemap; VmPTE says %s", bytes((double)r->vmpte_bytes, a));
+	}
+	report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	brief_designs(out, r);
+	brief_rules(out, r);
+	report_format_count(r->fork_copy.pte_pages, pte, sizeof(pte));
+	report_format_count(r->fork_copy.ptes, ptes, sizeof(ptes));
+	snprintf(line, sizeof(line), "a fork of every process copies %s PTE pages (%s PTEs) today", pte, ptes);
+	report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	return ferror(out) ? -1 : 0;
+}
+
 int report_write_text(FILE *out, const struct model_result *r, const struct report_options *o)
 {
 	const struct snapshot *s = r->snapshot;
+	text_width = o->width ? o->width : 100;
+	if (o->brief)
+		return write_brief(out, r);
 	static const char *const modes[] = { "none", "present bits only", "pfn" };
 	char headline[512], kernel[sizeof(s->info.kernel) * 4], arch[sizeof(s->info.arch) * 4];
 	escape_text(kernel, sizeof(kernel), s->info.kernel[0] ? s->info.kernel : "?");
@@ -599,6 +815,9 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 		escape_fputs(escape_text, s->first_bad ? s->first_bad : "?", out);
 		fputc('\n', out);
 	}
+	report_headline_today(r, headline, sizeof(headline));
+	if (headline[0])
+		wrapped(out, "", headline, 2);
 	report_headline(r, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);
@@ -606,6 +825,7 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 	if (headline[0])
 		wrapped(out, "", headline, 2);
 	fputc('\n', out);
+	write_today(out, r);
 	write_pagetables(out, r);
 	write_counters(out, r);
 	write_designs(out, r, o);

@@ -147,6 +147,7 @@ static struct json_object *totals_object(const struct model_result *r)
 	put_u64(o, "pte_pages", r->pte_pages);
 	put_u64(o, "upper_level_pages", r->upper_pages);
 	put_u64(o, "pmd_mapped_windows", r->pmd_mapped_windows);
+	put_u64(o, "pmd_ambiguous_windows", r->pmd_ambiguous_windows);
 	put_u64(o, "pmd_mapped_anon_windows", r->pmd_mapped_anon_windows);
 	put_u64(o, "vmpte_above_model_bytes", r->vmpte_above_model_bytes);
 	put_u64(o, "vmpte_below_model_bytes", r->vmpte_below_model_bytes);
@@ -270,10 +271,12 @@ static struct json_object *work_object(const struct model_result *r, const struc
 	struct json_object *o = json_object_new_object();
 	put_u64(o, "fork_rmap_calls", w->fork_rmap_calls);
 	put_u64(o, "fork_rmap_anon_calls", w->fork_rmap_anon_calls);
+	put_u64(o, "fork_rmap_pages", w->fork_rmap_pages);
 	put_u64(o, "fork_chain_allocations", w->fork_chain_allocations);
 	put_u64(o, "fork_anon_vma_calls", w->fork_anon_vma_calls);
 	put_u64(o, "exit_rmap_calls", w->exit_rmap_calls);
 	put_u64(o, "exit_rmap_anon_calls", w->exit_rmap_anon_calls);
+	put_u64(o, "exit_rmap_pages", w->exit_rmap_pages);
 	put_u64(o, "exit_chain_frees", w->exit_chain_frees);
 	put_u64(o, "exit_direct_pages", w->exit_direct_pages);
 	put_u64(o, "exit_anon_vma_unlinks", w->exit_anon_vma_unlinks);
@@ -324,6 +327,40 @@ static struct json_object *headline_object(const struct model_result *r,
 	return h;
 }
 
+/* What a user can do today: huge pages per shared segment
+ * (model/hugepages.c), and its sentence when it frees something. */
+static struct json_object *today_object(const struct model_result *r)
+{
+	struct json_object *o = json_object_new_object(), *segments = json_object_new_array();
+	char text[1024];
+	report_headline_today(r, text, sizeof(text));
+	if (text[0])
+		put_string(o, "text", text);
+	const struct geometry *g = r->geometry;
+	put_u64(o, "pmd_huge_page_bytes", (uint64_t)1 << g->levels[0].shift);
+	put_u64(o, "next_huge_page_bytes", g->level_count > 1 ? (uint64_t)1 << g->levels[1].shift : 0);
+	for (size_t i = 0; i < r->segment_count; i++) {
+		const struct model_segment *seg = &r->segments[i];
+		struct json_object *x = json_object_new_object();
+		put_string(x, "path", seg->path);
+		put_u64(x, "inode", seg->inode);
+		put_u64(x, "bytes", seg->bytes);
+		put_u64(x, "processes", seg->mappings);
+		put_u64(x, "pte_pages", seg->pte_pages);
+		put_u64(x, "pte_pages_saved_on_pmd_size_pages", seg->pte_pages_saved_pmd_size);
+		put_u64(x, "pmd_pages_saved_on_next_size_pages", seg->pmd_pages_saved_next_size);
+		put_u64(x, "pmd_pages_saved_by_hugetlb_pmd_sharing", seg->pmd_pages_shared);
+		put_u64(x, "saved_bytes_on_pmd_size_pages", seg->pte_pages_saved_pmd_size * MODEL_PAGE_BYTES);
+		put_u64(x, "saved_bytes_on_next_size_pages",
+			(seg->pte_pages_saved_pmd_size + seg->pmd_pages_saved_next_size) * MODEL_PAGE_BYTES);
+		put_u64(x, "touch_all_pte_pages", seg->touch_all_pte_pages);
+		put_u64(x, "touch_all_bytes", seg->touch_all_pte_pages * MODEL_PAGE_BYTES);
+		json_object_array_add(segments, x);
+	}
+	put(o, "segments", segments);
+	return o;
+}
+
 /* The two headlines: their sentence and the figures in it. */
 static struct json_object *headlines_object(const struct model_result *r)
 {
@@ -332,10 +369,14 @@ static struct json_object *headlines_object(const struct model_result *r)
 		const struct model_sharing *s = &r->sharing[r->headline_rule];
 		struct json_object *h = headline_object(r, report_headline);
 		put_string(h, "rule", s->rule->id);
+		bool exact = r->processes_with_pagemap == r->processes && r->processes;
 		put_u64(h, "pages", s->sharable_pages);
 		put_u64(h, "bytes", s->sharable_bytes);
-		put_u64(h, "pagetable_bytes", r->processes_with_pagemap == r->processes && r->processes
-			? r->pagetable_bytes : (uint64_t)llround(r->pagetable_estimate.point));
+		put_u64(h, "pages_lower", s->sharable_pages_lower);
+		put_u64(h, "bytes_lower", s->sharable_bytes_lower);
+		/* the whole the part is of: exact, else its bounds (VmPTE where known) */
+		put_u64(h, "pagetable_bytes", exact ? r->pagetable_bytes : (uint64_t)llround(r->pagetable_whole.upper));
+		put_u64(h, "pagetable_bytes_lower", exact ? r->pagetable_bytes : (uint64_t)llround(r->pagetable_whole.lower));
 		put(o, "sharing", h);
 	}
 	if (r->current_design < r->design_count) {
@@ -350,19 +391,45 @@ static struct json_object *headlines_object(const struct model_result *r)
 	return o;
 }
 
+/* The stages behind the figure, and in words why it is zero (report.c). */
+static void put_census(struct json_object *o, const struct model_result *r, const struct model_sharing *s)
+{
+	if (s->rule->partners == PARTNERS_CONTENT)
+		return;
+	struct json_object *c = json_object_new_object();
+	put_u64(c, "kind_vmas", s->census.kind_vmas);
+	put_u64(c, "eligible_vmas", s->eligible_vmas);
+	put_u64(c, "window_vmas", s->census.window_vmas);
+	put_u64(c, "groups", s->census.groups);
+	put_u64(c, "shared_groups", s->census.shared_groups);
+	put_u64(c, "file_groups", s->census.file_groups);
+	put_u64(c, "file_groups_apart", s->census.file_groups_apart);
+	put(o, "census", c);
+	char reason[1024];
+	report_sharing_reason(r, (size_t)(s - r->sharing), reason, sizeof(reason));
+	if (reason[0])
+		put_string(o, "why_zero", reason);
+}
+
 static struct json_object *sharing_object(const struct model_result *r, const struct model_sharing *s,
 					  const struct report_options *options)
 {
 	struct json_object *o = json_object_new_object();
 	put_string(o, "id", s->rule->id);
 	put_string(o, "partners", sharing_partners_name(s->rule->partners));
+	put_string(o, "kernel", sharing_kernel_name(s->rule->kernel));
+	if (s->rule->since[0])
+		put_string(o, "since", s->rule->since);
 	put_u64(o, "window_bytes", (uint64_t)1 << s->rule->window_shift);
 	put_bool(o, "available", s->available);
 	put_bool(o, "exact", s->exact);
 	put_u64(o, "pages", s->sharable_pages);
 	put_u64(o, "bytes", s->sharable_bytes);
+	put_u64(o, "pages_lower", s->sharable_pages_lower);
+	put_u64(o, "bytes_lower", s->sharable_bytes_lower);
 	put(o, "percent_of_pagetables", decimal(r->sharing_base_bytes > 0 ? 100.0 * (double)s->sharable_bytes / r->sharing_base_bytes : 0));
 	put_u64(o, "eligible_vmas", s->eligible_vmas);
+	put_census(o, r, s);
 	put_u64(o, "pages_in_vmas_with_private_copies", s->pages_in_cow_vmas);
 	put_u64(o, "fork_pte_pages_copied", s->fork_copies.pte_pages);
 	put_u64(o, "fork_ptes_copied", s->fork_copies.ptes);
@@ -388,6 +455,8 @@ static struct json_object *process_object(const struct model_result *r, const st
 	put_string(o, "cmdline", p->process->cmdline);
 	if (p->process->has_status && p->process->status.has_uid)
 		put(o, "uid", json_object_new_int64(p->process->status.uid));
+	if (report_user_name(r, p->process))
+		put_string(o, "user", report_user_name(r, p->process));
 	if (p->process->cgroup)
 		put_string(o, "cgroup", p->process->cgroup);
 	put_bool(o, "exact", p->exact);
@@ -420,6 +489,8 @@ static struct json_object *counters_object(const struct model_result *r)
 	put_known_u64(o, "meminfo_pagetables_bytes", k->has_meminfo_pagetables, k->meminfo_pagetables_bytes);
 	put_u64(o, "model_pagetables_bytes", k->model_pagetables_bytes);
 	put(o, "pagetables_remainder_bytes", json_object_new_int64(k->remainder_bytes));
+	put_bool(o, "partial_capture", k->partial);
+	put(o, "partial_reason", k->partial_reason ? json_object_new_string(k->partial_reason) : NULL);
 	if (!k->has_slabinfo) {
 		put(o, "slab", NULL);
 		return o;
@@ -435,6 +506,7 @@ static struct json_object *counters_object(const struct model_result *r)
 		put_u64(cache, "model", c->model);
 		put_u64(cache, "lower", c->lower);
 		put_u64(cache, "upper", c->upper);
+		put_bool(cache, "lower_known", c->lower_known);
 		put_bool(cache, "within", c->within);
 		put_known_u64(cache, "slack", c->slack_known, c->slack);
 		put_u64(cache, "aliases", c->aliases);
@@ -483,6 +555,7 @@ struct json_object *report_build(const struct model_result *r, const struct repo
 	report_headline(r, headline, sizeof(headline));
 	put_string(root, "headline", headline);
 	put(root, "headlines", headlines_object(r));
+	put(root, "today", today_object(r));
 	put(root, "snapshot", snapshot_object(r));
 	put(root, "totals", totals_object(r));
 	put(root, "pagetable_estimate", estimate_object(&r->pagetable_estimate, (double)r->pagetable_bytes,

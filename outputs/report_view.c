@@ -93,13 +93,23 @@ static double process_field(const struct model_result *r, const struct model_pro
 	}
 }
 
+const char *report_user_name(const struct model_result *r, const struct process *q)
+{
+	return q->has_status && q->status.has_uid && r->snapshot ? snapshot_user_name(r->snapshot, q->status.uid)
+								  : NULL;
+}
+
 /* The group key of a process. */
-static void group_key(const struct model_process *p, enum report_group by, char *key, size_t size)
+static void group_key(const struct model_result *r, const struct model_process *p, enum report_group by,
+		      char *key, size_t size)
 {
 	const struct process *q = p->process;
+	const char *name = report_user_name(r, q);
 	switch (by) {
 	case GROUP_USER:
-		if (q->has_status && q->status.has_uid)
+		if (name)
+			snprintf(key, size, "%s (uid %u)", name, q->status.uid);
+		else if (q->has_status && q->status.has_uid)
 			snprintf(key, size, "uid %u", q->status.uid);
 		else
 			snprintf(key, size, "(uid not captured)");
@@ -168,7 +178,7 @@ static void build_groups(struct report_view *v, const struct model_result *r, co
 	for (size_t n = 0; n < v->count; n++) {
 		const struct model_process *p = &r->process_figures[v->order[n]];
 		char key[sizeof(v->groups[0].key)];
-		group_key(p, o->group_by, key, sizeof(key));
+		group_key(r, p, o->group_by, key, sizeof(key));
 		uint64_t hash = hash_bytes(key, strlen(key));
 		struct hash_probe probe;
 		size_t g = hash_first(&table, hash, &probe);

@@ -35,7 +35,7 @@ echo "$info" | grep -qx 'pagemap: present' || fail "not 'pagemap: present' witho
 echo "$info" | grep -qx 'processes: 1' || fail "want 1 process: $info"
 echo "$info" | grep -qx 'skipped: 1' || fail "root's process is not counted as skipped: $info"
 echo "$info" | grep -qx 'unreadable: 1' || fail "root's process is not counted as refused: $info"
-grep -q 'capture: 1 process could not be read (permission denied); run as root' "$tmp/err" ||
+grep -q "capture: 1 process could not be read (permission denied), the first pid $roots (sleep); run as root" "$tmp/err" ||
 	fail "capture does not say what it could not see: $(cat "$tmp/err")"
 "$PTSCOPE" info "$tmp/out/n.tar" | grep -qx 'refused at capture (permission denied): 1' || fail "info: refused count"
 "$PTSCOPE" report "$tmp/out/n.tar" | grep -q '1 process skipped at capture (1 refused: permission denied; capture as root' ||

@@ -32,8 +32,14 @@ want="$a/cmdline $a/pagemap $a/smaps $a/stat $a/status $c/cmdline $c/pagemap $c/
 # PID/cgroup where the kernel has cgroups (docs/snapshot-format.md)
 if [ -r /proc/$a/cgroup ]; then want="$want $a/cgroup $c/cgroup"; fi
 if [ "$(id -u)" -eq 0 ]; then want="$want kpages"; fi
+# PID/pmd_mapped where the kernel has the PAGEMAP_SCAN ioctl (6.7 and later)
+release=$(uname -r | sed 's/[^0-9.].*//')
+major=${release%%.*}; minor=${release#*.}; minor=${minor%%.*}
+if [ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 7 ]; }; then want="$want $a/pmd_mapped $c/pmd_mapped"; fi
 # slabinfo (0400) as root; slub beside it, for the real /proc
 if [ -r /proc/slabinfo ]; then want="$want slabinfo slub"; fi
+# the names of the processes' uids and gids, when this host's NSS names them
+if getent passwd "$(awk '/^Uid:/ { print $2 }' /proc/$a/status)" > /dev/null; then want="$want users"; fi
 want=$(echo "$want meminfo snapshot.info version" | tr ' ' '\n' | sort | tr '\n' ' ')
 [ "$(members "$tmp/two.tar")" = "$want" ] || fail "members '$(members "$tmp/two.tar")', want '$want'"
 "$PTSCOPE" info "$tmp/two.tar" > "$tmp/info" || fail "info cannot read the capture"
@@ -43,7 +49,7 @@ grep -qx 'processes: 2' "$tmp/info" && grep -qx 'skipped at capture: 0' "$tmp/in
 # --no-pagemap: no pagemap members, no kpages, and it says so.
 "$PTSCOPE" capture --pid "$b" --no-pagemap -o "$tmp/none.tar" >/dev/null 2>&1 || fail "--no-pagemap failed"
 [ "$(info_key "$tmp/none.tar" pagemap)" = none ] || fail "--no-pagemap is not pagemap: none"
-tar -tf "$tmp/none.tar" | grep -qE 'pagemap$|^kpages$' && fail "--no-pagemap wrote pagemap or kpages"
+tar -tf "$tmp/none.tar" | grep -qE 'pagemap$|pmd_mapped$|^kpages$' && fail "--no-pagemap wrote pagemap, pmd_mapped or kpages"
 
 # Default name in the working directory, and inside -o DIR.
 mkdir "$tmp/cwd" "$tmp/dir"

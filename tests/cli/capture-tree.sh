@@ -91,7 +91,7 @@ start_stopped "$tmp/tree" 4
 out=$("$PTSCOPE" capture --tree "$root" -o "$tmp/snap.tar" 2>"$tmp/capture.err") ||
 	fail "capture failed: $(cat "$tmp/capture.err")"
 [ "$out" = "$tmp/snap.tar" ] || fail "capture printed '$out', not the path"
-"$PTSCOPE" info --per-process "$tmp/snap.tar" > "$tmp/info" || fail "info failed"
+{ "$PTSCOPE" info "$tmp/snap.tar" && "$PTSCOPE" info --per-process "$tmp/snap.tar"; } > "$tmp/info" || fail "info failed"
 mkdir "$tmp/x" && tar -xf "$tmp/snap.tar" -C "$tmp/x" || fail "tar cannot unpack the capture"
 
 # The tree and nothing else: the tar holds exactly our four pids.
@@ -101,6 +101,7 @@ want=$(echo $pids | tr ' ' '\n' | sort -n | tr '\n' ' ')
 grep -qx 'processes: 4' "$tmp/info" || fail "info does not say 4 processes"
 grep -qx 'processes: 4' "$tmp/x/snapshot.info" || fail "snapshot.info does not say 4 processes"
 grep -qx 'skipped: 0' "$tmp/x/snapshot.info" || fail "snapshot.info: skipped is not 0"
+grep -qx 'scope: part' "$tmp/x/snapshot.info" || fail "snapshot.info of a --tree capture does not say scope: part"
 [ "$(id -u)" -eq 0 ] && { grep -qx 'pagemap: pfn' "$tmp/info" || fail "root capture is not pagemap: pfn"; }
 
 # Mask the Pss lines of the [vdso] block and every Referenced line (see above).

@@ -54,6 +54,13 @@ check() {   # cache, hand-worked count of the shape
 	echo "$1: slabinfo $b -> $u (+$grew) ... $d -> $a (-$shrank); model $model (shape $2); |model - change| $diff <= $tolerance (noise $noise + slack $slack + 1%)"
 	[ "$diff" -le "$tolerance" ] || fail "$1: the model's $model is $diff away from the slab changes +$grew / -$shrank"
 }
+# a --tree capture is a part of the machine: no lower bound, and the
+# remainder of PageTables is not divided among the tree's processes
+jq -e '.kernel_counters.partial_capture and ([.kernel_counters.slab[] | .lower_known] | any | not)' "$tmp/tree.json" >/dev/null ||
+	fail "the --tree capture is not reported as a part of the machine"
+"$PTSCOPE" report "$tmp/tree.tar" > "$tmp/tree.txt" || fail "text report on the tree"
+grep -q "A part of the machine was captured" "$tmp/tree.txt" && ! grep -q " a process)" "$tmp/tree.txt" ||
+	fail "the --tree report divides PageTables among its processes"
 check anon_vma 15500
 check anon_vma_chain 40000
 check vm_area_struct 16000

@@ -1,9 +1,12 @@
 #!/bin/sh
 # debian/ builds the .deb with `dpkg-buildpackage -b -uc -us` (on a copy of
 # the tree: the package build cleans it), the packages install into a scratch
-# root with `dpkg -x`, and ptscope --version runs from there.
+# root with `dpkg -x`, and ptscope --version runs from there.  The package
+# build compiles without -Werror, the capture package's completion is its own
+# file (no link into ptscope's package), ptscope-capture --help names itself,
+# and lintian finds nothing (errors, warnings or info) in either package.
 . "$PTSCOPE_TESTS/cli-common.sh"
-for tool in dpkg-buildpackage dh fakeroot; do
+for tool in dpkg-buildpackage dh fakeroot lintian; do
 	command -v $tool > /dev/null || { echo "no $tool (make check installs dpkg-dev, debhelper, fakeroot)"; exit 77; }
 done
 src=$(cd "$PTSCOPE_TESTS/.." && pwd)
@@ -33,6 +36,23 @@ for f in man1/ptscope.1.gz man1/ptscope-capture.1.gz man1/ptscope-report.1.gz; d
 	[ -f "$tmp/root/usr/share/man/$f" ] || fail "the package has no $f"
 done
 [ -f "$tmp/root/usr/share/bash-completion/completions/ptscope" ] || fail "the package has no completion"
+# the capture package alone: its completion a file of its own, not a link that dangles without ptscope
+dpkg -x "$tmp/ptscope-capture_${version}_$arch.deb" "$tmp/capture-only" || fail "dpkg -x capture"
+completion="$tmp/capture-only/usr/share/bash-completion/completions/ptscope-capture"
+[ -f "$completion" ] && [ ! -L "$completion" ] || fail "ptscope-capture's completion is not a file of its package"
+grep -q '^complete -F _ptscope .*ptscope-capture' "$completion" || fail "ptscope-capture's completion completes nothing"
+[ "$("$tmp/capture-only/usr/bin/ptscope-capture" --help | head -n 1 | cut -d' ' -f1-2)" = "usage: ptscope-capture" ] ||
+	fail "ptscope-capture --help: $("$tmp/capture-only/usr/bin/ptscope-capture" --help | head -n 1)"
+# warnings are not errors in a package build (a newer compiler must not break a release)
+grep -q -- ' -c -o ' "$tmp/build.log" || fail "the build log shows no compile line"
+# (Debian's own hardening flag -Werror=format-security stays: it is policy)
+! grep -- ' -c -o ' "$tmp/build.log" | grep -qE -- '-Werror( |$)' || fail "the package build compiles with -Werror"
+maintainer=$(dpkg-deb -f "$tmp/ptscope_${version}_$arch.deb" Maintainer)
+case $maintainer in *localhost*|"") fail "Maintainer: '$maintainer'";; esac
+lintian --info --display-info --fail-on error,warning,info "$tmp"/ptscope_${version}_$arch.deb \
+	"$tmp"/ptscope-capture_${version}_$arch.deb > "$tmp/lintian.out" 2> "$tmp/lintian.err" ||
+	fail "lintian: $(cat "$tmp/lintian.out")"
+[ ! -s "$tmp/lintian.out" ] || fail "lintian: $(cat "$tmp/lintian.out")"
 # the capture package needs only libc and libarchive
 deps=$(dpkg-deb -f "$tmp/ptscope-capture_${version}_$arch.deb" Depends | tr -d ' ' | tr ',' '\n' | sed 's/(.*//' | sort | tr '\n' ' ')
 [ "$deps" = "libarchive13 libc6 " ] || fail "ptscope-capture depends on: $deps"

@@ -55,6 +55,7 @@ if command -v man > /dev/null; then
 		grep -q 'EXAMPLES' "$tmp/man.$c" || fail "ptscope-$c(1) has no EXAMPLES"
 	done
 	MANPAGER=cat ptscope help ptscope | grep -q "ptscope  *-  *what" || fail "help ptscope"
+	MANPAGER=cat ptscope help help | grep -q "ptscope  *-  *what" || fail "help help does not open ptscope(1)"
 fi
 out=$(ptscope help repot 2>&1); [ $? -eq 1 ] || fail "help of an unknown command should exit 1"
 echo "$out" | grep -q "did you mean 'report'" || fail "help repot: $out"
@@ -79,6 +80,8 @@ t ptscope help pro
 t ptscope-capture --tr
 t ptscope capture --compress ''
 t ptscope callgraph --path ''
+t ptscope report --sort p
+t ptscope report --group-by ''
 t ptscope bench f
 t ptscope bench --format ''
 EOS
@@ -89,17 +92,19 @@ EOS
 	expect 'ptscope rep|report '
 	expect 'ptscope |--help --version bench callgraph capture help info profiles report '
 	expect 'ptscope report --form|--format '
-	expect 'ptscope report --format |csv html json text xml '
+	expect 'ptscope report --format |csv html json openmetrics text xml '
 	expect 'ptscope report --profile 6.1-x86|6.1-x86_64 6.1-x86_64-la57 '
 	expect 'ptscope callgraph --format t|tree '
 	expect 'ptscope help pro|profiles '
 	expect 'ptscope-capture --tr|--tree '
 	expect 'ptscope capture --compress |gz none xz zst '
 	expect 'ptscope callgraph --path |exit fault fork munmap reclaim '
+	expect 'ptscope report --sort p|pagetables pid pss pte_chain '
+	expect 'ptscope report --group-by |cgroup command user '
 	expect 'ptscope bench f|fault fork '
 	expect 'ptscope bench --format |json text '
 	# every format completion offers, report accepts
-	for f in csv html json text xml; do
+	for f in csv html json openmetrics text xml; do
 		ptscope report --format $f "$tmp/self.tar" > /dev/null 2>&1 || fail "report --format $f (offered by completion)"
 	done
 fi

@@ -24,7 +24,10 @@ python3 - "$tmp" "$designs" <<'PY' || fail "csv tables"
 import csv, sys
 t = sys.argv[1]
 rows = list(csv.DictReader(open(t + "/alpha-designs.csv", newline="")))
-assert len(rows) == int(sys.argv[2]), len(rows)  # one row per built-in design
+assert len(rows) == int(sys.argv[2]) + 1, len(rows)  # one row per built-in design, then the host's totals
+totals = rows.pop()
+assert totals["id"] == "(host totals)" and totals["host"] == "alpha" and totals["pagetable_bytes"] == "12288", totals
+assert totals["processes"] == "1" and totals["pte_pages"] == "1", totals
 d = {r["id"]: r for r in rows}
 assert d["6.1-x86_64"]["rmap_bytes"] == "40" and d["6.1-x86_64"]["saves_bytes"] == "24"
 assert d["6.1-x86_64"]["baseline"] == "2.4-rmap-x86_64" and d["2.4-rmap-i386"]["page_field_bytes"] == "4194304"

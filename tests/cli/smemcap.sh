@@ -19,7 +19,7 @@ sh -c 'sleep 0 & exec sleep 4' &
 parent=$!
 sleep 0.5
 (cd "$tmp" && "$smemcap" > cap.tar) || fail "smemcap failed"
-"$PTSCOPE" info --per-process "$tmp/cap.tar" > "$tmp/info" 2>"$tmp/err" ||
+{ "$PTSCOPE" info "$tmp/cap.tar" && "$PTSCOPE" info --per-process "$tmp/cap.tar"; } > "$tmp/info" 2>"$tmp/err" ||
 	fail "info cannot read smemcap's capture: $(cat "$tmp/err")"
 
 python3 - "$tmp/cap.tar" > "$tmp/want" <<'EOF' || fail "the test's own tar walk failed"

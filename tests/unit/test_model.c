@@ -392,6 +392,155 @@ static void test_thp_windows(void)
 	r = run(f, NULL, 0);
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 1);
 	CU_ASSERT_EQUAL(r->pte_pages, 2);
+	/* the capture says which ranges PMDs map (PID/pmd_mapped): only the
+	 * anonymous window 0x200000 (its first PFN no longer aligned: the
+	 * ranges decide, not the PFNs).  The file folio at 0x400000 is mapped
+	 * by 512 PTEs: it costs a PTE page, as does 0x600000:
+	 * 3 PTE pages (the anonymous one deposited), 1 PMD-mapped window */
+	static struct address_range ranges[] = { { 0x200000, 0x400000 } };
+	f->snapshot.pmd_ranges = ranges;
+	f->snapshot.pmd_range_count = 1;
+	a->has_pmd_map = true;
+	a->pmd_first = 0;
+	a->pmd_count = 1;
+	r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 1);
+	CU_ASSERT_EQUAL(r->pte_pages, 3);
+	/* scanned and none: no window is PMD-mapped, whatever the PFNs */
+	a->pmd_count = 0;
+	r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 0);
+	CU_ASSERT_EQUAL(r->pte_pages, 3);
+	f->snapshot.pmd_ranges = NULL;
+}
+
+/*
+ * Without PID/pmd_mapped, smaps' count decides, worked by hand.  One file
+ * VMA r--s of 4 windows; each window holds 512 consecutive PFNs from an
+ * aligned THP head (2 MiB page-cache folios).  smaps FilePmdMapped 4096 kB:
+ * 2 windows are PMD-mapped, 2 are the same kind of folio mapped by PTEs.
+ *   PTE pages: 4 windows - 2 file PMD windows = 2 (the records alone: 0)
+ *   which 2 is unknown: 2 x min(2, 4 - 2) = 4 windows may be taken wrongly
+ * Without kpages the records (512 present, consecutive, aligned) say the same.
+ * With smaps counting 0, none is PMD-mapped: 4 PTE pages, nothing ambiguous.
+ */
+static void test_pmd_windows_from_smaps(void)
+{
+	struct fake *f = fake_new();
+	struct process *a = fake_process(f, 1, 0, 0);
+	struct vma *v = fake_vma(f, a, 0x200000, 0xa00000, "r--s", 5, "/data/big");
+	v->kb[SMAPS_FILE_PMD_MAPPED] = 4096;
+	v->present_fields = 1u << SMAPS_ANON_HUGE_PAGES | 1u << SMAPS_SHMEM_PMD_MAPPED | 1u << SMAPS_FILE_PMD_MAPPED;
+	for (uint64_t w = 0; w < 4; w++) {
+		for (uint64_t i = 0; i < 512; i++)
+			fake_record(a, 0x200000 + w * 0x200000 + i * 4096, P | FILE_PAGE | (0x1000 + w * 512 + i));
+		fake_kpage(f, 0x1000 + w * 512, 1, FLAG(KPF_COMPOUND_HEAD) | FLAG(KPF_THP));
+	}
+	struct model_result *r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pte_pages, 2);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 2);
+	CU_ASSERT_EQUAL(r->pmd_ambiguous_windows, 4);
+	f->snapshot.kpages = NULL;
+	f->snapshot.kpage_count = 0;
+	r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pte_pages, 2);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 2);
+	v->kb[SMAPS_FILE_PMD_MAPPED] = 0;
+	r = run(f, NULL, 0);
+	CU_ASSERT_EQUAL(r->pte_pages, 4);
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 0);
+	CU_ASSERT_EQUAL(r->pmd_ambiguous_windows, 0);
+}
+
+/*
+ * THP at fork and exit, worked by hand (6.1-x86_64 and 2.4-rmap-i386).
+ *   VMA A anonymous rw-p, 3 windows, with an anon_vma:
+ *     w1 an anonymous THP mapped by a PMD (PFNs 0x400..), w2 another (0x800..),
+ *     w3 three small anonymous pages (PFNs 20-22);
+ *   VMA B file r--p, 1 window, no anon_vma: a file THP mapped by a PMD (0xc00..).
+ * exit: zap_huge_pmd makes one call per PMD: 1 + 1 + 3 + 1 = 6 calls, of
+ *       512 + 512 + 3 + 512 = 1539 pages.
+ * fork: copy_huge_pmd dups each anonymous PMD with one call; the file PMD is
+ *       never copied: 1 + 1 + 3 = 5 calls, of 1027 pages, in every design.
+ * fork copies 3 PTE pages: one deposited for each anonymous huge PMD, one
+ *       holding w3's 3 PTEs; 3 PTEs (a PMD is not a PTE).
+ */
+static void test_thp_fork_exit(void)
+{
+	struct fake *f = fake_new();
+	struct process *a = fake_process(f, 1, 0, 0);
+	fake_vma(f, a, 0x200000, 0x800000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 4108;
+	fake_vma(f, a, 0x800000, 0xa00000, "r--p", 5, "/lib/big");
+	for (uint64_t i = 0; i < 512; i++) {
+		fake_record(a, 0x200000 + i * 4096, P | PAGEMAP_EXCLUSIVE | (0x400 + i));
+		fake_record(a, 0x400000 + i * 4096, P | PAGEMAP_EXCLUSIVE | (0x800 + i));
+	}
+	for (uint64_t i = 0; i < 3; i++)
+		fake_record(a, 0x600000 + i * 4096, P | PAGEMAP_EXCLUSIVE | (20 + i));
+	for (uint64_t i = 0; i < 512; i++)
+		fake_record(a, 0x800000 + i * 4096, P | FILE_PAGE | (0xc00 + i));
+	/* records must ascend: the two anonymous THPs were written interleaved */
+	struct pagemap_record *records = fake_records(a);
+	for (size_t i = 0; i < 1024; i++)
+		records[i] = (struct pagemap_record){ 0x200000 + i * 4096,
+			P | PAGEMAP_EXCLUSIVE | (i < 512 ? 0x400 + i : 0x800 + i - 512) };
+	const uint64_t head = FLAG(KPF_COMPOUND_HEAD) | FLAG(KPF_THP);
+	fake_kpage(f, 20, 1, FLAG(KPF_ANON));
+	fake_kpage(f, 21, 1, FLAG(KPF_ANON));
+	fake_kpage(f, 22, 1, FLAG(KPF_ANON));
+	fake_kpage(f, 0x400, 1, head | FLAG(KPF_ANON));
+	fake_kpage(f, 0x800, 1, head | FLAG(KPF_ANON));
+	fake_kpage(f, 0xc00, 1, head);
+	const char *const ids[] = { "6.1-x86_64", "2.4-rmap-i386" };
+	struct model_result *r = run(f, ids, 2);
+	for (size_t d = 0; d < 2; d++) {
+		CU_ASSERT_EQUAL(r->designs[d].work.exit_rmap_calls, 6);
+		CU_ASSERT_EQUAL(r->designs[d].work.exit_rmap_pages, 1539);
+		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_calls, 5);
+		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_anon_calls, 5);
+		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_pages, 1027);
+	}
+	CU_ASSERT_EQUAL(r->fork_copy.pte_pages, 3);
+	CU_ASSERT_EQUAL(r->fork_copy.ptes, 3);
+	CU_ASSERT_EQUAL(r->pte_pages, 3);      /* 4 windows - the file PMD's */
+}
+
+/*
+ * Sharing without pagemap: bounds, worked by hand.  Two processes map one
+ * file r--s at [1 GiB, 1 GiB + 8 MiB): 4 whole 2 MiB windows, each VMA in
+ * one PMD and one PUD window.  No pagemap.
+ *   1: Rss 2 MiB (512 pages), VmPTE 12 kB = 3 pages;
+ *   2: Rss 8 MiB (2048 pages), VmPTE 24 kB = 6 pages.
+ * upper: each VMA with pages counts as populating all 4 windows: 4 x (2-1) = 4,
+ *        credited 2 to each; but a process is credited at most its PTE pages,
+ *        VmPTE less the PMD and PUD pages it surely has: 1: 3 - 2 = 1,
+ *        2: 6 - 2 = 4.  So 1 + 2 = 3.
+ * lower: 1 populates at least ceil(512/512) = 1 window, 2 at least 4, of 4:
+ *        at least 1 + 4 - 4 = 1 window holds both.  (The truth: 1.)
+ * whole: VmPTE 12 + 24 kB = 36 KiB, known (lower = upper).
+ */
+static void test_sharing_bounds(void)
+{
+	struct fake *f = fake_new();
+	const uint64_t vm_pte[2] = { 12, 24 }, rss[2] = { 2048, 8192 };
+	for (int i = 0; i < 2; i++) {
+		struct process *p = fake_process(f, i + 1, 1, vm_pte[i]);
+		p->has_pagemap = false;
+		struct vma *v = fake_vma(f, p, 0x40000000, 0x40800000, "r--s", 5, "/data/x");
+		v->kb[SMAPS_SIZE] = 8192;
+		v->kb[SMAPS_RSS] = rss[i];
+	}
+	const char *const ids[] = { "shpt-2006" };
+	struct model_result *r = run(f, ids, 1);
+	CU_ASSERT_FALSE(r->sharing[0].exact);
+	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 3);
+	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages_lower, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[0].sharable_pages[0], 1.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[1].sharable_pages[0], 2.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->pagetable_whole.lower, 36864, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->pagetable_whole.upper, 36864, 1e-9);
+	/* a part never exceeds its whole */
+	CU_ASSERT(r->sharing[0].sharable_bytes <= r->pagetable_whole.lower);
 }
 
 /*
@@ -499,6 +648,7 @@ static void test_mixed_runs(void)
 	for (int i = 0; i < 5; i++) {
 		struct process *p = fake_process(f, i + 1, 1, 0);
 		p->has_pagemap = hugetlb[i].pagemap;
+		p->status.has_vm_pte = false;   /* no VmPTE: shares are capped by smaps bounds only */
 		uint64_t start = hugetlb[i].start_gib * GIB;
 		struct vma *v = fake_vma(f, p, start, start + hugetlb[i].length_gib * GIB, "rw-s", 42, "/dev/hugepages/db");
 		v->offset = hugetlb[i].offset;
@@ -511,6 +661,7 @@ static void test_mixed_runs(void)
 	}
 	struct process *q = fake_process(f, 6, 1, 0);
 	q->has_pagemap = false;
+	q->status.has_vm_pte = false;
 	fake_vma(f, q, 0x200000, 0x800000, "r--s", 43, "/data")->kb[SMAPS_RSS] = 4;
 	q = fake_process(f, 7, 1, 0);
 	fake_vma(f, q, 0x200000, 0x800000, "r--s", 43, "/data")->kb[SMAPS_RSS] = 8;
@@ -643,6 +794,45 @@ static void test_anon_vma_neighbours(void)
 }
 
 /*
+ * anon_vma_chains of a fork tree with mprotect splits at three depths,
+ * worked by hand.  pid 10 maps one anonymous VMA X of 4 pages; 11 (its
+ * child) splits its copy in 2, 12 (child of 11) one of those again (3
+ * pieces), 13 (child of 12) once more (4 pieces of a page each).  Every
+ * piece holds a page.
+ *   chains: anon_vma_fork clones the parent VMA's chains and adds one;
+ *   __split_vma clones every chain into each piece:
+ *     10: X 1;  11: 2 pieces x 2 = 4;  12: 3 x 3 = 9;  13: 4 x 4 = 16;  total 30
+ *   anon_vmas: one per VMA a fork copied, shared by its pieces:
+ *     10: 1;  11: 1;  12: one per piece of 11 = 2;  13: one per piece of 12 = 3;  7
+ *   fork allocations (6.1): each VMA clones its chains and adds one: 30 + 10
+ */
+static void test_anon_vma_split_tree(void)
+{
+	struct fake *f = fake_new();
+	const uint64_t base = 0x1000000, page = 0x1000;
+	/* the cut points of each process's pieces, in pages */
+	static const uint64_t cuts[4][5] = { { 0, 4 }, { 0, 1, 4 }, { 0, 1, 2, 4 }, { 0, 1, 2, 3, 4 } };
+	static const size_t pieces[4] = { 1, 2, 3, 4 };
+	uint64_t pfn = 100;
+	for (int i = 0; i < 4; i++) {
+		struct process *p = fake_process(f, 10 + i, 9 + i, 0);
+		for (size_t k = 0; k < pieces[i]; k++) {
+			struct vma *v = fake_vma(f, p, base + cuts[i][k] * page, base + cuts[i][k + 1] * page,
+						 k % 2 ? "r--p" : "rw-p", 0, "");
+			v->kb[SMAPS_ANONYMOUS] = 4;
+			fake_record(p, v->start, P | PAGEMAP_EXCLUSIVE | pfn);
+			fake_kpage(f, pfn++, 1, FLAG(KPF_ANON));
+		}
+	}
+	const char *const ids[] = { "6.1-x86_64" };
+	struct model_result *r = run(f, ids, 1);
+	CU_ASSERT_EQUAL(r->anon_vmas, 10);
+	CU_ASSERT_EQUAL(r->designs[0].anon_vma_chain_count, 30);
+	CU_ASSERT_EQUAL(r->designs[0].anon_vma_count, 7);
+	CU_ASSERT_EQUAL(r->designs[0].work.fork_chain_allocations, 40);
+}
+
+/*
  * Kernel counters beside the model, worked by hand.  One process without
  * pagemap (VmPTE 12 kB) and VMAs: two apart anonymous ones with pages, a
  * file one and [vsyscall]; meminfo PageTables 40 kB; two CPUs, one node.
@@ -694,6 +884,23 @@ static void test_counters(void)
 		CU_ASSERT_EQUAL(k->slabs[i].slack, slack[i]);
 		CU_ASSERT_EQUAL(k->slabs[i].within, within[i]);
 	}
+	CU_ASSERT_FALSE(k->partial);
+	/* a --pid/--tree capture: processes not captured hold objects and page
+	 * tables, so no lower bound: anon_vma's model 2 <= upper 7 is within */
+	f->snapshot.info.scope = SCOPE_PART;
+	r = run(f, ids, 1);
+	CU_ASSERT_TRUE(r->counters.partial);
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_FALSE(r->counters.slabs[i].lower_known);
+		CU_ASSERT_EQUAL(r->counters.slabs[i].lower, 0);
+		CU_ASSERT_TRUE(r->counters.slabs[i].within);
+	}
+	/* a snapshot that does not say: without pid 1 it is a part, with it whole */
+	f->snapshot.info.scope = SCOPE_UNSTATED;
+	p->pid = 2;
+	CU_ASSERT_TRUE(run(f, ids, 1)->counters.partial);
+	p->pid = 1;
+	CU_ASSERT_FALSE(run(f, ids, 1)->counters.partial);
 	/* no slabinfo: nothing to compare, said so */
 	f->snapshot.slab_count = 0;
 	r = run(f, ids, 1);
@@ -1100,8 +1307,8 @@ void suite_model(void)
 {
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
-		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows,
-		  test_sharing, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
+		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_pmd_windows_from_smaps, test_thp_fork_exit,
+		  test_sharing, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
 		  test_cow_and_swap_faults, test_pagetable_estimate, test_file_mappers, test_profile_files,
 		  test_builtin_ids);
 }

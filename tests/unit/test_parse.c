@@ -292,11 +292,40 @@ static void test_info(void)
 	CU_ASSERT_EQUAL(info.processes, 12);
 	CU_ASSERT_EQUAL(info.skipped, 3);
 	CU_ASSERT_STRING_EQUAL(info.arch, "x86_64");
+	CU_ASSERT_EQUAL(info.scope, SCOPE_UNSTATED);
+	static const char part[] = "scope: part\n", all[] = "scope: all\n", odd_scope[] = "scope: some\n";
+	CU_ASSERT_EQUAL(parse_info(part, sizeof(part) - 1, &info, &place), 0);
+	CU_ASSERT_EQUAL(info.scope, SCOPE_PART);
+	CU_ASSERT_EQUAL(parse_info(all, sizeof(all) - 1, &info, &place), 0);
+	CU_ASSERT_EQUAL(info.scope, SCOPE_ALL);
+	CU_ASSERT_EQUAL(parse_info(odd_scope, sizeof(odd_scope) - 1, &info, &place), -1);
 	static const char newer[] = "format: ptscope-snapshot 2\n";
 	CU_ASSERT_EQUAL(parse_info(newer, sizeof(newer) - 1, &info, &place), -1);
 	static const char odd_page[] = "page_size: 4095\n";
 	CU_ASSERT_EQUAL(parse_info(odd_page, sizeof(odd_page) - 1, &info, &place), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "member:1:"));
+}
+
+/* PID/pmd_mapped: {start, end} pairs, page-aligned, ascending, apart. */
+static void test_pmd_ranges(void)
+{
+	struct snapshot s = { 0 };
+	size_t first, count;
+	const uint64_t good[] = { 0x200000, 0x600000, 0x800000, 0xa00000 };
+	CU_ASSERT_EQUAL_FATAL(parse_pmd_ranges(good, sizeof(good), &s, &first, &count, &place), 0);
+	CU_ASSERT_EQUAL(first, 0);
+	CU_ASSERT_EQUAL(count, 2);
+	CU_ASSERT_EQUAL(s.pmd_ranges[1].start, 0x800000);
+	CU_ASSERT_EQUAL(parse_pmd_ranges(good, 0, &s, &first, &count, &place), 0);   /* scanned, none */
+	CU_ASSERT_EQUAL(count, 0);
+	const uint64_t overlapping[] = { 0x200000, 0x600000, 0x400000, 0x800000 };
+	CU_ASSERT_EQUAL(parse_pmd_ranges(overlapping, sizeof(overlapping), &s, &first, &count, &place), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "not above the previous range"));
+	const uint64_t empty[] = { 0x200000, 0x200000 }, unaligned[] = { 0x200001, 0x400000 };
+	CU_ASSERT_EQUAL(parse_pmd_ranges(empty, sizeof(empty), &s, &first, &count, &place), -1);
+	CU_ASSERT_EQUAL(parse_pmd_ranges(unaligned, sizeof(unaligned), &s, &first, &count, &place), -1);
+	CU_ASSERT_EQUAL(parse_pmd_ranges(good, 12, &s, &first, &count, &place), -1);
+	free(s.pmd_ranges);
 }
 
 static void test_binary_members(void)
@@ -378,6 +407,6 @@ static void test_slabinfo(void)
 void suite_parse(void)
 {
 	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_names_and_old_formats, test_smaps_hostile,
-		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members,
+		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members, test_pmd_ranges,
 		  test_slabinfo);
 }

@@ -343,6 +343,8 @@ static void check_json_tree(struct json_object *r)
 	CU_ASSERT_EQUAL(json_int(r, "/kernel_counters/slab/vm_area_struct/model"), 74);
 	CU_ASSERT_EQUAL(json_int(r, "/kernel_counters/slab/vm_area_struct/lower"), 0);
 	CU_ASSERT_EQUAL(json_int(r, "/kernel_counters/slab/vm_area_struct/upper"), 3350);
+	CU_ASSERT(json_object_get_boolean(json_at(r, "/kernel_counters/partial_capture")));
+	CU_ASSERT_FALSE(json_object_get_boolean(json_at(r, "/kernel_counters/slab/vm_area_struct/lower_known")));
 	CU_ASSERT(json_object_get_boolean(json_at(r, "/kernel_counters/slab/vm_area_struct/within")));
 	CU_ASSERT(json_object_is_type(json_at(r, "/kernel_counters/slab/anon_vma/slack"), json_type_null));
 }
@@ -620,8 +622,10 @@ static void test_csv(void)
 	char *text = render_fixture(&l, &options, &length);
 	struct csv_table t;
 	parse_csv(text, length, &t);
-	/* a row per design, after the header; every row names host, kernel, time */
-	CU_ASSERT_EQUAL(t.row_count, 1 + BUILTIN_DESIGNS);
+	/* a row per design, after the header, then the host's totals (112 KiB of
+	 * page tables: 114688 B); every row names host, kernel, time */
+	CU_ASSERT_EQUAL(t.row_count, 1 + BUILTIN_DESIGNS + 1);
+	CU_ASSERT_STRING_EQUAL(csv_value(&t, "id", "(host totals)", "pagetable_bytes"), "114688");
 	CU_ASSERT_STRING_EQUAL(csv_cell(&t, 0, 0), "host");
 	CU_ASSERT_STRING_EQUAL(csv_cell(&t, 0, 1), "kernel");
 	CU_ASSERT_STRING_EQUAL(csv_cell(&t, 0, 2), "captured_at");
@@ -765,12 +769,14 @@ static void test_text(void)
 	/* page tables beside VmPTE: 16 PTE + 12 upper pages; VmPTE 2 x 56 kB */
 	expect_text(text, "Page tables: 112.0 KiB exact from pagemap (16 PTE + 12 higher-level pages, x86_64-4level)\n"
 		    "  of 2 processes; their VmPTE says 112.0 KiB\n  2 of 2 processes match VmPTE to the page\n");
-	/* meminfo 1470464 B = 1.4 MiB; remainder 1355776 B = 1.3 MiB, a process
-	 * 677888 B = 662.0 KiB */
-	expect_text(text, "  meminfo PageTables 1.4 MiB = these processes' tables 112.0 KiB + 1.3 MiB (662.0 KiB a "
-		    "process)\n");
-	expect_text(text, "  anon_vma              1059         16          0       1059  yes");
-	expect_text(text, "  vm_area_struct        3350         74          0       3350  yes");
+	/* meminfo 1470464 B = 1.4 MiB; remainder 1355776 B = 1.3 MiB.  Two
+	 * processes without pid 1 are a part of the machine: the remainder is
+	 * not divided among them, and the slab counts give no lower bound */
+	expect_text(text, "  meminfo PageTables 1.4 MiB is the whole machine's; these processes' tables are 112.0 KiB "
+		    "of it. A\n    part of the machine was captured (pid 1 is not in it): the other 1.3 MiB belong");
+	expect_text(text, "  anon_vma              1059         16          -       1059  yes");
+	expect_text(text, "  vm_area_struct        3350         74          -       3350  yes");
+	CU_ASSERT_PTR_NULL(strstr(text, "a process)"));
 	/* designs: rmap 6112 B = 6.0 KiB, saves 8256 B = 8.1 KiB, page field
 	 * 24683620 B = 23.5 MiB; 2.5-array l1-64 27008 B = 26.4 KiB, saves
 	 * -12640 B = -12.3 KiB */
@@ -791,8 +797,8 @@ static void test_text(void)
 	expect_text(text, "\n  today                             10 / 54\n");
 	/* --per-process: 56.0 KiB of VmPTE and model, Rss 1839104 B = 1.8 MiB,
 	 * sharable 1 page = 4.0 KiB */
-	expect_text(text, "\n    5969      0  56.0 KiB  56.0 KiB    1.8 MiB ");
-	expect_text(text, "\n    5970      0  56.0 KiB  56.0 KiB    1.8 MiB ");
+	expect_text(text, "\n   5969 0         56.0 KiB  56.0 KiB    1.8 MiB ");
+	expect_text(text, "\n   5970 0         56.0 KiB  56.0 KiB    1.8 MiB ");
 	expect_text(text, "   4.0 KiB  sleep 1000\n");
 	expect_text(text, "Processes by pagetables: 2 of 2\n");
 	/* and the fork table per process: 5 PTE pages today */

@@ -1,0 +1,191 @@
+/*
+ * model/hugepages.c - what a user can do today: put a shared memory segment
+ * (a database's shared buffers: MAP_SHARED|MAP_ANONYMOUS, System V, memfd,
+ * /dev/shm) on huge pages (PostgreSQL huge_pages=on, an Oracle SGA on
+ * hugetlbfs), and what one more process mapping it costs.
+ * docs/cost-model.md section 5, "Huge pages for a shared segment".
+ *
+ * A segment is every writable MAP_SHARED mapping of one shmem object (device
+ * major 0, same device and inode) of at least one huge page, not on huge
+ * pages already.  Per mapping, from the pagemap records:
+ *  - the PTE pages that map it now: PTE windows overlapping it that hold
+ *    records and are not PMD-mapped by a file leaf (as section 4 counts);
+ *  - on huge pages of the PMD size (2 MiB on x86_64) its memory is mapped
+ *    by PMD entries: a PTE page goes away when every record of its window is
+ *    the segment's (a window it shares with another mapping keeps its page);
+ *  - on huge pages of the next size (1 GiB), PMD pages go too, by the same
+ *    test one level up;
+ *  - on PMD-size huge pages, hugetlb PMD sharing (2.6.20+) shares the PMD
+ *    page of a whole next-level window inside the mapping among the
+ *    mappings of the same file index: (mappings - 1) pages per window;
+ *  - a process touching all of it needs one PTE page per PTE window it
+ *    spans (the per-process cost of one more process of a group).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_internal.h"
+
+struct candidate {
+	size_t process;
+	const struct vma *vma;
+};
+
+/* A writable MAP_SHARED mapping of shmem, at least a huge page, not hugetlb. */
+static bool shared_segment(const struct vma *v, uint64_t huge_bytes)
+{
+	return v->perms[1] == 'w' && v->perms[3] == 's' && v->dev_major == 0 && !VMA_HAS_FLAG(v, VMF_HT) &&
+	       v->end - v->start >= huge_bytes;
+}
+
+static int compare_candidates(const void *a, const void *b)
+{
+	const struct vma *x = ((const struct candidate *)a)->vma, *y = ((const struct candidate *)b)->vma;
+	const uint64_t xs[] = { x->dev_minor, x->inode, x->start }, ys[] = { y->dev_minor, y->inode, y->start };
+	return model_compare_keys(xs, ys, 3);
+}
+
+static bool same_object(const struct vma *x, const struct vma *y)
+{
+	return x->dev_minor == y->dev_minor && x->inode == y->inode;
+}
+
+/* Records of chunks [first, end) of process p: does any lie in it, and do
+ * all lie inside [start, stop)? */
+static void chunks_inside(const struct model_context *c, const struct process *p, uint64_t first, uint64_t end,
+			  uint64_t start, uint64_t stop, bool *populated, bool *inside)
+{
+	*populated = false;
+	*inside = true;
+	for (uint64_t chunk = first; chunk < end && *inside; chunk++) {
+		long content = process_chunk_content(p, chunk);
+		if (content < 0)
+			continue;
+		const struct pagemap_record *records = content_records(c, (uint32_t)content);
+		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
+		for (uint32_t k = 0; k < c->snapshot->contents[content].count; k++) {
+			uint64_t vaddr = base + records[k].vaddr;
+			*populated = true;
+			if (vaddr < start || vaddr >= stop) {
+				*inside = false;
+				break;
+			}
+		}
+	}
+}
+
+/* The PTE pages of one mapping now, and those huge pages would free. */
+static void mapping_pte_pages(struct model_context *c, const struct candidate *m, struct model_segment *seg)
+{
+	const struct process *p = &c->snapshot->processes[m->process];
+	unsigned shift = c->pte_shift, k = c->chunks_per_window_shift;
+	uint64_t first = m->vma->start >> shift, last = (m->vma->end - 1) >> shift;
+	for (uint64_t w = first; w <= last; w++) {
+		bool populated, inside;
+		chunks_inside(c, p, w << k, (w + 1) << k, m->vma->start, m->vma->end, &populated, &inside);
+		if (!populated || window_pmd_kind(c, p, w) == PMD_FILE)
+			continue;
+		seg->pte_pages++;
+		seg->pte_pages_saved_pmd_size += inside;
+	}
+	if (last - first + 1 > seg->touch_all_pte_pages)
+		seg->touch_all_pte_pages = last - first + 1;
+}
+
+/* PMD pages the next huge size frees: every record of their window the segment's. */
+static void mapping_pmd_pages(struct model_context *c, const struct candidate *m, struct model_segment *seg)
+{
+	const struct geometry *g = c->geometry;
+	if (g->level_count < 2 || !g->levels[1].counted)
+		return;
+	const struct process *p = &c->snapshot->processes[m->process];
+	unsigned shift = g->levels[1].shift, k = shift - PAGEMAP_CHUNK_SHIFT;
+	uint64_t first = m->vma->start >> shift, last = (m->vma->end - 1) >> shift;
+	for (uint64_t w = first; w <= last; w++) {
+		bool populated, inside;
+		chunks_inside(c, p, w << k, (w + 1) << k, m->vma->start, m->vma->end, &populated, &inside);
+		seg->pmd_pages_saved_next_size += populated && inside;
+	}
+	if (last - first + 1 > seg->touch_all_pmd_pages)
+		seg->touch_all_pmd_pages = last - first + 1;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* hugetlb PMD sharing on PMD-size pages: whole next-level windows inside
+ * each mapping, named by file index; (count - 1) pages per name. */
+static void pmd_sharing(const struct model_context *c, const struct candidate *members, size_t count,
+			struct model_segment *seg)
+{
+	const struct geometry *g = c->geometry;
+	if (g->level_count < 2)
+		return;
+	unsigned shift = g->levels[1].shift;
+	uint64_t size = (uint64_t)1 << shift;
+	struct { uint64_t *items; size_t count, capacity; } names = { 0 };
+	for (size_t i = 0; i < count; i++) {
+		const struct vma *v = members[i].vma;
+		for (uint64_t w = (v->start + size - 1) >> shift; w < v->end >> shift; w++)
+			*ARRAY_PUSH(names.items, names.count, names.capacity) = v->offset + ((w << shift) - v->start);
+	}
+	if (names.count)
+		qsort(names.items, names.count, sizeof(*names.items), compare_u64);
+	for (size_t i = 1; i < names.count; i++)
+		seg->pmd_pages_shared += names.items[i] == names.items[i - 1];
+	free(names.items);
+}
+
+static void add_segment(struct model_context *c, const struct candidate *members, size_t count, size_t *capacity)
+{
+	struct model_result *r = c->result;
+	struct model_segment *seg = ARRAY_PUSH(r->segments, r->segment_count, *capacity);
+	*seg = (struct model_segment){ .path = members[0].vma->path, .inode = members[0].vma->inode,
+				       .mappings = count };
+	for (size_t i = 0; i < count; i++) {
+		uint64_t bytes = members[i].vma->end - members[i].vma->start;
+		seg->bytes = bytes > seg->bytes ? bytes : seg->bytes;
+		mapping_pte_pages(c, &members[i], seg);
+		mapping_pmd_pages(c, &members[i], seg);
+	}
+	pmd_sharing(c, members, count, seg);
+}
+
+static int compare_segments(const void *a, const void *b)
+{
+	const struct model_segment *x = a, *y = b;
+	if (x->pte_pages_saved_pmd_size != y->pte_pages_saved_pmd_size)
+		return x->pte_pages_saved_pmd_size > y->pte_pages_saved_pmd_size ? -1 : 1;
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+void model_huge_pages(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	uint64_t huge_bytes = (uint64_t)1 << c->pte_shift;
+	struct candidate *members = xreallocarray(NULL, s->vma_count + 1, sizeof(*members));
+	size_t count = 0, capacity = 0;
+	if (!c->result->has_pagemap) {
+		free(members);
+		return;
+	}
+	for (size_t i = 0; i < s->process_count; i++)
+		for (size_t v = 0; v < s->processes[i].vma_count; v++)
+			if (s->processes[i].has_pagemap && shared_segment(&s->processes[i].vmas[v], huge_bytes))
+				members[count++] = (struct candidate){ i, &s->processes[i].vmas[v] };
+	if (count)
+		qsort(members, count, sizeof(*members), compare_candidates);
+	for (size_t i = 0; i < count;) {
+		size_t j = i + 1;
+		while (j < count && same_object(members[i].vma, members[j].vma))
+			j++;
+		add_segment(c, members + i, j - i, &capacity);
+		i = j;
+	}
+	if (c->result->segment_count)
+		qsort(c->result->segments, c->result->segment_count, sizeof(*c->result->segments), compare_segments);
+	free(members);
+}
