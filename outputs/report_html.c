@@ -79,7 +79,10 @@ static void header(FILE *out, const char *id, const char *const *columns, bool s
 /* A column of a table whose rows are objects of the report tree: its
  * heading, the key of its figure and how the figure is shown (a percent
  * keeps the tree's decimal as its data-value). */
-enum cell_kind { CELL_TEXT, CELL_COUNT, CELL_BYTES, CELL_PERCENT };
+enum cell_kind { CELL_TEXT, CELL_COUNT, CELL_BYTES, CELL_PERCENT,
+		 /* a figure known only within bounds: KEY is the upper bound (the
+		  * sort value), KEY_lower the lower; shown as a range when they differ */
+		 CELL_COUNT_RANGE, CELL_BYTES_RANGE };
 struct column {
 	const char *title, *key;
 	enum cell_kind kind;
@@ -99,6 +102,28 @@ static void column_header(FILE *out, const char *heading, const char *id, const 
 }
 
 /* The cells of columns[0 .. count - 1], read from object o. */
+/* A count or byte figure that may be a range: the upper bound sorts. */
+static void range_cell(FILE *out, struct json_object *o, const char *key, bool is_bytes)
+{
+	char lower_key[64], text[64], lower_text[32], upper_text[32];
+	int64_t upper = num(o, key), lower;
+	snprintf(lower_key, sizeof(lower_key), "%s_lower", key);
+	lower = json_object_object_get_ex(o, lower_key, NULL) ? num(o, lower_key) : upper;
+	if (lower == upper || lower < 0 || lower > upper) {
+		(is_bytes ? bytes_cell : count_cell)(out, upper);
+		return;
+	}
+	if (is_bytes) {
+		report_format_byte_range((double)lower, (double)upper, text, sizeof(text));
+	} else {
+		report_format_count((uint64_t)lower, lower_text, sizeof(lower_text));
+		report_format_count((uint64_t)upper, upper_text, sizeof(upper_text));
+		snprintf(text, sizeof(text), "%s-%s", lower_text, upper_text);
+	}
+	fprintf(out, "<td class=n data-value=\"%lld\" data-lower=\"%lld\">%s</td>", (long long)upper,
+		(long long)lower, text);
+}
+
 static void column_cells(FILE *out, struct json_object *o, const struct column *columns, size_t count)
 {
 	for (const struct column *c = columns; c < columns + count; c++) {
@@ -107,6 +132,8 @@ static void column_cells(FILE *out, struct json_object *o, const struct column *
 		case CELL_TEXT: text_cell(out, str(o, c->key)); break;
 		case CELL_COUNT: count_cell(out, num(o, c->key)); break;
 		case CELL_BYTES: bytes_cell(out, num(o, c->key)); break;
+		case CELL_COUNT_RANGE: range_cell(out, o, c->key, false); break;
+		case CELL_BYTES_RANGE: range_cell(out, o, c->key, true); break;
 		case CELL_PERCENT:
 			report_format_percent(json_object_get_double(get(o, c->key)), false, percent, sizeof(percent));
 			fprintf(out, "<td class=n data-value=\"%s\">%s</td>", str(o, c->key), percent);
@@ -363,8 +390,8 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 	/* the last column is the rule's description, from the model (the tree has none) */
 	static const struct column columns[] = {
 		{ "rule", "id", CELL_TEXT },
-		{ "pages saved", "pages", CELL_COUNT },
-		{ "bytes saved", "bytes", CELL_BYTES },
+		{ "pages saved", "pages", CELL_COUNT_RANGE },
+		{ "bytes saved", "bytes", CELL_BYTES_RANGE },
 		{ "% of page tables", "percent_of_pagetables", CELL_PERCENT },
 		{ "eligible VMAs", "eligible_vmas", CELL_COUNT },
 		{ "partners", "partners", CELL_TEXT },

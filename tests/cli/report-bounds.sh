@@ -35,4 +35,11 @@ done
 [ "$(jq '.headlines.sharing.pages' "$tmp/full.json")" = 1773 ] || fail "pg32's exact saving is not 1773"
 grep -q "would save [0-9,]*-[0-9,]* PTE pages = [0-9.]*-[0-9.]* MiB of the 11.3 MiB" "$tmp/bare.txt" ||
 	fail "the text headline does not give both bounds: $(head -4 "$tmp/bare.txt")"
+# the HTML sharing table gives the same range (the upper bound sorts)
+"$PTSCOPE" report "$tmp/pg32" --format html > "$tmp/bare.html" || fail "html report pg32 without pagemap"
+lower=$(jq '.sharing[] | select(.id == "shpt-2006") | .pages_lower' "$tmp/bare.json")
+upper=$(jq '.sharing[] | select(.id == "shpt-2006") | .pages' "$tmp/bare.json")
+cell=$(python3 -c 'import sys; print("{:,}-{:,}".format(int(sys.argv[1]), int(sys.argv[2])))' "$lower" "$upper")
+grep -q "<td class=n data-value=\"$upper\" data-lower=\"$lower\">$cell</td>" "$tmp/bare.html" ||
+	fail "the HTML sharing table does not give shpt-2006's range $cell"
 echo "report-bounds: ok"
