@@ -78,7 +78,7 @@ static void test_oprofile_address(void)
 		"c012f8d0 3210     10.3328     page_remove_rmap\n"
 		"\n"
 		"c0130a10 1540     4.9572      page_add_rmap\n",
-		"oprofile (address column)", "all samples", 3, (const struct share[]){ { "do_wp_page", 21.4157 }, { NULL } });
+		"oprofile (address column)", "all samples", 3, (const struct share[]){ { "do_wp_page", 21.4157 }, { NULL, 0 } });
 	CU_ASSERT_EQUAL(find("do_wp_page")->samples, 6653);
 	CU_ASSERT(find("do_wp_page")->has_samples);
 	CU_ASSERT_STRING_EQUAL(samples.items[0].symbol, "do_wp_page");   /* largest first */
@@ -86,7 +86,7 @@ static void test_oprofile_address(void)
 		"c0129124 6653 21.4157 vmlinux do_wp_page\n"
 		"0804a000 120 0.3863 bash (no symbols)\n",
 		"oprofile (address column)", "all samples", 2,
-		(const struct share[]){ { "do_wp_page", 21.4157 }, { "bash (no symbols)", 0.3863 }, { NULL } });
+		(const struct share[]){ { "do_wp_page", 21.4157 }, { "bash (no symbols)", 0.3863 }, { NULL, 0 } });
 }
 
 /* "15525 page_remove_rmap": counts only.  Listed: 15525 + 4475 + 1983 + 17
@@ -102,12 +102,12 @@ static void test_counts(void)
 		" 1983 do_wp_page\n"
 		"   17 copy_page_range.isra.0\n";
 	read_as("counts.txt", list, "samples list", "the listed samples", 4,
-		(const struct share[]){ { "page_remove_rmap", 70.5682 }, { "copy_page_range", 0.0773 }, { NULL } });
+		(const struct share[]){ { "page_remove_rmap", 70.5682 }, { "copy_page_range", 0.0773 }, { NULL, 0 } });
 	CU_ASSERT_EQUAL(samples.total_samples, 22000);
 	char with_total[512];
 	snprintf(with_total, sizeof(with_total), "%s88000 total\n", list);
 	read_as("counts-total.txt", with_total, "samples list", "the total line", 4,
-		(const struct share[]){ { "page_remove_rmap", 17.6420 }, { NULL } });
+		(const struct share[]){ { "page_remove_rmap", 17.6420 }, { NULL, 0 } });
 	CU_ASSERT_PTR_NULL(find("total"));
 }
 
@@ -139,7 +139,7 @@ static void test_perf(void)
 		"    90.00%  make     [kernel.kallsyms]  [k] page_remove_rmap\n",
 		"perf report", "all samples", 3,
 		(const struct share[]){ { "page_remove_rmap", 50.0 }, { "copy_pte_range", 10.5 },
-					{ "std::vector<int>::push_back(int const&)", 5.0 }, { NULL } });
+					{ "std::vector<int>::push_back(int const&)", 5.0 }, { NULL, 0 } });
 	CU_ASSERT_FALSE(find("page_remove_rmap")->has_samples);
 	CU_ASSERT_EQUAL(samples.sections_ignored, 1);
 }
@@ -154,13 +154,13 @@ static void test_perf_children(void)
 		"    40.00%    12.00%  make     [kernel.kallsyms]  [k] page_remove_rmap\n"
 		"    99.00%     0.00%  make     [kernel.kallsyms]  [k] entry_SYSCALL_64\n",
 		"perf report --children", "all samples (Self column)", 3,
-		(const struct share[]){ { "do_wp_page", 0.5 }, { "page_remove_rmap", 12.0 }, { NULL } });
+		(const struct share[]){ { "do_wp_page", 0.5 }, { "page_remove_rmap", 12.0 }, { NULL, 0 } });
 	CU_ASSERT_STRING_EQUAL(samples.items[0].symbol, "page_remove_rmap");
 	/* -n puts the raw count after the percent */
 	read_as("perf-n.txt",
 		"# Overhead       Samples  Command  Shared Object      Symbol\n"
 		"    30.00%          3000  make     [kernel.kallsyms]  [k] page_remove_rmap\n",
-		"perf report", "all samples", 1, (const struct share[]){ { "page_remove_rmap", 30.0 }, { NULL } });
+		"perf report", "all samples", 1, (const struct share[]){ { "page_remove_rmap", 30.0 }, { NULL, 0 } });
 	CU_ASSERT_EQUAL(find("page_remove_rmap")->samples, 3000);
 	CU_ASSERT(find("page_remove_rmap")->has_samples);
 }
@@ -177,7 +177,7 @@ static void test_opreport(void)
 		"1300     13.0000  vmlinux                  vmlinux                  page_add_rmap\n"
 		"800       8.0000  libc-2.3.2.so            libc-2.3.2.so            (no symbols)\n",
 		"opreport -l", "all samples", 3,
-		(const struct share[]){ { "do_wp_page", 52.0 }, { "libc-2.3.2.so (no symbols)", 8.0 }, { NULL } });
+		(const struct share[]){ { "do_wp_page", 52.0 }, { "libc-2.3.2.so (no symbols)", 8.0 }, { NULL, 0 } });
 	CU_ASSERT_EQUAL(find("page_add_rmap")->samples, 1300);
 }
 
@@ -192,11 +192,11 @@ static void test_readprofile(void)
 		"  4541 do_wp_page                                12.0983\n"
 		"  3020 page_remove_rmap                           8.1234\n",
 		"readprofile", "the total line", 3,
-		(const struct share[]){ { "do_wp_page", 5.1918 }, { "default_idle", 31.0273 }, { NULL } });
+		(const struct share[]){ { "do_wp_page", 5.1918 }, { "default_idle", 31.0273 }, { NULL, 0 } });
 	read_as("readprofile-v.txt",
 		"c0105250 default_idle                              27138 424.0312\n"
 		"c0129124 do_wp_page                                 4541 12.0983\n",
-		"readprofile -v", "the listed samples", 2, (const struct share[]){ { "do_wp_page", 14.3344 }, { NULL } });
+		"readprofile -v", "the listed samples", 2, (const struct share[]){ { "do_wp_page", 14.3344 }, { NULL, 0 } });
 }
 
 static void test_refused(void)
