@@ -56,13 +56,14 @@ bounded "profiles --check FIFO" "fifo: more than 16 MiB" "$PTSCOPE" profiles --c
 
 # an output that is one of the inputs: refused, the input unchanged
 cp "$tmp/s.tar" "$tmp/keep.tar"
-"$PTSCOPE" report "$tmp/s.tar" -o "$tmp/s.tar" 2> "$tmp/err"
+"$PTSCOPE" report "$tmp/s.tar" --format text -o "$tmp/s.tar" 2> "$tmp/err"
 rc=$?
 [ $rc -eq 1 ] || fail "report SNAP -o SNAP: exit $rc, want 1: $(cat "$tmp/err")"
 grep -q "s.tar: is one of this run's inputs" "$tmp/err" || fail "report SNAP -o SNAP: $(cat "$tmp/err")"
 cmp -s "$tmp/s.tar" "$tmp/keep.tar" || fail "report SNAP -o SNAP changed the snapshot"
 ln "$tmp/s.tar" "$tmp/hard.tar"
-"$PTSCOPE" report "$tmp/s.tar" -o "$tmp/hard.tar" 2> /dev/null; [ $? -eq 1 ] || fail "a hard link of the input as output: not refused"
+"$PTSCOPE" report "$tmp/s.tar" --format text -o "$tmp/hard.tar" 2> "$tmp/err"; [ $? -eq 1 ] || fail "a hard link of the input as output: not refused"
+grep -q "hard.tar: is one of this run's inputs" "$tmp/err" || fail "report SNAP -o LINK: $(cat "$tmp/err")"
 cmp -s "$tmp/s.tar" "$tmp/keep.tar" || fail "report SNAP -o LINK changed the snapshot"
 cp "$PTSCOPE_TESTS/../model/profiles/$(ls "$PTSCOPE_TESTS/../model/profiles" | grep 'xml$' | head -1)" "$tmp/p.xml"
 cp "$tmp/p.xml" "$tmp/p.keep"
