@@ -80,8 +80,9 @@ static int open_manual(const char *page)
 	if (n > 0) {
 		exe[n] = '\0';
 		*strrchr(exe, '/') = '\0';
+		/* installed; run from the source tree; or built into a folder of it (BUILD=) */
 		static const char *const places[] = { "%s/../share/man/man1/%s.1", "%s/../share/man/man1/%s.1.gz",
-						      "%s/man/%s.1" };
+						      "%s/man/%s.1", "%s/../man/%s.1" };
 		for (size_t i = 0; !local && i < sizeof(places) / sizeof(places[0]); i++) {
 			snprintf(path, sizeof(path), places[i], exe, page);
 			if (access(path, R_OK) == 0)

@@ -213,7 +213,7 @@ static int compare_unresolved(const void *a, const void *b)
 static void resolve_indirect(struct merge *merge, struct cg_summary *summary)
 {
 	if (merge->store_count)
-		qsort(merge->stores, merge->store_count, sizeof(*merge->stores), compare_stores);
+		array_sort(merge->stores, merge->store_count, sizeof(*merge->stores), compare_stores);
 	for (size_t i = 0; i < merge->site_count; i++) {
 		const struct indirect_site *site = &merge->sites[i];
 		size_t low = 0, high = merge->store_count;
@@ -538,7 +538,7 @@ struct callgraph *graph_build(struct tu_job *jobs, size_t job_count, const struc
 		merge_unit(&merge, &jobs[i].facts);
 	resolve_indirect(&merge, &graph->summary);
 	if (graph->unresolved_count)
-		qsort(graph->unresolved, graph->unresolved_count, sizeof(*graph->unresolved), compare_unresolved);
+		array_sort(graph->unresolved, graph->unresolved_count, sizeof(*graph->unresolved), compare_unresolved);
 	graph->summary.functions = graph->node_count;
 	graph->summary.calls = graph->edge_count;
 	check_typed(graph, request);

@@ -267,7 +267,7 @@ static void add_error_sites(struct callgraph *graph, const struct source_plan *p
 		}
 	}
 	if (graph->error_site_count)
-		qsort(graph->error_sites, graph->error_site_count, sizeof(*graph->error_sites), compare_sites);
+		array_sort(graph->error_sites, graph->error_site_count, sizeof(*graph->error_sites), compare_sites);
 }
 
 static void summarise(struct callgraph *graph, const struct source_plan *plan,

@@ -348,7 +348,7 @@ static void list_folder(const char *folder, const char *suffix, struct cg_list *
 	}
 	closedir(dir);
 	if (names->count)
-		qsort(names->items, names->count, sizeof(char *), compare_strings);
+		array_sort(names->items, names->count, sizeof(char *), compare_strings);
 }
 
 /* The mm C files that kbuild would build (all of them if the Makefile names none). */

@@ -760,7 +760,7 @@ static void assemble(struct snapshot_builder *b, struct snapshot *s)
 {
 	size_t vma_total = 0, kept = 0;
 	if (b->process_count)     /* qsort's array may not be NULL, even when empty */
-		qsort(b->processes, b->process_count, sizeof(*b->processes), compare_process_pid);
+		array_sort(b->processes, b->process_count, sizeof(*b->processes), compare_process_pid);
 	for (size_t i = 0; i < b->process_count; i++) {
 		struct process_build *pb = &b->processes[i];
 		if (pb->bad)

@@ -118,7 +118,7 @@ static void pfn_set_sort(struct pfn_set *set)
 	if (set->other_count)
 		memcpy(set->sorted + n, set->others, set->other_count * sizeof(*set->others));
 	if (set->other_count > 1)
-		qsort(set->sorted + n, set->other_count, sizeof(*set->sorted), compare_u64);
+		array_sort(set->sorted + n, set->other_count, sizeof(*set->sorted), compare_u64);
 }
 
 static void pfn_set_free(struct pfn_set *set)
@@ -151,7 +151,7 @@ static void pid_list_sort_unique(struct pid_list *list)
 {
 	if (list->count == 0)
 		return;
-	qsort(list->pids, list->count, sizeof(int), compare_int);
+	array_sort(list->pids, list->count, sizeof(int), compare_int);
 	size_t kept = 1;
 	for (size_t i = 1; i < list->count; i++)
 		if (list->pids[i] != list->pids[kept - 1])

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/array.h"
 #include "inputs/snapshot.h"
 
 enum {
@@ -116,7 +117,7 @@ void latency_stats_of(double *samples_us, size_t count, struct latency_stats *st
 	stats->runs = count;
 	if (!count)
 		return;
-	qsort(samples_us, count, sizeof(double), compare_double);
+	array_sort(samples_us, count, sizeof(double), compare_double);
 	double sum = 0;
 	for (size_t i = 0; i < count; i++)
 		sum += samples_us[i];

@@ -518,7 +518,7 @@ int perf_samples_read(const char *path, struct perf_samples *samples, struct err
 		perf_samples_free(samples);
 		return -1;
 	}
-	qsort(samples->items, samples->count, sizeof(*samples->items), by_share);
+	array_sort(samples->items, samples->count, sizeof(*samples->items), by_share);
 	return 0;
 }
 

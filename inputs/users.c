@@ -78,7 +78,7 @@ static int id_compare(const void *a, const void *b)
 static void append_names(struct buffer *out, struct id_set *set, bool users)
 {
 	char scratch[16384];
-	qsort(set->ids, set->count, sizeof(*set->ids), id_compare);
+	array_sort(set->ids, set->count, sizeof(*set->ids), id_compare);
 	for (size_t i = 0; i < set->count; i++) {
 		const char *name = NULL;
 		if (users) {
@@ -111,7 +111,7 @@ static int name_compare(const void *a, const void *b)
 /* Sorted by id for the lookups; an id named twice is refused (which name?). */
 static int sort_names(struct id_name *table, size_t count, const char *kind, const struct parse_place *place)
 {
-	qsort(table, count, sizeof(*table), name_compare);
+	array_sort(table, count, sizeof(*table), name_compare);
 	for (size_t i = 1; i < count; i++)
 		if (table[i].id == table[i - 1].id)
 			return parse_fail(place, 0, "%s %u is named twice", kind, table[i].id);

@@ -143,7 +143,7 @@ struct file_mappers {
  * (at most `count`); returns how many distinct files. */
 static size_t count_file_mappers(struct file_key *keys, size_t count, struct file_mappers *files)
 {
-	qsort(keys, count, sizeof(*keys), compare_file_keys);
+	array_sort(keys, count, sizeof(*keys), compare_file_keys);
 	size_t distinct = 0;
 	for (size_t i = 0; i < count; i++) {
 		if (distinct && !compare_file_keys(&files[distinct - 1].key, &keys[i])) {

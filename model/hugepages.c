@@ -133,7 +133,7 @@ static void pmd_sharing(const struct model_context *c, const struct candidate *m
 			*ARRAY_PUSH(names.items, names.count, names.capacity) = v->offset + ((w << shift) - v->start);
 	}
 	if (names.count)
-		qsort(names.items, names.count, sizeof(*names.items), compare_u64);
+		array_sort(names.items, names.count, sizeof(*names.items), compare_u64);
 	for (size_t i = 1; i < names.count; i++)
 		seg->pmd_pages_shared += names.items[i] == names.items[i - 1];
 	free(names.items);
@@ -177,7 +177,7 @@ void model_huge_pages(struct model_context *c)
 			if (s->processes[i].has_pagemap && shared_segment(&s->processes[i].vmas[v], huge_bytes))
 				members[count++] = (struct candidate){ i, &s->processes[i].vmas[v] };
 	if (count)
-		qsort(members, count, sizeof(*members), compare_candidates);
+		array_sort(members, count, sizeof(*members), compare_candidates);
 	for (size_t i = 0; i < count;) {
 		size_t j = i + 1;
 		while (j < count && same_object(members[i].vma, members[j].vma))
@@ -186,6 +186,6 @@ void model_huge_pages(struct model_context *c)
 		i = j;
 	}
 	if (c->result->segment_count)
-		qsort(c->result->segments, c->result->segment_count, sizeof(*c->result->segments), compare_segments);
+		array_sort(c->result->segments, c->result->segment_count, sizeof(*c->result->segments), compare_segments);
 	free(members);
 }

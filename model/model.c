@@ -722,7 +722,7 @@ static void count_munmap(struct model_context *c)
 				m->largest_process = i;
 			}
 		}
-	qsort(calls, s->vma_count, sizeof(*calls), by_value);
+	array_sort(calls, s->vma_count, sizeof(*calls), by_value);
 	m->median_calls = s->vma_count ? calls[(s->vma_count - 1) / 2] : 0;
 	free(calls);
 }

@@ -72,7 +72,7 @@ static void index_files(const struct snapshot *s, struct file_index *f)
 		if (s->vmas[g].inode)
 			f->order[n++] = g;
 	sort_snapshot = s;
-	qsort(f->order, n, sizeof(*f->order), by_file_key);
+	array_sort(f->order, n, sizeof(*f->order), by_file_key);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || !same_file(&s->vmas[f->order[i - 1]], &s->vmas[f->order[i]]))
 			f->first[f->files++] = i;

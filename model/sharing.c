@@ -147,7 +147,7 @@ static void slots_free(struct slots *slots)
 static void sort(void *array, size_t count, size_t size, int (*compare)(const void *, const void *))
 {
 	if (count > 1)
-		qsort(array, count, size, compare);
+		array_sort(array, count, size, compare);
 }
 
 static int compare_members(const void *a, const void *b)

@@ -304,7 +304,7 @@ bool graph_write_table(const struct callgraph *graph, const struct graph_overlay
 		rows[count++] = (struct table_row){ overlay->unplaced[u].symbol, overlay->unplaced[u].share,
 						    overlay->unplaced[u].baseline, false };
 	sorting_overlay = overlay;
-	qsort(rows, count, sizeof(*rows), compare_rows);
+	array_sort(rows, count, sizeof(*rows), compare_rows);
 	write_title(overlay, out);
 	fprintf(out, "# %-30s %12s %12s %18s %8s  %s\n", "function", "before", "after", "change", "ratio", "graph");
 	for (size_t r = 0; r < count; r++) {

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/array.h"
 #include "base/escape.h"
 #include "base/hash.h"
 #include "inputs/snapshot.h"
@@ -708,7 +709,7 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 	if (in->request.baseline_profile)
 		place_profile(&in->before, true, index, overlay, &unplaced);
 	hash_free(&unplaced);
-	qsort(overlay->unplaced, overlay->unplaced_count, sizeof(*overlay->unplaced), by_unplaced_share);
+	array_sort(overlay->unplaced, overlay->unplaced_count, sizeof(*overlay->unplaced), by_unplaced_share);
 	overlay->has_samples = true;
 	overlay->has_baseline = in->request.baseline_profile != NULL;
 	overlay->after_floor = (struct overlay_share){ true, in->after.floor_percent, in->after.has_counts,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/array.h"
 #include "outputs/overlay_internal.h"
 
 /* OLD's node j in NEW: an unmatched node of its name, of its file when
@@ -84,7 +85,7 @@ static void sort_nodes(struct callgraph *merged, enum overlay_only_in *only_in)
 	for (size_t i = 0; i < count; i++)
 		order[i] = i;
 	sort_graph = merged;
-	qsort(order, count, sizeof(size_t), by_file);
+	array_sort(order, count, sizeof(size_t), by_file);
 	struct cg_node *nodes = xcalloc(count + 1, sizeof(*nodes));
 	enum overlay_only_in *marks = xcalloc(count + 1, sizeof(*marks));
 	for (size_t i = 0; i < count; i++) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/array.h"
 #include "base/escape.h"
 #include "outputs/report_internal.h"
 #include "version.h"
@@ -82,7 +83,7 @@ struct json_object *report_build_series(struct json_object **points, size_t coun
 {
 	for (size_t i = 0; i < count; i++)
 		put_u64(points[i], "given", i);
-	qsort(points, count, sizeof(*points), by_capture);
+	array_sort(points, count, sizeof(*points), by_capture);
 	struct json_object *tree = json_object_new_object(), *series = json_object_new_array();
 	put(tree, "schema", json_object_new_int(1));
 	put_string(tree, "version", PTSCOPE_VERSION);

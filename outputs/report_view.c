@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/array.h"
 #include "base/escape.h"
 #include "base/hash.h"
 #include "outputs/report_internal.h"
@@ -200,7 +201,7 @@ static void build_groups(struct report_view *v, const struct model_result *r, co
 	}
 	hash_free(&table);
 	sorting_by = o->sort;
-	qsort(v->groups, v->group_count, sizeof(*v->groups), compare_groups);
+	array_sort(v->groups, v->group_count, sizeof(*v->groups), compare_groups);
 }
 
 int report_view_build(struct report_view *v, const struct model_result *r, const struct report_options *o)
@@ -220,7 +221,7 @@ int report_view_build(struct report_view *v, const struct model_result *r, const
 		regfree(&pattern);
 	sorting = r;
 	sorting_by = o->sort;
-	qsort(v->order, v->count, sizeof(*v->order), compare_processes);
+	array_sort(v->order, v->count, sizeof(*v->order), compare_processes);
 	if (o->group_by != GROUP_NONE)
 		build_groups(v, r, o);
 	return 0;
