@@ -306,22 +306,7 @@ static bool read_entry(const char *cache_dir, const char *path, char **text, siz
 	free(folder);
 	if (!trusted)
 		return false;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	struct buffer buffer = { 0 };
-	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-		  !(st.st_mode & (S_IWGRP | S_IWOTH)) &&
-		  file_read_fd_bounded(fd, FILE_LIMIT_SOURCE_BYTES, &buffer) == 0;
-	if (fd >= 0)
-		close(fd);
-	if (!ok) {
-		buffer_free(&buffer);
-		return false;
-	}
-	*size = buffer.length;
-	buffer_reserve(&buffer, 0);
-	*text = buffer_release(&buffer);
-	return true;
+	return cg_read_private_file(path, text, size);
 }
 
 static char *cache_path(const char *cache_dir, uint64_t key)

@@ -29,6 +29,8 @@
 
 /* Read a whole file (base/file.h), NUL-terminated; false when it cannot be read. */
 bool cg_read_file(const char *path, char **text, size_t *size);
+/* The same for a file of ours no one else may write, never through a link. */
+bool cg_read_private_file(const char *path, char **text, size_t *size);
 bool cg_is_dir(const char *path);
 bool cg_is_file(const char *path);
 /* mkdir -p */

@@ -16,13 +16,16 @@
 
 /* Whole files through base/file.h, handed over NUL-terminated: only a
  * regular file (a tree's Makefile or header could be a FIFO, or a link to
- * /dev/zero), and at most FILE_LIMIT_SOURCE_BYTES. */
-bool cg_read_file(const char *path, char **text, size_t *size)
+ * /dev/zero), and at most FILE_LIMIT_SOURCE_BYTES.  A private file (a cache
+ * entry) is also never reached through a link, and must be ours and
+ * writable by no one else. */
+static bool read_regular_file(const char *path, bool private_file, char **text, size_t *size)
 {
 	struct buffer buffer = { 0 };
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (private_file ? O_NOFOLLOW : 0));
 	struct stat st;
 	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		  (!private_file || (st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH)))) &&
 		  (uint64_t)st.st_size <= FILE_LIMIT_SOURCE_BYTES &&
 		  file_read_fd_bounded(fd, FILE_LIMIT_SOURCE_BYTES, &buffer) == 0;
 	if (fd >= 0)
@@ -36,6 +39,16 @@ bool cg_read_file(const char *path, char **text, size_t *size)
 	buffer.data[buffer.length] = '\0';
 	*text = buffer_release(&buffer);
 	return true;
+}
+
+bool cg_read_file(const char *path, char **text, size_t *size)
+{
+	return read_regular_file(path, false, text, size);
+}
+
+bool cg_read_private_file(const char *path, char **text, size_t *size)
+{
+	return read_regular_file(path, true, text, size);
 }
 
 bool cg_is_dir(const char *path)
