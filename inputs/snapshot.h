@@ -164,6 +164,10 @@ extern const char *const pagemap_mode_names[PAGEMAP_MODE_COUNT];
  * (--pid, --tree).  Older snapshots and smemcap do not say. */
 enum capture_scope { SCOPE_UNSTATED, SCOPE_ALL, SCOPE_PART };
 
+/* The snapshot formats this ptscope reads: 1 (PID/pagemap records) and 2
+ * (pagemap_chunks and PID/pagemap_runs); captures write the newest. */
+#define SNAPSHOT_FORMAT_NEWEST 2
+
 struct snapshot_info {
 	int format_version;             /* 0 for smemcap captures */
 	uint64_t page_size;
@@ -361,6 +365,7 @@ struct capture_options {
 	size_t tree_count;
 	bool no_pagemap;
 	bool progress;
+	int format;                     /* 1 or 2 (docs/snapshot-format.md); 0: the newest */
 	const char *compress;           /* "gz", "xz", "zst", "none"; NULL: from the name, else zst */
 	const char *proc_root;          /* "/proc" unless a test says otherwise */
 };
