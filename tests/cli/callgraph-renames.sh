@@ -13,7 +13,7 @@
 #    page_add_anon_rmap; do_fork 40 against kernel_clone 50 (not in the
 #    graph): x1.25, +10, on do_fork.
 #  - the XML carries the JSON's compare, bound, join and call-sample fields.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 sh "$PTSCOPE_TESTS/deps.sh" jq python3 >/dev/null 2>&1
 command -v jq >/dev/null && command -v python3 >/dev/null || skip "jq or python3 is not installed"
 fixtures="$PTSCOPE_TESTS/fixtures"
