@@ -229,7 +229,8 @@ struct snapshot {
 	size_t kpage_count;
 	struct address_range *pmd_ranges; /* every process's PMD-mapped ranges, ascending per process */
 	size_t pmd_range_count, pmd_range_capacity;
-	uint64_t pagemap_bytes;         /* total size of all PID/pagemap members */
+	uint64_t pagemap_bytes;         /* total size of the page-record members (PID/pagemap;
+					 * format 2: PID/pagemap_runs and pagemap_chunks) */
 	/* distinct chunk contents; a record's vaddr here is its offset in the chunk */
 	struct pagemap_content *contents;
 	size_t content_count;

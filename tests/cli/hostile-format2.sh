@@ -4,7 +4,7 @@
 # run, and the problem (exit 1); a pagemap_chunks of zeros inflating to 1 GiB
 # refused at its first chunk within 5 s and 64 MiB; a bad chunk after 64 KiB
 # of good ones (several pieces of a streamed tar) named by its index.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 f=$PTSCOPE_TESTS/fixtures/proc
 convert=$PTSCOPE_TESTS/cli/snapshot-format.py
 # sleep's first VMA, 0x55fc0b46e000-0x55fc0b470000: pages 110 and 111 of the

@@ -9,9 +9,9 @@
 # and the capture writes each distinct 2 MiB chunk once: as many chunks as the
 # expanded records hold distinct chunk contents, counted by the script.
 # `capture --format 1` still writes PID/pagemap; a format 3 is refused.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 convert=$PTSCOPE_TESTS/cli/snapshot-format.py
-here=$(cd "$(dirname "$0")" && pwd)
+
 
 # same A B: reports of the snapshots A/s.tar and B/s.tar (same name, so the
 # source line agrees) are identical in every format
@@ -23,7 +23,7 @@ same() {
 	done
 }
 
-cc -O2 -o "$tmp/shmtree" "$here/../bench/shmtree.c" || fail "cannot build shmtree"
+cc -O2 -o "$tmp/shmtree" "$PTSCOPE_TESTS/bench/shmtree.c" || fail "cannot build shmtree"
 "$tmp/shmtree" 32 3 > "$tmp/pid" &
 pids="$!"
 for _ in $(seq 100); do [ -s "$tmp/pid" ] && break; sleep 0.1; done
