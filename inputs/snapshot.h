@@ -320,11 +320,14 @@ struct perf_sample {
 	bool has_samples;
 	double percent;                 /* of what: perf_samples.share_of */
 };
-/* A call seen in call chains (perf script -g): caller -> callee, in how many
- * samples (a recursion counts once per sample). */
+/* A call seen in call chains (perf script -g, perf report -g): caller ->
+ * callee, in how many samples (perf script: a recursion counts once per
+ * sample) and in what share of all samples (perf report gives only that). */
 struct perf_call {
 	char *caller, *callee;
 	uint64_t samples;
+	bool has_samples;
+	double percent;
 };
 struct perf_samples {
 	struct perf_sample *items;      /* largest share first */
@@ -341,13 +344,18 @@ struct perf_samples {
 					   had less (a cut-off listing says nothing more) */
 	uint64_t floor_samples;         /* the smallest count listed (has_counts) */
 	size_t sections_ignored;        /* perf event sections after the first */
+	bool chains_ignored;            /* perf report --children call graphs: each
+					   sample's chain repeats under every function
+					   on it, so they are not read */
 };
 
 /* Read the text of a kernel profile in any shape it was posted in (perf
  * report --stdio with or without --children, opreport -l, oprofile with an
  * address column, readprofile, "samples symbol" lists: inputs/perf_samples.c).
  * `perf script` output with call chains gives each sample's leaf as its
- * symbol's count and every caller/callee pair of its chain as a call.
+ * symbol's count and every caller/callee pair of its chain as a call;
+ * `perf report --no-children -g` (graph or fractal, caller or callee order)
+ * gives each call's share of all samples.
  * Linear in lines.  0, or -1 with *error filled. */
 int perf_samples_read(const char *path, struct perf_samples *samples, struct error *error);
 void perf_samples_free(struct perf_samples *samples);
