@@ -5,7 +5,7 @@
 # design's and rule's figures in that design's or rule's row, equal to the
 # JSON report's; the sort script reorders the process table; the page
 # fetches nothing; --callgraph embeds the rmap-path diagram as SVG.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
 browser=$(command -v chromium || command -v chromium-browser) || { echo "skip: chromium not installed"; exit 77; }
 # DOM after the page's scripts ran; console messages (errors included) on stderr
