@@ -6,7 +6,7 @@
 # within a minute (the issue's bound, even on a loaded machine). Then
 # report --calibration prices a snapshot's forks with those coefficients,
 # recomputed here from the report's own JSON counts.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 start=$(date +%s)
 "$PTSCOPE" bench --calibrate --quick -o "$tmp/cal.json" > "$tmp/cal.txt" || fail "--calibrate --quick"
 took=$(($(date +%s) - start))

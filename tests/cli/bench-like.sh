@@ -3,7 +3,7 @@
 # and captured again; its VMAs and present pages must all be there again.
 # The figures are worked out here from the snapshot's own smaps and pagemap,
 # not from ptscope.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 # one process: 3 present file pages of /usr/sbin/server (absent here: a
 # scratch file of the same size) in r-xp, one written anonymous page in rw-p
 server_snapshot "$tmp/snap" x86_64 0x400000

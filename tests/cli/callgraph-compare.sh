@@ -10,7 +10,7 @@
 #    do_wp_page 2.00 % -> 12.00 %: +10.0 exact; zap_pte_range 5.00 % -> not
 #    listed: "< 0.82%", a change of at most 0.82 - 5.00 = -4.18;
 #  - two trees, two profiles: each listing only on its own tree's functions.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 sh "$PTSCOPE_TESTS/deps.sh" jq >/dev/null 2>&1
 command -v jq >/dev/null || skip "jq is not installed"
 tree="$PTSCOPE_TESTS/fixtures/kernel-2.4"

@@ -8,7 +8,7 @@
 command -v setpriv >/dev/null || { echo "setpriv (util-linux) is missing"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 id nobody >/dev/null 2>&1 || { echo "no user nobody"; exit 77; }
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
 
 chmod 755 "$tmp"

@@ -2,7 +2,7 @@
 # capture's options: --pid list, a pid that does not exist (skipped and
 # counted), --no-pagemap, the default output name, -o DIR, every container,
 # and the usage errors.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 info_key() { tar -xOf "$1" snapshot.info | awk -v k="$2:" '$1 == k { print $2 }'; }
 members() { tar -tf "$1" | grep -v '/$' | sort | tr '\n' ' '; }
 

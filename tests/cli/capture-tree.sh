@@ -19,7 +19,7 @@
 #     the stable bits of /proc/kpageflags.
 command -v cc >/dev/null || { echo "no C compiler"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 
 cat > "$tmp/tree.c" <<'EOF'
 #define _GNU_SOURCE

@@ -4,7 +4,7 @@
 # --version, `help CMD` opening the installed page, bash completion of
 # `ptscope rep<TAB>`, `make uninstall`, and `make run` using sudo only when
 # not root.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 src=$(cd "$PTSCOPE_TESTS/.." && pwd)
 # a make inside `make check` must not inherit its flags (SANITIZE=1, -j, ...):
 # under SANITIZE=1 in a fresh clone, the plain build it installs does not exist yet

@@ -8,7 +8,7 @@
 # from the report's own model result (stdin works), the fork and exit jobs
 # by default (--path chooses), each the picture `callgraph --path JOB
 # --overlay-events` draws, never the whole unpruned graph.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
 browser=$(command -v chromium || command -v chromium-browser) || { echo "skip: chromium not installed"; exit 77; }
 # DOM after the page's scripts ran; console messages (errors included) on stderr
