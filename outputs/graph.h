@@ -97,8 +97,18 @@ struct overlay_change {
 enum overlay_only_in { OVERLAY_IN_BOTH, OVERLAY_ONLY_NEW, OVERLAY_ONLY_OLD };
 extern const char *const overlay_only_in_names[3];   /* "", "new", "old" */
 
+/* Two profiles that list one piece of work under different names (the era
+ * rename table, model/profiles/40-renames.xml): each listing's names summed
+ * and compared on one function, `on`. */
+struct overlay_join {
+	char work[64], description[256];        /* the table's id and words */
+	char on[64];                            /* the name the sums are placed under */
+	char before[256], after[256];           /* the names each listing gave, "a+b" */
+};
+
 struct overlay_node {
 	enum overlay_only_in only_in;
+	const struct overlay_join *join;        /* its figures are a join's sums */
 	struct overlay_count events;
 	enum overlay_pricing pricing;
 	const char *counted_on;         /* OVERLAY_COUNTED_ELSEWHERE: where */
@@ -130,6 +140,8 @@ struct graph_overlay {
 	struct overlay_share after_floor, before_floor;   /* each listing's smallest entry */
 	struct overlay_unplaced *unplaced;        /* profile symbols not in the graph, largest first */
 	size_t unplaced_count;
+	struct overlay_join *joins;     /* renamed work the two profiles were compared on */
+	size_t join_count;
 	void *owned;                    /* private: the profiles' and the model's memory */
 };
 
@@ -145,6 +157,7 @@ struct overlay_request {
 	const char *baseline_profile;   /* --versus with --overlay-profile */
 	bool progress;
 	enum overlay_compare compare;   /* --compare */
+	bool by_name;                   /* --no-renames: never join the era rename table's names */
 };
 
 /* Read and check the overlay's inputs before the (long) analysis, so bad

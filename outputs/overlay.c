@@ -13,7 +13,9 @@
  *  - Samples (--overlay-profile FILE [--versus BEFORE]): each function's
  *    share of a kernel profile (inputs/perf_samples.c reads the text), and of
  *    a baseline profile; symbols that name no function of the graph are
- *    listed as unplaced.
+ *    listed as unplaced.  Two listings that name one piece of work
+ *    differently (2.4's zap_page_range, 2.5's zap_pte_range) are compared
+ *    on their sums (the era rename table: outputs/overlay_renames.c).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -198,8 +200,10 @@ int overlay_prepare(const struct overlay_request *request, struct overlay_inputs
 	if (request->snapshot && !request->result && snapshot_read(request->snapshot, &read, &in->snapshot, error))
 		return -1;
 	in->events = request->result ? request->result->snapshot : in->snapshot;
-	/* the built-in profiles are part of the program: failing them is internal */
-	if (in->events && profiles_load_builtin(&in->profiles, error))
+	/* the built-in profiles (designs; the era rename table for two
+	 * listings) are part of the program: failing them is internal */
+	bool renames = request->baseline_profile && !request->by_name;
+	if ((in->events || renames) && profiles_load_builtin(&in->profiles, error))
 		return error_mark_internal(error);
 	if (in->events && request->design && !profiles_find_rmap(&in->profiles, request->design))
 		return error_set(error, NULL, 0, "callgraph: --design: unknown rmap design '%s' (see `ptscope profiles`)",
@@ -726,6 +730,8 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 			 const struct graph_names *index, struct graph_overlay *overlay, struct error *error)
 {
 	struct hash_table unplaced = { 0 };
+	if (in->request.baseline_profile && !in->request.by_name)
+		overlay_join_renames(&in->profiles, &in->after, &in->before, index, overlay);
 	overlay->unplaced = xcalloc(in->after.count + in->before.count + 1, sizeof(*overlay->unplaced));
 	place_profile(&in->after, false, index, overlay, &unplaced);
 	place_calls(&in->after, graph, index, overlay);
@@ -749,6 +755,9 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 		return error_set(error, no_counts, 0, "callgraph: --compare counts: this listing gives shares, "
 				 "not raw sample counts (perf report -n, opreport, readprofile or 'samples symbol' "
 				 "text give them)");
+	for (size_t j = 0; j < overlay->join_count; j++)
+		for (size_t n = graph_names_first(index, overlay->joins[j].on); n != SIZE_MAX; n = index->next[n])
+			overlay->nodes[n].join = &overlay->joins[j];
 	for (size_t n = 0; n < graph->node_count; n++)
 		node_change(overlay, &overlay->nodes[n]);
 	if (overlay->compare_counts)
@@ -760,6 +769,11 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 			   "blue less; shares compared: %s", in->request.baseline_profile, in->before.format,
 			   in->before.share_of, in->request.profile, in->after.format, in->after.share_of,
 			   overlay->compare_why);
+	for (size_t j = 0; j < overlay->join_count; j++) {
+		const struct overlay_join *join = &overlay->joins[j];
+		title_line(overlay, "joined (era rename table, %s): before %s, after %s, summed on %s", join->work,
+			   join->before, join->after, join->on);
+	}
 	return 0;
 }
 
@@ -790,9 +804,10 @@ void overlay_profiles_on_trees(const struct callgraph *graph, struct graph_overl
 	overlay->largest_change = 0;
 	for (size_t n = 0; n < graph->node_count; n++) {
 		struct overlay_node *node = &overlay->nodes[n];
-		if (node->only_in == OVERLAY_ONLY_OLD)
+		/* a join's sums are both eras' names: they stay on its one function */
+		if (node->only_in == OVERLAY_ONLY_OLD && !node->join)
 			node->share = (struct overlay_share){ 0 };
-		if (node->only_in == OVERLAY_ONLY_NEW)
+		if (node->only_in == OVERLAY_ONLY_NEW && !node->join)
 			node->baseline = (struct overlay_share){ 0 };
 		node_change(overlay, node);
 	}
@@ -873,5 +888,6 @@ void graph_overlay_free(struct graph_overlay *overlay)
 	free(overlay->nodes);
 	free(overlay->edges);
 	free(overlay->unplaced);
+	free(overlay->joins);
 	memset(overlay, 0, sizeof(*overlay));
 }
