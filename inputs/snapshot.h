@@ -401,6 +401,8 @@ struct latency_stats {
 };
 struct latency_run {
 	double elapsed_us;              /* per fault for the fault kinds */
+	double fork_us;                 /* fork: the parent's CPU time in fork() */
+	double exit_us;                 /* fork: the child's CPU time, return from fork to exit */
 	uint64_t faults;                /* minor faults getrusage counted (fault kinds) */
 };
 struct latency_result {
@@ -408,6 +410,10 @@ struct latency_result {
 	struct latency_stats stats;
 	double faults_per_run;          /* fault kinds: minor faults per timed region */
 	unsigned pages_per_run;         /* fault kinds: pages the region touches */
+	/* fork: its two parts in CPU time, each over the runs (a part's fastest
+	 * run need not be the whole's): the parent's in fork(), the child's from
+	 * its return from fork to its exit */
+	struct latency_stats fork_part, exit_part;
 };
 
 /* The machine a measurement ran on, and the process it forked. */

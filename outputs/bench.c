@@ -51,6 +51,11 @@ static void write_text(FILE *out, const struct bench_run *run)
 		if (r->pages_per_run)
 			fprintf(out, " (%.1f faults for %u pages)", r->faults_per_run, r->pages_per_run);
 		fputc('\n', out);
+		if (r->kind == LATENCY_FORK)
+			fprintf(out, "  %-10s %10.2f %10.2f %10.2f  CPU time of the parent in fork()\n"
+				"  %-10s %10.2f %10.2f %10.2f  CPU time of the child, fork's return to exit\n", "fork part",
+				r->fork_part.min_us, r->fork_part.median_us, r->fork_part.p90_us, "exit part",
+				r->exit_part.min_us, r->exit_part.median_us, r->exit_part.p90_us);
 	}
 	if (run->has_work)
 		write_work_text(out, &run->work);
@@ -129,6 +134,15 @@ static struct json_object *work_json(const struct bench_work *work)
 	return o;
 }
 
+static struct json_object *part_json(const struct latency_stats *part)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "min_us", json_object_new_double(part->min_us));
+	json_object_object_add(o, "median_us", json_object_new_double(part->median_us));
+	json_object_object_add(o, "p90_us", json_object_new_double(part->p90_us));
+	return o;
+}
+
 static struct json_object *build_json(const struct bench_run *run)
 {
 	const struct latency_machine *m = &run->machine;
@@ -168,6 +182,10 @@ static struct json_object *build_json(const struct bench_run *run)
 		json_object_object_add(item, "median_us", json_object_new_double(r->stats.median_us));
 		json_object_object_add(item, "p90_us", json_object_new_double(r->stats.p90_us));
 		json_object_object_add(item, "mean_us", json_object_new_double(r->stats.mean_us));
+		if (r->kind == LATENCY_FORK) {
+			json_object_object_add(item, "fork_part", part_json(&r->fork_part));
+			json_object_object_add(item, "exit_part", part_json(&r->exit_part));
+		}
 		if (r->pages_per_run) {
 			json_object_object_add(item, "faults_per_run", json_object_new_double(r->faults_per_run));
 			json_object_object_add(item, "pages_per_run", json_object_new_int(r->pages_per_run));
@@ -364,59 +382,4 @@ int bench_write_comparison(FILE *out, const struct timing_comparison *comparison
 		return ferror(out) ? -1 : 0;
 	}
 	return write_json_tree(out, comparison_json(comparison));
-}
-
-/* ---- report --calibration: the time section ---- */
-
-/* The fitted time of counts, and its error with the terms taken as
- * independent (the square root of the summed squares). */
-static double priced(const struct calibration *c, const double *counts, double *error_us)
-{
-	double value = c->base_us * counts[0], squares = 0;
-	for (size_t j = 1; j < CALIBRATION_TERMS; j++) {
-		value += c->fit.coefficients[j] * counts[j];
-		squares += (c->fit.errors[j] * counts[j]) * (c->fit.errors[j] * counts[j]);
-	}
-	squares += (c->fit.errors[0] * counts[0]) * (c->fit.errors[0] * counts[0]);
-	*error_us = sqrt(squares);
-	return value;
-}
-
-static void print_priced(FILE *out, const char *what, double us, double error_us, double today_us)
-{
-	fprintf(out, "  %-44s %12.1f us +- %.1f", what, us, error_us);
-	if (today_us > 0 && us != today_us)
-		fprintf(out, "  (%+.1f%%)", (us - today_us) / today_us * 100);
-	fputc('\n', out);
-}
-
-int bench_write_time(FILE *out, const struct model_result *result, const struct calibration *c, const char *path)
-{
-	struct fork_events events;
-	fprintf(out, "\nTime, from the calibration %s (kernel %s, %s, %s; fit residual %.1f us)\n", path, c->kernel,
-		c->cpu_model, c->date, c->fit.residual);
-	if (model_fork_events(result, &events)) {
-		fputs("  no design of its own for this snapshot: its fork steps are not counted\n", out);
-		return ferror(out) ? -1 : 0;
-	}
-	fputs("  a fork of every process once: base x processes + vma x VMAs + pte_page x PTE pages + pte x PTEs\n"
-	      "  + anon_vma x anon_vmas, each at this machine's fitted cost (errors as if independent)\n", out);
-	double counts[CALIBRATION_TERMS] = { (double)events.forks, (double)events.vmas, (double)events.copy.pte_pages,
-					     (double)events.copy.ptes, (double)events.anon_vmas };
-	double error_us, today = priced(c, counts, &error_us);
-	char what[128];
-	snprintf(what, sizeof(what), "today (%s)", events.design);
-	print_priced(out, what, today, error_us, 0);
-	for (size_t k = 0; k < result->sharing_count; k++) {
-		const struct model_sharing *rule = &result->sharing[k];
-		if (!rule->available)
-			continue;
-		counts[2] = (double)rule->fork_copies.pte_pages;
-		counts[3] = (double)rule->fork_copies.ptes;
-		double shared = priced(c, counts, &error_us);
-		snprintf(what, sizeof(what), "with shared page tables (%s)", rule->rule->id);
-		print_priced(out, what, shared, error_us, today);
-	}
-	fputs("  exit and munmap are not calibrated; per process: `ptscope bench fork --like SNAPSHOT:PID`\n", out);
-	return ferror(out) ? -1 : 0;
 }

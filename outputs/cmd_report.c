@@ -67,8 +67,8 @@ static const char usage_text[] =
 	      "                         reclaim (repeatable; default fork and exit)\n"
 	      "  SNAP1 SNAP2 ...         a series: a row per snapshot in capture order (page tables,\n"
 	      "                         VmPTE, rmap, huge pages, each rule); CSV in long form, HTML a chart\n"
-	      "  --calibration FILE     text: a time section, what a fork of every process costs today and\n"
-	      "                         under each sharing rule at the prices of `ptscope bench --calibrate`\n"
+	      "  --calibration FILE     a time section (every format): fork and exit, per process and in\n"
+	      "                         total, today, under each rule and design, at `bench --calibrate` prices\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
 	      "                         by command line then comm, files by path; repeated, a series\n";
@@ -163,8 +163,7 @@ static int write_output(const char *path, const struct model_result *result, con
 		return (int)error.status;  /* an output failure (2), or an input named as output (1) */
 	}
 	FILE *out = output_stream(&output);
-	if (!out || report_write(out, result, options) != 0 ||
-	    (options->calibration && bench_write_time(out, result, options->calibration, options->calibration_path))) {
+	if (!out || report_write(out, result, options) != 0) {
 		int saved = output.write_errno ? output.write_errno : errno;   /* the failed write's own */
 		output_discard(&output);
 		if (path && strcmp(path, "-"))
@@ -380,9 +379,9 @@ int cmd_report(int argc, char **argv)
 		add_path("fork", diagrams, &diagram_count);
 		add_path("exit", diagrams, &diagram_count);
 	}
-	if (!status && calibration_path && (report.format != REPORT_TEXT || versus)) {
-		fputs("ptscope: report: --calibration adds its time section to the text report (no --format, no --versus)\n",
-		      stderr);
+	if (!status && calibration_path && (report.format == REPORT_METRICS || versus || report.brief)) {
+		fputs("ptscope: report: --calibration adds a time section to the full report (no --versus, --brief or\n"
+		      "  --format openmetrics)\n", stderr);
 		status = 1;
 	}
 	if (!status && calibration_path && calibration_read(calibration_path, &calibration, &error)) {
