@@ -439,6 +439,26 @@ int latency_measure(enum latency_kind kind, size_t runs, size_t warmup, struct l
 /* min / median / p90 / mean of samples (sorted in place). */
 void latency_stats_of(double *samples_us, size_t count, struct latency_stats *stats);
 
+/* ---- bench hugetlb: fork with and without hugetlb PMD sharing
+ * (inputs/hugetlb_share.c) ---- */
+enum hugetlb_placement { HUGETLB_SHARED, HUGETLB_APART, HUGETLB_PLACEMENTS };
+enum hugetlb_mode { HUGETLB_FORK, HUGETLB_FORK_READ, HUGETLB_MODES };
+struct hugetlb_result {
+	bool measured;                  /* false: why_skipped */
+	char why_skipped[256];
+	size_t page_bytes, window_bytes;    /* a huge page (2 MiB); what a PMD page maps (1 GiB) */
+	long nr_hugepages_before, raised_to, nr_hugepages_after;
+	bool changed;                   /* vm.nr_hugepages was raised, then put back */
+	char why_not_restored[160];     /* empty: after == before */
+	/* [placement][mode]: the window at a 1 GiB boundary (shared) or 2 MiB
+	 * past it (apart); fork + exit + wait, or the child reading every huge
+	 * page first */
+	struct latency_stats stats[HUGETLB_PLACEMENTS][HUGETLB_MODES];
+	double child_faults[HUGETLB_PLACEMENTS][HUGETLB_MODES];   /* minor faults per child (wait4) */
+};
+/* 0 (measured, or skipped with why), or -1 with *error. */
+int hugetlb_measure(size_t runs, size_t warmup, struct hugetlb_result *result, struct error *error);
+
 /* ---- timings as they were posted (bench --compare: inputs/timings.c) ---- */
 
 /* One measure of a file, a value per run: "real", "user", "system", "total"

@@ -49,6 +49,8 @@ struct bench_run {
 	struct bench_like like;
 	bool has_work;                  /* fork was measured: work holds its kernel work */
 	struct bench_work work;
+	bool has_hugetlb;               /* `bench hugetlb`: measured or skipped */
+	struct hugetlb_result hugetlb;
 };
 
 /*
