@@ -432,9 +432,10 @@ static void say_pruned(const struct arguments *a, const struct callgraph *kept)
  * long parse) and placed on the graph after it. */
 static int run(struct arguments *a, enum graph_format format)
 {
-	struct overlay_request request = { a->overlay_snapshot, a->design, a->overlay_profile,
-					   a->baseline_profile, !a->quiet && isatty(STDERR_FILENO), a->compare,
-					   a->by_name };
+	struct overlay_request request = { .snapshot = a->overlay_snapshot, .design = a->design,
+					   .profile = a->overlay_profile, .baseline_profile = a->baseline_profile,
+					   .progress = !a->quiet && isatty(STDERR_FILENO), .compare = a->compare,
+					   .by_name = a->by_name };
 	const char *old_tree = a->versus;
 	bool overlaid = a->overlay_snapshot || a->overlay_profile || old_tree;
 	struct overlay_inputs *inputs = NULL;

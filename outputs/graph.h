@@ -11,6 +11,8 @@
 
 #include "analyzer/analyzer.h"
 
+struct model_result;
+
 enum graph_format {
 	GRAPH_FORMAT_NONE,
 	GRAPH_FORMAT_SVG,
@@ -148,6 +150,10 @@ struct graph_overlay {
 /* What the overlay is made of (callgraph's options). */
 struct overlay_request {
 	const char *snapshot;           /* --overlay-events */
+	const struct model_result *result; /* instead of snapshot: a model already run on one
+	                                   (report --callgraph); its design of the tree's era
+	                                   is used when it has it, else the model runs again
+	                                   on its snapshot, in memory */
 	const char *design;             /* --design; NULL: the tree's era (profiles_fit) */
 	const char *profile;            /* --overlay-profile */
 	const char *baseline_profile;   /* --versus with --overlay-profile */

@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/escape.h"
+#include "analyzer/analyzer.h"
 #include "outputs/report_internal.h"
 
 static void text(FILE *out, const char *s)
@@ -565,18 +566,28 @@ static void write_comparison(FILE *out, struct json_object *tree)
 	json_object_put(rows);
 }
 
-/* The diagram Graphviz wrote, from its <svg> element on (no XML prolog or
- * doctype inside HTML). */
-static void write_callgraph(FILE *out, const char *svg)
+/* The diagrams Graphviz wrote, each from its <svg> element on (no XML
+ * prolog or doctype inside HTML), one section per job. */
+static void write_callgraphs(FILE *out, const struct report_options *o)
 {
-	const char *start = svg ? strstr(svg, "<svg") : NULL;
-	if (!start)
-		return;
-	fputs("<h2>Which kernel code paths reach the rmap</h2>\n<p class=legend>The rmap-path call graph with the "
-	      "model's fork and exit counts written on the rmap functions that do the work (untouched ones grey).</p>\n"
-	      "<div class=callgraph>", out);
-	fputs(start, out);
-	fputs("</div>\n", out);
+	for (size_t i = 0; i < o->diagram_count; i++) {
+		const struct report_diagram *d = &o->diagrams[i];
+		const char *start = d->svg ? strstr(d->svg, "<svg") : NULL;
+		if (!start)
+			continue;
+		fprintf(out, "<h2 id=\"callgraph-%s\">Which kernel code paths reach the rmap: %s</h2>\n<p class=legend>",
+			d->path->name, d->path->name);
+		text(out, d->path->job);
+		fputs(", in ", out);
+		text(out, o->callgraph_tree);
+		fputs(" (pruned: ", out);
+		text(out, d->path->pruned);
+		fprintf(out, "), with this report's counts written on the rmap functions that do the work (untouched "
+			"ones grey): what <code>ptscope callgraph TREE --path %s --overlay-events SNAPSHOT</code> "
+			"draws.</p>\n<div class=callgraph>", d->path->name);
+		fputs(start, out);
+		fputs("</div>\n", out);
+	}
 }
 
 /* Click a column header to sort by it (numbers by data-value). */
@@ -646,7 +657,7 @@ int report_write_html(FILE *out, struct json_object *tree, const struct model_re
 	write_processes(out, r, o, &view);
 	report_view_free(&view);
 	write_comparison(out, tree);
-	write_callgraph(out, o->callgraph_svg);
+	write_callgraphs(out, o);
 	fprintf(out, "<p class=legend>ptscope %s, report schema %lld; the same figures as --format json.</p>\n",
 		str(tree, "version"), (long long)num(tree, "schema"));
 	fputs(sort_script, out);
