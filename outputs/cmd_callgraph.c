@@ -62,7 +62,8 @@ static const char usage_text[] =
 "                      (default: the design of the tree's era)\n"
 "  --overlay-profile FILE  shade functions by their share of a kernel profile\n"
 "                      (perf report --stdio [--children], opreport -l, oprofile,\n"
-"                      readprofile or 'samples symbol' text)\n"
+"                      readprofile or 'samples symbol' text); call chains of\n"
+"                      perf script or perf report --no-children -g weight calls\n"
 "  --versus BEFORE     an older kernel tree (a folder): both trees' rmap paths in\n"
 "                      one graph, the functions and calls only one of them has\n"
 "                      coloured; or, a file with --overlay-profile, the BEFORE\n"
@@ -431,9 +432,10 @@ static void say_pruned(const struct arguments *a, const struct callgraph *kept)
  * long parse) and placed on the graph after it. */
 static int run(struct arguments *a, enum graph_format format)
 {
-	struct overlay_request request = { a->overlay_snapshot, a->design, a->overlay_profile,
-					   a->baseline_profile, !a->quiet && isatty(STDERR_FILENO), a->compare,
-					   a->by_name };
+	struct overlay_request request = { .snapshot = a->overlay_snapshot, .design = a->design,
+					   .profile = a->overlay_profile, .baseline_profile = a->baseline_profile,
+					   .progress = !a->quiet && isatty(STDERR_FILENO), .compare = a->compare,
+					   .by_name = a->by_name };
 	const char *old_tree = a->versus;
 	bool overlaid = a->overlay_snapshot || a->overlay_profile || old_tree;
 	struct overlay_inputs *inputs = NULL;

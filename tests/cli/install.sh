@@ -80,6 +80,7 @@ t ptscope help pro
 t ptscope-capture --tr
 t ptscope capture --compress ''
 t ptscope callgraph --path ''
+t ptscope report --path ''
 t ptscope report --sort p
 t ptscope report --group-by ''
 t ptscope bench f
@@ -99,6 +100,7 @@ EOS
 	expect 'ptscope-capture --tr|--tree '
 	expect 'ptscope capture --compress |gz none xz zst '
 	expect 'ptscope callgraph --path |exit fault fork munmap reclaim '
+	expect 'ptscope report --path |exit fault fork munmap reclaim '
 	expect 'ptscope report --sort p|pagetables pid pss pte_chain '
 	expect 'ptscope report --group-by |cgroup command user '
 	expect 'ptscope bench f|fault fork '
