@@ -22,7 +22,7 @@
 # by PTE; fork 1 PMD copy; exit 10 rmap calls, zap_huge_pmd's 1 of them;
 # reclaim 7 walks (the THP's one), 9 small mappings removed and the THP's
 # PMD split into 1024 PTEs removed: 1033.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || skip "no python3"
 snap="$tmp/snap"
 mkdir -p "$snap/7" "$snap/8"
