@@ -366,8 +366,7 @@ static void add_edges(Agraph_t *graph, const struct callgraph *cg, const struct 
 		if (overlay && overlay->edges[i].has_call_samples) {
 			/* the samples whose chains hold the call: beside the arrow */
 			char label[48];
-			snprintf(label, sizeof(label), "%llu sample%s", overlay->edges[i].call_samples,
-				 overlay->edges[i].call_samples == 1 ? "" : "s");
+			overlay_call_text(&overlay->edges[i], label, sizeof(label));
 			set(arrow, "xlabel", label);
 		}
 	}

@@ -120,7 +120,9 @@ struct overlay_edge {
 	enum overlay_only_in only_in;
 	struct overlay_count events;
 	unsigned long long call_samples;   /* samples whose call chain holds this call */
-	bool has_call_samples;
+	double call_percent;               /* the same as a share of all samples */
+	bool has_call_samples;             /* a call chain holds it (call_percent known) */
+	bool call_counted;                 /* call_samples known (perf script) */
 };
 
 struct overlay_unplaced {
@@ -188,6 +190,9 @@ double overlay_change_scale(const struct graph_overlay *overlay, const struct ov
  * only on NEW's functions and the BEFORE one only on OLD's, and the changes
  * are worked out again. */
 void overlay_profiles_on_trees(const struct callgraph *graph, struct graph_overlay *overlay);
+/* The samples on a call as text: "3 samples" (perf script) or "1.25% of
+ * samples" (perf report -g); "" when no chain holds it. */
+void overlay_call_text(const struct overlay_edge *edge, char *text, size_t size);
 /* The unplaced symbols as one stderr line ("" when none). */
 void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size);
 void overlay_inputs_free(struct overlay_inputs *inputs);

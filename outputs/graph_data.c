@@ -225,8 +225,10 @@ static void edge_fields(const struct graph_overlay *overlay, size_t index, struc
 	fields->count = 0;
 	if (edge->only_in != OVERLAY_IN_BOTH)
 		field_text(fields, "only_in", overlay_only_in_names[edge->only_in]);
-	if (edge->has_call_samples)   /* samples whose call chain holds this call */
+	if (edge->has_call_samples && edge->call_counted)   /* samples whose call chain holds this call */
 		field_integer(fields, "", "samples", (long long)edge->call_samples);
+	if (edge->has_call_samples)
+		field_real(fields, "", "samples_percent", edge->call_percent);
 }
 
 static void unplaced_fields(const struct overlay_unplaced *unplaced, struct fields *fields)

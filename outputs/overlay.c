@@ -626,8 +626,8 @@ static void place_profile(const struct perf_samples *samples, bool baseline, con
 	}
 }
 
-/* Call chains (perf script -g): each call's samples on the graph's calls
- * from a function of the caller's name to one of the callee's. */
+/* Call chains (perf script -g, perf report -g): each call's samples on the
+ * graph's calls from a function of the caller's name to one of the callee's. */
 static void place_calls(const struct perf_samples *samples, const struct callgraph *graph,
 			const struct graph_names *index, struct graph_overlay *overlay)
 {
@@ -639,6 +639,8 @@ static void place_calls(const struct perf_samples *samples, const struct callgra
 				if (edge->from != n || strcmp(graph->nodes[edge->to].name, call->callee))
 					continue;
 				overlay->edges[e].call_samples += call->samples;
+				overlay->edges[e].call_percent += call->percent;
+				overlay->edges[e].call_counted = call->has_samples;
 				overlay->edges[e].has_call_samples = true;
 			}
 	}
@@ -743,6 +745,9 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 	overlay->has_baseline = in->request.baseline_profile != NULL;
 	overlay->after_floor = (struct overlay_share){ true, in->after.floor_percent, in->after.has_counts,
 						       in->after.floor_samples };
+	if (in->after.chains_ignored)
+		title_line(overlay, "call chains of %s not read: under --children each sample's chain repeats "
+			   "under every function on it (perf report --no-children -g gives them once)", in->request.profile);
 	if (!overlay->has_baseline) {
 		title_line(overlay, "shade: share of %s of %s (%s)", in->after.share_of, in->request.profile,
 			   in->after.format);
@@ -855,6 +860,20 @@ double overlay_change_scale(const struct graph_overlay *overlay, const struct ov
 		return 0;
 	double value = overlay->compare_counts ? log2(change->ratio) : change->points;
 	return value / overlay->largest_change;
+}
+
+void overlay_call_text(const struct overlay_edge *edge, char *text, size_t size)
+{
+	char count[32];
+	text[0] = '\0';
+	if (!edge->has_call_samples)
+		return;
+	if (!edge->call_counted) {
+		snprintf(text, size, "%.2f%% of samples", edge->call_percent);
+		return;
+	}
+	report_format_count(edge->call_samples, count, sizeof(count));
+	snprintf(text, size, "%s sample%s", count, edge->call_samples == 1 ? "" : "s");
 }
 
 void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size)

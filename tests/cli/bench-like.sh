@@ -20,6 +20,12 @@ assert [m["name"] for m in d["measurements"]] == ["fork"] and d["measurements"][
 assert l["other_vmas"] > 0   # ptscope's own mappings, forked with it
 PY
 
+# the scratch file of the absent /usr/sbin/server has no name: nothing is
+# left in TMPDIR after a run (and when the subject is killed: below)
+mkdir "$tmp/scratch"
+TMPDIR="$tmp/scratch" "$PTSCOPE" bench fork --like "$tmp/snap:7" --runs 2 > /dev/null || fail "--like in TMPDIR"
+[ -z "$(ls -A "$tmp/scratch")" ] || fail "left in TMPDIR: $(ls -A "$tmp/scratch")"
+
 # refusals
 "$PTSCOPE" bench --like "$tmp/snap:8" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "--like of a missing pid: not 1"
 grep -q "no process 8 in it" "$tmp/err" || fail "missing pid: $(cat "$tmp/err")"
@@ -63,4 +69,21 @@ for i in range(0, len(data), 16):
 assert d["present_pages"] == present, (d["present_pages"], present)
 assert d["present_pages_found"] >= present, d
 PY
+
+# a subject killed while it rebuilds the desktop process's files (most are
+# absent here: files with no name) leaves nothing in TMPDIR, three times over
+for _ in 1 2 3; do
+	TMPDIR="$tmp/scratch" "$PTSCOPE" bench fork --like "$SHARED_SNAPSHOTS/desktop.tar.gz" --runs 100000 > /dev/null 2>&1 &
+	bench=$!
+	subject=
+	for _ in $(seq 1000); do
+		subject=$(pgrep -P $bench | head -n 1)
+		[ -n "$subject" ] && break
+		sleep 0.01
+	done
+	sleep 0.05
+	[ -n "$subject" ] && kill -KILL "$subject"
+	wait $bench
+done
+[ -z "$(ls -A "$tmp/scratch")" ] || fail "left in TMPDIR by killed subjects: $(ls -A "$tmp/scratch")"
 exit 0
