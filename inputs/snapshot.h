@@ -164,6 +164,10 @@ extern const char *const pagemap_mode_names[PAGEMAP_MODE_COUNT];
  * (--pid, --tree).  Older snapshots and smemcap do not say. */
 enum capture_scope { SCOPE_UNSTATED, SCOPE_ALL, SCOPE_PART };
 
+/* The snapshot formats this ptscope reads: 1 (PID/pagemap records) and 2
+ * (pagemap_chunks and PID/pagemap_runs); captures write the newest. */
+#define SNAPSHOT_FORMAT_NEWEST 2
+
 struct snapshot_info {
 	int format_version;             /* 0 for smemcap captures */
 	uint64_t page_size;
@@ -225,7 +229,8 @@ struct snapshot {
 	size_t kpage_count;
 	struct address_range *pmd_ranges; /* every process's PMD-mapped ranges, ascending per process */
 	size_t pmd_range_count, pmd_range_capacity;
-	uint64_t pagemap_bytes;         /* total size of all PID/pagemap members */
+	uint64_t pagemap_bytes;         /* total size of the page-record members (PID/pagemap;
+					 * format 2: PID/pagemap_runs and pagemap_chunks) */
 	/* distinct chunk contents; a record's vaddr here is its offset in the chunk */
 	struct pagemap_content *contents;
 	size_t content_count;
@@ -369,6 +374,7 @@ struct capture_options {
 	size_t tree_count;
 	bool no_pagemap;
 	bool progress;
+	int format;                     /* 1 or 2 (docs/snapshot-format.md); 0: the newest */
 	const char *compress;           /* "gz", "xz", "zst", "none"; NULL: from the name, else zst */
 	const char *proc_root;          /* "/proc" unless a test says otherwise */
 };
