@@ -284,6 +284,40 @@ struct json_object *report_time_tree(const struct model_result *r, const struct 
 	return o;
 }
 
+int time_predict(const struct model_result *r, const struct calibration *c, const char *id, struct time_prediction *out)
+{
+	struct time_counts counts;
+	struct time_prices prices;
+	memset(out, 0, sizeof(*out));
+	if (r->current_design >= r->design_count)
+		return -1;
+	size_t found = SIZE_MAX;
+	for (size_t d = 0; d < r->design_count && found == SIZE_MAX; d++)
+		if (!strcmp(r->designs[d].profile->id, id)) {
+			found = d;
+			design_counts(r, d, &counts, &out->pte_chains_not_priced);
+			if (d == r->current_design)
+				snprintf(out->what, sizeof(out->what), "today (%s)", id);
+			else
+				snprintf(out->what, sizeof(out->what), "design %s: its counted steps at today's per-step costs", id);
+		}
+	for (size_t k = 0; k < r->sharing_count && found == SIZE_MAX; k++)
+		if (!strcmp(r->sharing[k].rule->id, id) && r->sharing[k].available) {
+			found = k;
+			total_counts(r, k, &counts);
+			snprintf(out->what, sizeof(out->what), "%s with shared page tables (%s)",
+				 r->designs[r->current_design].profile->id, id);
+		}
+	if (found == SIZE_MAX)
+		return -1;
+	prices_of(c, &counts, &prices);
+	for (size_t p = 0; p < CALIBRATION_PARTS; p++) {
+		out->us[p] = prices.part[p].us;
+		out->error_us[p] = prices.part[p].error_us;
+	}
+	return 0;
+}
+
 /* ---- text ---- */
 
 static void print_price(FILE *out, const struct price *p, const struct price *today)
