@@ -548,13 +548,13 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 	fputs("</tbody></table>\n", out);
 }
 
-static void write_comparison(FILE *out, struct json_object *tree)
+static void write_comparison(FILE *out, struct json_object *tree, const struct report_options *o)
 {
-	struct json_object *rows = report_comparison_rows(tree);
+	struct json_object *rows = report_comparison_rows(tree, o);
 	if (!rows)
 		return;
 	static const struct column columns[] = {
-		{ "total", "key", CELL_TEXT },
+		{ "figure", "name", CELL_TEXT },
 		{ "before", "before", CELL_TEXT },
 		{ "after", "after", CELL_TEXT },
 		{ "delta", "delta", CELL_TEXT },
@@ -656,7 +656,7 @@ int report_write_html(FILE *out, struct json_object *tree, const struct model_re
 		return -1;
 	write_processes(out, r, o, &view);
 	report_view_free(&view);
-	write_comparison(out, tree);
+	write_comparison(out, tree, o);
 	write_callgraphs(out, o);
 	fprintf(out, "<p class=legend>ptscope %s, report schema %lld; the same figures as --format json.</p>\n",
 		str(tree, "version"), (long long)num(tree, "schema"));

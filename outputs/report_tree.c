@@ -101,10 +101,10 @@ static struct json_object *snapshot_object(const struct model_result *r)
 static struct json_object *keyed_totals(const struct model_result *r, int which)
 {
 	struct json_object *o = json_object_new_object();
-	if (which < 3) {
+	if (which != 3) {
 		for (size_t d = 0; d < r->design_count; d++) {
 			const struct model_design *m = &r->designs[d];
-			uint64_t values[3] = { m->pte_chain_bytes, m->object_rmap_bytes, m->total_bytes };
+			uint64_t values[5] = { m->pte_chain_bytes, m->object_rmap_bytes, m->total_bytes, 0, m->rmap_bytes };
 			put_u64(o, m->profile->id, values[which]);
 		}
 	} else {
@@ -159,6 +159,7 @@ static struct json_object *totals_object(const struct model_result *r)
 	put(o, "pte_chain_bytes", keyed_totals(r, 0));
 	put(o, "object_rmap_bytes", keyed_totals(r, 1));
 	put(o, "rmap_total_bytes", keyed_totals(r, 2));
+	put(o, "rmap_bytes", keyed_totals(r, 4));   /* the designs table's rmap column */
 	put(o, "sharable_pte_pages", keyed_totals(r, 3));
 	put_fork_copies(o, r, &r->fork_copy, &r->sharing[0].fork_copies, sizeof(*r->sharing));
 	return o;
