@@ -765,8 +765,24 @@ static void brief_rules(FILE *out, const struct model_result *r)
 	}
 }
 
-static int write_brief(FILE *out, const struct model_result *r)
+/* --filter: whose the headlines are, said once under them. */
+static void filter_scope(const struct model_result *r, const struct report_options *o, char *line, size_t size)
 {
+	char filter[256];
+	escape_text(filter, sizeof(filter), o->filter);
+	if (!o->filtered) {
+		snprintf(line, size, "(no process matches --filter '%s': the lines above are of all %zu processes)", filter,
+			 r->processes);
+		return;
+	}
+	snprintf(line, size, "(the lines above are of the %zu of %zu processes whose command line matches --filter '%s'; "
+		 "the tables are of all %zu, the process list of the matching ones)", o->filtered->processes, r->processes,
+		 filter, r->processes);
+}
+
+static int write_brief(FILE *out, const struct model_result *r, const struct report_options *o)
+{
+	const struct model_result *h = o->filtered ? o->filtered : r;
 	const struct snapshot *s = r->snapshot;
 	char line[1024], a[32], b[32], pte[32], ptes[32];
 	char kernel[sizeof(s->info.kernel) * 4], source[256];
@@ -776,12 +792,16 @@ static int write_brief(FILE *out, const struct model_result *r)
 	snprintf(line, sizeof(line), "ptscope: %s: kernel %s, %s, %zu processes", source, kernel, snapshot_arch(r),
 		 r->processes);
 	report_wrap(out, "", line, 2, BRIEF_WIDTH);
-	report_headline_today(r, line, sizeof(line));
+	report_headline_today(h, line, sizeof(line));
 	if (line[0])
 		report_wrap(out, "", line, 2, BRIEF_WIDTH);
-	report_headline(r, line, sizeof(line));
+	report_headline(h, line, sizeof(line));
 	if (line[0])
 		report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	if (o->headline_filtered) {
+		filter_scope(r, o, line, sizeof(line));
+		report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	}
 	if (r->processes_with_pagemap) {
 		report_format_count(r->pte_pages, pte, sizeof(pte));
 		snprintf(line, sizeof(line), "page tables %s exact (%s PTE pages); VmPTE says %s", bytes((double)r->pagetable_bytes, a),
@@ -804,9 +824,9 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 	const struct snapshot *s = r->snapshot;
 	text_width = o->width ? o->width : 100;
 	if (o->brief)
-		return write_brief(out, r);
+		return write_brief(out, r, o);
 	static const char *const modes[] = { "none", "present bits only", "pfn" };
-	char headline[512], kernel[sizeof(s->info.kernel) * 4], arch[sizeof(s->info.arch) * 4];
+	char headline[1024], kernel[sizeof(s->info.kernel) * 4], arch[sizeof(s->info.arch) * 4];
 	escape_text(kernel, sizeof(kernel), s->info.kernel[0] ? s->info.kernel : "?");
 	escape_text(arch, sizeof(arch), s->info.arch[0] ? s->info.arch : "?");
 	fputs("ptscope report: ", out);
@@ -824,15 +844,20 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 		escape_fputs(escape_text, s->first_bad ? s->first_bad : "?", out);
 		fputc('\n', out);
 	}
-	report_headline_today(r, headline, sizeof(headline));
+	const struct model_result *h = o->filtered ? o->filtered : r;
+	report_headline_today(h, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);
-	report_headline(r, headline, sizeof(headline));
+	report_headline(h, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);
-	report_headline_rmap(r, headline, sizeof(headline));
+	report_headline_rmap(h, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);
+	if (o->headline_filtered) {
+		filter_scope(r, o, headline, sizeof(headline));
+		wrapped(out, "", headline, 2);
+	}
 	fputc('\n', out);
 	write_today(out, r);
 	write_pagetables(out, r);

@@ -564,10 +564,20 @@ struct json_object *report_build(const struct model_result *r, const struct repo
 	char headline[512];
 	put(root, "schema", json_object_new_int(PTSCOPE_REPORT_SCHEMA));
 	put_string(root, "version", PTSCOPE_VERSION);
-	report_headline(r, headline, sizeof(headline));
+	/* --filter: the headlines are the matching processes' own */
+	const struct model_result *h = options->filtered ? options->filtered : r;
+	report_headline(h, headline, sizeof(headline));
 	put_string(root, "headline", headline);
-	put(root, "headlines", headlines_object(r));
-	put(root, "today", today_object(r));
+	put(root, "headlines", headlines_object(h));
+	put(root, "today", today_object(h));
+	if (options->headline_filtered) {
+		/* none matched: 0, and the headlines stay the snapshot's */
+		struct json_object *scope = json_object_new_object();
+		put_string(scope, "filter", options->filter);
+		put_u64(scope, "processes", options->filtered ? options->filtered->processes : 0);
+		put_u64(scope, "of", r->processes);
+		put(root, "headline_scope", scope);
+	}
 	put(root, "snapshot", snapshot_object(r));
 	put(root, "totals", totals_object(r));
 	put(root, "pagetable_estimate", estimate_object(&r->pagetable_estimate, (double)r->pagetable_bytes,
