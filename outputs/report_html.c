@@ -196,6 +196,19 @@ static void write_headlines(FILE *out, struct json_object *tree)
 	fputs("<br>", out);
 	text(out, str(r, "text"));
 	fputs("</p>\n", out);
+	struct json_object *scope = get(tree, "headline_scope");
+	if (scope) {
+		/* --filter: whose these figures are */
+		fputs("<p class=legend id=headline-scope>", out);
+		if (num(scope, "processes"))
+			fprintf(out, "These figures are of the %lld of %lld processes whose command line matches --filter '",
+				(long long)num(scope, "processes"), (long long)num(scope, "of"));
+		else
+			fputs("No process matches --filter '", out);
+		text(out, str(scope, "filter"));
+		fprintf(out, "'%s; the tables below are of all %lld.</p>\n", num(scope, "processes") ? "" : ": these are of all",
+			(long long)num(scope, "of"));
+	}
 }
 
 /* The bars of one chart, gathered while its table is written. */

@@ -209,6 +209,15 @@ static struct json_object *calibration_json(const struct calibration *c, const c
 	return o;
 }
 
+/* The largest mapping's munmap under the snapshot's own design (a THP's
+ * PMD one call where that design says so), or NULL when none maps a page. */
+static const struct munmap_work *today_munmap(const struct model_result *r)
+{
+	if (r->current_design >= r->design_count || !r->designs[r->current_design].munmap.largest)
+		return NULL;
+	return &r->designs[r->current_design].munmap;
+}
+
 static const char time_method[] =
 	"the model's counts at this machine's fitted cost per step: base + vma x VMAs + pte_page x PTE pages + "
 	"pte x PTEs + anon_vma x anon_vmas; fork is the parent's CPU time in fork(), exit the child's CPU time "
@@ -261,11 +270,12 @@ struct json_object *report_time_tree(const struct model_result *r, const struct 
 	}
 	json_object_object_add(o, "designs_method", json_object_new_string(design_method));
 	json_object_object_add(o, "designs", designs);
-	if (r->munmap.largest) {
+	const struct munmap_work *u = today_munmap(r);
+	if (u) {
 		struct json_object *m = json_object_new_object();
-		json_object_object_add(m, "pid", json_object_new_int(r->snapshot->processes[r->munmap.largest_process].pid));
-		json_object_object_add(m, "rmap_calls", json_object_new_uint64(r->munmap.max_calls));
-		json_object_object_add(m, "us", number(c->munmap_us / 256 * (double)r->munmap.max_calls));
+		json_object_object_add(m, "pid", json_object_new_int(r->snapshot->processes[u->largest_process].pid));
+		json_object_object_add(m, "rmap_calls", json_object_new_uint64(u->max_calls));
+		json_object_object_add(m, "us", number(c->munmap_us / 256 * (double)u->max_calls));
 		json_object_object_add(m, "method", json_object_new_string(
 			"the calibration's munmap of 1 MiB holding 256 present pages, per page, times the rmap calls "
 			"of the largest mapping's munmap"));
@@ -431,10 +441,11 @@ int report_write_time(FILE *out, const struct model_result *r, const struct repo
 		if (unpriced)
 			fprintf(out, "      + %llu pte_chain allocations, not priced\n", (unsigned long long)unpriced);
 	}
-	if (r->munmap.largest)
+	const struct munmap_work *u = today_munmap(r);
+	if (u)
 		fprintf(out, "  munmap of the largest mapping (pid %d, %llu rmap calls): %.1f us (the calibration's 1 MiB\n"
-			"  munmap per present page, times its rmap calls)\n", r->snapshot->processes[r->munmap.largest_process].pid,
-			(unsigned long long)r->munmap.max_calls, c->munmap_us / 256 * (double)r->munmap.max_calls);
+			"  munmap per present page, times its rmap calls)\n", r->snapshot->processes[u->largest_process].pid,
+			(unsigned long long)u->max_calls, c->munmap_us / 256 * (double)u->max_calls);
 	fputs("  measured beside predicted: `ptscope bench fork --like SNAPSHOT:PID --calibration FILE`\n", out);
 	return ferror(out) ? -1 : 0;
 }
