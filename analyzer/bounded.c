@@ -465,6 +465,10 @@ void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
 		parallel = count ? count : 1;
 	struct worker *workers = xcalloc(parallel, sizeof(*workers));
 	struct pollfd *polls = xcalloc(parallel, sizeof(*polls));
+	/* a worker that ended while idle makes give() fail with EPIPE, not
+	 * end this process */
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
+	sigaction(SIGPIPE, &ignore, &before);
 	size_t next = 0, active = 0;
 	while (next < count || active) {
 		for (size_t slot = 0; slot < parallel && next < count; slot++) {
@@ -523,6 +527,7 @@ void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
 			close(workers[slot].answer_fd);
 			close(workers[slot].why_fd);
 		}
+	sigaction(SIGPIPE, &before, NULL);
 	free(workers);
 	free(polls);
 }
