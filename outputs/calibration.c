@@ -24,6 +24,7 @@
 
 #include <json-c/json.h>
 
+#include "base/file.h"
 #include "outputs/bench.h"
 
 const char *const calibration_term_names[CALIBRATION_TERMS] = { "fork", "vma", "pte_page", "pte", "anon_vma" };
@@ -49,6 +50,12 @@ static const struct shape fitted[] = {
 static const struct shape held_out[CALIBRATION_HELD_OUT] = {
 	{ 150, 20, 8, 64 }, { 50, 60, 2, 300 }, { 300, 5, 40, 16 },
 };
+/* What a calibration file may hold: about 2 KiB of JSON; fork terms in
+ * microseconds (1000 s is beyond any kernel); ptscope's own VMAs
+ * (max_map_count is 65,530 by default). */
+#define CALIBRATION_FILE_BYTES ((size_t)1 << 20)
+#define CALIBRATION_MAX_US 1e9
+#define CALIBRATION_MAX_VMAS (1 << 24)
 #define FITTED (sizeof(fitted) / sizeof(fitted[0]))
 
 static void counts_of(const struct shape *s, double *counts)
@@ -210,15 +217,16 @@ void calibration_print(FILE *out, const struct calibration *c)
 }
 
 /* A number member of an object, or a bad-input error naming it. */
-static int number(struct json_object *object, const char *key, double *value, const char *path, struct error *error)
+static int number(struct json_object *object, const char *key, double *value, double most, const char *path,
+		  struct error *error)
 {
 	struct json_object *member;
 	if (!json_object_object_get_ex(object, key, &member) ||
 	    (!json_object_is_type(member, json_type_double) && !json_object_is_type(member, json_type_int)))
 		return error_set(error, path, 0, "not a ptscope calibration: no number '%s'", key);
 	*value = json_object_get_double(member);
-	if (!isfinite(*value))
-		return error_set(error, path, 0, "'%s' is not a finite number", key);
+	if (!isfinite(*value) || fabs(*value) > most)
+		return error_set(error, path, 0, "'%s' is %g: out of range (at most %g either way)", key, *value, most);
 	return 0;
 }
 
@@ -231,27 +239,27 @@ static void text_member(struct json_object *object, const char *key, char *out, 
 int calibration_read(const char *path, struct calibration *c, struct error *error)
 {
 	memset(c, 0, sizeof(*c));
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return error_from_errno(error, path, NULL, errno);
-	char text[65536];
-	size_t length = fread(text, 1, sizeof(text) - 1, f);
-	bool longer = !feof(f);
-	fclose(f);
-	if (longer)
-		return error_set(error, path, 0, "larger than 64 KiB: not a ptscope calibration");
-	text[length] = '\0';
+	/* the one bounded reader: a FIFO, a device or a folder is refused or
+	 * bounded as every named input, and the file is noted as an input
+	 * (report --calibration C -o C is refused) */
+	struct buffer input = { 0 };
+	if (file_read_input(path, "calibration", CALIBRATION_FILE_BYTES, &input, error)) {
+		buffer_free(&input);
+		return -1;
+	}
+	buffer_reserve(&input, 0);   /* an empty file still gets its NUL */
 	enum json_tokener_error problem;
-	struct json_object *root = json_tokener_parse_verbose(text, &problem), *terms;
+	struct json_object *root = json_tokener_parse_verbose(input.data, &problem), *terms;
+	buffer_free(&input);
 	if (!root || !json_object_is_type(root, json_type_object)) {
 		json_object_put(root);
 		return error_set(error, path, 0, "not JSON: %s", root ? "not an object" : json_tokener_error_desc(problem));
 	}
 	double version = 0, own = 0;
-	int status = number(root, "ptscope_calibration", &version, path, error) ||
-		     number(root, "base_us", &c->base_us, path, error) ||
-		     number(root, "residual_us", &c->fit.residual, path, error) ||
-		     number(root, "own_vmas", &own, path, error) ? -1 : 0;
+	int status = number(root, "ptscope_calibration", &version, CALIBRATION_MAX_US, path, error) ||
+		     number(root, "base_us", &c->base_us, CALIBRATION_MAX_US, path, error) ||
+		     number(root, "residual_us", &c->fit.residual, CALIBRATION_MAX_US, path, error) ||
+		     number(root, "own_vmas", &own, CALIBRATION_MAX_VMAS, path, error) ? -1 : 0;
 	if (!status && version != 1)
 		status = error_set(error, path, 0, "calibration version %g: this ptscope reads version 1", version);
 	if (!status && (!json_object_object_get_ex(root, "terms", &terms) || !json_object_is_type(terms, json_type_array) ||
@@ -263,12 +271,17 @@ int calibration_read(const char *path, struct calibration *c, struct error *erro
 		    strcmp(json_object_get_string(name), calibration_term_names[j]))
 			status = error_set(error, path, 0, "term %zu must be '%s'", j + 1, calibration_term_names[j]);
 		else
-			status = number(term, "us", &c->fit.coefficients[j], path, error) ||
-				 number(term, "error_us", &c->fit.errors[j], path, error) ? -1 : 0;
+			status = number(term, "us", &c->fit.coefficients[j], CALIBRATION_MAX_US, path, error) ||
+				 number(term, "error_us", &c->fit.errors[j], CALIBRATION_MAX_US, path, error) ? -1 : 0;
 	}
+	if (!status && (own < 0 || own != floor(own)))
+		status = error_set(error, path, 0, "'own_vmas' is %g: not a count of VMAs (0 to %d)", own,
+				   CALIBRATION_MAX_VMAS);
+	if (!status && c->fit.residual < 0)
+		status = error_set(error, path, 0, "'residual_us' is %g: a residual is never negative", c->fit.residual);
 	if (!status) {
 		c->fit.terms = CALIBRATION_TERMS;
-		c->own_vmas = own > 0 ? (size_t)own : 0;
+		c->own_vmas = (size_t)own;
 		text_member(root, "kernel", c->kernel, sizeof(c->kernel));
 		text_member(root, "cpu_model", c->cpu_model, sizeof(c->cpu_model));
 		text_member(root, "date", c->date, sizeof(c->date));
