@@ -6,6 +6,7 @@
 #   make check   also install the test tools, build, run every test suite
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
 #   make check SUITE=NAME   one suite: a CUnit suite (base, model, ...) or tests/cli/NAME.sh
+#   make check SUITE=NAME:TEST   one test of a CUnit suite;  sh tests/cli/NAME.sh runs one CLI test alone
 #   make bench   speed figures side by side with smem, cflow, clang and cat
 #   make fuzz    libFuzzer targets (clang-14)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   binaries, man pages, completion

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "internal.h"
 
 /* A binary member (pagemap, kpages) arriving in pieces: whole records are
@@ -24,13 +25,23 @@ struct record_stream {
 		unsigned char bytes[sizeof(struct kpage)];
 		struct pagemap_record pagemap;
 		struct kpage kpage;
+		struct pagemap_run_record run;
 	} tail, previous;
 };
 
+/* pagemap_chunks arriving in pieces: each chunk is a 4-byte length and its
+ * encoding, gathered whole (at most PAGEMAP_CHUNK_MAX_ENCODED_BYTES), then
+ * decoded and kept once. */
+struct chunk_stream {
+	unsigned char bytes[4 + PAGEMAP_CHUNK_MAX_ENCODED_BYTES];
+	size_t have, need;
+	uint64_t member_bytes;
+};
+
 enum process_member { MEMBER_SMAPS, MEMBER_STAT, MEMBER_CMDLINE, MEMBER_STATUS, MEMBER_PAGEMAP, MEMBER_CGROUP,
-		      MEMBER_PMD_MAPPED, MEMBER_KINDS };
+		      MEMBER_PMD_MAPPED, MEMBER_PAGEMAP_RUNS, MEMBER_KINDS };
 static const char *const process_member_names[MEMBER_KINDS] = {
-	"smaps", "stat", "cmdline", "status", "pagemap", "cgroup", "pmd_mapped",
+	"smaps", "stat", "cmdline", "status", "pagemap", "cgroup", "pmd_mapped", "pagemap_runs",
 };
 
 struct process_build {
@@ -38,6 +49,7 @@ struct process_build {
 	size_t vma_first;
 	unsigned seen;                  /* bit per enum process_member */
 	bool bad;
+	bool runs_unresolved;           /* runs from pagemap_runs name chunk positions */
 };
 
 struct snapshot_builder {
@@ -58,11 +70,16 @@ struct snapshot_builder {
 	uint64_t total_status_kb[6];    /* Σ of each status counter so far */
 	size_t smaps_parsed;            /* for the memory check's message */
 	uint64_t position_bytes, total_bytes; /* of the file, when the container knows */
-	/* the member being streamed (MEMBER_STREAM): an smaps or a pagemap
-	 * (stream_kind) while stream_process is set, kpages while stream_kpages */
+	/* the member being streamed (MEMBER_STREAM): an smaps, a pagemap or
+	 * pagemap_runs (stream_kind) while stream_process is set, kpages while
+	 * stream_kpages, pagemap_chunks while stream_chunks */
 	struct process_build *stream_process;
 	enum process_member stream_kind;
-	bool stream_kpages;
+	bool stream_kpages, stream_chunks;
+	struct chunk_stream chunks;
+	uint32_t *content_of_chunk;     /* pagemap_chunks: each chunk's content */
+	size_t chunk_count, chunk_capacity;
+	uint64_t run_bytes;             /* runs read from pagemap_runs, all processes */
 	struct smaps_parser stream;
 	struct record_stream records;
 	size_t kpage_capacity;
@@ -79,7 +96,8 @@ void builder_set_position(struct snapshot_builder *b, uint64_t done, uint64_t to
  * contents as allocated, and the member being read. */
 static uint64_t kept_bytes(const struct snapshot_builder *b, size_t member_bytes)
 {
-	return (uint64_t)b->vmas.capacity * sizeof(struct vma) + pagemap_kept_bytes(b->snapshot) + member_bytes;
+	return (uint64_t)b->vmas.capacity * sizeof(struct vma) + pagemap_kept_bytes(b->snapshot) + member_bytes +
+	       b->run_bytes + (uint64_t)b->chunk_capacity * sizeof(*b->content_of_chunk);
 }
 
 /* A snapshot that cannot fit is refused as soon as that is clear, with what
@@ -125,6 +143,7 @@ void builder_abort(struct snapshot_builder *b)
 	free(b->vmas.items);
 	free(b->extras.items);
 	free(b->slub);
+	free(b->content_of_chunk);
 	if (b->stream_process && b->stream_kind == MEMBER_SMAPS)
 		buffer_free(&b->stream.tail);
 	snapshot_free(b->snapshot);
@@ -237,6 +256,20 @@ static int add_process_member(struct snapshot_builder *b, struct process_build *
 	}
 }
 
+/* A process's runs go: they hold references once resolved. */
+static void release_runs(struct snapshot_builder *b, struct process_build *pb)
+{
+	if (!pb->runs_unresolved) {
+		pagemap_release_process(b->snapshot, &pb->process);
+		return;
+	}
+	b->run_bytes -= pb->process.run_count * sizeof(*pb->process.runs);
+	free(pb->process.runs);
+	pb->process.runs = NULL;
+	pb->process.run_count = 0;
+	pb->runs_unresolved = false;
+}
+
 /* A broken process fails the read, or with skip_bad is marked and dropped later. */
 static int process_problem(struct snapshot_builder *b, struct process_build *pb,
 			   struct error *error)
@@ -246,7 +279,7 @@ static int process_problem(struct snapshot_builder *b, struct process_build *pb,
 	if (!b->first_bad.message[0])
 		b->first_bad = *error;
 	if (!pb->bad)
-		pagemap_release_process(b->snapshot, &pb->process);
+		release_runs(b, pb);
 	pb->bad = true;
 	return 0;
 }
@@ -286,7 +319,7 @@ static bool resolve_member(const char *name, struct member_name *m)
 }
 
 static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages",
-					   "slabinfo", "slub", "users" };
+					   "slabinfo", "slub", "users", "pagemap_chunks" };
 
 /* A top-level member read twice (a tar may repeat a name) took the last
  * silently: refused, as a repeated process member is. */
@@ -302,6 +335,14 @@ static int claim_top_member(struct snapshot_builder *b, const char *name, const 
 	return 0;
 }
 
+/* The members that hold pagemap records: PID/pagemap (format 1),
+ * PID/pagemap_runs and pagemap_chunks (format 2). */
+static bool pagemap_member(const struct member_name *m)
+{
+	return m->pid ? m->kind == MEMBER_PAGEMAP || m->kind == MEMBER_PAGEMAP_RUNS
+		      : !strcmp(m->name, "pagemap_chunks");
+}
+
 enum member_use builder_member_use(const struct snapshot_builder *b, const char *name)
 {
 	struct member_name m;
@@ -312,7 +353,7 @@ enum member_use builder_member_use(const struct snapshot_builder *b, const char 
 		known |= !strcmp(m.name, top_members[i]);
 	if (m.pid ? m.kind < 0 : !known)
 		return MEMBER_IGNORE;
-	if (m.kind == MEMBER_PAGEMAP)
+	if (pagemap_member(&m))
 		return b->options.pagemap_sizes_only ? MEMBER_SIZE_ONLY : MEMBER_STREAM;
 	return m.kind == MEMBER_SMAPS || (!m.pid && !strcmp(m.name, "kpages")) ? MEMBER_STREAM : MEMBER_COPY;
 }
@@ -357,6 +398,12 @@ static struct process_build *claim_member(struct snapshot_builder *b, const stru
 		return NULL;
 	if (pb->seen & (1u << m->kind)) {
 		parse_fail(place, 0, "member appears twice");
+		*status = process_problem(b, pb, place->error);
+		return NULL;
+	}
+	unsigned both = 1u << MEMBER_PAGEMAP | 1u << MEMBER_PAGEMAP_RUNS;
+	if ((1u << m->kind) & both && pb->seen & both) {
+		parse_fail(place, 0, "the process has both pagemap and pagemap_runs");
 		*status = process_problem(b, pb, place->error);
 		return NULL;
 	}
@@ -417,6 +464,17 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 	return 0;
 }
 
+/* A format 2 pagemap member read whole (a directory's file): the same
+ * checks as when it is streamed, in one piece. */
+static int add_whole_streamed(struct snapshot_builder *b, const char *name, const void *data, size_t size,
+			      struct error *error)
+{
+	int status = builder_stream_begin(b, name, error);
+	if (status == 0)
+		status = builder_stream_feed(b, data, size, error);
+	return status ? (status < 0 ? -1 : 0) : builder_stream_end(b, error);
+}
+
 int builder_add_member(struct snapshot_builder *b, const char *name, const void *data,
 		       size_t size, struct error *error)
 {
@@ -424,6 +482,8 @@ int builder_add_member(struct snapshot_builder *b, const char *name, const void 
 	int status;
 	if (!resolve_member(name, &m))
 		return 0;
+	if (pagemap_member(&m) && (!m.pid || m.kind == MEMBER_PAGEMAP_RUNS))
+		return add_whole_streamed(b, name, data, size, error);
 	if (!m.pid)
 		return add_top_member(b, m.name, data, size, error);
 	if (m.kind < 0)
@@ -464,8 +524,8 @@ static int stream_problem(struct snapshot_builder *b, int status, struct error *
 {
 	struct process_build *pb = b->stream_process;
 	b->stream_process = NULL;
-	if (b->stream_kpages) {
-		b->stream_kpages = false;
+	if (b->stream_kpages || b->stream_chunks) {
+		b->stream_kpages = b->stream_chunks = false;
 		return -1;
 	}
 	if (b->stream_kind == MEMBER_SMAPS)
@@ -473,6 +533,30 @@ static int stream_problem(struct snapshot_builder *b, int status, struct error *
 	if (status == -2 || process_problem(b, pb, error))
 		return -1;
 	return 1;
+}
+
+/*
+ * A record of PID/pagemap_runs: chunk-aligned, at least one chunk, above
+ * the run before, no address past 2^64, chunk positions within 32 bits.
+ * Whether pagemap_chunks holds the chunks named is known once both are read.
+ */
+static int check_run_record(const struct pagemap_run_record *run, const struct pagemap_run_record *previous,
+			    size_t index, const struct parse_place *place)
+{
+	const uint64_t chunks_in_space = UINT64_C(1) << (64 - PAGEMAP_CHUNK_SHIFT);
+	if (run->vaddr & (PAGEMAP_CHUNK_BYTES - 1))
+		return parse_fail(place, 0, "run %zu: address %#" PRIx64 " is not 2 MiB-aligned", index, run->vaddr);
+	if (run->length == 0 || run->length > chunks_in_space - (run->vaddr >> PAGEMAP_CHUNK_SHIFT))
+		return parse_fail(place, 0, "run %zu: length %" PRIu64 " chunks is 0 or runs past the address space",
+				  index, run->length);
+	if (run->chunk > UINT32_MAX || run->length > UINT32_MAX - run->chunk)
+		return parse_fail(place, 0, "run %zu: chunks %" PRIu64 " + %" PRIu64 " pass 2^32", index, run->chunk,
+				  run->length);
+	if (previous && run->vaddr >> PAGEMAP_CHUNK_SHIFT <
+			    (previous->vaddr >> PAGEMAP_CHUNK_SHIFT) + previous->length)
+		return parse_fail(place, 0, "run %zu: address %#" PRIx64 " not above the previous run's end",
+				  index, run->vaddr);
+	return 0;
 }
 
 /* One whole record of the member being streamed: checked, then kept. */
@@ -489,6 +573,15 @@ static int stream_record(struct snapshot_builder *b, const void *bytes)
 		array_reserve(&s->kpages, &b->kpage_capacity, s->kpage_count + 1, sizeof(*s->kpages));
 		s->kpages[s->kpage_count++] = k;
 		r->previous.kpage = k;
+	} else if (b->stream_kind == MEMBER_PAGEMAP_RUNS) {
+		struct pagemap_run_record run;
+		memcpy(&run, bytes, sizeof(run));
+		if (check_run_record(&run, previous, r->count, &b->stream_place))
+			return -1;
+		pagemap_push_run(&b->stream_process->process, &(struct pagemap_run){
+			run.vaddr >> PAGEMAP_CHUNK_SHIFT, run.length, (uint32_t)run.chunk });
+		b->run_bytes += sizeof(struct pagemap_run);
+		r->previous.run = run;
 	} else {
 		struct pagemap_record p;
 		memcpy(&p, bytes, sizeof(p));
@@ -521,6 +614,51 @@ static int feed_records(struct snapshot_builder *b, const unsigned char *data, s
 	return 0;
 }
 
+/* pagemap_chunks: a chunk whole, decoded, kept once; its content noted by position. */
+static int take_chunk(struct snapshot_builder *b)
+{
+	struct pagemap_record records[PAGEMAP_CODEC_PAGES];
+	uint32_t count;
+	char problem[160];
+	if (pagemap_chunk_decode(b->chunks.bytes + 4, b->chunks.need - 4, records, &count, problem, sizeof(problem)))
+		return parse_fail(&b->stream_place, 0, "chunk %zu: %s", b->chunk_count, problem);
+	if (b->chunk_count >= UINT32_MAX)
+		return parse_fail(&b->stream_place, 0, "chunk %zu: more than 2^32 chunks", b->chunk_count);
+	uint32_t content = pagemap_add_chunk(b->snapshot, records, count);
+	*(uint32_t *)ARRAY_PUSH(b->content_of_chunk, b->chunk_count, b->chunk_capacity) = content;
+	return 0;
+}
+
+static int feed_chunks(struct snapshot_builder *b, const unsigned char *data, size_t size)
+{
+	struct chunk_stream *c = &b->chunks;
+	c->member_bytes += size;
+	while (size) {
+		size_t take = c->need - c->have < size ? c->need - c->have : size;
+		memcpy(c->bytes + c->have, data, take);
+		c->have += take;
+		data += take;
+		size -= take;
+		if (c->have < c->need)
+			break;
+		if (c->need == 4) {
+			uint32_t length;
+			memcpy(&length, c->bytes, 4);   /* little-endian, as every member */
+			if (length == 0 || length > PAGEMAP_CHUNK_MAX_ENCODED_BYTES)
+				return parse_fail(&b->stream_place, 0, "chunk %zu: length %" PRIu32
+						  " is not 1 to %d bytes", b->chunk_count, length,
+						  PAGEMAP_CHUNK_MAX_ENCODED_BYTES);
+			c->need = 4 + length;
+			continue;
+		}
+		if (take_chunk(b))
+			return -1;
+		c->have = 0;
+		c->need = 4;
+	}
+	return 0;
+}
+
 static void begin_records(struct snapshot_builder *b, size_t record_bytes)
 {
 	b->records = (struct record_stream){ .record_bytes = record_bytes };
@@ -531,7 +669,7 @@ int builder_stream_begin(struct snapshot_builder *b, const char *name, struct er
 	struct member_name m;
 	int status;
 	b->stream_process = NULL;
-	b->stream_kpages = false;
+	b->stream_kpages = b->stream_chunks = false;
 	if (!resolve_member(name, &m))
 		return 1;
 	b->stream_place = (struct parse_place){ b->snapshot->source,
@@ -546,7 +684,15 @@ int builder_stream_begin(struct snapshot_builder *b, const char *name, struct er
 		b->stream_kpages = true;
 		return 0;
 	}
-	if (m.kind != MEMBER_SMAPS && m.kind != MEMBER_PAGEMAP)
+	if (!m.pid && !strcmp(m.name, "pagemap_chunks")) {
+		if (claim_top_member(b, m.name, &b->stream_place))
+			return -1;
+		b->chunks.have = b->chunks.member_bytes = 0;
+		b->chunks.need = 4;
+		b->stream_chunks = true;
+		return 0;
+	}
+	if (m.kind != MEMBER_SMAPS && m.kind != MEMBER_PAGEMAP && m.kind != MEMBER_PAGEMAP_RUNS)
 		return 1;
 	struct process_build *pb = claim_member(b, &m, &b->stream_place, &status);
 	if (!pb)
@@ -555,6 +701,10 @@ int builder_stream_begin(struct snapshot_builder *b, const char *name, struct er
 	if (m.kind == MEMBER_SMAPS) {
 		pb->vma_first = b->vmas.count;
 		smaps_parser_begin(&b->stream, b->snapshot->arena, &b->vmas, &b->extras, &b->stream_place);
+	} else if (m.kind == MEMBER_PAGEMAP_RUNS) {
+		pb->process.has_pagemap = true;
+		pb->runs_unresolved = true;
+		begin_records(b, sizeof(struct pagemap_run_record));
 	} else {
 		pagemap_feed_begin(b->snapshot, &pb->process);
 		begin_records(b, sizeof(struct pagemap_record));
@@ -565,11 +715,12 @@ int builder_stream_begin(struct snapshot_builder *b, const char *name, struct er
 
 int builder_stream_feed(struct snapshot_builder *b, const void *data, size_t size, struct error *error)
 {
-	if (!b->stream_process && !b->stream_kpages)
+	if (!b->stream_process && !b->stream_kpages && !b->stream_chunks)
 		return 1;
 	b->stream_place.error = error;
-	bool smaps = !b->stream_kpages && b->stream_kind == MEMBER_SMAPS;
-	if (smaps ? smaps_parser_feed(&b->stream, data, size) : feed_records(b, data, size))
+	bool smaps = b->stream_process && b->stream_kind == MEMBER_SMAPS;
+	if (b->stream_chunks ? feed_chunks(b, data, size)
+	    : smaps ? smaps_parser_feed(&b->stream, data, size) : feed_records(b, data, size))
 		return stream_problem(b, -1, error);
 	/* what is kept grows as it is parsed: a snapshot that cannot fit stops here */
 	int status = check_budget(b, smaps ? b->stream.tail.capacity
@@ -590,24 +741,37 @@ static int end_records(struct snapshot_builder *b)
 		return 0;
 	struct snapshot *s = b->snapshot;
 	s->pagemap_bytes += r->member_bytes;
-	pagemap_feed_end(s, &b->stream_process->process);
+	if (b->stream_kind == MEMBER_PAGEMAP)
+		pagemap_feed_end(s, &b->stream_process->process);
+	return check_budget(b, 0, &b->stream_place);
+}
+
+/* The end of pagemap_chunks: no chunk left cut. */
+static int end_chunks(struct snapshot_builder *b)
+{
+	if (b->chunks.have)
+		return parse_fail(&b->stream_place, 0, "chunk %zu: cut short after %zu of its bytes (truncated?)",
+				  b->chunk_count, b->chunks.have);
+	b->snapshot->pagemap_bytes += b->chunks.member_bytes;
 	return check_budget(b, 0, &b->stream_place);
 }
 
 int builder_stream_end(struct snapshot_builder *b, struct error *error)
 {
 	struct process_build *pb = b->stream_process;
-	if (!pb && !b->stream_kpages)
+	if (!pb && !b->stream_kpages && !b->stream_chunks)
 		return 0;
 	b->stream_place.error = error;
 	int status;
-	if (b->stream_kpages || b->stream_kind == MEMBER_PAGEMAP)
+	if (b->stream_chunks)
+		status = end_chunks(b);
+	else if (b->stream_kpages || b->stream_kind != MEMBER_SMAPS)
 		status = end_records(b);
 	else if ((status = smaps_parser_end(&b->stream)) == 0)
 		status = smaps_parsed(b, pb, 0, &b->stream_place);
 	if (status == 0) {
 		b->stream_process = NULL;
-		b->stream_kpages = false;
+		b->stream_kpages = b->stream_chunks = false;
 		return 0;
 	}
 	return stream_problem(b, status, error) < 0 ? -1 : 0;
@@ -618,17 +782,22 @@ int builder_size_member(struct snapshot_builder *b, const char *name, uint64_t s
 {
 	struct member_name m;
 	int status;
-	if (!resolve_member(name, &m) || m.kind != MEMBER_PAGEMAP)
+	if (!resolve_member(name, &m) || !pagemap_member(&m))
 		return 0;
 	struct parse_place place = { b->snapshot->source, m.name, error };
+	if (!m.pid) {
+		b->snapshot->pagemap_bytes += size;
+		return claim_top_member(b, m.name, &place);
+	}
 	struct process_build *pb = claim_member(b, &m, &place, &status);
 	if (!pb)
 		return status;
 	pb->process.has_pagemap = true;
 	b->snapshot->pagemap_bytes += size;
-	if (size % sizeof(struct pagemap_record) == 0)
+	size_t record_bytes = m.kind == MEMBER_PAGEMAP ? sizeof(struct pagemap_record) : sizeof(struct pagemap_run_record);
+	if (size % record_bytes == 0)
 		return 0;
-	parse_fail(&place, 0, "length %" PRIu64 " is not a multiple of 16 bytes (truncated?)", size);
+	parse_fail(&place, 0, "length %" PRIu64 " is not a multiple of %zu bytes (truncated?)", size, record_bytes);
 	return process_problem(b, pb, error);
 }
 
@@ -680,7 +849,8 @@ static int check_pagemap_addresses(struct snapshot_builder *b, const struct proc
 					v++;
 				if (v == p->vma_count || vaddr < vmas[v].start) {
 					char member[64];
-					snprintf(member, sizeof(member), "%d/pagemap", p->pid);
+					snprintf(member, sizeof(member), "%d/%s", p->pid,
+						 pb->seen & (1u << MEMBER_PAGEMAP_RUNS) ? "pagemap_runs" : "pagemap");
 					input_error_set(error, s->source, member, 0,
 							"record %zu: address %#" PRIx64 " is outside every VMA",
 							index + k, vaddr);
@@ -732,6 +902,28 @@ static int check_totals(struct snapshot_builder *b, const struct process_build *
 	}
 	b->total_size_kb = size_kb;
 	memcpy(b->total_status_kb, totals, sizeof(totals));
+	return 0;
+}
+
+/* pagemap_runs name chunks of pagemap_chunks by position: now that both
+ * are read, each must exist; then they count as references. */
+static int resolve_runs(struct snapshot_builder *b, struct process_build *pb, struct error *error)
+{
+	size_t bad;
+	if (!pb->runs_unresolved)
+		return 0;
+	uint64_t bytes = pb->process.run_count * sizeof(*pb->process.runs);
+	if (pagemap_resolve_runs(b->snapshot, &pb->process, b->content_of_chunk, b->chunk_count, &bad)) {
+		char member[64];
+		snprintf(member, sizeof(member), "%d/pagemap_runs", pb->process.pid);
+		input_error_set(error, b->snapshot->source, member, 0,
+				"run %zu: chunks %" PRIu32 " to %" PRIu64 ", but pagemap_chunks holds %zu", bad,
+				pb->process.runs[bad].content,
+				pb->process.runs[bad].content + pb->process.runs[bad].length - 1, b->chunk_count);
+		return process_problem(b, pb, error);
+	}
+	b->run_bytes -= bytes;
+	pb->runs_unresolved = false;
 	return 0;
 }
 
@@ -854,7 +1046,8 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 	}
 	for (size_t i = 0; i < b->process_count; i++) {
 		struct process_build *pb = &b->processes[i];
-		if (!pb->bad && pb->process.vma_count && check_process(b, pb, error)) {
+		if ((!pb->bad && resolve_runs(b, pb, error)) ||
+		    (!pb->bad && pb->process.vma_count && check_process(b, pb, error))) {
 			builder_abort(b);
 			return -1;
 		}

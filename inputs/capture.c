@@ -1,5 +1,6 @@
 /*
- * inputs/capture.c - write a live system into a snapshot (format version 1).
+ * inputs/capture.c - write a live system into a snapshot (format version 2,
+ * or 1 on request).
  *
  * The shape of the work:
  *   1. list the numeric entries of /proc and narrow them to --pid / --tree;
@@ -7,8 +8,11 @@
  *      --no-pagemap) the present/swapped pagemap words, all into memory,
  *      then write them as tar members.  A process is written whole or not at
  *      all: if any of its files vanishes or refuses, it is skipped and counted;
- *   3. kpages for every distinct PFN seen, then snapshot.info, which comes
- *      last because only then are the process and skipped counts known.
+ *      Format 2 writes a process's pages as PID/pagemap_runs, references to
+ *      2 MiB chunks each kept once, hashed as they are read (chunk_writer);
+ *   3. pagemap_chunks (format 2: every distinct chunk, encoded), kpages for
+ *      every distinct PFN seen, then snapshot.info, which comes last because
+ *      only then are the process and skipped counts known.
  *
  * Tar members need their size up front and /proc files have no size, so each
  * file is read whole into a growing buffer that is reused for every process.
@@ -523,6 +527,114 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 	return status;
 }
 
+/* ---- format 2: each distinct chunk once ---- */
+
+/*
+ * The pagemap_chunks member as it grows: per chunk a 4-byte length and the
+ * encoding (pagemap_codec.c), found again by a hash of its bytes, so a chunk
+ * that 1000 processes hold (one shared segment) is written once and each
+ * process writes 24 bytes per run of chunks.  Memory: the distinct chunks,
+ * encoded.
+ */
+struct chunk_writer {
+	struct buffer chunks;           /* the member */
+	size_t *offsets;                /* per chunk: where its length starts in chunks */
+	uint64_t *hashes;
+	size_t count, capacity, hash_capacity;
+	struct hash_table table;
+	struct buffer runs;             /* the process's PID/pagemap_runs */
+};
+
+static uint64_t chunk_hash(const void *context, size_t index)
+{
+	return ((const struct chunk_writer *)context)->hashes[index];
+}
+
+/* The position of the chunk with this encoding, added if new. */
+static uint32_t chunk_position(struct chunk_writer *w, const unsigned char *bytes, uint32_t length)
+{
+	uint64_t h = hash_bytes(bytes, length);
+	struct hash_probe probe;
+	for (size_t i = hash_first(&w->table, h, &probe); i != HASH_NONE; i = hash_next(&w->table, &probe)) {
+		const unsigned char *held = (const unsigned char *)w->chunks.data + w->offsets[i];
+		uint32_t held_length;
+		memcpy(&held_length, held, 4);
+		if (w->hashes[i] == h && le32toh(held_length) == length && !memcmp(held + 4, bytes, length))
+			return (uint32_t)i;
+	}
+	if (w->count >= UINT32_MAX)
+		out_of_memory();        /* chunk positions are 32 bits */
+	ARRAY_RESERVE(w->offsets, w->capacity, w->count + 1);
+	ARRAY_RESERVE(w->hashes, w->hash_capacity, w->count + 1);
+	w->offsets[w->count] = w->chunks.length;
+	w->hashes[w->count] = h;
+	buffer_reserve(&w->chunks, 4 + length);
+	uint32_t le_length = htole32(length);
+	memcpy(w->chunks.data + w->chunks.length, &le_length, 4);
+	memcpy(w->chunks.data + w->chunks.length + 4, bytes, length);
+	w->chunks.length += 4 + length;
+	hash_add(&w->table, h, w->count, chunk_hash, w);
+	return (uint32_t)w->count++;
+}
+
+/* The chunk at vaddr holds chunk `position`: one run more, or the last one longer. */
+static void add_run(struct chunk_writer *w, uint64_t vaddr, uint32_t position)
+{
+	struct pagemap_run_record run;
+	if (w->runs.length) {
+		memcpy(&run, w->runs.data + w->runs.length - sizeof(run), sizeof(run));
+		uint64_t length = le64toh(run.length);
+		if (le64toh(run.vaddr) + length * PAGEMAP_CHUNK_BYTES == vaddr && le64toh(run.chunk) + length == position) {
+			run.length = htole64(length + 1);
+			memcpy(w->runs.data + w->runs.length - sizeof(run), &run, sizeof(run));
+			return;
+		}
+	}
+	run = (struct pagemap_run_record){ htole64(vaddr), htole64(1), htole64(position) };
+	buffer_reserve(&w->runs, sizeof(run));
+	memcpy(w->runs.data + w->runs.length, &run, sizeof(run));
+	w->runs.length += sizeof(run);
+}
+
+static void finish_chunk(struct chunk_writer *w, uint64_t chunk, const struct pagemap_record *records, uint32_t count)
+{
+	unsigned char encoded[PAGEMAP_CHUNK_MAX_ENCODED_BYTES];
+	if (!count)
+		return;
+	size_t length = pagemap_chunk_encode(records, count, encoded);
+	add_run(w, chunk << PAGEMAP_CHUNK_SHIFT, chunk_position(w, encoded, (uint32_t)length));
+}
+
+/* A process's records (packed little-endian {vaddr, entry}, ascending) as runs of chunks. */
+static void chunk_process(struct chunk_writer *w, const struct buffer *records)
+{
+	struct pagemap_record pending[PAGEMAP_CODEC_PAGES];
+	uint32_t count = 0;
+	uint64_t chunk = 0;
+	w->runs.length = 0;
+	for (size_t at = 0; at + 16 <= records->length; at += 16) {
+		uint64_t word[2];
+		memcpy(word, records->data + at, sizeof(word));
+		uint64_t vaddr = le64toh(word[0]);
+		if (count && (vaddr >> PAGEMAP_CHUNK_SHIFT != chunk || count == PAGEMAP_CODEC_PAGES)) {
+			finish_chunk(w, chunk, pending, count);
+			count = 0;
+		}
+		chunk = vaddr >> PAGEMAP_CHUNK_SHIFT;
+		pending[count++] = (struct pagemap_record){ vaddr & (PAGEMAP_CHUNK_BYTES - 1), le64toh(word[1]) };
+	}
+	finish_chunk(w, chunk, pending, count);
+}
+
+static void chunk_writer_free(struct chunk_writer *w)
+{
+	free(w->chunks.data);
+	free(w->offsets);
+	free(w->hashes);
+	hash_free(&w->table);
+	free(w->runs.data);
+}
+
 /* ---- the archive ---- */
 
 /* How the tar is compressed: --compress NAME, or the file name's suffix,
@@ -675,6 +787,8 @@ struct capture_state {
 	bool has_cgroup;
 	struct pagemap_reader pagemap;
 	struct pfn_set pfns;
+	int format;                     /* written: 1 or 2 (a builder reads format 1) */
+	struct chunk_writer chunks;     /* format 2 */
 	long processes, kernel_threads, zombies, skipped, changed;
 	long unreadable;                /* of skipped: EACCES/EPERM (without root: other users') */
 	int first_unreadable_pid;       /* the first of them, and its comm if /proc gives it */
@@ -839,10 +953,16 @@ static int capture_process(struct capture_state *state, int pid)
 	snprintf(name, sizeof(name), "%d/cgroup", pid);
 	if (state->has_cgroup && write_member(&state->writer, name, state->cgroup.data, state->cgroup.length) < 0)
 		return -1;
+	if (!state->options->no_pagemap && !no_mm && state->format >= 2) {
+		chunk_process(&state->chunks, &state->pagemap.records);
+		snprintf(name, sizeof(name), "%d/pagemap_runs", pid);
+		if (write_member(&state->writer, name, state->chunks.runs.data, state->chunks.runs.length) < 0)
+			return -1;
+	}
 	if (!state->options->no_pagemap && !no_mm) {
 		snprintf(name, sizeof(name), "%d/pagemap", pid);
-		if (write_member(&state->writer, name, state->pagemap.records.data,
-				 state->pagemap.records.length) < 0)
+		if (state->format < 2 && write_member(&state->writer, name, state->pagemap.records.data,
+						      state->pagemap.records.length) < 0)
 			return -1;
 		snprintf(name, sizeof(name), "%d/pmd_mapped", pid);
 		if (state->pagemap.pmd_scanned &&
@@ -946,11 +1066,11 @@ static int write_info(struct capture_state *state, enum pagemap_mode mode)
 	if (gmtime_r(&state->writer.mtime, &tm))
 		strftime(captured_at, sizeof(captured_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	int n = snprintf(text, sizeof(text),
-			 "format: ptscope-snapshot 1\npage_size: %llu\narch: %s\nkernel: %s\n"
+			 "format: ptscope-snapshot %d\npage_size: %llu\narch: %s\nkernel: %s\n"
 			 "hostname: %s\ncaptured_at: %s\npagemap: %s\nprocesses: %ld\nskipped: %ld\n"
 			 "kernel_threads: %ld\nzombies: %ld\nchanged_during_capture: %ld\nunreadable: %ld\n"
 			 "scope: %s\nptscope_version: %s\n",
-			 (unsigned long long)state->pagemap.page_size, uts.machine, uts.release, hostname,
+			 state->format, (unsigned long long)state->pagemap.page_size, uts.machine, uts.release, hostname,
 			 captured_at, pagemap_mode_names[mode], state->processes, state->skipped,
 			 state->kernel_threads, state->zombies, state->changed, state->unreadable,
 			 state->options->pid_count || state->options->tree_count ? "part" : "all", PTSCOPE_VERSION);
@@ -1224,6 +1344,9 @@ static int capture_all(struct capture_state *state, const struct pid_list *pids)
 				 state->changed, state->zombies, state->kernel_threads);
 	enum pagemap_mode mode = state->options->no_pagemap ? PAGEMAP_NONE
 				 : state->pagemap.saw_pfn ? PAGEMAP_PFN : PAGEMAP_PRESENT_ONLY;
+	if (mode != PAGEMAP_NONE && state->format >= 2 &&
+	    write_member(&state->writer, "pagemap_chunks", state->chunks.chunks.data, state->chunks.chunks.length) < 0)
+		return -1;
 	if (mode == PAGEMAP_PFN && write_kpages(state) < 0)
 		return -1;
 	if (write_slub(state) < 0 || write_users(state) < 0)
@@ -1241,6 +1364,7 @@ static void capture_state_init(struct capture_state *state, const struct capture
 		.pagemap = { .page_size = (uint64_t)sysconf(_SC_PAGESIZE) },
 		.writer = { .mtime = time(NULL), .error = error },
 		.proc_fd = -1,
+		.format = options->format ? options->format : SNAPSHOT_FORMAT_NEWEST,
 	};
 	state->pagemap.pfns = &state->pfns;
 }
@@ -1257,6 +1381,7 @@ static void capture_state_release(struct capture_state *state)
 	free(state->pagemap.records.data);
 	free(state->pagemap.pmd_ranges.data);
 	pfn_set_free(&state->pfns);
+	chunk_writer_free(&state->chunks);
 	free(state->uids.ids);
 	free(state->gids.ids);
 }
@@ -1264,7 +1389,8 @@ static void capture_state_release(struct capture_state *state)
 /* The live system: the same walk as a capture, members handed to the builder. */
 int read_live(const char *proc_root, struct snapshot_builder *builder, struct error *error)
 {
-	struct capture_options options = { .proc_root = proc_root };
+	/* the builder takes records as read (format 1): it keeps each chunk once itself */
+	struct capture_options options = { .proc_root = proc_root, .format = 1 };
 	struct capture_state state;
 	struct pid_list pids = { 0 };
 	int mode = -1;

@@ -21,9 +21,9 @@
 
 static const char usage_text[] =
 		"usage: ptscope capture [-o FILE|DIR|-] [--compress gz|xz|zst|none] [--pid N]... [--tree N]...\n"
-		"                       [--no-pagemap]\n"
+		"                       [--no-pagemap] [--format 1|2]\n"
 		"\n"
-		"Write the processes of the live system into one snapshot (format version 1).\n"
+		"Write the processes of the live system into one snapshot (format version 2).\n"
 		"\n"
 		"  -o, --output FILE|DIR  FILE.tar, .tar.gz, .tgz, .tar.xz or .tar.zst; a directory\n"
 		"                         gets the default name ptscope-HOST-DATE.tar.zst inside it;\n"
@@ -32,7 +32,11 @@ static const char usage_text[] =
 		"                         the name's suffix decides\n"
 		"      --pid N            capture process N (repeatable); default: every process\n"
 		"      --tree N           capture process N and all its descendants (repeatable)\n"
-		"      --no-pagemap       leave out PID/pagemap and kpages (pagemap: none)\n"
+		"      --no-pagemap       leave out the pagemap members and kpages (pagemap: none)\n"
+		"      --format 1|2       snapshot format: 2 (default) keeps each 2 MiB chunk of\n"
+		"                         page records once (pagemap_chunks, PID/pagemap_runs);\n"
+		"                         1 writes every process's records (PID/pagemap), for\n"
+		"                         readers that know only format 1\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"As root the pagemap records carry PFNs and kpages is written (pagemap: pfn);\n"
@@ -72,13 +76,14 @@ static void print_unreadable(const struct capture_result *result)
 
 int cmd_capture(int argc, char **argv)
 {
-	enum { OPT_PID = 256, OPT_TREE, OPT_NO_PAGEMAP, OPT_COMPRESS };
+	enum { OPT_PID = 256, OPT_TREE, OPT_NO_PAGEMAP, OPT_COMPRESS, OPT_FORMAT };
 	static const struct option long_options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tree", required_argument, NULL, OPT_TREE },
 		{ "no-pagemap", no_argument, NULL, OPT_NO_PAGEMAP },
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -99,6 +104,14 @@ int cmd_capture(int argc, char **argv)
 				fprintf(stderr, "ptscope: capture: --compress '%s': not a codec (%s)\n", optarg,
 					capture_codec_names());
 				status = 1;
+			}
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
+				fprintf(stderr, "ptscope: capture: --format '%s': not a snapshot format (1 or 2)\n", optarg);
+				status = 1;
+			} else {
+				options.format = optarg[0] - '0';
 			}
 			break;
 		case 'h': command_print_usage(stdout, "capture", usage_text); status = -1; break;

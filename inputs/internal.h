@@ -149,6 +149,34 @@ int pagemap_feed_end(struct snapshot *snapshot, struct process *p);
 uint64_t pagemap_kept_bytes(const struct snapshot *snapshot);
 /* A dropped process gives its contents back. */
 void pagemap_release_process(struct snapshot *snapshot, struct process *p);
+/* Format 2's pagemap_chunks: one chunk's records (addresses within the
+ * chunk, ascending), kept once like a chunk of a pagemap member; its content. */
+uint32_t pagemap_add_chunk(struct snapshot *snapshot, const struct pagemap_record *records, uint32_t count);
+/* Format 2's PID/pagemap_runs: a run as read, its content a chunk's position
+ * in pagemap_chunks until pagemap_resolve_runs. */
+void pagemap_push_run(struct process *p, const struct pagemap_run *run);
+/* p's runs from chunk positions to contents (content_of_chunk[position]),
+ * counting references; -1 with *bad_run set when a run names a position at
+ * or past chunk_count (then the runs are left as read). */
+int pagemap_resolve_runs(struct snapshot *snapshot, struct process *p, const uint32_t *content_of_chunk,
+			 size_t chunk_count, size_t *bad_run);
+
+/* ---- format 2's page records (pagemap_codec.c, docs/snapshot-format.md) ---- */
+#define PAGEMAP_CODEC_PAGE_SHIFT 12     /* records are 4 KiB-aligned whatever the page size */
+#define PAGEMAP_CODEC_PAGES 512         /* 4 KiB places in a 2 MiB chunk */
+/* a run count (2 bytes) and per run four varints: 2 + 2 + 10 + 10 bytes at most */
+#define PAGEMAP_CHUNK_MAX_ENCODED_BYTES (2 + PAGEMAP_CODEC_PAGES * 24)
+/* One record of PID/pagemap_runs, little-endian: chunks [vaddr, vaddr +
+ * length * 2 MiB) hold the chunks chunk .. chunk + length - 1 of pagemap_chunks. */
+struct pagemap_run_record {
+	uint64_t vaddr, length, chunk;
+};
+/* count (1..512) records, their vaddr within the chunk and 4 KiB-aligned,
+ * ascending: the bytes written to out (at most PAGEMAP_CHUNK_MAX_ENCODED_BYTES). */
+size_t pagemap_chunk_encode(const struct pagemap_record *records, uint32_t count, unsigned char *out);
+/* The other way, checking everything: 0, or -1 with the problem said. */
+int pagemap_chunk_decode(const unsigned char *in, size_t size, struct pagemap_record *records,
+			 uint32_t *count, char *problem, size_t problem_size);
 
 /* ---- builder: members in any order -> struct snapshot ---- */
 struct snapshot_builder;

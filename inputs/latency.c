@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,7 @@ enum {
 #define SHELL_PROGRAM "/bin/sh"
 
 const struct latency_kind_info latency_kinds[LATENCY_KIND_COUNT] = {
-	[LATENCY_FORK] = { "fork", "fork", "fork + exit + wait" },
+	[LATENCY_FORK] = { "fork", "fork", "fork + exit + wait (the child exits once the parent read the clock)" },
 	[LATENCY_EXEC] = { "exec", "exec", "fork + execve " EXEC_PROGRAM " + wait" },
 	[LATENCY_SH] = { "sh", "sh", "fork + " SHELL_PROGRAM " -c " EXEC_PROGRAM " + wait" },
 	[LATENCY_FAULT_ANON] = { "fault-anon", "fault", "first touch of an anonymous page, per fault" },
@@ -129,11 +130,19 @@ void latency_stats_of(double *samples_us, size_t count, struct latency_stats *st
 	stats->mean_us = sum / (double)count;
 }
 
-/* Wait for a child; 0 when it exited with status 0. */
-static int reap(pid_t child, const char *what, struct error *error)
+static double cpu_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+/* Wait for a child; 0 when it exited with status 0.  usage: its resources
+ * (NULL: not wanted). */
+static int reap_with(pid_t child, const char *what, struct rusage *usage, struct error *error)
 {
 	int status;
-	while (waitpid(child, &status, 0) < 0)
+	while (wait4(child, &status, 0, usage) < 0)
 		if (errno != EINTR)
 			return error_internal(error, NULL, 0, "bench: %s: wait: %s", what, strerror(errno));
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -141,20 +150,45 @@ static int reap(pid_t child, const char *what, struct error *error)
 	return 0;
 }
 
-/* One fork of this process; the child execs argv when given, else exits. */
-static int time_process(char *const *argv, const char *what, double *elapsed_us, struct error *error)
+static int reap(pid_t child, const char *what, struct error *error)
 {
-	double start = now_us();
+	return reap_with(child, what, NULL, error);
+}
+
+/* One fork of this process; the child execs argv when given, else exits.
+ * Beside the elapsed time, a fork that only exits is split into CPU time,
+ * which the machine's other work does not lengthen: the parent's in fork()
+ * (CLOCK_THREAD_CPUTIME_ID), and the child's whole life, which is its
+ * return from fork, one read and its exit (the kernel's sum of its run
+ * time, user + system, as wait4 reports it).  Such a child first waits for
+ * a byte on a pipe, so that it never runs inside the parent's fork part. */
+static int time_process(char *const *argv, const char *what, struct latency_run *run, struct error *error)
+{
+	int gate[2] = { -1, -1 };
+	if (!argv && pipe2(gate, O_CLOEXEC) != 0)
+		return error_internal(error, NULL, 0, "bench: %s: pipe: %s", what, strerror(errno));
+	double start = now_us(), cpu = cpu_us();
 	pid_t child = fork();
-	if (child < 0)
-		return error_internal(error, NULL, 0, "bench: %s: fork: %s", what, strerror(errno));
+	run->fork_us = cpu_us() - cpu;
 	if (child == 0) {
+		char byte;
 		if (argv)
 			execv(argv[0], argv);
-		_exit(argv ? 127 : 0);
+		_exit(argv ? 127 : read(gate[0], &byte, 1) == 1 ? 0 : 1);
 	}
-	int status = reap(child, what, error);
-	*elapsed_us = now_us() - start;
+	if (!argv) {
+		if (child > 0 && write(gate[1], "x", 1) != 1)
+			kill(child, SIGKILL);
+		close(gate[0]);
+		close(gate[1]);
+	}
+	if (child < 0)
+		return error_internal(error, NULL, 0, "bench: %s: fork: %s", what, strerror(errno));
+	struct rusage usage;
+	int status = reap_with(child, what, &usage, error);
+	run->elapsed_us = now_us() - start;
+	run->exit_us = (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6 +
+		       (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 	return status;
 }
 
@@ -293,9 +327,9 @@ static int run_once(enum latency_kind kind, int fd, struct latency_run *run, str
 	static char *const shell_argv[] = { SHELL_PROGRAM, "-c", EXEC_PROGRAM, NULL };
 	run->faults = 0;
 	switch (kind) {
-	case LATENCY_FORK: return time_process(NULL, "fork", &run->elapsed_us, error);
-	case LATENCY_EXEC: return time_process(exec_argv, EXEC_PROGRAM, &run->elapsed_us, error);
-	case LATENCY_SH: return time_process(shell_argv, SHELL_PROGRAM, &run->elapsed_us, error);
+	case LATENCY_FORK: return time_process(NULL, "fork", run, error);
+	case LATENCY_EXEC: return time_process(exec_argv, EXEC_PROGRAM, run, error);
+	case LATENCY_SH: return time_process(shell_argv, SHELL_PROGRAM, run, error);
 	case LATENCY_FAULT_ANON: return fault_anonymous(run, error);
 	case LATENCY_FAULT_COW: return fault_cow(run, error);
 	case LATENCY_FAULT_FILE: return fault_file(fd, run, error);
@@ -316,13 +350,16 @@ int latency_measure(enum latency_kind kind, size_t runs, size_t warmup, struct l
 	if (kind == LATENCY_FAULT_FILE && (fd = scratch_file(error)) < 0)
 		return -1;
 	double *samples = xcalloc(runs ? runs : 1, sizeof(double));
+	double *forks = xcalloc(runs ? runs : 1, sizeof(double)), *exits = xcalloc(runs ? runs : 1, sizeof(double));
 	uint64_t faults = 0;
 	int status = 0;
 	for (size_t i = 0; !status && i < warmup + runs; i++) {
-		struct latency_run run = { 0, 0 };
+		struct latency_run run = { 0, 0, 0, 0 };
 		status = run_once(kind, fd, &run, error);
 		if (!status && i >= warmup) {
 			samples[i - warmup] = run.elapsed_us;
+			forks[i - warmup] = run.fork_us;
+			exits[i - warmup] = run.exit_us;
 			faults += run.faults;
 		}
 	}
@@ -333,8 +370,16 @@ int latency_measure(enum latency_kind kind, size_t runs, size_t warmup, struct l
 		result->faults_per_run = runs ? (double)faults / (double)runs : 0;
 		result->pages_per_run = faults ? FAULT_PAGES : 0;
 		latency_stats_of(samples, runs, &result->stats);
+		memset(&result->fork_part, 0, sizeof(result->fork_part));
+		memset(&result->exit_part, 0, sizeof(result->exit_part));
+		if (kind == LATENCY_FORK) {
+			latency_stats_of(forks, runs, &result->fork_part);
+			latency_stats_of(exits, runs, &result->exit_part);
+		}
 	}
 	free(samples);
+	free(forks);
+	free(exits);
 	return status;
 }
 

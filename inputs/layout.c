@@ -7,7 +7,9 @@
  * permissions, shared or private, anonymous or file-backed: the original
  * file when it is still there, a regular file, large enough and the VMA is
  * not shared-writable (a write through it would reach the file); else a
- * sparse file of the same size in a private scratch folder.  The pages the
+ * sparse file of the same size with no name (O_TMPFILE in $TMPDIR or /tmp;
+ * where the file system cannot, mkstemp's 0600 file unlinked at once), so
+ * a subject killed while building leaves nothing behind.  The pages the
  * pagemap showed present are touched: written where they were anonymous (a
  * private file page copied on write is anonymous too), read where they were
  * file pages.  A VMA whose smaps showed AnonHugePages gets MADV_HUGEPAGE,
@@ -201,17 +203,22 @@ static int open_original(const struct layout_vma *v)
 	return fd;
 }
 
-/* A sparse file as long as the VMA needs, in the scratch folder. */
-static int scratch_file(const char *folder, size_t index, const struct layout_vma *v)
+/* A sparse file as long as the VMA needs, with no name (file comment). */
+static int scratch_file(const char *folder, const struct layout_vma *v)
 {
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/vma-%zu", folder, index);
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	unlink(path);
+	int fd = open(folder, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/ptscope-like-XXXXXX", folder);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		unlink(path);
+	}
 	if (ftruncate(fd, (off_t)(v->offset + v->bytes)) != 0) {
+		int saved = errno;
 		close(fd);
+		errno = saved;
 		return -1;
 	}
 	return fd;
@@ -266,7 +273,7 @@ static int build_vma(struct layout_vma *v, size_t index, const char *folder, str
 	} else {
 		fd = open_original(v);
 		if (fd < 0)
-			fd = scratch_file(folder, index, v);
+			fd = scratch_file(folder, v);
 		if (fd < 0)
 			return error_internal(error, folder, 0, "cannot make a file for VMA %zu: %s", index, strerror(errno));
 		offset = v->offset;
@@ -296,15 +303,10 @@ static int build_vma(struct layout_vma *v, size_t index, const char *folder, str
 
 int layout_build(struct layout *layout, struct error *error)
 {
-	const char *base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char folder[4096];
-	snprintf(folder, sizeof(folder), "%s/ptscope-like-XXXXXX", base);
-	if (!mkdtemp(folder))
-		return error_internal(error, folder, 0, "cannot make the scratch folder: %s", strerror(errno));
+	const char *folder = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	int status = 0;
 	for (size_t i = 0; i < layout->count && !status; i++)
 		status = build_vma(&layout->vmas[i], i, folder, error);
-	rmdir(folder);   /* its files are unlinked once mapped */
 	return status;
 }
 

@@ -68,6 +68,13 @@ static size_t find_or_add(struct snapshot *s, struct pagemap_index *x)
 }
 
 /* Runs grow by doubling; their capacity is the next power of two of the count. */
+void pagemap_push_run(struct process *p, const struct pagemap_run *run)
+{
+	if ((p->run_count & (p->run_count - 1)) == 0)
+		p->runs = xreallocarray(p->runs, p->run_count ? p->run_count * 2 : 4, sizeof(*p->runs));
+	p->runs[p->run_count++] = *run;
+}
+
 static void append_chunk(struct process *p, uint64_t chunk, uint32_t content)
 {
 	struct pagemap_run *last = p->run_count ? &p->runs[p->run_count - 1] : NULL;
@@ -75,9 +82,7 @@ static void append_chunk(struct process *p, uint64_t chunk, uint32_t content)
 		last->length++;
 		return;
 	}
-	if ((p->run_count & (p->run_count - 1)) == 0)
-		p->runs = xreallocarray(p->runs, p->run_count ? p->run_count * 2 : 4, sizeof(*p->runs));
-	p->runs[p->run_count++] = (struct pagemap_run){ chunk, 1, content };
+	pagemap_push_run(p, &(struct pagemap_run){ chunk, 1, content });
 }
 
 static void finish_chunk(struct snapshot *s, struct pagemap_index *x, struct process *p)
@@ -88,6 +93,44 @@ static void finish_chunk(struct snapshot *s, struct pagemap_index *x, struct pro
 	x->pending_count = 0;
 	append_chunk(p, x->pending_chunk, (uint32_t)id);
 	s->contents[id].references++;
+}
+
+uint32_t pagemap_add_chunk(struct snapshot *s, const struct pagemap_record *records, uint32_t count)
+{
+	if (!s->pagemap_index)
+		s->pagemap_index = xcalloc(1, sizeof(*s->pagemap_index));
+	struct pagemap_index *x = s->pagemap_index;
+	memcpy(x->pending, records, count * sizeof(*records));
+	x->pending_count = count;
+	uint32_t id = (uint32_t)find_or_add(s, x);
+	x->pending_count = 0;
+	return id;
+}
+
+/* Chunk by chunk (never record by record): as many steps as the process
+ * has populated chunks, 1/512 of its records at most. */
+int pagemap_resolve_runs(struct snapshot *s, struct process *p, const uint32_t *content_of_chunk,
+			 size_t chunk_count, size_t *bad_run)
+{
+	for (size_t r = 0; r < p->run_count; r++)
+		if (p->runs[r].content >= chunk_count || p->runs[r].length > chunk_count - p->runs[r].content) {
+			*bad_run = r;
+			return -1;
+		}
+	struct pagemap_run *read = p->runs;
+	size_t read_count = p->run_count;
+	p->runs = NULL;
+	p->run_count = 0;
+	p->pagemap_count = 0;
+	for (size_t r = 0; r < read_count; r++)
+		for (uint64_t i = 0; i < read[r].length; i++) {
+			uint32_t content = content_of_chunk[read[r].content + i];
+			append_chunk(p, read[r].chunk + i, content);
+			s->contents[content].references++;
+			p->pagemap_count += s->contents[content].count;
+		}
+	free(read);
+	return 0;
 }
 
 int pagemap_feed_begin(struct snapshot *s, struct process *p)

@@ -351,9 +351,10 @@ static int info_line(void *context, const char *key, size_t length, const char *
 			return parse_fail(c->place, line, "not a ptscope snapshot format line");
 		if (info_number(c, value + sizeof(prefix) - 1, limit, line, &number))
 			return -1;
-		if (number != 1)
-			return parse_fail(c->place, line, "snapshot format %" PRIu64 " is newer than this ptscope reads (1)", number);
-		info->format_version = 1;
+		if (number < 1 || number > SNAPSHOT_FORMAT_NEWEST)
+			return parse_fail(c->place, line, "snapshot format %" PRIu64 " is %s than this ptscope reads (1 to %d)",
+					  number, number ? "newer" : "older", SNAPSHOT_FORMAT_NEWEST);
+		info->format_version = (int)number;
 	} else if (key_is(key, length, "page_size")) {
 		if (info_number(c, value, limit, line, &number))
 			return -1;

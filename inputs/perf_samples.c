@@ -16,6 +16,11 @@
  *                           innermost first: the leaf is the sample's symbol, each
  *                           frame and the one below it a call (callgraph weights
  *                           its edges with them)
+ *   perf report -g          under each --no-children entry its call graph,
+ *                           "|--54.60%--start_secondary" branches and plain
+ *                           frames, caller or callee order, graph (percent of
+ *                           all samples) or fractal (of the parent) percents:
+ *                           each call's share of all samples
  *
  * A line's shape is told by its words alone; the first line with a shape
  * decides the file's, so a header or a totals line of another shape is never
@@ -240,8 +245,29 @@ static size_t symbol_length(const char *symbol)
 	return length ? length : strlen(symbol);
 }
 
+/* One line of a perf report entry's call graph: a frame's name, where it
+ * stands, and for a branch ("|--12.50%--name") where its "--" starts and
+ * its percent. */
+struct chain_line {
+	char *name;
+	size_t column;                  /* the name's, or a branch's "--" */
+	bool branch;
+	double percent;
+};
+
+/* The perf report entry being read and its call-graph lines, worked out
+ * when the entry ends (the percents' reading needs them all). */
+struct chain_entry {
+	bool open;
+	char symbol[SYMBOL_MAX];
+	double percent;
+	struct chain_line *lines;
+	size_t count, capacity;
+};
+
 struct reader {
 	struct perf_samples *samples;
+	struct chain_entry chain;
 	size_t capacity, call_capacity;
 	struct hash_table index;        /* symbols -> position in samples->items */
 	struct hash_table call_index;   /* (caller, callee) -> position in samples->calls */
@@ -311,7 +337,10 @@ static uint64_t call_hash(const void *context, size_t index)
 			    strlen(s->calls[index].callee));
 }
 
-static void add_call(struct reader *reader, const char *caller, const char *callee)
+/* samples: perf script's one sample (has_samples); percent: perf report's
+ * share of all samples. */
+static void add_call(struct reader *reader, const char *caller, const char *callee, uint64_t samples,
+		     bool has_samples, double percent)
 {
 	struct perf_samples *s = reader->samples;
 	size_t caller_length = symbol_length(caller), callee_length = symbol_length(callee);
@@ -322,12 +351,14 @@ static void add_call(struct reader *reader, const char *caller, const char *call
 		struct perf_call *call = &s->calls[i];
 		if (!strncmp(call->caller, caller, caller_length) && !call->caller[caller_length] &&
 		    !strncmp(call->callee, callee, callee_length) && !call->callee[callee_length]) {
-			call->samples++;
+			call->samples += samples;
+			call->percent += percent;
 			return;
 		}
 	}
 	*ARRAY_PUSH(s->calls, s->call_count, reader->call_capacity) =
-		(struct perf_call){ xstrndup(caller, caller_length), xstrndup(callee, callee_length), 1 };
+		(struct perf_call){ xstrndup(caller, caller_length), xstrndup(callee, callee_length), samples,
+				    has_samples, percent };
 	hash_add(&reader->call_index, hash, s->call_count - 1, call_hash, s);
 }
 
@@ -369,7 +400,7 @@ static void end_sample(struct reader *reader, char (*frames)[SYMBOL_MAX], size_t
 		for (size_t j = 0; j < i && !repeated; j++)
 			repeated = !strcmp(frames[j], frames[i]) && !strcmp(frames[j + 1], frames[i + 1]);
 		if (!repeated && strcmp(frames[i + 1], "[unknown]") && strcmp(frames[i], "[unknown]"))
-			add_call(reader, frames[i + 1], frames[i]);
+			add_call(reader, frames[i + 1], frames[i], 1, true, 0);
 	}
 }
 
@@ -395,6 +426,133 @@ static void read_script(struct buffer *text, struct reader *reader)
 		}
 	}
 	end_sample(reader, frames, count);
+}
+
+/* ---- perf report -g: each entry's call graph, one frame a line ---- */
+
+/* "            |--54.60%--start_secondary", "|          do_idle",
+ * "            ---intel_idle", "|            --2.81%-- sys_read" (perf
+ * 2.6.3x wrote a space after the marker); false for anything else. */
+static bool read_chain_line(const char *line, struct chain_line *out)
+{
+	size_t at = strspn(line, " |");
+	const char *text = line + at;
+	memset(out, 0, sizeof(*out));
+	if (!strncmp(text, "---", 3)) {
+		text += 3;
+	} else if (!strncmp(text, "--", 2)) {
+		char *end;
+		errno = 0;
+		out->percent = strtod(text + 2, &end);
+		if (end == text + 2 || errno || strncmp(end, "%--", 3) || !(out->percent >= 0 && out->percent <= 100))
+			return false;
+		out->branch = true;
+		out->column = at;
+		text = end + 3;
+	}
+	text += strspn(text, " ");
+	size_t length = strcspn(text, " \t\r");
+	if (!length || isdigit((unsigned char)*text) || *text == '#' || *text == '-' || length >= SYMBOL_MAX)
+		return false;
+	if (!out->branch)
+		out->column = (size_t)(text - line);
+	out->name = xstrndup(text, length);
+	return true;
+}
+
+/* A frame of the path being walked: its name, column and share of all samples. */
+struct chain_frame {
+	const char *name;
+	size_t column;
+	double weight, children;        /* children: its branches' percents, as written */
+	unsigned branches;
+};
+
+/* Walk the entry's lines as a tree: a branch hangs under the frames left of
+ * its marker, a plain line continues the chain it stands under.  relative:
+ * branch percents are of their parent (fractal), else of all samples
+ * (graph).  add: give each call its weight (callee order: the leaf first,
+ * so a frame calls the one above it; a call repeated within one path, a
+ * recursion, counts once).  Returns false when the percents cannot be of
+ * all samples (siblings summing to more than their parent). */
+static bool walk_chain(struct reader *reader, const struct chain_entry *entry, bool relative, bool add,
+		       bool callee_order)
+{
+	struct chain_frame *path = xcalloc(entry->count + 1, sizeof(*path));
+	size_t depth = 0;
+	struct chain_frame top = { .weight = entry->percent };   /* the entry itself */
+	bool consistent = true;
+	for (size_t i = 0; i < entry->count; i++) {
+		const struct chain_line *line = &entry->lines[i];
+		while (depth && (line->branch ? path[depth - 1].column >= line->column : path[depth - 1].column > line->column))
+			depth--;
+		double parent = depth ? path[depth - 1].weight : entry->percent;
+		double weight = !line->branch ? parent : relative ? parent * line->percent / 100.0 : line->percent;
+		if (line->branch) {
+			struct chain_frame *above = depth ? &path[depth - 1] : &top;
+			above->children += line->percent;
+			above->branches++;
+			/* two decimals each: a rounding's worth of slack per sibling */
+			consistent = consistent && above->children <= above->weight * 1.001 + 0.01 * above->branches;
+		}
+		size_t column = line->branch ? line->column + 1 : line->column;
+		if (add && depth) {
+			const char *above = path[depth - 1].name, *here = line->name;
+			const char *caller = callee_order ? here : above, *callee = callee_order ? above : here;
+			bool repeated = false;
+			for (size_t d = 1; d + 1 < depth + 1 && !repeated; d++)
+				repeated = callee_order ? !strcmp(path[d].name, caller) && !strcmp(path[d - 1].name, callee)
+							: !strcmp(path[d - 1].name, caller) && !strcmp(path[d].name, callee);
+			if (!repeated && strcmp(caller, "[unknown]") && strcmp(callee, "[unknown]") && weight > 0)
+				add_call(reader, caller, callee, 0, false, weight);
+		}
+		path[depth++] = (struct chain_frame){ line->name, column, weight, 0, 0 };
+	}
+	free(path);
+	return consistent;
+}
+
+/* The entry's call graph becomes calls: in callee order its first frame
+ * is the entry's own function. */
+static void end_entry(struct reader *reader)
+{
+	struct chain_entry *entry = &reader->chain;
+	if (entry->open && entry->count) {
+		size_t length = symbol_length(entry->symbol);
+		bool callee_order = !strncmp(entry->lines[0].name, entry->symbol, length) &&
+				    symbol_length(entry->lines[0].name) == length;
+		bool relative = !walk_chain(reader, entry, false, false, callee_order);
+		walk_chain(reader, entry, relative, true, callee_order);
+	}
+	for (size_t i = 0; i < entry->count; i++)
+		free(entry->lines[i].name);
+	entry->count = 0;
+	entry->open = false;
+}
+
+static void begin_entry(struct reader *reader, const struct line_reading *r)
+{
+	end_entry(reader);
+	reader->chain.open = true;
+	reader->chain.percent = r->weight;
+	snprintf(reader->chain.symbol, sizeof(reader->chain.symbol), "%s", r->symbol);
+}
+
+/* A line of call graph under a perf report entry: kept for the entry (or,
+ * under --children, noted as not read).  False: not such a line. */
+static bool chain_line(struct reader *reader, const char *line, enum shape format)
+{
+	struct chain_line parsed;
+	if ((format != SHAPE_PERF && format != SHAPE_PERF_CHILDREN) || (*line != ' ' && *line != '\t' && *line != '|') ||
+	    !read_chain_line(line, &parsed))
+		return false;
+	if (format == SHAPE_PERF_CHILDREN || !reader->chain.open) {
+		reader->samples->chains_ignored |= format == SHAPE_PERF_CHILDREN;
+		free(parsed.name);
+		return true;
+	}
+	*ARRAY_PUSH(reader->chain.lines, reader->chain.count, reader->chain.capacity) = parsed;
+	return true;
 }
 
 static int by_share(const void *a, const void *b)
@@ -444,6 +602,8 @@ static int read_text(const char *path, struct buffer *text, struct reader *reade
 		share_counts(s, SHAPE_SCRIPT, 0);
 		s->has_total = true;   /* every sample is there */
 		s->share_of = "all samples";
+		for (size_t c = 0; c < s->call_count; c++)
+			s->calls[c].percent = 100.0 * (double)s->calls[c].samples / (double)s->total_samples;
 		return 0;
 	}
 	enum shape format = SHAPE_NONE;
@@ -469,8 +629,11 @@ static int read_text(const char *path, struct buffer *text, struct reader *reade
 		if (data_seen && format <= SHAPE_PERF_CHILDREN && !strncmp(line, "# Samples:", 10)) {
 			s->sections_ignored++;
 			format = SHAPE_COUNT;   /* nothing more matches */
+			end_entry(reader);
 		}
 		struct line_reading r;
+		if (strlen(line) < 4096 && chain_line(reader, line, format))
+			continue;
 		if (skipped_line(line) || strlen(line) >= 4096)
 			continue;
 		enum shape shape = read_line(line, &r);
@@ -488,7 +651,10 @@ static int read_text(const char *path, struct buffer *text, struct reader *reade
 			continue;
 		}
 		add_sample(reader, &r);
+		if (shape == SHAPE_PERF)
+			begin_entry(reader, &r);
 	}
+	end_entry(reader);
 	if (!s->count) {
 		input_error_set(error, path, NULL, 0, "no profile lines (perf report --stdio, opreport -l, "
 				"oprofile, readprofile or 'samples symbol' text)");
@@ -511,6 +677,8 @@ int perf_samples_read(const char *path, struct perf_samples *samples, struct err
 		return -1;
 	}
 	int status = read_text(path, &text, &reader, error);
+	end_entry(&reader);
+	free(reader.chain.lines);
 	hash_free(&reader.index);
 	hash_free(&reader.call_index);
 	buffer_free(&text);

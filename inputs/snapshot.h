@@ -164,6 +164,10 @@ extern const char *const pagemap_mode_names[PAGEMAP_MODE_COUNT];
  * (--pid, --tree).  Older snapshots and smemcap do not say. */
 enum capture_scope { SCOPE_UNSTATED, SCOPE_ALL, SCOPE_PART };
 
+/* The snapshot formats this ptscope reads: 1 (PID/pagemap records) and 2
+ * (pagemap_chunks and PID/pagemap_runs); captures write the newest. */
+#define SNAPSHOT_FORMAT_NEWEST 2
+
 struct snapshot_info {
 	int format_version;             /* 0 for smemcap captures */
 	uint64_t page_size;
@@ -225,7 +229,8 @@ struct snapshot {
 	size_t kpage_count;
 	struct address_range *pmd_ranges; /* every process's PMD-mapped ranges, ascending per process */
 	size_t pmd_range_count, pmd_range_capacity;
-	uint64_t pagemap_bytes;         /* total size of all PID/pagemap members */
+	uint64_t pagemap_bytes;         /* total size of the page-record members (PID/pagemap;
+					 * format 2: PID/pagemap_runs and pagemap_chunks) */
 	/* distinct chunk contents; a record's vaddr here is its offset in the chunk */
 	struct pagemap_content *contents;
 	size_t content_count;
@@ -320,11 +325,14 @@ struct perf_sample {
 	bool has_samples;
 	double percent;                 /* of what: perf_samples.share_of */
 };
-/* A call seen in call chains (perf script -g): caller -> callee, in how many
- * samples (a recursion counts once per sample). */
+/* A call seen in call chains (perf script -g, perf report -g): caller ->
+ * callee, in how many samples (perf script: a recursion counts once per
+ * sample) and in what share of all samples (perf report gives only that). */
 struct perf_call {
 	char *caller, *callee;
 	uint64_t samples;
+	bool has_samples;
+	double percent;
 };
 struct perf_samples {
 	struct perf_sample *items;      /* largest share first */
@@ -341,13 +349,18 @@ struct perf_samples {
 					   had less (a cut-off listing says nothing more) */
 	uint64_t floor_samples;         /* the smallest count listed (has_counts) */
 	size_t sections_ignored;        /* perf event sections after the first */
+	bool chains_ignored;            /* perf report --children call graphs: each
+					   sample's chain repeats under every function
+					   on it, so they are not read */
 };
 
 /* Read the text of a kernel profile in any shape it was posted in (perf
  * report --stdio with or without --children, opreport -l, oprofile with an
  * address column, readprofile, "samples symbol" lists: inputs/perf_samples.c).
  * `perf script` output with call chains gives each sample's leaf as its
- * symbol's count and every caller/callee pair of its chain as a call.
+ * symbol's count and every caller/callee pair of its chain as a call;
+ * `perf report --no-children -g` (graph or fractal, caller or callee order)
+ * gives each call's share of all samples.
  * Linear in lines.  0, or -1 with *error filled. */
 int perf_samples_read(const char *path, struct perf_samples *samples, struct error *error);
 void perf_samples_free(struct perf_samples *samples);
@@ -361,6 +374,7 @@ struct capture_options {
 	size_t tree_count;
 	bool no_pagemap;
 	bool progress;
+	int format;                     /* 1 or 2 (docs/snapshot-format.md); 0: the newest */
 	const char *compress;           /* "gz", "xz", "zst", "none"; NULL: from the name, else zst */
 	const char *proc_root;          /* "/proc" unless a test says otherwise */
 };
@@ -401,6 +415,8 @@ struct latency_stats {
 };
 struct latency_run {
 	double elapsed_us;              /* per fault for the fault kinds */
+	double fork_us;                 /* fork: the parent's CPU time in fork() */
+	double exit_us;                 /* fork: the child's CPU time, return from fork to exit */
 	uint64_t faults;                /* minor faults getrusage counted (fault kinds) */
 };
 struct latency_result {
@@ -408,6 +424,10 @@ struct latency_result {
 	struct latency_stats stats;
 	double faults_per_run;          /* fault kinds: minor faults per timed region */
 	unsigned pages_per_run;         /* fault kinds: pages the region touches */
+	/* fork: its two parts in CPU time, each over the runs (a part's fastest
+	 * run need not be the whole's): the parent's in fork(), the child's from
+	 * its return from fork to its exit */
+	struct latency_stats fork_part, exit_part;
 };
 
 /* The machine a measurement ran on, and the process it forked. */
@@ -432,6 +452,26 @@ int latency_measure(enum latency_kind kind, size_t runs, size_t warmup, struct l
 		    struct error *error);
 /* min / median / p90 / mean of samples (sorted in place). */
 void latency_stats_of(double *samples_us, size_t count, struct latency_stats *stats);
+
+/* ---- bench hugetlb: fork with and without hugetlb PMD sharing
+ * (inputs/hugetlb_share.c) ---- */
+enum hugetlb_placement { HUGETLB_SHARED, HUGETLB_APART, HUGETLB_PLACEMENTS };
+enum hugetlb_mode { HUGETLB_FORK, HUGETLB_FORK_READ, HUGETLB_MODES };
+struct hugetlb_result {
+	bool measured;                  /* false: why_skipped */
+	char why_skipped[256];
+	size_t page_bytes, window_bytes;    /* a huge page (2 MiB); what a PMD page maps (1 GiB) */
+	long nr_hugepages_before, raised_to, nr_hugepages_after;
+	bool changed;                   /* vm.nr_hugepages was raised, then put back */
+	char why_not_restored[160];     /* empty: after == before */
+	/* [placement][mode]: the window at a 1 GiB boundary (shared) or 2 MiB
+	 * past it (apart); fork + exit + wait, or the child reading every huge
+	 * page first */
+	struct latency_stats stats[HUGETLB_PLACEMENTS][HUGETLB_MODES];
+	double child_faults[HUGETLB_PLACEMENTS][HUGETLB_MODES];   /* minor faults per child (wait4) */
+};
+/* 0 (measured, or skipped with why), or -1 with *error. */
+int hugetlb_measure(size_t runs, size_t warmup, struct hugetlb_result *result, struct error *error);
 
 /* ---- timings as they were posted (bench --compare: inputs/timings.c) ---- */
 

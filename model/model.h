@@ -107,11 +107,26 @@ struct sharing_rule {
 	char origin[300];
 };
 
+/* One piece of kernel work under the names profiles of each era list it by
+ * (the era rename table, model/profiles/40-renames.xml): 2.4's zap_page_range
+ * did what 2.5's zap_pte_range does. */
+#define SAME_WORK_NAMES 24
+struct same_work {
+	char id[64];
+	char description[256];
+	char functions[SAME_WORK_NAMES][64];
+	char kernels[SAME_WORK_NAMES][96];    /* where each name does the work */
+	size_t function_count;
+	char origin[300];
+};
+
 struct profile_set {
 	struct rmap_profile *rmaps;
 	size_t rmap_count, rmap_capacity;
 	struct sharing_rule *rules;
 	size_t rule_count, rule_capacity;
+	struct same_work *works;
+	size_t work_count, work_capacity;
 };
 
 /* Load every built-in profile into an empty (zeroed) set.  0 or -1. */

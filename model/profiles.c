@@ -310,6 +310,9 @@ static void *append(void *array, size_t *count, size_t *capacity, size_t size)
 
 static bool id_taken(const struct profile_set *set, const char *id)
 {
+	for (size_t i = 0; i < set->work_count; i++)
+		if (!strcmp(set->works[i].id, id))
+			return true;
 	return profiles_find_rmap(set, id) || profiles_find_rule(set, id);
 }
 
@@ -435,6 +438,44 @@ static int read_sharing_rule(xmlNodePtr node, struct profile_set *set, const cha
 	return 0;
 }
 
+/* A name may stand in one piece of work only: the join of two listings must
+ * not depend on which entry is read first. */
+static const char *work_of(const struct profile_set *set, const char *function)
+{
+	for (size_t w = 0; w < set->work_count; w++)
+		for (size_t f = 0; f < set->works[w].function_count; f++)
+			if (!strcmp(set->works[w].functions[f], function))
+				return set->works[w].id;
+	return NULL;
+}
+
+static int read_same_work(xmlNodePtr node, struct profile_set *set, const char *name, struct error *error)
+{
+	struct same_work w = { 0 };
+	attribute(node, "id", w.id, sizeof(w.id));
+	snprintf(w.origin, sizeof(w.origin), "%s:%d", name, line_of(node));
+	element_text(child(node, "description"), w.description, sizeof(w.description));
+	for (xmlNodePtr c = node->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, "name"))
+			continue;   /* the schema bounds the count by SAME_WORK_NAMES */
+		char *function = w.functions[w.function_count];
+		attribute(c, "function", function, sizeof(w.functions[0]));
+		attribute(c, "kernels", w.kernels[w.function_count], sizeof(w.kernels[0]));
+		const char *taken = work_of(set, function);
+		for (size_t f = 0; !taken && f < w.function_count; f++)
+			taken = strcmp(w.functions[f], function) ? NULL : w.id;
+		if (taken)
+			return fail_at(error, name, line_of(c), "same-work %s: %s is already a name of %s",
+				       w.id, function, taken);
+		w.function_count++;
+	}
+	if (id_taken(set, w.id))
+		return fail_at(error, name, line_of(node), "profile id '%s' is already defined", w.id);
+	set->works = append(set->works, &set->work_count, &set->work_capacity, sizeof(w));
+	set->works[set->work_count - 1] = w;
+	return 0;
+}
+
 static int validate(xmlDocPtr doc, const char *name, struct error *error)
 {
 	xmlSchemaPtr schema = load_schema(error);
@@ -484,9 +525,10 @@ int profiles_load_buffer(struct profile_set *set, const char *name, const char *
 	for (xmlNodePtr node = status ? NULL : xmlDocGetRootElement(doc)->children; node; node = node->next) {
 		if (node->type != XML_ELEMENT_NODE)
 			continue;
-		status = !strcmp((const char *)node->name, "rmap-profile")
-			? read_rmap_profile(node, set, name, error)
-			: read_sharing_rule(node, set, name, error);
+		const char *element = (const char *)node->name;
+		status = !strcmp(element, "rmap-profile") ? read_rmap_profile(node, set, name, error)
+			 : !strcmp(element, "same-work") ? read_same_work(node, set, name, error)
+			 : read_sharing_rule(node, set, name, error);
 		if (status)
 			break;
 	}
@@ -523,6 +565,7 @@ void profiles_free(struct profile_set *set)
 {
 	free(set->rmaps);
 	free(set->rules);
+	free(set->works);
 	memset(set, 0, sizeof(*set));
 }
 

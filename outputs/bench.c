@@ -27,6 +27,75 @@ int bench_format_parse(const char *name, enum bench_format *format)
 	return 0;
 }
 
+static const char *const placement_names[HUGETLB_PLACEMENTS] = { "shared", "apart" };
+static const char *const placement_meaning[HUGETLB_PLACEMENTS] = {
+	"at a window boundary: its PMD page can be shared",
+	"one huge page past it: two windows, neither whole, no sharing",
+};
+static const char *const hugetlb_mode_names[HUGETLB_MODES] = { "fork", "fork-read" };
+static const char *const hugetlb_mode_meaning[HUGETLB_MODES] = {
+	"fork + exit + wait",
+	"fork, the child reads a byte of every huge page, exit, wait",
+};
+
+static void write_hugetlb_text(FILE *out, const struct hugetlb_result *h)
+{
+	fputs("\nhugetlbfs PMD sharing (a shared hugetlb mapping over a whole PMD page's window):\n", out);
+	if (!h->measured) {
+		fprintf(out, "  skipped: %s\n", h->why_skipped);
+	} else {
+		fprintf(out, "  %zu MiB of %zu kB huge pages, mapped once at each place, every page written first\n",
+			h->window_bytes >> 20, h->page_bytes >> 10);
+		for (size_t p = 0; p < HUGETLB_PLACEMENTS; p++)
+			fprintf(out, "  %-7s %s\n", placement_names[p], placement_meaning[p]);
+		fprintf(out, "  %-18s %10s %10s %10s %14s  %s\n", "measure", "min us", "median us", "p90 us",
+			"child faults", "what one run times");
+		for (size_t p = 0; p < HUGETLB_PLACEMENTS; p++)
+			for (size_t m = 0; m < HUGETLB_MODES; m++) {
+				char name[32];
+				const struct latency_stats *st = &h->stats[p][m];
+				snprintf(name, sizeof(name), "%s %s", hugetlb_mode_names[m], placement_names[p]);
+				fprintf(out, "  %-18s %10.2f %10.2f %10.2f %14.1f  %s\n", name, st->min_us, st->median_us,
+					st->p90_us, h->child_faults[p][m], hugetlb_mode_meaning[m]);
+			}
+		fputs("  (this kernel copies no page table of a shared hugetlb mapping at fork: what sharing saves\n"
+		      "  shows in the child's faults, the kernel's count from wait4)\n", out);
+	}
+	if (h->changed)
+		fprintf(out, "  vm.nr_hugepages %ld -> %ld for the run, put back: %ld%s%s\n", h->nr_hugepages_before,
+			h->raised_to, h->nr_hugepages_after, h->why_not_restored[0] ? "; " : "", h->why_not_restored);
+}
+
+static struct json_object *hugetlb_json(const struct hugetlb_result *h)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "measured", json_object_new_boolean(h->measured));
+	if (!h->measured)
+		json_object_object_add(o, "skipped", json_object_new_string(h->why_skipped));
+	json_object_object_add(o, "huge_page_bytes", json_object_new_int64((int64_t)h->page_bytes));
+	json_object_object_add(o, "window_bytes", json_object_new_int64((int64_t)h->window_bytes));
+	json_object_object_add(o, "nr_hugepages_before", json_object_new_int64(h->nr_hugepages_before));
+	json_object_object_add(o, "nr_hugepages_raised_to", h->changed ? json_object_new_int64(h->raised_to) : NULL);
+	json_object_object_add(o, "nr_hugepages_after", json_object_new_int64(h->nr_hugepages_after));
+	struct json_object *list = json_object_new_array();
+	for (size_t p = 0; h->measured && p < HUGETLB_PLACEMENTS; p++)
+		for (size_t m = 0; m < HUGETLB_MODES; m++) {
+			const struct latency_stats *st = &h->stats[p][m];
+			struct json_object *item = json_object_new_object();
+			json_object_object_add(item, "placement", json_object_new_string(placement_names[p]));
+			json_object_object_add(item, "name", json_object_new_string(hugetlb_mode_names[m]));
+			json_object_object_add(item, "what", json_object_new_string(hugetlb_mode_meaning[m]));
+			json_object_object_add(item, "runs", json_object_new_int64((int64_t)st->runs));
+			json_object_object_add(item, "min_us", json_object_new_double(st->min_us));
+			json_object_object_add(item, "median_us", json_object_new_double(st->median_us));
+			json_object_object_add(item, "p90_us", json_object_new_double(st->p90_us));
+			json_object_object_add(item, "child_minor_faults", json_object_new_double(h->child_faults[p][m]));
+			json_object_array_add(list, item);
+		}
+	json_object_object_add(o, "measurements", list);
+	return o;
+}
+
 static void write_text(FILE *out, const struct bench_run *run)
 {
 	const struct latency_machine *m = &run->machine;
@@ -43,7 +112,9 @@ static void write_text(FILE *out, const struct bench_run *run)
 		fprintf(out, "process forked: %s, %zu VMAs, %llu kB resident\n\n", run->image, m->image_vmas,
 			(unsigned long long)m->image_rss_kb);
 	}
-	fprintf(out, "%-12s %10s %10s %10s  %s\n", "measure", "min us", "median us", "p90 us", "what one run times");
+	if (run->result_count)
+		fprintf(out, "%-12s %10s %10s %10s  %s\n", "measure", "min us", "median us", "p90 us",
+			"what one run times");
 	for (size_t i = 0; i < run->result_count; i++) {
 		const struct latency_result *r = &run->results[i];
 		fprintf(out, "%-12s %10.2f %10.2f %10.2f  %s", latency_kinds[r->kind].name, r->stats.min_us,
@@ -51,9 +122,16 @@ static void write_text(FILE *out, const struct bench_run *run)
 		if (r->pages_per_run)
 			fprintf(out, " (%.1f faults for %u pages)", r->faults_per_run, r->pages_per_run);
 		fputc('\n', out);
+		if (r->kind == LATENCY_FORK)
+			fprintf(out, "  %-10s %10.2f %10.2f %10.2f  CPU time of the parent in fork()\n"
+				"  %-10s %10.2f %10.2f %10.2f  CPU time of the child, fork's return to exit\n", "fork part",
+				r->fork_part.min_us, r->fork_part.median_us, r->fork_part.p90_us, "exit part",
+				r->exit_part.min_us, r->exit_part.median_us, r->exit_part.p90_us);
 	}
 	if (run->has_work)
 		write_work_text(out, &run->work);
+	if (run->has_hugetlb)
+		write_hugetlb_text(out, &run->hugetlb);
 }
 
 /* The model's figure for a counter, or -1 where it has none. */
@@ -129,6 +207,15 @@ static struct json_object *work_json(const struct bench_work *work)
 	return o;
 }
 
+static struct json_object *part_json(const struct latency_stats *part)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "min_us", json_object_new_double(part->min_us));
+	json_object_object_add(o, "median_us", json_object_new_double(part->median_us));
+	json_object_object_add(o, "p90_us", json_object_new_double(part->p90_us));
+	return o;
+}
+
 static struct json_object *build_json(const struct bench_run *run)
 {
 	const struct latency_machine *m = &run->machine;
@@ -168,6 +255,10 @@ static struct json_object *build_json(const struct bench_run *run)
 		json_object_object_add(item, "median_us", json_object_new_double(r->stats.median_us));
 		json_object_object_add(item, "p90_us", json_object_new_double(r->stats.p90_us));
 		json_object_object_add(item, "mean_us", json_object_new_double(r->stats.mean_us));
+		if (r->kind == LATENCY_FORK) {
+			json_object_object_add(item, "fork_part", part_json(&r->fork_part));
+			json_object_object_add(item, "exit_part", part_json(&r->exit_part));
+		}
 		if (r->pages_per_run) {
 			json_object_object_add(item, "faults_per_run", json_object_new_double(r->faults_per_run));
 			json_object_object_add(item, "pages_per_run", json_object_new_int(r->pages_per_run));
@@ -177,6 +268,8 @@ static struct json_object *build_json(const struct bench_run *run)
 	json_object_object_add(root, "measurements", list);
 	if (run->has_work)
 		json_object_object_add(root, "kernel_work", work_json(&run->work));
+	if (run->has_hugetlb)
+		json_object_object_add(root, "hugetlb_pmd_sharing", hugetlb_json(&run->hugetlb));
 	return root;
 }
 
@@ -364,59 +457,4 @@ int bench_write_comparison(FILE *out, const struct timing_comparison *comparison
 		return ferror(out) ? -1 : 0;
 	}
 	return write_json_tree(out, comparison_json(comparison));
-}
-
-/* ---- report --calibration: the time section ---- */
-
-/* The fitted time of counts, and its error with the terms taken as
- * independent (the square root of the summed squares). */
-static double priced(const struct calibration *c, const double *counts, double *error_us)
-{
-	double value = c->base_us * counts[0], squares = 0;
-	for (size_t j = 1; j < CALIBRATION_TERMS; j++) {
-		value += c->fit.coefficients[j] * counts[j];
-		squares += (c->fit.errors[j] * counts[j]) * (c->fit.errors[j] * counts[j]);
-	}
-	squares += (c->fit.errors[0] * counts[0]) * (c->fit.errors[0] * counts[0]);
-	*error_us = sqrt(squares);
-	return value;
-}
-
-static void print_priced(FILE *out, const char *what, double us, double error_us, double today_us)
-{
-	fprintf(out, "  %-44s %12.1f us +- %.1f", what, us, error_us);
-	if (today_us > 0 && us != today_us)
-		fprintf(out, "  (%+.1f%%)", (us - today_us) / today_us * 100);
-	fputc('\n', out);
-}
-
-int bench_write_time(FILE *out, const struct model_result *result, const struct calibration *c, const char *path)
-{
-	struct fork_events events;
-	fprintf(out, "\nTime, from the calibration %s (kernel %s, %s, %s; fit residual %.1f us)\n", path, c->kernel,
-		c->cpu_model, c->date, c->fit.residual);
-	if (model_fork_events(result, &events)) {
-		fputs("  no design of its own for this snapshot: its fork steps are not counted\n", out);
-		return ferror(out) ? -1 : 0;
-	}
-	fputs("  a fork of every process once: base x processes + vma x VMAs + pte_page x PTE pages + pte x PTEs\n"
-	      "  + anon_vma x anon_vmas, each at this machine's fitted cost (errors as if independent)\n", out);
-	double counts[CALIBRATION_TERMS] = { (double)events.forks, (double)events.vmas, (double)events.copy.pte_pages,
-					     (double)events.copy.ptes, (double)events.anon_vmas };
-	double error_us, today = priced(c, counts, &error_us);
-	char what[128];
-	snprintf(what, sizeof(what), "today (%s)", events.design);
-	print_priced(out, what, today, error_us, 0);
-	for (size_t k = 0; k < result->sharing_count; k++) {
-		const struct model_sharing *rule = &result->sharing[k];
-		if (!rule->available)
-			continue;
-		counts[2] = (double)rule->fork_copies.pte_pages;
-		counts[3] = (double)rule->fork_copies.ptes;
-		double shared = priced(c, counts, &error_us);
-		snprintf(what, sizeof(what), "with shared page tables (%s)", rule->rule->id);
-		print_priced(out, what, shared, error_us, today);
-	}
-	fputs("  exit and munmap are not calibrated; per process: `ptscope bench fork --like SNAPSHOT:PID`\n", out);
-	return ferror(out) ? -1 : 0;
 }

@@ -49,6 +49,8 @@ struct bench_run {
 	struct bench_like like;
 	bool has_work;                  /* fork was measured: work holds its kernel work */
 	struct bench_work work;
+	bool has_hugetlb;               /* `bench hugetlb`: measured or skipped */
+	struct hugetlb_result hugetlb;
 };
 
 /*
@@ -82,23 +84,34 @@ void timing_compare_free(struct timing_comparison *comparison);
 int bench_write_comparison(FILE *out, const struct timing_comparison *comparison, enum bench_format format);
 
 /* ---- bench --calibrate (outputs/calibration.c) ---- */
-enum { CALIBRATION_TERMS = 5, CALIBRATION_HELD_OUT = 3 };
+enum { CALIBRATION_TERMS = 5, CALIBRATION_HELD_OUT = 3, CALIBRATION_VERSION = 2 };
 /* fork, vma, pte_page, pte, anon_vma: the terms of the fit, in order */
 extern const char *const calibration_term_names[CALIBRATION_TERMS];
+/* A layout held out of the fits: each fit's prediction beside the fastest
+ * measured run (the whole, then the parts: enum calibration_part). */
 struct calibration_check {
 	char layout[96];
 	double counts[CALIBRATION_TERMS];
-	double measured_us, predicted_us;
+	double measured_us[3], predicted_us[3];
 };
+/* A fit of one part of a fork + exit (or of the whole), over the terms. */
+struct calibration_fit {
+	struct fit_result fit;
+	double base_us;                 /* the fork term less own_vmas x vma */
+};
+/* The whole fork + exit + wait, then its parts: fork() returning in the
+ * parent, and the child's exit with the parent's wait. */
+enum calibration_part { CALIBRATION_WHOLE, CALIBRATION_FORK, CALIBRATION_EXIT, CALIBRATION_PARTS };
+extern const char *const calibration_part_names[CALIBRATION_PARTS];   /* "whole", "fork", "exit" */
 struct calibration {
 	char kernel[128], cpu_model[128], date[32];
 	int cpu;
 	size_t runs;                    /* per layout */
 	size_t own_vmas;                /* the forked child's own VMAs (ptscope's image) */
-	struct fit_result fit;          /* over the terms above */
-	double base_us;                 /* fork term less own_vmas x vma */
-	struct calibration_check held_out[CALIBRATION_HELD_OUT];
+	struct calibration_fit parts[CALIBRATION_PARTS];
+	struct calibration_check held_out[CALIBRATION_HELD_OUT];   /* of the whole */
 	double fault_us[3];             /* anonymous, copy on write, file: fastest runs */
+	double munmap_us;               /* munmap of 1 MiB holding 256 present pages: fastest */
 };
 /* Measure and fit (quick: fewer runs per layout).  0, or -1 with *error. */
 int calibration_run(struct calibration *calibration, bool quick, int cpu, bool progress, struct error *error);
@@ -106,11 +119,6 @@ int calibration_write(FILE *out, const struct calibration *calibration);   /* th
 void calibration_print(FILE *out, const struct calibration *calibration);  /* for people */
 /* Read a calibration file (at most 64 KiB); bad input names the file. */
 int calibration_read(const char *path, struct calibration *calibration, struct error *error);
-
-/* report --calibration: what a fork of every process of the snapshot costs
- * at the calibration's prices, today and under each sharing rule. */
-int bench_write_time(FILE *out, const struct model_result *result, const struct calibration *calibration,
-		     const char *path);
 
 /* "text" / "json" -> format; -1 when unknown. */
 int bench_format_parse(const char *name, enum bench_format *format);

@@ -8,7 +8,10 @@
  * copied: no anon_vma), 2 MiB windows of one VMA (one PTE page each), pages
  * of one window (PTEs), anonymous VMAs (an anon_vma and its chains each).
  * time = fork + vma x VMAs + pte_page x PTE pages + pte x PTEs + anon_vma x
- * anon_vmas is fitted by least squares (model/fit.c); the counts are the
+ * anon_vmas is fitted by least squares (model/fit.c), three times: for the
+ * whole fork + exit + wait (elapsed), for the parent's CPU time in fork(),
+ * and for the child's CPU time up to its exit (each part's fastest run: CPU
+ * time, which the machine's other work does not lengthen); the counts are the
  * layout's by construction, so the fit's "fork" term is a fork of ptscope's
  * own image (its VMAs, pages and anon_vmas) with nothing added; "base"
  * takes its VMAs away at the fitted price.  Three layouts that mix
@@ -28,6 +31,12 @@
 #include "outputs/bench.h"
 
 const char *const calibration_term_names[CALIBRATION_TERMS] = { "fork", "vma", "pte_page", "pte", "anon_vma" };
+const char *const calibration_part_names[CALIBRATION_PARTS] = { "whole", "fork", "exit" };
+static const char *const part_meaning[CALIBRATION_PARTS] = {
+	"fork + exit + wait, as lmbench's lat_proc fork times it",
+	"the parent's CPU time in fork()",
+	"the child's CPU time from fork's return to its exit (freeing its VMAs, page tables, PTEs, anon_vmas)",
+};
 static const char *const term_meaning[CALIBRATION_TERMS] = {
 	"us per fork of ptscope's own image, nothing added",
 	"us per VMA duplicated",
@@ -50,9 +59,9 @@ static const struct shape fitted[] = {
 static const struct shape held_out[CALIBRATION_HELD_OUT] = {
 	{ 150, 20, 8, 64 }, { 50, 60, 2, 300 }, { 300, 5, 40, 16 },
 };
-/* What a calibration file may hold: about 2 KiB of JSON; fork terms in
- * microseconds (1000 s is beyond any kernel); ptscope's own VMAs
- * (max_map_count is 65,530 by default). */
+/* What a calibration file may hold: about 3 KiB of JSON (1 MiB read at
+ * most); times in microseconds (1000 s is beyond any kernel); ptscope's
+ * own VMAs (max_map_count is 65,530 by default). */
 #define CALIBRATION_FILE_BYTES ((size_t)1 << 20)
 #define CALIBRATION_MAX_US 1e9
 #define CALIBRATION_MAX_VMAS (1 << 24)
@@ -69,8 +78,8 @@ static void counts_of(const struct shape *s, double *counts)
 
 /* The fastest fork of a child holding the shape: the run the machine's
  * other work disturbed least (a shared machine only ever adds time). */
-static int time_shape(const struct shape *s, size_t runs, int cpu, double *min_us, size_t *own_vmas,
-		      struct error *error)
+static int time_shape(const struct shape *s, size_t runs, int cpu, double min_us[CALIBRATION_PARTS],
+		      size_t *own_vmas, struct error *error)
 {
 	struct layout layout;
 	struct layout_subject subject = { 0 };
@@ -92,8 +101,11 @@ static int time_shape(const struct shape *s, size_t runs, int cpu, double *min_u
 		status = layout_subject_fork(&subject, runs, runs / 10 > 2 ? runs / 10 : 2, cpu, &result, NULL, error);
 	layout_subject_end(&subject);
 	layout_free(&layout);
-	if (!status)
-		*min_us = result.stats.min_us;
+	if (!status) {
+		min_us[CALIBRATION_WHOLE] = result.stats.min_us;
+		min_us[CALIBRATION_FORK] = result.fork_part.min_us;
+		min_us[CALIBRATION_EXIT] = result.exit_part.min_us;
+	}
 	return status;
 }
 
@@ -106,7 +118,7 @@ static void describe(const struct shape *s, char *text, size_t size)
 int calibration_run(struct calibration *c, bool quick, int cpu, bool progress, struct error *error)
 {
 	size_t runs = quick ? 15 : 100;
-	double x[FITTED * CALIBRATION_TERMS], y[FITTED];
+	double x[FITTED * CALIBRATION_TERMS], y[CALIBRATION_PARTS][FITTED];
 	struct latency_machine machine;
 	latency_machine_read(&machine);
 	memset(c, 0, sizeof(*c));
@@ -117,70 +129,99 @@ int calibration_run(struct calibration *c, bool quick, int cpu, bool progress, s
 	c->cpu = cpu;
 	c->runs = runs;
 	for (size_t i = 0; i < FITTED; i++) {
+		double min_us[CALIBRATION_PARTS];
 		if (progress)
 			fprintf(stderr, "\rptscope: calibrating: layout %zu of %zu", i + 1, FITTED + CALIBRATION_HELD_OUT);
 		counts_of(&fitted[i], &x[i * CALIBRATION_TERMS]);
-		if (time_shape(&fitted[i], runs, cpu, &y[i], i == 0 ? &c->own_vmas : NULL, error))
+		if (time_shape(&fitted[i], runs, cpu, min_us, i == 0 ? &c->own_vmas : NULL, error))
 			return -1;
+		for (size_t p = 0; p < CALIBRATION_PARTS; p++)
+			y[p][i] = min_us[p];
 	}
-	if (fit_least_squares(x, y, FITTED, CALIBRATION_TERMS, &c->fit, error))
-		return -1;
-	c->base_us = c->fit.coefficients[0] - c->fit.coefficients[1] * (double)c->own_vmas;
+	for (size_t p = 0; p < CALIBRATION_PARTS; p++) {
+		struct calibration_fit *part = &c->parts[p];
+		if (fit_least_squares(x, y[p], FITTED, CALIBRATION_TERMS, &part->fit, error))
+			return -1;
+		part->base_us = part->fit.coefficients[0] - part->fit.coefficients[1] * (double)c->own_vmas;
+	}
 	for (size_t i = 0; i < CALIBRATION_HELD_OUT; i++) {
 		struct calibration_check *check = &c->held_out[i];
+		double min_us[CALIBRATION_PARTS];
 		if (progress)
 			fprintf(stderr, "\rptscope: calibrating: layout %zu of %zu", FITTED + i + 1,
 				FITTED + CALIBRATION_HELD_OUT);
 		describe(&held_out[i], check->layout, sizeof(check->layout));
 		counts_of(&held_out[i], check->counts);
-		check->predicted_us = fit_predict(&c->fit, check->counts);
-		if (time_shape(&held_out[i], runs, cpu, &check->measured_us, NULL, error))
+		if (time_shape(&held_out[i], runs, cpu, min_us, NULL, error))
 			return -1;
+		for (size_t p = 0; p < CALIBRATION_PARTS; p++) {
+			check->predicted_us[p] = fit_predict(&c->parts[p].fit, check->counts);
+			check->measured_us[p] = min_us[p];
+		}
 	}
-	for (size_t k = 0; k < 3; k++) {
+	for (size_t k = 0; k < 4; k++) {
 		struct latency_result result;
-		enum latency_kind kind = (enum latency_kind)(LATENCY_FAULT_ANON + k);
+		enum latency_kind kind = k < 3 ? (enum latency_kind)(LATENCY_FAULT_ANON + k) : LATENCY_MUNMAP;
 		if (latency_measure(kind, runs, 2, &result, error))
 			return -1;
-		c->fault_us[k] = result.stats.min_us;
+		*(k < 3 ? &c->fault_us[k] : &c->munmap_us) = result.stats.min_us;
 	}
 	if (progress)
 		fputs("\r\033[K", stderr);
 	return 0;
 }
 
+static double error_percent(double predicted_us, double measured_us)
+{
+	return measured_us > 0 ? (predicted_us - measured_us) / measured_us * 100 : 0;
+}
+
+static struct json_object *fit_json(const struct calibration_fit *part, size_t p)
+{
+	struct json_object *o = json_object_new_object(), *terms = json_object_new_array();
+	json_object_object_add(o, "what", json_object_new_string(part_meaning[p]));
+	for (size_t j = 0; j < CALIBRATION_TERMS; j++) {
+		struct json_object *term = json_object_new_object();
+		json_object_object_add(term, "name", json_object_new_string(calibration_term_names[j]));
+		json_object_object_add(term, "meaning", json_object_new_string(term_meaning[j]));
+		json_object_object_add(term, "us", json_object_new_double(part->fit.coefficients[j]));
+		json_object_object_add(term, "error_us", json_object_new_double(part->fit.errors[j]));
+		json_object_array_add(terms, term);
+	}
+	json_object_object_add(o, "terms", terms);
+	json_object_object_add(o, "base_us", json_object_new_double(part->base_us));
+	json_object_object_add(o, "residual_us", json_object_new_double(part->fit.residual));
+	json_object_object_add(o, "r_squared", json_object_new_double(part->fit.r_squared));
+	json_object_object_add(o, "measurements", json_object_new_int64((int64_t)part->fit.observations));
+	return o;
+}
+
 int calibration_write(FILE *out, const struct calibration *c)
 {
-	struct json_object *root = json_object_new_object(), *terms = json_object_new_array();
-	json_object_object_add(root, "ptscope_calibration", json_object_new_int(1));
+	struct json_object *root = json_object_new_object(), *parts = json_object_new_object();
+	json_object_object_add(root, "ptscope_calibration", json_object_new_int(CALIBRATION_VERSION));
 	json_object_object_add(root, "kernel", json_object_new_string(c->kernel));
 	json_object_object_add(root, "cpu_model", json_object_new_string(c->cpu_model));
 	json_object_object_add(root, "date", json_object_new_string(c->date));
 	json_object_object_add(root, "cpu", json_object_new_int(c->cpu));
 	json_object_object_add(root, "runs", json_object_new_int64((int64_t)c->runs));
 	json_object_object_add(root, "own_vmas", json_object_new_int64((int64_t)c->own_vmas));
-	for (size_t j = 0; j < CALIBRATION_TERMS; j++) {
-		struct json_object *term = json_object_new_object();
-		json_object_object_add(term, "name", json_object_new_string(calibration_term_names[j]));
-		json_object_object_add(term, "meaning", json_object_new_string(term_meaning[j]));
-		json_object_object_add(term, "us", json_object_new_double(c->fit.coefficients[j]));
-		json_object_object_add(term, "error_us", json_object_new_double(c->fit.errors[j]));
-		json_object_array_add(terms, term);
-	}
-	json_object_object_add(root, "terms", terms);
-	json_object_object_add(root, "base_us", json_object_new_double(c->base_us));
-	json_object_object_add(root, "residual_us", json_object_new_double(c->fit.residual));
-	json_object_object_add(root, "r_squared", json_object_new_double(c->fit.r_squared));
-	json_object_object_add(root, "measurements", json_object_new_int64((int64_t)c->fit.observations));
+	for (size_t p = 0; p < CALIBRATION_PARTS; p++)
+		json_object_object_add(parts, calibration_part_names[p], fit_json(&c->parts[p], p));
+	json_object_object_add(root, "fits", parts);
 	struct json_object *checks = json_object_new_array();
 	for (size_t i = 0; i < CALIBRATION_HELD_OUT; i++) {
 		const struct calibration_check *h = &c->held_out[i];
 		struct json_object *check = json_object_new_object();
 		json_object_object_add(check, "layout", json_object_new_string(h->layout));
-		json_object_object_add(check, "measured_us", json_object_new_double(h->measured_us));
-		json_object_object_add(check, "predicted_us", json_object_new_double(h->predicted_us));
-		json_object_object_add(check, "error_percent",
-				       json_object_new_double((h->predicted_us - h->measured_us) / h->measured_us * 100));
+		for (size_t p = 0; p < CALIBRATION_PARTS; p++) {
+			struct json_object *part = json_object_new_object();
+			json_object_object_add(part, "measured_us", json_object_new_double(h->measured_us[p]));
+			json_object_object_add(part, "predicted_us", json_object_new_double(h->predicted_us[p]));
+			json_object_object_add(part, "error_percent",
+					       json_object_new_double(error_percent(h->predicted_us[p], h->measured_us[p])));
+			json_object_object_add(check, calibration_part_names[p], part);
+		}
 		json_object_array_add(checks, check);
 	}
 	json_object_object_add(root, "held_out", checks);
@@ -189,6 +230,7 @@ int calibration_write(FILE *out, const struct calibration *c)
 		json_object_object_add(faults, latency_kinds[LATENCY_FAULT_ANON + k].name,
 				       json_object_new_double(c->fault_us[k]));
 	json_object_object_add(root, "fault_us", faults);
+	json_object_object_add(root, "munmap_us", json_object_new_double(c->munmap_us));
 	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	int status = fputs(text, out) == EOF || fputc('\n', out) == EOF ? -1 : 0;
 	json_object_put(root);
@@ -199,26 +241,33 @@ void calibration_print(FILE *out, const struct calibration *c)
 {
 	fprintf(out, "calibration: kernel %s, %s, CPU %d, %s; %zu runs per layout (the fastest of each)\n", c->kernel, c->cpu_model,
 		c->cpu, c->date, c->runs);
-	fprintf(out, "fit of %zu layouts (least squares): residual %.2f us, R^2 %.4f\n", c->fit.observations,
-		c->fit.residual, c->fit.r_squared);
-	for (size_t j = 0; j < CALIBRATION_TERMS; j++)
-		fprintf(out, "  %-9s %12.4f +- %-10.4f %s\n", calibration_term_names[j], c->fit.coefficients[j],
-			c->fit.errors[j], term_meaning[j]);
-	fprintf(out, "  base      %12.4f            us per fork with ptscope's own %zu VMAs taken away\n", c->base_us,
-		c->own_vmas);
-	fputs("held out of the fit (predicted vs measured fork):\n", out);
+	for (size_t p = 0; p < CALIBRATION_PARTS; p++) {
+		const struct calibration_fit *part = &c->parts[p];
+		fprintf(out, "%s: %s\n  fit of %zu layouts (least squares): residual %.2f us, R^2 %.4f\n",
+			calibration_part_names[p], part_meaning[p], part->fit.observations, part->fit.residual,
+			part->fit.r_squared);
+		for (size_t j = 0; j < CALIBRATION_TERMS; j++)
+			fprintf(out, "  %-9s %12.4f +- %-10.4f %s\n", calibration_term_names[j], part->fit.coefficients[j],
+				part->fit.errors[j], term_meaning[j]);
+		fprintf(out, "  base      %12.4f            us with ptscope's own %zu VMAs taken away\n", part->base_us,
+			c->own_vmas);
+	}
+	fputs("held out of the fits (predicted vs measured, the fastest run):\n", out);
 	for (size_t i = 0; i < CALIBRATION_HELD_OUT; i++) {
 		const struct calibration_check *h = &c->held_out[i];
-		fprintf(out, "  %-58s %10.1f us predicted %10.1f measured %+7.1f%%\n", h->layout, h->predicted_us,
-			h->measured_us, (h->predicted_us - h->measured_us) / h->measured_us * 100);
+		fprintf(out, "  %s\n", h->layout);
+		for (size_t p = 0; p < CALIBRATION_PARTS; p++)
+			fprintf(out, "    %-6s %12.1f us predicted %12.1f measured %+8.1f%%\n", calibration_part_names[p],
+				h->predicted_us[p], h->measured_us[p], error_percent(h->predicted_us[p], h->measured_us[p]));
 	}
 	fprintf(out, "faults (fastest run): anonymous %.2f us, copy on write %.2f us, file %.2f us\n", c->fault_us[0],
 		c->fault_us[1], c->fault_us[2]);
+	fprintf(out, "munmap of 1 MiB holding 256 present pages (fastest run): %.2f us\n", c->munmap_us);
 }
 
 /* A number member of an object, or a bad-input error naming it. */
-static int number(struct json_object *object, const char *key, double *value, double most, const char *path,
-		  struct error *error)
+static int number_within(struct json_object *object, const char *key, double *value, double most, const char *path,
+			 struct error *error)
 {
 	struct json_object *member;
 	if (!json_object_object_get_ex(object, key, &member) ||
@@ -230,10 +279,49 @@ static int number(struct json_object *object, const char *key, double *value, do
 	return 0;
 }
 
+/* A time in microseconds. */
+static int number(struct json_object *object, const char *key, double *value, const char *path, struct error *error)
+{
+	return number_within(object, key, value, CALIBRATION_MAX_US, path, error);
+}
+
 static void text_member(struct json_object *object, const char *key, char *out, size_t size)
 {
 	struct json_object *member;
 	snprintf(out, size, "%s", json_object_object_get_ex(object, key, &member) ? json_object_get_string(member) : "");
+}
+
+/* One fit of the file: fits.NAME with its terms in order. */
+static int fit_read(struct json_object *fits, size_t p, struct calibration_fit *part, const char *path,
+		    struct error *error)
+{
+	struct json_object *o, *terms;
+	const char *name = calibration_part_names[p];
+	if (!json_object_object_get_ex(fits, name, &o) || !json_object_is_type(o, json_type_object))
+		return error_set(error, path, 0, "not a ptscope calibration: no fit '%s'", name);
+	if (number(o, "base_us", &part->base_us, path, error) || number(o, "residual_us", &part->fit.residual, path, error))
+		return -1;
+	if (part->fit.residual < 0)
+		return error_set(error, path, 0, "fit '%s': 'residual_us' is %g: a residual is never negative", name,
+				 part->fit.residual);
+	if (!json_object_object_get_ex(o, "terms", &terms) || !json_object_is_type(terms, json_type_array) ||
+	    json_object_array_length(terms) != CALIBRATION_TERMS)
+		return error_set(error, path, 0, "fit '%s': 'terms' must list %d terms", name, CALIBRATION_TERMS);
+	for (size_t j = 0; j < CALIBRATION_TERMS; j++) {
+		struct json_object *term = json_object_array_get_idx(terms, j), *term_name;
+		if (!json_object_is_type(term, json_type_object) || !json_object_object_get_ex(term, "name", &term_name) ||
+		    strcmp(json_object_get_string(term_name), calibration_term_names[j]))
+			return error_set(error, path, 0, "fit '%s': term %zu must be '%s'", name, j + 1,
+					 calibration_term_names[j]);
+		if (number(term, "us", &part->fit.coefficients[j], path, error) ||
+		    number(term, "error_us", &part->fit.errors[j], path, error))
+			return -1;
+		if (part->fit.errors[j] < 0)
+			return error_set(error, path, 0, "fit '%s': term '%s' has a negative error", name,
+					 calibration_term_names[j]);
+	}
+	part->fit.terms = CALIBRATION_TERMS;
+	return 0;
 }
 
 int calibration_read(const char *path, struct calibration *c, struct error *error)
@@ -249,38 +337,27 @@ int calibration_read(const char *path, struct calibration *c, struct error *erro
 	}
 	buffer_reserve(&input, 0);   /* an empty file still gets its NUL */
 	enum json_tokener_error problem;
-	struct json_object *root = json_tokener_parse_verbose(input.data, &problem), *terms;
+	struct json_object *root = json_tokener_parse_verbose(input.data, &problem), *fits;
 	buffer_free(&input);
 	if (!root || !json_object_is_type(root, json_type_object)) {
 		json_object_put(root);
 		return error_set(error, path, 0, "not JSON: %s", root ? "not an object" : json_tokener_error_desc(problem));
 	}
 	double version = 0, own = 0;
-	int status = number(root, "ptscope_calibration", &version, CALIBRATION_MAX_US, path, error) ||
-		     number(root, "base_us", &c->base_us, CALIBRATION_MAX_US, path, error) ||
-		     number(root, "residual_us", &c->fit.residual, CALIBRATION_MAX_US, path, error) ||
-		     number(root, "own_vmas", &own, CALIBRATION_MAX_VMAS, path, error) ? -1 : 0;
-	if (!status && version != 1)
-		status = error_set(error, path, 0, "calibration version %g: this ptscope reads version 1", version);
-	if (!status && (!json_object_object_get_ex(root, "terms", &terms) || !json_object_is_type(terms, json_type_array) ||
-			json_object_array_length(terms) != CALIBRATION_TERMS))
-		status = error_set(error, path, 0, "'terms' must list %d terms", CALIBRATION_TERMS);
-	for (size_t j = 0; !status && j < CALIBRATION_TERMS; j++) {
-		struct json_object *term = json_object_array_get_idx(terms, j), *name;
-		if (!json_object_is_type(term, json_type_object) || !json_object_object_get_ex(term, "name", &name) ||
-		    strcmp(json_object_get_string(name), calibration_term_names[j]))
-			status = error_set(error, path, 0, "term %zu must be '%s'", j + 1, calibration_term_names[j]);
-		else
-			status = number(term, "us", &c->fit.coefficients[j], CALIBRATION_MAX_US, path, error) ||
-				 number(term, "error_us", &c->fit.errors[j], CALIBRATION_MAX_US, path, error) ? -1 : 0;
-	}
+	int status = number(root, "ptscope_calibration", &version, path, error) ? -1 : 0;
+	if (!status && version != CALIBRATION_VERSION)
+		status = error_set(error, path, 0, "calibration version %g: this ptscope reads version %d "
+				   "(make one with `ptscope bench --calibrate -o FILE`)", version, CALIBRATION_VERSION);
+	if (!status)
+		status = number_within(root, "own_vmas", &own, CALIBRATION_MAX_VMAS, path, error) ||
+			 number(root, "munmap_us", &c->munmap_us, path, error) ? -1 : 0;
 	if (!status && (own < 0 || own != floor(own)))
-		status = error_set(error, path, 0, "'own_vmas' is %g: not a count of VMAs (0 to %d)", own,
-				   CALIBRATION_MAX_VMAS);
-	if (!status && c->fit.residual < 0)
-		status = error_set(error, path, 0, "'residual_us' is %g: a residual is never negative", c->fit.residual);
+		status = error_set(error, path, 0, "'own_vmas' is %g: not a count of VMAs", own);
+	if (!status && (!json_object_object_get_ex(root, "fits", &fits) || !json_object_is_type(fits, json_type_object)))
+		status = error_set(error, path, 0, "not a ptscope calibration: no object 'fits'");
+	for (size_t p = 0; !status && p < CALIBRATION_PARTS; p++)
+		status = fit_read(fits, p, &c->parts[p], path, error);
 	if (!status) {
-		c->fit.terms = CALIBRATION_TERMS;
 		c->own_vmas = (size_t)own;
 		text_member(root, "kernel", c->kernel, sizeof(c->kernel));
 		text_member(root, "cpu_model", c->cpu_model, sizeof(c->cpu_model));

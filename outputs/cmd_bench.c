@@ -26,7 +26,7 @@
 #define RUNS_MOST 1000000
 
 static const char usage_text[] =
-	"usage: ptscope bench [fork|exec|sh|fault|munmap]... [--like SNAPSHOT[:PID]] [--runs N] [--cpu N]\n"
+	"usage: ptscope bench [fork|exec|sh|fault|munmap|hugetlb]... [--like SNAPSHOT[:PID]] [--runs N] [--cpu N]\n"
 	"                     [--format text|json] [-o FILE]\n"
 	"       ptscope bench --calibrate [--quick] [--cpu N] -o CALIBRATION\n"
 	"       ptscope bench --compare BEFORE AFTER [BASE] [--format text|json] [-o FILE]\n"
@@ -34,7 +34,8 @@ static const char usage_text[] =
 	"Time on the running kernel, as lmbench does: fork + exit, fork + exec, fork + /bin/sh -c,\n"
 	"page faults (anonymous first touch, copy on write, cached file read) and munmap; pinned\n"
 	"to one CPU, after warm-up runs; min, median and p90 in microseconds.\n"
-	"No word: every measurement.\n"
+	"hugetlb: fork with and without hugetlbfs PMD sharing (1 GiB of huge pages, reserved by root).\n"
+	"No word: every measurement but hugetlb.\n"
 	"--compare reads timings as they were posted (bash, zsh or POSIX time, /usr/bin/time [-v],\n"
 	"lmbench lat_proc, perf stat; several runs per file) and prints the change of each.\n"
 	"\n";
@@ -66,7 +67,7 @@ static const struct command_option options_table[] = {
 	{ NULL, 0, 0, NULL, NULL },
 };
 
-static const char *const words[] = { "fork", "exec", "sh", "fault", "munmap" };
+static const char *const words[] = { "fork", "exec", "sh", "fault", "munmap", "hugetlb" };
 #define WORD_COUNT (sizeof(words) / sizeof(words[0]))
 
 /* A count option's value: 1 .. most. */
@@ -84,8 +85,9 @@ static int parse_count(const char *option, const char *text, long most, long *va
 	return 0;
 }
 
-/* The measurements the words select, in the table's order; none: every one. */
-static int select_kinds(int count, char **given, bool *selected)
+/* The measurements the words select, in the table's order; none: every one
+ * but hugetlb (it reserves 1 GiB of huge pages), which *hugetlb says. */
+static int select_kinds(int count, char **given, bool *selected, bool *hugetlb)
 {
 	bool any = false;
 	for (int i = 0; i < count; i++) {
@@ -97,9 +99,11 @@ static int select_kinds(int count, char **given, bool *selected)
 			fprintf(stderr, "ptscope: bench: unknown measurement '%s'", given[i]);
 			if (close)
 				fprintf(stderr, "; did you mean '%s'?", close);
-			fprintf(stderr, " (fork, exec, sh, fault, munmap)\n");
+			fprintf(stderr, " (fork, exec, sh, fault, munmap, hugetlb)\n");
 			return 1;
 		}
+		if (!strcmp(words[w], "hugetlb"))
+			*hugetlb = any = true;
 		for (size_t k = 0; k < LATENCY_KIND_COUNT; k++)
 			if (!strcmp(latency_kinds[k].group, words[w]))
 				selected[k] = any = true;
@@ -480,9 +484,13 @@ int cmd_bench(int argc, char **argv)
 		status = (fputs("ptscope: bench: --quick goes with --calibrate\n", stderr), 1);
 	if (!status && calibrating)
 		return calibrate(quick, (int)cpu, output, argc - optind);
-	bool selected[LATENCY_KIND_COUNT] = { false };
-	if (status || select_kinds(argc - optind, argv + optind, selected))
+	bool selected[LATENCY_KIND_COUNT] = { false }, hugetlb = false;
+	if (status || select_kinds(argc - optind, argv + optind, selected, &hugetlb))
 		return 1;
+	if (like && hugetlb) {
+		fputs("ptscope: bench: --like times fork only, not hugetlb\n", stderr);
+		return 1;
+	}
 	for (size_t k = 0; like && k < LATENCY_KIND_COUNT; k++)
 		if (selected[k] && k != LATENCY_FORK && argc > optind) {
 			fprintf(stderr, "ptscope: bench: --like times fork only, not %s\n", latency_kinds[k].name);
@@ -496,8 +504,10 @@ int cmd_bench(int argc, char **argv)
 	run.warmup = run.runs / 10 > 2 ? run.runs / 10 : 2;
 	run.image = "ptscope itself";
 	latency_machine_read(&run.machine);
+	run.has_hugetlb = hugetlb;
 	if (latency_pin((int)cpu, &run.machine.cpu, &error) ||
-	    (like ? measure_like(&run, like, &error) : measure(&run, selected, &error))) {
+	    (like ? measure_like(&run, like, &error) : measure(&run, selected, &error)) ||
+	    (hugetlb && hugetlb_measure(run.runs, run.warmup, &run.hugetlb, &error))) {
 		error_print(&error);
 		return (int)error.status;
 	}

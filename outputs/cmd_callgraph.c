@@ -62,7 +62,8 @@ static const char usage_text[] =
 "                      (default: the design of the tree's era)\n"
 "  --overlay-profile FILE  shade functions by their share of a kernel profile\n"
 "                      (perf report --stdio [--children], opreport -l, oprofile,\n"
-"                      readprofile or 'samples symbol' text)\n"
+"                      readprofile or 'samples symbol' text); call chains of\n"
+"                      perf script or perf report --no-children -g weight calls\n"
 "  --versus BEFORE     an older kernel tree (a folder): both trees' rmap paths in\n"
 "                      one graph, the functions and calls only one of them has\n"
 "                      coloured; or, a file with --overlay-profile, the BEFORE\n"
@@ -72,6 +73,9 @@ static const char usage_text[] =
 "  --compare WHAT      counts or shares: how the two profiles are compared\n"
 "                      (default: counts when neither listing has a total, else\n"
 "                      shares of all samples); the legend says which\n"
+"  --no-renames        with two profiles: compare name by name, never joining the\n"
+"                      names the era rename table gives one piece of work\n"
+"                      (2.4's zap_page_range, 2.5's zap_pte_range)\n"
 "  --reverse NAME      instead of the graph, who calls NAME (a function or\n"
 "                      pattern) and who calls those, as indented text (cflow -r)\n"
 "  --unresolved        instead of the graph, list the calls through function-\n"
@@ -91,6 +95,7 @@ struct arguments {
 	const char *format_name;
 	const char *overlay_snapshot, *design, *overlay_profile, *versus, *baseline_profile;
 	enum overlay_compare compare;
+	bool by_name;               /* --no-renames */
 	const struct analyzer_path *path;       /* --path preset */
 	enum graph_page page;
 	bool quiet;
@@ -117,7 +122,7 @@ static bool positive_number(const char *text, int *value)
 enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
        OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
        OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_UNRESOLVED,
-       OPT_LIBCLANG, OPT_BASELINE_PROFILE, OPT_COMPARE, OPT_REVERSE };
+       OPT_LIBCLANG, OPT_BASELINE_PROFILE, OPT_COMPARE, OPT_REVERSE, OPT_NO_RENAMES };
 
 static const struct option long_options[] = {
 	{ "entry", required_argument, NULL, OPT_ENTRY },
@@ -144,6 +149,7 @@ static const struct option long_options[] = {
 	{ "versus", required_argument, NULL, OPT_VERSUS },
 	{ "baseline-profile", required_argument, NULL, OPT_BASELINE_PROFILE },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "no-renames", no_argument, NULL, OPT_NO_RENAMES },
 	{ "unresolved", no_argument, NULL, OPT_UNRESOLVED },
 	{ "reverse", required_argument, NULL, OPT_REVERSE },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -195,6 +201,7 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		case OPT_OVERLAY_PROFILE: a->overlay_profile = optarg; break;
 		case OPT_VERSUS: a->versus = optarg; break;
 		case OPT_BASELINE_PROFILE: a->baseline_profile = optarg; break;
+		case OPT_NO_RENAMES: a->by_name = true; break;
 		case OPT_COMPARE:
 			for (a->compare = OVERLAY_COMPARE_SHARES; overlay_compare_names[a->compare] &&
 			     strcmp(overlay_compare_names[a->compare], optarg); a->compare++)
@@ -265,9 +272,9 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 		fprintf(stderr, "ptscope: callgraph: --baseline-profile needs --overlay-profile (the AFTER profile)\n");
 		return 1;
 	}
-	if (a->compare != OVERLAY_COMPARE_AUTO && !a->baseline_profile) {
-		fprintf(stderr, "ptscope: callgraph: --compare needs two profiles: --overlay-profile and "
-			"--baseline-profile\n");
+	if ((a->compare != OVERLAY_COMPARE_AUTO || a->by_name) && !a->baseline_profile) {
+		fprintf(stderr, "ptscope: callgraph: %s needs two profiles: --overlay-profile and "
+			"--baseline-profile\n", a->by_name ? "--no-renames" : "--compare");
 		return 1;
 	}
 	if (a->path) {
@@ -425,8 +432,10 @@ static void say_pruned(const struct arguments *a, const struct callgraph *kept)
  * long parse) and placed on the graph after it. */
 static int run(struct arguments *a, enum graph_format format)
 {
-	struct overlay_request request = { a->overlay_snapshot, a->design, a->overlay_profile,
-					   a->baseline_profile, !a->quiet && isatty(STDERR_FILENO), a->compare };
+	struct overlay_request request = { .snapshot = a->overlay_snapshot, .design = a->design,
+					   .profile = a->overlay_profile, .baseline_profile = a->baseline_profile,
+					   .progress = !a->quiet && isatty(STDERR_FILENO), .compare = a->compare,
+					   .by_name = a->by_name };
 	const char *old_tree = a->versus;
 	bool overlaid = a->overlay_snapshot || a->overlay_profile || old_tree;
 	struct overlay_inputs *inputs = NULL;
@@ -470,6 +479,10 @@ static int run(struct arguments *a, enum graph_format format)
 		overlay_unplaced_summary(&overlay, unplaced, sizeof(unplaced));
 		if (unplaced[0])
 			fprintf(stderr, "ptscope: callgraph: %s\n", unplaced);
+		for (size_t j = 0; j < overlay.join_count; j++)
+			fprintf(stderr, "ptscope: callgraph: joined (era rename table, %s): before %s, after %s, "
+				"summed on %s\n", overlay.joins[j].work, overlay.joins[j].before, overlay.joins[j].after,
+				overlay.joins[j].on);
 	}
 	if (!status && a->unresolved)
 		status = write_unresolved(graph, a->output, &error);

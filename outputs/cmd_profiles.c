@@ -2,7 +2,8 @@
  * outputs/cmd_profiles.c - `ptscope profiles [--show ID] [--schema] [--check FILE.xml]...
  *                          [--from-source TREE [--config FILE]]`
  *
- * Lists the built-in kernel profiles (rmap designs and sharing rules), prints
+ * Lists the built-in kernel profiles (rmap designs, sharing rules, the era
+ * rename table), prints
  * one with its derived figures (NRPTE, C(m) for small m), prints the schema
  * users write their own against, or validates a user's file.  --from-source
  * asks libclang (through the analyzer) what the structs a profile prices
@@ -21,7 +22,7 @@
 static const char usage_text[] =
 	      "usage: ptscope profiles [--show ID] [--schema] [--check FILE.xml]...\n"
 	      "\n"
-	      "  (no option)      list every built-in rmap design and sharing rule\n"
+	      "  (no option)      list every built-in rmap design, sharing rule and era rename\n"
 	      "  --show ID        one profile in full, with NRPTE and C(m) for small m\n"
 	      "  --schema         the XML schema (profile.xsd) profiles are validated against\n"
 	      "  --check FILE     validate a profile file; exit 1 naming FILE:LINE when it is wrong\n"
@@ -55,6 +56,17 @@ static void list(FILE *out, const struct profile_set *set)
 		fprintf(out, "  %-28s %-10s %4llu MiB%s\n", r->id, sharing_partners_name(r->partners),
 			(unsigned long long)((1ull << r->window_shift) >> 20), r->shares_subtree ? "  (whole subtree)" : "");
 		report_wrap(out, "      ", r->description, 6, 100);
+	}
+	fprintf(out, "\nera rename table: one piece of work under each era's names (callgraph joins them\n"
+		"when two profiles list different ones; docs/cost-model.md section 7):\n");
+	for (size_t i = 0; i < set->work_count; i++) {
+		const struct same_work *w = &set->works[i];
+		char names[SAME_WORK_NAMES * 66] = "";
+		size_t used = 0;
+		for (size_t f = 0; f < w->function_count && used < sizeof(names); f++)
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", f ? ", " : "", w->functions[f]);
+		fprintf(out, "  %-28s %s\n", w->id, w->description);
+		report_wrap(out, "      ", names, 6, 100);
 	}
 }
 
@@ -100,6 +112,22 @@ static void show_rule(FILE *out, const struct sharing_rule *r)
 		fprintf(out, "eligible VMAs:    %s%s%s, at least %llu bytes\n", r->file_backed ? "file-backed" : "any",
 			r->hugetlb_only ? ", hugetlbfs only" : "",
 			r->writable_needs_shared ? ", writable only when shared" : "", (unsigned long long)r->min_bytes);
+}
+
+static void show_work(FILE *out, const struct same_work *w)
+{
+	fprintf(out, "id:               %s\ndescription:      %s\ndefined at:       %s\nnames:\n", w->id,
+		w->description, w->origin);
+	for (size_t f = 0; f < w->function_count; f++)
+		fprintf(out, "  %-32s %s\n", w->functions[f], w->kernels[f]);
+}
+
+static const struct same_work *find_work(const struct profile_set *set, const char *id)
+{
+	for (size_t i = 0; i < set->work_count; i++)
+		if (!strcmp(set->works[i].id, id))
+			return &set->works[i];
+	return NULL;
 }
 
 /* The structs a design's rmap cost is made of, and where the profile uses them. */
@@ -201,6 +229,8 @@ int cmd_profiles(int argc, char **argv)
 			show_rmap(stdout, p);
 		else if (r)
 			show_rule(stdout, r);
+		else if (find_work(&set, show))
+			show_work(stdout, find_work(&set, show));
 		else {
 			fprintf(stderr, "ptscope: profiles: unknown profile '%s'\n", show);
 			status = 1;

@@ -9,7 +9,6 @@
  * it, so a failed report never leaves a partial file.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -20,8 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyzer/analyzer.h"
+#include "base/names.h"
 #include "base/output.h"
-#include "base/file.h"
 #include "commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
@@ -35,9 +35,9 @@
 
 static const char usage_text[] =
 	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
-	      "                      [--format text|xml|json|csv|html|openmetrics] [-o FILE] [--skip-bad]\n"
-	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX] [--calibration FILE]\n"
-	      "                      [--group-by user|cgroup|command] [--all-designs] [--callgraph TREE] [--brief]\n"
+	      "                      [--format text|xml|json|csv|html|openmetrics] [-o FILE] [--all-designs]\n"
+	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX] [--group-by KEY]\n"
+	      "                      [--skip-bad] [--brief] [--calibration FILE] [--callgraph TREE [--path JOB]]\n"
 	      "\n"
 	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
 	      "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
@@ -61,12 +61,14 @@ static const char usage_text[] =
 	      "  --top N                N processes (text default 5; with it, every format keeps N)\n"
 	      "  --filter REGEX         only processes whose command line matches (POSIX extended)\n"
 	      "  --group-by KEY         sums per user (captured uid), cgroup (PID/cgroup) or command\n"
-	      "  --callgraph TREE       html: embed the rmap-path diagram of kernel TREE with this\n"
-	      "                         snapshot's fork and exit counts (ptscope callgraph --overlay-events)\n"
+	      "  --callgraph TREE       html: embed the rmap-path diagrams of kernel TREE with this report's\n"
+	      "                         counts on them (ptscope callgraph --path JOB --overlay-events)\n"
+	      "  --path JOB             with --callgraph: the jobs drawn, fork, fault, exit, munmap or\n"
+	      "                         reclaim (repeatable; default fork and exit)\n"
 	      "  SNAP1 SNAP2 ...         a series: a row per snapshot in capture order (page tables,\n"
 	      "                         VmPTE, rmap, huge pages, each rule); CSV in long form, HTML a chart\n"
-	      "  --calibration FILE     text: a time section, what a fork of every process costs today and\n"
-	      "                         under each sharing rule at the prices of `ptscope bench --calibrate`\n"
+	      "  --calibration FILE     a time section (every format): fork and exit, per process and in\n"
+	      "                         total, today, under each rule and design, at `bench --calibrate` prices\n"
 	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
 	      "                         the change; with --per-process / --per-file, processes matched\n"
 	      "                         by command line then comm, files by path; repeated, a series\n";
@@ -161,8 +163,7 @@ static int write_output(const char *path, const struct model_result *result, con
 		return (int)error.status;  /* an output failure (2), or an input named as output (1) */
 	}
 	FILE *out = output_stream(&output);
-	if (!out || report_write(out, result, options) != 0 ||
-	    (options->calibration && bench_write_time(out, result, options->calibration, options->calibration_path))) {
+	if (!out || report_write(out, result, options) != 0) {
 		int saved = output.write_errno ? output.write_errno : errno;   /* the failed write's own */
 		output_discard(&output);
 		if (path && strcmp(path, "-"))
@@ -176,27 +177,29 @@ static int write_output(const char *path, const struct model_result *result, con
 	return STATUS_OK;
 }
 
-/* --callgraph TREE: the diagram `ptscope callgraph TREE --overlay-events
- * SNAPSHOT --format svg` draws, through that command itself (one code path
- * for both), into a scratch file read back whole. */
-static int callgraph_svg(const char *tree, const char *snapshot, struct buffer *svg)
+/* --path JOB (repeatable): a --path preset of callgraph; the default is
+ * fork and exit, the jobs whose counts the report's fork section gives. */
+static int add_path(const char *name, struct report_diagram *diagrams, size_t *count)
 {
-	char path[] = "/tmp/ptscope-callgraph-XXXXXX.svg";
-	int fd = mkstemps(path, 4);
-	if (fd < 0) {
-		fprintf(stderr, "ptscope: report: --callgraph: %s\n", strerror(errno));
-		return 2;
+	const struct analyzer_path *path = analyzer_path_named(name);
+	if (!path) {
+		size_t known = 0;
+		while (analyzer_paths[known].name)
+			known++;
+		const char *close = closest_name(name, &analyzer_paths[0].name, known, sizeof(analyzer_paths[0]));
+		fprintf(stderr, "ptscope: report: --path '%s': not one of", name);
+		for (const struct analyzer_path *p = analyzer_paths; p->name; p++)
+			fprintf(stderr, " %s", p->name);
+		if (close)
+			fprintf(stderr, "; did you mean '%s'?", close);
+		fputc('\n', stderr);
+		return 1;
 	}
-	close(fd);
-	char *argv[] = { "callgraph", (char *)tree, "--overlay-events", (char *)snapshot, "--format", "svg",
-			 "-q", "-o", path, NULL };
-	int status = cmd_callgraph((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv);
-	if (status == 0 && (status = file_read_at(AT_FDCWD, path, svg)) != 0) {
-		fprintf(stderr, "ptscope: report: --callgraph: %s: %s\n", path, strerror(status));
-		status = 2;
-	}
-	unlink(path);
-	return status;
+	for (size_t i = 0; i < *count; i++)
+		if (diagrams[i].path == path)
+			return 0;
+	diagrams[(*count)++] = (struct report_diagram){ .path = path };
+	return 0;
 }
 
 /* One snapshot of a series: read, modelled, its point kept, the rest freed. */
@@ -225,9 +228,9 @@ static int run_series(const char **paths, size_t count, struct profile_set *set,
 		      struct report_options *report, const struct read_options *read, const char *output)
 {
 	if (report->per_process || report->per_file || report->group_by != GROUP_NONE || report->brief ||
-	    report->format == REPORT_METRICS || report->filter || report->calibration_path) {
+	    report->format == REPORT_METRICS || report->filter || report->calibration_path || report->callgraph_tree) {
 		fputs("ptscope: report: a series is one row per snapshot: no --per-process, --per-file, --group-by,\n"
-		      "  --filter, --brief, --calibration or --format openmetrics\n", stderr);
+		      "  --filter, --brief, --calibration, --callgraph or --format openmetrics\n", stderr);
 		return 1;
 	}
 	const struct rmap_profile *designs[MAX_SELECTED];
@@ -263,7 +266,7 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 'S' },    { "top", required_argument, NULL, 'T' },
 		{ "filter", required_argument, NULL, 'R' },  { "group-by", required_argument, NULL, 'G' },
 		{ "callgraph", required_argument, NULL, 'C' }, { "calibration", required_argument, NULL, 'K' },
-		{ "brief", no_argument, NULL, 'B' },
+		{ "brief", no_argument, NULL, 'B' },         { "path", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct report_options report = { .format = REPORT_TEXT };
@@ -274,6 +277,8 @@ int cmd_report(int argc, char **argv)
 	const char *output = NULL, *versus = NULL, *callgraph = NULL, *calibration_path = NULL;
 	static struct calibration calibration;
 	const char *versus_list[MAX_SERIES];
+	struct report_diagram diagrams[8];
+	size_t diagram_count = 0;
 	size_t versus_count = 0;
 	bool format_given = false;
 	int c, status = 0;
@@ -300,6 +305,7 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'C': callgraph = optarg; break;
+		case 'J': status = add_path(optarg, diagrams, &diagram_count); break;
 		case 'K': calibration_path = optarg; break;
 		case 'S':
 			report.sort_given = true;
@@ -365,16 +371,25 @@ int cmd_report(int argc, char **argv)
 		fputs("ptscope: report: --callgraph embeds the diagram in --format html only\n", stderr);
 		status = 1;
 	}
-	if (!status && calibration_path && (report.format != REPORT_TEXT || versus)) {
-		fputs("ptscope: report: --calibration adds its time section to the text report (no --format, no --versus)\n",
-		      stderr);
+	if (!status && diagram_count && !callgraph) {
+		fputs("ptscope: report: --path chooses the --callgraph diagrams: give --callgraph TREE\n", stderr);
+		status = 1;
+	}
+	if (!status && callgraph && !diagram_count) {
+		add_path("fork", diagrams, &diagram_count);
+		add_path("exit", diagrams, &diagram_count);
+	}
+	if (!status && calibration_path && (report.format == REPORT_METRICS || versus || report.brief)) {
+		fputs("ptscope: report: --calibration adds a time section to the full report (no --versus, --brief or\n"
+		      "  --format openmetrics)\n", stderr);
 		status = 1;
 	}
 	if (!status && calibration_path && calibration_read(calibration_path, &calibration, &error)) {
 		error_print(&error);
 		status = (int)error.status;
 	}
-	report.calibration_path = calibration_path;   /* a series refuses it */
+	report.calibration_path = calibration_path;   /* a series refuses them */
+	report.callgraph_tree = callgraph;
 	/* two snapshots or more (positional, or --versus repeated): a series,
 	 * every one of them read, none dropped */
 	if (!status && (argc - optind > 1 || versus_count > 1)) {
@@ -403,7 +418,6 @@ int cmd_report(int argc, char **argv)
 		const struct sharing_rule *rules[MAX_SELECTED];
 		struct model_options options = { .profiles = &set, .top_files = report.per_file ? SIZE_MAX : 10 };
 		struct model_result *result = NULL, *before = NULL;
-		struct buffer diagram = { 0 };
 		resolve(&set, &chosen, designs, rules, &options);
 		/* designs named on the command line are shown whatever their architecture */
 		report.all_designs |= options.design_count > 0;
@@ -420,17 +434,20 @@ int cmd_report(int argc, char **argv)
 			   (baseline && model_run(baseline, &options, &before, &error))) {
 			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, error.message);
 			status = (int)error.status;   /* model/model.c says whose failure it is */
-		} else if (callgraph && (status = callgraph_svg(callgraph, snapshot->source, &diagram)) == 0) {
+		} else if (callgraph && report_callgraph_draw(callgraph, diagrams, diagram_count, result, read.progress,
+							      &error)) {
+			error_print(&error);
+			status = (int)error.status;
+		} else {
 			report.versus = before;
-			report.callgraph_svg = diagram.data;
-			status = write_output(output, result, &report);
-		} else if (!callgraph) {
-			report.versus = before;
+			report.diagrams = diagrams;
+			report.diagram_count = callgraph ? diagram_count : 0;
 			report.calibration = calibration_path ? &calibration : NULL;
 			report.calibration_path = calibration_path;
 			status = write_output(output, result, &report);
 		}
-		free(diagram.data);
+		for (size_t i = 0; i < diagram_count; i++)
+			free(diagrams[i].svg);
 		model_free(result);
 		model_free(before);
 	}

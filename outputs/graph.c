@@ -200,7 +200,10 @@ static size_t share_lines(const struct graph_overlay *overlay, const struct over
 	overlay_side_text(overlay, &node->share, false, after, sizeof(after));
 	overlay_side_text(overlay, &node->baseline, true, before, sizeof(before));
 	overlay_change_text(overlay, &node->change, change, sizeof(change));
-	return append(label, size, used, "\n%s (was %s%s%s)", after, before, change[0] ? ", " : "", change);
+	used = append(label, size, used, "\n%s (was %s%s%s)", after, before, change[0] ? ", " : "", change);
+	if (node->join)   /* the sums of two eras' names: say which */
+		used = append(label, size, used, "\n(joined: was %s, now %s)", node->join->before, node->join->after);
+	return used;
 }
 
 /* A function's label: its name, its shares and what the model counts on it. */
@@ -363,8 +366,7 @@ static void add_edges(Agraph_t *graph, const struct callgraph *cg, const struct 
 		if (overlay && overlay->edges[i].has_call_samples) {
 			/* the samples whose chains hold the call: beside the arrow */
 			char label[48];
-			snprintf(label, sizeof(label), "%llu sample%s", overlay->edges[i].call_samples,
-				 overlay->edges[i].call_samples == 1 ? "" : "s");
+			overlay_call_text(&overlay->edges[i], label, sizeof(label));
 			set(arrow, "xlabel", label);
 		}
 	}

@@ -11,6 +11,8 @@
 
 #include "analyzer/analyzer.h"
 
+struct model_result;
+
 enum graph_format {
 	GRAPH_FORMAT_NONE,
 	GRAPH_FORMAT_SVG,
@@ -95,8 +97,18 @@ struct overlay_change {
 enum overlay_only_in { OVERLAY_IN_BOTH, OVERLAY_ONLY_NEW, OVERLAY_ONLY_OLD };
 extern const char *const overlay_only_in_names[3];   /* "", "new", "old" */
 
+/* Two profiles that list one piece of work under different names (the era
+ * rename table, model/profiles/40-renames.xml): each listing's names summed
+ * and compared on one function, `on`. */
+struct overlay_join {
+	char work[64], description[256];        /* the table's id and words */
+	char on[64];                            /* the name the sums are placed under */
+	char before[256], after[256];           /* the names each listing gave, "a+b" */
+};
+
 struct overlay_node {
 	enum overlay_only_in only_in;
+	const struct overlay_join *join;        /* its figures are a join's sums */
 	struct overlay_count events;
 	enum overlay_pricing pricing;
 	const char *counted_on;         /* OVERLAY_COUNTED_ELSEWHERE: where */
@@ -108,7 +120,9 @@ struct overlay_edge {
 	enum overlay_only_in only_in;
 	struct overlay_count events;
 	unsigned long long call_samples;   /* samples whose call chain holds this call */
-	bool has_call_samples;
+	double call_percent;               /* the same as a share of all samples */
+	bool has_call_samples;             /* a call chain holds it (call_percent known) */
+	bool call_counted;                 /* call_samples known (perf script) */
 };
 
 struct overlay_unplaced {
@@ -128,17 +142,24 @@ struct graph_overlay {
 	struct overlay_share after_floor, before_floor;   /* each listing's smallest entry */
 	struct overlay_unplaced *unplaced;        /* profile symbols not in the graph, largest first */
 	size_t unplaced_count;
+	struct overlay_join *joins;     /* renamed work the two profiles were compared on */
+	size_t join_count;
 	void *owned;                    /* private: the profiles' and the model's memory */
 };
 
 /* What the overlay is made of (callgraph's options). */
 struct overlay_request {
 	const char *snapshot;           /* --overlay-events */
+	const struct model_result *result; /* instead of snapshot: a model already run on one
+	                                   (report --callgraph); its design of the tree's era
+	                                   is used when it has it, else the model runs again
+	                                   on its snapshot, in memory */
 	const char *design;             /* --design; NULL: the tree's era (profiles_fit) */
 	const char *profile;            /* --overlay-profile */
 	const char *baseline_profile;   /* --versus with --overlay-profile */
 	bool progress;
 	enum overlay_compare compare;   /* --compare */
+	bool by_name;                   /* --no-renames: never join the era rename table's names */
 };
 
 /* Read and check the overlay's inputs before the (long) analysis, so bad
@@ -169,6 +190,9 @@ double overlay_change_scale(const struct graph_overlay *overlay, const struct ov
  * only on NEW's functions and the BEFORE one only on OLD's, and the changes
  * are worked out again. */
 void overlay_profiles_on_trees(const struct callgraph *graph, struct graph_overlay *overlay);
+/* The samples on a call as text: "3 samples" (perf script) or "1.25% of
+ * samples" (perf report -g); "" when no chain holds it. */
+void overlay_call_text(const struct overlay_edge *edge, char *text, size_t size);
 /* The unplaced symbols as one stderr line ("" when none). */
 void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size);
 void overlay_inputs_free(struct overlay_inputs *inputs);

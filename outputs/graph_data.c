@@ -115,78 +115,180 @@ static void json_events(json_object *parent, const struct overlay_count *events)
 	json_object_object_add(parent, "events_unit", json_string(events->unit));
 }
 
-/* samples / samples_percent, or baseline_samples / baseline_samples_percent. */
-static void json_share(json_object *object, const struct overlay_share *share, const char *prefix)
+/* ---- the overlay's figures, worked out once for both formats ---- */
+
+/* One figure of a node, an edge or an unplaced symbol: the JSON writes it
+ * as a member, the XML as an attribute. */
+enum field_kind { FIELD_TEXT, FIELD_INTEGER, FIELD_REAL, FIELD_BOOLEAN };
+struct field {
+	char key[48];
+	enum field_kind kind;
+	const char *text;
+	long long integer;
+	double real;
+};
+#define FIELDS_MAX 32
+struct fields {
+	struct field item[FIELDS_MAX];
+	size_t count;
+};
+
+static struct field *add_field(struct fields *fields, const char *prefix, const char *key, enum field_kind kind)
 {
-	char key[64];
+	struct field *f = &fields->item[fields->count < FIELDS_MAX - 1 ? fields->count++ : FIELDS_MAX - 1];
+	snprintf(f->key, sizeof(f->key), "%s%s", prefix, key);
+	f->kind = kind;
+	return f;
+}
+
+static void field_text(struct fields *fields, const char *key, const char *text)
+{
+	add_field(fields, "", key, FIELD_TEXT)->text = text;
+}
+
+static void field_integer(struct fields *fields, const char *prefix, const char *key, long long value)
+{
+	add_field(fields, prefix, key, FIELD_INTEGER)->integer = value;
+}
+
+static void field_real(struct fields *fields, const char *prefix, const char *key, double value)
+{
+	add_field(fields, prefix, key, FIELD_REAL)->real = value;
+}
+
+/* samples / samples_percent, or baseline_samples / baseline_samples_percent. */
+static void share_fields(struct fields *fields, const struct overlay_share *share, const char *prefix)
+{
 	if (!share->present)
 		return;
-	if (share->has_samples) {
-		snprintf(key, sizeof(key), "%ssamples", prefix);
-		json_object_object_add(object, key, json_object_new_int64((int64_t)share->samples));
-	}
-	snprintf(key, sizeof(key), "%ssamples_percent", prefix);
-	json_object_object_add(object, key, json_object_new_double(share->percent));
+	if (share->has_samples)
+		field_integer(fields, prefix, "samples", (long long)share->samples);
+	field_real(fields, prefix, "samples_percent", share->percent);
 }
 
 /* A listing that does not name a function says only that it had less than
  * the listing's smallest entry: samples_below / samples_below_percent. */
-static void json_floor(json_object *object, const struct graph_overlay *overlay, const struct overlay_share *share,
-		       bool baseline)
+static void floor_fields(struct fields *fields, const struct graph_overlay *overlay, const struct overlay_share *share,
+			 bool baseline)
 {
 	const struct overlay_share *floor = baseline ? &overlay->before_floor : &overlay->after_floor;
+	const char *prefix = baseline ? "baseline_" : "";
 	if (share->present || !floor->present)
 		return;
-	char key[64];
-	snprintf(key, sizeof(key), "%ssamples_below%s", baseline ? "baseline_" : "",
-		 overlay->compare_counts ? "" : "_percent");
-	json_object_object_add(object, key, overlay->compare_counts ? json_object_new_int64((int64_t)floor->samples)
-								     : json_object_new_double(floor->percent));
+	if (overlay->compare_counts)
+		field_integer(fields, prefix, "samples_below", (long long)floor->samples);
+	else
+		field_real(fields, prefix, "samples_below_percent", floor->percent);
 }
 
-static void json_change(json_object *object, const struct graph_overlay *overlay, const struct overlay_node *node)
+static void change_fields(struct fields *fields, const struct graph_overlay *overlay, const struct overlay_node *node)
 {
 	static const char *const bounds[] = { "exact", "at_least", "at_most" };
-	json_floor(object, overlay, &node->share, false);
-	json_floor(object, overlay, &node->baseline, true);
+	floor_fields(fields, overlay, &node->share, false);
+	floor_fields(fields, overlay, &node->baseline, true);
 	if (!node->change.known)
 		return;
 	if (overlay->compare_counts) {
-		json_object_object_add(object, "change_ratio", json_object_new_double(node->change.ratio));
-		json_object_object_add(object, "change_samples", json_object_new_int64((int64_t)llround(node->change.points)));
+		field_real(fields, "", "change_ratio", node->change.ratio);
+		field_integer(fields, "", "change_samples", llround(node->change.points));
 	} else {
-		json_object_object_add(object, "change_points", json_object_new_double(node->change.points));
+		field_real(fields, "", "change_points", node->change.points);
 	}
-	json_object_object_add(object, "change_bound", json_string(bounds[node->change.bound]));
+	field_text(fields, "change_bound", bounds[node->change.bound]);
+}
+
+static void node_fields(const struct graph_overlay *overlay, size_t index, struct fields *fields)
+{
+	const struct overlay_node *node = &overlay->nodes[index];
+	fields->count = 0;
+	if (node->only_in != OVERLAY_IN_BOTH)
+		field_text(fields, "only_in", overlay_only_in_names[node->only_in]);
+	if (overlay->has_events && node->pricing == OVERLAY_NOT_MODELLED)
+		add_field(fields, "", "modelled", FIELD_BOOLEAN)->integer = 0;
+	if (node->pricing == OVERLAY_COUNTED_ELSEWHERE)
+		field_text(fields, "counted_on", node->counted_on);
+	share_fields(fields, &node->share, "");
+	if (!overlay->has_baseline)
+		return;
+	share_fields(fields, &node->baseline, "baseline_");
+	change_fields(fields, overlay, node);
+	if (node->join) {   /* the figures are sums of these names */
+		field_text(fields, "joined_work", node->join->work);
+		field_text(fields, "joined_before", node->join->before);
+		field_text(fields, "joined_after", node->join->after);
+	}
+}
+
+static void edge_fields(const struct graph_overlay *overlay, size_t index, struct fields *fields)
+{
+	const struct overlay_edge *edge = &overlay->edges[index];
+	fields->count = 0;
+	if (edge->only_in != OVERLAY_IN_BOTH)
+		field_text(fields, "only_in", overlay_only_in_names[edge->only_in]);
+	if (edge->has_call_samples && edge->call_counted)   /* samples whose call chain holds this call */
+		field_integer(fields, "", "samples", (long long)edge->call_samples);
+	if (edge->has_call_samples)
+		field_real(fields, "", "samples_percent", edge->call_percent);
+}
+
+static void unplaced_fields(const struct overlay_unplaced *unplaced, struct fields *fields)
+{
+	fields->count = 0;
+	field_text(fields, "symbol", unplaced->symbol);
+	share_fields(fields, &unplaced->share, "");
+	share_fields(fields, &unplaced->baseline, "baseline_");
+}
+
+/* The summary's overlay fields: what it is, how two profiles compare. */
+static void summary_overlay_fields(const struct graph_overlay *overlay, struct fields *fields)
+{
+	fields->count = 0;
+	field_text(fields, "overlay", overlay->title);
+	if (!overlay->has_baseline)
+		return;
+	field_text(fields, "compare", overlay->compare_counts ? "counts" : "shares");
+	field_text(fields, "compare_why", overlay->compare_why);
+}
+
+static void join_fields(const struct overlay_join *join, struct fields *fields)
+{
+	fields->count = 0;
+	field_text(fields, "work", join->work);
+	field_text(fields, "before", join->before);
+	field_text(fields, "after", join->after);
+	field_text(fields, "on", join->on);
+}
+
+static void json_fields(json_object *object, const struct fields *fields)
+{
+	for (size_t i = 0; i < fields->count; i++) {
+		const struct field *f = &fields->item[i];
+		json_object *value = f->kind == FIELD_TEXT ? json_string(f->text)
+				     : f->kind == FIELD_INTEGER ? json_object_new_int64(f->integer)
+				     : f->kind == FIELD_REAL ? json_object_new_double(f->real)
+				     : json_object_new_boolean(f->integer != 0);
+		json_object_object_add(object, f->key, value);
+	}
 }
 
 static void json_node_overlay(json_object *object, const struct graph_overlay *overlay, size_t index)
 {
 	if (!overlay)
 		return;
-	const struct overlay_node *node = &overlay->nodes[index];
-	if (node->only_in != OVERLAY_IN_BOTH)
-		json_object_object_add(object, "only_in", json_string(overlay_only_in_names[node->only_in]));
-	json_events(object, &node->events);
-	if (overlay->has_events && node->pricing == OVERLAY_NOT_MODELLED)
-		json_object_object_add(object, "modelled", json_object_new_boolean(false));
-	if (node->pricing == OVERLAY_COUNTED_ELSEWHERE)
-		json_object_object_add(object, "counted_on", json_string(node->counted_on));
-	json_share(object, &node->share, "");
-	if (overlay->has_baseline) {
-		json_share(object, &node->baseline, "baseline_");
-		json_change(object, overlay, node);
-	}
+	struct fields fields;
+	node_fields(overlay, index, &fields);
+	json_fields(object, &fields);
+	json_events(object, &overlay->nodes[index].events);
 }
 
 static json_object *json_unplaced(const struct graph_overlay *overlay)
 {
 	json_object *array = json_object_new_array();
+	struct fields fields;
 	for (size_t i = 0; i < overlay->unplaced_count; i++) {
 		json_object *object = json_object_new_object();
-		json_object_object_add(object, "symbol", json_string(overlay->unplaced[i].symbol));
-		json_share(object, &overlay->unplaced[i].share, "");
-		json_share(object, &overlay->unplaced[i].baseline, "baseline_");
+		unplaced_fields(&overlay->unplaced[i], &fields);
+		json_fields(object, &fields);
 		json_object_array_add(array, object);
 	}
 	return array;
@@ -203,11 +305,20 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 		else if (text)
 			json_object_object_add(summary, f->name, json_string(text));
 	}
-	if (overlay)
-		json_object_object_add(summary, "overlay", json_string(overlay->title));
-	if (overlay && overlay->has_baseline) {
-		json_object_object_add(summary, "compare", json_string(overlay->compare_counts ? "counts" : "shares"));
-		json_object_object_add(summary, "compare_why", json_string(overlay->compare_why));
+	struct fields fields;
+	if (overlay) {
+		summary_overlay_fields(overlay, &fields);
+		json_fields(summary, &fields);
+	}
+	if (overlay && overlay->has_baseline) {   /* renamed work compared on sums */
+		json_object *joined = json_object_new_array();
+		for (size_t j = 0; j < overlay->join_count; j++) {
+			json_object *object = json_object_new_object();
+			join_fields(&overlay->joins[j], &fields);
+			json_fields(object, &fields);
+			json_object_array_add(joined, object);
+		}
+		json_object_object_add(summary, "joined", joined);
 	}
 	/* files whose parse had errors: their functions' calls may be missing */
 	json_object *error_files = json_object_new_array();
@@ -262,12 +373,12 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 		json_object_object_add(object, "line", json_object_new_int64(edge->line));
 		if (edge->field)
 			json_object_object_add(object, "field", json_string(edge->field));
-		if (overlay && overlay->edges[i].only_in != OVERLAY_IN_BOTH)
-			json_object_object_add(object, "only_in", json_string(overlay_only_in_names[overlay->edges[i].only_in]));
-		if (overlay)
+		if (overlay) {
+			struct fields fields;
+			edge_fields(overlay, i, &fields);
+			json_fields(object, &fields);
 			json_events(object, &overlay->edges[i].events);
-		if (overlay && overlay->edges[i].has_call_samples)
-			json_object_object_add(object, "samples", json_object_new_int64((int64_t)overlay->edges[i].call_samples));
+		}
 		write_json_line(out, object, i + 1 < graph->edge_count ? "," : "");
 	}
 	if (overlay && overlay->has_samples) {
@@ -308,39 +419,74 @@ static bool xml_events(xmlTextWriterPtr writer, const struct overlay_count *even
 	return ok;
 }
 
-static bool xml_share(xmlTextWriterPtr writer, const struct overlay_share *share, const char *prefix)
+/* The overlay's figures as attributes (reals to 4 decimals: shares, ratios). */
+static bool xml_fields(xmlTextWriterPtr writer, const struct fields *fields)
 {
-	char key[64];
-	if (!share->present)
-		return true;
-	snprintf(key, sizeof(key), "%ssamples", prefix);
-	bool ok = !share->has_samples || xml_number(writer, key, (size_t)share->samples);
-	snprintf(key, sizeof(key), "%ssamples_percent", prefix);
-	return ok && xmlTextWriterWriteFormatAttribute(writer, BAD_CAST key, "%.4f", share->percent) >= 0;
+	bool ok = true;
+	for (size_t i = 0; ok && i < fields->count; i++) {
+		const struct field *f = &fields->item[i];
+		const xmlChar *key = BAD_CAST f->key;
+		ok = f->kind == FIELD_TEXT ? xml_text(writer, f->key, f->text)
+		     : f->kind == FIELD_INTEGER ? xmlTextWriterWriteFormatAttribute(writer, key, "%lld", f->integer) >= 0
+		     : f->kind == FIELD_REAL ? xmlTextWriterWriteFormatAttribute(writer, key, "%.4f", f->real) >= 0
+		     : xml_text(writer, f->key, f->integer ? "true" : "false");
+	}
+	return ok;
 }
 
 static bool xml_node_overlay(xmlTextWriterPtr writer, const struct graph_overlay *overlay, size_t index)
 {
 	if (!overlay)
 		return true;
-	const struct overlay_node *node = &overlay->nodes[index];
-	return (node->only_in == OVERLAY_IN_BOTH || xml_text(writer, "only_in", overlay_only_in_names[node->only_in])) &&
-	       xml_share(writer, &node->share, "") &&
-	       (!overlay->has_baseline || xml_share(writer, &node->baseline, "baseline_")) &&
-	       (!overlay->has_events || node->pricing != OVERLAY_NOT_MODELLED || xml_text(writer, "modelled", "false")) &&
-	       (node->pricing != OVERLAY_COUNTED_ELSEWHERE || xml_text(writer, "counted_on", node->counted_on)) &&
-	       xml_events(writer, &node->events);
+	struct fields fields;
+	node_fields(overlay, index, &fields);
+	return xml_fields(writer, &fields) && xml_events(writer, &overlay->nodes[index].events);
+}
+
+static bool xml_edge_overlay(xmlTextWriterPtr writer, const struct graph_overlay *overlay, size_t index)
+{
+	if (!overlay)
+		return true;
+	struct fields fields;
+	edge_fields(overlay, index, &fields);
+	return xml_fields(writer, &fields) && xml_events(writer, &overlay->edges[index].events);
 }
 
 static bool xml_unplaced(xmlTextWriterPtr writer, const struct graph_overlay *overlay)
 {
 	bool ok = true;
-	for (size_t i = 0; ok && overlay && i < overlay->unplaced_count; i++)
-		ok = xmlTextWriterStartElement(writer, BAD_CAST "unplaced_symbol") >= 0 &&
-		     xml_text(writer, "symbol", overlay->unplaced[i].symbol) &&
-		     xml_share(writer, &overlay->unplaced[i].share, "") &&
-		     xml_share(writer, &overlay->unplaced[i].baseline, "baseline_") &&
+	struct fields fields;
+	for (size_t i = 0; ok && overlay && i < overlay->unplaced_count; i++) {
+		unplaced_fields(&overlay->unplaced[i], &fields);
+		ok = xmlTextWriterStartElement(writer, BAD_CAST "unplaced_symbol") >= 0 && xml_fields(writer, &fields) &&
 		     xmlTextWriterEndElement(writer) >= 0;
+	}
+	return ok;
+}
+
+/* The summary's attributes for the overlay, then its children: the joined
+ * names and where clang refused (as the JSON's joined and error_sites). */
+static bool xml_summary_overlay(xmlTextWriterPtr writer, const struct callgraph *graph,
+				const struct graph_overlay *overlay)
+{
+	struct fields fields;
+	bool ok = true;
+	if (overlay) {
+		summary_overlay_fields(overlay, &fields);
+		ok = xml_fields(writer, &fields);
+	}
+	for (size_t j = 0; ok && overlay && j < overlay->join_count; j++) {
+		join_fields(&overlay->joins[j], &fields);
+		ok = xmlTextWriterStartElement(writer, BAD_CAST "joined") >= 0 && xml_fields(writer, &fields) &&
+		     xmlTextWriterEndElement(writer) >= 0;
+	}
+	for (size_t i = 0; ok && i < graph->error_site_count; i++) {
+		const struct cg_error_site *e = &graph->error_sites[i];
+		ok = xmlTextWriterStartElement(writer, BAD_CAST "error_site") >= 0 && xml_text(writer, "file", e->file) &&
+		     xml_number(writer, "line", (size_t)e->line) && xml_text(writer, "message", e->message) &&
+		     xml_number(writer, "units", e->units) && (!e->why || xml_text(writer, "why", e->why)) &&
+		     xmlTextWriterEndElement(writer) >= 0;
+	}
 	return ok;
 }
 
@@ -358,7 +504,7 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
 		else if (text)
 			ok = xml_text(writer, f->name, text);
 	}
-	ok = ok && (!overlay || xml_text(writer, "overlay", overlay->title));
+	ok = ok && xml_summary_overlay(writer, graph, overlay);
 	ok = ok && xmlTextWriterEndElement(writer) >= 0;
 	for (size_t i = 0; ok && i < graph->node_count; i++) {
 		const struct cg_node *node = &graph->nodes[i];
@@ -378,9 +524,7 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
 		     xml_text(writer, "kind", graph_kind_name(edge->kind)) &&
 		     xml_number(writer, "line", edge->line) &&
 		     (!edge->field || xml_text(writer, "field", edge->field)) &&
-		     (!overlay || overlay->edges[i].only_in == OVERLAY_IN_BOTH ||
-		      xml_text(writer, "only_in", overlay_only_in_names[overlay->edges[i].only_in])) &&
-		     (!overlay || xml_events(writer, &overlay->edges[i].events)) &&
+		     xml_edge_overlay(writer, overlay, i) &&
 		     xmlTextWriterEndElement(writer) >= 0;
 	}
 	ok = ok && xml_unplaced(writer, overlay);

@@ -61,10 +61,9 @@ static void overlay_column(const struct graph_overlay *overlay, const struct cal
 	}
 	const struct overlay_count *counts[2] = { &o->events, via ? &overlay->edges[via - graph->edges].events : NULL };
 	if (via && overlay->edges[via - graph->edges].has_call_samples) {
-		char count[32];
-		report_format_count(overlay->edges[via - graph->edges].call_samples, count, sizeof(count));
-		used += (size_t)snprintf(text + used, size - used, "%scall: %s sample%s", used ? "; " : "", count,
-					 overlay->edges[via - graph->edges].call_samples == 1 ? "" : "s");
+		char samples[48];
+		overlay_call_text(&overlay->edges[via - graph->edges], samples, sizeof(samples));
+		used += (size_t)snprintf(text + used, size - used, "%scall: %s", used ? "; " : "", samples);
 	}
 	for (int c = 0; c < 2 && used < size; c++)
 		for (int ev = 0; counts[c] && ev < OVERLAY_EVENT_COUNT && used < size; ev++) {

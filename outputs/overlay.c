@@ -13,7 +13,9 @@
  *  - Samples (--overlay-profile FILE [--versus BEFORE]): each function's
  *    share of a kernel profile (inputs/perf_samples.c reads the text), and of
  *    a baseline profile; symbols that name no function of the graph are
- *    listed as unplaced.
+ *    listed as unplaced.  Two listings that name one piece of work
+ *    differently (2.4's zap_page_range, 2.5's zap_pte_range) are compared
+ *    on their sums (the era rename table: outputs/overlay_renames.c).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -178,7 +180,8 @@ static const char *const fault_doers[FAULT_KIND_COUNT][8] = {
 
 struct overlay_inputs {
 	struct overlay_request request;
-	struct snapshot *snapshot;
+	struct snapshot *snapshot;      /* read here, or the given result's */
+	const struct snapshot *events;  /* the snapshot whose events are placed, or NULL */
 	struct profile_set profiles;
 	struct perf_samples after, before;
 };
@@ -194,12 +197,15 @@ int overlay_prepare(const struct overlay_request *request, struct overlay_inputs
 	struct read_options read = { .progress = request->progress };
 	*result = in;
 	in->request = *request;
-	if (request->snapshot && snapshot_read(request->snapshot, &read, &in->snapshot, error))
+	if (request->snapshot && !request->result && snapshot_read(request->snapshot, &read, &in->snapshot, error))
 		return -1;
-	/* the built-in profiles are part of the program: failing them is internal */
-	if (request->snapshot && profiles_load_builtin(&in->profiles, error))
+	in->events = request->result ? request->result->snapshot : in->snapshot;
+	/* the built-in profiles (designs; the era rename table for two
+	 * listings) are part of the program: failing them is internal */
+	bool renames = request->baseline_profile && !request->by_name;
+	if ((in->events || renames) && profiles_load_builtin(&in->profiles, error))
 		return error_mark_internal(error);
-	if (request->snapshot && request->design && !profiles_find_rmap(&in->profiles, request->design))
+	if (in->events && request->design && !profiles_find_rmap(&in->profiles, request->design))
 		return error_set(error, NULL, 0, "callgraph: --design: unknown rmap design '%s' (see `ptscope profiles`)",
 				 request->design);
 	if (request->profile && perf_samples_read(request->profile, &in->after, error))
@@ -513,32 +519,53 @@ static void place_edge_events(const struct callgraph *graph, const struct model_
 		free(reached[ev]);
 }
 
+/* The model result with the design's figures: the given one when it
+ * modelled that design, else a run on the snapshot under it alone (*own,
+ * which the caller frees); *figures is the design's entry in it. */
+static const struct model_result *events_result(const struct overlay_inputs *in, const struct rmap_profile *design,
+						 const struct model_design **figures, struct model_result **own,
+						 struct error *error)
+{
+	const struct model_result *given = in->request.result;
+	for (size_t d = 0; given && d < given->design_count; d++)
+		if (!strcmp(given->designs[d].profile->id, design->id)) {
+			*figures = &given->designs[d];
+			return given;
+		}
+	const struct sharing_rule *no_rules[1] = { NULL };   /* counts only: no sharing rules */
+	struct model_options options = { .profiles = &in->profiles, .designs = &design, .design_count = 1,
+					 .rules = no_rules, .rule_count = 0 };
+	struct error model_error;
+	if (model_run(in->events, &options, own, &model_error)) {
+		error_set(error, in->events->source, 0, "%s", model_error.message);
+		error->status = model_error.status;   /* model/model.c says whose failure it is */
+		return NULL;
+	}
+	*figures = &(*own)->designs[0];
+	return *own;
+}
+
 static int place_events(struct overlay_inputs *in, const struct callgraph *graph, struct graph_names *index,
 			struct graph_overlay *overlay, struct error *error)
 {
 	const char *release = graph->summary.release;
 	const struct rmap_profile *design = in->request.design ? profiles_find_rmap(&in->profiles, in->request.design)
-				     : profiles_fit(&in->profiles, in->snapshot->info.arch, release);
-	const struct sharing_rule *no_rules[1] = { NULL };   /* counts only: no sharing rules */
-	struct model_options options = { .profiles = &in->profiles, .designs = &design, .design_count = 1,
-					 .rules = no_rules, .rule_count = 0 };
-	struct model_result *result = NULL;
-	struct error model_error;
+				     : profiles_fit(&in->profiles, in->events->info.arch, release);
+	struct model_result *own = NULL;
+	const struct model_design *figures = NULL;
 	if (!design)
 		return error_set(error, NULL, 0, "callgraph: no rmap design fits the snapshot");
-	if (model_run(in->snapshot, &options, &result, &model_error)) {
-		error_set(error, in->snapshot->source, 0, "%s", model_error.message);
-		error->status = model_error.status;   /* model/model.c says whose failure it is */
+	const struct model_result *result = events_result(in, design, &figures, &own, error);
+	if (!result)
 		return -1;
-	}
 	struct graph_era names = { graph_names_first(index, "page_add_new_anon_rmap") != SIZE_MAX ||
 				 graph_names_first(index, "folio_add_new_anon_rmap") != SIZE_MAX };
 	enum event_figure *node_figures = xcalloc(graph->node_count * OVERLAY_EVENT_COUNT + 1, sizeof(*node_figures));
-	place_node_events(result, &result->designs[0], index, &names, overlay, node_figures);
+	place_node_events(result, figures, index, &names, overlay, node_figures);
 	for (size_t n = 0; n < graph->node_count; n++)
 		if (graph->nodes[n].role == CG_ROLE_SINK && overlay->nodes[n].pricing == OVERLAY_NOT_PRICED)
 			overlay->nodes[n].pricing = OVERLAY_NOT_MODELLED;
-	place_edge_events(graph, &result->designs[0], &names, node_figures, overlay);
+	place_edge_events(graph, figures, &names, node_figures, overlay);
 	free(node_figures);
 	char era[96] = "";
 	if (!in->request.design)
@@ -547,9 +574,9 @@ static int place_events(struct overlay_inputs *in, const struct callgraph *graph
 	snprintf(overlay->title, sizeof(overlay->title),
 		 "counts: fork and exit (munmap: every VMA) of each of the %zu processes of %s once, every page "
 		 "faulted in and reclaimed once, under %s%s",
-		 result->processes, in->request.snapshot, design->id, era);
+		 result->processes, in->events->source, design->id, era);
 	overlay->has_events = true;
-	model_free(result);
+	model_free(own);
 	return 0;
 }
 
@@ -599,8 +626,8 @@ static void place_profile(const struct perf_samples *samples, bool baseline, con
 	}
 }
 
-/* Call chains (perf script -g): each call's samples on the graph's calls
- * from a function of the caller's name to one of the callee's. */
+/* Call chains (perf script -g, perf report -g): each call's samples on the
+ * graph's calls from a function of the caller's name to one of the callee's. */
 static void place_calls(const struct perf_samples *samples, const struct callgraph *graph,
 			const struct graph_names *index, struct graph_overlay *overlay)
 {
@@ -612,6 +639,8 @@ static void place_calls(const struct perf_samples *samples, const struct callgra
 				if (edge->from != n || strcmp(graph->nodes[edge->to].name, call->callee))
 					continue;
 				overlay->edges[e].call_samples += call->samples;
+				overlay->edges[e].call_percent += call->percent;
+				overlay->edges[e].call_counted = call->has_samples;
 				overlay->edges[e].has_call_samples = true;
 			}
 	}
@@ -703,6 +732,8 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 			 const struct graph_names *index, struct graph_overlay *overlay, struct error *error)
 {
 	struct hash_table unplaced = { 0 };
+	if (in->request.baseline_profile && !in->request.by_name)
+		overlay_join_renames(&in->profiles, &in->after, &in->before, index, overlay);
 	overlay->unplaced = xcalloc(in->after.count + in->before.count + 1, sizeof(*overlay->unplaced));
 	place_profile(&in->after, false, index, overlay, &unplaced);
 	place_calls(&in->after, graph, index, overlay);
@@ -714,6 +745,9 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 	overlay->has_baseline = in->request.baseline_profile != NULL;
 	overlay->after_floor = (struct overlay_share){ true, in->after.floor_percent, in->after.has_counts,
 						       in->after.floor_samples };
+	if (in->after.chains_ignored)
+		title_line(overlay, "call chains of %s not read: under --children each sample's chain repeats "
+			   "under every function on it (perf report --no-children -g gives them once)", in->request.profile);
 	if (!overlay->has_baseline) {
 		title_line(overlay, "shade: share of %s of %s (%s)", in->after.share_of, in->request.profile,
 			   in->after.format);
@@ -726,6 +760,9 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 		return error_set(error, no_counts, 0, "callgraph: --compare counts: this listing gives shares, "
 				 "not raw sample counts (perf report -n, opreport, readprofile or 'samples symbol' "
 				 "text give them)");
+	for (size_t j = 0; j < overlay->join_count; j++)
+		for (size_t n = graph_names_first(index, overlay->joins[j].on); n != SIZE_MAX; n = index->next[n])
+			overlay->nodes[n].join = &overlay->joins[j];
 	for (size_t n = 0; n < graph->node_count; n++)
 		node_change(overlay, &overlay->nodes[n]);
 	if (overlay->compare_counts)
@@ -737,6 +774,11 @@ static int place_samples(struct overlay_inputs *in, const struct callgraph *grap
 			   "blue less; shares compared: %s", in->request.baseline_profile, in->before.format,
 			   in->before.share_of, in->request.profile, in->after.format, in->after.share_of,
 			   overlay->compare_why);
+	for (size_t j = 0; j < overlay->join_count; j++) {
+		const struct overlay_join *join = &overlay->joins[j];
+		title_line(overlay, "joined (era rename table, %s): before %s, after %s, summed on %s", join->work,
+			   join->before, join->after, join->on);
+	}
 	return 0;
 }
 
@@ -750,7 +792,7 @@ int overlay_place(struct overlay_inputs *in, const struct callgraph *graph, stru
 	struct owned *owned = xcalloc(1, sizeof(*owned));
 	overlay->owned = owned;
 	graph_names_build(graph, &index);
-	int status = in->snapshot ? place_events(in, graph, &index, overlay, error) : 0;
+	int status = in->events ? place_events(in, graph, &index, overlay, error) : 0;
 	if (!status && in->request.profile)
 		status = place_samples(in, graph, &index, overlay, error);
 	graph_names_free(&index);
@@ -767,9 +809,10 @@ void overlay_profiles_on_trees(const struct callgraph *graph, struct graph_overl
 	overlay->largest_change = 0;
 	for (size_t n = 0; n < graph->node_count; n++) {
 		struct overlay_node *node = &overlay->nodes[n];
-		if (node->only_in == OVERLAY_ONLY_OLD)
+		/* a join's sums are both eras' names: they stay on its one function */
+		if (node->only_in == OVERLAY_ONLY_OLD && !node->join)
 			node->share = (struct overlay_share){ 0 };
-		if (node->only_in == OVERLAY_ONLY_NEW)
+		if (node->only_in == OVERLAY_ONLY_NEW && !node->join)
 			node->baseline = (struct overlay_share){ 0 };
 		node_change(overlay, node);
 	}
@@ -819,6 +862,20 @@ double overlay_change_scale(const struct graph_overlay *overlay, const struct ov
 	return value / overlay->largest_change;
 }
 
+void overlay_call_text(const struct overlay_edge *edge, char *text, size_t size)
+{
+	char count[32];
+	text[0] = '\0';
+	if (!edge->has_call_samples)
+		return;
+	if (!edge->call_counted) {
+		snprintf(text, size, "%.2f%% of samples", edge->call_percent);
+		return;
+	}
+	report_format_count(edge->call_samples, count, sizeof(count));
+	snprintf(text, size, "%s sample%s", count, edge->call_samples == 1 ? "" : "s");
+}
+
 void overlay_unplaced_summary(const struct graph_overlay *overlay, char *text, size_t size)
 {
 	double percent = 0;
@@ -850,5 +907,6 @@ void graph_overlay_free(struct graph_overlay *overlay)
 	free(overlay->nodes);
 	free(overlay->edges);
 	free(overlay->unplaced);
+	free(overlay->joins);
 	memset(overlay, 0, sizeof(*overlay));
 }

@@ -291,7 +291,8 @@ int report_write(FILE *out, const struct model_result *result, const struct repo
 	if (options->series)
 		return report_write_series(out, options->series, options->format);
 	if (options->format == REPORT_TEXT && !options->versus)
-		return report_write_text(out, result, options) || ferror(out) ? -1 : 0;
+		return report_write_text(out, result, options) ||
+		       (options->calibration && report_write_time(out, result, options)) || ferror(out) ? -1 : 0;
 	struct json_object *tree = options->versus ? report_build_versus(result, options->versus, options)
 				 : report_build(result, options);
 	if (!tree) {

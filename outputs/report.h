@@ -16,6 +16,14 @@
 
 struct json_object;
 struct calibration;
+struct analyzer_path;
+struct error;
+
+/* report --callgraph TREE: one job's rmap-path diagram (a --path preset). */
+struct report_diagram {
+	const struct analyzer_path *path;
+	char *svg;                      /* an SVG document (report_callgraph_draw), or NULL */
+};
 
 enum report_format { REPORT_TEXT, REPORT_XML, REPORT_JSON, REPORT_CSV, REPORT_HTML, REPORT_METRICS };
 
@@ -37,7 +45,9 @@ struct report_options {
 	const char *filter;             /* POSIX extended regex on the command line, or NULL */
 	bool top_given;                 /* --top N was given: it limits every format's rows */
 	bool sort_given;                /* --sort was given: structured formats follow it too */
-	const char *callgraph_svg;      /* html: the rmap-path diagram to embed (an SVG document), or NULL */
+	const char *callgraph_tree;     /* html: --callgraph TREE, whose diagrams follow */
+	const struct report_diagram *diagrams; /* html: embedded in this order */
+	size_t diagram_count;
 	const struct model_result *versus; /* --versus BEFORE: compare with it (NULL: no comparison) */
 	bool brief;                     /* text: the answer alone, <= 80 columns, about 20 lines */
 	struct json_object *series;     /* a series' tree (report_build_series): written instead */
@@ -67,6 +77,13 @@ int report_format_from_path(const char *path, enum report_format *format);
 struct json_object *report_series_point(const struct model_result *result);
 struct json_object *report_build_series(struct json_object **points, size_t count);
 int report_write_series(FILE *out, struct json_object *tree, enum report_format format);
+
+/* report --callgraph TREE: each diagram's job's rmap paths of TREE, with
+ * RESULT's figures on them (the overlay of callgraph --overlay-events),
+ * rendered as SVG into diagrams[i].svg (the caller frees).  0, or -1 with
+ * error set (the analyzer's bad input or internal failure). */
+int report_callgraph_draw(const char *tree, struct report_diagram *diagrams, size_t count,
+			  const struct model_result *result, bool progress, struct error *error);
 
 /* Write the report; 0, or -1 with errno set by the failing write. */
 int report_write(FILE *out, const struct model_result *result, const struct report_options *options);

@@ -223,6 +223,31 @@ static void comparison_rows(struct json_object *rows, const char *prefix, struct
 	}
 }
 
+/* --calibration: the time section, every process forking once first, then
+ * a row per process (its headline rule's figures as headline_sharing.*). */
+static int write_time(FILE *out, struct json_object *tree)
+{
+	struct json_object *time = NULL, *total = NULL, *processes = NULL;
+	json_object_object_get_ex(tree, "time", &time);
+	json_object_object_get_ex(time, "total", &total);
+	json_object_object_get_ex(time, "processes", &processes);
+	size_t count = processes ? json_object_array_length(processes) : 0, n = 0;
+	struct json_object **rows = xcalloc(count + 2, sizeof(*rows));
+	const char **labels = xcalloc(count + 2, sizeof(*labels));
+	if (total) {
+		labels[n] = "total";
+		rows[n++] = total;
+	}
+	for (size_t i = 0; i < count; i++) {
+		labels[n] = "process";
+		rows[n++] = json_object_array_get_idx(processes, i);
+	}
+	int status = write_table(out, tree, rows, labels, n, "row");
+	free(rows);
+	free(labels);
+	return status;
+}
+
 int report_write_csv(FILE *out, struct json_object *tree, const struct report_options *options)
 {
 	struct json_object *rows = NULL;
@@ -242,6 +267,8 @@ int report_write_csv(FILE *out, struct json_object *tree, const struct report_op
 		return write_array(out, tree, "processes", NULL);
 	if (options->per_file)
 		return write_files(out, tree);
+	if (options->calibration)
+		return write_time(out, tree);
 	/* the designs are alternatives, never summed: the host's totals join them */
 	return write_array(out, tree, "designs", "id");
 }

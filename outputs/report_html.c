@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/escape.h"
+#include "analyzer/analyzer.h"
 #include "outputs/report_internal.h"
 
 static void text(FILE *out, const char *s)
@@ -300,6 +301,60 @@ static void write_work(FILE *out, struct json_object *tree)
 	fputs("</tbody></table>\n", out);
 }
 
+/* A time in microseconds with its error (the tree's decimals). */
+static void time_cell(FILE *out, struct json_object *o, const char *key)
+{
+	char error_key[64];
+	snprintf(error_key, sizeof(error_key), "%s_error_us", key);
+	char us_key[64];
+	snprintf(us_key, sizeof(us_key), "%s_us", key);
+	fprintf(out, "<td class=n data-value=\"%s\">%s &plusmn; %s</td>", str(o, us_key), str(o, us_key),
+		str(o, error_key));
+}
+
+/* --calibration: what a fork and the child's exit cost, every process
+ * forking once and per process, today and under the headline rule. */
+static void write_time(FILE *out, struct json_object *tree)
+{
+	static const char *const columns[] = { "pid", "command", "fork us (CPU)", "exit us (CPU)",
+		"fork+exit+wait us (elapsed)", "shared page tables: rule", "fork us", "exit us", NULL };
+	struct json_object *time = get(tree, "time"), *processes = get(time, "processes");
+	if (!time)
+		return;
+	fputs("<h2>Time</h2>\n<p class=legend>", out);
+	text(out, str(time, "method"));
+	fputs(". Calibration: ", out);
+	text(out, str(get(time, "calibration"), "file"));
+	fputs(".</p>\n", out);
+	header(out, "time", columns, true);
+	size_t n = processes ? json_object_array_length(processes) : 0;
+	for (size_t i = 0; i <= n; i++) {
+		struct json_object *row = i ? json_object_array_get_idx(processes, i - 1) : get(time, "total");
+		struct json_object *shared = get(row, "headline_sharing");
+		if (!row)
+			continue;
+		fputs("<tr>", out);
+		if (i)
+			identifier_cell(out, num(row, "pid"));
+		else
+			text_cell(out, "");
+		text_cell(out, str(row, "command"));
+		time_cell(out, row, "fork");
+		time_cell(out, row, "exit");
+		time_cell(out, row, "fork_exit");
+		text_cell(out, str(shared, "id"));
+		if (shared) {
+			time_cell(out, shared, "fork");
+			time_cell(out, shared, "exit");
+		} else {
+			text_cell(out, "");
+			text_cell(out, "");
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
 static void write_fork_copies(FILE *out, struct json_object *tree)
 {
 	static const struct column columns[] = {
@@ -511,18 +566,28 @@ static void write_comparison(FILE *out, struct json_object *tree)
 	json_object_put(rows);
 }
 
-/* The diagram Graphviz wrote, from its <svg> element on (no XML prolog or
- * doctype inside HTML). */
-static void write_callgraph(FILE *out, const char *svg)
+/* The diagrams Graphviz wrote, each from its <svg> element on (no XML
+ * prolog or doctype inside HTML), one section per job. */
+static void write_callgraphs(FILE *out, const struct report_options *o)
 {
-	const char *start = svg ? strstr(svg, "<svg") : NULL;
-	if (!start)
-		return;
-	fputs("<h2>Which kernel code paths reach the rmap</h2>\n<p class=legend>The rmap-path call graph with the "
-	      "model's fork and exit counts written on the rmap functions that do the work (untouched ones grey).</p>\n"
-	      "<div class=callgraph>", out);
-	fputs(start, out);
-	fputs("</div>\n", out);
+	for (size_t i = 0; i < o->diagram_count; i++) {
+		const struct report_diagram *d = &o->diagrams[i];
+		const char *start = d->svg ? strstr(d->svg, "<svg") : NULL;
+		if (!start)
+			continue;
+		fprintf(out, "<h2 id=\"callgraph-%s\">Which kernel code paths reach the rmap: %s</h2>\n<p class=legend>",
+			d->path->name, d->path->name);
+		text(out, d->path->job);
+		fputs(", in ", out);
+		text(out, o->callgraph_tree);
+		fputs(" (pruned: ", out);
+		text(out, d->path->pruned);
+		fprintf(out, "), with this report's counts written on the rmap functions that do the work (untouched "
+			"ones grey): what <code>ptscope callgraph TREE --path %s --overlay-events SNAPSHOT</code> "
+			"draws.</p>\n<div class=callgraph>", d->path->name);
+		fputs(start, out);
+		fputs("</div>\n", out);
+	}
 }
 
 /* Click a column header to sort by it (numbers by data-value). */
@@ -585,13 +650,14 @@ int report_write_html(FILE *out, struct json_object *tree, const struct model_re
 	write_work(out, tree);
 	write_sharing(out, tree, o, r);
 	write_fork_copies(out, tree);
+	write_time(out, tree);
 	struct report_view view;
 	if (report_view_build(&view, r, o))
 		return -1;
 	write_processes(out, r, o, &view);
 	report_view_free(&view);
 	write_comparison(out, tree);
-	write_callgraph(out, o->callgraph_svg);
+	write_callgraphs(out, o);
 	fprintf(out, "<p class=legend>ptscope %s, report schema %lld; the same figures as --format json.</p>\n",
 		str(tree, "version"), (long long)num(tree, "schema"));
 	fputs(sort_script, out);

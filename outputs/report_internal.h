@@ -20,6 +20,11 @@ int report_write_versus_text(FILE *out, struct json_object *tree, const struct r
 
 /* Writers: 0, or -1 on a write error. */
 int report_write_text(FILE *out, const struct model_result *result, const struct report_options *options);
+/* --calibration (outputs/report_time.c): the time section as text, after
+ * the rest, and as the tree's "time" object the other formats print. */
+int report_write_time(FILE *out, const struct model_result *result, const struct report_options *options);
+struct json_object *report_time_tree(const struct model_result *result, const struct calibration *calibration,
+				     const char *path);
 int report_write_xml(FILE *out, struct json_object *tree);
 /* CSV: one table with a header row, chosen by the options: a row per design
  * (default), per process (--per-process), per file (--per-file) or per

@@ -576,6 +576,8 @@ struct json_object *report_build(const struct model_result *r, const struct repo
 		return NULL;
 	}
 	put(root, "view", view_object(r, options, &view));
+	if (options->calibration)
+		put(root, "time", report_time_tree(r, options->calibration, options->calibration_path));
 	if (options->per_process) {
 		/* pid order, a table for tools, unless the reader asked for a view
 		 * (--versus matches processes by that order) */

@@ -5,7 +5,9 @@
 #   check.sh [--cli-only] [--suite NAME] UNIT_RUNNER PTSCOPE
 # --suite NAME runs one suite: the CUnit suite NAME (tests/unit/test_*.c
 # registers it with ADD_SUITE("NAME", ...)) or the CLI script
-# tests/cli/NAME.sh (`make check SUITE=NAME`).
+# tests/cli/NAME.sh (`make check SUITE=NAME`); --suite NAME:TEST runs one
+# test of a CUnit suite.  A CLI test also runs alone, `sh tests/cli/NAME.sh`
+# in a built tree (tests/cli-common.sh gives it these same defaults).
 cli_only=0 suite=
 while :; do
 	case "$1" in
@@ -19,6 +21,8 @@ PTSCOPE=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 export PTSCOPE
 here=$(cd "$(dirname "$0")" && pwd)
 export PTSCOPE_TESTS="$here"
+PTSCOPE_UNIT=$(cd "$(dirname "$unit")" && pwd)/$(basename "$unit")
+export PTSCOPE_UNIT
 : "${SHARED_SNAPSHOTS:=$here/../../shared/snapshots}"
 export SHARED_SNAPSHOTS
 : "${SHARED_KERNELS:=$here/../../shared/kernels}"

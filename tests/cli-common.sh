@@ -1,8 +1,18 @@
 # Sourced by the CLI tests (tests/cli/*.sh): a scratch folder $tmp removed at
 # exit, the processes in $pids killed at exit, fail(), and start_stopped for
 # tests that compare a capture with the live /proc of a tree that cannot change.
+#
+# tests/check.sh sets PTSCOPE, PTSCOPE_TESTS and SHARED_*; a test run alone
+# (`sh tests/cli/NAME.sh` in a built tree, nothing set) gets the same
+# defaults: the ptscope built beside tests/, ../shared beside the tree.
 set -u
-: "${PTSCOPE:?}"
+PTSCOPE_TESTS=$(cd "${PTSCOPE_TESTS:-$(dirname "$0")/..}" && pwd)
+: "${PTSCOPE:=$PTSCOPE_TESTS/../ptscope}"
+[ -x "$PTSCOPE" ] || { echo "FAIL: no ptscope at $PTSCOPE (run make first, or set PTSCOPE)"; exit 1; }
+PTSCOPE=$(cd "$(dirname "$PTSCOPE")" && pwd)/$(basename "$PTSCOPE")
+: "${SHARED_SNAPSHOTS:=$PTSCOPE_TESTS/../../shared/snapshots}"
+: "${SHARED_KERNELS:=$PTSCOPE_TESTS/../../shared/kernels}"
+export PTSCOPE PTSCOPE_TESTS SHARED_SNAPSHOTS SHARED_KERNELS
 tmp=$(mktemp -d)
 pids=""
 users=""

@@ -5,14 +5,19 @@
 # parent and read in full by N children (tests/bench/shmtree.c), the shape
 # shared page tables were proposed for.  For each size, side by side:
 #   - Sum VmPTE of the tree (the kernel's own count) and pagemap records;
-#   - `ptscope capture --tree` (default container and codec) against the read
-#     floor measured in the same run (tests/bench/readfloor.c: smaps, pagemap
-#     over every VMA, kpagecount + kpageflags of the PFNs seen, nothing else),
-#     CPU seconds in alternating pairs (BENCH_SCALE_PAIRS, default 3);
-#   - snapshot bytes;
+#   - `ptscope capture --tree` (default container and codec, snapshot format
+#     2) against the read floor measured in the same run (tests/bench/readfloor.c:
+#     smaps, pagemap over every VMA, kpagecount + kpageflags of the PFNs seen,
+#     nothing else), CPU seconds in alternating pairs (BENCH_SCALE_PAIRS,
+#     default 3); the same for `capture --format 1`;
+#   - snapshot bytes of both formats, and of format 2 with the parent alone
+#     (`--pid`): what the distinct pages cost; the rest, divided by the
+#     children, is what one more process costs;
 #   - `ptscope report` against `ptscope info --verify`, CPU seconds in
 #     alternating pairs, peak memory (/usr/bin/time), report memory per record;
-#   - 64 GiB x 1000 processes extrapolated from the largest size measured.
+#   - 64 GiB x 1000 processes extrapolated from the largest size measured:
+#     format 1 linear in records; format 2 as the parent alone (distinct
+#     pages) x 64 GiB / S plus 1000 x the cost of one more process.
 # Sizes: BENCH_SCALE ("MIB:N ...", default "1024:16 2048:32 4096:48"), each
 # kept only when MemAvailable holds three times the segment and its page
 # tables.  Needs root (PFNs).  Printed, never asserted.  Everything started is
@@ -51,6 +56,7 @@ timed() {
 echo "CPU seconds (median of alternating pairs, bench-common.sh's ratio); ratios of CPU seconds"
 printf '%-10s %9s %10s %12s %12s %6s %9s %12s %6s %12s %6s %6s %7s\n' "S, N" "VmPTE MiB" records \
 	"capture s" "floor s" ratio "snap MB" "report s" MiB "verify s" MiB ratio "B/rec"
+echo "(capture and snap: format 2, the default; format 1 on the line below each)"
 available_mib=$(( $(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 1024 ))
 for size in $sizes; do
 	mib=${size%%:*} children=${size##*:}
@@ -80,13 +86,23 @@ for size in $sizes; do
 		"rm -rf '$tmp/out.d' && mkdir '$tmp/out.d' && '$ptscope' capture --tree $tree -o '$tmp/out.d'" \
 		"'$tmp/readfloor' $pids" > /dev/null || exit 1
 	capture_s=$ratio_work_cpu floor_s=$ratio_anchor_cpu capture_ratio=$ratio_value
+	ratio "capture --tree --format 1, $mib MiB shared x $children (default codec)" \
+		"kernel read floor (readfloor.c: smaps, pagemap, kpagecount, kpageflags)" \
+		"rm -rf '$tmp/out1.d' && mkdir '$tmp/out1.d' && '$ptscope' capture --format 1 --tree $tree -o '$tmp/out1.d'" \
+		"'$tmp/readfloor' $pids" > /dev/null || exit 1
+	capture1_s=$ratio_work_cpu floor1_s=$ratio_anchor_cpu capture1_ratio=$ratio_value
+	rm -rf "$tmp/parent.d" && mkdir "$tmp/parent.d" && "$ptscope" capture --pid "$tree" -o "$tmp/parent.d" > /dev/null 2>&1 ||
+		{ echo "bench-scale: capture --pid $tree failed"; exit 1; }
+	parent_bytes=$(stat -c %s "$(ls "$tmp"/parent.d/*)")
 	snapshot=$(ls "$tmp"/out.d/*)
+	snapshot1=$(ls "$tmp"/out1.d/*)
 	kill "$tree"
 	wait "$tree" 2>/dev/null
 	tree=
-	records=$(( $("$ptscope" info "$snapshot" | sed -n 's/^pagemap bytes: //p') / 16 ))
+	records=$(( $("$ptscope" info "$snapshot1" | sed -n 's/^pagemap bytes: //p') / 16 ))
 	snapshot_bytes=$(stat -c %s "$snapshot")
 	snapshot_mb=$((snapshot_bytes / 1000000))
+	snapshot1_bytes=$(stat -c %s "$snapshot1")
 	timed "$ptscope" report "$snapshot" || exit 1
 	report_mib=$t_mib report_kb=$t_kb
 	timed "$ptscope" info --verify "$snapshot" || exit 1
@@ -97,29 +113,42 @@ for size in $sizes; do
 		"$records" "$capture_s" "$floor_s" "$capture_ratio" "$snapshot_mb" \
 		"$ratio_work_cpu" "$report_mib" "$ratio_anchor_cpu" "$verify_mib" "$ratio_value" \
 		"$(echo "scale=1; $report_kb * 1024 / $records" | bc)"
-	rm -rf "$tmp/out.d"
+	printf '%-10s %9s %10s %12s %12s %6s %9s   format 1 (%s B a record; format 2: %s)\n' "" "" "" "$capture1_s" "$floor1_s" \
+		"$capture1_ratio" $((snapshot1_bytes / 1000000)) "$(echo "scale=2; $snapshot1_bytes / $records" | bc)" \
+		"$(echo "scale=3; $snapshot_bytes / $records" | bc)"
+	echo "  format 2 with the parent alone: $parent_bytes bytes; one more process: $(( (snapshot_bytes - parent_bytes) / children )) bytes"
+	rm -rf "$tmp/out.d" "$tmp/out1.d" "$tmp/parent.d"
 	last_mib=$mib last_children=$children last_records=$records
-	last_snapshot_bytes=$snapshot_bytes last_report_kb=$report_kb
+	last_snapshot_bytes=$snapshot1_bytes last_report_kb=$report_kb
+	last_parent_bytes=$parent_bytes last_child_bytes=$(( (snapshot_bytes - parent_bytes) / children ))
 done
 [ -n "${last_records:-}" ] || exit 0
 
 # 64 GiB shared by 1000 processes, extrapolated from the largest size
 # measured.  A format-1 snapshot holds one 16-byte record per mapped page, so
 # its size follows the records (every process maps every page: 64 GiB / 4 KiB
-# x 1001 processes); the report keeps each distinct chunk of records once, so
-# its memory follows the distinct pages, the segment's size.
+# x 1001 processes).  Format 2 holds the distinct pages once (the parent's
+# capture alone: its chunks and kpages, linear in the segment) and per
+# process its smaps, status and runs of chunk references (one per VMA when
+# the chunks are the parent's): parent x 64 GiB / S + 1000 x one more
+# process.  The report keeps each distinct chunk of records once, so its
+# memory follows the distinct pages, the segment's size.
 extrapolate() {
 	awk -v mib="$last_mib" -v n="$last_children" -v records="$last_records" -v bytes="$last_snapshot_bytes" \
+		-v parent="$last_parent_bytes" -v child="$last_child_bytes" \
 		-v report_kb="$last_report_kb" -v row="$1" 'BEGIN {
 		target = 64 * 1024 * 1024 / 4 * 1001
 		snapshot_gb = bytes / records * target / 1e9
+		format2_gb = (parent * 65536 / mib + 1000 * child) / 1e9
 		report_gib = report_kb / 1024 / mib * 65536 / 1024
 		if (row) {
-			printf "| 64 GiB shared x 1000 processes, extrapolated from %d MiB x %d (snapshot linear in records, report memory in distinct pages) | — | snapshot %.1f GB, report %.1f GiB | — | — |\n", mib, n, snapshot_gb, report_gib
+			printf "| 64 GiB shared x 1000 processes, extrapolated from %d MiB x %d (format 1 linear in records; format 2 distinct pages x 64 GiB + 1000 x one process; report memory in distinct pages) | — | snapshot format 2 %.2f GB (format 1 %.1f GB), report %.1f GiB | — | — |\n", mib, n, format2_gb, snapshot_gb, report_gib
 			exit
 		}
 		printf "\n64 GiB x 1000 processes, extrapolated from %d MiB x %d (%d records):\n", mib, n, records
-		printf "  snapshot: %.2f B a record x %.0f records = %.1f GB\n", bytes / records, target, snapshot_gb
+		printf "  snapshot, format 1: %.2f B a record x %.0f records = %.1f GB\n", bytes / records, target, snapshot_gb
+		printf "  snapshot, format 2: %d B (parent alone) x %d + 1000 x %d B (one more process) = %.2f GB\n",
+			parent, 65536 / mib, child, format2_gb
 		printf "  report peak memory: %.1f MiB per GiB of distinct pages x 64 GiB = %.1f GiB\n",
 			report_kb / 1024 / mib * 1024, report_gib
 	}'

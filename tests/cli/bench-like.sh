@@ -3,7 +3,7 @@
 # and captured again; its VMAs and present pages must all be there again.
 # The figures are worked out here from the snapshot's own smaps and pagemap,
 # not from ptscope.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 # one process: 3 present file pages of /usr/sbin/server (absent here: a
 # scratch file of the same size) in r-xp, one written anonymous page in rw-p
 server_snapshot "$tmp/snap" x86_64 0x400000
@@ -19,6 +19,12 @@ assert l["present_pages"] == 4 and l["present_pages_found"] == 4, l
 assert [m["name"] for m in d["measurements"]] == ["fork"] and d["measurements"][0]["runs"] == 2, d["measurements"]
 assert l["other_vmas"] > 0   # ptscope's own mappings, forked with it
 PY
+
+# the scratch file of the absent /usr/sbin/server has no name: nothing is
+# left in TMPDIR after a run (and when the subject is killed: below)
+mkdir "$tmp/scratch"
+TMPDIR="$tmp/scratch" "$PTSCOPE" bench fork --like "$tmp/snap:7" --runs 2 > /dev/null || fail "--like in TMPDIR"
+[ -z "$(ls -A "$tmp/scratch")" ] || fail "left in TMPDIR: $(ls -A "$tmp/scratch")"
 
 # refusals
 "$PTSCOPE" bench --like "$tmp/snap:8" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "--like of a missing pid: not 1"
@@ -63,4 +69,21 @@ for i in range(0, len(data), 16):
 assert d["present_pages"] == present, (d["present_pages"], present)
 assert d["present_pages_found"] >= present, d
 PY
+
+# a subject killed while it rebuilds the desktop process's files (most are
+# absent here: files with no name) leaves nothing in TMPDIR, three times over
+for _ in 1 2 3; do
+	TMPDIR="$tmp/scratch" "$PTSCOPE" bench fork --like "$SHARED_SNAPSHOTS/desktop.tar.gz" --runs 100000 > /dev/null 2>&1 &
+	bench=$!
+	subject=
+	for _ in $(seq 1000); do
+		subject=$(pgrep -P $bench | head -n 1)
+		[ -n "$subject" ] && break
+		sleep 0.01
+	done
+	sleep 0.05
+	[ -n "$subject" ] && kill -KILL "$subject"
+	wait $bench
+done
+[ -z "$(ls -A "$tmp/scratch")" ] || fail "left in TMPDIR by killed subjects: $(ls -A "$tmp/scratch")"
 exit 0

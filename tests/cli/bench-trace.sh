@@ -6,7 +6,7 @@
 # what its fork made; one fork.  Where tracefs is not mounted, the test
 # mounts it in its scratch folder (root) and unmounts it after; without
 # root or perf_event_open it is skipped, and ptscope must say why.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 mounted=
 if ! grep -q ' tracefs ' /proc/self/mounts; then
 	[ "$(id -u)" -eq 0 ] || {

@@ -3,7 +3,7 @@
 # loaded): every measurement is there once, in order, with the runs asked
 # for and min <= median <= p90; faults are counted as the region's pages
 # say; --cpu is checked against the allowed set, not the CPU count.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 "$PTSCOPE" bench --runs 3 --format json -o "$tmp/all.json" || fail "bench --runs 3"
 python3 - "$tmp/all.json" <<'PY' || fail "bench json: $(cat "$tmp/all.json")"
 import json, os, sys

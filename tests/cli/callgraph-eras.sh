@@ -17,7 +17,7 @@
 #    threadinfo_status 20, TI_flags 16; mm/memory.c checks TI_flags itself.
 # Without the arch Makefile's flags the same tree has errors, and the summary
 # names the files and their functions; --unresolved lists pointer calls.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v jq >/dev/null || { echo "skip: jq is not installed"; exit 77; }
 cg() { "$PTSCOPE" callgraph --cache-dir "$tmp/cache" "$@"; }
 f26="$PTSCOPE_TESTS/fixtures/kernel-2.6"

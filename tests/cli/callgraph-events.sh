@@ -13,7 +13,7 @@
 # By hand, every page faulted in once: 6 file read faults (100-103 by pid 7,
 # 100 and 103 by pid 8), 1 COW (300), 2 anonymous first touches (200 twice),
 # 1 swap-in.  2.4-rmap reclaims 6 pages walking 9 pte_chain entries.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || skip "no python3"
 snap="$tmp/snap"
 mkdir -p "$snap/7" "$snap/8"

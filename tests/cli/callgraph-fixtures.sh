@@ -4,7 +4,7 @@
 # its roles, --depth, --entry/--sink, call-site lines of calls written in a
 # macro and through a pointer, the cache, compile_commands.json input with
 # gcc-only flags, and bad input.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 sh "$PTSCOPE_TESTS/deps.sh" jq >/dev/null 2>&1
 command -v jq >/dev/null || { echo "skip: jq is not installed"; exit 77; }
 f24="$PTSCOPE_TESTS/fixtures/kernel-2.4"

@@ -5,7 +5,7 @@
 # the versions apart.  The analyzer's fixture tests (exact edge sets of the
 # 2.4 and 2.5 fixtures, the hand-worked tree) run once more under every other
 # installed version: `make check` runs them under the default already.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 installed=""
 for n in 14 15 16 17 18 19; do
 	for dir in /usr/lib/*-linux-gnu /usr/lib /usr/lib64; do

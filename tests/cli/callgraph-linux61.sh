@@ -11,7 +11,7 @@
 # are not built with Debian's configuration (page_idle.c needs
 # CONFIG_IDLE_PAGE_TRACKING, page_make_device_exclusive_one needs
 # CONFIG_DEVICE_PRIVATE; both unset), which leaves five.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 sh "$PTSCOPE_TESTS/deps.sh" jq >/dev/null 2>&1
 command -v jq >/dev/null || { echo "skip: jq is not installed"; exit 77; }
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/ptscope

@@ -6,7 +6,7 @@
 # By hand, x86_64 struct pt_regs starts r15 r14 r13 r12 bp bx (8 bytes
 # each): pt_regs_bx (asm-offsets_64.c's ENTRY(bx)) = 40, and its 21 words
 # give PTREGS_SIZE = 168.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v jq >/dev/null || { echo "skip: jq is not installed"; exit 77; }
 [ -f /usr/src/linux-config-6.12/config.amd64_none_amd64.xz ] ||
 	{ echo "skip: linux-config-6.12 is not installed"; exit 77; }

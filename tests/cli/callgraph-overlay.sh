@@ -8,7 +8,7 @@
 #  - faulting the 4 pages in: page_add_rmap fault 4 in both;
 #  - exit removes every present PTE's rmap: page_remove_rmap exit 4 in both
 #    (munmap of every VMA the same), and reclaim of the 4 pages finds 4.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 tree="$PTSCOPE_TESTS/fixtures/kernel-2.4"
 snap="$tmp/snap"

@@ -6,7 +6,7 @@
 # each stays under 60 functions, holds the job's own chain as the 6.1 sources
 # write it, none of the allocator/shrinker side paths, and says on stderr what
 # it kept of how many and what it pruned.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 > /dev/null || { echo "skip: no python3"; exit 77; }
 fixture=$PTSCOPE_TESTS/fixtures/kernel-2.4
 # each preset's tree, worked out by hand (EXPECTED-path-PRESET beside the

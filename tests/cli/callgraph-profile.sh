@@ -6,7 +6,7 @@
 #    counted): do_wp_page 45.41 %, page_add_rmap 9.39 %;
 #  - perf report: page_remove_rmap 30 % + 20 % (two commands) = 50 %;
 #  - opreport -l: page_add_rmap 13 %.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 tree="$PTSCOPE_TESTS/fixtures/kernel-2.4"
 cat > "$tmp/readprofile.txt" <<'TXT'

@@ -11,7 +11,7 @@
 #  - the rmap calls a kernel developer would name, per era;
 #  - --overlay-events puts fork's and exit's counts on each era's own calls,
 #    equal to `report --format json`'s work_per_event under that era's design.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 sh "$PTSCOPE_TESTS/deps.sh" jq >/dev/null 2>&1
 command -v jq >/dev/null || skip "jq is not installed"
 need_snapshot pg32.tar.gz

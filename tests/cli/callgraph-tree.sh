@@ -8,7 +8,7 @@
 # below with grep, apart from ptscope); handle_pte_fault calls do_no_page
 # (line 83) before do_wp_page (85), shrink_cache page_referenced (9) before
 # try_to_unmap (13).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 fixture=$PTSCOPE_TESTS/fixtures/kernel-2.4
 # every file:line of the expected trees (this one and callgraph-paths.sh's
 # EXPECTED-path-*) is where the sources define that function

@@ -4,7 +4,7 @@
 # "new" when only 2.5's list has it, "old" when only 2.4's does, unmarked
 # when both do (comm(1) on the two lists), and likewise every function that
 # makes or takes a call.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 sh "$PTSCOPE_TESTS/deps.sh" jq >/dev/null 2>&1
 command -v jq >/dev/null || { echo "skip: jq is not installed"; exit 77; }
 f24="$PTSCOPE_TESTS/fixtures/kernel-2.4"

@@ -9,7 +9,7 @@
 # An uninterrupted run then leaves exactly the one finished file.
 command -v cc >/dev/null || { echo "no C compiler"; exit 77; }
 command -v xz >/dev/null || { echo "no xz"; exit 77; }
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 
 cat > "$tmp/many.c" <<'EOF'
 #include <stdio.h>

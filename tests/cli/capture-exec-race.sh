@@ -5,7 +5,7 @@
 # code and stack lie in the smaps' VMAs, every pagemap record in a VMA) or
 # counts it skipped as changed during capture; never mixed.  A zombie
 # (exited, unreaped) is counted as a zombie, not as a kernel thread.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 [ "$(cat /proc/sys/kernel/randomize_va_space 2>/dev/null)" = 0 ] && { echo "skip: ASLR is off, an exec does not move the mm"; exit 77; }
 printf '#!/bin/sh\nexec "$0"\n' > "$tmp/reexec"
 chmod +x "$tmp/reexec"

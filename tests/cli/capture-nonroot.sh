@@ -8,7 +8,7 @@
 command -v setpriv >/dev/null || { echo "setpriv (util-linux) is missing"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 id nobody >/dev/null 2>&1 || { echo "no user nobody"; exit 77; }
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
 
 chmod 755 "$tmp"
@@ -42,7 +42,8 @@ grep -q "capture: 1 process could not be read (permission denied), the first pid
 	fail "report does not say what the capture could not see"
 tar -tf "$tmp/out/n.tar" | grep -qx kpages && fail "kpages written without root"
 tar -tf "$tmp/out/n.tar" | grep -q "^$roots/" && fail "root's process was written"
-tar -xOf "$tmp/out/n.tar" "$mine/pagemap" > "$tmp/pagemap" || fail "no $mine/pagemap"
+python3 "$PTSCOPE_TESTS/cli/snapshot-format.py" to1 "$tmp/out/n.tar" "$tmp/n1.tar" || fail "cannot expand format 2"
+tar -xOf "$tmp/n1.tar" "$mine/pagemap" > "$tmp/pagemap" || fail "no $mine/pagemap"
 python3 - "$tmp/pagemap" <<'EOF' || fail "pagemap records without root are wrong"
 import struct, sys
 raw = open(sys.argv[1], "rb").read()

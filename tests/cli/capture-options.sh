@@ -2,7 +2,7 @@
 # capture's options: --pid list, a pid that does not exist (skipped and
 # counted), --no-pagemap, the default output name, -o DIR, every container,
 # and the usage errors.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 info_key() { tar -xOf "$1" snapshot.info | awk -v k="$2:" '$1 == k { print $2 }'; }
 members() { tar -tf "$1" | grep -v '/$' | sort | tr '\n' ' '; }
 
@@ -28,7 +28,7 @@ want=$(printf '%s\n' "$a" "$c" | sort -n | tr '\n' ' ')
 [ "$(info_key "$tmp/two.tar" processes)" = 2 ] || fail "processes is not 2"
 [ "$(info_key "$tmp/two.tar" skipped)" = 0 ] || fail "skipped is not 0"
 grep -q '2 processes (0 skipped)' "$tmp/err" || fail "summary line: $(cat "$tmp/err")"
-want="$a/cmdline $a/pagemap $a/smaps $a/stat $a/status $c/cmdline $c/pagemap $c/smaps $c/stat $c/status"
+want="$a/cmdline $a/pagemap_runs $a/smaps $a/stat $a/status $c/cmdline $c/pagemap_runs $c/smaps $c/stat $c/status pagemap_chunks"
 # PID/cgroup where the kernel has cgroups (docs/snapshot-format.md)
 if [ -r /proc/$a/cgroup ]; then want="$want $a/cgroup $c/cgroup"; fi
 if [ "$(id -u)" -eq 0 ]; then want="$want kpages"; fi

@@ -5,7 +5,7 @@
 # --pid/--tree of a process that does not exist is exit 1 with nothing
 # written; a capture with no process is refused; a snapshot without a
 # process is refused when read, with a message, never "out of memory".
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 sleep 300 & target=$!; pids=$target
 for c in zst xz gz none; do
 	"$PTSCOPE" capture --compress $c --pid $$ --pid $target -o - 2> "$tmp/err" > "$tmp/snap.$c" ||

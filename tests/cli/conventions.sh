@@ -2,7 +2,7 @@
 # Conventions every command shares: --version (one string, version.h),
 # unknown options refused by one helper with a short usage and exit 1, and a
 # "did you mean" for close misspellings of options and commands.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 version=$(sed -n 's/^#define PTSCOPE_VERSION "\(.*\)"/\1/p' "$PTSCOPE_TESTS/../version.h")
 [ "$("$PTSCOPE" --version)" = "ptscope $version" ] || fail "--version: $("$PTSCOPE" --version)"
 [ "$("$PTSCOPE" -V)" = "ptscope $version" ] || fail "-V"

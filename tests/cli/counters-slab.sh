@@ -14,7 +14,7 @@
 #     again once the tree is gone), the per-CPU slack the report states, and
 #     1% of the count.
 #  2. a whole-system snapshot: no model count above its slab's active objects.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 [ "$(id -u)" -eq 0 ] && [ -r /proc/slabinfo ] && [ -d /sys/kernel/slab/anon_vma ] ||
 	{ echo "skip: needs root, /proc/slabinfo and /sys/kernel/slab"; exit 77; }
 command -v python3 >/dev/null && command -v jq >/dev/null || { echo "skip: needs python3 and jq"; exit 77; }

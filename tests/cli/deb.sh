@@ -5,7 +5,7 @@
 # build compiles without -Werror, the capture package's completion is its own
 # file (no link into ptscope's package), ptscope-capture --help names itself,
 # and lintian finds nothing (errors, warnings or info) in either package.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 for tool in dpkg-buildpackage dh fakeroot lintian; do
 	command -v $tool > /dev/null || { echo "no $tool (make check installs dpkg-dev, debhelper, fakeroot)"; exit 77; }
 done

@@ -16,7 +16,7 @@
 # slab, /sys/kernel/slab/anon_vma_chain/aliases) counts as an
 # "anon_vma_chain": those are told apart by call site and must be only
 # allocations outside mm/rmap.c (docs/cost-model.md section 9).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root for tracefs"
 command -v cc >/dev/null || skip "no C compiler"
 command -v jq >/dev/null || skip "needs jq"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The front door: usage, unknown commands and exit codes.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 "$PTSCOPE" >/dev/null 2>&1; [ $? -eq 1 ] || fail "no command should exit 1"
 "$PTSCOPE" --help | grep -q '^  capture' || fail "--help lists commands"
 out=$("$PTSCOPE" frobnicate 2>&1); [ $? -eq 1 ] || fail "unknown command should exit 1"

@@ -24,17 +24,23 @@ refused() {  # WHAT PATTERN COMMAND...
 }
 
 server_snapshot "$tmp/snap" x86_64 0x400000
-calibration() {  # OWN_VMAS BASE_US RESIDUAL_US > a calibration file
-	printf '{"ptscope_calibration": 1, "base_us": %s, "residual_us": %s, "own_vmas": %s, "terms": [' "$2" "$3" "$1"
-	printf '{"name": "fork", "us": 100, "error_us": 1}, {"name": "vma", "us": 0.5, "error_us": 0.1}, '
-	printf '{"name": "pte_page", "us": 0.2, "error_us": 0.1}, {"name": "pte", "us": 0.01, "error_us": 0.001}, '
-	printf '{"name": "anon_vma", "us": 0.3, "error_us": 0.1}]}\n'
+calibration() {  # OWN_VMAS BASE_US RESIDUAL_US > a calibration file (version 2: three fits alike)
+	printf '{"ptscope_calibration": 2, "own_vmas": %s, "munmap_us": 20, "fits": {' "$1"
+	for fit in whole fork exit; do
+		[ $fit = whole ] || printf ', '
+		printf '"%s": {"base_us": %s, "residual_us": %s, "terms": [' $fit "$2" "$3"
+		printf '{"name": "fork", "us": 100, "error_us": 1}, {"name": "vma", "us": 0.5, "error_us": 0.1}, '
+		printf '{"name": "pte_page", "us": 0.2, "error_us": 0.1}, {"name": "pte", "us": 0.01, "error_us": 0.001}, '
+		printf '{"name": "anon_vma", "us": 0.3, "error_us": 0.1}]}'
+	done
+	printf '}}\n'
 }
 calibration 100 50 1 > "$tmp/good.cal"
-"$PTSCOPE" report "$tmp/snap" --calibration "$tmp/good.cal" > "$tmp/out" 2> "$tmp/err" ||
+"$PTSCOPE" report "$tmp/snap" --calibration "$tmp/good.cal" --format json > "$tmp/out" 2> "$tmp/err" ||
 	fail "the good calibration: $(cat "$tmp/err")"
-# base 50 + vma 0.5 x 2 + pte_page 0.2 + pte 0.01 + anon_vma 0.3 = 51.51 us
-grep -q "^  today (.*) *51.5 us" "$tmp/out" || fail "good calibration priced: $(grep today "$tmp/out")"
+# base 50 + vma 0.5 x 2 VMAs + pte_page 0.2 + pte 0.01 + anon_vma 0.3 = 51.51 us
+python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["time"]["total"]; assert abs(t["fork_us"] - 51.51) < 0.01, t' \
+	"$tmp/out" || fail "good calibration priced: $(head -c 600 "$tmp/out")"
 
 mkfifo "$tmp/cal.fifo"
 refused "--calibration FIFO" "cal.fifo: a FIFO no one wrote to in 10 s" \
@@ -54,7 +60,7 @@ calibration 100 1e300 1 > "$tmp/base.cal"
 refused "base_us 1e300" "base.cal: 'base_us' is 1e+300: out of range" \
 	"$PTSCOPE" report "$tmp/snap" --calibration "$tmp/base.cal"
 calibration 100 50 -2 > "$tmp/residual.cal"
-refused "residual_us -2" "residual.cal: 'residual_us' is -2: a residual is never negative" \
+refused "residual_us -2" "residual.cal: fit 'whole': 'residual_us' is -2: a residual is never negative" \
 	"$PTSCOPE" report "$tmp/snap" --calibration "$tmp/residual.cal"
 cp "$tmp/good.cal" "$tmp/keep.cal"
 refused "-o the calibration" "is one of this run's inputs" \

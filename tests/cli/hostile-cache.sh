@@ -7,7 +7,7 @@
 # nothing is written through them, no forged name is printed, the graph is
 # parsed cold and callgraph says why.  With HOME and XDG_CACHE_HOME unset the
 # cache is the password database's home, not /tmp/.cache.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v jq >/dev/null || skip "jq missing"
 make_user
 chmod 755 "$tmp"

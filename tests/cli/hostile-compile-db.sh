@@ -6,7 +6,7 @@
 # /etc/shadow) writes nothing, and callgraph names what it dropped.  A
 # database of the wrong JSON types is refused in one line (it crashed); an
 # empty call graph is a graph; 100,000 entries of one file are one unit.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v jq >/dev/null || skip "jq missing"
 make_user
 chmod 755 "$tmp"

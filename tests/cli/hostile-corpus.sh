@@ -4,7 +4,7 @@
 # within 10 s and 200 MiB each (stated per case where tighter).  A JSON
 # output must parse, with no NaN or Infinity.  Cases are
 # built by tests/hostile/make-corpus.py (one line each there says why).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
 [ -x /usr/bin/time ] || { echo "skip: /usr/bin/time not installed (package time)"; exit 77; }
 python3 "$PTSCOPE_TESTS/hostile/make-corpus.py" "$PTSCOPE_TESTS/fixtures/proc" "$tmp/corpus" > "$tmp/cases" ||

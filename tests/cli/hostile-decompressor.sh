@@ -4,7 +4,7 @@
 # `grzip` or `lzip` planted first on $PATH (libarchive's "all filters" runs
 # them); each is refused in one line with exit 1.  The five built-in
 # decompressors (gzip, bzip2, xz, zstd, lz4) still read a snapshot.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 mkdir "$tmp/bin"
 for tool in lzop lrzip grzip lzip lzma lz4 zstd xz gzip bzip2 uudecode compress; do
 	printf '#!/bin/sh\ntouch "%s/ran-%s"\ncat\n' "$tmp" "$tool" > "$tmp/bin/$tool"

@@ -7,7 +7,7 @@
 # An output that is one of the inputs is refused (report SNAP -o SNAP
 # replaced the snapshot with the report).  Past `ulimit -f` the write fails
 # with EFBIG: exit 2, said, nothing left (SIGXFSZ killed the run silently).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 [ -x /usr/bin/time ] || skip "/usr/bin/time not installed (package time)"
 f=$PTSCOPE_TESTS/fixtures/proc
 tree=$PTSCOPE_TESTS/fixtures/kernel-2.5

@@ -5,7 +5,7 @@
 # block), a device (/dev/zero has no end); in a tar, a member larger than its
 # kind can be (a meminfo of 4 GiB), refused from its header without reading:
 # within 5 s and 64 MiB.  A read error names the process (1/smaps, not smaps).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 f=$PTSCOPE_TESTS/fixtures/proc
 good() {
 	rm -rf "$tmp/s"; mkdir -p "$tmp/s/1"

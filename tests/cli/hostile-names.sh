@@ -5,7 +5,7 @@
 # overlong '/') and the same.  JSON is read by python3's json (strict UTF-8),
 # XML by xmllint, CSV by python3's csv, HTML by xmllint --html; text output
 # carries no control byte but its own tabs and newlines, with the escapes shown as \e.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
 command -v xmllint >/dev/null || { echo "skip: xmllint not installed (libxml2-utils)"; exit 77; }
 fixtures=$PTSCOPE_TESTS/fixtures/proc

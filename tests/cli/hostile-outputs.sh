@@ -6,7 +6,7 @@
 #  - report -o interrupted by SIGINT at 10 moments leaves no temporary;
 #  - capture into a full file system (a 64 KiB tmpfs) says why (the file and
 #    the errno, uncompressed and zstd), exit 2, and leaves nothing (skipped, with exit 77, where mounting is not possible).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 tree=$PTSCOPE_TESTS/fixtures/kernel-2.5
 echo "precious" > "$tmp/victim"
 mkdir "$tmp/out"

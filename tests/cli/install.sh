@@ -4,7 +4,7 @@
 # --version, `help CMD` opening the installed page, bash completion of
 # `ptscope rep<TAB>`, `make uninstall`, and `make run` using sudo only when
 # not root.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 src=$(cd "$PTSCOPE_TESTS/.." && pwd)
 # a make inside `make check` must not inherit its flags (SANITIZE=1, -j, ...):
 # under SANITIZE=1 in a fresh clone, the plain build it installs does not exist yet
@@ -80,6 +80,7 @@ t ptscope help pro
 t ptscope-capture --tr
 t ptscope capture --compress ''
 t ptscope callgraph --path ''
+t ptscope report --path ''
 t ptscope report --sort p
 t ptscope report --group-by ''
 t ptscope bench f
@@ -99,6 +100,7 @@ EOS
 	expect 'ptscope-capture --tr|--tree '
 	expect 'ptscope capture --compress |gz none xz zst '
 	expect 'ptscope callgraph --path |exit fault fork munmap reclaim '
+	expect 'ptscope report --path |exit fault fork munmap reclaim '
 	expect 'ptscope report --sort p|pagetables pid pss pte_chain '
 	expect 'ptscope report --group-by |cgroup command user '
 	expect 'ptscope bench f|fault fork '

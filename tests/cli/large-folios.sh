@@ -12,7 +12,7 @@
 #    per-VMA count decides, and again every process equals its VmPTE.
 # Skipped, visibly, where no tmpfs with huge pages can be mounted or the
 # file gets no 2 MiB folios.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root (mount, pagemap PFNs)"
 command -v cc >/dev/null || skip "no C compiler"
 command -v jq >/dev/null || skip "needs jq"

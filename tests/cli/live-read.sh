@@ -1,7 +1,7 @@
 #!/bin/sh
 # The live system (/proc, or no argument) reads the same figures the kernel
 # shows for a process that cannot change meanwhile (stopped with SIGSTOP).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 sleep 300 & pid=$!
 pids=$pid
 sleep 0.2

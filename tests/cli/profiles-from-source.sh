@@ -5,7 +5,7 @@
 #    (docs/cost-model.md: s1 = 8 on i386); it has no anon_vma;
 #  - Debian's linux-source-6.1 (x86_64): struct page 64, struct anon_vma 96,
 #    struct anon_vma_chain 64 (docs/cost-model.md section 3).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 size_of() { awk -v s="$2" '$1 == "struct" && $2 == s { print $3 }' "$1"; }
 
 "$PTSCOPE" profiles --from-source "$PTSCOPE_TESTS/fixtures/kernel-2.5" \

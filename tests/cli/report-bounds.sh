@@ -7,7 +7,7 @@
 #   - every process's sharable share <= its VmPTE;
 #   - the exact figures of the full snapshot lie in [pages_lower, pages];
 #   - the text headline gives both bounds ("N-M PTE pages = A-B MiB").
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot pg32.tar.gz
 command -v jq >/dev/null || skip "needs jq"
 mkdir "$tmp/pg32"

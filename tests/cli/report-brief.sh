@@ -4,7 +4,7 @@
 # = 6.9 MiB, 6.1-x86_64's rmap 1.2 MiB, the fork copies 597 PTE pages; desktop:
 # 0 pages, identical 94, aligned-what-if 80; desktop's fork copies as the fork section says); the full text fits 100 columns
 # and wraps its prose at COLUMNS; --brief with another format is refused.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot pg32.tar.gz
 need_snapshot desktop.tar.gz
 widest() { awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$1"; }

@@ -3,7 +3,7 @@
 # design's rmap bytes (pte_chain + object rmap), its struct page field priced
 # over the RAM its architecture addresses, its baseline and saves_bytes, the
 # same in text and JSON; the text fits 100 columns and prints no -0.0.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
 
 # One process, one 4-page file VMA, every page mapped twice (kpagecount 2),

@@ -10,7 +10,7 @@
 # Worked by hand: today A (5 PTEs) + B (1) in two windows = 2 PTE pages,
 # 6 PTEs; under shpt-2006 A's window is shared, not copied: 1 page, 1 PTE;
 # identical (merged after the fork) copies as today: 2 pages, 6 PTEs.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 python3 - "$tmp/snap" <<'PY'
 import os, struct, sys

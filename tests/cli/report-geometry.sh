@@ -4,7 +4,7 @@
 # counts only PTE pages in VmPTE, as 2.4 had no VmPTE) loaded last must not
 # change the page-table geometry.  pg32.expected: 11894784 bytes of page
 # tables, 38 of 38 processes equal to VmPTE, 2676 PTE pages.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 : "${SHARED_SNAPSHOTS:?}"
 pg=$SHARED_SNAPSHOTS/pg32.tar.gz
 [ -f "$pg" ] || { echo "skip: no reference snapshots in $SHARED_SNAPSHOTS"; exit 77; }

@@ -6,7 +6,7 @@
 # designs, rmap work per event (the snapshot's architecture), the sharing
 # rules with whether a kernel has them and why one saves nothing, and what a
 # fork copies per rule; on pg32 and desktop.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot pg32.tar.gz
 need_snapshot desktop.tar.gz
 for name in pg32 desktop; do

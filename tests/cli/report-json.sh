@@ -2,7 +2,7 @@
 # `ptscope report --format json` on each reference snapshot: every key of
 # NAME.expected equals totals.<key> (dotted keys index the keyed objects);
 # the other formats carry the same figure; -o writes atomically.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot pg32.tar.gz
 need_snapshot desktop.tar.gz
 command -v python3 >/dev/null || skip "python3 not installed"

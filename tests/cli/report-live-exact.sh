@@ -15,7 +15,7 @@
 #    children's whole shared windows repeat the parent's, so info --verify
 #    counts at least windows x 4 fewer distinct contents than chunks.
 # The capture uses the default codec (zstd, -o DIR names it).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v cc >/dev/null || { echo "no C compiler"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "needs root for pagemap PFNs"; exit 77; }

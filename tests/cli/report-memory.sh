@@ -6,7 +6,7 @@
 # crash or a signal; and at some limit between success and the shared
 # libraries not loading at all, the cost model's own check speaks before any
 # work ("the cost model needs up to N MiB beyond the snapshot").
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 pg=${SHARED_SNAPSHOTS:-/nonexistent}/pg32.tar.gz
 [ -f "$pg" ] || { echo "skip: no reference snapshots"; exit 77; }
 # AddressSanitizer reserves terabytes of shadow: address-space limits mean nothing to it

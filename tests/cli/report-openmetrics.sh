@@ -6,7 +6,7 @@
 # page tables 11,894,784 B = pg32.expected; shpt-2006 1,773 pages * 4096);
 # --group-by adds a metric per group; a hostname with a quote, a backslash
 # and a newline is escaped.  CSV's designs table ends with the host totals.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot pg32.tar.gz
 need_snapshot desktop.tar.gz
 command -v promtool > /dev/null || fail "no promtool (make check installs prometheus)"

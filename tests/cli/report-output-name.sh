@@ -3,7 +3,7 @@
 # .html), byte for byte what --format writes; --format wins over the name; a
 # name without an extension is text; an unknown extension is refused (exit 1,
 # nothing written).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot pg32.tar.gz
 need_snapshot desktop.tar.gz
 for name in pg32 desktop; do

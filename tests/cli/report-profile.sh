@@ -1,7 +1,7 @@
 #!/bin/sh
 # A user's profile: a valid file adds a design to the report; a file that
 # breaks the schema exits 1 naming FILE:LINE and writes nothing.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot desktop.tar.gz
 cat > "$tmp/mine.xml" <<'XML'
 <?xml version="1.0"?>

@@ -5,7 +5,7 @@
 # own (its JSON report); CSV is the long form (host, kernel, captured_at,
 # source, metric, value); HTML has a line chart with a point per snapshot.
 # Three snapshots: desktop, pg32, and pg32 again captured a day later.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot pg32.tar.gz
 need_snapshot desktop.tar.gz
 pg="$SHARED_SNAPSHOTS/pg32.tar.gz" desktop="$SHARED_SNAPSHOTS/desktop.tar.gz"

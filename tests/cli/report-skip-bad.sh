@@ -9,7 +9,7 @@
 #   6 no stat                          8 (tar only) its stat twice
 #   9 kernel thread (empty smaps)      10 zombie (empty smaps, state Z)
 # By hand: directory 5 broken (2-6), tar 6 (and 8); 2 processes remain.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
 python3 - "$tmp" <<'PY'
 import os, struct, sys, tarfile

@@ -4,7 +4,7 @@
 # per-process tables loaded into sqlite3 as they are and summed per host by
 # one query; the JSON report and callgraph JSON validated against the schemas
 # in docs/ (python3-jsonschema); XML carries schema and version.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
 python3 -c 'import jsonschema' 2>/dev/null || { echo "skip: python3-jsonschema not installed"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "skip: sqlite3 not installed"; exit 77; }

@@ -12,7 +12,7 @@
 #    XML: hugetlb-pmd mainline since 2.6.20, shpt-2006 and mshare proposals;
 #  - the text report leads with the "today:" sentence, and JSON, HTML and
 #    --brief carry it.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot pg32.tar.gz
 need_snapshot desktop.tar.gz
 command -v python3 > /dev/null || skip "no python3"

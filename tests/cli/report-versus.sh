@@ -17,7 +17,7 @@
 #   delta: processes +1, present_ptes +4, pte_pages +2, pagetable_bytes +8192
 #   (+40.0%), vmas +2; 2.4-rmap-i386 pte_chains (one 8-byte pte_chain per
 #   mapping) 80 -> 112 B, +32; shpt-2006 1 -> 2 pages, libshared.so +1.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 
 # snapshot DIR PFN_BASE then lines "pid comm cmdline vmpte_kb" + per process

@@ -4,7 +4,7 @@
 # sharable column uses; PID/cgroup written by capture and read back.  Figures
 # worked by hand on the tiny snapshot and recomputed independently from
 # pg32's own members with Python.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
 # three processes: pids 100 (uid 1000, /tiny/slice-0), 101 (uid 1001,
 # /tiny/slice-1), 102 (uid 1000, /tiny/slice-0); 12288 bytes of page tables,

@@ -7,7 +7,7 @@
 # file, offset, length, permissions) mapped by several processes, each at a
 # different address in every process; the aligned what-if shares 80 pages.
 # hugetlb-pmd finds no hugetlbfs mapping (no "ht" in any VmFlags).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot pg32.tar.gz
 need_snapshot desktop.tar.gz
 command -v python3 > /dev/null || skip "no python3"

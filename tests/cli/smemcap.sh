@@ -9,7 +9,7 @@
 # and the Rss sum, which `ptscope info --per-process` must reproduce.  An
 # empty smaps whose stat says state Z or X is a zombie (exited, unreaped: the
 # parallel tests leave some for a moment), not a kernel thread.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 smemcap=$(command -v smemcap || echo /usr/bin/smemcap)
 [ -x "$smemcap" ] || { echo "smemcap is not installed (Debian package smemcap; make deps)"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }

@@ -13,7 +13,7 @@
 # processes as they are killed are the chains they held; anon_vmas likewise
 # (freed by whichever of them drops the last reference).  Both must equal
 # the model's counts (6.1-x86_64) of a --tree capture taken just before.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root for tracefs and pagemap PFNs"
 command -v cc >/dev/null || skip "no C compiler"
 command -v jq >/dev/null || skip "needs jq"

@@ -13,7 +13,7 @@
 #  - a THP is one rmap call for 512 pages at fork and exit: pages - calls
 #    = 511 x the THPs (AnonHugePages / 2 MiB) in both.
 # Skipped where THP is disabled or gives no huge page.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root for pagemap PFNs"
 command -v cc >/dev/null || skip "no C compiler"
 command -v jq >/dev/null || skip "needs jq"

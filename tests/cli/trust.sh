@@ -8,7 +8,7 @@
 #    postgres" added names its 37 postgres processes "postgres (uid 101)" in
 #    --group-by user and "postgres" in JSON; a capture writes the member
 #    (uid 0 is root on every host); a bad line is refused with its line.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 need_snapshot pg32.tar.gz
 need_snapshot desktop.tar.gz
 for name in pg32 desktop; do

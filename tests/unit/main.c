@@ -90,7 +90,31 @@ const char *test_tmpdir(void)
 	return tmpdir;
 }
 
-/* `unit-tests [SUITE]`: every suite, or the one named (make check SUITE=NAME). */
+/* The suite, or with "SUITE:TEST" the one test, argv names; NULL after
+ * saying what is missing. */
+static CU_pSuite chosen_suite(char *name, CU_pTest *test)
+{
+	char *test_name = strchr(name, ':');
+	if (test_name)
+		*test_name++ = '\0';
+	CU_pSuite suite = CU_get_suite(name);
+	if (!suite) {
+		fprintf(stderr, "unit-tests: no suite '%s' (a CUnit suite, or tests/cli/%s.sh)\n", name, name);
+		return NULL;
+	}
+	*test = test_name ? CU_get_test(suite, test_name) : NULL;
+	if (test_name && !*test) {
+		fprintf(stderr, "unit-tests: suite '%s' has no test '%s'; its tests:", name, test_name);
+		for (CU_pTest t = suite->pTest; t; t = t->pNext)
+			fprintf(stderr, " %s", t->pName);
+		fputc('\n', stderr);
+		return NULL;
+	}
+	return suite;
+}
+
+/* `unit-tests [SUITE[:TEST]]`: every suite, one suite, or one test of it
+ * (make check SUITE=NAME, SUITE=NAME:TEST). */
 int main(int argc, char **argv)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -99,14 +123,16 @@ int main(int argc, char **argv)
 		suites[i]();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (argc > 1) {
-		CU_pSuite suite = CU_get_suite(argv[1]);
+		CU_pTest test = NULL;
+		CU_pSuite suite = chosen_suite(argv[1], &test);
 		if (!suite) {
-			fprintf(stderr, "unit-tests: no suite '%s' (a CUnit suite, or tests/cli/%s.sh)\n",
-				argv[1], argv[1]);
 			CU_cleanup_registry();
 			return 1;
 		}
-		CU_basic_run_suite(suite);
+		if (test)
+			CU_basic_run_test(suite, test);
+		else
+			CU_basic_run_suite(suite);
 	} else {
 		CU_basic_run_tests();
 	}

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "inputs/internal.h"
 #include "inputs/snapshot.h"
 #include "test.h"
 
@@ -207,12 +208,17 @@ static bool info_has(const struct members *m, const char *line)
 	return info && strstr(info->data, want);
 }
 
+/* The format the tests capture: 1, whose records they check one by one,
+ * unless a test of format 2 says otherwise. */
+static int capture_format = 1;
+
 static int capture(const char *output, const int *pids, size_t pid_count, const int *trees,
 		   size_t tree_count, bool no_pagemap, struct capture_result *result)
 {
 	struct capture_options options = {
 		.output = output, .pids = pids, .pid_count = pid_count, .trees = trees,
 		.tree_count = tree_count, .no_pagemap = no_pagemap, .proc_root = proc,
+		.format = capture_format,
 	};
 	struct error error = { 0 };
 	int status = snapshot_capture(&options, result, &error);
@@ -450,9 +456,81 @@ static void test_output_names_and_errors(void)
 	CU_ASSERT_NOT_EQUAL(stat(out, &st), 0);
 }
 
+/* PID/pagemap_runs and pagemap_chunks expanded: the records of PID. */
+static size_t expand_runs(const struct members *members, const char *pid, uint64_t *out, size_t capacity)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "%s/pagemap_runs", pid);
+	const struct member *runs = find(members, name), *chunks = find(members, "pagemap_chunks");
+	size_t n = 0;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(runs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(chunks);
+	CU_ASSERT_EQUAL_FATAL(runs->size % sizeof(struct pagemap_run_record), 0);
+	for (size_t r = 0; r < runs->size / sizeof(struct pagemap_run_record); r++) {
+		struct pagemap_run_record run;
+		memcpy(&run, runs->data + r * sizeof(run), sizeof(run));
+		for (uint64_t i = 0; i < run.length; i++) {
+			/* chunk run.chunk + i: walk to it through the lengths */
+			size_t at = 0;
+			uint32_t length = 0;
+			for (uint64_t k = 0; k <= run.chunk + i; k++, at += 4 + length) {
+				CU_ASSERT_FATAL(at + 4 <= chunks->size);
+				memcpy(&length, chunks->data + at, 4);
+			}
+			at -= 4 + length;
+			struct pagemap_record records[PAGEMAP_CODEC_PAGES];
+			uint32_t count;
+			char problem[160];
+			CU_ASSERT_EQUAL_FATAL(pagemap_chunk_decode((const unsigned char *)chunks->data + at + 4, length,
+								   records, &count, problem, sizeof(problem)), 0);
+			for (uint32_t k = 0; k < count && n + 2 <= capacity; k++) {
+				out[n++] = run.vaddr + i * PAGEMAP_CHUNK_BYTES + records[k].vaddr;
+				out[n++] = records[k].entry;
+			}
+		}
+	}
+	return n * sizeof(*out);
+}
+
+/* Format 2 of the same fake /proc holds the same records as format 1, each
+ * distinct chunk once: 100's five chunks (its binary, two of its anonymous
+ * area, the big area's first and last) and 101's one. */
+static void test_format2_same_records(void)
+{
+	struct captured one, two;
+	uint64_t records[64];
+	capture_whole(&one, "v1", true, "v1.tar", false);
+	capture_format = 2;
+	capture_whole(&two, "v2", true, "v2.tar", false);
+	capture_format = 1;
+	CU_ASSERT(info_has(&two.members, "format: ptscope-snapshot 2") ||
+		  !strncmp(find(&two.members, "snapshot.info")->data, "format: ptscope-snapshot 2\n", 27));
+	CU_ASSERT_PTR_NULL(find(&two.members, "100/pagemap"));
+	const char *pids[] = { "100", "101" };
+	for (size_t i = 0; i < 2; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "%s/pagemap", pids[i]);
+		const struct member *pm = find(&one.members, name);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pm);
+		size_t bytes = expand_runs(&two.members, pids[i], records, 64);
+		CU_ASSERT_EQUAL(bytes, pm->size);
+		CU_ASSERT(bytes == pm->size && !memcmp(records, pm->data, bytes));
+	}
+	const struct member *chunks = find(&two.members, "pagemap_chunks");
+	size_t count = 0;
+	for (size_t at = 0; at + 4 <= chunks->size; count++) {
+		uint32_t length;
+		memcpy(&length, chunks->data + at, 4);
+		at += 4 + length;
+	}
+	CU_ASSERT_EQUAL(count, 6);
+	free_tar(&one.members);
+	free_tar(&two.members);
+}
+
 void suite_capture(void)
 {
 	ADD_SUITE("capture", test_all_processes_exact_records, test_read_back_by_the_reader,
 		  test_tree_and_pid_selection, test_without_pfns_is_present_mode, test_no_pagemap,
-		  test_output_names_and_errors);
+		  test_output_names_and_errors, test_format2_same_records);
 }

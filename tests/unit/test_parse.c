@@ -299,8 +299,14 @@ static void test_info(void)
 	CU_ASSERT_EQUAL(parse_info(all, sizeof(all) - 1, &info, &place), 0);
 	CU_ASSERT_EQUAL(info.scope, SCOPE_ALL);
 	CU_ASSERT_EQUAL(parse_info(odd_scope, sizeof(odd_scope) - 1, &info, &place), -1);
-	static const char newer[] = "format: ptscope-snapshot 2\n";
+	static const char two[] = "format: ptscope-snapshot 2\n", newer[] = "format: ptscope-snapshot 3\n",
+			  zero[] = "format: ptscope-snapshot 0\n";
+	CU_ASSERT_EQUAL(parse_info(two, sizeof(two) - 1, &info, &place), 0);
+	CU_ASSERT_EQUAL(info.format_version, 2);
+	CU_ASSERT_EQUAL(parse_info(zero, sizeof(zero) - 1, &info, &place), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "format 0 is older than this ptscope reads (1 to 2)"));
 	CU_ASSERT_EQUAL(parse_info(newer, sizeof(newer) - 1, &info, &place), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "format 3 is newer than this ptscope reads (1 to 2)"));
 	static const char odd_page[] = "page_size: 4095\n";
 	CU_ASSERT_EQUAL(parse_info(odd_page, sizeof(odd_page) - 1, &info, &place), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "member:1:"));

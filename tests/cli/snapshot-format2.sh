@@ -1,0 +1,91 @@
+#!/bin/sh
+# Snapshot format 2 (docs/snapshot-format.md) gives the same report as format
+# 1 of the same processes, byte for byte, in every format.  The other side of
+# each pair is made by tests/cli/snapshot-format.py, an implementation of the
+# format written from the document alone:
+#   - a live capture (format 2, the default) of a fork tree sharing one
+#     segment (tests/bench/shmtree.c), expanded to format 1;
+#   - pg32 and desktop of ../shared (format 1), converted to format 2;
+# and the capture writes each distinct 2 MiB chunk once: as many chunks as the
+# expanded records hold distinct chunk contents, counted by the script.
+# `capture --format 1` still writes PID/pagemap; a format 3 is refused.
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
+convert=$PTSCOPE_TESTS/cli/snapshot-format.py
+
+
+# same A B: reports of the snapshots A/s.tar and B/s.tar (same name, so the
+# source line agrees) are identical in every format
+same() {
+	for format in text json xml csv html; do
+		(cd "$1" && "$PTSCOPE" report s.tar --format "$format" -o "r.$format") || fail "$1: report $format"
+		(cd "$2" && "$PTSCOPE" report s.tar --format "$format" -o "r.$format") || fail "$2: report $format"
+		cmp -s "$1/r.$format" "$2/r.$format" || fail "$3: $format reports differ: $(diff "$1/r.$format" "$2/r.$format" | head -5)"
+	done
+}
+
+cc -O2 -o "$tmp/shmtree" "$PTSCOPE_TESTS/bench/shmtree.c" || fail "cannot build shmtree"
+"$tmp/shmtree" 32 3 > "$tmp/pid" &
+pids="$!"
+for _ in $(seq 100); do [ -s "$tmp/pid" ] && break; sleep 0.1; done
+tree=$(cat "$tmp/pid")
+[ -n "$tree" ] || fail "shmtree did not start"
+mkdir "$tmp/v2" "$tmp/v1" "$tmp/old"
+"$PTSCOPE" capture --tree "$tree" -o "$tmp/v2/s.tar" > /dev/null 2>&1 || fail "capture"
+tar xOf "$tmp/v2/s.tar" snapshot.info | grep -q "^format: ptscope-snapshot 2$" || fail "the capture does not say format 2"
+tar tf "$tmp/v2/s.tar" | grep -q "^$tree/pagemap_runs$" || fail "no $tree/pagemap_runs"
+tar tf "$tmp/v2/s.tar" | grep -q "/pagemap$" && fail "format 2 holds a PID/pagemap"
+python3 "$convert" to1 "$tmp/v2/s.tar" "$tmp/v1/s.tar" || fail "to1"
+same "$tmp/v2" "$tmp/v1" "live fork tree, format 2 against its expansion"
+# each distinct chunk once: the chunks of the expanded records, counted apart
+python3 - "$tmp/v1/s.tar" "$tmp/v2/s.tar" <<'PY' || fail "the capture's chunks are not the distinct ones"
+import struct, sys, tarfile
+contents = set()
+with tarfile.open(sys.argv[1]) as t:
+    for m in t:
+        if m.name.endswith('/pagemap'):
+            chunks = {}
+            for vaddr, entry in struct.iter_unpack('<QQ', t.extractfile(m).read()):
+                chunks.setdefault(vaddr >> 21, []).append((vaddr & 0x1fffff, entry))
+            contents.update(tuple(c) for c in chunks.values())
+with tarfile.open(sys.argv[2]) as t:
+    data = t.extractfile('pagemap_chunks').read()
+count = at = 0
+while at < len(data):
+    at += 4 + struct.unpack_from('<I', data, at)[0]
+    count += 1
+print('distinct chunks: %d, in pagemap_chunks: %d' % (len(contents), count))
+sys.exit(0 if count == len(contents) and len(contents) > 16 else 1)
+PY
+"$PTSCOPE" capture --format 1 --tree "$tree" -o "$tmp/old/s.tar" > /dev/null 2>&1 || fail "capture --format 1"
+tar xOf "$tmp/old/s.tar" snapshot.info | grep -q "^format: ptscope-snapshot 1$" || fail "--format 1 does not say format 1"
+tar tf "$tmp/old/s.tar" | grep -q "^$tree/pagemap$" || fail "--format 1 wrote no $tree/pagemap"
+"$PTSCOPE" info --verify "$tmp/old/s.tar" > /dev/null || fail "format 1 capture does not read"
+"$PTSCOPE" capture --format 3 > /dev/null 2> "$tmp/err" && fail "--format 3 accepted"
+grep -q "format '3': not a snapshot format" "$tmp/err" || fail "--format 3: $(cat "$tmp/err")"
+
+# a format newer than 2 is refused with its line
+python3 - "$tmp/v2/s.tar" "$tmp/new.tar" <<'PY' || fail "cannot write the format 3 tar"
+import io, sys, tarfile
+with tarfile.open(sys.argv[1]) as t, tarfile.open(sys.argv[2], 'w') as out:
+    for m in t:
+        data = t.extractfile(m).read() if m.isfile() else None
+        if m.name == 'snapshot.info':
+            data = data.replace(b'ptscope-snapshot 2', b'ptscope-snapshot 3')
+        out.addfile(m, io.BytesIO(data) if data is not None else None)
+PY
+"$PTSCOPE" info "$tmp/new.tar" > /dev/null 2> "$tmp/err" && fail "format 3 read"
+grep -q "new.tar: snapshot.info:1: snapshot format 3 is newer than this ptscope reads (1 to 2)" "$tmp/err" ||
+	fail "format 3: $(cat "$tmp/err")"
+
+# the reference snapshots, converted
+for name in pg32 desktop; do
+	[ -f "${SHARED_SNAPSHOTS:-}/$name.tar.gz" ] || { echo "note: no $name.tar.gz in ${SHARED_SNAPSHOTS:-(unset)}: not compared"; continue; }
+	rm -rf "$tmp/a" "$tmp/b"; mkdir "$tmp/a" "$tmp/b"
+	gzip -dc "$SHARED_SNAPSHOTS/$name.tar.gz" > "$tmp/a/s.tar"
+	python3 "$convert" to2 "$tmp/a/s.tar" "$tmp/b/s.tar" || fail "$name: to2"
+	tar tf "$tmp/b/s.tar" | grep -q "/pagemap$" && fail "$name: the conversion kept a PID/pagemap"
+	same "$tmp/a" "$tmp/b" "$name, format 1 against format 2"
+	shared_done=1
+done
+[ -n "${shared_done:-}" ] || skip "no reference snapshot in ${SHARED_SNAPSHOTS:-(unset)}; the live tree passed"
+echo "ok"
