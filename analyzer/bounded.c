@@ -371,7 +371,8 @@ static void end_worker(struct bounded_task *tasks, struct worker *worker, const 
 	memset(worker, 0, sizeof(*worker));
 }
 
-static bool start_worker(struct bounded_task *tasks, size_t count, struct worker *worker)
+static bool start_worker(struct bounded_task *tasks, size_t count, struct worker *workers, size_t parallel,
+			 struct worker *worker)
 {
 	int request[2], answer[2], why[2];
 	if (pipe2(request, O_CLOEXEC))
@@ -394,6 +395,14 @@ static bool start_worker(struct bounded_task *tasks, size_t count, struct worker
 		close(request[1]);
 		close(answer[0]);
 		close(why[0]);
+		/* the other workers' pipes: holding one's request end would keep
+		 * it from ever reading its end */
+		for (size_t slot = 0; slot < parallel; slot++)
+			if (workers[slot].pid) {
+				close(workers[slot].request_fd);
+				close(workers[slot].answer_fd);
+				close(workers[slot].why_fd);
+			}
 		why_fd = why[1];
 		run_worker(tasks, count, request[0], answer[1]);
 	}
@@ -475,7 +484,7 @@ void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
 			struct worker *worker = &workers[slot];
 			if (worker->busy)
 				continue;
-			if (!worker->pid && !start_worker(tasks, count, worker)) {
+			if (!worker->pid && !start_worker(tasks, count, workers, parallel, worker)) {
 				tasks[next].refused = xasprintf("cannot start a process for libclang: %s", strerror(errno));
 				next++;
 				if (progress)
@@ -520,8 +529,10 @@ void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
 		}
 	}
 	for (size_t slot = 0; slot < parallel; slot++)
-		if (workers[slot].pid) {
+		if (workers[slot].pid)
 			close(workers[slot].request_fd);   /* the worker reads EOF and ends */
+	for (size_t slot = 0; slot < parallel; slot++)
+		if (workers[slot].pid) {
 			while (waitpid(workers[slot].pid, NULL, 0) < 0 && errno == EINTR)
 				;
 			close(workers[slot].answer_fd);
