@@ -52,6 +52,7 @@ struct cg_summary {
 	const char *source;          /* the SOURCE argument */
 	const char *root;            /* folder that file names are relative to */
 	const char *config;          /* where the configuration came from */
+	const char *compat;          /* headers read as their era's gcc read them, or NULL */
 	const char *arch;            /* i386, x86, ... ("" for compile_commands) */
 	const char *release;         /* the tree's VERSION.PATCHLEVEL.SUBLEVEL, "" when unknown */
 	size_t files;                /* translation units asked for */

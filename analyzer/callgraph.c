@@ -43,7 +43,7 @@ struct merge {
 	size_t site_count, site_capacity;
 	struct tu_store *stores;          /* field string -> node index (in .function) */
 	size_t store_count, store_capacity;
-	const char *root;
+	const char *root, *arch;
 	size_t unresolved_capacity;
 	struct hash_table edge_set;       /* edges by (from, to, line, kind) */
 };
@@ -56,10 +56,10 @@ static const char *arena_text(struct merge *merge, const char *text)
 
 static const char *relative_file(struct merge *merge, const char *file)
 {
-	size_t length = strlen(merge->root);
-	if (!strncmp(file, merge->root, length) && file[length] == '/')
-		file += length + 1;
-	return arena_text(merge, file);
+	char *name = cg_tree_name(file, merge->root, merge->arch);
+	const char *kept = arena_text(merge, name);
+	free(name);
+	return kept;
 }
 
 static size_t merge_function(struct merge *merge, const struct tu_facts *facts, uint32_t local)
@@ -533,7 +533,7 @@ struct callgraph *graph_build(struct tu_job *jobs, size_t job_count, const struc
 	struct callgraph *graph = xcalloc(1, sizeof(*graph));
 	struct cg_arena *arena = xcalloc(1, sizeof(*arena));
 	graph->arena = arena;
-	struct merge merge = { .graph = graph, .strings = &arena->strings, .root = request->root };
+	struct merge merge = { .graph = graph, .strings = &arena->strings, .root = request->root, .arch = request->arch };
 	for (size_t i = 0; i < job_count; i++)
 		merge_unit(&merge, &jobs[i].facts);
 	resolve_indirect(&merge, &graph->summary);

@@ -29,6 +29,10 @@
 
 /* Read a whole file (base/file.h), NUL-terminated; false when it cannot be read. */
 bool cg_read_file(const char *path, char **text, size_t *size);
+/* The tree's name, relative to its root, of a file: root/X is "X", a
+ * header read from the shim's compat copy (sources.c compat_headers) is its
+ * tree original "include/asm-ARCH/NAME.h"; anything else as it is. */
+char *cg_tree_name(const char *file, const char *root, const char *arch);
 /* The same for a file of ours no one else may write, never through a link. */
 bool cg_read_private_file(const char *path, char **text, size_t *size);
 bool cg_is_dir(const char *path);
@@ -147,6 +151,8 @@ struct source_plan {
 	char *arch;
 	char *release;              /* "2.4.20" from the tree's Makefile; "" when unknown */
 	char *config;               /* description for the summary */
+	char *compat;               /* headers read as their era's gcc read them
+				       (sources.c), for the summary; NULL: none */
 	struct tu_job *jobs;
 	size_t job_count, job_capacity;
 	size_t flags_dropped;       /* database words not on the allowlist (sources.c) */
@@ -229,6 +235,7 @@ bool cache_parse(char *text, size_t size, struct tu_facts *facts);
 
 struct graph_request {
 	const char *root;           /* file names are made relative to it */
+	const char *arch;           /* for headers read from the shim's compat copies */
 	const struct cg_list *entries;   /* names or patterns */
 	const struct cg_list *sinks;     /* names, patterns or file patterns */
 	const struct cg_list *excludes;  /* functions left out of every path; may be NULL */

@@ -184,8 +184,9 @@ static void add_error_file(struct callgraph *graph, const struct source_plan *pl
  * clang's message.  The rest are listed without a reason. */
 static const struct { const char *message, *why; } error_causes[] = {
 	{ "array has incomplete element type",
-	  "an extern array of a struct defined further down: gcc up to 3.x accepted it, "
-	  "clang (and gcc 4 on) refuse it; only that declaration is lost" },
+	  "an array of a struct not defined at that point: an error in C (clang, gcc 4 on); where "
+	  "the header defines the struct further down, gcc up to 3.x accepted it and ptscope reads "
+	  "the declaration after the definition (summary: compat); only that declaration is lost" },
 	{ "use of undeclared identifier 'CONFIG_",
 	  "a value the configuration should set and does not: the tree has no .config "
 	  "(give one with --config)" },
@@ -216,7 +217,7 @@ static int compare_sites(const void *a, const void *b)
 
 /* "/cache/shim/X/arch/asm/page.h:12: error: msg" -> the site, the file made
  * real (the shim's links lead into the tree) and relative to the root. */
-static bool split_site(struct callgraph *graph, const char *root, const char *text,
+static bool split_site(struct callgraph *graph, const char *root, const char *arch, const char *text,
 		       struct cg_error_site *site)
 {
 	const char *error = strstr(text, ": error: "), *fatal = strstr(text, ": fatal error: ");
@@ -230,11 +231,9 @@ static bool split_site(struct callgraph *graph, const char *root, const char *te
 		return false;
 	char *path = xstrndup(text, (size_t)(colon - 1 - text));
 	char *real = realpath(path, NULL);
-	const char *file = real ? real : path;
-	size_t length = strlen(root);
-	if (!strncmp(file, root, length) && file[length] == '/')
-		file += length + 1;
+	char *file = cg_tree_name(real ? real : path, root, arch);
 	site->file = graph_keep_text(graph, file);
+	free(file);
 	site->line = (unsigned)strtoul(colon, NULL, 10);
 	site->message = graph_keep_text(graph, strstr(at + 2, ": ") + 2);
 	site->why = error_cause(site->message);
@@ -251,7 +250,7 @@ static void add_error_sites(struct callgraph *graph, const struct source_plan *p
 		const struct cg_list *sites = &plan->jobs[j].facts.error_sites;
 		for (size_t i = 0; i < sites->count; i++) {
 			struct cg_error_site site;
-			if (!split_site(graph, plan->root, sites->items[i], &site))
+			if (!split_site(graph, plan->root, plan->arch, sites->items[i], &site))
 				continue;
 			size_t k = 0;
 			while (k < graph->error_site_count &&
@@ -277,6 +276,8 @@ static void summarise(struct callgraph *graph, const struct source_plan *plan,
 	summary->source = graph_keep_text(graph, options->source);
 	summary->root = graph_keep_text(graph, plan->root);
 	summary->config = graph_keep_text(graph, plan->config);
+	if (plan->compat)
+		summary->compat = graph_keep_text(graph, plan->compat);
 	char *version = parse_libclang_version();
 	char *libclang_text = xasprintf("%s (%s)", libclang_loaded(), version);
 	summary->libclang = graph_keep_text(graph, libclang_text);
@@ -436,7 +437,7 @@ int analyzer_run(const struct analyzer_options *caller, struct callgraph **graph
 				cg_list_add(&checked_options, typed[t].option);
 			}
 		struct graph_request request = {
-			.root = plan->root, .entries = &entries, .sinks = &sinks, .excludes = &excludes,
+			.root = plan->root, .arch = plan->arch, .entries = &entries, .sinks = &sinks, .excludes = &excludes,
 			.depth = options->depth, .all = options->all, .shortest = options->shortest,
 			.checked = &checked, .checked_options = &checked_options,
 		};

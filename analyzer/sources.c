@@ -319,6 +319,156 @@ static char *make_shim(const char *cache_dir, const char *root, const char *old_
 	return shim;
 }
 
+/* --- headers read as their era's compiler read them ------------------- */
+
+/*
+ * gcc up to 3.x accepted an extern array of a struct that its header defines
+ * further down (2.4's and 2.5's include/asm-i386/processor.h: `extern struct
+ * tss_struct init_tss[NR_CPUS];` above `struct tss_struct {`).  C forbids an
+ * array of an incomplete type and clang refuses it, in every unit that
+ * includes the header.  Such a header is read from a copy in the shim
+ * (compat/asm/NAME.h, searched before the arch folder) in which the
+ * declaration is moved to the end of the line that closes the struct's
+ * definition: no other line moves, so every line number stays the tree's.
+ * The summary names each declaration moved.
+ */
+
+/* "extern struct NAME ident[...];": NAME's length, else 0. */
+static size_t extern_array_of_struct(const char *line, size_t length, const char **name)
+{
+	static const char prefix[] = "extern struct ";
+	if (length < sizeof(prefix) || strncmp(line, prefix, sizeof(prefix) - 1))
+		return 0;
+	while (length && isspace((unsigned char)line[length - 1]))
+		length--;
+	if (length < 3 || strncmp(line + length - 2, "];", 2) || !memchr(line, '[', length))
+		return 0;
+	*name = line + sizeof(prefix) - 1;
+	size_t n = 0;
+	while (isalnum((unsigned char)(*name)[n]) || (*name)[n] == '_')
+		n++;
+	return n && (*name)[n] == ' ' ? n : 0;
+}
+
+/* Whether the line opens the definition "struct NAME {". */
+static bool opens_struct(const char *line, size_t length, const char *name, size_t name_length)
+{
+	if (length < 8 + name_length || strncmp(line, "struct ", 7) || strncmp(line + 7, name, name_length))
+		return false;
+	const char *rest = line + 7 + name_length;
+	while (*rest == ' ' || *rest == '\t')
+		rest++;
+	return *rest == '{';
+}
+
+struct text_line {
+	const char *start;
+	size_t length;
+};
+
+/* The index of the line that closes the struct NAME defined after line
+ * `after`, or SIZE_MAX (not defined below it, or defined above it too). */
+static size_t struct_end(const struct text_line *lines, size_t count, size_t after, const char *name,
+			 size_t name_length)
+{
+	size_t opening = SIZE_MAX;
+	for (size_t i = 0; i < count && opening == SIZE_MAX; i++)
+		if (opens_struct(lines[i].start, lines[i].length, name, name_length))
+			opening = i;
+	if (opening == SIZE_MAX || opening < after)
+		return SIZE_MAX;
+	int depth = 0;
+	for (size_t i = opening; i < count; i++) {
+		for (size_t c = 0; c < lines[i].length; c++)
+			depth += lines[i].start[c] == '{' ? 1 : lines[i].start[c] == '}' ? -1 : 0;
+		if (depth <= 0)
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+/* The header's text with each such declaration moved, or NULL when it has
+ * none (or includes by "quotes", which a copy elsewhere would not find);
+ * notes gets "FILE:LINE (struct NAME)" for each. */
+static char *defer_declarations(const char *text, size_t size, const char *shown, struct buffer *notes)
+{
+	if (memmem(text, size, "#include \"", 10))
+		return NULL;
+	size_t count = 0, capacity = 0;
+	struct text_line *lines = NULL;
+	for (const char *at = text, *end = text + size; at < end;) {
+		const char *newline = memchr(at, '\n', (size_t)(end - at));
+		size_t length = newline ? (size_t)(newline - at) : (size_t)(end - at);
+		*ARRAY_PUSH(lines, count, capacity) = (struct text_line){ at, length };
+		at += length + 1;
+	}
+	size_t *moved_to = xcalloc(count + 1, sizeof(size_t));   /* declaration -> closing line + 1 */
+	bool any = false;
+	for (size_t i = 0; i < count; i++) {
+		const char *name;
+		size_t name_length = extern_array_of_struct(lines[i].start, lines[i].length, &name);
+		size_t end = name_length ? struct_end(lines, count, i, name, name_length) : SIZE_MAX;
+		if (end == SIZE_MAX)
+			continue;
+		moved_to[i] = end + 1;
+		any = true;
+		buffer_printf(notes, "%s%s:%zu (struct %.*s)", notes->length ? ", " : "", shown, i + 1, (int)name_length,
+			      name);
+	}
+	char *copy = NULL;
+	if (any) {
+		struct buffer out = { 0 };
+		for (size_t i = 0; i < count; i++) {
+			if (!moved_to[i])
+				buffer_printf(&out, "%.*s", (int)lines[i].length, lines[i].start);
+			for (size_t d = 0; d < count; d++)
+				if (moved_to[d] == i + 1)
+					buffer_printf(&out, " %.*s", (int)lines[d].length, lines[d].start);
+			buffer_printf(&out, "\n");
+		}
+		copy = xstrdup(out.data);
+		buffer_free(&out);
+	}
+	free(moved_to);
+	free(lines);
+	return copy;
+}
+
+/* Every header of include/asm-ARCH: a copy in the shim where one needs it,
+ * none (a stale one removed) where it does not. */
+static void compat_headers(const char *root, const char *old_asm, const char *shim, char **compat)
+{
+	DIR *folder = opendir(old_asm);
+	struct buffer notes = { 0 };
+	for (struct dirent *entry; folder && (entry = readdir(folder));) {
+		size_t n = strlen(entry->d_name);
+		if (n < 3 || strcmp(entry->d_name + n - 2, ".h"))
+			continue;
+		char *path = join(old_asm, entry->d_name), *text = NULL;
+		char *place = xasprintf("compat/asm/%s", entry->d_name);
+		char *shown = xasprintf("%s/%s", old_asm + strlen(root) + 1, entry->d_name);
+		size_t size = 0;
+		char *copy = cg_read_file(path, &text, &size) ? defer_declarations(text, size, shown, &notes) : NULL;
+		if (copy) {
+			write_text(shim, place, copy);
+		} else {
+			char *stale = join(shim, place);
+			unlink(stale);
+			free(stale);
+		}
+		free(copy);
+		free(text);
+		free(shown);
+		free(place);
+		free(path);
+	}
+	if (folder)
+		closedir(folder);
+	*compat = notes.length ? xasprintf("extern arrays of a struct defined further down, read after the definition as gcc <= 3.x did: %s",
+					   notes.data) : NULL;
+	buffer_free(&notes);
+}
+
 /* --- the tree ------------------------------------------------------------ */
 
 static bool is_mm_object(const struct cg_list *objects, const char *name)
@@ -457,6 +607,7 @@ static void tree_arguments(const char *root, const struct layout *layout, const 
 	 * would find include/asm-generic/page.h instead of the arch's own */
 	cg_list_add_owned(arguments, xasprintf("-I%s/config", shim));
 	if (old_asm) {
+		cg_list_add_owned(arguments, xasprintf("-I%s/compat", shim));   /* compat_headers */
 		cg_list_add_owned(arguments, xasprintf("-I%s/arch", shim));
 		cg_list_add_owned(arguments, xasprintf("-I%s/asmgen", shim));
 	}
@@ -836,6 +987,8 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 		mm_files(resolved, &config, &files);
 		status = other_files(options, resolved, layout, &files, error);
 	}
+	if (!status && old_asm)
+		compat_headers(resolved, old_asm, shim, &plan->compat);
 	if (!status) {
 		tree_arguments(resolved, layout, &config, shim, old_asm != NULL, &common);
 		config_arguments(&config, &common);
@@ -1356,6 +1509,7 @@ void sources_free(struct source_plan *plan)
 	free(plan->arch);
 	free(plan->release);
 	free(plan->config);
+	free(plan->compat);
 	cg_list_free(&plan->dropped_names);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -46,6 +46,17 @@ bool cg_read_file(const char *path, char **text, size_t *size)
 	return read_regular_file(path, false, text, size);
 }
 
+char *cg_tree_name(const char *file, const char *root, const char *arch)
+{
+	size_t length = strlen(root);
+	if (!strncmp(file, root, length) && file[length] == '/')
+		return xstrdup(file + length + 1);
+	const char *shim = strstr(file, "/shim/"), *copy = strstr(file, "/compat/asm/");
+	if (shim && copy && shim < copy && arch && arch[0])
+		return xasprintf("include/asm-%s/%s", arch, copy + strlen("/compat/asm/"));
+	return xstrdup(file);
+}
+
 bool cg_read_private_file(const char *path, char **text, size_t *size)
 {
 	return read_regular_file(path, true, text, size);

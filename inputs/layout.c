@@ -308,20 +308,23 @@ struct subject_reply {
 	struct trace_result trace;
 };
 
-/* In the subject: measure its forks, count one, reply. */
+/* In the subject: measure its forks, count one, reply; again for each
+ * request until the parent lets go. */
 static void serve(int from_parent, int to_parent)
 {
 	struct subject_request request;
-	struct subject_reply reply;
-	struct error error = { .message = "" };
-	memset(&reply, 0, sizeof(reply));
-	if (read_all(from_parent, &request, sizeof(request)))
-		_exit(0);   /* the parent let go without asking */
-	reply.status = latency_measure(LATENCY_FORK, request.runs, request.warmup, &reply.result, &error);
-	snprintf(reply.message, sizeof(reply.message), "%s", error.message);
-	if (!reply.status && request.count)
-		trace_count_fork(request.cpu, &reply.trace);
-	_exit(write_all(to_parent, &reply, sizeof(reply)) ? 1 : 0);
+	static struct subject_reply reply;
+	while (read_all(from_parent, &request, sizeof(request)) == 0) {
+		struct error error = { .message = "" };
+		memset(&reply, 0, sizeof(reply));
+		reply.status = latency_measure(LATENCY_FORK, request.runs, request.warmup, &reply.result, &error);
+		snprintf(reply.message, sizeof(reply.message), "%s", error.message);
+		if (!reply.status && request.count)
+			trace_count_fork(request.cpu, &reply.trace);
+		if (write_all(to_parent, &reply, sizeof(reply)))
+			_exit(1);
+	}
+	_exit(0);   /* the parent let go */
 }
 
 int layout_subject_start(struct layout *layout, struct layout_subject *subject, struct error *error)

@@ -99,6 +99,37 @@ void snapshot_free(struct snapshot *s)
 	free(s);
 }
 
+struct snapshot *snapshot_subset(const struct snapshot *s, const bool *keep)
+{
+	struct snapshot *subset = xmalloc(sizeof(*subset));
+	*subset = *s;
+	subset->processes = xcalloc(s->process_count + 1, sizeof(*subset->processes));
+	subset->vmas = xcalloc(s->vma_count + 1, sizeof(*subset->vmas));
+	subset->process_count = subset->vma_count = 0;
+	for (size_t i = 0; i < s->process_count; i++) {
+		if (!keep[i])
+			continue;
+		struct process *p = &subset->processes[subset->process_count++];
+		*p = s->processes[i];
+		/* its VMAs, in order, in the subset's own array: the model counts
+		 * a snapshot's VMAs through that array */
+		if (p->vma_count)
+			memcpy(&subset->vmas[subset->vma_count], p->vmas, p->vma_count * sizeof(*p->vmas));
+		p->vmas = &subset->vmas[subset->vma_count];
+		subset->vma_count += p->vma_count;
+	}
+	return subset;
+}
+
+void snapshot_subset_free(struct snapshot *subset)
+{
+	if (!subset)
+		return;
+	free(subset->processes);
+	free(subset->vmas);
+	free(subset);
+}
+
 /*
  * Every array of a snapshot ascends by one key; one lower bound serves
  * them all: the index of the first element whose key is at least `key`.

@@ -262,6 +262,11 @@ uint64_t memory_available_bytes(void);
 int snapshot_read(const char *path, const struct read_options *options,
 		  struct snapshot **result, struct error *error);
 void snapshot_free(struct snapshot *snapshot);
+/* The processes of S that keep[i] marks, as a snapshot the model reads like
+ * any other (report --filter's headline): their VMAs in an array of its own,
+ * every other member shared with S, which must outlive it. */
+struct snapshot *snapshot_subset(const struct snapshot *snapshot, const bool *keep);
+void snapshot_subset_free(struct snapshot *subset);
 
 /* Binary search of snapshot->kpages; NULL when the PFN is not there. */
 const struct kpage *snapshot_find_kpage(const struct snapshot *snapshot, uint64_t pfn);

@@ -604,6 +604,41 @@ struct work_walk {
 	double *fault_chain_bytes;      /* [design * 3 + kind] */
 };
 
+/* pte_chains (or blocks) a COW fault's removal of the old file page frees:
+ * (C(m + 1) - C(m)) / unit for the m mappings it keeps, which no snapshot
+ * shows (the page was replaced).  Known only where the step is the same
+ * for every m: D1 one a removal (2.4 mm/rmap.c page_remove_rmap ->
+ * pte_chain_free), none where file pages have no chains.  -1: it depends
+ * on m (PG_direct, blocks of NRPTE). */
+static int64_t cow_chain_frees(const struct rmap_profile *profile)
+{
+	unsigned unit = chain_unit_bytes(profile);
+	uint64_t step = rmap_page_cost(profile, 1, false);
+	uint64_t limit = 2 * (uint64_t)(profile->nrpte ? profile->nrpte : 1) + 2;
+	for (uint64_t m = 1; m <= limit; m++)
+		if (rmap_page_cost(profile, m + 1, false) - rmap_page_cost(profile, m, false) != step)
+			return -1;
+	return unit ? (int64_t)(step / unit) : 0;
+}
+
+/* A PMD-mapped THP on a whole design: one fault maps it, counted on the
+ * segment holding the window's first slot (calls: 1 there, else 0):
+ * do_huge_pmd_anonymous_page (one add, one anon_vma_prepare; anonymous VMAs
+ * only, and a COW of a huge PMD splits it and copies by PTE since 5.8) or
+ * do_set_pmd (one file add). */
+static void count_pmd_fault(const struct model_context *c, const struct segment *seg, size_t d,
+			    enum pmd_kind kind, uint64_t calls, struct event_work *w, double *chain_bytes)
+{
+	const struct rmap_profile *profile = c->result->designs[d].profile;
+	enum fault_kind k = kind == PMD_ANON ? FAULT_ANON : FAULT_FILE;
+	struct fault_work *fault = &w->faults[k];
+	fault->faults += calls;
+	fault->pmd_faults += calls;
+	fault->rmap_calls += calls;
+	fault->anon_vma_prepares += k == FAULT_ANON && profile->anon_vma_fork != ANON_VMA_NONE ? calls : 0;
+	chain_bytes[k] += seg->figures->chain_bytes[d];
+}
+
 /* The faults that would map the segment's pages (section 7): an anonymous
  * page of a file VMA is that file page's COW copy. */
 static void count_faults(const struct model_context *c, const struct segment *seg, size_t d,
@@ -618,6 +653,8 @@ static void count_faults(const struct model_context *c, const struct segment *se
 	struct fault_work *swap = &w->faults[FAULT_SWAP];
 	anon->faults += f->mapped_anon;
 	anon->rmap_calls += (anon_kind == FAULT_COW ? 2 : 1) * f->mapped_anon;
+	int64_t frees = anon_kind == FAULT_COW ? cow_chain_frees(profile) : 0;
+	anon->chain_frees += frees > 0 ? (uint64_t)frees * f->mapped_anon : 0;
 	anon->anon_vma_prepares += prepares ? f->mapped_anon : 0;
 	chain_bytes[anon_kind] += f->chain_bytes_anon[d];
 	file->faults += f->mapped - f->mapped_anon;
@@ -630,16 +667,49 @@ static void count_faults(const struct model_context *c, const struct segment *se
 	swap->chain_allocations += unit ? f->swap * (rmap_page_cost(profile, 1, true) / unit) : 0;
 }
 
-/* rmap calls of a segment: one per mapped PTE, but one per PMD-mapped THP
- * (copy_huge_pmd -> folio_try_dup_anon_rmap_pmd at fork, zap_huge_pmd ->
- * folio_remove_rmap_pmd at exit), counted on the segment holding the
- * window's first slot. */
+static bool is_pmd_mapped(enum pmd_kind kind)
+{
+	return kind == PMD_FILE || kind == PMD_ANON;
+}
+
+/* rmap calls of a segment: one per mapped PTE, but on a whole design
+ * (<huge-pmd rmap="whole">) one per PMD-mapped THP (copy_huge_pmd ->
+ * folio_try_dup_anon_rmap_pmd at fork, zap_huge_pmd -> folio_remove_rmap_pmd
+ * at exit and munmap), counted on the segment holding the window's first
+ * slot. */
 static uint64_t segment_calls(struct model_context *c, const struct segment *seg, enum pmd_kind kind)
 {
-	if (kind != PMD_FILE && kind != PMD_ANON)
+	if (!is_pmd_mapped(kind))
 		return seg->figures->mapped;
 	uint64_t window_mask = ((uint64_t)1 << c->pte_shift) - 1;
 	return seg->first == 0 && (seg->base & window_mask) == 0 && seg->figures->mapped;
+}
+
+/* The calls of one segment under one design. */
+struct segment_calls {
+	uint64_t calls, anon_calls, pmd_calls;
+	bool pmd;                       /* the design maps the window by one PMD */
+};
+
+static struct segment_calls design_calls(const struct rmap_profile *profile, const struct segment *seg,
+					 enum pmd_kind kind, uint64_t pmd_calls)
+{
+	struct segment_calls s = { seg->figures->mapped, seg->figures->mapped_anon, 0, false };
+	if (!profile->huge_pmd_whole || !is_pmd_mapped(kind))
+		return s;
+	return (struct segment_calls){ pmd_calls, kind == PMD_ANON ? pmd_calls : 0, pmd_calls, true };
+}
+
+static void count_exit(const struct segment *seg, size_t d, const struct segment_calls *s, struct event_work *w)
+{
+	const struct record_figures *f = seg->figures;
+	w->exit_rmap_calls += s->calls;
+	w->exit_rmap_pages += f->mapped;
+	w->exit_rmap_anon_calls += s->anon_calls;
+	w->exit_rmap_pmd_calls += s->pmd_calls;
+	w->exit_rmap_anon_pmd_calls += s->pmd ? s->anon_calls : 0;
+	w->exit_chain_frees += f->chain_frees[d];
+	w->exit_direct_pages += f->direct_pages[d];
 }
 
 static void visit_work(struct model_context *c, const struct segment *seg, void *data)
@@ -655,23 +725,25 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	bool has_anon_vma = seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas];
 	const struct process *p = &c->snapshot->processes[seg->process];
 	enum pmd_kind kind = window_pmd_kind(c, p, seg->base >> c->pte_shift);
-	uint64_t calls = segment_calls(c, seg, kind);
-	uint64_t anon_calls = kind == PMD_ANON ? calls : kind == PMD_FILE ? 0 : f->mapped_anon;
-	if (seg->vma)
+	uint64_t pmd_calls = segment_calls(c, seg, kind);
+	if (seg->vma) {
 		c->vma_mapped[seg->vma - c->snapshot->vmas] += f->mapped;
+		c->vma_pmd_calls[seg->vma - c->snapshot->vmas] += pmd_calls;
+	}
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct event_work *w = &mp->work[d];
-		w->exit_rmap_calls += calls;
-		w->exit_rmap_pages += f->mapped;
-		w->exit_rmap_anon_calls += anon_calls;
-		w->exit_chain_frees += f->chain_frees[d];
-		w->exit_direct_pages += f->direct_pages[d];
-		count_faults(c, seg, d, w, &walk->fault_chain_bytes[d * 3]);
+		struct segment_calls s = design_calls(r->designs[d].profile, seg, kind, pmd_calls);
+		count_exit(seg, d, &s, w);
+		if (s.pmd)
+			count_pmd_fault(c, seg, d, kind, pmd_calls, w, &walk->fault_chain_bytes[d * 3]);
+		else
+			count_faults(c, seg, d, w, &walk->fault_chain_bytes[d * 3]);
 		/* copy_huge_pmd leaves a file or shmem PMD to be faulted again */
-		if (!model_fork_copies(r->designs[d].profile, seg->vma, has_anon_vma) || kind == PMD_FILE)
+		if (!model_fork_copies(r->designs[d].profile, seg->vma, has_anon_vma) || (s.pmd && kind == PMD_FILE))
 			continue;
-		w->fork_rmap_calls += calls;
-		w->fork_rmap_anon_calls += anon_calls;
+		w->fork_rmap_calls += s.calls;
+		w->fork_rmap_anon_calls += s.anon_calls;
+		w->fork_rmap_pmd_calls += s.pmd_calls;
 		w->fork_rmap_pages += f->mapped;
 		w->fork_chain_allocations += f->chain_allocations[d];
 	}
@@ -682,20 +754,25 @@ static void add_work(struct event_work *sum, const struct event_work *w)
 	sum->fork_rmap_calls += w->fork_rmap_calls;
 	sum->fork_rmap_anon_calls += w->fork_rmap_anon_calls;
 	sum->fork_rmap_pages += w->fork_rmap_pages;
+	sum->fork_rmap_pmd_calls += w->fork_rmap_pmd_calls;
 	sum->fork_chain_allocations += w->fork_chain_allocations;
 	sum->fork_anon_vma_calls += w->fork_anon_vma_calls;
 	sum->exit_rmap_calls += w->exit_rmap_calls;
 	sum->exit_rmap_pages += w->exit_rmap_pages;
 	sum->exit_rmap_anon_calls += w->exit_rmap_anon_calls;
+	sum->exit_rmap_pmd_calls += w->exit_rmap_pmd_calls;
+	sum->exit_rmap_anon_pmd_calls += w->exit_rmap_anon_pmd_calls;
 	sum->exit_chain_frees += w->exit_chain_frees;
 	sum->exit_direct_pages += w->exit_direct_pages;
 	sum->exit_anon_vma_unlinks += w->exit_anon_vma_unlinks;
 	sum->exit_anon_vma_chain_frees += w->exit_anon_vma_chain_frees;
 	for (int k = 0; k < FAULT_KIND_COUNT; k++) {
 		sum->faults[k].faults += w->faults[k].faults;
+		sum->faults[k].pmd_faults += w->faults[k].pmd_faults;
 		sum->faults[k].rmap_calls += w->faults[k].rmap_calls;
 		sum->faults[k].chain_allocations += w->faults[k].chain_allocations;
 		sum->faults[k].anon_vma_prepares += w->faults[k].anon_vma_prepares;
+		sum->faults[k].chain_frees += w->faults[k].chain_frees;
 	}
 }
 
@@ -705,17 +782,19 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* munmap VMA by VMA: the median and largest count of rmap removals. */
-static void count_munmap(struct model_context *c)
+/* munmap VMA by VMA under one design: the median and largest count of
+ * rmap removals (a whole design's PMD-mapped THP is one, as at exit). */
+static void count_munmap(struct model_context *c, struct model_design *design)
 {
 	const struct snapshot *s = c->snapshot;
-	struct munmap_work *m = &c->result->munmap;
+	struct munmap_work *m = &design->munmap;
+	const uint64_t *per_vma = design->profile->huge_pmd_whole ? c->vma_pmd_calls : c->vma_mapped;
 	uint64_t *calls = xcalloc(s->vma_count + 1, sizeof(*calls));
 	m->vmas = s->vma_count;
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
 			size_t g = (size_t)(&s->processes[i].vmas[v] - s->vmas);
-			calls[g] = c->vma_mapped[g];
+			calls[g] = per_vma[g];
 			if (calls[g] > m->max_calls) {
 				m->max_calls = calls[g];
 				m->largest = &s->vmas[g];
@@ -755,10 +834,11 @@ static void count_work(struct model_context *c)
 		for (int k = 0; unit && k < 3; k++)
 			design->work.faults[k].chain_allocations = (uint64_t)llround(total_bytes[d * 3 + k] / unit);
 		design->faults_exact = r->has_pfns && r->processes_with_pagemap == r->processes;
+		design->cow_frees_known = cow_chain_frees(design->profile) >= 0;
+		count_munmap(c, design);
 	}
 	free(total_bytes);
 	free(walk.fault_chain_bytes);
-	count_munmap(c);
 }
 
 const struct event_work *model_process_work(const struct model_result *r, size_t process, size_t design)
@@ -942,11 +1022,11 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
 			     2 * sizeof(uint64_t) + 2 * 64);
 	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
-	bytes += records * (9 * sizeof(uint32_t) + sizeof(uint64_t));
+	bytes += records * (11 * sizeof(uint32_t) + sizeof(uint64_t));
 	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys;
-	 * depth, family, mapped PTEs, reclaim's file order, descendants and owners */
+	 * depth, family, mapped PTEs and THP calls, reclaim's file order, descendants and owners */
 	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
-					   8 * sizeof(uint64_t));
+					   9 * sizeof(uint64_t));
 	/* per process: its figures for every design and rule */
 	bytes += (uint64_t)s->process_count * (sizeof(struct model_process) + (designs + rules + 2) * sizeof(double) +
 					       designs * sizeof(struct event_work));
@@ -982,6 +1062,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 		mp->work = xcalloc(r->design_count + 1, sizeof(*mp->work));
 	}
 	c.vma_mapped = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_mapped));
+	c.vma_pmd_calls = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_pmd_calls));
 
 	count_pfns(&c);
 	figure_contents(&c);
@@ -1007,6 +1088,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	free(c.vma_depths);
 	free(c.vma_family);
 	free(c.vma_mapped);
+	free(c.vma_pmd_calls);
 	free(sums);
 	pfn_table_free(&c.pfns);
 	*result = r;

@@ -82,6 +82,10 @@ struct rmap_profile {
 	char fork_kernels[96];          /* the kernels the fork behaviour holds for ("" = kernels) */
 	enum anon_vma_fork anon_vma_fork;
 	enum file_walk file_walk;       /* reclaim's walk of a file's VMAs (object designs) */
+	bool huge_pmd_whole;            /* a PMD-mapped THP is one rmap call at fault, fork and
+					   exit (<huge-pmd rmap="whole">); false: a call a page */
+	bool huge_pmd_reclaim_folio;    /* ... and one reclaim walk (reclaim="folio"); false:
+					   split first, a walk a page */
 	char origin[300];               /* "FILE:LINE" it was defined at */
 	bool builtin;                   /* shipped with ptscope, not a user's file */
 };
@@ -209,9 +213,23 @@ extern const char *const fault_kind_names[FAULT_KIND_COUNT];   /* "anon", "cow",
 
 struct fault_work {
 	uint64_t faults;                /* faults of this kind, every present page faulted in once */
+	uint64_t pmd_faults;            /* ... of them a PMD-mapped THP's one fault (whole designs:
+					   do_huge_pmd_anonymous_page, do_set_pmd) */
 	uint64_t rmap_calls;            /* page_add_*rmap, + the old page's page_remove_rmap for COW */
 	uint64_t chain_allocations;     /* pte_chains or blocks the adds allocate (PSS-style share) */
 	uint64_t anon_vma_prepares;     /* anon_vma_prepare calls */
+	uint64_t chain_frees;           /* COW: pte_chains or blocks the old page's removal frees,
+					   where the design says without its mapcount (cow_frees_known) */
+};
+
+/* munmap of each VMA on its own: its page_remove_rmap calls under
+ * one design (a PMD-mapped THP one call on whole designs; the frees are
+ * exit's, VMA by VMA). */
+struct munmap_work {
+	uint64_t vmas;                  /* VMAs of the captured processes */
+	uint64_t median_calls, max_calls;
+	const struct vma *largest;      /* the VMA of max_calls (NULL: none maps a page) */
+	size_t largest_process;
 };
 
 /* One process's (or every process's) rmap work per event under one design:
@@ -222,12 +240,15 @@ struct event_work {
 					   PTE, one per PMD-mapped THP (copy_huge_pmd) */
 	uint64_t fork_rmap_anon_calls;  /* ... of them for anonymous pages */
 	uint64_t fork_rmap_pages;       /* pages whose mapcount a fork changes (a THP's 512) */
+	uint64_t fork_rmap_pmd_calls;   /* ... calls for a PMD-mapped anonymous THP (copy_huge_pmd) */
 	uint64_t fork_chain_allocations;/* pte_chain objects / blocks, anon_vma_chains */
 	uint64_t fork_anon_vma_calls;   /* anon_vma_link / anon_vma_fork per VMA */
 	/* exit (= munmap of every VMA): what each design frees */
 	uint64_t exit_rmap_calls;       /* page_remove_rmap: per PTE, or per PMD (zap_huge_pmd) */
 	uint64_t exit_rmap_pages;       /* pages whose mapcount an exit changes */
 	uint64_t exit_rmap_anon_calls;  /* ... of them for anonymous pages */
+	uint64_t exit_rmap_pmd_calls;   /* ... calls for a PMD-mapped THP (zap_huge_pmd) */
+	uint64_t exit_rmap_anon_pmd_calls; /* ... of them anonymous */
 	uint64_t exit_chain_frees;      /* pte_chain objects (D1, D2) or blocks (D3, D4) freed */
 	uint64_t exit_direct_pages;     /* PG_direct mappings cleared (m = 1, D2-D4) */
 	uint64_t exit_anon_vma_unlinks; /* anon_vma_unlink / unlink_anon_vmas per VMA */
@@ -248,11 +269,17 @@ struct reclaim_work {
 	bool available;                 /* needs PFNs: which page each PTE maps */
 	uint64_t pages;                 /* mapped pages (distinct PFNs, not the zero page) */
 	uint64_t anon_pages;            /* ... of them anonymous */
+	uint64_t walks;                 /* rmap walks to unmap them: one a page, but one a
+					   PMD-mapped THP on whole designs (huge_pmd_whole) */
+	uint64_t anon_walks;            /* ... of them for anonymous pages */
 	uint64_t anon_visited;          /* ... the visits of their walks */
 	uint64_t visited;               /* pte_chain entries or VMAs visited, one walk per page */
-	uint64_t found;                 /* mappings found (the captured processes' PTEs) */
+	uint64_t found;                 /* mappings found (the captured processes' PTEs, or PMDs) */
+	uint64_t removes;               /* rmap removals unmapping makes: one a mapping found, but an
+					   anonymous THP's PMD is split and its 512 PTEs removed, a
+					   file THP's PMD zapped by the split (no removal of its own) */
 	uint64_t not_mapping;           /* visited VMAs that do not map the page */
-	uint64_t walk_median, walk_p99, walk_max; /* visits of one page's walk */
+	uint64_t walk_median, walk_p99, walk_max; /* visits of one walk */
 	struct reclaim_walk_owner worst_files[MODEL_WORST_WALKS];
 	size_t worst_file_count;
 	struct reclaim_walk_owner worst_anon_vmas[MODEL_WORST_WALKS];
@@ -281,16 +308,9 @@ struct model_design {
 	 * pages in once: the sum of the processes' figures (model_process_work) */
 	struct event_work work;
 	bool faults_exact;              /* chain allocations from PFNs (else pte_chain designs' m unknown) */
+	bool cow_frees_known;           /* the COW's chain frees hold for every mapcount (D1, objects) */
+	struct munmap_work munmap;
 	struct reclaim_work reclaim;
-};
-
-/* munmap of each VMA on its own: its page_remove_rmap calls (every
- * design's; the frees are exit's, VMA by VMA). */
-struct munmap_work {
-	uint64_t vmas;                  /* VMAs of the captured processes */
-	uint64_t median_calls, max_calls;
-	const struct vma *largest;      /* the VMA of max_calls (NULL: none maps a page) */
-	size_t largest_process;
 };
 
 /* What a fork of a process copies: PTEs (present and swap entries of the
@@ -465,7 +485,6 @@ struct model_result {
 	struct model_segment *segments;              /* shared segments, largest saving first */
 	size_t segment_count;
 	struct fork_copy fork_copy;                  /* every process forking once, no sharing */
-	struct munmap_work munmap;
 	struct model_counters counters;              /* kernel counters beside the model */
 };
 

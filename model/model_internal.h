@@ -57,6 +57,8 @@ struct pfn_entry {
 					   mapping VMA of the least fork depth (model/reclaim.c) */
 	bool walk_anon;                 /* that mapping is anonymous (section 8) */
 	uint64_t walk_page_offset;      /* the page's index in its file, through walk_vma */
+	bool pmd_mapped;                /* a PMD maps it somewhere: part of a THP */
+	bool pmd_head;                  /* ... at a PMD window's first slot: its THP's walk */
 };
 
 struct pfn_table {
@@ -87,6 +89,7 @@ struct model_context {
 	size_t *vma_family;             /* per global VMA index: its 2.6.7 anon_vma family's
 					   root VMA (NULL without PFNs) */
 	uint64_t *vma_mapped;           /* per global VMA index: PTEs munmap removes the rmap of */
+	uint64_t *vma_pmd_calls;        /* ... its calls when a PMD-mapped THP is one (whole designs) */
 };
 
 typedef void (*segment_visit)(struct model_context *c, const struct segment *segment, void *data);

@@ -376,6 +376,10 @@ static int read_rmap_profile(xmlNodePtr node, struct profile_set *set, const cha
 	xmlNodePtr reclaim = child(node, "reclaim");
 	int walk = reclaim ? lookup(file_walk_names, 2, attribute(reclaim, "file-walk", text, sizeof(text))) : -1;
 	p.file_walk = walk < 0 ? FILE_WALK_RANGE : (enum file_walk)walk;
+	/* no element: a design without THP maps the same pages by PTEs */
+	xmlNodePtr huge_pmd = child(node, "huge-pmd");
+	p.huge_pmd_whole = huge_pmd && !strcmp(attribute(huge_pmd, "rmap", text, sizeof(text)), "whole");
+	p.huge_pmd_reclaim_folio = p.huge_pmd_whole && !strcmp(attribute(huge_pmd, "reclaim", text, sizeof(text)), "folio");
 	/* NRPTE = floor((L1 - sizeof(long)) / sizeof(pte_addr_t)), sizeof(long) = pointer */
 	if (rmap_families[p.family].layout == CHAIN_ARRAY) {
 		if (p.pte_addr_bytes == 0 || p.cache_line_bytes <= p.pointer_bytes ||

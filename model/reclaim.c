@@ -21,7 +21,12 @@
  * processes' VMAs and PTEs count (a whole-system snapshot sees them all).
  *
  * Each page's walk starts from one of its mappings (walk_vma): the one of
- * the least fork depth, whose anon_vma the page was faulted into.
+ * the least fork depth, whose anon_vma the page was faulted into.  On a
+ * design whose profile says <huge-pmd reclaim="folio"> a PMD-mapped THP is
+ * reclaimed by one walk (shrink_folio_list -> try_to_unmap of the folio):
+ * its first page's, at the PMD window's first slot, stands for all of it;
+ * each PMD the walk finds is split (an anonymous THP's into PTEs it then
+ * removes, a file THP's zapped).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,8 @@ struct page_walks {
 	uint32_t file;                  /* file index + 1 (0: anonymous or no file) */
 	uint32_t family_root, owner;    /* global VMA indexes of its anon_vma's owners */
 	bool anon;
+	bool thp_tail;                  /* in a PMD-mapped THP, not its first page */
+	bool thp_head;                  /* ... its first page */
 };
 
 /* Files: the VMAs of one (device, inode), sorted together. */
@@ -100,13 +107,19 @@ static void visit_mappings(struct model_context *c, const struct segment *seg, v
 		return;
 	size_t g = (size_t)(vma - c->snapshot->vmas);
 	const struct pagemap_record *records = content_records(c, seg->content);
+	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[seg->process], seg->base >> c->pte_shift);
+	uint64_t window_mask = ((uint64_t)1 << c->pte_shift) - 1;
 	for (uint32_t k = seg->first; k < seg->first + seg->count; k++) {
 		if (!(records[k].entry & PAGEMAP_PRESENT))
 			continue;
 		struct pfn_entry *e = (struct pfn_entry *)content_record_pfn(c, seg->content, k);
+		uint64_t vaddr = seg->base + records[k].vaddr;
+		if (e && (kind == PMD_ANON || kind == PMD_FILE)) {
+			e->pmd_mapped = true;
+			e->pmd_head |= (vaddr & window_mask) == 0;
+		}
 		if (!e || pfn_is_zero_page(e) || (e->walk_vma && c->vma_depths[e->walk_vma - 1] <= c->vma_depths[g]))
 			continue;
-		uint64_t vaddr = seg->base + records[k].vaddr;
 		e->walk_vma = (uint32_t)(g + 1);
 		e->walk_anon = record_is_anonymous(records[k].entry, e);
 		e->walk_page_offset = vma->offset / MODEL_PAGE_BYTES + (vaddr - vma->start) / MODEL_PAGE_BYTES;
@@ -163,6 +176,8 @@ static void measure_pages(struct model_context *c, const struct file_index *file
 		size_t g = e->walk_vma - 1;
 		w->found = (uint32_t)e->records;
 		w->anon = e->walk_anon;
+		w->thp_tail = e->pmd_mapped && !e->pmd_head;
+		w->thp_head = e->pmd_mapped && e->pmd_head;
 		w->owner = (uint32_t)g;
 		w->anon_tree = 1 + descendants[g];
 		w->family_root = c->vma_family ? (uint32_t)c->vma_family[g] : (uint32_t)g;
@@ -215,8 +230,9 @@ static size_t process_of(const struct snapshot *s, size_t g)
 
 struct owner_sums {
 	struct reclaim_walk_owner *files, *anon_vmas;   /* per file, per owner VMA */
-	uint64_t *histogram;                            /* pages by walk length */
+	uint64_t *histogram;                            /* walks by length */
 	size_t longest;
+	struct reclaim_walk_owner unowned;              /* where an unowned page's sums go */
 };
 
 static uint64_t rank_value(const uint64_t *histogram, size_t longest, uint64_t rank)
@@ -230,12 +246,32 @@ static uint64_t rank_value(const uint64_t *histogram, size_t longest, uint64_t r
 	return longest;
 }
 
+/* The file or anon_vma a page's walk is summed under (sums->unowned: a
+ * pte_chain design's anonymous page, or a page of no file). */
+static struct reclaim_walk_owner *walk_owner(const struct model_context *c, const struct model_design *design,
+					     const struct file_index *files, struct owner_sums *sums,
+					     const struct page_walks *page)
+{
+	bool anon_vmas = rmap_families[design->profile->family].anon_by_object;
+	size_t anon_vma = design->profile->anon_vma_fork == ANON_VMA_SHARED ? page->family_root : page->owner;
+	struct reclaim_walk_owner *owner = page->anon ? anon_vmas ? &sums->anon_vmas[anon_vma] : NULL
+				: page->file ? &sums->files[page->file - 1] : NULL;
+	if (!owner) {
+		memset(&sums->unowned, 0, sizeof(sums->unowned));
+		return &sums->unowned;
+	}
+	if (!owner->vma)
+		owner->vma = &c->snapshot->vmas[page->file && !page->anon ? files->order[files->first[page->file - 1]]
+						: anon_vma];
+	return owner;
+}
+
 static void sum_design(struct model_context *c, struct model_design *design, const struct page_walks *walks,
 		       const struct file_index *files, struct owner_sums *sums)
 {
 	const struct snapshot *s = c->snapshot;
 	struct reclaim_work *w = &design->reclaim;
-	bool anon_vmas = rmap_families[design->profile->family].anon_by_object;
+	uint64_t thp_pages = (uint64_t)1 << (c->pte_shift - 12);   /* the pages a PMD maps */
 	memset(sums->files, 0, (files->files + 1) * sizeof(*sums->files));
 	memset(sums->anon_vmas, 0, (s->vma_count + 1) * sizeof(*sums->anon_vmas));
 	memset(sums->histogram, 0, (sums->longest + 1) * sizeof(*sums->histogram));
@@ -243,30 +279,29 @@ static void sum_design(struct model_context *c, struct model_design *design, con
 		const struct page_walks *page = &walks[i];
 		if (!page->found)
 			continue;
-		uint32_t visited = walk_length(design->profile, page);
+		struct reclaim_walk_owner *owner = walk_owner(c, design, files, sums, page);
 		w->pages++;
 		w->anon_pages += page->anon;
+		owner->pages++;
+		bool folio_walk = design->profile->huge_pmd_reclaim_folio;
+		if (page->thp_tail && folio_walk)
+			continue;   /* its THP's first page walked for it */
+		uint32_t visited = walk_length(design->profile, page);
+		w->walks++;
+		w->anon_walks += page->anon;
 		w->anon_visited += page->anon ? visited : 0;
 		w->visited += visited;
 		w->found += page->found;
+		w->removes += !page->thp_head || !folio_walk ? page->found : page->anon ? page->found * thp_pages : 0;
 		w->not_mapping += visited - page->found;
 		sums->histogram[visited]++;
 		if (visited > w->walk_max)
 			w->walk_max = visited;
-		struct reclaim_walk_owner *owner = page->anon ? anon_vmas ? &sums->anon_vmas[
-			design->profile->anon_vma_fork == ANON_VMA_SHARED ? page->family_root : page->owner] : NULL
-			: page->file ? &sums->files[page->file - 1] : NULL;
-		if (!owner)
-			continue;
-		if (!owner->vma)
-			owner->vma = &s->vmas[page->file && !page->anon ? files->order[files->first[page->file - 1]]
-					      : design->profile->anon_vma_fork == ANON_VMA_SHARED ? page->family_root : page->owner];
-		owner->pages++;
 		owner->visited += visited;
 		owner->not_mapping += visited - page->found;
 	}
-	w->walk_median = rank_value(sums->histogram, sums->longest, (w->pages + 1) / 2);
-	w->walk_p99 = rank_value(sums->histogram, sums->longest, (w->pages * 99 + 99) / 100);
+	w->walk_median = rank_value(sums->histogram, sums->longest, (w->walks + 1) / 2);
+	w->walk_p99 = rank_value(sums->histogram, sums->longest, (w->walks * 99 + 99) / 100);
 	for (size_t f = 0; f < files->files; f++)
 		if (sums->files[f].pages)
 			keep_worst(w->worst_files, &w->worst_file_count, &sums->files[f]);
@@ -292,8 +327,8 @@ void model_reclaim(struct model_context *c)
 	index_files(s, &files);
 	struct page_walks *walks = xcalloc(c->pfns.count + 1, sizeof(*walks));
 	measure_pages(c, &files, walks);
-	struct owner_sums sums = { xcalloc(files.files + 1, sizeof(*sums.files)),
-				   xcalloc(s->vma_count + 1, sizeof(*sums.anon_vmas)), NULL, 0 };
+	struct owner_sums sums = { .files = xcalloc(files.files + 1, sizeof(*sums.files)),
+				   .anon_vmas = xcalloc(s->vma_count + 1, sizeof(*sums.anon_vmas)) };
 	for (size_t i = 0; i < c->pfns.count; i++) {
 		const struct page_walks *w = &walks[i];
 		uint32_t most = w->found;

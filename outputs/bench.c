@@ -96,6 +96,36 @@ static struct json_object *hugetlb_json(const struct hugetlb_result *h)
 	return o;
 }
 
+/* --like --calibration: the measured fastest run beside the prediction. */
+static void write_price_text(FILE *out, const struct bench_run *run)
+{
+	const struct latency_result *r = &run->results[0];
+	const struct time_prediction *p = &run->price;
+	const double measured[3] = { r->stats.min_us, r->fork_part.min_us, r->exit_part.min_us };
+	static const char *const names[3] = { "fork+exit+wait", "fork part", "exit part" };
+	fprintf(out, "\nmeasured (fastest run) beside predicted from %s (%s):\n", run->calibration_path, p->what);
+	for (size_t k = 0; k < 3; k++)
+		fprintf(out, "  %-16s %10.1f us measured %10.1f +- %.1f us predicted (%+.1f%%)\n", names[k], measured[k],
+			p->us[k], p->error_us[k], measured[k] > 0 ? (p->us[k] - measured[k]) / measured[k] * 100 : 0);
+}
+
+static struct json_object *price_json(const struct time_prediction *p, const double *measured)
+{
+	static const char *const names[3] = { "whole", "fork", "exit" };
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "what", json_object_new_string(p->what));
+	for (size_t k = 0; k < 3; k++) {
+		struct json_object *part = json_object_new_object();
+		json_object_object_add(part, "predicted_us", json_object_new_double(p->us[k]));
+		json_object_object_add(part, "error_us", json_object_new_double(p->error_us[k]));
+		if (measured)
+			json_object_object_add(part, "measured_us", json_object_new_double(measured[k]));
+		json_object_object_add(o, names[k], part);
+	}
+	json_object_object_add(o, "pte_chains_not_priced", json_object_new_uint64(p->pte_chains_not_priced));
+	return o;
+}
+
 static void write_text(FILE *out, const struct bench_run *run)
 {
 	const struct latency_machine *m = &run->machine;
@@ -128,6 +158,8 @@ static void write_text(FILE *out, const struct bench_run *run)
 				r->fork_part.min_us, r->fork_part.median_us, r->fork_part.p90_us, "exit part",
 				r->exit_part.min_us, r->exit_part.median_us, r->exit_part.p90_us);
 	}
+	if (run->has_price)
+		write_price_text(out, run);
 	if (run->has_work)
 		write_work_text(out, &run->work);
 	if (run->has_hugetlb)
@@ -270,6 +302,13 @@ static struct json_object *build_json(const struct bench_run *run)
 		json_object_object_add(root, "kernel_work", work_json(&run->work));
 	if (run->has_hugetlb)
 		json_object_object_add(root, "hugetlb_pmd_sharing", hugetlb_json(&run->hugetlb));
+	if (run->has_price) {
+		const struct latency_result *r = &run->results[0];
+		const double measured[3] = { r->stats.min_us, r->fork_part.min_us, r->exit_part.min_us };
+		struct json_object *price = price_json(&run->price, measured);
+		json_object_object_add(price, "calibration", json_object_new_string(run->calibration_path));
+		json_object_object_add(root, "predicted", price);
+	}
 	return root;
 }
 
@@ -354,6 +393,39 @@ static void write_summary_text(FILE *out, const struct timing_summary *s, const 
 	fprintf(out, "  %-28s", cell);
 }
 
+/* The model's change: win and overhead ratio of its predicted times, as
+ * the posted ones are worked out. */
+static void prediction_change(const struct compare_prediction *p, size_t part, double *win, double *ratio, bool *has_ratio)
+{
+	double before = p->sets[0].us[part], after = p->sets[1].us[part], base = p->sets[2].us[part];
+	*win = before != 0 ? (before - after) / before * 100 : 0;
+	*has_ratio = p->ids[2][0] && before != base;
+	*ratio = *has_ratio ? (after - base) / (before - base) : 0;
+}
+
+static void write_prediction_text(FILE *out, const struct compare_prediction *p)
+{
+	static const char *const roles[3] = { "BEFORE", "AFTER", "BASE" };
+	static const char *const names[3] = { "fork+exit+wait", "fork (CPU)", "exit (CPU)" };
+	fprintf(out, "\nthe model's change, for every process of %s forking once and its child exiting, at the\n"
+		"costs of %s (not the posted workload's time: the fork it prices):\n", p->snapshot, p->calibration);
+	for (size_t s = 0; s < 3 && p->ids[s][0]; s++)
+		fprintf(out, "  %-6s %s%s\n", roles[s], p->sets[s].what,
+			p->sets[s].pte_chains_not_priced ? " (pte_chain allocations not priced: a lower bound)" : "");
+	for (size_t k = 0; k < 3; k++) {
+		double win, ratio;
+		bool has_ratio;
+		prediction_change(p, k, &win, &ratio, &has_ratio);
+		fprintf(out, "  %-16s %12.1f us %12.1f us", names[k], p->sets[0].us[k], p->sets[1].us[k]);
+		if (p->ids[2][0])
+			fprintf(out, " %12.1f us", p->sets[2].us[k]);
+		fprintf(out, "  win %+.1f%%", fabs(win) < 0.05 ? 0.0 : win);
+		if (has_ratio)
+			fprintf(out, "  overhead ratio %.2f", ratio);
+		fputc('\n', out);
+	}
+}
+
 static void write_comparison_text(FILE *out, const struct timing_comparison *c)
 {
 	static const char *const roles[3] = { "BEFORE", "AFTER", "BASE" };
@@ -389,6 +461,8 @@ static void write_comparison_text(FILE *out, const struct timing_comparison *c)
 	fputs("win = (BEFORE - AFTER) / BEFORE of the means; total = user + system of each run\n", out);
 	for (size_t i = 0; i < c->unmatched_count; i++)
 		fprintf(out, "not compared (not in every file): %s\n", c->unmatched[i]);
+	if (c->prediction)
+		write_prediction_text(out, c->prediction);
 }
 
 static struct json_object *summary_json(const struct timing_summary *s)
@@ -435,6 +509,31 @@ static struct json_object *comparison_json(const struct timing_comparison *c)
 	for (size_t i = 0; i < c->unmatched_count; i++)
 		json_object_array_add(unmatched, json_object_new_string(c->unmatched[i]));
 	json_object_object_add(root, "not_compared", unmatched);
+	if (c->prediction) {
+		static const char *const roles[3] = { "before", "after", "base" };
+		static const char *const parts[3] = { "whole", "fork", "exit" };
+		const struct compare_prediction *p = c->prediction;
+		struct json_object *o = json_object_new_object(), *changes = json_object_new_object();
+		json_object_object_add(o, "snapshot", json_object_new_string(p->snapshot));
+		json_object_object_add(o, "calibration", json_object_new_string(p->calibration));
+		for (size_t s = 0; s < 3 && p->ids[s][0]; s++) {
+			struct json_object *set = price_json(&p->sets[s], NULL);
+			json_object_object_add(set, "id", json_object_new_string(p->ids[s]));
+			json_object_object_add(o, roles[s], set);
+		}
+		for (size_t k = 0; k < 3; k++) {
+			double win, ratio;
+			bool has_ratio;
+			struct json_object *change = json_object_new_object();
+			prediction_change(p, k, &win, &ratio, &has_ratio);
+			json_object_object_add(change, "win_percent", json_object_new_double(win));
+			if (p->ids[2][0])
+				json_object_object_add(change, "overhead_ratio", has_ratio ? json_object_new_double(ratio) : NULL);
+			json_object_object_add(changes, parts[k], change);
+		}
+		json_object_object_add(o, "changes", changes);
+		json_object_object_add(root, "predicted", o);
+	}
 	return root;
 }
 

@@ -39,6 +39,15 @@ struct bench_like {
 	size_t other_vmas;              /* the forked process's own (ptscope's) */
 };
 
+/* Every process of a snapshot forking once and its child exiting, priced
+ * at a calibration's costs (outputs/report_time.c) under ID: a design's id
+ * (its counted steps at today's costs) or a sharing rule's (today's design
+ * with that rule).  -1 when ID names neither (or the snapshot has no design). */
+struct time_prediction {
+	char what[160];
+	double us[3], error_us[3];       /* whole, fork, exit: enum calibration_part */
+	uint64_t pte_chains_not_priced;
+};
 struct bench_run {
 	struct latency_machine machine;
 	size_t runs, warmup;
@@ -51,6 +60,9 @@ struct bench_run {
 	struct bench_work work;
 	bool has_hugetlb;               /* `bench hugetlb`: measured or skipped */
 	struct hugetlb_result hugetlb;
+	bool has_price;                 /* --like --calibration: the fork priced, beside */
+	char calibration_path[1024];
+	struct time_prediction price;
 };
 
 /*
@@ -76,6 +88,7 @@ struct timing_comparison {
 	size_t change_count;
 	const char *unmatched[16];      /* measures only one set has */
 	size_t unmatched_count;
+	const struct compare_prediction *prediction;   /* NULL: none asked for */
 };
 /* Work out the changes (sets[2] may be NULL); free with timing_compare_free. */
 void timing_compare(const struct timing_set *before, const struct timing_set *after, const struct timing_set *base,
@@ -119,6 +132,19 @@ int calibration_write(FILE *out, const struct calibration *calibration);   /* th
 void calibration_print(FILE *out, const struct calibration *calibration);  /* for people */
 /* Read a calibration file (at most 64 KiB); bad input names the file. */
 int calibration_read(const char *path, struct calibration *calibration, struct error *error);
+
+int time_predict(const struct model_result *result, const struct calibration *calibration, const char *id,
+		 struct time_prediction *prediction);
+
+/* --compare with --like SNAPSHOT --calibration FILE --model BEFORE,AFTER[,BASE]:
+ * the model's change beside the posted one. */
+struct compare_prediction {
+	bool wanted, made;              /* made: false with why */
+	char why[300];
+	char snapshot[1024], calibration[1024];
+	char ids[3][64];                /* BEFORE, AFTER, BASE ("" when two) */
+	struct time_prediction sets[3];
+};
 
 /* "text" / "json" -> format; -1 when unknown. */
 int bench_format_parse(const char *name, enum bench_format *format);

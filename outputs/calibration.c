@@ -2,7 +2,8 @@
  * outputs/calibration.c - `ptscope bench --calibrate`: what each step of a
  * fork costs on this machine, and the file `report --calibration` reads.
  *
- * Forks are timed (the fastest of the runs) in children of ptscope that rebuilt
+ * Forks are timed (the fastest of the runs, the layouts interleaved round by
+ * round) in children of ptscope that rebuilt
  * made-up layouts (inputs/layout.c), varying one thing at a time from a base
  * of one anonymous VMA with one written page: empty VMAs (duplicated, never
  * copied: no anon_vma), 2 MiB windows of one VMA (one PTE page each), pages
@@ -69,37 +70,78 @@ static void counts_of(const struct shape *s, double *counts)
 	counts[4] = s->anonymous;
 }
 
-/* The fastest fork of a child holding the shape: the run the machine's
- * other work disturbed least (a shared machine only ever adds time). */
-static int time_shape(const struct shape *s, size_t runs, int cpu, double min_us[CALIBRATION_PARTS],
-		      size_t *own_vmas, struct error *error)
+/* Every layout held by its own subject at once, timed round by round (a
+ * few runs of each layout per round), each part's fastest run kept: the
+ * machine's load comes and goes, and interleaving spreads it over every
+ * layout instead of pinning it on the ones timed while it lasted. */
+struct subjects {
+	struct layout layouts[FITTED + CALIBRATION_HELD_OUT];
+	struct layout_subject held[FITTED + CALIBRATION_HELD_OUT];
+	size_t count;
+};
+
+static const struct shape *shape_of(size_t i)
 {
-	struct layout layout;
-	struct layout_subject subject = { 0 };
-	struct latency_result result;
-	layout_generate(&layout, s->empty, s->anonymous, s->windows, s->pages);
-	int status = layout_subject_start(&layout, &subject, error);
-	if (!status && own_vmas) {
-		char path[64], line[4096];
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)subject.pid);
-		FILE *maps = fopen(path, "r");
-		*own_vmas = 0;
-		while (maps && fgets(line, sizeof(line), maps))
-			*own_vmas += !strstr(line, "[vsyscall]");
-		if (maps)
-			fclose(maps);
-		*own_vmas -= *own_vmas >= layout.count ? layout.count : *own_vmas;
+	return i < FITTED ? &fitted[i] : &held_out[i - FITTED];
+}
+
+static void subjects_end(struct subjects *all)
+{
+	for (size_t i = 0; i < all->count; i++) {
+		layout_subject_end(&all->held[i]);
+		layout_free(&all->layouts[i]);
 	}
-	if (!status)
-		status = layout_subject_fork(&subject, runs, runs / 10 > 2 ? runs / 10 : 2, cpu, &result, NULL, error);
-	layout_subject_end(&subject);
-	layout_free(&layout);
-	if (!status) {
-		min_us[CALIBRATION_WHOLE] = result.stats.min_us;
-		min_us[CALIBRATION_FORK] = result.fork_part.min_us;
-		min_us[CALIBRATION_EXIT] = result.exit_part.min_us;
+	all->count = 0;
+}
+
+/* The first subject's own VMAs, the layout's taken away: ptscope's image. */
+static size_t image_vmas(const struct layout_subject *subject, size_t layout_vmas)
+{
+	char path[64], line[4096];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)subject->pid);
+	FILE *maps = fopen(path, "r");
+	size_t count = 0;
+	while (maps && fgets(line, sizeof(line), maps))
+		count += !strstr(line, "[vsyscall]");
+	if (maps)
+		fclose(maps);
+	return count >= layout_vmas ? count - layout_vmas : 0;
+}
+
+static int time_all(struct subjects *all, size_t runs, int cpu, bool progress, double min_us[][CALIBRATION_PARTS],
+		    size_t *own_vmas, struct error *error)
+{
+	size_t total = FITTED + CALIBRATION_HELD_OUT, rounds = runs >= 50 ? 10 : 3;
+	for (size_t i = 0; i < total; i++) {
+		const struct shape *s = shape_of(i);
+		if (progress)
+			fprintf(stderr, "\rptscope: calibrating: building layout %zu of %zu", i + 1, total);
+		layout_generate(&all->layouts[i], s->empty, s->anonymous, s->windows, s->pages);
+		all->count = i + 1;
+		if (layout_subject_start(&all->layouts[i], &all->held[i], error))
+			return -1;
+		for (size_t p = 0; p < CALIBRATION_PARTS; p++)
+			min_us[i][p] = INFINITY;
 	}
-	return status;
+	*own_vmas = image_vmas(&all->held[0], all->layouts[0].count);
+	for (size_t round = 0; round < rounds; round++)
+		for (size_t i = 0; i < total; i++) {
+			struct latency_result result;
+			size_t these = runs / rounds + (round < runs % rounds);
+			if (progress)
+				fprintf(stderr, "\rptscope: calibrating: round %zu of %zu, layout %zu of %zu  ", round + 1,
+					rounds, i + 1, total);
+			if (!these)
+				continue;
+			if (layout_subject_fork(&all->held[i], these, round ? 1 : 2, cpu, &result, NULL, error))
+				return -1;
+			const double part[CALIBRATION_PARTS] = { result.stats.min_us, result.fork_part.min_us,
+								 result.exit_part.min_us };
+			for (size_t p = 0; p < CALIBRATION_PARTS; p++)
+				if (part[p] < min_us[i][p])
+					min_us[i][p] = part[p];
+		}
+	return 0;
 }
 
 static void describe(const struct shape *s, char *text, size_t size)
@@ -112,6 +154,8 @@ int calibration_run(struct calibration *c, bool quick, int cpu, bool progress, s
 {
 	size_t runs = quick ? 15 : 100;
 	double x[FITTED * CALIBRATION_TERMS], y[CALIBRATION_PARTS][FITTED];
+	static double min_us[FITTED + CALIBRATION_HELD_OUT][CALIBRATION_PARTS];
+	static struct subjects all;
 	struct latency_machine machine;
 	latency_machine_read(&machine);
 	memset(c, 0, sizeof(*c));
@@ -121,15 +165,14 @@ int calibration_run(struct calibration *c, bool quick, int cpu, bool progress, s
 	strftime(c->date, sizeof(c->date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	c->cpu = cpu;
 	c->runs = runs;
+	int status = time_all(&all, runs, cpu, progress, min_us, &c->own_vmas, error);
+	subjects_end(&all);
+	if (status)
+		return -1;
 	for (size_t i = 0; i < FITTED; i++) {
-		double min_us[CALIBRATION_PARTS];
-		if (progress)
-			fprintf(stderr, "\rptscope: calibrating: layout %zu of %zu", i + 1, FITTED + CALIBRATION_HELD_OUT);
 		counts_of(&fitted[i], &x[i * CALIBRATION_TERMS]);
-		if (time_shape(&fitted[i], runs, cpu, min_us, i == 0 ? &c->own_vmas : NULL, error))
-			return -1;
 		for (size_t p = 0; p < CALIBRATION_PARTS; p++)
-			y[p][i] = min_us[p];
+			y[p][i] = min_us[i][p];
 	}
 	for (size_t p = 0; p < CALIBRATION_PARTS; p++) {
 		struct calibration_fit *part = &c->parts[p];
@@ -139,17 +182,11 @@ int calibration_run(struct calibration *c, bool quick, int cpu, bool progress, s
 	}
 	for (size_t i = 0; i < CALIBRATION_HELD_OUT; i++) {
 		struct calibration_check *check = &c->held_out[i];
-		double min_us[CALIBRATION_PARTS];
-		if (progress)
-			fprintf(stderr, "\rptscope: calibrating: layout %zu of %zu", FITTED + i + 1,
-				FITTED + CALIBRATION_HELD_OUT);
 		describe(&held_out[i], check->layout, sizeof(check->layout));
 		counts_of(&held_out[i], check->counts);
-		if (time_shape(&held_out[i], runs, cpu, min_us, NULL, error))
-			return -1;
 		for (size_t p = 0; p < CALIBRATION_PARTS; p++) {
 			check->predicted_us[p] = fit_predict(&c->parts[p].fit, check->counts);
-			check->measured_us[p] = min_us[p];
+			check->measured_us[p] = min_us[FITTED + i][p];
 		}
 	}
 	for (size_t k = 0; k < 4; k++) {

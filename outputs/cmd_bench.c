@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"usage: ptscope bench [fork|exec|sh|fault|munmap|hugetlb]... [--like SNAPSHOT[:PID]] [--runs N] [--cpu N]\n"
 	"                     [--format text|json] [-o FILE]\n"
 	"       ptscope bench --calibrate [--quick] [--cpu N] -o CALIBRATION\n"
-	"       ptscope bench --compare BEFORE AFTER [BASE] [--format text|json] [-o FILE]\n"
+	"       ptscope bench --compare BEFORE AFTER [BASE] [--like SNAP --calibration FILE --model B,A[,Z]]\n"
 	"\n"
 	"Time on the running kernel, as lmbench does: fork + exit, fork + exec, fork + /bin/sh -c,\n"
 	"page faults (anonymous first touch, copy on write, cached file read) and munmap; pinned\n"
@@ -40,7 +40,8 @@ static const char usage_text[] =
 	"lmbench lat_proc, perf stat; several runs per file) and prints the change of each.\n"
 	"\n";
 
-enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT, OPT_COMPARE, OPT_LIKE, OPT_CALIBRATE, OPT_QUICK };
+enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT, OPT_COMPARE, OPT_LIKE, OPT_CALIBRATE, OPT_QUICK, OPT_CALIBRATION,
+       OPT_MODEL };
 static const struct command_option options_table[] = {
 	{ "runs", required_argument, OPT_RUNS, "N", "timed runs of each measurement (default 100), after\n"
 						  "N/10 (at least 2) warm-up runs" },
@@ -61,6 +62,13 @@ static const struct command_option options_table[] = {
 	  "fit the cost of each step (least squares, with errors), check\n"
 	  "3 layouts held out; -o CALIBRATION keeps it for report" },
 	{ "quick", no_argument, OPT_QUICK, NULL, "--calibrate with 15 runs per layout, not 100" },
+	{ "calibration", required_argument, OPT_CALIBRATION, "FILE",
+	  "with --like: the fork predicted at FILE's costs beside the\n"
+	  "measured one; with --compare: the model's change (--model)" },
+	{ "model", required_argument, OPT_MODEL, "B,A[,Z]",
+	  "--compare: the designs or sharing rules BEFORE, AFTER (and\n"
+	  "BASE) ran, priced for every process of --like SNAPSHOT\n"
+	  "forking once at --calibration's costs, beside the posted change" },
 	{ "output", required_argument, 'o', "FILE", "write to FILE (atomically) instead of stdout;\n"
 						   "with --calibrate, the calibration file" },
 	{ "help", no_argument, 'h', NULL, "this text" },
@@ -148,7 +156,11 @@ static struct snapshot *capture_process(int pid, char *why, size_t size)
 	return snapshot;
 }
 
-/* The model's fork figures for a snapshot of the forked process. */
+/* The model's fork figures for a snapshot of the forked process, and with
+ * a calibration its price (run->like_price). */
+static const struct calibration *like_calibration;
+static struct bench_run *like_run;
+
 static void predict_from(const struct snapshot *snapshot, struct bench_work *work)
 {
 	struct error error = { .message = "" };
@@ -163,6 +175,8 @@ static void predict_from(const struct snapshot *snapshot, struct bench_work *wor
 		work->predicted = true;
 		snprintf(work->design, sizeof(work->design), "%s", work->model.design);
 		work->vmas_captured = (size_t)work->model.vmas;
+		if (like_calibration && like_run)
+			like_run->has_price = time_predict(result, like_calibration, work->model.design, &like_run->price) == 0;
 	}
 	model_free(result);
 	profiles_free(&set);
@@ -359,7 +373,56 @@ static int write_output(const char *path, const struct bench_output *what, enum 
 	return STATUS_OK;
 }
 
-static int compare(int count, char **paths, const char *output, enum bench_format format)
+/* The model's side of --compare: every process of the snapshot forking
+ * once under each of the ids, at the calibration's costs.  0, or the exit
+ * status of bad input (said on stderr). */
+static int predict_change(struct compare_prediction *p, const char *like, const char *calibration_path,
+			  const char *ids, int files)
+{
+	char path[1024];
+	int pid;
+	split_like(like, path, sizeof(path), &pid);
+	snprintf(p->snapshot, sizeof(p->snapshot), "%s", path);
+	snprintf(p->calibration, sizeof(p->calibration), "%s", calibration_path);
+	size_t count = 0;
+	for (const char *at = ids; *at && count < 3; count++) {
+		size_t length = strcspn(at, ",");
+		snprintf(p->ids[count], sizeof(p->ids[count]), "%.*s", (int)length, at);
+		at += length + (at[length] == ',');
+	}
+	if ((int)count != files || strchr(ids, ',') == NULL || ids[strlen(ids) - 1] == ',') {
+		fprintf(stderr, "ptscope: bench: --model wants one design or sharing rule per file (%d): '%s'\n", files, ids);
+		return 1;
+	}
+	static struct calibration calibration;
+	struct error error = { .message = "" };
+	struct read_options read = { .progress = isatty(STDERR_FILENO) };
+	struct snapshot *snapshot = NULL;
+	struct profile_set set = { 0 };
+	struct model_result *result = NULL;
+	struct model_options options = { .profiles = &set };
+	int status = calibration_read(calibration_path, &calibration, &error) || snapshot_read(path, &read, &snapshot, &error) ||
+			     profiles_load_builtin(&set, &error) || model_run(snapshot, &options, &result, &error) ? -1 : 0;
+	if (status) {
+		error_print(&error);
+		status = (int)error.status;
+	}
+	for (size_t i = 0; !status && i < count; i++)
+		if (time_predict(result, &calibration, p->ids[i], &p->sets[i])) {
+			fprintf(stderr, "ptscope: bench: --model: '%s' is no design or sharing rule of %s (see `ptscope "
+				"report %s --all-designs`)\n", p->ids[i], path, path);
+			status = 1;
+		}
+	p->wanted = true;
+	p->made = status == 0;
+	model_free(result);
+	profiles_free(&set);
+	snapshot_free(snapshot);
+	return status;
+}
+
+static int compare(int count, char **paths, const char *output, enum bench_format format,
+		   struct compare_prediction *prediction)
 {
 	if (count < 2 || count > 3) {
 		fprintf(stderr, "ptscope: bench: --compare wants BEFORE AFTER [BASE]: two or three files, not %d\n",
@@ -375,7 +438,8 @@ static int compare(int count, char **paths, const char *output, enum bench_forma
 			status = (int)error.status;
 		}
 	if (!status) {
-		struct timing_comparison comparison = { .paths = { paths[0], paths[1], count > 2 ? paths[2] : NULL } };
+		struct timing_comparison comparison = { .paths = { paths[0], paths[1], count > 2 ? paths[2] : NULL },
+							.prediction = prediction->wanted ? prediction : NULL };
 		timing_compare(&sets[0], &sets[1], count > 2 ? &sets[2] : NULL, &comparison);
 		if (!comparison.change_count) {
 			fprintf(stderr, "ptscope: bench: %s and %s%s%s share no measure (%s; %s)\n", paths[0], paths[1],
@@ -445,7 +509,7 @@ int cmd_bench(int argc, char **argv)
 	command_options_getopt(options_table, long_options, sizeof(long_options) / sizeof(long_options[0]),
 			       short_options, sizeof(short_options));
 	enum bench_format format = BENCH_TEXT;
-	const char *output = NULL, *like = NULL;
+	const char *output = NULL, *like = NULL, *calibration_path = NULL, *model = NULL;
 	long runs = RUNS_DEFAULT, cpu = -1;
 	bool comparing = false, timing_options = false, calibrating = false, quick = false;
 	int c, status = 0;
@@ -465,6 +529,8 @@ int cmd_bench(int argc, char **argv)
 		case OPT_LIKE: like = optarg; break;
 		case OPT_CALIBRATE: calibrating = true; break;
 		case OPT_QUICK: quick = true; break;
+		case OPT_CALIBRATION: calibration_path = optarg; break;
+		case OPT_MODEL: model = optarg; break;
 		case OPT_FORMAT:
 			if (bench_format_parse(optarg, &format)) {
 				fprintf(stderr, "ptscope: bench: unknown format '%s' (text, json)\n", optarg);
@@ -483,8 +549,23 @@ int cmd_bench(int argc, char **argv)
 		fputs("ptscope: bench: --compare reads posted timings; --runs and --cpu time nothing there\n", stderr);
 		status = 1;
 	}
+	if (!status && comparing && (like || calibration_path || model) && !(like && calibration_path && model)) {
+		fputs("ptscope: bench: --compare's prediction wants --like SNAPSHOT, --calibration FILE and --model "
+		      "B,A[,Z] together\n", stderr);
+		status = 1;
+	}
+	if (!status && model && !comparing)
+		status = (fputs("ptscope: bench: --model goes with --compare\n", stderr), 1);
+	if (!status && calibration_path && !comparing && !like)
+		status = (fputs("ptscope: bench: --calibration goes with --like or --compare\n", stderr), 1);
+	static struct compare_prediction prediction;
+	if (!status && comparing && model) {
+		int files = argc - optind;
+		if (files >= 2 && files <= 3 && (status = predict_change(&prediction, like, calibration_path, model, files)))
+			return status;
+	}
 	if (!status && comparing)
-		return compare(argc - optind, argv + optind, output, format);
+		return compare(argc - optind, argv + optind, output, format, &prediction);
 	if (!status && (quick && !calibrating))
 		status = (fputs("ptscope: bench: --quick goes with --calibrate\n", stderr), 1);
 	if (!status && calibrating)
@@ -510,6 +591,16 @@ int cmd_bench(int argc, char **argv)
 	run.image = "ptscope itself";
 	latency_machine_read(&run.machine);
 	run.has_hugetlb = hugetlb;
+	static struct calibration calibration;
+	if (calibration_path) {
+		if (calibration_read(calibration_path, &calibration, &error)) {
+			error_print(&error);
+			return (int)error.status;
+		}
+		like_calibration = &calibration;
+		like_run = &run;
+		snprintf(run.calibration_path, sizeof(run.calibration_path), "%s", calibration_path);
+	}
 	if (latency_pin((int)cpu, &run.machine.cpu, &error) ||
 	    (like ? measure_like(&run, like, &error) : measure(&run, selected, &error)) ||
 	    (hugetlb && hugetlb_measure(run.runs, run.warmup, &run.hugetlb, &error))) {

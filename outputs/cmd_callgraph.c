@@ -325,6 +325,8 @@ static void print_summary(const struct callgraph *graph)
 	fprintf(stderr, "ptscope: callgraph: %zu files (%zu parsed, %zu cached, %zu failed); "
 		"configuration: %s; %s\n", s->files, s->files_parsed, s->files_cached, s->files_failed,
 		s->config, s->libclang ? s->libclang : "libclang");
+	if (s->compat)
+		fprintf(stderr, "ptscope: callgraph: %s\n", s->compat);
 	if (s->config_symbols_supplied)
 		fprintf(stderr, "ptscope: callgraph: the tree's configuration does not set %zu "
 			"symbols that decide the MMU paths: supplied\n", s->config_symbols_supplied);

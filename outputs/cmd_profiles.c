@@ -93,7 +93,8 @@ static void show_rmap(FILE *out, const struct rmap_profile *p)
 	fprintf(out, "; anon_vma: %s", fork_names[p->anon_vma_fork]);
 	if (p->fork_kernels[0])
 		fprintf(out, " (fork as in %s)", p->fork_kernels);
-	fprintf(out, "\n");
+	fprintf(out, "\nPMD-mapped THP:   %s%s\n", p->huge_pmd_whole ? "one rmap call for the PMD" : "none in this design: a call a page",
+		!p->huge_pmd_whole ? "" : p->huge_pmd_reclaim_folio ? ", one reclaim walk for the THP" : "; reclaim splits it, a walk a page");
 	fprintf(out, "C(m) bytes:       m    anon   file\n");
 	const uint64_t ms[] = { 1, 2, 3, p->nrpte ? p->nrpte : 4, p->nrpte ? p->nrpte + 1u : 5, 32, 100 };
 	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)

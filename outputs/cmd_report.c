@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "analyzer/analyzer.h"
+#include "base/alloc.h"
 #include "base/names.h"
 #include "base/output.h"
 #include "commands.h"
@@ -199,6 +200,23 @@ static int add_path(const char *name, struct report_diagram *diagrams, size_t *c
 		if (diagrams[i].path == path)
 			return 0;
 	diagrams[(*count)++] = (struct report_diagram){ .path = path };
+	return 0;
+}
+
+/* --filter: the model of the matching processes alone, for the headlines
+ * (*filtered stays NULL when none match); *subset is what it reads, freed
+ * after it. */
+static int filtered_model(const struct snapshot *snapshot, const struct model_options *options, const char *filter,
+			  struct snapshot **subset, struct model_result **filtered)
+{
+	struct error error;
+	bool *keep = xcalloc(snapshot->process_count + 1, sizeof(*keep));
+	*subset = report_filter_keep(snapshot, filter, keep) ? snapshot_subset(snapshot, keep) : NULL;
+	free(keep);
+	if (*subset && model_run(*subset, options, filtered, &error)) {
+		fprintf(stderr, "ptscope: %s: --filter: %s\n", snapshot->source, error.message);
+		return (int)error.status;
+	}
 	return 0;
 }
 
@@ -417,7 +435,8 @@ int cmd_report(int argc, char **argv)
 		const struct rmap_profile *designs[MAX_SELECTED];
 		const struct sharing_rule *rules[MAX_SELECTED];
 		struct model_options options = { .profiles = &set, .top_files = report.per_file ? SIZE_MAX : 10 };
-		struct model_result *result = NULL, *before = NULL;
+		struct model_result *result = NULL, *before = NULL, *filtered = NULL;
+		struct snapshot *subset = NULL;
 		resolve(&set, &chosen, designs, rules, &options);
 		/* designs named on the command line are shown whatever their architecture */
 		report.all_designs |= options.design_count > 0;
@@ -434,12 +453,17 @@ int cmd_report(int argc, char **argv)
 			   (baseline && model_run(baseline, &options, &before, &error))) {
 			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, error.message);
 			status = (int)error.status;   /* model/model.c says whose failure it is */
+		} else if (report.filter && !baseline &&
+			   (status = filtered_model(snapshot, &options, report.filter, &subset, &filtered))) {
+			/* said */
 		} else if (callgraph && report_callgraph_draw(callgraph, diagrams, diagram_count, result, read.progress,
 							      &error)) {
 			error_print(&error);
 			status = (int)error.status;
 		} else {
 			report.versus = before;
+			report.filtered = filtered;
+			report.headline_filtered = report.filter && !baseline;
 			report.diagrams = diagrams;
 			report.diagram_count = callgraph ? diagram_count : 0;
 			report.calibration = calibration_path ? &calibration : NULL;
@@ -450,6 +474,8 @@ int cmd_report(int argc, char **argv)
 			free(diagrams[i].svg);
 		model_free(result);
 		model_free(before);
+		model_free(filtered);
+		snapshot_subset_free(subset);
 	}
 	snapshot_free(baseline);
 	snapshot_free(snapshot);

@@ -46,6 +46,7 @@ static const struct summary_field {
 	{ "source", offsetof(struct cg_summary, source), SUMMARY_TEXT },
 	{ "root", offsetof(struct cg_summary, root), SUMMARY_TEXT },
 	{ "config", offsetof(struct cg_summary, config), SUMMARY_TEXT },
+	{ "compat", offsetof(struct cg_summary, compat), SUMMARY_OPTIONAL_TEXT },
 	{ "arch", offsetof(struct cg_summary, arch), SUMMARY_TEXT },
 	{ "release", offsetof(struct cg_summary, release), SUMMARY_TEXT },
 	{ "libclang", offsetof(struct cg_summary, libclang), SUMMARY_TEXT },

@@ -40,15 +40,17 @@ const char *const overlay_compare_names[] = { "", "shares", "counts", NULL };
 /* The model's figures an rmap function can carry (docs/cost-model.md section 7). */
 enum event_figure {
 	FORK_ALL, FORK_ANON, FORK_FILE, FORK_CHAINS, FORK_CLONED_CHAINS, FORK_ANON_VMA, FORK_ANON_PMDS,
-	EXIT_ALL, EXIT_FILE, EXIT_UNLINKS, EXIT_ANON_PMDS, EXIT_PMDS,
+	FORK_ANON_PTES,         /* 6.8 on: the PTE functions apart from the PMD ones */
+	EXIT_ALL, EXIT_FILE, EXIT_UNLINKS, EXIT_ANON_PMDS, EXIT_PMDS, EXIT_PTES,
 	ADD_ALL,                /* every fault's add: 2.4/2.5 page_add_rmap */
 	ADD_NEW_ANON,         /* first touch and COW: page_add_new_anon_rmap */
 	ADD_ANON,             /* first touch, COW and swap-in, or swap-in alone where the
 				   graph has a new-anon function */
-	ADD_SWAP, ADD_FILE, COW_REMOVES, PREPARES, FAULT_CHAIN_ALLOCATIONS,
-	FAULT_FILE_PMDS,        /* a file THP mapped by a PMD: one call (no PMD fault in the snapshot: 0) */
+	ADD_SWAP, ADD_FILE, ADD_FILE_PTES, COW_REMOVES, PREPARES, FAULT_CHAIN_ALLOCATIONS,
+	COW_CHAIN_FREES,        /* 2.4-rmap: the pte_chain a COW's removal frees (cow_frees_known) */
+	FAULT_FILE_PMDS,        /* a file THP mapped by a PMD: one call (do_set_pmd) */
 	COW_FILE_REMOVES,       /* 6.1 page_remove_file_rmap: the file page a COW leaves */
-	MUNMAP_ALL, MUNMAP_FILE, MUNMAP_UNLINKS, MUNMAP_SPLITS, MUNMAP_ANON_PMDS, MUNMAP_PMDS,
+	MUNMAP_ALL, MUNMAP_FILE, MUNMAP_UNLINKS, MUNMAP_SPLITS, MUNMAP_ANON_PMDS, MUNMAP_PMDS, MUNMAP_PTES,
 	/* reclaim ages a page (page_referenced) and unmaps it (try_to_unmap):
 	 * two walks of the same length; rmap_walk serves both from 3.x */
 	RECLAIM_UNMAP, RECLAIM_REFERENCED, RECLAIM_WALKS,
@@ -83,8 +85,8 @@ static const struct event_function {
 	{ "__page_dup_rmap", OVERLAY_FORK, FORK_ALL, "PTEs" },               /* 6.1: both dups */
 	{ "page_try_dup_anon_rmap", OVERLAY_FORK, FORK_ANON, "PTEs" },       /* 5.19 - 6.7 */
 	{ "page_dup_file_rmap", OVERLAY_FORK, FORK_FILE, "PTEs" },           /* 5.19 - 6.7 */
-	{ "folio_try_dup_anon_rmap_ptes", OVERLAY_FORK, FORK_ANON, "PTEs" }, /* 6.8 on, batched */
-	{ "folio_try_dup_anon_rmap_pte", OVERLAY_FORK, FORK_ANON, "PTEs" },
+	{ "folio_try_dup_anon_rmap_ptes", OVERLAY_FORK, FORK_ANON_PTES, "PTEs" }, /* 6.8 on, batched */
+	{ "folio_try_dup_anon_rmap_pte", OVERLAY_FORK, FORK_ANON_PTES, "PTEs" },
 	{ "folio_dup_file_rmap_ptes", OVERLAY_FORK, FORK_FILE, "PTEs" },
 	{ "folio_dup_file_rmap_pte", OVERLAY_FORK, FORK_FILE, "PTEs" },
 	{ "anon_vma_link", OVERLAY_FORK, FORK_ANON_VMA, "VMAs" },            /* 2.6.7 - 2.6.33 */
@@ -92,8 +94,8 @@ static const struct event_function {
 	{ "anon_vma_clone", OVERLAY_FORK, FORK_CLONED_CHAINS, "anon_vma_chains" }, /* 2.6.34 on */
 	{ "folio_try_dup_anon_rmap_pmd", OVERLAY_FORK, FORK_ANON_PMDS, "PMDs" },   /* 6.8 on */
 	{ "page_remove_rmap", OVERLAY_EXIT, EXIT_ALL, "PTEs" },              /* 2.4 - 6.7 */
-	{ "folio_remove_rmap_ptes", OVERLAY_EXIT, EXIT_ALL, "PTEs" },        /* 6.8 on, batched */
-	{ "folio_remove_rmap_pte", OVERLAY_EXIT, EXIT_ALL, "PTEs" },
+	{ "folio_remove_rmap_ptes", OVERLAY_EXIT, EXIT_PTES, "PTEs" },       /* 6.8 on, batched */
+	{ "folio_remove_rmap_pte", OVERLAY_EXIT, EXIT_PTES, "PTEs" },
 	{ "page_remove_file_rmap", OVERLAY_EXIT, EXIT_FILE, "PTEs" },        /* 5.x - 6.2 */
 	{ "page_remove_anon_compound_rmap", OVERLAY_EXIT, EXIT_ANON_PMDS, "PMDs" },
 	{ "folio_remove_rmap_pmd", OVERLAY_EXIT, EXIT_PMDS, "PMDs" },        /* 6.8 on */
@@ -101,6 +103,7 @@ static const struct event_function {
 	{ "unlink_anon_vmas", OVERLAY_EXIT, EXIT_UNLINKS, "VMAs" },          /* 2.6.34 on */
 	{ "page_add_rmap", OVERLAY_FAULT, ADD_ALL, "PTEs" },              /* 2.4-rmap, 2.5 */
 	{ "pte_chain_alloc", OVERLAY_FAULT, FAULT_CHAIN_ALLOCATIONS, "pte_chains" },
+	{ "pte_chain_free", OVERLAY_FAULT, COW_CHAIN_FREES, "pte_chains" },
 	{ "page_add_new_anon_rmap", OVERLAY_FAULT, ADD_NEW_ANON, "PTEs" }, /* 2.6.16 - 6.2 */
 	{ "folio_add_new_anon_rmap", OVERLAY_FAULT, ADD_NEW_ANON, "PTEs" },/* 6.3 on */
 	{ "page_add_anon_rmap", OVERLAY_FAULT, ADD_ANON, "PTEs" },         /* 2.6.7 - 6.7 */
@@ -108,8 +111,8 @@ static const struct event_function {
 	{ "folio_add_anon_rmap_ptes", OVERLAY_FAULT, ADD_SWAP, "PTEs" },   /* 6.8 on */
 	{ "folio_add_anon_rmap_pte", OVERLAY_FAULT, ADD_SWAP, "PTEs" },
 	{ "page_add_file_rmap", OVERLAY_FAULT, ADD_FILE, "PTEs" },         /* 2.6.7 - 6.2 */
-	{ "folio_add_file_rmap_ptes", OVERLAY_FAULT, ADD_FILE, "PTEs" },   /* 6.8 on */
-	{ "folio_add_file_rmap_pte", OVERLAY_FAULT, ADD_FILE, "PTEs" },
+	{ "folio_add_file_rmap_ptes", OVERLAY_FAULT, ADD_FILE_PTES, "PTEs" }, /* 6.8 on */
+	{ "folio_add_file_rmap_pte", OVERLAY_FAULT, ADD_FILE_PTES, "PTEs" },
 	{ "folio_add_file_rmap_range", OVERLAY_FAULT, ADD_FILE, "PTEs" },  /* 6.3 - 6.7 */
 	{ "folio_add_file_rmap_pmd", OVERLAY_FAULT, FAULT_FILE_PMDS, "PMDs" },
 	{ "page_remove_file_rmap", OVERLAY_FAULT, COW_FILE_REMOVES, "PTEs" },
@@ -119,8 +122,8 @@ static const struct event_function {
 	{ "anon_vma_prepare", OVERLAY_FAULT, PREPARES, "calls" },      /* 2.6.7 on */
 	{ "__anon_vma_prepare", OVERLAY_FAULT, PREPARES, "calls" },    /* 4.x on: the slow part */
 	{ "page_remove_rmap", OVERLAY_MUNMAP, MUNMAP_ALL, "PTEs" },
-	{ "folio_remove_rmap_ptes", OVERLAY_MUNMAP, MUNMAP_ALL, "PTEs" },
-	{ "folio_remove_rmap_pte", OVERLAY_MUNMAP, MUNMAP_ALL, "PTEs" },
+	{ "folio_remove_rmap_ptes", OVERLAY_MUNMAP, MUNMAP_PTES, "PTEs" },
+	{ "folio_remove_rmap_pte", OVERLAY_MUNMAP, MUNMAP_PTES, "PTEs" },
 	{ "page_remove_file_rmap", OVERLAY_MUNMAP, MUNMAP_FILE, "PTEs" },
 	{ "page_remove_anon_compound_rmap", OVERLAY_MUNMAP, MUNMAP_ANON_PMDS, "PMDs" },
 	{ "folio_remove_rmap_pmd", OVERLAY_MUNMAP, MUNMAP_PMDS, "PMDs" },
@@ -157,12 +160,12 @@ static const struct event_function {
  * each kind of fault has its own callers (fault_doers). */
 static const char *const doers[OVERLAY_EVENT_COUNT][16] = {
 	[OVERLAY_FORK] = { "copy_present_ptes", "copy_present_pte", "copy_one_pte", "copy_pte_range",
-			   "copy_page_range", "copy_huge_pmd", "page_add_rmap", "anon_vma_fork", "dup_mmap", NULL },
+			   "copy_page_range", "page_add_rmap", "anon_vma_fork", "dup_mmap", NULL },
 	[OVERLAY_EXIT] = { "zap_present_folio_ptes", "zap_present_ptes", "zap_present_pte",
-			   "zap_pte_range", "zap_huge_pmd", "zap_page_range", "unmap_page_range", "page_remove_rmap",
+			   "zap_pte_range", "zap_page_range", "unmap_page_range", "page_remove_rmap",
 			   "free_pgtables", "exit_mmap", NULL },
 	[OVERLAY_MUNMAP] = { "zap_present_folio_ptes", "zap_present_ptes", "zap_present_pte",
-			     "zap_pte_range", "zap_huge_pmd", "zap_page_range", "unmap_page_range", "page_remove_rmap",
+			     "zap_pte_range", "zap_page_range", "unmap_page_range", "page_remove_rmap",
 			     "free_pgtables", "__split_vma", "split_vma", NULL },
 	[OVERLAY_RECLAIM] = { "try_to_unmap_one", "try_to_unmap_anon", "try_to_unmap_file", "rmap_walk_anon",
 			      "rmap_walk_file", "rmap_walk", "page_referenced_anon", "page_referenced_file",
@@ -173,9 +176,21 @@ static const char *const doers[OVERLAY_EVENT_COUNT][16] = {
 /* The callers of each kind of fault's rmap calls, most specific first. */
 static const char *const fault_doers[FAULT_KIND_COUNT][8] = {
 	[FAULT_ANON] = { "do_anonymous_page", NULL },
-	[FAULT_COW] = { "wp_page_copy", "do_wp_page", NULL },
-	[FAULT_FILE] = { "set_pte_range", "do_set_pte", "do_set_pmd", "finish_fault", "__do_fault", "do_no_page", NULL },
+	[FAULT_COW] = { "wp_page_copy", "do_wp_page", "page_remove_rmap", NULL },
+	[FAULT_FILE] = { "set_pte_range", "do_set_pte", "finish_fault", "__do_fault", "do_no_page", NULL },
 	[FAULT_SWAP] = { "do_swap_page", NULL },
+};
+
+/* The callers that handle a PMD-mapped THP: their call carries the figure's
+ * PMD part (pmd_part), the PTE doer's the rest. */
+static const char *const pmd_doers[OVERLAY_EVENT_COUNT][4] = {
+	[OVERLAY_FORK] = { "copy_huge_pmd", NULL },
+	[OVERLAY_EXIT] = { "zap_huge_pmd", NULL },
+	[OVERLAY_MUNMAP] = { "zap_huge_pmd", NULL },
+};
+static const char *const pmd_fault_doers[FAULT_KIND_COUNT][4] = {
+	[FAULT_ANON] = { "__do_huge_pmd_anonymous_page", "do_huge_pmd_anonymous_page", NULL },
+	[FAULT_FILE] = { "do_set_pmd", NULL },
 };
 
 struct overlay_inputs {
@@ -298,8 +313,8 @@ static unsigned figure_kinds(enum event_figure figure, const struct graph_era *e
 		return era->has_new_anon ? KIND(FAULT_SWAP)
 					 : KIND(FAULT_ANON) | KIND(FAULT_COW) | KIND(FAULT_SWAP);
 	case ADD_SWAP: return KIND(FAULT_SWAP);
-	case ADD_FILE: return KIND(FAULT_FILE);
-	case COW_REMOVES: return KIND(FAULT_COW);
+	case ADD_FILE: case ADD_FILE_PTES: return KIND(FAULT_FILE);
+	case COW_REMOVES: case COW_FILE_REMOVES: return KIND(FAULT_COW);
 	default: return 0;
 	}
 }
@@ -350,41 +365,51 @@ static unsigned long long fault_figure(const struct model_design *d, enum event_
 		for (int k = 0; k < FAULT_KIND_COUNT; k++)
 			n += kinds & KIND(k) ? d->work.faults[k].chain_allocations : 0;
 		return n;
+	case COW_CHAIN_FREES:
+		return kinds & KIND(FAULT_COW) ? d->work.faults[FAULT_COW].chain_frees : 0;
+	case FAULT_FILE_PMDS:
+		return kinds & KIND(FAULT_FILE) ? d->work.faults[FAULT_FILE].pmd_faults : 0;
+	case ADD_FILE_PTES:
+		return kinds & KIND(FAULT_FILE) ? d->work.faults[FAULT_FILE].faults - d->work.faults[FAULT_FILE].pmd_faults : 0;
 	default:
 		return fault_sum(d, kinds & figure_kinds(figure, era));
 	}
 }
 
-static unsigned long long figure_of(const struct model_result *result, const struct model_design *d,
-				    enum event_figure figure, const struct graph_era *era)
+static unsigned long long figure_of(const struct model_design *d, enum event_figure figure,
+				    const struct graph_era *era)
 {
 	const struct event_work *w = &d->work;
 	const struct reclaim_work *r = &d->reclaim;
 	switch (figure) {
 	case FORK_ALL: return w->fork_rmap_calls;
 	case FORK_ANON: return w->fork_rmap_anon_calls;
+	case FORK_ANON_PTES: return w->fork_rmap_anon_calls - w->fork_rmap_pmd_calls;
 	case FORK_FILE: return w->fork_rmap_calls - w->fork_rmap_anon_calls;
 	case FORK_CHAINS: return w->fork_chain_allocations;
 	/* anon_vma_fork allocates one chain a VMA, anon_vma_clone the copies */
 	case FORK_CLONED_CHAINS: return w->fork_chain_allocations - w->fork_anon_vma_calls;
 	case FORK_ANON_VMA: return w->fork_anon_vma_calls;
-	case FORK_ANON_PMDS: case EXIT_ANON_PMDS: case MUNMAP_ANON_PMDS: return result->pmd_mapped_anon_windows;
-	case EXIT_PMDS: case MUNMAP_PMDS: return result->pmd_mapped_windows;
+	case FORK_ANON_PMDS: return w->fork_rmap_pmd_calls;
+	case EXIT_ANON_PMDS: case MUNMAP_ANON_PMDS: return w->exit_rmap_anon_pmd_calls;
+	case EXIT_PMDS: case MUNMAP_PMDS: return w->exit_rmap_pmd_calls;
 	case EXIT_ALL: case MUNMAP_ALL: return w->exit_rmap_calls;
+	case EXIT_PTES: case MUNMAP_PTES: return w->exit_rmap_calls - w->exit_rmap_pmd_calls;
 	case EXIT_FILE: case MUNMAP_FILE: return w->exit_rmap_calls - w->exit_rmap_anon_calls;
 	case EXIT_UNLINKS: case MUNMAP_UNLINKS: return w->exit_anon_vma_unlinks;
-	/* every page faulted in once by a PTE: no PMD fault; munmap of whole VMAs splits none */
-	case FAULT_FILE_PMDS: case MUNMAP_SPLITS: case RECLAIM_LOCKED_WALKS: return 0;
+	/* munmap of whole VMAs splits none; reclaim walks unlocked */
+	case MUNMAP_SPLITS: case RECLAIM_LOCKED_WALKS: return 0;
 	case COW_FILE_REMOVES: return w->faults[FAULT_COW].faults;
-	case RECLAIM_UNMAP: case RECLAIM_REFERENCED: return r->pages;
-	case RECLAIM_WALKS: return 2 * r->pages;
-	case RECLAIM_ANON_UNMAP: case RECLAIM_ANON_REFERENCED: return r->anon_pages;
-	case RECLAIM_ANON_WALKS: case RECLAIM_ANON_LOCKS: case RECLAIM_ANON_WALK_LOCKS: return 2 * r->anon_pages;
-	case RECLAIM_ANON_REFERENCED_LOCKS: return r->anon_pages;
-	case RECLAIM_FILE_UNMAP: case RECLAIM_FILE_REFERENCED: return r->pages - r->anon_pages;
-	case RECLAIM_FILE_WALKS: return 2 * (r->pages - r->anon_pages);
+	/* one walk a page, or a PMD-mapped THP on whole designs */
+	case RECLAIM_UNMAP: case RECLAIM_REFERENCED: return r->walks;
+	case RECLAIM_WALKS: return 2 * r->walks;
+	case RECLAIM_ANON_UNMAP: case RECLAIM_ANON_REFERENCED: return r->anon_walks;
+	case RECLAIM_ANON_WALKS: case RECLAIM_ANON_LOCKS: case RECLAIM_ANON_WALK_LOCKS: return 2 * r->anon_walks;
+	case RECLAIM_ANON_REFERENCED_LOCKS: return r->anon_walks;
+	case RECLAIM_FILE_UNMAP: case RECLAIM_FILE_REFERENCED: return r->walks - r->anon_walks;
+	case RECLAIM_FILE_WALKS: return 2 * (r->walks - r->anon_walks);
 	case RECLAIM_UNMAP_VISITS: case RECLAIM_REFERENCED_VISITS: return r->visited;
-	case RECLAIM_REMOVES: return r->found;
+	case RECLAIM_REMOVES: return r->removes;
 	default: return fault_figure(d, figure, ALL_KINDS, era);
 	}
 }
@@ -398,13 +423,15 @@ static int rank_in(const char *const *names, const char *name)
 }
 
 /* Each figure on the first function of the table that the graph has. */
-static void place_node_events(const struct model_result *result, const struct model_design *d,
-			      struct graph_names *index, const struct graph_era *era,
+static void place_node_events(const struct model_design *d, struct graph_names *index, const struct graph_era *era,
 			      struct graph_overlay *overlay, enum event_figure *node_figures)
 {
 	const char *placed_on[FIGURE_COUNT] = { NULL };
 	for (size_t e = 0; e < EVENT_FUNCTION_COUNT; e++) {
 		const struct event_function *f = &event_functions[e];
+		/* a figure the design cannot give from a snapshot (section 7) */
+		if (f->figure == COW_CHAIN_FREES && !d->cow_frees_known)
+			continue;
 		for (size_t n = graph_names_first(index, f->function); n != SIZE_MAX; n = index->next[n]) {
 			struct overlay_node *node = &overlay->nodes[n];
 			if (placed_on[f->figure] && strcmp(placed_on[f->figure], f->function)) {
@@ -416,7 +443,7 @@ static void place_node_events(const struct model_result *result, const struct mo
 			}
 			placed_on[f->figure] = f->function;
 			node->pricing = OVERLAY_PRICED;
-			node->events.count[f->event] += figure_of(result, d, f->figure, era);
+			node->events.count[f->event] += figure_of(d, f->figure, era);
 			node->events.has[f->event] = true;
 			node->events.unit = node->events.unit ? node->events.unit : f->unit;
 			node_figures[n * OVERLAY_EVENT_COUNT + f->event] = f->figure;
@@ -472,7 +499,7 @@ static bool place_walk_edges(const struct callgraph *graph, size_t to, enum even
 		const char *caller = graph->nodes[graph->edges[e].from].name;
 		if (!visits) {
 			if (rank_in(walks, caller) >= 0)
-				put_edge(overlay, e, OVERLAY_RECLAIM, r->pages, unit);
+				put_edge(overlay, e, OVERLAY_RECLAIM, r->walks, unit);
 			continue;
 		}
 		if (rank_in(doers[OVERLAY_RECLAIM], caller) < 0 || strstr(caller, "shrink"))
@@ -484,9 +511,50 @@ static bool place_walk_edges(const struct callgraph *graph, size_t to, enum even
 	return true;
 }
 
+/* The part of a figure that PMD-mapped THPs' calls make (the design's
+ * <huge-pmd rmap="whole">; 0 elsewhere): a PMD-only function's whole
+ * count, an rmap function's calls for PMDs. */
+static unsigned long long pmd_part(const struct model_design *d, enum event_figure figure, unsigned long long all)
+{
+	const struct event_work *w = &d->work;
+	switch (figure) {
+	case FORK_ALL: case FORK_ANON: return w->fork_rmap_pmd_calls;
+	case EXIT_ALL: case MUNMAP_ALL: return w->exit_rmap_pmd_calls;
+	case EXIT_FILE: case MUNMAP_FILE: return w->exit_rmap_pmd_calls - w->exit_rmap_anon_pmd_calls;
+	case FORK_ANON_PMDS: case EXIT_ANON_PMDS: case MUNMAP_ANON_PMDS: case EXIT_PMDS: case MUNMAP_PMDS: return all;
+	default: return 0;
+	}
+}
+
+static unsigned long long fault_pmd_part(const struct model_design *d, enum event_figure figure, enum fault_kind k,
+					 const struct graph_era *era)
+{
+	uint64_t pmd = d->work.faults[k].pmd_faults;
+	switch (figure) {
+	case PREPARES: return d->work.faults[k].anon_vma_prepares ? pmd : 0;
+	case FAULT_FILE_PMDS: return k == FAULT_FILE ? pmd : 0;
+	case FAULT_CHAIN_ALLOCATIONS: case COW_REMOVES: case COW_FILE_REMOVES: case ADD_FILE_PTES: case COW_CHAIN_FREES:
+		return 0;
+	default: return figure_kinds(figure, era) & KIND(k) ? pmd : 0;
+	}
+}
+
+/* A count split between the call from the PTE doer and, where the graph
+ * has one, the call from the PMD doer, which carries the PMD part. */
+static void put_split(struct graph_overlay *overlay, size_t pte_edge, size_t pmd_edge, enum overlay_event ev,
+		      unsigned long long all, unsigned long long pmd, const char *unit)
+{
+	if (pmd_edge != SIZE_MAX && pmd_edge != pte_edge)
+		put_edge(overlay, pmd_edge, ev, pmd, unit);
+	else
+		pmd = 0;
+	if (pte_edge != SIZE_MAX)
+		put_edge(overlay, pte_edge, ev, all - pmd, unit);
+}
+
 /* The call from the most specific doer into each priced function carries
- * that function's count; a fault's calls carry the faults of the kind
- * their caller makes. */
+ * that function's count (less the PMD part a PMD doer's call carries); a
+ * fault's calls carry the faults of the kind their caller makes. */
 static void place_edge_events(const struct callgraph *graph, const struct model_design *d, const struct graph_era *era,
 			      const enum event_figure *node_figures, struct graph_overlay *overlay)
 {
@@ -501,18 +569,18 @@ static void place_edge_events(const struct callgraph *graph, const struct model_
 			enum event_figure figure = node_figures[to * OVERLAY_EVENT_COUNT + ev];
 			if (ev == OVERLAY_RECLAIM && place_walk_edges(graph, to, figure, &d->reclaim, overlay))
 				continue;
+			unsigned long long count = node->events.count[ev];
 			if (ev != OVERLAY_FAULT) {
-				size_t best = best_caller(graph, to, doers[ev], reached[ev]);
-				if (best != SIZE_MAX)
-					put_edge(overlay, best, (enum overlay_event)ev, node->events.count[ev], node->events.unit);
+				put_split(overlay, best_caller(graph, to, doers[ev], reached[ev]),
+					  best_caller(graph, to, pmd_doers[ev], reached[ev]), (enum overlay_event)ev,
+					  count, pmd_part(d, figure, count), node->events.unit);
 				continue;
 			}
-			for (int k = 0; k < FAULT_KIND_COUNT; k++) {
-				size_t best = best_caller(graph, to, fault_doers[k], reached[ev]);
-				if (best != SIZE_MAX)
-					put_edge(overlay, best, OVERLAY_FAULT, fault_figure(d, figure, KIND(k), era),
-						 node->events.unit);
-			}
+			for (int k = 0; k < FAULT_KIND_COUNT; k++)
+				put_split(overlay, best_caller(graph, to, fault_doers[k], reached[ev]),
+					  best_caller(graph, to, pmd_fault_doers[k], reached[ev]), OVERLAY_FAULT,
+					  fault_figure(d, figure, KIND(k), era), fault_pmd_part(d, figure, (enum fault_kind)k, era),
+					  node->events.unit);
 		}
 	}
 	for (int ev = 0; ev < OVERLAY_EVENT_COUNT; ev++)
@@ -561,7 +629,7 @@ static int place_events(struct overlay_inputs *in, const struct callgraph *graph
 	struct graph_era names = { graph_names_first(index, "page_add_new_anon_rmap") != SIZE_MAX ||
 				 graph_names_first(index, "folio_add_new_anon_rmap") != SIZE_MAX };
 	enum event_figure *node_figures = xcalloc(graph->node_count * OVERLAY_EVENT_COUNT + 1, sizeof(*node_figures));
-	place_node_events(result, figures, index, &names, overlay, node_figures);
+	place_node_events(figures, index, &names, overlay, node_figures);
 	for (size_t n = 0; n < graph->node_count; n++)
 		if (graph->nodes[n].role == CG_ROLE_SINK && overlay->nodes[n].pricing == OVERLAY_NOT_PRICED)
 			overlay->nodes[n].pricing = OVERLAY_NOT_MODELLED;

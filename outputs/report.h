@@ -43,6 +43,10 @@ struct report_options {
 	enum report_group group_by;
 	enum report_sort sort;          /* default: pagetables */
 	const char *filter;             /* POSIX extended regex on the command line, or NULL */
+	bool headline_filtered;         /* --filter scoped the headlines: to filtered, or
+					   (filtered NULL) no process matched */
+	const struct model_result *filtered; /* --filter: the model of the matching processes
+					   alone, whose headlines lead (NULL: the snapshot's) */
 	bool top_given;                 /* --top N was given: it limits every format's rows */
 	bool sort_given;                /* --sort was given: structured formats follow it too */
 	const char *callgraph_tree;     /* html: --callgraph TREE, whose diagrams follow */
@@ -62,6 +66,9 @@ int report_group_parse(const char *name, enum report_group *group);
 const char *report_sort_names(void);            /* for messages */
 /* 0 when REGEX compiles; else -1 and regerror's words in message. */
 int report_filter_check(const char *regex, char *message, size_t size);
+/* keep[i]: process i of S matches the --filter REGEX (the view's test);
+ * how many do. */
+size_t report_filter_keep(const struct snapshot *s, const char *regex, bool *keep);
 
 /* "text", "json", ... -> format; -1 when unknown. */
 int report_format_parse(const char *name, enum report_format *format);

@@ -183,44 +183,116 @@ static int write_files(FILE *out, struct json_object *tree)
 	return status;
 }
 
-/* Rows {key, before, after, delta} for each scalar of totals (dotted keys),
- * from the tree --versus built (report_versus.c). */
-static void comparison_rows(struct json_object *rows, const char *prefix, struct json_object *after,
-			    struct json_object *before, struct json_object *delta);
+/* The report's words for a key of `totals` and for its blocks (a figure
+ * per design or per rule); NULL: a figure a person is not shown (the page
+ * field over all RAM is priced apart, as in the designs table). */
+static const struct total_words {
+	const char *key, *label;
+} total_words[] = {
+	{ "processes", "processes" },
+	{ "pagetable_bytes", "page tables (exact from pagemap)" },
+	{ "vmpte_bytes", "VmPTE (the kernel's count)" },
+	{ "processes_pagetable_exact", "processes matching VmPTE to the page" },
+	{ "processes_with_pagemap", "processes with pagemap" },
+	{ "pte_pages", "PTE pages" },
+	{ "upper_level_pages", "higher-level page-table pages" },
+	{ "pmd_mapped_windows", "windows mapped by a PMD (huge pages)" },
+	{ "pmd_ambiguous_windows", "windows that may be PMD-mapped" },
+	{ "pmd_mapped_anon_windows", "anonymous windows mapped by a PMD" },
+	{ "vmpte_above_model_bytes", "VmPTE above the model (tables outliving pages)" },
+	{ "vmpte_below_model_bytes", "VmPTE below the model (capture raced faults)" },
+	{ "present_ptes", "present PTEs" },
+	{ "swap_ptes", "swap PTEs" },
+	{ "zero_page_ptes", "zero-page PTEs" },
+	{ "vmas", "VMAs" },
+	{ "vmas_with_anon_vma", "VMAs with an anon_vma" },
+	{ "rmap_bytes", "rmap by design (pte_chain + object, as the designs table counts it)" },
+	{ "pte_chain_bytes", "pte_chain memory by design" },
+	{ "object_rmap_bytes", "object rmap by design (VMA fields, anon_vmas, anon_vma_chains)" },
+	{ "rmap_total_bytes", NULL },
+	{ "sharable_pte_pages", "PTE pages each sharing rule would share" },
+	{ "fork_pte_pages_copied", "PTE pages a fork of every process copies" },
+	{ "fork_ptes_copied", "PTEs a fork of every process copies" },
+};
 
-struct json_object *report_comparison_rows(struct json_object *tree)
+/* The label of KEY; the key itself when the table lacks it (a figure
+ * added to the tree is still shown); NULL when it is not shown. */
+static const char *total_label(const char *key)
 {
-	struct json_object *totals = NULL, *before = NULL, *delta = NULL;
-	if (!json_object_object_get_ex(tree, "versus", &before) || !json_object_object_get_ex(tree, "delta", &delta) ||
-	    !json_object_object_get_ex(tree, "totals", &totals))
-		return NULL;
-	struct json_object *rows = json_object_new_array();
-	comparison_rows(rows, "", totals, before, delta);
-	return rows;
+	for (size_t i = 0; i < sizeof(total_words) / sizeof(total_words[0]); i++)
+		if (!strcmp(total_words[i].key, key))
+			return total_words[i].label;
+	return key;
 }
 
-static void comparison_rows(struct json_object *rows, const char *prefix, struct json_object *after,
+/* In words: a design of another architecture than the snapshot's is left
+ * out, as the text's designs table leaves it out (--all-designs keeps it). */
+static bool design_of_other_arch(struct json_object *tree, const char *id)
+{
+	const char *arch = json_object_get_string(json_object_object_get(json_object_object_get(tree, "snapshot"), "arch"));
+	struct json_object *designs = json_object_object_get(tree, "designs");
+	if (!arch || !arch[0])
+		arch = "x86_64";
+	for (size_t i = 0; i < json_object_array_length(designs); i++) {
+		struct json_object *d = json_object_array_get_idx(designs, i);
+		if (!strcmp(json_object_get_string(json_object_object_get(d, "id")), id))
+			return strcmp(json_object_get_string(json_object_object_get(d, "arch")), arch) != 0;
+	}
+	return false;
+}
+
+struct comparison {
+	struct json_object *tree, *rows;
+	const struct report_options *words;    /* NULL: every key as is */
+};
+
+/* Rows {key, before, after, delta} for each scalar of totals (dotted keys),
+ * from the tree --versus built (report_versus.c); in words also {block,
+ * label, name}: the block's title ("" for the scalars), the row's words
+ * (a design or rule id in a block), and both as one cell. */
+static void comparison_rows(struct comparison *c, const char *prefix, const char *block, struct json_object *after,
 			    struct json_object *before, struct json_object *delta)
 {
 	json_object_object_foreach(after, key, value) {
 		char name[512];
 		struct json_object *then = NULL, *change = NULL;
+		const char *label = !c->words ? key : !*prefix ? total_label(key) : !strcmp(key, "none") ? "today (no rule)" : key;
 		snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", key);
 		json_object_object_get_ex(before, key, &then);
 		json_object_object_get_ex(delta, key, &change);
+		if (!label || (c->words && *prefix && !c->words->all_designs && design_of_other_arch(c->tree, key)))
+			continue;
 		if (json_object_is_type(value, json_type_object)) {
-			comparison_rows(rows, name, value, then, change);
+			comparison_rows(c, name, label, value, then, change);
 			continue;
 		}
 		if (json_object_is_type(value, json_type_array))
 			continue;
 		struct json_object *row = json_object_new_object();
 		json_object_object_add(row, "key", json_object_new_string(name));
+		if (c->words) {
+			char words[512];
+			snprintf(words, sizeof(words), "%s%s%s", block, *block ? ": " : "", label);
+			json_object_object_add(row, "block", json_object_new_string(block));
+			json_object_object_add(row, "label", json_object_new_string(label));
+			json_object_object_add(row, "name", json_object_new_string(words));
+		}
 		json_object_object_add(row, "before", json_object_get(then));
 		json_object_object_add(row, "after", json_object_get(value));
 		json_object_object_add(row, "delta", json_object_get(change));
-		json_object_array_add(rows, row);
+		json_object_array_add(c->rows, row);
 	}
+}
+
+struct json_object *report_comparison_rows(struct json_object *tree, const struct report_options *words)
+{
+	struct json_object *totals = NULL, *before = NULL, *delta = NULL;
+	if (!json_object_object_get_ex(tree, "versus", &before) || !json_object_object_get_ex(tree, "delta", &delta) ||
+	    !json_object_object_get_ex(tree, "totals", &totals))
+		return NULL;
+	struct comparison c = { tree, json_object_new_array(), words };
+	comparison_rows(&c, "", "", totals, before, delta);
+	return c.rows;
 }
 
 /* --calibration: the time section, every process forking once first, then
@@ -252,7 +324,7 @@ int report_write_csv(FILE *out, struct json_object *tree, const struct report_op
 {
 	struct json_object *rows = NULL;
 	if (options->group_by == GROUP_NONE && !options->per_process && !options->per_file &&
-	    (rows = report_comparison_rows(tree))) {
+	    (rows = report_comparison_rows(tree, NULL))) {
 		/* --versus: one row per total, before and after side by side */
 		struct json_object *comparison = json_object_new_object();
 		json_object_object_add(comparison, "snapshot", json_object_get(json_object_object_get(tree, "snapshot")));

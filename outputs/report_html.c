@@ -196,6 +196,19 @@ static void write_headlines(FILE *out, struct json_object *tree)
 	fputs("<br>", out);
 	text(out, str(r, "text"));
 	fputs("</p>\n", out);
+	struct json_object *scope = get(tree, "headline_scope");
+	if (scope) {
+		/* --filter: whose these figures are */
+		fputs("<p class=legend id=headline-scope>", out);
+		if (num(scope, "processes"))
+			fprintf(out, "These figures are of the %lld of %lld processes whose command line matches --filter '",
+				(long long)num(scope, "processes"), (long long)num(scope, "of"));
+		else
+			fputs("No process matches --filter '", out);
+		text(out, str(scope, "filter"));
+		fprintf(out, "'%s; the tables below are of all %lld.</p>\n", num(scope, "processes") ? "" : ": these are of all",
+			(long long)num(scope, "of"));
+	}
 }
 
 /* The bars of one chart, gathered while its table is written. */
@@ -548,13 +561,13 @@ static void write_processes(FILE *out, const struct model_result *r, const struc
 	fputs("</tbody></table>\n", out);
 }
 
-static void write_comparison(FILE *out, struct json_object *tree)
+static void write_comparison(FILE *out, struct json_object *tree, const struct report_options *o)
 {
-	struct json_object *rows = report_comparison_rows(tree);
+	struct json_object *rows = report_comparison_rows(tree, o);
 	if (!rows)
 		return;
 	static const struct column columns[] = {
-		{ "total", "key", CELL_TEXT },
+		{ "figure", "name", CELL_TEXT },
 		{ "before", "before", CELL_TEXT },
 		{ "after", "after", CELL_TEXT },
 		{ "delta", "delta", CELL_TEXT },
@@ -656,7 +669,7 @@ int report_write_html(FILE *out, struct json_object *tree, const struct model_re
 		return -1;
 	write_processes(out, r, o, &view);
 	report_view_free(&view);
-	write_comparison(out, tree);
+	write_comparison(out, tree, o);
 	write_callgraphs(out, o);
 	fprintf(out, "<p class=legend>ptscope %s, report schema %lld; the same figures as --format json.</p>\n",
 		str(tree, "version"), (long long)num(tree, "schema"));

@@ -36,8 +36,11 @@ int report_write_metrics(FILE *out, struct json_object *tree);
 /* HTML: one self-contained page a person reads (report_html.c). */
 int report_write_html(FILE *out, struct json_object *tree, const struct model_result *result,
 		      const struct report_options *options);
-/* --versus trees: [{key, before, after, delta}] per scalar total, or NULL. */
-struct json_object *report_comparison_rows(struct json_object *tree);
+/* --versus trees: [{key, before, after, delta}] per scalar total, or NULL;
+ * with WORDS (a person's formats) also {block, label} in the report's
+ * words, without the figures the text does not show (designs of other
+ * architectures unless words->all_designs, the page field over RAM). */
+struct json_object *report_comparison_rows(struct json_object *tree, const struct report_options *words);
 
 /* TEXT after PREFIX, wrapped at WIDTH columns, continuation lines indented
  * by INDENT spaces (the text report's legends, `ptscope profiles`). */

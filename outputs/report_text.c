@@ -254,9 +254,9 @@ static void write_work(FILE *out, const struct model_result *r, const struct rep
  * every mapped page reclaimed once (docs/cost-model.md section 7). */
 static void write_tradeoff(FILE *out, const struct model_result *r, const struct report_options *o)
 {
-	char cell[6][40], line[400];
+	char cell[6][40], line[600];
 	int width = 6;
-	uint64_t fault_calls = 0;
+	uint64_t fewest_fault_calls = UINT64_MAX, most_fault_calls = 0;
 	for (size_t i = 0; i < r->design_count; i++)
 		if (design_shown(r, &r->designs[i], o) && (int)strlen(r->designs[i].profile->id) > width)
 			width = (int)strlen(r->designs[i].profile->id);
@@ -272,11 +272,13 @@ static void write_tradeoff(FILE *out, const struct model_result *r, const struct
 		if (!design_shown(r, m, o))
 			continue;
 		uint64_t fault_allocations = 0;
-		fault_calls = 0;
+		uint64_t fault_calls = 0;
 		for (int k = 0; k < FAULT_KIND_COUNT; k++) {
 			fault_calls += w->faults[k].rmap_calls;
 			fault_allocations += w->faults[k].chain_allocations;
 		}
+		fewest_fault_calls = fault_calls < fewest_fault_calls ? fault_calls : fewest_fault_calls;
+		most_fault_calls = fault_calls > most_fault_calls ? fault_calls : most_fault_calls;
 		bytes((double)m->rmap_bytes, cell[0]);
 		report_format_count(w->fork_rmap_calls + w->exit_rmap_calls, cell[1], 32);
 		report_format_count(w->fork_chain_allocations + w->exit_chain_frees + w->exit_anon_vma_chain_frees, cell[2], 32);
@@ -293,12 +295,19 @@ static void write_tradeoff(FILE *out, const struct model_result *r, const struct
 			cell[3], cell[4], cell[5]);
 	}
 	/* one add a fault, two for COW (the copy's and the file page's
-	 * remove): the same in every design */
-	report_format_count(fault_calls, cell[0], 32);
+	 * remove): the same in every design but where a PMD-mapped THP is
+	 * one fault (<huge-pmd rmap="whole">) */
+	report_format_count(most_fault_calls, cell[0], 32);
+	report_format_count(fewest_fault_calls, cell[1], 32);
+	char calls[128];
+	if (fewest_fault_calls < most_fault_calls)
+		snprintf(calls, sizeof(calls), "%s rmap calls (%s where a PMD-mapped THP is one)", cell[0], cell[1]);
+	else
+		snprintf(calls, sizeof(calls), "%s rmap calls in every design", cell[0]);
 	snprintf(line, sizeof(line), "chains = pte_chains or blocks allocated and freed, and anon_vma_chains; faulting "
-		 "every present PTE in (first touch, COW, file read, swap-in) makes %s rmap calls in every design; reclaim "
+		 "every present PTE in (first touch, COW, file read, swap-in) makes %s; reclaim "
 		 "visits = pte_chain entries or VMAs of the file's i_mmap or the anon_vma's list walked to unmap each page "
-		 "once, of which 'not mapping' map nothing there.", cell[0]);
+		 "once, of which 'not mapping' map nothing there.", calls);
 	wrapped(out, "  ", line, 4);
 	if (r->designs && r->design_count && !r->designs[0].reclaim.available)
 		wrapped(out, "  ", "reclaim: -, the snapshot lacks PFNs for some process (which page a PTE maps).", 4);
@@ -756,8 +765,24 @@ static void brief_rules(FILE *out, const struct model_result *r)
 	}
 }
 
-static int write_brief(FILE *out, const struct model_result *r)
+/* --filter: whose the headlines are, said once under them. */
+static void filter_scope(const struct model_result *r, const struct report_options *o, char *line, size_t size)
 {
+	char filter[256];
+	escape_text(filter, sizeof(filter), o->filter);
+	if (!o->filtered) {
+		snprintf(line, size, "(no process matches --filter '%s': the lines above are of all %zu processes)", filter,
+			 r->processes);
+		return;
+	}
+	snprintf(line, size, "(the lines above are of the %zu of %zu processes whose command line matches --filter '%s'; "
+		 "the tables are of all %zu, the process list of the matching ones)", o->filtered->processes, r->processes,
+		 filter, r->processes);
+}
+
+static int write_brief(FILE *out, const struct model_result *r, const struct report_options *o)
+{
+	const struct model_result *h = o->filtered ? o->filtered : r;
 	const struct snapshot *s = r->snapshot;
 	char line[1024], a[32], b[32], pte[32], ptes[32];
 	char kernel[sizeof(s->info.kernel) * 4], source[256];
@@ -767,12 +792,16 @@ static int write_brief(FILE *out, const struct model_result *r)
 	snprintf(line, sizeof(line), "ptscope: %s: kernel %s, %s, %zu processes", source, kernel, snapshot_arch(r),
 		 r->processes);
 	report_wrap(out, "", line, 2, BRIEF_WIDTH);
-	report_headline_today(r, line, sizeof(line));
+	report_headline_today(h, line, sizeof(line));
 	if (line[0])
 		report_wrap(out, "", line, 2, BRIEF_WIDTH);
-	report_headline(r, line, sizeof(line));
+	report_headline(h, line, sizeof(line));
 	if (line[0])
 		report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	if (o->headline_filtered) {
+		filter_scope(r, o, line, sizeof(line));
+		report_wrap(out, "", line, 2, BRIEF_WIDTH);
+	}
 	if (r->processes_with_pagemap) {
 		report_format_count(r->pte_pages, pte, sizeof(pte));
 		snprintf(line, sizeof(line), "page tables %s exact (%s PTE pages); VmPTE says %s", bytes((double)r->pagetable_bytes, a),
@@ -795,9 +824,9 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 	const struct snapshot *s = r->snapshot;
 	text_width = o->width ? o->width : 100;
 	if (o->brief)
-		return write_brief(out, r);
+		return write_brief(out, r, o);
 	static const char *const modes[] = { "none", "present bits only", "pfn" };
-	char headline[512], kernel[sizeof(s->info.kernel) * 4], arch[sizeof(s->info.arch) * 4];
+	char headline[1024], kernel[sizeof(s->info.kernel) * 4], arch[sizeof(s->info.arch) * 4];
 	escape_text(kernel, sizeof(kernel), s->info.kernel[0] ? s->info.kernel : "?");
 	escape_text(arch, sizeof(arch), s->info.arch[0] ? s->info.arch : "?");
 	fputs("ptscope report: ", out);
@@ -815,15 +844,20 @@ int report_write_text(FILE *out, const struct model_result *r, const struct repo
 		escape_fputs(escape_text, s->first_bad ? s->first_bad : "?", out);
 		fputc('\n', out);
 	}
-	report_headline_today(r, headline, sizeof(headline));
+	const struct model_result *h = o->filtered ? o->filtered : r;
+	report_headline_today(h, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);
-	report_headline(r, headline, sizeof(headline));
+	report_headline(h, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);
-	report_headline_rmap(r, headline, sizeof(headline));
+	report_headline_rmap(h, headline, sizeof(headline));
 	if (headline[0])
 		wrapped(out, "", headline, 2);
+	if (o->headline_filtered) {
+		filter_scope(r, o, headline, sizeof(headline));
+		wrapped(out, "", headline, 2);
+	}
 	fputc('\n', out);
 	write_today(out, r);
 	write_pagetables(out, r);

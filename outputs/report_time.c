@@ -209,6 +209,15 @@ static struct json_object *calibration_json(const struct calibration *c, const c
 	return o;
 }
 
+/* The largest mapping's munmap under the snapshot's own design (a THP's
+ * PMD one call where that design says so), or NULL when none maps a page. */
+static const struct munmap_work *today_munmap(const struct model_result *r)
+{
+	if (r->current_design >= r->design_count || !r->designs[r->current_design].munmap.largest)
+		return NULL;
+	return &r->designs[r->current_design].munmap;
+}
+
 static const char time_method[] =
 	"the model's counts at this machine's fitted cost per step: base + vma x VMAs + pte_page x PTE pages + "
 	"pte x PTEs + anon_vma x anon_vmas; fork is the parent's CPU time in fork(), exit the child's CPU time "
@@ -261,17 +270,52 @@ struct json_object *report_time_tree(const struct model_result *r, const struct 
 	}
 	json_object_object_add(o, "designs_method", json_object_new_string(design_method));
 	json_object_object_add(o, "designs", designs);
-	if (r->munmap.largest) {
+	const struct munmap_work *u = today_munmap(r);
+	if (u) {
 		struct json_object *m = json_object_new_object();
-		json_object_object_add(m, "pid", json_object_new_int(r->snapshot->processes[r->munmap.largest_process].pid));
-		json_object_object_add(m, "rmap_calls", json_object_new_uint64(r->munmap.max_calls));
-		json_object_object_add(m, "us", number(c->munmap_us / 256 * (double)r->munmap.max_calls));
+		json_object_object_add(m, "pid", json_object_new_int(r->snapshot->processes[u->largest_process].pid));
+		json_object_object_add(m, "rmap_calls", json_object_new_uint64(u->max_calls));
+		json_object_object_add(m, "us", number(c->munmap_us / 256 * (double)u->max_calls));
 		json_object_object_add(m, "method", json_object_new_string(
 			"the calibration's munmap of 1 MiB holding 256 present pages, per page, times the rmap calls "
 			"of the largest mapping's munmap"));
 		json_object_object_add(o, "munmap_largest", m);
 	}
 	return o;
+}
+
+int time_predict(const struct model_result *r, const struct calibration *c, const char *id, struct time_prediction *out)
+{
+	struct time_counts counts;
+	struct time_prices prices;
+	memset(out, 0, sizeof(*out));
+	if (r->current_design >= r->design_count)
+		return -1;
+	size_t found = SIZE_MAX;
+	for (size_t d = 0; d < r->design_count && found == SIZE_MAX; d++)
+		if (!strcmp(r->designs[d].profile->id, id)) {
+			found = d;
+			design_counts(r, d, &counts, &out->pte_chains_not_priced);
+			if (d == r->current_design)
+				snprintf(out->what, sizeof(out->what), "today (%s)", id);
+			else
+				snprintf(out->what, sizeof(out->what), "design %s: its counted steps at today's per-step costs", id);
+		}
+	for (size_t k = 0; k < r->sharing_count && found == SIZE_MAX; k++)
+		if (!strcmp(r->sharing[k].rule->id, id) && r->sharing[k].available) {
+			found = k;
+			total_counts(r, k, &counts);
+			snprintf(out->what, sizeof(out->what), "%s with shared page tables (%s)",
+				 r->designs[r->current_design].profile->id, id);
+		}
+	if (found == SIZE_MAX)
+		return -1;
+	prices_of(c, &counts, &prices);
+	for (size_t p = 0; p < CALIBRATION_PARTS; p++) {
+		out->us[p] = prices.part[p].us;
+		out->error_us[p] = prices.part[p].error_us;
+	}
+	return 0;
 }
 
 /* ---- text ---- */
@@ -397,10 +441,11 @@ int report_write_time(FILE *out, const struct model_result *r, const struct repo
 		if (unpriced)
 			fprintf(out, "      + %llu pte_chain allocations, not priced\n", (unsigned long long)unpriced);
 	}
-	if (r->munmap.largest)
+	const struct munmap_work *u = today_munmap(r);
+	if (u)
 		fprintf(out, "  munmap of the largest mapping (pid %d, %llu rmap calls): %.1f us (the calibration's 1 MiB\n"
-			"  munmap per present page, times its rmap calls)\n", r->snapshot->processes[r->munmap.largest_process].pid,
-			(unsigned long long)r->munmap.max_calls, c->munmap_us / 256 * (double)r->munmap.max_calls);
+			"  munmap per present page, times its rmap calls)\n", r->snapshot->processes[u->largest_process].pid,
+			(unsigned long long)u->max_calls, c->munmap_us / 256 * (double)u->max_calls);
 	fputs("  measured beside predicted: `ptscope bench fork --like SNAPSHOT:PID --calibration FILE`\n", out);
 	return ferror(out) ? -1 : 0;
 }

@@ -101,10 +101,10 @@ static struct json_object *snapshot_object(const struct model_result *r)
 static struct json_object *keyed_totals(const struct model_result *r, int which)
 {
 	struct json_object *o = json_object_new_object();
-	if (which < 3) {
+	if (which != 3) {
 		for (size_t d = 0; d < r->design_count; d++) {
 			const struct model_design *m = &r->designs[d];
-			uint64_t values[3] = { m->pte_chain_bytes, m->object_rmap_bytes, m->total_bytes };
+			uint64_t values[5] = { m->pte_chain_bytes, m->object_rmap_bytes, m->total_bytes, 0, m->rmap_bytes };
 			put_u64(o, m->profile->id, values[which]);
 		}
 	} else {
@@ -159,6 +159,7 @@ static struct json_object *totals_object(const struct model_result *r)
 	put(o, "pte_chain_bytes", keyed_totals(r, 0));
 	put(o, "object_rmap_bytes", keyed_totals(r, 1));
 	put(o, "rmap_total_bytes", keyed_totals(r, 2));
+	put(o, "rmap_bytes", keyed_totals(r, 4));   /* the designs table's rmap column */
 	put(o, "sharable_pte_pages", keyed_totals(r, 3));
 	put_fork_copies(o, r, &r->fork_copy, &r->sharing[0].fork_copies, sizeof(*r->sharing));
 	return o;
@@ -169,9 +170,11 @@ static struct json_object *fault_object(const struct fault_work *f)
 {
 	struct json_object *o = json_object_new_object();
 	put_u64(o, "faults", f->faults);
+	put_u64(o, "pmd_faults", f->pmd_faults);
 	put_u64(o, "rmap_calls", f->rmap_calls);
 	put_u64(o, "chain_allocations", f->chain_allocations);
 	put_u64(o, "anon_vma_prepare_calls", f->anon_vma_prepares);
+	put_u64(o, "chain_frees", f->chain_frees);
 	struct json_object *one = json_object_new_object();
 	double n = f->faults ? (double)f->faults : 1;
 	put(one, "rmap_calls", decimal((double)f->rmap_calls / n));
@@ -186,13 +189,16 @@ static struct json_object *faults_object(const struct model_design *m)
 	struct json_object *o = json_object_new_object();
 	struct fault_work all = { 0 };
 	put_bool(o, "exact", m->faults_exact);
+	put_bool(o, "cow_chain_frees_known", m->cow_frees_known);
 	for (int k = 0; k < FAULT_KIND_COUNT; k++) {
 		const struct fault_work *f = &m->work.faults[k];
 		put(o, fault_kind_names[k], fault_object(f));
 		all.faults += f->faults;
+		all.pmd_faults += f->pmd_faults;
 		all.rmap_calls += f->rmap_calls;
 		all.chain_allocations += f->chain_allocations;
 		all.anon_vma_prepares += f->anon_vma_prepares;
+		all.chain_frees += f->chain_frees;
 	}
 	put(o, "all", fault_object(&all));
 	return o;
@@ -200,7 +206,7 @@ static struct json_object *faults_object(const struct model_design *m)
 
 static struct json_object *munmap_object(const struct model_result *r, const struct model_design *m)
 {
-	const struct munmap_work *u = &r->munmap;
+	const struct munmap_work *u = &m->munmap;
 	struct json_object *o = json_object_new_object();
 	put_u64(o, "vmas", u->vmas);
 	put_u64(o, "rmap_calls", m->work.exit_rmap_calls);
@@ -249,9 +255,12 @@ static struct json_object *reclaim_object(const struct model_result *r, const st
 	put_bool(o, "available", w->available);
 	put_u64(o, "pages", w->pages);
 	put_u64(o, "anon_pages", w->anon_pages);
+	put_u64(o, "walks", w->walks);
+	put_u64(o, "anon_walks", w->anon_walks);
 	put_u64(o, "visited", w->visited);
 	put_u64(o, "anon_visited", w->anon_visited);
 	put_u64(o, "found", w->found);
+	put_u64(o, "removes", w->removes);
 	put_u64(o, "visited_not_mapping", w->not_mapping);
 	struct json_object *walk = json_object_new_object();
 	put_u64(walk, "median", w->walk_median);
@@ -272,11 +281,14 @@ static struct json_object *work_object(const struct model_result *r, const struc
 	put_u64(o, "fork_rmap_calls", w->fork_rmap_calls);
 	put_u64(o, "fork_rmap_anon_calls", w->fork_rmap_anon_calls);
 	put_u64(o, "fork_rmap_pages", w->fork_rmap_pages);
+	put_u64(o, "fork_rmap_pmd_calls", w->fork_rmap_pmd_calls);
 	put_u64(o, "fork_chain_allocations", w->fork_chain_allocations);
 	put_u64(o, "fork_anon_vma_calls", w->fork_anon_vma_calls);
 	put_u64(o, "exit_rmap_calls", w->exit_rmap_calls);
 	put_u64(o, "exit_rmap_anon_calls", w->exit_rmap_anon_calls);
 	put_u64(o, "exit_rmap_pages", w->exit_rmap_pages);
+	put_u64(o, "exit_rmap_pmd_calls", w->exit_rmap_pmd_calls);
+	put_u64(o, "exit_rmap_anon_pmd_calls", w->exit_rmap_anon_pmd_calls);
 	put_u64(o, "exit_chain_frees", w->exit_chain_frees);
 	put_u64(o, "exit_direct_pages", w->exit_direct_pages);
 	put_u64(o, "exit_anon_vma_unlinks", w->exit_anon_vma_unlinks);
@@ -552,10 +564,20 @@ struct json_object *report_build(const struct model_result *r, const struct repo
 	char headline[512];
 	put(root, "schema", json_object_new_int(PTSCOPE_REPORT_SCHEMA));
 	put_string(root, "version", PTSCOPE_VERSION);
-	report_headline(r, headline, sizeof(headline));
+	/* --filter: the headlines are the matching processes' own */
+	const struct model_result *h = options->filtered ? options->filtered : r;
+	report_headline(h, headline, sizeof(headline));
 	put_string(root, "headline", headline);
-	put(root, "headlines", headlines_object(r));
-	put(root, "today", today_object(r));
+	put(root, "headlines", headlines_object(h));
+	put(root, "today", today_object(h));
+	if (options->headline_filtered) {
+		/* none matched: 0, and the headlines stay the snapshot's */
+		struct json_object *scope = json_object_new_object();
+		put_string(scope, "filter", options->filter);
+		put_u64(scope, "processes", options->filtered ? options->filtered->processes : 0);
+		put_u64(scope, "of", r->processes);
+		put(root, "headline_scope", scope);
+	}
 	put(root, "snapshot", snapshot_object(r));
 	put(root, "totals", totals_object(r));
 	put(root, "pagetable_estimate", estimate_object(&r->pagetable_estimate, (double)r->pagetable_bytes,

@@ -175,19 +175,53 @@ static void match_free(struct process_match *m)
 	free(m->before_used);
 }
 
-static json_object *process_brief(const struct process *p)
+static json_object *process_brief(const struct model_process *f)
 {
+	const struct process *p = f->process;
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "pid", json_object_new_int(p->pid));
 	json_object_object_add(o, "comm", json_object_new_string(p->comm ? p->comm : ""));
 	json_object_object_add(o, "cmdline", json_object_new_string(p->cmdline ? p->cmdline : ""));
+	json_object_object_add(o, "pagetable_bytes", json_object_new_int64((int64_t)f->pagetable_bytes));
+	json_object_object_add(o, "vmpte_bytes", json_object_new_int64((int64_t)f->vmpte_bytes));
 	return o;
 }
 
+/* The largest change of page tables first (a new or gone process: all of
+ * its page tables), then pid. */
+static int64_t change_of(json_object *o)
+{
+	json_object *delta = json_object_object_get(o, "delta");
+	int64_t change = delta ? json_object_get_int64(json_object_object_get(delta, "pagetable_bytes"))
+			       : json_object_get_int64(json_object_object_get(o, "pagetable_bytes"));
+	return change < 0 ? -change : change;
+}
+
+static int by_change(const void *a, const void *b)
+{
+	json_object *x = *(json_object *const *)a, *y = *(json_object *const *)b;
+	int64_t p = change_of(x), q = change_of(y);
+	if (p != q)
+		return p > q ? -1 : 1;
+	return json_object_get_int(json_object_object_get(x, "pid")) - json_object_get_int(json_object_object_get(y, "pid"));
+}
+
+/* With --top N the N largest changes, largest first; else every process
+ * in pid order (a table for tools). */
+static void keep_top(json_object *list, const struct report_options *options)
+{
+	if (!options->top_given)
+		return;
+	json_object_array_sort(list, by_change);
+	size_t count = json_object_array_length(list);
+	if (count > options->top)
+		json_object_array_del_idx(list, options->top, count - options->top);
+}
+
 /* versus_processes (matched, with the change of each process's figures),
- * new_processes, gone_processes. */
+ * new_processes and gone_processes (with their page tables). */
 static void add_processes(json_object *tree, json_object *before_tree, const struct model_result *after,
-			  const struct model_result *before)
+			  const struct model_result *before, const struct report_options *options)
 {
 	struct process_match m;
 	json_object *after_list = json_object_object_get(tree, "processes");
@@ -195,16 +229,15 @@ static void add_processes(json_object *tree, json_object *before_tree, const str
 	json_object *matched = json_object_new_array(), *fresh = json_object_new_array(), *gone = json_object_new_array();
 	match_processes(after, before, &m);
 	for (size_t i = 0; i < after->processes; i++) {
-		const struct process *p = after->process_figures[i].process;
+		const struct model_process *f = &after->process_figures[i];
 		if (m.before_of[i] == SIZE_MAX) {
-			json_object_array_add(fresh, process_brief(p));
+			json_object_array_add(fresh, process_brief(f));
 			continue;
 		}
-		json_object *o = process_brief(p);
+		json_object *o = process_brief(f);
 		json_object *now = json_object_array_get_idx(after_list, i);
 		json_object *then = json_object_array_get_idx(before_list, m.before_of[i]);
 		json_object_object_add(o, "baseline_pid", json_object_new_int(before->process_figures[m.before_of[i]].process->pid));
-		json_object_object_add(o, "pagetable_bytes", json_object_get(json_object_object_get(now, "pagetable_bytes")));
 		json_object_object_add(o, "baseline_pagetable_bytes", json_object_get(json_object_object_get(then, "pagetable_bytes")));
 		json_object_object_add(o, "matched_by", json_object_new_string(m.by[i]));
 		json_object_object_add(o, "delta", difference(now, then));
@@ -212,7 +245,16 @@ static void add_processes(json_object *tree, json_object *before_tree, const str
 	}
 	for (size_t b = 0; b < before->processes; b++)
 		if (!m.before_used[b])
-			json_object_array_add(gone, process_brief(before->process_figures[b].process));
+			json_object_array_add(gone, process_brief(&before->process_figures[b]));
+	/* how many there were before --top kept some */
+	json_object_object_add(tree, "versus_process_counts", json_object_new_object());
+	json_object *counts = json_object_object_get(tree, "versus_process_counts");
+	json_object_object_add(counts, "matched", json_object_new_int64((int64_t)json_object_array_length(matched)));
+	json_object_object_add(counts, "new", json_object_new_int64((int64_t)json_object_array_length(fresh)));
+	json_object_object_add(counts, "gone", json_object_new_int64((int64_t)json_object_array_length(gone)));
+	keep_top(matched, options);
+	keep_top(fresh, options);
+	keep_top(gone, options);
 	json_object_object_add(tree, "versus_processes", matched);
 	json_object_object_add(tree, "new_processes", fresh);
 	json_object_object_add(tree, "gone_processes", gone);
@@ -299,7 +341,7 @@ json_object *report_build_versus(const struct model_result *after, const struct 
 	json_object_object_add(tree, "versus", json_object_get(baseline));
 	json_object_object_add(tree, "versus_snapshot", json_object_get(json_object_object_get(before_tree, "snapshot")));
 	if (options->per_process)
-		add_processes(tree, before_tree, after, before);
+		add_processes(tree, before_tree, after, before, options);
 	if (options->per_file)
 		add_files(tree, after, before);
 	json_object_put(before_tree);
@@ -349,67 +391,84 @@ static void row(FILE *out, const char *name, double after, double before, bool b
 	figure(before, bytes, b, sizeof(b));
 	figure(after, bytes, a, sizeof(a));
 	change_cells(after, before, bytes, change, percent, sizeof(change));
-	fprintf(out, "  %-34s %12s %12s %12s %9s\n", shown, b, a, change, percent);
+	fprintf(out, "  %-46s %12s %12s %12s %9s\n", shown, b, a, change, percent);
 	free(shown);
 }
 
-/* Every number of the two totals: scalars first, then one block per
- * sub-object (a design's or a rule's figure per key). */
-static void write_block(FILE *out, const char *title, json_object *after, json_object *before, json_object *delta)
+/* Every total a person is shown, in the report's words: the scalars, then
+ * a block per figure by design or by rule under its title. */
+static void write_totals(FILE *out, json_object *tree, const struct report_options *options)
 {
-	bool bytes_block = ends_with(title, "_bytes");
-	bool any = false;
-	json_object_object_foreach(delta, key, value) {
-		if (json_object_is_type(value, json_type_object))
-			continue;
-		if (!any && title[0])
-			fprintf(out, "%s\n", title);
-		any = true;
-		row(out, key, number_of(json_object_object_get(after, key)), number_of(json_object_object_get(before, key)),
-		    bytes_block || ends_with(key, "_bytes"));
+	json_object *rows = report_comparison_rows(tree, options);
+	const char *block = "";
+	fprintf(out, "  %-46s %12s %12s %12s %9s\n", "totals", "before", "after", "change", "%");
+	for (size_t i = 0; rows && i < json_object_array_length(rows); i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+		const char *this_block = json_object_get_string(json_object_object_get(r, "block"));
+		const char *key = json_object_get_string(json_object_object_get(r, "key"));
+		if (strcmp(block, this_block))
+			fprintf(out, "\n%s\n", this_block);
+		block = this_block;
+		row(out, json_object_get_string(json_object_object_get(r, "label")),
+		    number_of(json_object_object_get(r, "after")), number_of(json_object_object_get(r, "before")),
+		    ends_with(key, "_bytes") || strstr(key, "_bytes."));
 	}
-	json_object_object_foreach(delta, sub, child) {
-		if (!json_object_is_type(child, json_type_object))
-			continue;
-		fputc('\n', out);
-		write_block(out, sub, json_object_object_get(after, sub), json_object_object_get(before, sub), child);
-	}
+	json_object_put(rows);
 }
 
-static void write_process_rows(FILE *out, json_object *tree)
+/* One process row: pid, the pid before, how matched, page tables before
+ * and after, the change, then its command line to the width. */
+static void process_row(FILE *out, json_object *p, const char *how, int width)
 {
-	json_object *matched = json_object_object_get(tree, "versus_processes");
-	fprintf(out, "\nProcesses (matched by command line, then comm): page tables, before -> after\n");
-	fprintf(out, "  %-16s %7s %7s %-8s %12s %12s %12s %9s\n", "comm", "pid", "was", "match", "before", "after",
-		"change", "%");
-	size_t count = json_object_array_length(matched);
-	for (size_t i = 0; i < count; i++) {
-		json_object *m = json_object_array_get_idx(matched, i);
-		int pid = json_object_get_int(json_object_object_get(m, "pid"));
-		double after = number_of(json_object_object_get(m, "pagetable_bytes"));
-		double before = number_of(json_object_object_get(m, "baseline_pagetable_bytes"));
-		char a[40], b[40], change[40], percent[40];
-		report_format_bytes(after, a, sizeof(a));
-		report_format_bytes(before, b, sizeof(b));
-		change_cells(after, before, true, change, percent, sizeof(change));
-		char *comm = clean(json_object_get_string(json_object_object_get(m, "comm")));
-		fprintf(out, "  %-16.16s %7d %7d %-8s %12s %12s %12s %9s\n", comm, pid,
-			json_object_get_int(json_object_object_get(m, "baseline_pid")),
-			json_object_get_string(json_object_object_get(m, "matched_by")), b, a, change, percent);
-		free(comm);
-	}
-	const char *lists[] = { "new_processes", "gone_processes" };
-	for (size_t l = 0; l < 2; l++) {
-		json_object *list = json_object_object_get(tree, lists[l]);
+	json_object *pid_before = json_object_object_get(p, "baseline_pid");
+	bool fresh = !strcmp(how, "new"), gone = !strcmp(how, "gone");
+	double bytes = number_of(json_object_object_get(p, "pagetable_bytes"));
+	double after = gone ? 0 : bytes;
+	double before = fresh ? 0 : gone ? bytes : number_of(json_object_object_get(p, "baseline_pagetable_bytes"));
+	char a[40], b[40], change[40], percent[40], pids[2][16];
+	report_format_bytes(after, a, sizeof(a));
+	report_format_bytes(before, b, sizeof(b));
+	change_cells(after, before, true, change, percent, sizeof(change));
+	snprintf(pids[0], sizeof(pids[0]), "%d", gone ? 0 : json_object_get_int(json_object_object_get(p, "pid")));
+	snprintf(pids[1], sizeof(pids[1]), "%d", gone ? json_object_get_int(json_object_object_get(p, "pid"))
+						      : pid_before ? json_object_get_int(pid_before) : 0);
+	const char *command = json_object_get_string(json_object_object_get(p, "cmdline"));
+	if (!command || !command[0])
+		command = json_object_get_string(json_object_object_get(p, "comm"));
+	char *shown = clean(command);
+	int room = width - 71;
+	fprintf(out, "  %7s %7s %-7s %10s %10s %11s %8s %.*s%s\n", gone ? "-" : pids[0], fresh ? "-" : pids[1], how,
+		fresh ? "-" : b, gone ? "-" : a, change, percent, room > 4 && (int)strlen(shown) > room ? room - 3 : room,
+		shown, room > 4 && (int)strlen(shown) > room ? "..." : "");
+	free(shown);
+}
+
+static void write_process_rows(FILE *out, json_object *tree, const struct report_options *options)
+{
+	static const char *const lists[3][2] = { { "versus_processes", "matched" }, { "new_processes", "new" },
+						 { "gone_processes", "gone" } };
+	json_object *counts = json_object_object_get(tree, "versus_process_counts");
+	int width = options->width ? options->width : 100;
+	size_t top = report_top(options);
+	fprintf(out, "\nProcesses (matched by command line, then comm), the %zu largest changes of page tables in "
+		"each list\n", top);
+	fprintf(out, "  %7s %7s %-7s %10s %10s %11s %8s %s\n", "pid", "before", "match", "before", "after", "change", "%",
+		"command line");
+	for (size_t l = 0; l < 3; l++) {
+		json_object *list = json_object_get(json_object_object_get(tree, lists[l][0]));
+		json_object_array_sort(list, by_change);
 		size_t n = json_object_array_length(list);
-		fprintf(out, "  %s: %zu", l ? "gone (only before)" : "new (only after)", n);
-		for (size_t i = 0; i < n; i++) {
+		size_t total = (size_t)json_object_get_int64(json_object_object_get(counts, lists[l][1]));
+		for (size_t i = 0; i < n && i < top; i++) {
 			json_object *p = json_object_array_get_idx(list, i);
-			char *comm = clean(json_object_get_string(json_object_object_get(p, "comm")));
-			fprintf(out, "%s%s %d", i ? ", " : ": ", comm, json_object_get_int(json_object_object_get(p, "pid")));
-			free(comm);
+			process_row(out, p, l ? lists[l][1] : json_object_get_string(json_object_object_get(p, "matched_by")),
+				    width);
 		}
-		fputc('\n', out);
+		if (total > (n < top ? n : top))
+			fprintf(out, "  ... %zu %s processes in all (--top N shows more)\n", total, lists[l][1]);
+		else if (!total)
+			fprintf(out, "  (no %s processes)\n", lists[l][1]);
+		json_object_put(list);
 	}
 }
 
@@ -447,11 +506,9 @@ int report_write_versus_text(FILE *out, json_object *tree, const struct report_o
 	free(then_source);
 	fprintf(out, "  after: kernel %s, %s; before: kernel %s, %s\n\n", field(snapshot, "kernel"),
 		field(snapshot, "arch"), field(then, "kernel"), field(then, "arch"));
-	fprintf(out, "  %-34s %12s %12s %12s %9s\n", "totals", "before", "after", "change", "%");
-	write_block(out, "", json_object_object_get(tree, "totals"), json_object_object_get(tree, "versus"),
-		    json_object_object_get(tree, "delta"));
+	write_totals(out, tree, options);
 	if (options->per_process)
-		write_process_rows(out, tree);
+		write_process_rows(out, tree, options);
 	if (options->per_file)
 		write_file_rows(out, tree);
 	return ferror(out) ? -1 : 0;

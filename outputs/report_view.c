@@ -234,6 +234,18 @@ void report_view_free(struct report_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
+size_t report_filter_keep(const struct snapshot *s, const char *filter, bool *keep)
+{
+	regex_t pattern;
+	size_t kept = 0;
+	if (regcomp(&pattern, filter, REG_EXTENDED | REG_NOSUB) != 0)
+		return 0;       /* report_filter_check refused it before */
+	for (size_t i = 0; i < s->process_count; i++)
+		kept += keep[i] = regexec(&pattern, report_command(&s->processes[i]), 0, NULL, 0) == 0;
+	regfree(&pattern);
+	return kept;
+}
+
 int report_filter_check(const char *filter, char *message, size_t size)
 {
 	regex_t pattern;

@@ -91,6 +91,47 @@ assert float(rows[1]["fork_us"]) == t["processes"][0]["fork_us"] and rows[1]["pi
 assert rows[1]["headline_sharing.id"] == "shpt-2006", rows[1]
 PY
 "$PTSCOPE" report "$tmp/snap" --calibration "$tmp/cal.json" --format html | grep -q '<table id="time"' || fail "html has no time table"
+# bench --compare with the model's change beside the posted one: every
+# process of the fixture forking once under 2.4-rmap (its counted steps: 2
+# VMAs, 1 PTE page, 4 PTEs, no anon_vma) and today (1 PTE, 1 anon_vma), at
+# the file's costs; win = (BEFORE - AFTER) / BEFORE as for the posted times
+printf 'Process fork+exit: 179.0 microseconds\n' > "$tmp/before.txt"
+printf 'Process fork+exit: 136.0 microseconds\n' > "$tmp/after.txt"
+"$PTSCOPE" bench --compare "$tmp/before.txt" "$tmp/after.txt" --like "$tmp/snap" --calibration "$tmp/cal.json" \
+	--model 2.4-rmap-x86_64,6.1-x86_64 --format json > "$tmp/compare.json" || fail "--compare --model"
+python3 - "$tmp/cal.json" "$tmp/compare.json" <<'PY' || fail "--compare prediction: $(cat "$tmp/compare.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))
+p = json.load(open(sys.argv[2]))["predicted"]
+def price(fit, counts):
+    k = {t["name"]: t["us"] for t in c["fits"][fit]["terms"]}
+    return c["fits"][fit]["base_us"] * counts[0] + sum(k[n] * v for n, v in zip(["vma", "pte_page", "pte", "anon_vma"], counts[1:]))
+for fit in ("whole", "fork", "exit"):
+    before, after = price(fit, [1, 2, 1, 4, 0]), price(fit, [1, 2, 1, 1, 1])
+    assert abs(p["before"][fit]["predicted_us"] - before) < 1e-6 * max(1, abs(before)), (fit, p["before"], before)
+    assert abs(p["after"][fit]["predicted_us"] - after) < 1e-6 * max(1, abs(after)), (fit, p["after"], after)
+    if before:
+        assert abs(p["changes"][fit]["win_percent"] - (before - after) / before * 100) < 1e-6, (fit, p["changes"])
+assert p["before"]["id"] == "2.4-rmap-x86_64" and p["before"]["pte_chains_not_priced"] > 0, p["before"]
+assert p["after"]["what"] == "today (6.1-x86_64)", p["after"]
+PY
+"$PTSCOPE" bench --compare "$tmp/before.txt" "$tmp/after.txt" --like "$tmp/snap" --calibration "$tmp/cal.json" \
+	--model 6.1-x86_64,nothing > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] && grep -q "'nothing' is no design or sharing rule" "$tmp/err" || fail "--model nothing: $(cat "$tmp/err")"
+"$PTSCOPE" bench --compare "$tmp/before.txt" "$tmp/after.txt" --model a,b > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] && grep -q "together" "$tmp/err" || fail "--model alone: $(cat "$tmp/err")"
+
+# bench fork --like --calibration: the fastest run beside the prediction
+"$PTSCOPE" bench fork --like "$tmp/snap:7" --calibration "$tmp/cal.json" --runs 3 --format json > "$tmp/like.json" ||
+	fail "--like --calibration"
+python3 - "$tmp/like.json" <<'PY' || fail "--like --calibration: $(cat "$tmp/like.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m, p = d["measurements"][0], d["predicted"]
+assert p["whole"]["measured_us"] == m["min_us"] and p["fork"]["measured_us"] == m["fork_part"]["min_us"], (p, m)
+assert p["exit"]["measured_us"] == m["exit_part"]["min_us"] and p["what"].startswith("today ("), (p, m)
+PY
+
 # refusals: a file that is not a calibration names itself; --calibration is text only
 printf '{"ptscope_calibration": 2}' > "$tmp/bad.json"
 "$PTSCOPE" report "$tmp/snap" --calibration "$tmp/bad.json" > "$tmp/out" 2> "$tmp/err"; rc=$?

@@ -111,22 +111,45 @@ assert m["server"]["delta"]["pagetable_bytes"] == 4096 and m["server"]["delta"][
 assert m["worker"]["baseline_pid"] == 8 and m["worker"]["matched_by"] == "comm"
 pairs = [(p["pid"], p["baseline_pid"]) for p in r["versus_processes"]]
 assert pairs == [(20, 7), (21, 8), (23, 10), (24, 11)], pairs
-assert [p["pid"] for p in r["new_processes"]] == [22, 25], r["new_processes"]
-assert [p["pid"] for p in r["gone_processes"]] == [9], r["gone_processes"]
+assert [(p["pid"], p["pagetable_bytes"]) for p in r["new_processes"]] == [(22, 4096), (25, 4096)], r["new_processes"]
+assert [(p["pid"], p["pagetable_bytes"]) for p in r["gone_processes"]] == [(9, 4096)], r["gone_processes"]
+assert r["totals"]["rmap_bytes"]["2.4-rmap-i386"] == 112 and r["versus"]["rmap_bytes"]["2.4-rmap-i386"] == 80
 PY
 "$PTSCOPE" report "$tmp/after" --versus "$tmp/before" --per-process > "$tmp/v.txt" || fail "text: exit status $?"
-grep -Eq '^  pagetable_bytes +20.0 KiB +28.0 KiB +\+8.0 KiB +\+40.0%$' "$tmp/v.txt" ||
-	fail "text: no 'pagetable_bytes 20.0 KiB 28.0 KiB +8.0 KiB +40.0%' row: $(grep pagetable_bytes "$tmp/v.txt")"
+# the report's words, not JSON keys
+grep -Eq '^  page tables \(exact from pagemap\) +20.0 KiB +28.0 KiB +\+8.0 KiB +\+40.0%$' "$tmp/v.txt" ||
+	fail "text: no 'page tables (exact from pagemap) 20.0 KiB 28.0 KiB +8.0 KiB +40.0%' row: $(grep 'page tables' "$tmp/v.txt")"
+grep -q 'pagetable_bytes\|vmpte_bytes\|present_ptes' "$tmp/v.txt" && fail "text: a JSON key as a label: $(grep '_bytes\|_ptes' "$tmp/v.txt")"
 grep -Eq '^  2.4-rmap-i386 +80 B +112 B +\+32 B +\+40.0%$' "$tmp/v.txt" || fail "text: no pte_chain row"
 grep -Eq '^  shpt-2006 +1 +2 +\+1 +\+100.0%$' "$tmp/v.txt" || fail "text: no shpt-2006 row"
-grep -Eq '^  server +20 +7 cmdline ' "$tmp/v.txt" || fail "text: server not matched by command line"
-grep -q 'new (only after): 2: cron 22, server 25' "$tmp/v.txt" || fail "text: cron and server 25 not new"
-grep -q 'gone (only before): 1: oldjob 9' "$tmp/v.txt" || fail "text: oldjob not gone"
-# a comm is the snapshot's text: the terminal gets it escaped
-printf '22 (cr\033]0;x\007on) S 1 22 22 0 -1\n' > "$tmp/after/22/stat"
-"$PTSCOPE" report "$tmp/after" --versus "$tmp/before" --per-process > "$tmp/e.txt" || fail "escaped comm: exit status $?"
-grep -q 'new (only after): 2: cr\\e\]0;x\\aon 22' "$tmp/e.txt" || fail "comm not escaped: $(grep 'new (only' "$tmp/e.txt" | cat -v)"
-printf '22 (cron) S 1 22 22 0 -1\n' > "$tmp/after/22/stat"
+# rmap as the designs table counts it (pte_chain + object), not with the page field over RAM
+sed -n '/^rmap by design/,/^$/p' "$tmp/v.txt" | grep -Eq '^  2.4-rmap-i386 +80 B +112 B ' || fail "text: rmap by design is not 80 B -> 112 B"
+# the snapshot's architecture's designs only, unless --all-designs
+grep -q '^  6.1-x86_64 ' "$tmp/v.txt" && fail "text: an x86_64 design compared on i386 snapshots"
+"$PTSCOPE" report "$tmp/after" --versus "$tmp/before" --all-designs > "$tmp/all.txt" || fail "--all-designs"
+grep -q '^  6.1-x86_64 ' "$tmp/all.txt" || fail "--all-designs: no x86_64 design"
+# processes: command lines, new and gone ones with their page tables (4 KiB each, one window)
+grep -Eq '^ +20 +7 cmdline +4.0 KiB +8.0 KiB +\+4.0 KiB +\+100.0% server --port 80$' "$tmp/v.txt" ||
+	fail "text: server not matched by command line: $(grep cmdline "$tmp/v.txt")"
+grep -Eq '^ +22 +- new +- +4.0 KiB +\+4.0 KiB +new cron$' "$tmp/v.txt" || fail "text: cron not new with 4.0 KiB"
+grep -Eq '^ +- +9 gone +4.0 KiB +- +-4.0 KiB +-100.0% oldjob$' "$tmp/v.txt" || fail "text: oldjob not gone with 4.0 KiB"
+# --top 1: the largest change of each list
+"$PTSCOPE" report "$tmp/after" --versus "$tmp/before" --per-process --top 1 > "$tmp/t.txt" || fail "--top 1"
+[ "$(grep -Ec '^ +[0-9-]+ +[0-9-]+ (cmdline|comm|new|gone) ' "$tmp/t.txt")" = 3 ] || fail "--top 1: not one row per list: $(cat "$tmp/t.txt")"
+grep -q '4 matched processes in all' "$tmp/t.txt" || fail "--top 1: the matched count is not said"
+"$PTSCOPE" report "$tmp/after" --versus "$tmp/before" --per-process --top 1 --format json -o "$tmp/t.json" || fail "--top 1 json"
+python3 - "$tmp/t.json" <<'PY' || fail "--top 1: JSON does not keep the largest change"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [(p["pid"], p["baseline_pid"]) for p in r["versus_processes"]] == [(20, 7)], r["versus_processes"]
+assert r["versus_process_counts"] == {"matched": 4, "new": 2, "gone": 1}, r["versus_process_counts"]
+assert [(p["pid"], p["pagetable_bytes"]) for p in r["gone_processes"]] == [(9, 4096)], r["gone_processes"]
+PY
+# a command line is the snapshot's text: the terminal gets it escaped
+printf 'cr\033]0;x\007on\0' > "$tmp/after/22/cmdline"
+"$PTSCOPE" report "$tmp/after" --versus "$tmp/before" --per-process > "$tmp/e.txt" || fail "escaped cmdline: exit status $?"
+grep -q ' new .* cr\\e\]0;x\\aon$' "$tmp/e.txt" || fail "cmdline not escaped: $(grep ' new ' "$tmp/e.txt" | cat -v)"
+printf 'cron\0' > "$tmp/after/22/cmdline"
 # every structured format carries the comparison
 for f in xml csv html; do
 	"$PTSCOPE" report "$tmp/after" --versus "$tmp/before" --format $f -o "$tmp/v.$f" || fail "$f: exit status $?"

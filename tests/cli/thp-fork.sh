@@ -11,6 +11,7 @@
 #    PFN map - meets a PTE page of the parent, here the vdso's);
 #  - parent and child: the model's page tables equal VmPTE;
 #  - a THP is one rmap call for 512 pages at fork and exit: pages - calls
+#    (and one fault, one PMD removal at exit, one reclaim walk for 512 pages)
 #    = 511 x the THPs (AnonHugePages / 2 MiB) in both.
 # Skipped where THP is disabled or gives no huge page.
 . "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
@@ -87,7 +88,7 @@ echo "parent: $(jq -c "$work" "$tmp/before.json")"
 	fail "the child holds $((child_vmpte - child_upper)) PTE pages, the model's fork copies $copied"
 jq -e '[.processes[] | .pagetable_bytes == .vmpte_bytes] | all' "$tmp/after.json" >/dev/null ||
 	fail "page tables differ from VmPTE: $(jq -c '[.processes[] | {pid, pagetable_bytes, vmpte_bytes}]' "$tmp/after.json")"
-jq -e --argjson h "$huge" "$work | .fork_rmap_pages - .fork_rmap_calls == 511 * \$h and .exit_rmap_pages - .exit_rmap_calls == 511 * \$h" \
+jq -e --argjson h "$huge" "$work | .fork_rmap_pages - .fork_rmap_calls == 511 * \$h and .exit_rmap_pages - .exit_rmap_calls == 511 * \$h and .exit_rmap_pmd_calls == \$h and .faults.anon.pmd_faults == \$h and .reclaim.pages - .reclaim.walks == 511 * \$h" \
 	"$tmp/before.json" >/dev/null || fail "THP rmap calls: $(jq -c "$work" "$tmp/before.json") for $huge THPs"
 [ "$(jq '.totals.pmd_mapped_windows' "$tmp/before.json")" -eq "$huge" ] || fail "pmd_mapped_windows is not $huge"
 exec 3>&-

@@ -493,16 +493,113 @@ static void test_thp_fork_exit(void)
 	fake_kpage(f, 0xc00, 1, head);
 	const char *const ids[] = { "6.1-x86_64", "2.4-rmap-i386" };
 	struct model_result *r = run(f, ids, 2);
-	for (size_t d = 0; d < 2; d++) {
-		CU_ASSERT_EQUAL(r->designs[d].work.exit_rmap_calls, 6);
+	for (size_t d = 0; d < 2; d++)
 		CU_ASSERT_EQUAL(r->designs[d].work.exit_rmap_pages, 1539);
-		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_calls, 5);
-		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_anon_calls, 5);
-		CU_ASSERT_EQUAL(r->designs[d].work.fork_rmap_pages, 1027);
-	}
+	CU_ASSERT_EQUAL(r->designs[0].work.exit_rmap_calls, 6);
+	CU_ASSERT_EQUAL(r->designs[0].work.fork_rmap_calls, 5);
+	CU_ASSERT_EQUAL(r->designs[0].work.fork_rmap_anon_calls, 5);
+	CU_ASSERT_EQUAL(r->designs[0].work.fork_rmap_pages, 1027);
+	/* 2.4 had no THP: the same pages are 1539 PTEs, every one copied at fork */
+	CU_ASSERT_EQUAL(r->designs[1].work.exit_rmap_calls, 1539);
+	CU_ASSERT_EQUAL(r->designs[1].work.fork_rmap_calls, 1539);
+	CU_ASSERT_EQUAL(r->designs[1].work.fork_rmap_anon_calls, 1027);
+	CU_ASSERT_EQUAL(r->designs[1].work.fork_rmap_pages, 1539);
 	CU_ASSERT_EQUAL(r->fork_copy.pte_pages, 3);
 	CU_ASSERT_EQUAL(r->fork_copy.ptes, 3);
 	CU_ASSERT_EQUAL(r->pte_pages, 3);      /* 4 windows - the file PMD's */
+}
+
+/*
+ * Every event at folio granularity, worked by hand.  Process 1 and its
+ * forked child 2 map one anonymous THP by a PMD each (PFNs 0x400-0x5ff,
+ * mapcount 2); 1 also maps two small anonymous pages (PFNs 20, 21) and a
+ * shmem THP by a PMD (PFNs 0xc00-0xdff, a VMA without anon_vma).
+ * 1538 PTE-sized mappings of 1026 pages.
+ * 6.1 (<huge-pmd rmap="whole">): a PMD is one call and one walk.
+ *   exit 1 + 2 + 1 (process 1) + 1 (process 2) = 5 calls, 3 of them PMDs,
+ *     2 anonymous PMDs; fork copies the anon VMAs only (lazy fork, and
+ *     copy_huge_pmd leaves a shmem PMD): 1 + 2 + 1 = 4 calls, 2 PMDs;
+ *   faults: 2 THP faults + 2 small = 4 anon, 4 anon_vma_prepare, 1 file
+ *     fault (do_set_pmd), 5 rmap calls;
+ *   munmap per VMA: 1, 2, 1, 1 -> median 1, max 2 (process 1's small pages);
+ *   reclaim (reclaim="folio"): 4 walks of 1026 pages: the anon THP visits
+ *     2 VMAs (1's and the fork copy chained to its anon_vma) and finds 2,
+ *     the small pages and the shmem THP 1 each: 5 visits, median 1, p99 2;
+ *     removals: each anon PMD split into 512 PTEs removed (1024), the small
+ *     pages 2, the shmem PMD zapped by its split (0): 1026.
+ * 2.6.34 (THP from 2.6.38, reclaim="split"): calls as 6.1, but reclaim
+ *   splits the THP first: 1026 walks, 512 x 2 + 2 + 512 = 1538 visits.
+ * 2.4-rmap (no THP): the same pages by PTEs, a call and a walk a page:
+ *   exit and fork 1538 calls, 1026 anon faults + 512 file, munmap
+ *   512, 2, 512, 512 -> median 512; reclaim 1026 walks, 1538 chain
+ *   entries and removals, median 1 (514 walks of 1 of 1026), p99 2.
+ */
+static void test_thp_events(void)
+{
+	struct fake *f = fake_new();
+	struct process *parent = fake_process(f, 1, 0, 0), *child = NULL;
+	fake_vma(f, parent, 0x200000, 0x400000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 2048;
+	fake_vma(f, parent, 0x600000, 0x602000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 8;
+	fake_vma(f, parent, 0x800000, 0xa00000, "rw-s", 7, "/dev/shm/buffer");
+	child = fake_process(f, 2, 1, 0);
+	fake_vma(f, child, 0x200000, 0x400000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 2048;
+	for (uint64_t i = 0; i < 512; i++)
+		fake_record(parent, 0x200000 + i * 4096, P | (0x400 + i));
+	fake_record(parent, 0x600000, P | PAGEMAP_EXCLUSIVE | 20);
+	fake_record(parent, 0x601000, P | PAGEMAP_EXCLUSIVE | 21);
+	for (uint64_t i = 0; i < 512; i++)
+		fake_record(parent, 0x800000 + i * 4096, P | FILE_PAGE | (0xc00 + i));
+	for (uint64_t i = 0; i < 512; i++)
+		fake_record(child, 0x200000 + i * 4096, P | (0x400 + i));
+	const uint64_t head = FLAG(KPF_COMPOUND_HEAD) | FLAG(KPF_THP);
+	fake_kpage(f, 20, 1, FLAG(KPF_ANON));
+	fake_kpage(f, 21, 1, FLAG(KPF_ANON));
+	fake_kpage(f, 0x400, 2, head | FLAG(KPF_ANON));
+	fake_kpage(f, 0xc00, 1, head);
+	const char *const ids[] = { "6.1-x86_64", "2.4-rmap-x86_64", "2.6.34-avc-x86_64" };
+	struct model_result *r = run(f, ids, 3);
+	const struct model_design *now = &r->designs[0], *old = &r->designs[1], *split = &r->designs[2];
+	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 3);
+	CU_ASSERT_EQUAL(now->work.exit_rmap_calls, 5);
+	CU_ASSERT_EQUAL(now->work.exit_rmap_pmd_calls, 3);
+	CU_ASSERT_EQUAL(now->work.exit_rmap_anon_pmd_calls, 2);
+	CU_ASSERT_EQUAL(now->work.exit_rmap_pages, 1538);
+	CU_ASSERT_EQUAL(now->work.fork_rmap_calls, 4);
+	CU_ASSERT_EQUAL(now->work.fork_rmap_pmd_calls, 2);
+	CU_ASSERT_EQUAL(now->work.faults[FAULT_ANON].faults, 4);
+	CU_ASSERT_EQUAL(now->work.faults[FAULT_ANON].pmd_faults, 2);
+	CU_ASSERT_EQUAL(now->work.faults[FAULT_ANON].rmap_calls, 4);
+	CU_ASSERT_EQUAL(now->work.faults[FAULT_ANON].anon_vma_prepares, 4);
+	CU_ASSERT_EQUAL(now->work.faults[FAULT_FILE].faults, 1);
+	CU_ASSERT_EQUAL(now->work.faults[FAULT_FILE].pmd_faults, 1);
+	CU_ASSERT_EQUAL(now->munmap.median_calls, 1);
+	CU_ASSERT_EQUAL(now->munmap.max_calls, 2);
+	CU_ASSERT_EQUAL(now->reclaim.pages, 1026);
+	CU_ASSERT_EQUAL(now->reclaim.walks, 4);
+	CU_ASSERT_EQUAL(now->reclaim.anon_walks, 3);
+	CU_ASSERT_EQUAL(now->reclaim.visited, 5);
+	CU_ASSERT_EQUAL(now->reclaim.found, 5);
+	CU_ASSERT_EQUAL(now->reclaim.removes, 1026);
+	CU_ASSERT_EQUAL(now->reclaim.walk_median, 1);
+	CU_ASSERT_EQUAL(now->reclaim.walk_p99, 2);
+	CU_ASSERT_EQUAL(old->work.exit_rmap_calls, 1538);
+	CU_ASSERT_EQUAL(old->work.exit_rmap_pmd_calls, 0);
+	CU_ASSERT_EQUAL(old->work.fork_rmap_calls, 1538);
+	CU_ASSERT_EQUAL(old->work.faults[FAULT_ANON].faults, 1026);
+	CU_ASSERT_EQUAL(old->work.faults[FAULT_ANON].pmd_faults, 0);
+	CU_ASSERT_EQUAL(old->work.faults[FAULT_FILE].faults, 512);
+	CU_ASSERT_EQUAL(old->munmap.median_calls, 512);
+	CU_ASSERT_EQUAL(old->munmap.max_calls, 512);
+	CU_ASSERT_EQUAL(old->reclaim.walks, 1026);
+	CU_ASSERT_EQUAL(old->reclaim.visited, 1538);
+	CU_ASSERT_EQUAL(old->reclaim.removes, 1538);
+	CU_ASSERT_EQUAL(split->work.exit_rmap_calls, 5);
+	CU_ASSERT_EQUAL(split->work.faults[FAULT_ANON].pmd_faults, 2);
+	CU_ASSERT_EQUAL(split->reclaim.walks, 1026);
+	CU_ASSERT_EQUAL(split->reclaim.visited, 1538);
+	CU_ASSERT_EQUAL(split->reclaim.removes, 1538);
+	CU_ASSERT_EQUAL(old->reclaim.walk_median, 1);
+	CU_ASSERT_EQUAL(old->reclaim.walk_p99, 2);
 }
 
 /*
@@ -1144,10 +1241,10 @@ static void test_cow_and_swap_faults(void)
 		CU_ASSERT_EQUAL(k[FAULT_SWAP].chain_allocations, d == 0 ? 1 : 0);
 		CU_ASSERT_EQUAL(k[FAULT_SWAP].anon_vma_prepares, 0);
 	}
-	CU_ASSERT_EQUAL(r->munmap.vmas, 2);
-	CU_ASSERT_EQUAL(r->munmap.max_calls, 2);
-	CU_ASSERT_EQUAL(r->munmap.median_calls, 0);
-	CU_ASSERT_PTR_EQUAL(r->munmap.largest, data);
+	CU_ASSERT_EQUAL(r->designs[0].munmap.vmas, 2);
+	CU_ASSERT_EQUAL(r->designs[0].munmap.max_calls, 2);
+	CU_ASSERT_EQUAL(r->designs[0].munmap.median_calls, 0);
+	CU_ASSERT_PTR_EQUAL(r->designs[0].munmap.largest, data);
 }
 
 /* smaps-only page-table bounds: one VMA of 3 windows with 600 resident pages
@@ -1307,7 +1404,7 @@ void suite_model(void)
 {
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
-		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_pmd_windows_from_smaps, test_thp_fork_exit,
+		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_pmd_windows_from_smaps, test_thp_fork_exit, test_thp_events,
 		  test_sharing, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
 		  test_cow_and_swap_faults, test_pagetable_estimate, test_file_mappers, test_profile_files,
 		  test_builtin_ids);
