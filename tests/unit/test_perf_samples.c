@@ -43,6 +43,15 @@ static double percent(const char *symbol)
 
 #define CLOSE(a, b) CU_ASSERT(fabs((a) - (b)) < 1e-3)
 
+/* The share of all samples on the call CALLER -> CALLEE, -1 when none. */
+static double call_percent(const char *caller, const char *callee)
+{
+	for (size_t i = 0; i < samples.call_count; i++)
+		if (!strcmp(samples.calls[i].caller, caller) && !strcmp(samples.calls[i].callee, callee))
+			return samples.calls[i].percent;
+	return -1;
+}
+
 /* A symbol's share in percent, worked out by hand from the text. */
 struct share {
 	const char *symbol;
@@ -142,6 +151,13 @@ static void test_perf(void)
 					{ "std::vector<int>::push_back(int const&)", 5.0 }, { NULL, 0 } });
 	CU_ASSERT_FALSE(find("page_remove_rmap")->has_samples);
 	CU_ASSERT_EQUAL(samples.sections_ignored, 1);
+	/* the first entry's call graph, callee order (its first frame is the
+	 * entry): zap_pte_range calls page_remove_rmap in all its 30 %, and
+	 * unmap_vmas calls zap_pte_range in 12 % of all samples */
+	CU_ASSERT_EQUAL(samples.call_count, 2);
+	CLOSE(call_percent("zap_pte_range", "page_remove_rmap"), 30.0);
+	CLOSE(call_percent("unmap_vmas", "zap_pte_range"), 12.0);
+	CU_ASSERT_FALSE(samples.chains_ignored);
 }
 
 /* --children: Children then Self; Self is what the function itself ran. */
@@ -156,6 +172,7 @@ static void test_perf_children(void)
 		"perf report --children", "all samples (Self column)", 3,
 		(const struct share[]){ { "do_wp_page", 0.5 }, { "page_remove_rmap", 12.0 }, { NULL, 0 } });
 	CU_ASSERT_STRING_EQUAL(samples.items[0].symbol, "page_remove_rmap");
+	CU_ASSERT_FALSE(samples.chains_ignored);   /* no call graph in it */
 	/* -n puts the raw count after the percent */
 	read_as("perf-n.txt",
 		"# Overhead       Samples  Command  Shared Object      Symbol\n"
