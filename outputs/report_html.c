@@ -656,8 +656,8 @@ int report_write_html(FILE *out, struct json_object *tree, const struct model_re
 	fputs(". Source: ", out);
 	text(out, str(snapshot, "source"));
 	fputs(".</p>\n", out);
+	write_today(out, tree);     /* what a user can do today first */
 	write_headlines(out, tree);
-	write_today(out, tree);
 	write_pagetables(out, tree);
 	write_designs(out, tree);
 	write_work(out, tree);

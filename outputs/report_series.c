@@ -194,7 +194,9 @@ static void line_chart(FILE *out, struct json_object *series)
 	}
 	for (size_t i = 0; i < n; i++) {
 		double x = left + (n > 1 ? (double)i * (width - left - right) / (double)(n - 1) : 0);
-		fprintf(out, "<text x=%.1f y=%d text-anchor=middle>", x, height - bottom + 16);
+		/* the first and last dates inside the picture, not cut at its edges */
+		fprintf(out, "<text x=%.1f y=%d text-anchor=%s>", x, height - bottom + 16,
+			n > 1 && i == 0 ? "start" : n > 1 && i == n - 1 ? "end" : "middle");
 		escape_fputs(escape_html, text_of(json_object_array_get_idx(series, i), "captured_at"), out);
 		fputs("</text>\n", out);
 	}
