@@ -6,7 +6,8 @@
  * flags (kconfig.c supplies the configuration header), parse.c turns one
  * translation unit into "facts" (functions, calls, field stores), cache.c
  * keeps those facts on disk, and callgraph.c merges every unit's facts into the
- * call graph and marks the rmap paths.  run.c drives it with a thread pool.
+ * call graph and marks the rmap paths.  run.c drives it, each parse in a
+ * bounded child process (bounded.c: what libclang may read, memory, time).
  */
 #ifndef PTSCOPE_ANALYZER_INTERNAL_H
 #define PTSCOPE_ANALYZER_INTERNAL_H
@@ -123,6 +124,7 @@ struct tu_facts {
 	struct cg_list error_sites;        /* "FILE:LINE: message" of each distinct error,
 					      at most TU_ERROR_SITES (FILE as clang opened it) */
 	bool failed;                       /* libclang produced no AST */
+	char *outside;                     /* "FILE:LINE: includes PATH" outside the read roots, or NULL */
 };
 #define TU_ERROR_SITES 64
 
@@ -136,13 +138,24 @@ uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *na
 
 /* --- what to parse (sources.c, kconfig.c) ----------------------------- */
 
+/* Where libclang may read, and a database's flags may point: the tree, ptscope's
+ * cache and the system headers (sources.c's system_header_roots). */
+struct read_roots {
+	char *tree;                 /* resolved; NULL: no tree (a database in "/") */
+	char *cache;                /* resolved, or NULL */
+};
+/* Is resolved (a real path) inside one of them? */
+bool read_roots_allow(const struct read_roots *roots, const char *resolved);
+
 struct tu_job {
 	char *path;                 /* absolute */
 	char *directory;            /* working directory for relative flags */
 	struct cg_list arguments;   /* clang arguments, without the file */
 	uint64_t key;               /* cache key: path, flags, configuration, libclang
 				       (the inputs' sizes and mtimes are checked on load) */
+	const struct read_roots *roots;  /* every file the unit reads must be inside (NULL: no check) */
 	struct tu_facts facts;
+	char *refused;              /* why libclang's reading was stopped, or NULL */
 	bool cached;
 };
 
@@ -160,6 +173,7 @@ struct source_plan {
 	bool dropped_names_more;        /* ... and others */
 	size_t symbols_supplied;
 	uint64_t config_digest;     /* hash of the configuration header (0: none) */
+	struct read_roots roots;
 };
 
 /* Sizes in bytes of the named structs as clang lays them out for job's file
@@ -205,14 +219,43 @@ void kconfig_free(struct kconfig *config);
 /* gcc-only flags that clang rejects: true when argument should be dropped. */
 bool sources_gcc_only_flag(const char *argument);
 
+/* --- libclang in a bounded child process (bounded.c) ------------------ */
+
+#define BOUNDED_MEMORY_BYTES ((size_t)4 << 30)   /* address space a child may add */
+#define BOUNDED_CPU_SECONDS 120                  /* a kernel unit takes 0.2-5 s */
+#define BOUNDED_WALL_SECONDS 600                 /* then the child is asked why, and killed */
+
+/* Work done in the child: its answer into out, or *refused (malloc'd) to
+ * stop with that reason. */
+typedef void bounded_work(void *data, struct buffer *out, char **refused);
+struct bounded_task {
+	bounded_work *work;
+	void *data;
+	struct buffer output;       /* the answer, when the child ended well */
+	char *refused;              /* else why it was stopped (caller frees) */
+};
+/* Run each task's work in a child of its own, at most parallel at a time;
+ * progress(progress_data) after each. */
+void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
+		 void (*progress)(void *data), void *progress_data);
+/* One task, waited for: true with *out, or false with *refused. */
+bool bounded_run_one(bounded_work *work, void *data, struct buffer *out, char **refused);
+
 /* --- parsing (parse.c) and the cache (cache.c) -------------------------- */
 
-/* Parse one unit with a thread's own index (a CXIndex). */
+/* Parse one unit with an index (a CXIndex) in this process. */
 void parse_unit(void *index, struct tu_job *job);
+/* parse_unit as a child's work (bounded_work): the facts as cache_serialise
+ * writes them, or a refusal naming a file read outside job->roots. */
+void parse_unit_work(void *data, struct buffer *out, char **refused);
 void *parse_index_create(void);
+/* Set libclang up in this process before children are forked to parse. */
+void parse_warm_up(const struct tu_job *job);
 /* #define lines for the DEFINE(NAME, value) constants of a kbuild
- * "bounds"/"asm-offsets" style file, evaluated by clang; returns how many. */
-size_t parse_constants(const char *path, const struct cg_list *arguments, struct buffer *out);
+ * "bounds"/"asm-offsets" style file, evaluated by clang in a bounded child:
+ * how many, or -1 with error set (the file made libclang read what it may not). */
+long parse_constants(const char *path, const struct cg_list *arguments, const struct read_roots *roots,
+		     struct buffer *out, struct error *error);
 void parse_index_dispose(void *index);
 /* libclang's version text (caller frees): part of every cache key. */
 char *parse_libclang_version(void);

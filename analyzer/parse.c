@@ -14,6 +14,7 @@
  * positional initialiser or by assignment.  Call-site lines are expansion
  * lines, so a call written inside a macro counts at the macro's use.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,12 +408,34 @@ static void record_diagnostics(struct tu_facts *facts, CXTranslationUnit unit)
 struct inclusion_walk {
 	struct tu_facts *facts;
 	const char *directory;      /* relative names are relative to it */
+	const struct read_roots *roots;
 	struct cg_strings seen;
 };
 
+/* A file the unit read outside the tree, the cache and the system headers:
+ * the first one, with the line that included it. */
+static void check_outside(struct inclusion_walk *walk, const char *path, CXSourceLocation *stack, unsigned depth)
+{
+	char resolved[PATH_MAX];
+	if (!walk->roots || walk->facts->outside || (realpath(path, resolved) && read_roots_allow(walk->roots, resolved)))
+		return;
+	const char *shown = realpath(path, resolved) ? resolved : path;
+	if (depth == 0) {
+		walk->facts->outside = xasprintf("%s: the file itself is outside the tree and the system headers", shown);
+		return;
+	}
+	CXFile includer;
+	unsigned line;
+	clang_getExpansionLocation(stack[0], &includer, &line, NULL, NULL);
+	CXString name = clang_getFileName(includer);
+	const char *text = clang_getCString(name);
+	walk->facts->outside = xasprintf("%s:%u: includes %s, outside the tree and the system headers",
+					 text && text[0] ? text : "?", line, shown);
+	clang_disposeString(name);
+}
+
 static void inclusion_visitor(CXFile file, CXSourceLocation *stack, unsigned depth, CXClientData data)
 {
-	(void)stack, (void)depth;
 	struct inclusion_walk *walk = data;
 	/* the real path: a header reached through the shim's asm link is the
 	 * tree's file, and that file's size and mtime are what matter */
@@ -425,8 +448,10 @@ static void inclusion_visitor(CXFile file, CXSourceLocation *stack, unsigned dep
 	if (text && text[0]) {
 		char *path = text[0] == '/' ? xstrdup(text) : xasprintf("%s/%s", walk->directory, text);
 		uint32_t before = (uint32_t)walk->seen.count;
-		if (cg_intern(&walk->seen, path) == before)
+		if (cg_intern(&walk->seen, path) == before) {
 			tu_add_input(walk->facts, path);
+			check_outside(walk, path, stack, depth);
+		}
 		free(path);
 	}
 	clang_disposeString(name);
@@ -435,7 +460,7 @@ static void inclusion_visitor(CXFile file, CXSourceLocation *stack, unsigned dep
 /* Every file of libclang's inclusion list, with its size and mtime now. */
 static void record_inputs(struct tu_facts *facts, CXTranslationUnit unit, const struct tu_job *job)
 {
-	struct inclusion_walk walk = { .facts = facts, .directory = job->directory };
+	struct inclusion_walk walk = { .facts = facts, .directory = job->directory, .roots = job->roots };
 	clang_getInclusions(unit, inclusion_visitor, &walk);
 	cg_strings_free(&walk.seen);
 }
@@ -455,6 +480,30 @@ char *parse_libclang_version(void)
 void *parse_index_create(void)
 {
 	return libclang_load(NULL) ? NULL : clang_createIndex(0, 0);
+}
+
+/* Parse a tiny unit with job's flags here, before the children are forked:
+ * what libclang sets up once per process (targets, option and diagnostic
+ * tables) is then inherited by every child instead of being built again in
+ * each.  libclang's crash recovery stays off, as in the children. */
+void parse_warm_up(const struct tu_job *job)
+{
+	if (libclang_load(NULL))
+		return;
+	bool set = getenv("LIBCLANG_DISABLE_CRASH_RECOVERY") == NULL;
+	if (set)
+		setenv("LIBCLANG_DISABLE_CRASH_RECOVERY", "1", 1);
+	CXIndex index = clang_createIndex(0, 0);
+	if (set)
+		unsetenv("LIBCLANG_DISABLE_CRASH_RECOVERY");
+	static char text[] = "int ptscope_warm_up(void) { return 0; }\n";
+	struct CXUnsavedFile file = { "/ptscope-warm-up.c", text, sizeof(text) - 1 };
+	CXTranslationUnit unit = NULL;
+	if (clang_parseTranslationUnit2(index, file.Filename, (const char *const *)job->arguments.items,
+					(int)job->arguments.count, &file, 1, CXTranslationUnit_KeepGoing,
+					&unit) == CXError_Success && unit)
+		clang_disposeTranslationUnit(unit);
+	clang_disposeIndex(index);
 }
 
 void parse_index_dispose(void *index)
@@ -491,6 +540,23 @@ void parse_unit(void *index, struct tu_job *job)
 	free(walker.walked);
 	free(walker.pending);
 	clang_disposeTranslationUnit(unit);
+}
+
+/* In the child (bounded.c): the unit's facts, serialised as the cache
+ * keeps them, or a refusal when it read outside its roots. */
+void parse_unit_work(void *data, struct buffer *out, char **refused)
+{
+	struct tu_job *job = data;
+	void *index = parse_index_create();
+	if (!index) {
+		*refused = xstrdup("libclang could not make an index");
+		return;
+	}
+	parse_unit(index, job);
+	if (job->facts.outside)
+		*refused = xstrdup(job->facts.outside);
+	else
+		cache_serialise(&job->facts, out);
 }
 
 /* --- kbuild's generated constants ----------------------------------------- */
@@ -692,17 +758,36 @@ static enum CXChildVisitResult constant_visitor(CXCursor cursor, CXCursor parent
 	return CXChildVisit_Continue;
 }
 
-size_t parse_constants(const char *path, const struct cg_list *arguments, struct buffer *out)
+struct constants_request {
+	const char *path;
+	const struct cg_list *arguments;
+	const struct read_roots *roots;
+};
+
+/* Every file the unit read inside roots: the first one outside, or NULL. */
+static char *outside_roots(CXTranslationUnit unit, const char *directory, const struct read_roots *roots)
 {
-	if (libclang_load(NULL) || !cg_is_file(path))
-		return 0;
+	struct tu_facts facts = { 0 };
+	struct inclusion_walk walk = { .facts = &facts, .directory = directory, .roots = roots };
+	clang_getInclusions(unit, inclusion_visitor, &walk);
+	cg_strings_free(&walk.seen);
+	char *outside = facts.outside ? xstrdup(facts.outside) : NULL;
+	tu_facts_free(&facts);
+	return outside;
+}
+
+static void constants_work(void *data, struct buffer *out, char **refused)
+{
+	const struct constants_request *request = data;
 	struct constants constants = { .out = out };
 	CXIndex index = clang_createIndex(0, 0);
 	CXTranslationUnit unit = NULL;
-	if (clang_parseTranslationUnit2(index, path, (const char *const *)arguments->items,
-					(int)arguments->count, NULL, 0, CXTranslationUnit_KeepGoing,
+	if (clang_parseTranslationUnit2(index, request->path, (const char *const *)request->arguments->items,
+					(int)request->arguments->count, NULL, 0, CXTranslationUnit_KeepGoing,
 					&unit) == CXError_Success && unit) {
-		clang_visitChildren(clang_getTranslationUnitCursor(unit), constant_visitor, &constants);
+		*refused = outside_roots(unit, "/", request->roots);
+		if (!*refused)
+			clang_visitChildren(clang_getTranslationUnitCursor(unit), constant_visitor, &constants);
 		clang_disposeTranslationUnit(unit);
 	}
 	clang_disposeIndex(index);
@@ -712,7 +797,28 @@ size_t parse_constants(const char *path, const struct cg_list *arguments, struct
 		free(constants.files[i].lines);
 	}
 	cg_strings_free(&constants.names);
-	return constants.count;
+}
+
+long parse_constants(const char *path, const struct cg_list *arguments, const struct read_roots *roots,
+		     struct buffer *out, struct error *error)
+{
+	if (libclang_load(NULL) || !cg_is_file(path))
+		return 0;
+	struct constants_request request = { path, arguments, roots };
+	struct buffer answer = { 0 };
+	char *refused = NULL;
+	if (!bounded_run_one(constants_work, &request, &answer, &refused)) {
+		error_set(error, path, 0, "%s", refused);
+		free(refused);
+		return -1;
+	}
+	long count = 0;
+	for (size_t i = 0; i < answer.length; i++)
+		count += answer.data[i] == '\n';
+	if (answer.length)
+		buffer_add(out, answer.data, answer.length);
+	buffer_free(&answer);
+	return count;
 }
 
 /* ---- struct sizes (ptscope profiles --from-source) ---- */
@@ -738,14 +844,16 @@ static enum CXChildVisitResult size_visitor(CXCursor cursor, CXCursor parent, CX
 	return CXChildVisit_Continue;
 }
 
-int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_t count,
-		       long long *bytes, struct error *error)
+struct size_request {
+	const struct tu_job *job;
+	struct size_query query;
+};
+
+/* In the child: each size as one line, -1 where the struct is not defined. */
+static void size_work(void *data, struct buffer *out, char **refused)
 {
-	struct size_query query = { names, count, bytes };
-	for (size_t i = 0; i < count; i++)
-		bytes[i] = -1;
-	if (libclang_load(error))
-		return -1;
+	struct size_request *request = data;
+	const struct tu_job *job = request->job;
 	CXIndex index = clang_createIndex(0, 0);
 	CXTranslationUnit unit = NULL;
 	/* sizes need the declarations only: function bodies are skipped */
@@ -754,10 +862,44 @@ int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_
 					CXTranslationUnit_KeepGoing | CXTranslationUnit_SkipFunctionBodies,
 					&unit) != CXError_Success || !unit) {
 		clang_disposeIndex(index);
-		return error_set(error, job->path, 0, "libclang could not parse it");
+		*refused = xstrdup("libclang could not parse it");
+		return;
 	}
-	clang_visitChildren(clang_getTranslationUnitCursor(unit), size_visitor, &query);
+	*refused = outside_roots(unit, job->directory, job->roots);
+	if (!*refused) {
+		clang_visitChildren(clang_getTranslationUnitCursor(unit), size_visitor, &request->query);
+		for (size_t i = 0; i < request->query.count; i++)
+			buffer_printf(out, "%lld\n", request->query.bytes[i]);
+	}
 	clang_disposeTranslationUnit(unit);
 	clang_disposeIndex(index);
+}
+
+int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_t count,
+		       long long *bytes, struct error *error)
+{
+	struct size_request request = { job, { names, count, bytes } };
+	for (size_t i = 0; i < count; i++)
+		bytes[i] = -1;
+	if (libclang_load(error))
+		return -1;
+	struct buffer answer = { 0 };
+	char *refused = NULL;
+	if (!bounded_run_one(size_work, &request, &answer, &refused)) {
+		error_set(error, job->path, 0, "%s", refused);
+		free(refused);
+		return -1;
+	}
+	const char *at = answer.data ? answer.data : "";
+	for (size_t i = 0; i < count; i++) {
+		char *end;
+		bytes[i] = strtoll(at, &end, 10);
+		if (end == at || *end != '\n') {
+			buffer_free(&answer);
+			return error_internal(error, job->path, 0, "libclang's process answered something unreadable");
+		}
+		at = end + 1;
+	}
+	buffer_free(&answer);
 	return 0;
 }

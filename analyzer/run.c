@@ -1,12 +1,11 @@
 /*
- * analyzer/run.c - analyzer_run: plan, parse in parallel (one libclang
- * index per thread, units handed out through one atomic counter), cache,
- * merge, mark the rmap paths.
+ * analyzer/run.c - analyzer_run: plan, parse in parallel (each unit in a
+ * bounded child process of its own, bounded.c), cache, merge, mark the
+ * rmap paths.
  */
 #include <errno.h>
 #include <ftw.h>
 #include <json.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,84 +19,72 @@
 /* Bumped when what parse.c extracts changes: old cache entries stop matching. */
 #define FACTS_VERSION 7
 
-struct pool {
-	struct tu_job *jobs;
-	size_t job_count;
-	size_t next;                /* atomic */
-	size_t done;                /* atomic */
-	const char *cache_dir;      /* NULL: no cache */
-	bool progress;
-	pthread_mutex_t progress_lock;
+struct progress {
+	size_t done, total;
+	bool shown;
 };
 
-static void report_progress(struct pool *pool)
+static void report_progress(void *data)
 {
-	size_t done = __atomic_add_fetch(&pool->done, 1, __ATOMIC_SEQ_CST);
-	if (!pool->progress)
+	struct progress *progress = data;
+	progress->done++;
+	if (!progress->shown)
 		return;
-	pthread_mutex_lock(&pool->progress_lock);
-	fprintf(stderr, "\rptscope: parsing %zu/%zu files", done, pool->job_count);
-	if (done == pool->job_count)
+	fprintf(stderr, "\rptscope: parsing %zu/%zu files", progress->done, progress->total);
+	if (progress->done == progress->total)
 		fprintf(stderr, "\r%40s\r", "");
 	fflush(stderr);
-	pthread_mutex_unlock(&pool->progress_lock);
 }
 
-static void *worker(void *data)
-{
-	struct pool *pool = data;
-	void *index = NULL;
-	for (;;) {
-		size_t i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_SEQ_CST);
-		if (i >= pool->job_count)
-			break;
-		struct tu_job *job = &pool->jobs[i];
-		if (pool->cache_dir && cache_load(pool->cache_dir, job->key, &job->facts)) {
-			job->cached = true;
-		} else {
-			if (!index)
-				index = parse_index_create();
-			parse_unit(index, job);
-			if (pool->cache_dir && !job->facts.failed)
-				cache_store(pool->cache_dir, job->key, &job->facts);
-		}
-		report_progress(pool);
-	}
-	if (index)
-		parse_index_dispose(index);
-	return NULL;
-}
-
+/* Every unit's facts: from the cache where its inputs are unchanged, else
+ * parsed by libclang in bounded children (bounded.c), options->jobs at a
+ * time.  A unit whose child was stopped keeps why in job->refused. */
 static int parse_all(struct source_plan *plan, const struct analyzer_options *options,
 		     const char *cache_dir)
 {
-	struct pool pool = {
-		.jobs = plan->jobs, .job_count = plan->job_count,
-		.cache_dir = options->use_cache ? cache_dir : NULL, .progress = options->progress,
-	};
-	pthread_mutex_init(&pool.progress_lock, NULL);
+	const char *cache = options->use_cache ? cache_dir : NULL;
 	/* what every unit's facts depend on beyond its own path and flags */
 	char *version = parse_libclang_version();
 	uint64_t salt = hash_bytes_more(FACTS_VERSION, version, strlen(version) + 1);
 	salt = hash_bytes_more(salt, &plan->config_digest, sizeof(plan->config_digest));
 	free(version);
-	for (size_t i = 0; i < plan->job_count; i++)
-		plan->jobs[i].key = cache_key(&plan->jobs[i], salt);
+	struct progress progress = { .total = plan->job_count, .shown = options->progress };
+	struct bounded_task *tasks = xcalloc(plan->job_count ? plan->job_count : 1, sizeof(*tasks));
+	size_t *task_job = xcalloc(plan->job_count ? plan->job_count : 1, sizeof(*task_job));
+	size_t task_count = 0;
+	for (size_t i = 0; i < plan->job_count; i++) {
+		struct tu_job *job = &plan->jobs[i];
+		job->key = cache_key(job, salt);
+		job->roots = &plan->roots;
+		if (cache && cache_load(cache, job->key, &job->facts)) {
+			job->cached = true;
+			report_progress(&progress);
+			continue;
+		}
+		tasks[task_count] = (struct bounded_task){ .work = parse_unit_work, .data = job };
+		task_job[task_count++] = i;
+	}
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t threads = options->jobs > 0 ? (size_t)options->jobs : online > 0 ? (size_t)online : 1;
-	if (threads > plan->job_count)
-		threads = plan->job_count ? plan->job_count : 1;
-	pthread_t *ids = xmalloc(threads * sizeof(pthread_t));
-	size_t started = 0;
-	for (; started < threads; started++)
-		if (pthread_create(&ids[started], NULL, worker, &pool) != 0)
-			break;
-	if (started == 0)
-		worker(&pool);   /* no threads to be had: parse here */
-	for (size_t i = 0; i < started; i++)
-		pthread_join(ids[i], NULL);
-	free(ids);
-	pthread_mutex_destroy(&pool.progress_lock);
+	size_t parallel = options->jobs > 0 ? (size_t)options->jobs : online > 0 ? (size_t)online : 1;
+	if (task_count)
+		parse_warm_up(&plan->jobs[task_job[0]]);
+	bounded_run(tasks, task_count, parallel, report_progress, &progress);
+	for (size_t t = 0; t < task_count; t++) {
+		struct tu_job *job = &plan->jobs[task_job[t]];
+		struct bounded_task *task = &tasks[t];
+		if (!task->refused && !cache_parse(task->output.data, task->output.length, &job->facts)) {
+			tu_facts_free(&job->facts);
+			task->refused = xstrdup("libclang's process answered something unreadable");
+		}
+		job->refused = task->refused;
+		if (job->refused)
+			job->facts.failed = true;
+		else if (cache && !job->facts.failed)
+			cache_store(cache, job->key, &job->facts);
+		buffer_free(&task->output);
+	}
+	free(tasks);
+	free(task_job);
 	return 0;
 }
 
@@ -401,6 +388,28 @@ static void end_run(struct run *run)
 	free(run->cache_refused);
 }
 
+/* A unit libclang was stopped on (it read what it may not, or went past a
+ * bound) is bad input: the first one, and how many more. */
+static int refusals(const struct source_plan *plan, struct error *error)
+{
+	const struct tu_job *first = NULL;
+	size_t count = 0;
+	for (size_t i = 0; i < plan->job_count; i++)
+		if (plan->jobs[i].refused) {
+			first = first ? first : &plan->jobs[i];
+			count++;
+		}
+	if (!first)
+		return 0;
+	/* "FILE:LINE: includes ..." already says where */
+	size_t length = strlen(first->path);
+	const char *file = strncmp(first->refused, first->path, length) || first->refused[length] != ':'
+			   ? first->path : NULL;
+	if (count == 1)
+		return error_set(error, file, 0, "%s", first->refused);
+	return error_set(error, file, 0, "%s (and %zu more files stopped alike)", first->refused, count - 1);
+}
+
 int analyzer_run(const struct analyzer_options *caller, struct callgraph **graph, struct error *error)
 {
 	*graph = NULL;
@@ -414,6 +423,8 @@ int analyzer_run(const struct analyzer_options *caller, struct callgraph **graph
 		status = write_commands(plan, options->commands_out, error);
 	if (!status)
 		status = parse_all(plan, options, run.cache_dir);
+	if (!status)
+		status = refusals(plan, error);
 	if (!status) {
 		struct cg_list entries = { 0 }, sinks = { 0 }, excludes = { 0 };
 		for (size_t i = 0; i < options->exclude_count; i++)

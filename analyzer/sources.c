@@ -754,9 +754,11 @@ static char *with_arch(const char *name, const char *arch)
 	return xstrdup(name);
 }
 
-static void constants_header(const char *root, const char *arch, const char *shim,
-			     const struct cg_list *common, const struct constants_header *header)
+static int constants_header(const char *root, const char *arch, const char *shim, const struct cg_list *common,
+			    const struct read_roots *roots, const struct constants_header *header,
+			    struct error *error)
 {
+	int status = 0;
 	char *relative = xasprintf(header->source, arch);
 	char *source = join(root, relative);
 	char *named = named_header(root, arch, header->stem);
@@ -775,9 +777,10 @@ static void constants_header(const char *root, const char *arch, const char *shi
 		for (size_t i = 0; i < common->count; i++)
 			cg_list_add(&arguments, common->items[i]);
 		file_arguments(root, source, &arguments);
-		parse_constants(source, &arguments, &text);
+		status = parse_constants(source, &arguments, roots, &text, error) < 0 ? -1 : 0;
 		buffer_printf(&text, "#endif\n");
-		write_text(shim, place, text.data);
+		if (!status)
+			write_text(shim, place, text.data);
 		cg_list_free(&arguments);
 		buffer_free(&text);
 	}
@@ -788,10 +791,11 @@ static void constants_header(const char *root, const char *arch, const char *shi
 	free(place);
 	free(in_tree);
 	free(path);
+	return status;
 }
 
-static void generate_headers(const char *root, const char *arch, const char *shim,
-			     const struct cg_list *common)
+static int generate_headers(const char *root, const char *arch, const char *shim, const struct cg_list *common,
+			    const struct read_roots *roots, struct error *error)
 {
 	for (size_t i = 0; i < sizeof(generated_stand_ins) / sizeof(generated_stand_ins[0]); i++) {
 		char *in_tree = xasprintf("%s/include/%s", root, generated_stand_ins[i]);
@@ -819,8 +823,10 @@ static void generate_headers(const char *root, const char *arch, const char *shi
 		free(name);
 		free(path);
 	}
-	for (size_t i = 0; i < sizeof(constant_headers) / sizeof(constant_headers[0]); i++)
-		constants_header(root, arch, shim, common, &constant_headers[i]);
+	int status = 0;
+	for (size_t i = 0; !status && i < sizeof(constant_headers) / sizeof(constant_headers[0]); i++)
+		status = constants_header(root, arch, shim, common, roots, &constant_headers[i], error);
+	return status;
 }
 
 /* The -I and -D words of a kbuild flags value, once each; relative folders
@@ -966,6 +972,11 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 	if (!realpath(options->source, resolved) || !tree_has(resolved, "mm"))
 		return error_set(error, options->source, 0, "not a kernel tree (no mm/ folder)");
 	plan->root = xstrdup(resolved);
+	char cache_resolved[PATH_MAX];
+	plan->roots = (struct read_roots){
+		.tree = xstrdup(resolved),
+		.cache = cache_dir && realpath(cache_dir, cache_resolved) ? xstrdup(cache_resolved) : NULL,
+	};
 	const struct layout *layout = find_layout(options, resolved);
 	plan->arch = xstrdup(layout->arch);
 	plan->release = tree_release(resolved);
@@ -993,7 +1004,9 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 		tree_arguments(resolved, layout, &config, shim, old_asm != NULL, &common);
 		config_arguments(&config, &common);
 		arch_arguments(resolved, layout, &config, &common);
-		generate_headers(resolved, layout->arch, shim, &common);
+		status = generate_headers(resolved, layout->arch, shim, &common, &plan->roots, error);
+	}
+	if (!status) {
 		struct kbuild *kbuild = NULL;
 		char *kbuild_folder = NULL;
 		for (size_t i = 0; i < files.count; i++) {
@@ -1160,13 +1173,7 @@ static bool path_under(const char *path, const char *folder)
 	       (path[length] == '\0' || path[length] == '/' || folder[length - 1] == '-');
 }
 
-/* Where a database's flags may point: resolved once per plan. */
-struct flag_roots {
-	char *tree;          /* resolved; NULL: nothing is inside a tree */
-	char *cache;         /* ptscope's own cache folder, resolved, or NULL */
-};
-
-static bool path_allowed(const struct flag_roots *roots, const char *resolved)
+bool read_roots_allow(const struct read_roots *roots, const char *resolved)
 {
 	if ((roots->tree && path_under(resolved, roots->tree)) ||
 	    (roots->cache && path_under(resolved, roots->cache)))
@@ -1179,7 +1186,7 @@ static bool path_allowed(const struct flag_roots *roots, const char *resolved)
 
 /* A resolved path for a folder (want_file false) or a regular file inside
  * the allowed roots, or NULL (*missing: because nothing is there). */
-static char *allowed_path(const struct flag_roots *roots, const char *directory, const char *path,
+static char *allowed_path(const struct read_roots *roots, const char *directory, const char *path,
 			  bool want_file, bool *missing)
 {
 	char *full = absolute(directory, path), resolved[PATH_MAX];
@@ -1187,7 +1194,7 @@ static char *allowed_path(const struct flag_roots *roots, const char *directory,
 	*missing = !found && errno == ENOENT;
 	free(full);
 	struct stat st;
-	if (!found || stat(resolved, &st) != 0 || !path_allowed(roots, resolved) ||
+	if (!found || stat(resolved, &st) != 0 || !read_roots_allow(roots, resolved) ||
 	    !(want_file ? S_ISREG(st.st_mode) : S_ISDIR(st.st_mode)))
 		return NULL;
 	return xstrdup(resolved);
@@ -1217,7 +1224,7 @@ static const struct kept_flag *kept_flag_of(const char *word)
 
 /* Keep word (and value, for a separate argument) if the allowlist does:
  * appends to arguments, true when kept. */
-static bool keep_flag(const struct flag_roots *roots, const char *directory, const char *word,
+static bool keep_flag(const struct read_roots *roots, const char *directory, const char *word,
 		      const char *value, struct cg_list *arguments)
 {
 	const struct kept_flag *flag = kept_flag_of(word);
@@ -1270,7 +1277,7 @@ static void note_dropped(struct source_plan *plan, const char *word)
 		plan->dropped_names_more = true;
 }
 
-static void database_arguments(struct source_plan *plan, const struct flag_roots *roots,
+static void database_arguments(struct source_plan *plan, const struct read_roots *roots,
 			       char **words, size_t count, const char *directory, const char *file,
 			       struct cg_list *arguments)
 {
@@ -1425,10 +1432,11 @@ static void plan_entries(const struct analyzer_options *options, const char *cac
 {
 	char resolved[PATH_MAX];
 	plan->root = xstrdup(realpath(entries[0].directory, resolved) ? resolved : entries[0].directory);
-	struct flag_roots roots = {
+	plan->roots = (struct read_roots){
 		.tree = strcmp(plan->root, "/") ? xstrdup(plan->root) : NULL,
 		.cache = cache_dir && realpath(cache_dir, resolved) ? xstrdup(resolved) : NULL,
 	};
+	const struct read_roots *roots = &plan->roots;
 	size_t matching = 0;
 	for (size_t i = 0; i < count; i++)
 		matching += wanted(options, relative_to(plan->root, entries[i].file));
@@ -1436,13 +1444,11 @@ static void plan_entries(const struct analyzer_options *options, const char *cac
 		if (matching && !wanted(options, relative_to(plan->root, entries[i].file)))
 			continue;
 		struct cg_list arguments = { 0 };
-		database_arguments(plan, &roots, entries[i].words.items, entries[i].words.count,
+		database_arguments(plan, roots, entries[i].words.items, entries[i].words.count,
 				   entries[i].directory, entries[i].file, &arguments);
 		add_job(plan, xstrdup(entries[i].file), entries[i].directory, &arguments);
 		cg_list_free(&arguments);
 	}
-	free(roots.tree);
-	free(roots.cache);
 }
 
 static int database_plan(const struct analyzer_options *options, const char *cache_dir,
@@ -1503,12 +1509,15 @@ void sources_free(struct source_plan *plan)
 		free(plan->jobs[i].directory);
 		cg_list_free(&plan->jobs[i].arguments);
 		tu_facts_free(&plan->jobs[i].facts);
+		free(plan->jobs[i].refused);
 	}
 	free(plan->jobs);
 	free(plan->root);
 	free(plan->arch);
 	free(plan->release);
 	free(plan->config);
+	free(plan->roots.tree);
+	free(plan->roots.cache);
 	free(plan->compat);
 	cg_list_free(&plan->dropped_names);
 	memset(plan, 0, sizeof(*plan));

@@ -233,6 +233,7 @@ void tu_facts_free(struct tu_facts *facts)
 	free(facts->calls);
 	free(facts->stores);
 	free(facts->first_error);
+	free(facts->outside);
 	cg_list_free(&facts->error_sites);
 	cg_free_owning(facts->inputs, facts->input_count, sizeof(*facts->inputs), offsetof(struct tu_input, path));
 	memset(facts, 0, sizeof(*facts));

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -58,6 +59,18 @@ int file_read_at(int dir_fd, const char *name, struct buffer *buffer)
 	return status;
 }
 
+/* A FIFO opened without blocking: true once a writer wrote or came and
+ * went, false after FILE_FIFO_WAIT_SECONDS of nothing. */
+static bool fifo_wait_writer(int fd)
+{
+	struct pollfd wait = { .fd = fd, .events = POLLIN };
+	int ready;
+	do
+		ready = poll(&wait, 1, FILE_FIFO_WAIT_SECONDS * 1000);
+	while (ready < 0 && errno == EINTR);
+	return ready > 0;
+}
+
 static int too_big(struct error *error, const char *path, const char *kind, size_t limit_bytes)
 {
 	return error_set(error, path, 0, "more than %zu MiB: no %s is that large (refused, not read)",
@@ -68,8 +81,9 @@ int file_read_input(const char *path, const char *kind, size_t limit_bytes, stru
 		    struct error *error)
 {
 	buffer->length = 0;
-	/* a directory is refused by read(); O_NOCTTY: a terminal never becomes ours */
-	int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	/* a directory is refused by read(); O_NOCTTY: a terminal never becomes
+	 * ours; O_NONBLOCK: a FIFO nobody writes to does not block the open */
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		int problem = errno;
@@ -77,6 +91,12 @@ int file_read_input(const char *path, const char *kind, size_t limit_bytes, stru
 			close(fd);
 		return error_from_errno(error, path, NULL, problem);
 	}
+	if (S_ISFIFO(st.st_mode) && !fifo_wait_writer(fd)) {
+		close(fd);
+		return error_set(error, path, 0, "a FIFO no one wrote to in %d s (refused, not read)",
+				 FILE_FIFO_WAIT_SECONDS);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > limit_bytes) {
 		close(fd);
 		return too_big(error, path, kind, limit_bytes);

@@ -36,6 +36,8 @@ int file_read_fd_bounded(int fd, size_t limit_bytes, struct buffer *buffer);
 #define FILE_LIMIT_CONFIG_BYTES ((size_t)64 << 20)        /* a .config, decompressed (~300 KiB) */
 #define FILE_LIMIT_COMPILE_DB_BYTES ((size_t)256 << 20)   /* compile_commands.json (6.x allmodconfig: ~70 MiB) */
 #define FILE_LIMIT_SOURCE_BYTES ((size_t)256 << 20)       /* a tree's file the analyzer reads itself */
+/* A FIFO the user names: refused when no writer shows up in this time. */
+#define FILE_FIFO_WAIT_SECONDS 10
 
 /* Read the file the user named as `kind` ("profile") whole, at most
  * limit_bytes: 0, or -1 with error "PATH: ..." (status 1: bad input).

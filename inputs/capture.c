@@ -644,18 +644,21 @@ struct codec {
 	const char *filter;             /* libarchive's filter name for options, or NULL */
 	int (*add_filter)(struct archive *);
 	bool threads;                   /* takes libarchive's "threads" option */
-	const char *level;              /* its "compression-level", or NULL: libarchive's default */
+	const char *level;              /* its "compression-level" for format 2, or NULL: libarchive's default */
+	const char *level_format1;      /* the same for format 1, whose tar is ten times larger */
 };
 
-/* zstd at -1 (zstd --fast=1), measured on a 1 GiB x 16 capture (78 MB of
- * tar, mostly pagemap records): 0.43 s of CPU and 16.0 MB, against level
- * 3's (libarchive's default) 0.84 s and 15.8 MB, level 1's 0.50 s and
- * 18.1 MB, and --fast=5's 0.38 s but 27.6 MB. */
+/* zstd, measured on a 1 GiB x 16 capture with `zstd -T2`.  Format 2's tar
+ * is 7.5 MB (kpages 6.3 MB, the distinct chunks 0.7 MB): level 3 takes
+ * 0.09 s of CPU for 1.07 MB, against -1's 0.07 s and 1.20 MB, --fast=1's
+ * 0.08 s and 1.44 MB, 6's 0.18 s and 0.91 MB.  Format 1's tar is 78 MB,
+ * mostly pagemap records: there -1 (--fast=1 in libarchive) takes 0.43 s
+ * and 16.0 MB, level 3 0.84 s and 15.8 MB, --fast=5 0.38 s but 27.6 MB. */
 static const struct codec codecs[] = {
-	{ "none", NULL,   archive_write_add_filter_none, false, NULL },
-	{ "gz",   "gzip", archive_write_add_filter_gzip, false, NULL },
-	{ "xz",   "xz",   archive_write_add_filter_xz,   true,  NULL },
-	{ "zst",  "zstd", archive_write_add_filter_zstd, true,  "-1" },
+	{ "none", NULL,   archive_write_add_filter_none, false, NULL, NULL },
+	{ "gz",   "gzip", archive_write_add_filter_gzip, false, NULL, NULL },
+	{ "xz",   "xz",   archive_write_add_filter_xz,   true,  NULL, NULL },
+	{ "zst",  "zstd", archive_write_add_filter_zstd, true,  "3", "-1" },
 };
 #define DEFAULT_CODEC (&codecs[3])
 
@@ -1303,8 +1306,9 @@ static int open_archive(struct capture_state *state, const struct capture_target
 		return error_set(w->error, out->final, 0, "%s", archive_error_string(w->archive));
 	set_threads(w->archive, out->codec);
 	/* a libarchive that refuses the level compresses at its default: same format */
-	if (out->codec->level)
-		archive_write_set_filter_option(w->archive, out->codec->filter, "compression-level", out->codec->level);
+	const char *level = state->format >= 2 ? out->codec->level : out->codec->level_format1;
+	if (level)
+		archive_write_set_filter_option(w->archive, out->codec->filter, "compression-level", level);
 	/* a pipe would get the last block padded with zeros after the
 	 * compressed stream, which zstd and xz readers refuse */
 	if (out->to_stdout)

@@ -23,6 +23,7 @@
  * own mappings ([vdso], [vvar], [vsyscall]) are not rebuilt.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -80,10 +81,50 @@ static void add_pages(const struct snapshot *s, const struct process *p, const s
 			page | (anonymous_vma || page < anonymous ? WRITE_BIT : 0);
 }
 
+/* How many pages add_pages would list, counted before anything is kept:
+ * a snapshot may claim terabytes present. */
+static uint64_t count_pages(const struct snapshot *s, const struct process *p, const struct vma *v)
+{
+	if (!p->has_pagemap) {
+		uint64_t pages = v->kb[SMAPS_RSS] * 1024 / PAGE_BYTES, most = (v->end - v->start) / PAGE_BYTES;
+		return pages < most ? pages : most;
+	}
+	struct pagemap_record record;
+	uint64_t at = v->start, count = 0;
+	while (at < v->end && process_next_record(s, p, at, v->end, &record)) {
+		at = record.vaddr + PAGE_BYTES;
+		count += (record.entry & PAGEMAP_PRESENT) != 0;
+	}
+	return count;
+}
+
+/* What the subject could not map as the snapshot says, refused before it
+ * tries: a file offset off a page, or past what a file can have. */
+static int check_vma(const struct snapshot *s, const struct vma *v, size_t index, struct error *error)
+{
+	if (v->offset % PAGE_BYTES || v->offset > (uint64_t)INT64_MAX - (v->end - v->start))
+		return error_set(error, s->source, 0, "VMA %zu (%" PRIx64 "-%" PRIx64 "): file offset %#" PRIx64
+				 " cannot be mapped (off a page, or past the largest file)", index, v->start, v->end,
+				 v->offset);
+	return 0;
+}
+
 int layout_from_snapshot(const struct snapshot *s, const struct process *p, struct layout *layout,
 			 struct error *error)
 {
 	memset(layout, 0, sizeof(*layout));
+	uint64_t present = 0;
+	for (size_t i = 0; i < p->vma_count; i++) {
+		const struct vma *v = &p->vmas[i];
+		if (kernel_mapping(v->path) || v->end <= v->start)
+			continue;
+		if (check_vma(s, v, i, error))
+			return -1;
+		present += count_pages(s, p, v);
+	}
+	if (present * PAGE_BYTES > memory_available_bytes() / 2)
+		return error_set(error, s->source, 0, "process %d has %" PRIu64 " MiB present: more than half of the "
+				 "memory available", p->pid, present >> 8);
 	size_t capacity = 0;
 	for (size_t i = 0; i < p->vma_count; i++) {
 		const struct vma *v = &p->vmas[i];
@@ -147,10 +188,15 @@ static int open_original(const struct layout_vma *v)
 {
 	if (v->anonymous || !v->path || v->path[0] != '/' || (v->shared && (v->prot & PROT_WRITE)))
 		return -1;
-	int fd = open(v->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat st;
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-			(uint64_t)st.st_size < v->offset + v->bytes)) {
+	/* a regular file only, looked at before it is opened: the snapshot's
+	 * path may name a FIFO (open would block) or a device (opening some
+	 * acts: a watchdog, a tape) */
+	struct stat named, st;
+	if (lstat(v->path, &named) != 0 || !S_ISREG(named.st_mode))
+		return -1;
+	int fd = open(v->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != named.st_dev ||
+			st.st_ino != named.st_ino || (uint64_t)st.st_size < v->offset + v->bytes)) {
 		close(fd);
 		fd = -1;
 	}

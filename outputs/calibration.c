@@ -28,6 +28,7 @@
 
 #include <json-c/json.h>
 
+#include "base/file.h"
 #include "outputs/bench.h"
 
 const char *const calibration_term_names[CALIBRATION_TERMS] = { "fork", "vma", "pte_page", "pte", "anon_vma" };
@@ -59,6 +60,12 @@ static const struct shape fitted[] = {
 static const struct shape held_out[CALIBRATION_HELD_OUT] = {
 	{ 150, 20, 8, 64 }, { 50, 60, 2, 300 }, { 300, 5, 40, 16 },
 };
+/* What a calibration file may hold: about 3 KiB of JSON (1 MiB read at
+ * most); times in microseconds (1000 s is beyond any kernel); ptscope's
+ * own VMAs (max_map_count is 65,530 by default). */
+#define CALIBRATION_FILE_BYTES ((size_t)1 << 20)
+#define CALIBRATION_MAX_US 1e9
+#define CALIBRATION_MAX_VMAS (1 << 24)
 #define FITTED (sizeof(fitted) / sizeof(fitted[0]))
 
 static void counts_of(const struct shape *s, double *counts)
@@ -296,16 +303,23 @@ void calibration_print(FILE *out, const struct calibration *c)
 }
 
 /* A number member of an object, or a bad-input error naming it. */
-static int number(struct json_object *object, const char *key, double *value, const char *path, struct error *error)
+static int number_within(struct json_object *object, const char *key, double *value, double most, const char *path,
+			 struct error *error)
 {
 	struct json_object *member;
 	if (!json_object_object_get_ex(object, key, &member) ||
 	    (!json_object_is_type(member, json_type_double) && !json_object_is_type(member, json_type_int)))
 		return error_set(error, path, 0, "not a ptscope calibration: no number '%s'", key);
 	*value = json_object_get_double(member);
-	if (!isfinite(*value))
-		return error_set(error, path, 0, "'%s' is not a finite number", key);
+	if (!isfinite(*value) || fabs(*value) > most)
+		return error_set(error, path, 0, "'%s' is %g: out of range (at most %g either way)", key, *value, most);
 	return 0;
+}
+
+/* A time in microseconds. */
+static int number(struct json_object *object, const char *key, double *value, const char *path, struct error *error)
+{
+	return number_within(object, key, value, CALIBRATION_MAX_US, path, error);
 }
 
 static void text_member(struct json_object *object, const char *key, char *out, size_t size)
@@ -324,6 +338,9 @@ static int fit_read(struct json_object *fits, size_t p, struct calibration_fit *
 		return error_set(error, path, 0, "not a ptscope calibration: no fit '%s'", name);
 	if (number(o, "base_us", &part->base_us, path, error) || number(o, "residual_us", &part->fit.residual, path, error))
 		return -1;
+	if (part->fit.residual < 0)
+		return error_set(error, path, 0, "fit '%s': 'residual_us' is %g: a residual is never negative", name,
+				 part->fit.residual);
 	if (!json_object_object_get_ex(o, "terms", &terms) || !json_object_is_type(terms, json_type_array) ||
 	    json_object_array_length(terms) != CALIBRATION_TERMS)
 		return error_set(error, path, 0, "fit '%s': 'terms' must list %d terms", name, CALIBRATION_TERMS);
@@ -347,18 +364,18 @@ static int fit_read(struct json_object *fits, size_t p, struct calibration_fit *
 int calibration_read(const char *path, struct calibration *c, struct error *error)
 {
 	memset(c, 0, sizeof(*c));
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return error_from_errno(error, path, NULL, errno);
-	char text[65536];
-	size_t length = fread(text, 1, sizeof(text) - 1, f);
-	bool longer = !feof(f);
-	fclose(f);
-	if (longer)
-		return error_set(error, path, 0, "larger than 64 KiB: not a ptscope calibration");
-	text[length] = '\0';
+	/* the one bounded reader: a FIFO, a device or a folder is refused or
+	 * bounded as every named input, and the file is noted as an input
+	 * (report --calibration C -o C is refused) */
+	struct buffer input = { 0 };
+	if (file_read_input(path, "calibration", CALIBRATION_FILE_BYTES, &input, error)) {
+		buffer_free(&input);
+		return -1;
+	}
+	buffer_reserve(&input, 0);   /* an empty file still gets its NUL */
 	enum json_tokener_error problem;
-	struct json_object *root = json_tokener_parse_verbose(text, &problem), *fits;
+	struct json_object *root = json_tokener_parse_verbose(input.data, &problem), *fits;
+	buffer_free(&input);
 	if (!root || !json_object_is_type(root, json_type_object)) {
 		json_object_put(root);
 		return error_set(error, path, 0, "not JSON: %s", root ? "not an object" : json_tokener_error_desc(problem));
@@ -369,14 +386,16 @@ int calibration_read(const char *path, struct calibration *c, struct error *erro
 		status = error_set(error, path, 0, "calibration version %g: this ptscope reads version %d "
 				   "(make one with `ptscope bench --calibrate -o FILE`)", version, CALIBRATION_VERSION);
 	if (!status)
-		status = number(root, "own_vmas", &own, path, error) || number(root, "munmap_us", &c->munmap_us, path, error)
-				 ? -1 : 0;
+		status = number_within(root, "own_vmas", &own, CALIBRATION_MAX_VMAS, path, error) ||
+			 number(root, "munmap_us", &c->munmap_us, path, error) ? -1 : 0;
+	if (!status && (own < 0 || own != floor(own)))
+		status = error_set(error, path, 0, "'own_vmas' is %g: not a count of VMAs", own);
 	if (!status && (!json_object_object_get_ex(root, "fits", &fits) || !json_object_is_type(fits, json_type_object)))
 		status = error_set(error, path, 0, "not a ptscope calibration: no object 'fits'");
 	for (size_t p = 0; !status && p < CALIBRATION_PARTS; p++)
 		status = fit_read(fits, p, &c->parts[p], path, error);
 	if (!status) {
-		c->own_vmas = own > 0 ? (size_t)own : 0;
+		c->own_vmas = (size_t)own;
 		text_member(root, "kernel", c->kernel, sizeof(c->kernel));
 		text_member(root, "cpu_model", c->cpu_model, sizeof(c->cpu_model));
 		text_member(root, "date", c->date, sizeof(c->date));

@@ -301,11 +301,6 @@ static int measure_like(struct bench_run *run, const char *argument, struct erro
 	like->vmas = layout.count;
 	like->skipped = layout.skipped;
 	like->pages = layout.present_pages;
-	if (layout.present_pages * 4096 > memory_available_bytes() / 2) {
-		error_set(error, path, 0, "process %d has %llu MiB present: more than half of the memory available",
-			  p->pid, (unsigned long long)(layout.present_pages >> 8));
-		goto done;
-	}
 	if (layout_subject_start(&layout, &subject, error))
 		goto done;
 	run->has_work = true;

@@ -1,0 +1,70 @@
+#!/bin/sh
+# What a tree's files make libclang read is bounded (analyzer/bounded.c):
+# `#include "/dev/zero"` ran libclang out of memory ("LLVM ERROR: out of
+# memory", the file silently dropped, exit 0), a FIFO blocked it for ever.
+# Each parse runs in a child the analyzer stops: anything but a regular file
+# (a device, a FIFO), a file above 256 MiB, or a file outside the tree and
+# the system headers (read only to quote it in diagnostics) is refused in
+# one line naming the unit and the file, exit 1, nothing written, within 20 s
+# and 512 MiB (three times both under the sanitizers).  Through a compile
+# database, through a tree, through a macro-built name (a pre-scan of
+# #include lines could not see it) and for profiles --from-source.
+. "$PTSCOPE_TESTS/cli-common.sh"
+[ -x /usr/bin/time ] || skip "/usr/bin/time not installed (package time)"
+scale=1
+ldd "$PTSCOPE" 2>/dev/null | grep -q asan && scale=3
+tree=$tmp/tree
+mkdir -p "$tree/mm" "$tree/include"
+printf 'int g(void) { return 1; }\nint f(void) { return g(); }\n' > "$tree/mm/good.c"
+printf '#include "/dev/zero"\nint h(void) { return 2; }\n' > "$tree/mm/zero.c"
+printf '#define NAME(x) #x\n#define FILE_OF(x) NAME(x)\n#include FILE_OF(/dev/urandom)\nint u(void) { return 2; }\n' > "$tree/mm/macro.c"
+mkfifo "$tree/include/fifo.h"
+printf '#include "../include/fifo.h"\nint k(void) { return 3; }\n' > "$tree/mm/fifo.c"
+truncate -s 1G "$tree/include/huge.h"
+printf '#include "../include/huge.h"\nint n(void) { return 4; }\n' > "$tree/mm/huge.c"
+printf 'secret_word_123\n' > "$tmp/outside.h"
+printf '#include "../../outside.h"\nint m(void) { return 5; }\n' > "$tree/mm/outside.c"
+
+database() {  # FILE: a compile database of mm/FILE.c
+	printf '[{"directory": "%s", "file": "mm/%s.c", "arguments": ["cc", "-c", "mm/%s.c"]}]\n' \
+		"$tree" "$1" "$1" > "$tmp/db-$1.json"
+	echo "$tmp/db-$1.json"
+}
+refused() {  # WHAT PATTERN COMMAND...: one line, exit 1, bounded time and memory, no output
+	what=$1 pattern=$2
+	shift 2
+	rm -f "$tmp/out.json"
+	/usr/bin/time -f '%M' -o "$tmp/usage" timeout $((20 * scale)) "$@" > /dev/null 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "$what: exit $rc, want 1: $(head -c 300 "$tmp/err")"
+	[ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "$what: not one line: $(head -c 600 "$tmp/err")"
+	grep -q -- "$pattern" "$tmp/err" || fail "$what: message lacks '$pattern': $(cat "$tmp/err")"
+	! grep -q secret_word "$tmp/err" || fail "$what: the outside file's text was shown"
+	kib=$(tail -n 1 "$tmp/usage")
+	[ "$kib" -le $((512 * 1024 * scale)) ] || fail "$what: used $((kib / 1024)) MiB"
+	[ ! -e "$tmp/out.json" ] || fail "$what: output written"
+}
+
+"$PTSCOPE" callgraph "$(database good)" --no-cache -q --all --format json -o "$tmp/good.json" 2> "$tmp/err" ||
+	fail "the good unit: $(cat "$tmp/err")"
+grep -q '"name": *"f"' "$tmp/good.json" || fail "the good unit's function f is missing"
+
+refused "#include /dev/zero" "mm/zero.c: libclang was reading /dev/zero, a character device" \
+	"$PTSCOPE" callgraph "$(database zero)" --no-cache -q --format json -o "$tmp/out.json"
+refused "#include of a macro-built /dev/urandom" "mm/macro.c: libclang was reading /dev/urandom, a character device" \
+	"$PTSCOPE" callgraph "$(database macro)" --no-cache -q --format json -o "$tmp/out.json"
+refused "#include of a FIFO nobody writes" "mm/fifo.c: libclang was reading .*fifo.h, a FIFO" \
+	"$PTSCOPE" callgraph "$(database fifo)" --no-cache -q --format json -o "$tmp/out.json"
+refused "#include of a sparse 1 GiB file" "huge.h, a file of 1073741824 bytes: more than the 256 MiB" \
+	"$PTSCOPE" callgraph "$(database huge)" --no-cache -q --format json -o "$tmp/out.json"
+refused "#include of a file outside the tree" "mm/outside.c:1: includes $tmp/outside.h, outside the tree and the system headers" \
+	"$PTSCOPE" callgraph "$(database outside)" --no-cache -q --format json -o "$tmp/out.json"
+
+# a tree: the kernel-2.5 fixture with one header that includes /dev/zero
+cp -r "$PTSCOPE_TESTS/fixtures/kernel-2.5" "$tmp/k"
+printf '#include "/dev/zero"\n' >> "$tmp/k/include/linux/mm.h"
+refused "a tree's header including /dev/zero" "mm/[a-z]*.c: libclang was reading /dev/zero, a character device.*(and [0-9]* more files stopped alike)" \
+	"$PTSCOPE" callgraph "$tmp/k" --no-cache -q --format json -o "$tmp/out.json"
+refused "profiles --from-source on that tree" "mm/rmap.c: libclang was reading /dev/zero" \
+	"$PTSCOPE" profiles --from-source "$tmp/k"
+exit 0
