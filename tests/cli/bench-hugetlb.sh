@@ -13,7 +13,7 @@
 before=$(cat /proc/sys/vm/nr_hugepages)
 "$PTSCOPE" bench hugetlb --runs 2 --format json -o "$tmp/h.json" || fail "bench hugetlb"
 [ "$(cat /proc/sys/vm/nr_hugepages)" = "$before" ] || fail "nr_hugepages $before, now $(cat /proc/sys/vm/nr_hugepages)"
-python3 - "$tmp/h.json" "$before" <<'PY' || fail "hugetlb json: $(cat "$tmp/h.json")"
+python3 - "$tmp/h.json" "$before" > "$tmp/h.out" <<'PY' || fail "hugetlb json: $(cat "$tmp/h.json")"
 import json, sys
 h = json.load(open(sys.argv[1]))["hugetlb_pmd_sharing"]
 before = int(sys.argv[2])
@@ -35,7 +35,12 @@ assert apart >= pages + m["apart", "fork"]["child_minor_faults"], m
 assert shared < apart - pages / 2, ("the window was not shared", m)
 PY
 
-# stopped by SIGTERM while the pages are reserved: the setting is put back
+cat "$tmp/h.out"
+# stopped by SIGTERM while the pages are reserved: the setting is put back.
+# Only where the kernel could give the pages: when it cannot (memory too
+# fragmented), the run puts the setting back and ends at once, before the
+# test could see it raised.
+grep -q '^skipped here: ' "$tmp/h.out" && skip "$(sed -n 's/^skipped here: //p' "$tmp/h.out") (the setting was restored; SIGTERM case not tried)"
 free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 [ "$free" -lt 512 ] || { echo "512 huge pages free already: nothing to reserve"; exit 0; }
 "$PTSCOPE" bench hugetlb --runs 100000 > /dev/null 2>&1 &
