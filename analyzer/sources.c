@@ -1127,7 +1127,7 @@ static const struct kept_flag {
 /* -f and -m families that read or write a file, or hand words on to a
  * back end, whatever their value: never kept. */
 static const char *const file_naming_flags[] = {
-	"-fmodule", "-fimplicit-module", "-fprebuilt-module", "-fbuild-session", "-fcrash-diagnostics",
+	"-fmodule", "-fimplicit-module", "-fprebuilt-module", "-fbuild-session", "-fcrash",
 	"-ftime-trace", "-fsave-", "-foptimization-record", "-fprofile", "-fcoverage", "-fdump",
 	"-fplugin", "-fpass-plugin", "-fproc-stat-report", "-fstack-usage", "-fcallgraph-info",
 	"-fbasic-block-sections", "-fsanitize-ignorelist", "-fsanitize-blacklist",
