@@ -10,7 +10,7 @@
 #    offset off a page or past the largest file is refused before mapping; a
 #    process claiming terabytes present is refused before anything is kept.
 # Each: exit 1, one line naming the file, within 30 s (x3 under sanitizers).
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 scale=1
 ldd "$PTSCOPE" 2>/dev/null | grep -q asan && scale=3
 refused() {  # WHAT PATTERN COMMAND...

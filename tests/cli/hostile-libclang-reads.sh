@@ -9,7 +9,7 @@
 # and 512 MiB (three times both under the sanitizers).  Through a compile
 # database, through a tree, through a macro-built name (a pre-scan of
 # #include lines could not see it) and for profiles --from-source.
-. "$PTSCOPE_TESTS/cli-common.sh"
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 [ -x /usr/bin/time ] || skip "/usr/bin/time not installed (package time)"
 scale=1
 ldd "$PTSCOPE" 2>/dev/null | grep -q asan && scale=3
