@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "analyzer/internal.h"
+#include "base/file.h"
 
 enum {
 	WATCH_INTERVAL_MS = 20,
@@ -256,36 +257,6 @@ static void limit_unit(void)
 		set_soft_limit(RLIMIT_CPU, (rlim_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1 + BOUNDED_CPU_SECONDS));
 }
 
-static bool write_all(int fd, const void *data, size_t bytes)
-{
-	const char *at = data;
-	while (bytes) {
-		ssize_t n = write(fd, at, bytes);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		at += n;
-		bytes -= (size_t)n;
-	}
-	return true;
-}
-
-static bool read_all(int fd, void *data, size_t bytes)
-{
-	char *at = data;
-	while (bytes) {
-		ssize_t n = read(fd, at, bytes);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		at += n;
-		bytes -= (size_t)n;
-	}
-	return true;
-}
-
 /* A worker: reads a task's index, answers its length and bytes, until the
  * parent closes the request pipe.  Forked after the plan was made, so the
  * tasks are in its memory already. */
@@ -313,7 +284,7 @@ static _Noreturn void run_worker(const struct bounded_task *tasks, size_t count,
 	pthread_t id;
 	pthread_create(&id, NULL, watchdog, NULL);
 	uint64_t index;
-	while (read_all(request_fd, &index, sizeof(index)) && index < count) {
+	while (file_read_exact(request_fd, &index, sizeof(index)) == 0 && index < count) {
 		limit_unit();
 		struct buffer out = { 0 };
 		char *refused = NULL;
@@ -321,7 +292,7 @@ static _Noreturn void run_worker(const struct bounded_task *tasks, size_t count,
 		if (refused)
 			stop(refused, strlen(refused));
 		uint64_t length = out.length;
-		if (!write_all(answer_fd, &length, sizeof(length)) || !write_all(answer_fd, out.data, out.length))
+		if (file_write_exact(answer_fd, &length, sizeof(length)) || file_write_exact(answer_fd, out.data, out.length))
 			_exit(2);
 		buffer_free(&out);
 	}
@@ -422,7 +393,7 @@ static bool start_worker(struct bounded_task *tasks, size_t count, struct worker
 static bool give(struct worker *worker, size_t index)
 {
 	uint64_t value = index;
-	if (!write_all(worker->request_fd, &value, sizeof(value)))
+	if (file_write_exact(worker->request_fd, &value, sizeof(value)))
 		return false;
 	worker->task = index;
 	worker->busy = true;

@@ -151,3 +151,36 @@ bool file_is_input(const struct stat *st)
 	pthread_mutex_unlock(&inputs_lock);
 	return found;
 }
+
+int file_write_exact(int fd, const void *data, size_t bytes)
+{
+	const char *at = data;
+	while (bytes) {
+		ssize_t n = write(fd, at, bytes);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		at += n;
+		bytes -= (size_t)n;
+	}
+	return 0;
+}
+
+int file_read_exact(int fd, void *data, size_t bytes)
+{
+	char *at = data;
+	while (bytes) {
+		ssize_t n = read(fd, at, bytes);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = 0;
+			return -1;
+		}
+		at += n;
+		bytes -= (size_t)n;
+	}
+	return 0;
+}

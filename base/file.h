@@ -29,6 +29,10 @@ int file_read_at(int dir_fd, const char *name, struct buffer *buffer);
 int file_read_fd(int fd, struct buffer *buffer);
 /* The same, stopping with EFBIG once more than limit_bytes arrive. */
 int file_read_fd_bounded(int fd, size_t limit_bytes, struct buffer *buffer);
+/* Exactly `bytes` through a pipe or socket, across short transfers and
+ * EINTR: 0, or -1 at an error or end of file first (errno set, or 0 at EOF). */
+int file_write_exact(int fd, const void *data, size_t bytes);
+int file_read_exact(int fd, void *data, size_t bytes);
 
 /* Limits by kind: far above any real file of the kind, far below memory. */
 #define FILE_LIMIT_PROFILE_BYTES ((size_t)16 << 20)       /* a profile XML (built-in ones: a few KiB) */

@@ -37,6 +37,7 @@
 
 #include "base/alloc.h"
 #include "base/array.h"
+#include "base/file.h"
 #include "inputs/snapshot.h"
 
 #ifndef PR_SET_VMA
@@ -312,36 +313,6 @@ int layout_build(struct layout *layout, struct error *error)
 
 /* ---- the subject: a child that holds the layout and forks on request ---- */
 
-static int write_all(int fd, const void *data, size_t bytes)
-{
-	const char *at = data;
-	while (bytes) {
-		ssize_t n = write(fd, at, bytes);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		at += n;
-		bytes -= (size_t)n;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *data, size_t bytes)
-{
-	char *at = data;
-	while (bytes) {
-		ssize_t n = read(fd, at, bytes);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		at += n;
-		bytes -= (size_t)n;
-	}
-	return 0;
-}
-
 struct subject_request {
 	size_t runs, warmup;
 	int cpu;
@@ -360,14 +331,14 @@ static void serve(int from_parent, int to_parent)
 {
 	struct subject_request request;
 	static struct subject_reply reply;
-	while (read_all(from_parent, &request, sizeof(request)) == 0) {
+	while (file_read_exact(from_parent, &request, sizeof(request)) == 0) {
 		struct error error = { .message = "" };
 		memset(&reply, 0, sizeof(reply));
 		reply.status = latency_measure(LATENCY_FORK, request.runs, request.warmup, &reply.result, &error);
 		snprintf(reply.message, sizeof(reply.message), "%s", error.message);
 		if (!reply.status && request.count)
 			trace_count_fork(request.cpu, &reply.trace);
-		if (write_all(to_parent, &reply, sizeof(reply)))
+		if (file_write_exact(to_parent, &reply, sizeof(reply)))
 			_exit(1);
 	}
 	_exit(0);   /* the parent let go */
@@ -387,10 +358,10 @@ int layout_subject_start(struct layout *layout, struct layout_subject *subject, 
 		close(up[0]);
 		struct error built = { .message = "" };
 		int status = layout_build(layout, &built);
-		if (write_all(up[1], &status, sizeof(status)) || write_all(up[1], built.message, sizeof(built.message)))
+		if (file_write_exact(up[1], &status, sizeof(status)) || file_write_exact(up[1], built.message, sizeof(built.message)))
 			_exit(1);
 		for (size_t i = 0; !status && i < layout->count; i++)
-			if (write_all(up[1], &layout->vmas[i].placed, sizeof(uint64_t)))
+			if (file_write_exact(up[1], &layout->vmas[i].placed, sizeof(uint64_t)))
 				_exit(1);
 		if (!status)
 			serve(down[0], up[1]);
@@ -403,7 +374,7 @@ int layout_subject_start(struct layout *layout, struct layout_subject *subject, 
 	subject->from_child = up[0];
 	int status;
 	char message[sizeof(error->message)];
-	if (read_all(up[0], &status, sizeof(status)) || read_all(up[0], message, sizeof(message))) {
+	if (file_read_exact(up[0], &status, sizeof(status)) || file_read_exact(up[0], message, sizeof(message))) {
 		layout_subject_end(subject);
 		return error_internal(error, NULL, 0, "bench: the process rebuilding the layout ended early");
 	}
@@ -413,7 +384,7 @@ int layout_subject_start(struct layout *layout, struct layout_subject *subject, 
 		return error_internal(error, NULL, 0, "%s", message);
 	}
 	for (size_t i = 0; i < layout->count; i++)
-		if (read_all(up[0], &layout->vmas[i].placed, sizeof(uint64_t))) {
+		if (file_read_exact(up[0], &layout->vmas[i].placed, sizeof(uint64_t))) {
 			layout_subject_end(subject);
 			return error_internal(error, NULL, 0, "bench: the process rebuilding the layout ended early");
 		}
@@ -425,8 +396,8 @@ int layout_subject_fork(struct layout_subject *subject, size_t runs, size_t warm
 {
 	struct subject_request request = { runs, warmup, cpu, trace != NULL };
 	struct subject_reply reply;
-	if (write_all(subject->to_child, &request, sizeof(request)) ||
-	    read_all(subject->from_child, &reply, sizeof(reply)))
+	if (file_write_exact(subject->to_child, &request, sizeof(request)) ||
+	    file_read_exact(subject->from_child, &reply, sizeof(reply)))
 		return error_internal(error, NULL, 0, "bench: the process with the layout did not answer");
 	if (reply.status) {
 		reply.message[sizeof(reply.message) - 1] = '\0';

@@ -201,6 +201,30 @@ static void test_hash_collisions(void)
 
 /* ---- whole-file reads ---- */
 
+/* Exactly the bytes asked for through a pipe; end of file first is -1 with
+ * errno 0, so a caller tells a peer that went away from an error. */
+static void test_file_exact(void)
+{
+	int fds[2];
+	CU_ASSERT_FATAL(pipe(fds) == 0);
+	CU_ASSERT_EQUAL(file_write_exact(fds[1], "abcdefg", 7), 0);
+	char got[8] = { 0 };
+	CU_ASSERT_EQUAL(file_read_exact(fds[0], got, 4), 0);
+	CU_ASSERT_STRING_EQUAL(got, "abcd");
+	close(fds[1]);
+	errno = EINVAL;
+	CU_ASSERT_EQUAL(file_read_exact(fds[0], got, 4), -1);  /* 3 bytes left, then EOF */
+	CU_ASSERT_EQUAL(errno, 0);
+	close(fds[0]);
+	CU_ASSERT_FATAL(pipe(fds) == 0);
+	close(fds[0]);
+	signal(SIGPIPE, SIG_IGN);
+	CU_ASSERT_EQUAL(file_write_exact(fds[1], "x", 1), -1);  /* no reader */
+	CU_ASSERT_EQUAL(errno, EPIPE);
+	signal(SIGPIPE, SIG_DFL);
+	close(fds[1]);
+}
+
 static void test_file_read(void)
 {
 	char path[600];
@@ -439,7 +463,7 @@ static void test_error_status(void)
 void suite_base(void)
 {
 	ADD_SUITE("base", test_alloc_strings, test_out_of_memory_exits_2, test_array_push, test_buffer,
-		  test_hash_integer_keys, test_hash_collisions, test_file_read, test_output_publish,
+		  test_hash_integer_keys, test_hash_collisions, test_file_read, test_file_exact, test_output_publish,
 		  test_output_discard_and_replace, test_output_signal_cleanup, test_output_in_place,
 		  test_output_stream_keeps_errno, test_error_text, test_error_status);
 }
