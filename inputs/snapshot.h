@@ -160,7 +160,7 @@ struct process {
 
 enum pagemap_mode { PAGEMAP_NONE, PAGEMAP_PRESENT_ONLY, PAGEMAP_PFN, PAGEMAP_MODE_COUNT };
 /* The names snapshot.info uses for them (docs/snapshot-format.md), one table
- * for the reader, the capture, `info` and the reports (inputs/snapshot.c). */
+ * for the reader, the capture, `info` and the reports (inputs/parse_proc.c). */
 extern const char *const pagemap_mode_names[PAGEMAP_MODE_COUNT];
 
 /* What a capture set out to read: every process of the machine, or a part
