@@ -75,6 +75,8 @@ static const struct command_option options_table[] = {
 	{ NULL, 0, 0, NULL, NULL },
 };
 
+const struct command_help bench_help = { .command = "bench", .usage = usage_text, .options = options_table };
+
 static const char *const words[] = { "fork", "exec", "sh", "fault", "munmap", "hugetlb" };
 #define WORD_COUNT (sizeof(words) / sizeof(words[0]))
 
@@ -499,10 +501,8 @@ static int calibrate(bool quick, int cpu, const char *output, int words)
 
 int cmd_bench(int argc, char **argv)
 {
-	struct option long_options[sizeof(options_table) / sizeof(options_table[0])];
-	char short_options[32];
-	command_options_getopt(options_table, long_options, sizeof(long_options) / sizeof(long_options[0]),
-			       short_options, sizeof(short_options));
+	struct command_getopt getopt;
+	command_getopt_init(&getopt, &bench_help);
 	enum bench_format format = BENCH_TEXT;
 	const char *output = NULL, *like = NULL, *calibration_path = NULL, *model = NULL;
 	long runs = RUNS_DEFAULT, cpu = -1;
@@ -510,7 +510,7 @@ int cmd_bench(int argc, char **argv)
 	int c, status = 0;
 
 	optind = 1;
-	while (!status && (c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_RUNS:
 			status = parse_count("--runs", optarg, RUNS_MOST, &runs);
@@ -533,11 +533,8 @@ int cmd_bench(int argc, char **argv)
 			}
 			break;
 		case 'o': output = optarg; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			command_options_print(stdout, options_table);
-			return 0;
-		default: return command_option_error("bench", usage_text, short_options, long_options, argv);
+		case 'h': command_help_print(stdout, &bench_help); return 0;
+		default: return command_getopt_refused(&getopt, &bench_help, argv);
 		}
 	}
 	if (!status && comparing && timing_options) {
