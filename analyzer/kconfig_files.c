@@ -622,9 +622,7 @@ static bool attribute_line(struct kc_reader *reader, const struct kc_tokens *tok
 	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
 		if (!strcmp(keyword, ignored[i]))
 			return true;
-	/* "NAME := value": a macro (4.18+), never expanded here */
-	return tokens->count >= 2 && (!strcmp(tokens->items[1].text, "=") || !strcmp(tokens->items[1].text, ":=") ||
-				      !strcmp(tokens->items[1].text, "+="));
+	return false;
 }
 
 static int indent_of(const char *line)
@@ -651,16 +649,38 @@ static bool help_goes_on(struct kc_reader *reader, const char *line)
 	return false;
 }
 
+/* "help", "---help---", and "--- help ---" (2.6's drivers/w1/Kconfig). */
+static bool help_line(const struct kc_tokens *tokens)
+{
+	const char *first = tokens->items[0].text;
+	if (tokens->count == 1)
+		return !strcmp(first, "help") || !strcmp(first, "---help---");
+	return tokens->count == 3 && !strcmp(first, "---") && !strcmp(tokens->items[1].text, "help") &&
+	       !strcmp(tokens->items[2].text, "---");
+}
+
+/* "NAME := value", "NAME = $(shell,...)": a macro of the 4.18+ language,
+ * read by no rule here (its uses count as unanswered probes). */
+static bool assignment_line(const char *line)
+{
+	line += strspn(line, " \t");
+	size_t name = strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-");
+	if (!name)
+		return false;
+	line += name;
+	line += strspn(line, " \t");
+	return line[0] == '=' || (line[0] == ':' && line[1] == '=') || (line[0] == '+' && line[1] == '=');
+}
+
 /* One logical line: 0, or -1 with the error set. */
 static int line_read(struct kc_reader *reader, const char *line, unsigned depth)
 {
-	if (help_goes_on(reader, line))
+	if (help_goes_on(reader, line) || assignment_line(line))
 		return 0;
 	struct kc_tokens tokens = { 0 };
 	int status = tokenize(line, &tokens) ? 0 : 2;
 	if (!status && tokens.count) {
-		const char *keyword = tokens.items[0].text;
-		if (!strcmp(keyword, "help") || !strcmp(keyword, "---help---")) {
+		if (help_line(&tokens)) {
 			reader->in_help = true;
 			reader->help_indent = -1;
 		} else if ((status = block_line(reader, &tokens, depth)) == 1) {

@@ -780,9 +780,11 @@ static int constants_header(const char *root, const char *arch, const char *shim
 	char *source = join(root, relative);
 	char *named = named_header(root, arch, header->stem);
 	char *name = with_arch(named ? named : header->fallback, arch);
-	/* include/asm-ARCH/x.h is reached as <asm/x.h>: the shim's asmgen/asm */
+	/* include/asm-ARCH/x.h is reached as <asm/x.h>: the shim's asmgen/asm;
+	 * include/asm/x.h (2.6.28-2.6.3x, beside arch/ARCH/include) through
+	 * the shim's config folder, which stands in for include/ */
 	const char *slash = strchr(name, '/');
-	char *place = !strncmp(name, "asm", 3) && slash ? xasprintf("asmgen/asm%s", slash)
+	char *place = !strncmp(name, "asm-", 4) && slash ? xasprintf("asmgen/asm%s", slash)
 							 : xasprintf("config/%s", name);
 	char *in_tree = xasprintf("%s/include/%s", root, name);
 	char *path = join(shim, place);
