@@ -54,8 +54,8 @@ ifeq ($(SANITIZE),1)
   BUILD   := $(BUILD)-sanitize
 endif
 
-DIRS     = base inputs model analyzer outputs
-LIB_SRC  = $(foreach d,$(DIRS),$(wildcard $(d)/*.c)) options.c
+DIRS     = base inputs model analyzer outputs builtin
+LIB_SRC  = $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(wildcard tests/unit/test_*.c)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/main.o

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "builtin/commands.h"
 #include "version.h"
 
 int main(int argc, char **argv)

@@ -4,7 +4,7 @@
  * The one front door: find the command in the table and hand it argv.
  * Commands parse their own options (getopt_long) so that each file can
  * be read on its own; a refused option is reported by command_option_error()
- * (options.c), so getopt's own messages are turned off here.
+ * (builtin/options.c), so getopt's own messages are turned off here.
  *
  * Commands return the exit status (base/error.h: 0 success, 1 bad input
  * or usage, 2 internal or output failure) and never check stdout
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "commands.h"
+#include "builtin/commands.h"
 #include "version.h"
 
 struct command {

@@ -48,7 +48,7 @@ void output_discard(struct output *output);
 /* A stdio stream writing to fd that keeps the errno of its first failed
  * write in *write_errno (glibc's own streams forget it when a write larger
  * than their buffer fails: fflush has nothing left to retry); fclose closes
- * fd.  What output_stream gives, and the front door's stdout (options.c). */
+ * fd.  What output_stream gives, and the front door's stdout (builtin/options.c). */
 FILE *output_stream_over(int fd, int *write_errno);
 
 /* For tests: true makes output_open skip O_TMPFILE, as on a file system

@@ -525,11 +525,20 @@ struct fit_result {
 	double errors[FIT_MOST_TERMS];  /* standard errors */
 	double residual;                /* root mean square, n - p degrees of freedom */
 	double r_squared;
+	bool robust;                    /* fit_robust: bisquare weights */
+	size_t outliers;                /* measurements the robust fit gave under half weight */
+	bool dropped[FIT_MOST_TERMS];   /* came out negative: fitted as 0 (fit_robust) */
+	double dropped_us[FIT_MOST_TERMS]; /* what it came out at before it was dropped */
 };
 /* Least squares of y (observations) on x (observations x terms, row after
  * row).  Fewer observations than terms + 1 is bad input. 0, or -1. */
 int fit_least_squares(const double *x, const double *y, size_t observations, size_t terms, struct fit_result *fit,
 		      struct error *error);
+/* Robust (bisquare) fit of the same; a term from free_terms on whose
+ * coefficient is negative is dropped (fitted as 0, marked) and the rest
+ * fitted again.  0, or -1. */
+int fit_robust(const double *x, const double *y, size_t observations, size_t terms, size_t free_terms,
+	       struct fit_result *fit, struct error *error);
 double fit_predict(const struct fit_result *fit, const double *counts);
 
 /* Helpers the report and the tests use. */

@@ -38,6 +38,36 @@ grep -q "words dropped (not on the flag allowlist: -H" "$tmp/err" || fail "callg
 [ "$(jq '[.edges[] | select(.from == "f" or .to == "g")] | length' "$tmp/g.json")" -ge 0 ] || fail "no graph"
 jq -e '.nodes | map(.name) | index("f")' "$tmp/g.json" > /dev/null || fail "f missing from the graph"
 
+# The -fcrash family is dropped whole, whatever follows the prefix: it tells
+# clang where to write crash reproducers.  The fuzz campaign found
+# -fcrash-f-linux-gnu kept (only -fcrash-diagnostics was listed), and a word
+# with no '/' (-fcrash, -fcrash-report-dir=crash-out) passed as a plain -f
+# word.  Run from an empty folder with TMPDIR in another, so anything
+# libclang or ptscope wrote outside the outputs would show.
+mkdir "$tmp/cwd" "$tmp/crash-out" "$tmp/tmpdir"
+crash_words="-fcrash-diagnostics-dir=$tmp/crash-out -fcrash-diagnostics=all -fcrash-f-linux-gnu -fcrash -fcrash-report-dir=crash-out"
+as_user sh -c "cat > '$tree/compile_commands.json'" <<JSON
+[{"directory": "$tree", "file": "mm/a.c",
+  "arguments": ["cc", $(printf '"%s", ' $crash_words)"-DKEEP=1", "-c", "mm/a.c"]}]
+JSON
+touch "$tmp/stamp"
+sleep 1 # a second between the stamp and anything written, for find -newer
+(cd "$tmp/cwd" && TMPDIR=$tmp/tmpdir "$PTSCOPE" callgraph "$tree/compile_commands.json" --no-cache --all \
+	--write-commands "$tmp/crash-plan.json" --format json -o "$tmp/crash.json" 2> "$tmp/crash.err") ||
+	fail "callgraph with -fcrash words: $(cat "$tmp/crash.err")"
+written=$(find "$tmp" -newer "$tmp/stamp" ! -path "$tmp/crash.json" ! -path "$tmp/crash-plan.json" \
+	! -path "$tmp/crash.err" ! -path "$tmp")
+[ -z "$written" ] || fail "-fcrash words: written besides the outputs: $written"
+[ "$(jq .summary.flags_dropped "$tmp/crash.json")" -eq 5 ] ||
+	fail "-fcrash words: flags_dropped $(jq .summary.flags_dropped "$tmp/crash.json"), want 5"
+[ "$(jq -r .summary.flags_dropped_names "$tmp/crash.json")" = "$crash_words" ] ||
+	fail "-fcrash words: dropped $(jq -r .summary.flags_dropped_names "$tmp/crash.json"), want $crash_words"
+grep -q -- "5 compile-database words dropped (not on the flag allowlist: $crash_words)" "$tmp/crash.err" ||
+	fail "-fcrash words: not said on stderr: $(cat "$tmp/crash.err")"
+# what libclang was given: the compiler, the macro, the file; nothing else
+[ "$(jq -c '.[0].arguments' "$tmp/crash-plan.json")" = "[\"clang\",\"-DKEEP=1\",\"$tree/mm/a.c\"]" ] ||
+	fail "-fcrash words: libclang given $(jq -c '.[0].arguments' "$tmp/crash-plan.json")"
+
 # malformed types: one line naming the file, exit 1 (was SIGSEGV)
 for db in '[{"directory":5,"file":null,"arguments":[1,null,{"a":1}]}]' \
 	  '[{"directory":"/tmp","file":"a.c","arguments":[1,null,{"a":1}]}]' \

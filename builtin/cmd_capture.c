@@ -1,5 +1,5 @@
 /*
- * inputs/cmd_capture.c - `ptscope capture`: the live system into one file.
+ * builtin/cmd_capture.c - `ptscope capture`: the live system into one file.
  *
  *   ptscope capture [-o FILE|DIR] [--pid N]... [--tree N]... [--no-pagemap]
  *
@@ -16,7 +16,7 @@
 
 #include "base/alloc.h"
 #include "base/escape.h"
-#include "commands.h"
+#include "builtin/commands.h"
 #include "inputs/snapshot.h"
 
 static const char usage_text[] =

@@ -1,5 +1,5 @@
 /*
- * inputs/cmd_info.c - `ptscope info`: what a snapshot holds.
+ * builtin/cmd_info.c - `ptscope info`: what a snapshot holds.
  *
  *   ptscope info [SNAPSHOT|/proc] [--per-process] [--skip-bad]
  *
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "base/escape.h"
-#include "commands.h"
+#include "builtin/commands.h"
 #include "inputs/snapshot.h"
 
 static const char usage_text[] =

@@ -1,5 +1,5 @@
 /*
- * outputs/cmd_callgraph.c - `ptscope callgraph`: which mm code paths reach
+ * builtin/cmd_callgraph.c - `ptscope callgraph`: which mm code paths reach
  * the rmap, from real kernel source (analyzer/), drawn or written as data
  * (outputs/graph*.c).
  */
@@ -13,7 +13,7 @@
 #include "base/escape.h"
 #include "base/output.h"
 #include "base/alloc.h"
-#include "commands.h"
+#include "builtin/commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
 #include "outputs/outputs.h"

@@ -1,5 +1,5 @@
 /*
- * outputs/cmd_profiles.c - `ptscope profiles [--show ID] [--schema] [--check FILE.xml]...
+ * builtin/cmd_profiles.c - `ptscope profiles [--show ID] [--schema] [--check FILE.xml]...
  *                          [--from-source TREE [--config FILE]]`
  *
  * Lists the built-in kernel profiles (rmap designs, sharing rules, the era
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "analyzer/analyzer.h"
-#include "commands.h"
+#include "builtin/commands.h"
 #include "model/model.h"
 #include "outputs/report_internal.h"
 

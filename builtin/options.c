@@ -1,5 +1,5 @@
 /*
- * options.c - what the front door gives every command for its options: one
+ * builtin/options.c - what the front door gives every command for its options: one
  * message for an option getopt_long refused (unknown, ambiguous, missing or
  * unwanted value), with a "did you mean" for a close misspelling and the
  * command's usage lines, so every command refuses options the same way.
@@ -21,7 +21,7 @@
 #include "base/error.h"
 #include "base/names.h"
 #include "base/output.h"
-#include "commands.h"
+#include "builtin/commands.h"
 
 static size_t option_count(const struct option *options)
 {

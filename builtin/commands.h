@@ -1,7 +1,7 @@
 /*
- * commands.h - the commands the front door (ptscope.c) dispatches to, and
+ * builtin/commands.h - the commands the front door (ptscope.c) dispatches to, and
  * what the front door gives them (options.c).
- * Each command lives in the folder of its concern, one file each.
+ * Each command lives here in builtin/, one file each, on top of the library.
  * A command returns the process exit status: 0 success, 1 bad input or
  * usage, 2 internal failure.
  */
@@ -14,12 +14,12 @@
 
 #include "base/names.h"
 
-int cmd_capture(int argc, char **argv);   /* inputs/cmd_capture.c */
-int cmd_info(int argc, char **argv);      /* inputs/cmd_info.c */
-int cmd_report(int argc, char **argv);    /* outputs/cmd_report.c */
-int cmd_profiles(int argc, char **argv);  /* outputs/cmd_profiles.c */
-int cmd_callgraph(int argc, char **argv); /* outputs/cmd_callgraph.c */
-int cmd_bench(int argc, char **argv);     /* outputs/cmd_bench.c */
+int cmd_capture(int argc, char **argv);   /* builtin/cmd_capture.c */
+int cmd_info(int argc, char **argv);      /* builtin/cmd_info.c */
+int cmd_report(int argc, char **argv);    /* builtin/cmd_report.c */
+int cmd_profiles(int argc, char **argv);  /* builtin/cmd_profiles.c */
+int cmd_callgraph(int argc, char **argv); /* builtin/cmd_callgraph.c */
+int cmd_bench(int argc, char **argv);     /* builtin/cmd_bench.c */
 
 /*
  * A command's options as one table: each option's name, value and help are

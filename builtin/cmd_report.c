@@ -1,5 +1,5 @@
 /*
- * outputs/cmd_report.c - `ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]...
+ * builtin/cmd_report.c - `ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]...
  *   [--per-process] [--per-file] [--format text|xml|json|csv|html] [-o FILE]`
  *
  * No snapshot means the live system.  --profile narrows the comparison to the
@@ -23,7 +23,7 @@
 #include "base/alloc.h"
 #include "base/names.h"
 #include "base/output.h"
-#include "commands.h"
+#include "builtin/commands.h"
 #include "inputs/snapshot.h"
 #include "model/model.h"
 #include "outputs/bench.h"

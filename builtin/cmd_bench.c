@@ -1,5 +1,5 @@
 /*
- * outputs/cmd_bench.c - `ptscope bench [fork|exec|sh|fault|munmap]...
+ * builtin/cmd_bench.c - `ptscope bench [fork|exec|sh|fault|munmap]...
  *   [--runs N] [--cpu N] [--format text|json] [-o FILE]`, and
  *   `ptscope bench --compare BEFORE AFTER [BASE]` for timings as posted
  *
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "base/output.h"
-#include "commands.h"
+#include "builtin/commands.h"
 #include "outputs/bench.h"
 
 #define RUNS_DEFAULT 100
