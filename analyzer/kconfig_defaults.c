@@ -165,6 +165,8 @@ static char *text_value(struct kc_eval *eval, struct kc_symbol *symbol, int visi
 		if (node && node->op == KC_WORD)
 			text = word_text(eval, node->word);
 	}
+	if (!text && symbol->type == KC_STRING && visible != KC_N)
+		text = "";   /* kconfig writes a string the user may set, empty or not */
 	if (!text || (!*text && symbol->type != KC_STRING))
 		return NULL;
 	if (symbol->type == KC_HEX && strncmp(text, "0x", 2) && strncmp(text, "0X", 2))
@@ -276,6 +278,25 @@ static void user_values(struct kc_model *model, const struct kconfig *config)
 	}
 }
 
+/* Symbols the configuration sets that no Kconfig entry defines (a defconfig
+ * older than its tree: 3.14's CONFIG_EXPERIMENTAL) are dropped, as kconfig
+ * drops them; how many. */
+static size_t drop_undefined(const struct kc_model *model, struct kconfig *config)
+{
+	size_t dropped = 0;
+	for (size_t i = 0; i < config->symbols.names.count; i++) {
+		const char *name = config->symbols.names.text[i];
+		uint32_t word = cg_lookup(&model->words, name + strlen("CONFIG_"));
+		if (config->symbols.values[i] && !strncmp(name, "CONFIG_", 7) &&
+		    (word == CG_NONE || !model->symbols[word].defined)) {
+			dropped += strcmp(config->symbols.values[i], "n") != 0;
+			free(config->symbols.values[i]);
+			config->symbols.values[i] = NULL;
+		}
+	}
+	return dropped;
+}
+
 /* The settled values back into the configuration; how many it did not say
  * (or said otherwise). */
 static size_t write_back(const struct kc_model *model, struct kconfig *config)
@@ -303,11 +324,13 @@ static size_t write_back(const struct kc_model *model, struct kconfig *config)
 }
 
 static char *describe(const struct kc_model *model, const struct kc_eval *eval, size_t set,
-		      size_t passes, bool settled)
+		      size_t dropped, size_t passes, bool settled)
 {
 	struct buffer said = { 0 };
 	buffer_printf(&said, "Kconfig defaults and selects from %zu files: %zu symbols set, %s %zu passes",
 		      model->files, set, settled ? "settled in" : "NOT settled after", passes);
+	if (dropped)
+		buffer_printf(&said, "; %zu symbols no Kconfig entry defines dropped", dropped);
 	if (model->probes_unanswered)
 		buffer_printf(&said, "; %zu compiler or shell probes not run (taken as n)", model->probes_unanswered);
 	if (model->lines_skipped)
@@ -340,8 +363,11 @@ int kconfig_fill_defaults(const char *root, const char *top, const char *const *
 	struct kc_eval eval = { .model = &model };
 	size_t passes;
 	bool settled = settle(&eval, &passes);
+	/* with a sourced file missing, a symbol may be defined where we did not look */
+	size_t dropped = model.sources_missing ? 0 : drop_undefined(&model, config);
 	size_t set = write_back(&model, config);
-	*said = describe(&model, &eval, set, passes > KCONFIG_MAX_PASSES ? KCONFIG_MAX_PASSES : passes, settled);
+	*said = describe(&model, &eval, set, dropped, passes > KCONFIG_MAX_PASSES ? KCONFIG_MAX_PASSES : passes,
+			 settled);
 	kc_model_free(&model);
 	return 0;
 }

@@ -204,13 +204,14 @@ static const char *env_get(const struct kc_reader *reader, const char *name, siz
 	return NULL;
 }
 
-/* text with $NAME and $(NAME) of the environment put in; another $(...)
- * (a macro function: shell, success, cc-option) is left out and counted. */
-static char *expand(struct kc_reader *reader, const char *text)
+/* text with $(NAME) of the environment put in, and $NAME too in a source
+ * path (kconfig before 4.18 expanded it there only); another $(...) (a macro
+ * function: shell, success, cc-option) is left out and counted. */
+static char *expand(struct kc_reader *reader, const char *text, bool source_path)
 {
 	struct buffer out = { 0 };
 	for (const char *at = text; *at; ) {
-		if (*at != '$') {
+		if (*at != '$' || (at[1] != '(' && !source_path)) {
 			buffer_add(&out, at++, 1);
 			continue;
 		}
@@ -262,7 +263,7 @@ static uint32_t parse_term(struct kc_parse *parse)
 		return KC_ALWAYS;
 	}
 	const struct kc_token *token = &parse->tokens->items[parse->at++];
-	char *text = token->kind == KC_TOKEN_WORD ? xstrdup(token->text) : expand(parse->reader, token->text);
+	char *text = token->kind == KC_TOKEN_WORD ? xstrdup(token->text) : expand(parse->reader, token->text, false);
 	uint32_t word = word_of(parse->reader, text);
 	free(text);
 	return kc_node_add(parse->reader->model, KC_WORD, 0, 0, word);
@@ -541,7 +542,7 @@ static int source_line(struct kc_reader *reader, const struct kc_tokens *tokens,
 	const char *keyword = tokens->items[0].text;
 	bool relative = keyword[0] == 'r' || !strncmp(keyword, "or", 2);
 	bool optional = keyword[0] == 'o';
-	char *path = expand(reader, tokens->items[1].text);
+	char *path = expand(reader, tokens->items[1].text, true);
 	char *full = path;
 	if (relative) {
 		const char *slash = strrchr(reader->file, '/');
