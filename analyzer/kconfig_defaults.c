@@ -201,7 +201,7 @@ static bool member_visible(struct kc_eval *eval, uint32_t word)
 /* The member a choice takes: the defconfig's, its default, its first. */
 static uint32_t choice_member(struct kc_eval *eval, const struct kc_choice *choice)
 {
-	if (tri(eval, choice->depends) == KC_N)
+	if (tri(eval, choice->depends) == KC_N || tri(eval, choice->prompt_condition) == KC_N)
 		return CG_NONE;
 	for (size_t i = 0; i < choice->member_count; i++) {
 		const struct kc_symbol *member = &eval->model->symbols[choice->members[i]];

@@ -372,6 +372,9 @@ static void entry_close(struct kc_reader *reader)
 				     both(model, entry->implies.items[i].condition, all));
 	} else if (entry->kind == KC_ENTRY_CHOICE) {
 		model->choices[entry->index].depends = frames_condition(reader);
+		/* a choice whose prompt is hidden sets none of its members (usr/Kconfig's
+		 * initramfs compression, prompt "..." if INITRAMFS_SOURCE!="") */
+		model->choices[entry->index].prompt_condition = entry->prompt ? entry->prompt_condition : KC_ALWAYS;
 	}
 	free(entry->selects.items);
 	free(entry->implies.items);
@@ -450,11 +453,11 @@ static bool type_line(struct kc_reader *reader, const struct kc_tokens *tokens, 
 	struct kc_entry *entry = &reader->entry;
 	if (entry->kind == KC_ENTRY_SYMBOL)
 		kc_symbol_of(reader->model, entry->index)->type = type;
-	if (sets_default || (tokens->count > 1 && entry->kind != KC_ENTRY_CHOICE)) {
+	if (sets_default || tokens->count > 1) {
 		uint32_t value, condition;
 		if (!expression_and_condition(reader, tokens, 1, &value, &condition))
 			return false;
-		if (entry->kind != KC_ENTRY_SYMBOL)
+		if (entry->kind != KC_ENTRY_SYMBOL && (entry->kind != KC_ENTRY_CHOICE || sets_default))
 			return true;
 		if (sets_default) {
 			kc_rules_add(&kc_symbol_of(reader->model, entry->index)->defaults, value, condition);

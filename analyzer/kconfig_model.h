@@ -68,6 +68,7 @@ struct kc_symbol {
 
 struct kc_choice {
 	uint32_t depends;
+	uint32_t prompt_condition;  /* KC_ALWAYS: shown wherever it depends */
 	struct kc_rules defaults;   /* value: a member's word */
 	uint32_t *members;
 	size_t member_count, member_capacity;
