@@ -346,11 +346,43 @@ static uint32_t frames_condition(const struct kc_reader *reader)
 	return reader->frame_count ? reader->frames[reader->frame_count - 1].all : KC_ALWAYS;
 }
 
+/* Does condition (an AND of terms) name a member of choice? */
+static bool names_member(const struct kc_model *model, uint32_t condition, uint32_t choice, unsigned depth)
+{
+	if (condition == KC_ALWAYS || depth > KCONFIG_MAX_EXPRESSION_DEPTH)
+		return false;
+	const struct kc_node *node = &model->nodes[condition];
+	if (node->op == KC_AND)
+		return names_member(model, node->left, choice, depth + 1) ||
+		       names_member(model, node->right, choice, depth + 1);
+	return node->op == KC_WORD && model->symbols[node->word].choice == choice;
+}
+
+/* An entry inside a choice that depends on one of its members is no member
+ * but an option under that member, as kconfig's menu_finalize makes it
+ * (2.6.32's DRM_I915_KMS under DRM_I915). */
+static void choice_membership(struct kc_reader *reader)
+{
+	struct kc_model *model = reader->model;
+	struct kc_symbol *symbol = kc_symbol_of(model, reader->entry.index);
+	if (symbol->choice == CG_NONE || symbol->choice != reader->choice)
+		return;
+	struct kc_choice *choice = &model->choices[symbol->choice];
+	symbol->choice = CG_NONE;
+	if (names_member(model, reader->entry.depends, reader->choice, 0) && choice->member_count &&
+	    choice->members[choice->member_count - 1] == reader->entry.index)
+		choice->member_count--;
+	else
+		symbol->choice = reader->choice;
+}
+
 /* A definition ends: its conditions (its own and the frames') go on what it set. */
 static void entry_close(struct kc_reader *reader)
 {
 	struct kc_entry *entry = &reader->entry;
 	struct kc_model *model = reader->model;
+	if (entry->kind == KC_ENTRY_SYMBOL)
+		choice_membership(reader);
 	if (entry->kind == KC_ENTRY_SYMBOL) {
 		uint32_t all = both(model, frames_condition(reader), entry->depends);
 		struct kc_symbol *symbol = kc_symbol_of(model, entry->index);

@@ -8,7 +8,8 @@
 # default y, "if MMU", a menu depending on !MMU, a dependency on a symbol no
 # entry defines, a help text that looks like an entry and a $(success,...)
 # probe that must not run, a defconfig symbol no entry defines (dropped) and
-# a string the user may set ("").  Symbols set, counted by hand from the
+# a string the user may set (""), and an entry inside the choice that depends
+# on a member (an option under it, not a member: the choice keeps GENERIC_CPU).  Symbols set, counted by hand from the
 # fixture's Kconfig files: 64BIT X86_64 X86 MMU GENERIC_CPU X86_L1_CACHE_SHIFT
 # X86_INTERNODE_CACHE_SHIFT HAVE_ARCH_SOFT_DIRTY BLOCK PAGE_OFFSET_DEMO
 # MMU_ONLY CROSS_COMPILE, and SWAP without the defconfig; the defconfig
@@ -34,6 +35,7 @@ has "$tmp/defconfig.pairs" "zap_pte_range page_remove_rmap" defconfig
 has "$tmp/defconfig.pairs" "do_anonymous_page page_add_new_anon_rmap" "defconfig (if MMU)"
 has "$tmp/defconfig.pairs" "vm_normal_page soft_dirty_fixture" "defconfig (select)"
 has "$tmp/defconfig.pairs" "do_anonymous_page ksm_fixture" "defconfig (its own y)"
+has "$tmp/defconfig.pairs" "do_anonymous_page tuned_fixture" "defconfig (an option under a choice's member)"
 lacks "$tmp/defconfig.pairs" "zap_pte_range free_swap_and_cache" "defconfig (is not set)"
 for only in nommu thp help probe experimental; do
 	lacks "$tmp/defconfig.pairs" "do_anonymous_page ${only}_fixture_only" "defconfig"
