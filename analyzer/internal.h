@@ -139,7 +139,7 @@ uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *na
 /* --- what to parse (sources.c, kconfig.c) ----------------------------- */
 
 /* Where libclang may read, and a database's flags may point: the tree, ptscope's
- * cache and the system headers (sources.c's system_header_roots). */
+ * cache and the system headers (util.c's system_header_roots). */
 struct read_roots {
 	char *tree;                 /* resolved; NULL: no tree (a database in "/") */
 	char *cache;                /* resolved, or NULL */

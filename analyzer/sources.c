@@ -1159,10 +1159,6 @@ static const char *const file_naming_flags[] = {
 /* Build-only words every compile database carries: dropped without a count. */
 static const char *const build_only_with_argument[] = { "-o", "-MF", "-MT", "-MQ" };
 static const char *const build_only[] = { "-c", "-S", "-E", "-MD", "-MMD", "-MP", "-M", "-MM", "-pipe" };
-/* System headers may be read besides the tree and the cache. */
-static const char *const system_header_roots[] = {
-	"/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib/clang", "/usr/lib/llvm-",
-};
 
 static bool in_table(const char *const *table, size_t count, const char *text)
 {
@@ -1177,28 +1173,6 @@ static bool has_prefix_in(const char *const *table, size_t count, const char *te
 {
 	for (size_t i = 0; i < count; i++)
 		if (!strncmp(text, table[i], strlen(table[i])))
-			return true;
-	return false;
-}
-
-/* path (resolved) is folder or under it ("/usr/lib/llvm-" also matches a
- * version's folder: a prefix ending in '-' needs no slash after it). */
-static bool path_under(const char *path, const char *folder)
-{
-	size_t length = strlen(folder);
-	if (length == 1 && folder[0] == '/')
-		return true;
-	return !strncmp(path, folder, length) &&
-	       (path[length] == '\0' || path[length] == '/' || folder[length - 1] == '-');
-}
-
-bool read_roots_allow(const struct read_roots *roots, const char *resolved)
-{
-	if ((roots->tree && path_under(resolved, roots->tree)) ||
-	    (roots->cache && path_under(resolved, roots->cache)))
-		return true;
-	for (size_t i = 0; i < sizeof(system_header_roots) / sizeof(system_header_roots[0]); i++)
-		if (path_under(resolved, system_header_roots[i]))
 			return true;
 	return false;
 }

@@ -285,3 +285,32 @@ uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *na
 	function->defined = defined;
 	return (uint32_t)facts->function_count++;
 }
+
+/* ---- the folders a parse may read (read_roots) ---- */
+
+/* System headers may be read besides the tree and the cache. */
+static const char *const system_header_roots[] = {
+	"/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib/clang", "/usr/lib/llvm-",
+};
+
+/* path (resolved) is folder or under it ("/usr/lib/llvm-" also matches a
+ * version's folder: a prefix ending in '-' needs no slash after it). */
+static bool path_under(const char *path, const char *folder)
+{
+	size_t length = strlen(folder);
+	if (length == 1 && folder[0] == '/')
+		return true;
+	return !strncmp(path, folder, length) &&
+	       (path[length] == '\0' || path[length] == '/' || folder[length - 1] == '-');
+}
+
+bool read_roots_allow(const struct read_roots *roots, const char *resolved)
+{
+	if ((roots->tree && path_under(resolved, roots->tree)) ||
+	    (roots->cache && path_under(resolved, roots->cache)))
+		return true;
+	for (size_t i = 0; i < sizeof(system_header_roots) / sizeof(system_header_roots[0]); i++)
+		if (path_under(resolved, system_header_roots[i]))
+			return true;
+	return false;
+}

@@ -75,6 +75,8 @@ static const struct command_option options_table[] = {
 	{ NULL, 0, 0, NULL, NULL },
 };
 
+const struct command_help bench_help = { .command = "bench", .usage = usage_text, .options = options_table };
+
 static const char *const words[] = { "fork", "exec", "sh", "fault", "munmap", "hugetlb" };
 #define WORD_COUNT (sizeof(words) / sizeof(words[0]))
 
@@ -254,28 +256,6 @@ static const struct process *like_process(const struct snapshot *snapshot, int p
 	return chosen;
 }
 
-/* How much of the layout a capture of the subject shows again. */
-static void find_again(const struct snapshot *again, const struct layout *layout, struct bench_like *like)
-{
-	const struct process *p = again->process_count ? &again->processes[0] : NULL;
-	for (size_t i = 0; p && i < layout->count; i++) {
-		const struct layout_vma *v = &layout->vmas[i];
-		const struct vma *found = process_find_vma(p, v->placed);
-		if (found && found->start == v->placed && found->end == v->placed + v->bytes)
-			like->vmas_found++;
-		struct pagemap_record record;
-		uint64_t at = v->placed, end = v->placed + v->bytes;
-		while (at < end && process_next_record(again, p, at, end, &record)) {
-			at = record.vaddr + 4096;
-			like->pages_found += (record.entry & PAGEMAP_PRESENT) != 0;
-		}
-	}
-	size_t vmas = 0;
-	for (size_t i = 0; p && i < p->vma_count; i++)
-		vmas += strcmp(p->vmas[i].path, "[vsyscall]") != 0;
-	like->other_vmas = vmas > like->vmas_found ? vmas - like->vmas_found : 0;
-}
-
 /* bench fork --like: the fork timed, counted and predicted in a child that
  * rebuilt the captured process's layout. */
 static int measure_like(struct bench_run *run, const char *argument, struct error *error)
@@ -304,9 +284,10 @@ static int measure_like(struct bench_run *run, const char *argument, struct erro
 	if (layout_subject_start(&layout, &subject, error))
 		goto done;
 	run->has_work = true;
+	snprintf(like->subject, sizeof(like->subject), "%s", subject.helper);
 	again = capture_process(subject.pid, run->work.why_not_predicted, sizeof(run->work.why_not_predicted));
 	if (again) {
-		find_again(again, &layout, like);
+		bench_like_found(again, &layout, like);
 		predict_from(again, &run->work);
 		run->work.vmas_at_fork = like->vmas_found + like->other_vmas;
 	}
@@ -499,10 +480,8 @@ static int calibrate(bool quick, int cpu, const char *output, int words)
 
 int cmd_bench(int argc, char **argv)
 {
-	struct option long_options[sizeof(options_table) / sizeof(options_table[0])];
-	char short_options[32];
-	command_options_getopt(options_table, long_options, sizeof(long_options) / sizeof(long_options[0]),
-			       short_options, sizeof(short_options));
+	struct command_getopt getopt;
+	command_getopt_init(&getopt, &bench_help);
 	enum bench_format format = BENCH_TEXT;
 	const char *output = NULL, *like = NULL, *calibration_path = NULL, *model = NULL;
 	long runs = RUNS_DEFAULT, cpu = -1;
@@ -510,7 +489,7 @@ int cmd_bench(int argc, char **argv)
 	int c, status = 0;
 
 	optind = 1;
-	while (!status && (c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_RUNS:
 			status = parse_count("--runs", optarg, RUNS_MOST, &runs);
@@ -533,11 +512,8 @@ int cmd_bench(int argc, char **argv)
 			}
 			break;
 		case 'o': output = optarg; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			command_options_print(stdout, options_table);
-			return 0;
-		default: return command_option_error("bench", usage_text, short_options, long_options, argv);
+		case 'h': command_help_print(stdout, &bench_help); return 0;
+		default: return command_getopt_refused(&getopt, &bench_help, argv);
 		}
 	}
 	if (!status && comparing && timing_options) {

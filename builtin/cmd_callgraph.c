@@ -18,76 +18,6 @@
 #include "model/model.h"
 #include "outputs/outputs.h"
 
-static const char usage_text[] =
-"usage: ptscope callgraph SOURCE_DIR|compile_commands.json [OPTIONS]\n"
-"\n"
-"Call graph of the kernel mm code paths that reach the reverse map (rmap).\n"
-"A tree is parsed tolerantly with libclang: mm/*.c as kbuild builds them,\n"
-"kernel/fork.c, kernel/exit.c and the arch page-fault handler.\n"
-"\n"
-"  --entry NAME        add an entry point (name or fnmatch pattern); repeatable\n"
-"  --sink NAME|FILE    add sinks: a function name/pattern, or every function\n"
-"                      defined in a file (contains '/' or ends in .c/.h)\n"
-"  --exclude NAME|FILE no path may go through these functions (a name,\n"
-"                      pattern or file, e.g. mm/page_alloc.c); repeatable\n"
-"  --only-given        no default entries or sinks: only --entry and --sink\n"
-"  --file FILE         parse this file too (relative to the tree); repeatable\n"
-"  --path JOB          one job's rmap paths, small enough to read: fork, fault,\n"
-"                      exit, munmap or reclaim (says on stderr what it pruned)\n"
-"  --depth N           keep only entry-to-sink paths of at most N calls\n"
-"  --shortest          keep one shortest path from each entry to each sink it\n"
-"                      reaches (legible pictures)\n"
-"  --all               keep the whole call graph (roles still marked)\n"
-"  -j, --jobs N        parser threads (default: online cores)\n"
-"  --no-cache          neither read nor write the per-file cache\n"
-"  --cache-dir DIR     cache folder (default $XDG_CACHE_HOME/ptscope)\n"
-"  --config FILE       kernel .config (plain or compressed) to parse with\n"
-"  --libclang N|FILE   the libclang to use: a version (14 to 19) or a library file\n"
-"                      (default: $PTSCOPE_LIBCLANG, else the newest installed)\n"
-"  --format FORMAT     tree (cflow-style text with file:line, overlay figures as\n"
-"                      a column), table (two profiles as perf diff does), json,\n"
-"                      xml, dot, svg, png or pdf (default: from -o, else dot);\n"
-"                      png and pdf are not written to a terminal\n"
-"  --page SIZE         lay png/pdf out for an a4 or letter page or a 1920-pixel\n"
-"                      screen (default: pdf a4, png screen)\n"
-"  -o, --output FILE   write here (.svg .png .pdf .dot .json .xml .txt); default stdout\n"
-"  --write-commands FILE  also write the files and flags as compile_commands.json\n"
-"  --overlay-events SNAPSHOT  write on the rmap functions, and on the calls into\n"
-"                      them, what every process of SNAPSHOT forking, exiting\n"
-"                      and unmapping its VMAs once, faulting every page in once\n"
-"                      and reclaiming every page once would cost (the cost\n"
-"                      model's counts); untouched rmap functions are grey,\n"
-"                      unpriced ones dotted\n"
-"  --design ID         with --overlay-events: the kernel profile to count with\n"
-"                      (default: the design of the tree's era)\n"
-"  --overlay-profile FILE  shade functions by their share of a kernel profile\n"
-"                      (perf report --stdio [--children], opreport -l, oprofile,\n"
-"                      readprofile or 'samples symbol' text); call chains of\n"
-"                      perf script or perf report --no-children -g weight calls\n"
-"  --versus BEFORE     an older kernel tree (a folder): both trees' rmap paths in\n"
-"                      one graph, the functions and calls only one of them has\n"
-"                      coloured; or, a file with --overlay-profile, the BEFORE\n"
-"                      profile (as --baseline-profile)\n"
-"  --baseline-profile FILE  with --overlay-profile: colour the change from this\n"
-"                      BEFORE profile (placed on the --versus tree when given)\n"
-"  --compare WHAT      counts or shares: how the two profiles are compared\n"
-"                      (default: counts when neither listing has a total, else\n"
-"                      shares of all samples); the legend says which\n"
-"  --no-renames        with two profiles: compare name by name, never joining the\n"
-"                      names the era rename table gives one piece of work\n"
-"                      (2.4's zap_page_range, 2.5's zap_pte_range)\n"
-"  --reverse NAME      instead of the graph, who calls NAME (a function or\n"
-"                      pattern) and who calls those, as indented text (cflow -r)\n"
-"  --unresolved        instead of the graph, list the calls through function-\n"
-"                      pointer fields no parsed file stores a function in\n"
-"                      (FILE:LINE: CALLER calls through struct.field)\n"
-"  -q, --quiet         no summary on stderr\n"
-"  -h, --help          this text\n"
-"\n"
-"Default entries: fork, page-fault, exit, munmap, mremap, exec and reclaim\n"
-"entry points of every era; default sinks: functions of mm/rmap.c and\n"
-"include/linux/rmap.h.\n";
-
 struct arguments {
 	struct analyzer_options options;
 	const char **entries, **sinks, **files, **excludes;
@@ -124,37 +54,110 @@ enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
        OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_UNRESOLVED,
        OPT_LIBCLANG, OPT_BASELINE_PROFILE, OPT_COMPARE, OPT_REVERSE, OPT_NO_RENAMES };
 
-static const struct option long_options[] = {
-	{ "entry", required_argument, NULL, OPT_ENTRY },
-	{ "sink", required_argument, NULL, OPT_SINK },
-	{ "file", required_argument, NULL, OPT_FILE },
-	{ "depth", required_argument, NULL, OPT_DEPTH },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "only-given", no_argument, NULL, OPT_ONLY_GIVEN },
-	{ "shortest", no_argument, NULL, OPT_SHORTEST },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-	{ "jobs", required_argument, NULL, 'j' },
-	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
-	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "output", required_argument, NULL, 'o' },
-	{ "write-commands", required_argument, NULL, OPT_WRITE_COMMANDS },
-	{ "overlay-events", required_argument, NULL, OPT_OVERLAY_EVENTS },
-	{ "design", required_argument, NULL, OPT_DESIGN },
-	{ "overlay-profile", required_argument, NULL, OPT_OVERLAY_PROFILE },
-	{ "path", required_argument, NULL, OPT_PATH },
-	{ "page", required_argument, NULL, OPT_PAGE },
-	{ "libclang", required_argument, NULL, OPT_LIBCLANG },
-	{ "versus", required_argument, NULL, OPT_VERSUS },
-	{ "baseline-profile", required_argument, NULL, OPT_BASELINE_PROFILE },
-	{ "compare", required_argument, NULL, OPT_COMPARE },
-	{ "no-renames", no_argument, NULL, OPT_NO_RENAMES },
-	{ "unresolved", no_argument, NULL, OPT_UNRESOLVED },
-	{ "reverse", required_argument, NULL, OPT_REVERSE },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct command_option options_table[] = {
+	{ "entry", required_argument, OPT_ENTRY, "NAME",
+	  "add an entry point (name or fnmatch pattern); repeatable" },
+	{ "sink", required_argument, OPT_SINK, "NAME|FILE",
+	  "add sinks: a function name/pattern, or every function\n"
+	  "defined in a file (contains '/' or ends in .c/.h)" },
+	{ "exclude", required_argument, OPT_EXCLUDE, "NAME|FILE",
+	  "no path may go through these functions (a name,\n"
+	  "pattern or file, e.g. mm/page_alloc.c); repeatable" },
+	{ "only-given", no_argument, OPT_ONLY_GIVEN, NULL,
+	  "no default entries or sinks: only --entry and --sink" },
+	{ "file", required_argument, OPT_FILE, "FILE",
+	  "parse this file too (relative to the tree); repeatable" },
+	{ "path", required_argument, OPT_PATH, "JOB",
+	  "one job's rmap paths, small enough to read: fork, fault,\n"
+	  "exit, munmap or reclaim (says on stderr what it pruned)" },
+	{ "depth", required_argument, OPT_DEPTH, "N",
+	  "keep only entry-to-sink paths of at most N calls" },
+	{ "shortest", no_argument, OPT_SHORTEST, NULL,
+	  "keep one shortest path from each entry to each sink it\n"
+	  "reaches (legible pictures)" },
+	{ "all", no_argument, OPT_ALL, NULL,
+	  "keep the whole call graph (roles still marked)" },
+	{ "jobs", required_argument, 'j', "N",
+	  "parser threads (default: online cores)" },
+	{ "no-cache", no_argument, OPT_NO_CACHE, NULL,
+	  "neither read nor write the per-file cache" },
+	{ "cache-dir", required_argument, OPT_CACHE_DIR, "DIR",
+	  "cache folder (default $XDG_CACHE_HOME/ptscope)" },
+	{ "config", required_argument, OPT_CONFIG, "FILE",
+	  "kernel .config (plain or compressed) to parse with" },
+	{ "libclang", required_argument, OPT_LIBCLANG, "N|FILE",
+	  "the libclang to use: a version (14 to 19) or a library file\n"
+	  "(default: $PTSCOPE_LIBCLANG, else the newest installed)" },
+	{ "format", required_argument, OPT_FORMAT, "FORMAT",
+	  "tree (cflow-style text with file:line, overlay figures as\n"
+	  "a column), table (two profiles as perf diff does), json,\n"
+	  "xml, dot, svg, png or pdf (default: from -o, else dot);\n"
+	  "png and pdf are not written to a terminal" },
+	{ "page", required_argument, OPT_PAGE, "SIZE",
+	  "lay png/pdf out for an a4 or letter page or a 1920-pixel\n"
+	  "screen (default: pdf a4, png screen)" },
+	{ "output", required_argument, 'o', "FILE",
+	  "write here (.svg .png .pdf .dot .json .xml .txt); default stdout" },
+	{ "write-commands", required_argument, OPT_WRITE_COMMANDS, "FILE",
+	  "also write the files and flags as compile_commands.json" },
+	{ "overlay-events", required_argument, OPT_OVERLAY_EVENTS, "SNAPSHOT",
+	  "write on the rmap functions, and on the calls into\n"
+	  "them, what every process of SNAPSHOT forking, exiting\n"
+	  "and unmapping its VMAs once, faulting every page in once\n"
+	  "and reclaiming every page once would cost (the cost\n"
+	  "model's counts); untouched rmap functions are grey,\n"
+	  "unpriced ones dotted" },
+	{ "design", required_argument, OPT_DESIGN, "ID",
+	  "with --overlay-events: the kernel profile to count with\n"
+	  "(default: the design of the tree's era)" },
+	{ "overlay-profile", required_argument, OPT_OVERLAY_PROFILE, "FILE",
+	  "shade functions by their share of a kernel profile\n"
+	  "(perf report --stdio [--children], opreport -l, oprofile,\n"
+	  "readprofile or 'samples symbol' text); call chains of\n"
+	  "perf script or perf report --no-children -g weight calls" },
+	{ "versus", required_argument, OPT_VERSUS, "BEFORE",
+	  "an older kernel tree (a folder): both trees' rmap paths in\n"
+	  "one graph, the functions and calls only one of them has\n"
+	  "coloured; or, a file with --overlay-profile, the BEFORE\n"
+	  "profile (as --baseline-profile)" },
+	{ "baseline-profile", required_argument, OPT_BASELINE_PROFILE, "FILE",
+	  "with --overlay-profile: colour the change from this\n"
+	  "BEFORE profile (placed on the --versus tree when given)" },
+	{ "compare", required_argument, OPT_COMPARE, "WHAT",
+	  "counts or shares: how the two profiles are compared\n"
+	  "(default: counts when neither listing has a total, else\n"
+	  "shares of all samples); the legend says which" },
+	{ "no-renames", no_argument, OPT_NO_RENAMES, NULL,
+	  "with two profiles: compare name by name, never joining the\n"
+	  "names the era rename table gives one piece of work\n"
+	  "(2.4's zap_page_range, 2.5's zap_pte_range)" },
+	{ "reverse", required_argument, OPT_REVERSE, "NAME",
+	  "instead of the graph, who calls NAME (a function or\n"
+	  "pattern) and who calls those, as indented text (cflow -r)" },
+	{ "unresolved", no_argument, OPT_UNRESOLVED, NULL,
+	  "instead of the graph, list the calls through function-\n"
+	  "pointer fields no parsed file stores a function in\n"
+	  "(FILE:LINE: CALLER calls through struct.field)" },
+	{ "quiet", no_argument, 'q', NULL,
+	  "no summary on stderr" },
+	{ "help", no_argument, 'h', NULL,
+	  "this text" },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct command_help callgraph_help = {
+	.command = "callgraph",
+	.usage = "usage: ptscope callgraph SOURCE_DIR|compile_commands.json [OPTIONS]\n"
+		 "\n"
+		 "Call graph of the kernel mm code paths that reach the reverse map (rmap).\n"
+		 "A tree is parsed tolerantly with libclang: mm/*.c as kbuild builds them,\n"
+		 "kernel/fork.c, kernel/exit.c and the arch page-fault handler.\n"
+		 "\n",
+	.options = options_table,
+	.epilogue = "\n"
+		    "Default entries: fork, page-fault, exit, munmap, mremap, exec and reclaim\n"
+		    "entry points of every era; default sinks: functions of mm/rmap.c and\n"
+		    "include/linux/rmap.h.\n",
 };
 
 /* An --path or --page word that is none of the table's names: 1. */
@@ -178,9 +181,11 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 {
 	struct analyzer_options *o = &a->options;
 	o->use_cache = true;
+	struct command_getopt getopt;
+	command_getopt_init(&getopt, &callgraph_help);
 	int option;
 	optind = 1;
-	while ((option = getopt_long(argc, argv, "j:o:qh", long_options, NULL)) != -1) {
+	while ((option = command_getopt_next(&getopt, argc, argv)) != -1) {
 		switch (option) {
 		case OPT_ENTRY: push(&a->entries, &o->entry_count, optarg); break;
 		case OPT_SINK: push(&a->sinks, &o->sink_count, optarg); break;
@@ -226,7 +231,7 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 				return unknown_word("--page", optarg, &graph_pages[0].name, sizeof(graph_pages[0]));
 			break;
 		case 'q': a->quiet = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
+		case 'h': command_help_print(stdout, &callgraph_help); return -1;
 		case OPT_DEPTH:
 		case 'j':
 			if (!positive_number(optarg, option == 'j' ? &o->jobs : &o->depth)) {
@@ -236,12 +241,12 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 			}
 			break;
 		default:
-			return command_option_error("callgraph", usage_text, "j:o:qh", long_options, argv);
+			return command_getopt_refused(&getopt, &callgraph_help, argv);
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "ptscope: callgraph: %s\n%s", optind >= argc ? "no SOURCE given"
-			: "more than one SOURCE given", usage_text);
+		fprintf(stderr, "ptscope: callgraph: %s\n", optind >= argc ? "no SOURCE given" : "more than one SOURCE given");
+		command_help_print(stderr, &callgraph_help);
 		return 1;
 	}
 	o->source = argv[optind];

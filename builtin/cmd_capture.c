@@ -19,29 +19,41 @@
 #include "builtin/commands.h"
 #include "inputs/snapshot.h"
 
-static const char usage_text[] =
-		"usage: ptscope capture [-o FILE|DIR|-] [--compress gz|xz|zst|none] [--pid N]... [--tree N]...\n"
-		"                       [--no-pagemap] [--format 1|2]\n"
-		"\n"
-		"Write the processes of the live system into one snapshot (format version 2).\n"
-		"\n"
-		"  -o, --output FILE|DIR  FILE.tar, .tar.gz, .tgz, .tar.xz or .tar.zst; a directory\n"
-		"                         gets the default name ptscope-HOST-DATE.tar.zst inside it;\n"
-		"                         - writes the snapshot to stdout (not to a terminal)\n"
-		"      --compress CODEC   gz, xz, zst (default; multi-threaded) or none; without it\n"
-		"                         the name's suffix decides\n"
-		"      --pid N            capture process N (repeatable); default: every process\n"
-		"      --tree N           capture process N and all its descendants (repeatable)\n"
-		"      --no-pagemap       leave out the pagemap members and kpages (pagemap: none)\n"
-		"      --format 1|2       snapshot format: 2 (default) keeps each 2 MiB chunk of\n"
-		"                         page records once (pagemap_chunks, PID/pagemap_runs);\n"
-		"                         1 writes every process's records (PID/pagemap), for\n"
-		"                         readers that know only format 1\n"
-		"  -h, --help             this text\n"
-		"\n"
-		"As root the pagemap records carry PFNs and kpages is written (pagemap: pfn);\n"
-		"otherwise only the present/swapped bits (pagemap: present).  Processes that\n"
-		"vanish or refuse are skipped and counted.\n";
+enum { OPT_PID = 256, OPT_TREE, OPT_NO_PAGEMAP, OPT_COMPRESS, OPT_FORMAT };
+static const struct command_option options_table[] = {
+	{ "output", required_argument, 'o', "FILE|DIR",
+	  "FILE.tar, .tar.gz, .tgz, .tar.xz or .tar.zst; a directory\n"
+	  "gets the default name ptscope-HOST-DATE.tar.zst inside it;\n"
+	  "- writes the snapshot to stdout (not to a terminal)" },
+	{ "compress", required_argument, OPT_COMPRESS, "CODEC",
+	  "gz, xz, zst (default; multi-threaded) or none; without it\n"
+	  "the name's suffix decides" },
+	{ "pid", required_argument, OPT_PID, "N", "capture process N (repeatable); default: every process" },
+	{ "tree", required_argument, OPT_TREE, "N", "capture process N and all its descendants (repeatable)" },
+	{ "no-pagemap", no_argument, OPT_NO_PAGEMAP, NULL,
+	  "leave out the pagemap members and kpages (pagemap: none)" },
+	{ "format", required_argument, OPT_FORMAT, "1|2",
+	  "snapshot format: 2 (default) keeps each 2 MiB chunk of\n"
+	  "page records once (pagemap_chunks, PID/pagemap_runs);\n"
+	  "1 writes every process's records (PID/pagemap), for\n"
+	  "readers that know only format 1" },
+	{ "help", no_argument, 'h', NULL, "this text" },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct command_help capture_help = {
+	.command = "capture",
+	.usage = "usage: ptscope capture [-o FILE|DIR|-] [--compress gz|xz|zst|none] [--pid N]... [--tree N]...\n"
+		 "                       [--no-pagemap] [--format 1|2]\n"
+		 "\n"
+		 "Write the processes of the live system into one snapshot (format version 2).\n"
+		 "\n",
+	.options = options_table,
+	.epilogue = "\n"
+		    "As root the pagemap records carry PFNs and kpages is written (pagemap: pfn);\n"
+		    "otherwise only the present/swapped bits (pagemap: present).  Processes that\n"
+		    "vanish or refuse are skipped and counted.\n",
+};
 
 struct int_list {
 	int *values;
@@ -76,23 +88,14 @@ static void print_unreadable(const struct capture_result *result)
 
 int cmd_capture(int argc, char **argv)
 {
-	enum { OPT_PID = 256, OPT_TREE, OPT_NO_PAGEMAP, OPT_COMPRESS, OPT_FORMAT };
-	static const struct option long_options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tree", required_argument, NULL, OPT_TREE },
-		{ "no-pagemap", no_argument, NULL, OPT_NO_PAGEMAP },
-		{ "compress", required_argument, NULL, OPT_COMPRESS },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct command_getopt getopt;
+	command_getopt_init(&getopt, &capture_help);
 	struct capture_options options = { .progress = isatty(STDERR_FILENO) };
 	struct int_list pids = { 0 }, trees = { 0 };
 	int status = 0, c;
 
 	optind = 1;
-	while (status == 0 && (c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+	while (status == 0 && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
 		switch (c) {
 		case 'o': options.output = optarg; break;
 		case OPT_PID: status = add_pid(&pids, "--pid", optarg) ? 1 : 0; break;
@@ -114,8 +117,8 @@ int cmd_capture(int argc, char **argv)
 				options.format = optarg[0] - '0';
 			}
 			break;
-		case 'h': command_print_usage(stdout, "capture", usage_text); status = -1; break;
-		default: status = command_option_error("capture", usage_text, "o:h", long_options, argv); break;
+		case 'h': command_help_print(stdout, &capture_help); status = -1; break;
+		default: status = command_getopt_refused(&getopt, &capture_help, argv); break;
 		}
 	}
 	if (status == 0 && optind < argc) {

@@ -18,21 +18,30 @@
 #include "builtin/commands.h"
 #include "inputs/snapshot.h"
 
-static const char usage_text[] =
-		"usage: ptscope info [SNAPSHOT|/proc] [--per-process] [--skip-bad] [--verify]\n"
-		"\n"
-		"Show what a snapshot holds: kernel, page size, processes, VMAs, pagemap, kpages.\n"
-		"SNAPSHOT is a directory, .tar, .tar.gz, .tgz, .tar.xz, .tar.zst or an smemcap\n"
-		"capture; /proc or nothing means the live system.\n"
-		"\n"
-		"      --per-process  only a tab-separated table, a line per process: pid, comm, VMAs,\n"
-		"                     Rss, Pss, VmPTE (kB)\n"
-		"      --skip-bad     drop a process whose files are broken instead of failing\n"
-		"      --verify       also load every pagemap record and check it lies in a VMA, that\n"
-		"                     stat's code and stack lie in smaps' VMAs, and count comms that\n"
-		"                     are not cmdline's program\n"
-		"  -h, --help         this text\n";
+enum { OPT_PER_PROCESS = 256, OPT_SKIP_BAD, OPT_VERIFY };
+static const struct command_option options_table[] = {
+	{ "per-process", no_argument, OPT_PER_PROCESS, NULL,
+	  "only a tab-separated table, a line per process: pid, comm,\n"
+	  "VMAs, Rss, Pss, VmPTE (kB)" },
+	{ "skip-bad", no_argument, OPT_SKIP_BAD, NULL, "drop a process whose files are broken instead of failing" },
+	{ "verify", no_argument, OPT_VERIFY, NULL,
+	  "also load every pagemap record and check it lies in a VMA,\n"
+	  "that stat's code and stack lie in smaps' VMAs, and count\n"
+	  "comms that are not cmdline's program" },
+	{ "help", no_argument, 'h', NULL, "this text" },
+	{ NULL, 0, 0, NULL, NULL },
+};
 
+const struct command_help info_help = {
+	.command = "info",
+	.usage = "usage: ptscope info [SNAPSHOT|/proc] [--per-process] [--skip-bad] [--verify]\n"
+		 "\n"
+		 "Show what a snapshot holds: kernel, page size, processes, VMAs, pagemap, kpages.\n"
+		 "SNAPSHOT is a directory, .tar, .tar.gz, .tgz, .tar.xz, .tar.zst or an smemcap\n"
+		 "capture; /proc or nothing means the live system.\n"
+		 "\n",
+	.options = options_table,
+};
 
 /* "Linux version 6.1.0-13-amd64 (...)": the third word, for smemcap captures
  * that carry no snapshot.info. */
@@ -152,27 +161,21 @@ static void print_processes(const struct snapshot *s)
 
 int cmd_info(int argc, char **argv)
 {
-	enum { OPT_PER_PROCESS = 256, OPT_SKIP_BAD, OPT_VERIFY };
-	static const struct option long_options[] = {
-		{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
-		{ "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
-		{ "verify", no_argument, NULL, OPT_VERIFY },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct command_getopt getopt;
+	command_getopt_init(&getopt, &info_help);
 	/* info shows pagemap sizes only; records are loaded and checked with --verify. */
 	struct read_options options = { .pagemap_sizes_only = true, .progress = isatty(STDERR_FILENO) };
 	bool per_process = false, verify = false;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+	while ((c = command_getopt_next(&getopt, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_PER_PROCESS: per_process = true; break;
 		case OPT_SKIP_BAD: options.skip_bad = true; break;
 		case OPT_VERIFY: options.pagemap_sizes_only = false; verify = true; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: return command_option_error("info", usage_text, "h", long_options, argv);
+		case 'h': command_help_print(stdout, &info_help); return 0;
+		default: return command_getopt_refused(&getopt, &info_help, argv);
 		}
 	}
 	if (argc - optind > 1) {

@@ -19,19 +19,34 @@
 #include "model/model.h"
 #include "outputs/report_internal.h"
 
-static const char usage_text[] =
-	      "usage: ptscope profiles [--show ID] [--schema] [--check FILE.xml]...\n"
-	      "\n"
-	      "  (no option)      list every built-in rmap design, sharing rule and era rename\n"
-	      "  --show ID        one profile in full, with NRPTE and C(m) for small m\n"
-	      "  --schema         the XML schema (profile.xsd) profiles are validated against\n"
-	      "  --check FILE     validate a profile file; exit 1 naming FILE:LINE when it is wrong\n"
-	      "  --builtin NAME   print a built-in profile file (e.g. 30-sharing.xml)\n"
-	      "  --from-source TREE  the sizes libclang gives the rmap structs in a kernel\n"
-	      "                   tree (its mm/rmap.c, configured as for callgraph)\n"
-	      "  --config FILE    with --from-source: the kernel .config to use\n"
-	      "  --libclang N|FILE  with --from-source: the libclang to use (14 to 19; default:\n"
-	      "                   $PTSCOPE_LIBCLANG, else the newest installed)\n";
+enum { OPT_SHOW = 256, OPT_SCHEMA, OPT_CHECK, OPT_BUILTIN, OPT_FROM_SOURCE, OPT_CONFIG, OPT_LIBCLANG };
+static const struct command_option options_table[] = {
+	{ "show", required_argument, OPT_SHOW, "ID", "one profile in full, with NRPTE and C(m) for small m" },
+	{ "schema", no_argument, OPT_SCHEMA, NULL, "the XML schema (profile.xsd) profiles are validated against" },
+	{ "check", required_argument, OPT_CHECK, "FILE",
+	  "validate a profile file (repeatable); exit 1 naming FILE:LINE\n"
+	  "when it is wrong" },
+	{ "builtin", required_argument, OPT_BUILTIN, "NAME", "print a built-in profile file (e.g. 30-sharing.xml)" },
+	{ "from-source", required_argument, OPT_FROM_SOURCE, "TREE",
+	  "the sizes libclang gives the rmap structs in a kernel\n"
+	  "tree (its mm/rmap.c, configured as for callgraph)" },
+	{ "config", required_argument, OPT_CONFIG, "FILE", "with --from-source: the kernel .config to use" },
+	{ "libclang", required_argument, OPT_LIBCLANG, "N|FILE",
+	  "with --from-source: the libclang to use (14 to 19;\n"
+	  "default: $PTSCOPE_LIBCLANG, else the newest installed)" },
+	{ "help", no_argument, 'h', NULL, "this text" },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct command_help profiles_help = {
+	.command = "profiles",
+	.usage = "usage: ptscope profiles [--show ID] [--schema] [--check FILE.xml]... [--builtin NAME]\n"
+		 "                        [--from-source TREE [--config FILE] [--libclang N|FILE]]\n"
+		 "\n"
+		 "With no option, every built-in rmap design, sharing rule and era rename.\n"
+		 "\n",
+	.options = options_table,
+};
 
 static void list(FILE *out, const struct profile_set *set)
 {
@@ -169,13 +184,8 @@ static int from_source(const char *tree, const char *config, const char *libclan
 
 int cmd_profiles(int argc, char **argv)
 {
-	static const struct option long_options[] = {
-		{ "show", required_argument, NULL, 's' }, { "schema", no_argument, NULL, 'x' },
-		{ "check", required_argument, NULL, 'c' }, { "builtin", required_argument, NULL, 'b' },
-		{ "from-source", required_argument, NULL, 'f' }, { "config", required_argument, NULL, 'k' },
-		{ "libclang", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
+	struct command_getopt getopt;
+	command_getopt_init(&getopt, &profiles_help);
 	const char *source = NULL, *config = NULL, *libclang = NULL;
 	struct profile_set set = { 0 };
 	struct error error;
@@ -188,14 +198,14 @@ int cmd_profiles(int argc, char **argv)
 		return STATUS_INTERNAL;   /* the built-in profiles are part of the program */
 	}
 	optind = 1;
-	while (!status && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
 		switch (c) {
-		case 's': show = optarg; break;
-		case 'f': source = optarg; acted = true; break;
-		case 'k': config = optarg; break;
-		case 'l': libclang = optarg; break;
-		case 'x': fputs(profiles_schema(), stdout); acted = true; break;
-		case 'b':
+		case OPT_SHOW: show = optarg; break;
+		case OPT_FROM_SOURCE: source = optarg; acted = true; break;
+		case OPT_CONFIG: config = optarg; break;
+		case OPT_LIBCLANG: libclang = optarg; break;
+		case OPT_SCHEMA: fputs(profiles_schema(), stdout); acted = true; break;
+		case OPT_BUILTIN:
 			acted = true;
 			if (profiles_builtin_text(optarg)) {
 				fputs(profiles_builtin_text(optarg), stdout);
@@ -204,7 +214,7 @@ int cmd_profiles(int argc, char **argv)
 				status = 1;
 			}
 			break;
-		case 'c':
+		case OPT_CHECK:
 			acted = true;
 			if (profiles_load_file(&set, optarg, &error)) {
 				error_print(&error);
@@ -213,8 +223,8 @@ int cmd_profiles(int argc, char **argv)
 				printf("%s: valid\n", optarg);
 			}
 			break;
-		case 'h': fputs(usage_text, stdout); profiles_free(&set); return 0;
-		default: status = command_option_error("profiles", usage_text, "h", long_options, argv); break;
+		case 'h': command_help_print(stdout, &profiles_help); profiles_free(&set); return 0;
+		default: status = command_getopt_refused(&getopt, &profiles_help, argv); break;
 		}
 	}
 	if (!status && optind < argc) {

@@ -34,45 +34,68 @@
 #define MAX_SELECTED 256
 #define MAX_SERIES 1024
 
-static const char usage_text[] =
-	      "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
-	      "                      [--format text|xml|json|csv|html|openmetrics] [-o FILE] [--all-designs]\n"
-	      "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX] [--group-by KEY]\n"
-	      "                      [--skip-bad] [--brief] [--calibration FILE] [--callgraph TREE [--path JOB]]\n"
-	      "\n"
-	      "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
-	      "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
-	      "design, and the page-table pages each sharing rule would share.\n"
-	      "\n"
-	      "  --profile ID|FILE.xml  compare only these designs / sharing rules (repeatable);\n"
-	      "                         a file adds its profiles (see `ptscope profiles --schema`)\n"
-	      "  --brief                the answer alone for a mail: at most 80 columns, about 20 lines\n"
-	      "                         (headline, page tables beside VmPTE, a design per family, the\n"
-	      "                         sharing rules, the fork copies); the full text wraps at COLUMNS\n"
-	      "  --per-process          a row per process\n"
-	      "  --per-file             every file that contributes sharable pages\n"
-	      "  --all-designs          text: the designs of every architecture, not only the snapshot's\n"
-	      "  --format F             text (default), xml, json, csv, html or openmetrics (Prometheus\n"
-	      "                         text exposition, node_exporter's textfile collector)\n"
-	      "  -o FILE                write to FILE (atomically) instead of stdout; its extension\n"
-	      "                         (.txt .json .xml .csv .html .prom) is the format unless --format is given\n"
-	      "  --skip-bad             drop a broken process of the snapshot instead of failing\n"
-	      "  --sort FIELD           process and group order: pagetables (default), vmpte, rss, pss,\n"
-	      "                         sharable, pte_chain (largest first), pid, command\n"
-	      "  --top N                N processes (text default 5; with it, every format keeps N)\n"
-	      "  --filter REGEX         only processes whose command line matches (POSIX extended)\n"
-	      "  --group-by KEY         sums per user (captured uid), cgroup (PID/cgroup) or command\n"
-	      "  --callgraph TREE       html: embed the rmap-path diagrams of kernel TREE with this report's\n"
-	      "                         counts on them (ptscope callgraph --path JOB --overlay-events)\n"
-	      "  --path JOB             with --callgraph: the jobs drawn, fork, fault, exit, munmap or\n"
-	      "                         reclaim (repeatable; default fork and exit)\n"
-	      "  SNAP1 SNAP2 ...         a series: a row per snapshot in capture order (page tables,\n"
-	      "                         VmPTE, rmap, huge pages, each rule); CSV in long form, HTML a chart\n"
-	      "  --calibration FILE     a time section (every format): fork and exit, per process and in\n"
-	      "                         total, today, under each rule and design, at `bench --calibrate` prices\n"
-	      "  --versus BEFORE        compare with the snapshot BEFORE: every total side by side with\n"
-	      "                         the change; with --per-process / --per-file, processes matched\n"
-	      "                         by command line then comm, files by path; repeated, a series\n";
+enum { OPT_PROFILE = 256, OPT_PER_PROCESS, OPT_PER_FILE, OPT_FORMAT, OPT_SKIP_BAD, OPT_ALL_DESIGNS, OPT_VERSUS,
+       OPT_SORT, OPT_TOP, OPT_FILTER, OPT_GROUP_BY, OPT_CALLGRAPH, OPT_CALIBRATION, OPT_BRIEF, OPT_PATH };
+static const struct command_option options_table[] = {
+	{ "profile", required_argument, OPT_PROFILE, "ID|FILE.xml",
+	  "compare only these designs / sharing rules (repeatable);\n"
+	  "a file adds its profiles (see `ptscope profiles --schema`)" },
+	{ "brief", no_argument, OPT_BRIEF, NULL,
+	  "the answer alone for a mail: at most 80 columns, about 20 lines\n"
+	  "(headline, page tables beside VmPTE, a design per family, the\n"
+	  "sharing rules, the fork copies); the full text wraps at COLUMNS" },
+	{ "per-process", no_argument, OPT_PER_PROCESS, NULL, "a row per process" },
+	{ "per-file", no_argument, OPT_PER_FILE, NULL, "every file that contributes sharable pages" },
+	{ "all-designs", no_argument, OPT_ALL_DESIGNS, NULL,
+	  "text: the designs of every architecture, not only the snapshot's" },
+	{ "format", required_argument, OPT_FORMAT, "F",
+	  "text (default), xml, json, csv, html or openmetrics (Prometheus\n"
+	  "text exposition, node_exporter's textfile collector)" },
+	{ "output", required_argument, 'o', "FILE",
+	  "write to FILE (atomically) instead of stdout; its extension\n"
+	  "(.txt .json .xml .csv .html .prom) is the format unless --format is given" },
+	{ "skip-bad", no_argument, OPT_SKIP_BAD, NULL, "drop a broken process of the snapshot instead of failing" },
+	{ "sort", required_argument, OPT_SORT, "FIELD",
+	  "process and group order: pagetables (default), vmpte, rss, pss,\n"
+	  "sharable, pte_chain (largest first), pid, command" },
+	{ "top", required_argument, OPT_TOP, "N", "N processes (text default 5; with it, every format keeps N)" },
+	{ "filter", required_argument, OPT_FILTER, "REGEX",
+	  "only processes whose command line matches (POSIX extended)" },
+	{ "group-by", required_argument, OPT_GROUP_BY, "KEY",
+	  "sums per user (captured uid), cgroup (PID/cgroup) or command" },
+	{ "callgraph", required_argument, OPT_CALLGRAPH, "TREE",
+	  "html: embed the rmap-path diagrams of kernel TREE with this report's\n"
+	  "counts on them (ptscope callgraph --path JOB --overlay-events)" },
+	{ "path", required_argument, OPT_PATH, "JOB",
+	  "with --callgraph: the jobs drawn, fork, fault, exit, munmap or\n"
+	  "reclaim (repeatable; default fork and exit)" },
+	{ "calibration", required_argument, OPT_CALIBRATION, "FILE",
+	  "a time section (every format): fork and exit, per process and in\n"
+	  "total, today, under each rule and design, at `bench --calibrate` prices" },
+	{ "versus", required_argument, OPT_VERSUS, "BEFORE",
+	  "compare with the snapshot BEFORE: every total side by side with\n"
+	  "the change; with --per-process / --per-file, processes matched\n"
+	  "by command line then comm, files by path; repeated, a series" },
+	{ "help", no_argument, 'h', NULL, "this text" },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct command_help report_help = {
+	.command = "report",
+	.usage = "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
+		 "                      [--format text|xml|json|csv|html|openmetrics] [-o FILE] [--all-designs]\n"
+		 "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX] [--group-by KEY]\n"
+		 "                      [--skip-bad] [--brief] [--calibration FILE] [--callgraph TREE [--path JOB]]\n"
+		 "\n"
+		 "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
+		 "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
+		 "design, and the page-table pages each sharing rule would share.\n"
+		 "\n",
+	.options = options_table,
+	.epilogue = "\n"
+		    "SNAP1 SNAP2 ... (two snapshots or more): a series, a row per snapshot in capture\n"
+		    "order (page tables, VmPTE, rmap, huge pages, each rule); CSV in long form, HTML a chart.\n",
+};
 
 struct selection {
 	char kind[MAX_SELECTED];        /* 'r' rmap design, 's' sharing rule */
@@ -276,17 +299,8 @@ static int run_series(const char **paths, size_t count, struct profile_set *set,
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option long_options[] = {
-		{ "profile", required_argument, NULL, 'p' }, { "per-process", no_argument, NULL, 'P' },
-		{ "per-file", no_argument, NULL, 'F' },      { "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },  { "skip-bad", no_argument, NULL, 's' },
-		{ "all-designs", no_argument, NULL, 'A' }, { "versus", required_argument, NULL, 'V' },
-		{ "sort", required_argument, NULL, 'S' },    { "top", required_argument, NULL, 'T' },
-		{ "filter", required_argument, NULL, 'R' },  { "group-by", required_argument, NULL, 'G' },
-		{ "callgraph", required_argument, NULL, 'C' }, { "calibration", required_argument, NULL, 'K' },
-		{ "brief", no_argument, NULL, 'B' },         { "path", required_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
-	};
+	struct command_getopt getopt;
+	command_getopt_init(&getopt, &report_help);
 	struct report_options report = { .format = REPORT_TEXT };
 	struct read_options read = { .progress = isatty(STDERR_FILENO) };
 	struct profile_set set = { 0 };
@@ -306,14 +320,14 @@ int cmd_report(int argc, char **argv)
 		return STATUS_INTERNAL;   /* the built-in profiles are part of the program */
 	}
 	optind = 1;
-	while (!status && (c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
 		switch (c) {
-		case 'p': status = select_profile(&set, &chosen, optarg); break;
-		case 'P': report.per_process = true; break;
-		case 'F': report.per_file = true; break;
-		case 'A': report.all_designs = true; break;
-		case 'B': report.brief = true; break;
-		case 'V':
+		case OPT_PROFILE: status = select_profile(&set, &chosen, optarg); break;
+		case OPT_PER_PROCESS: report.per_process = true; break;
+		case OPT_PER_FILE: report.per_file = true; break;
+		case OPT_ALL_DESIGNS: report.all_designs = true; break;
+		case OPT_BRIEF: report.brief = true; break;
+		case OPT_VERSUS:
 			versus = optarg;
 			if (versus_count == MAX_SERIES) {
 				fprintf(stderr, "ptscope: report: at most %d snapshots in a series\n", MAX_SERIES);
@@ -322,17 +336,17 @@ int cmd_report(int argc, char **argv)
 				versus_list[versus_count++] = optarg;
 			}
 			break;
-		case 'C': callgraph = optarg; break;
-		case 'J': status = add_path(optarg, diagrams, &diagram_count); break;
-		case 'K': calibration_path = optarg; break;
-		case 'S':
+		case OPT_CALLGRAPH: callgraph = optarg; break;
+		case OPT_PATH: status = add_path(optarg, diagrams, &diagram_count); break;
+		case OPT_CALIBRATION: calibration_path = optarg; break;
+		case OPT_SORT:
 			report.sort_given = true;
 			if (report_sort_parse(optarg, &report.sort)) {
 				fprintf(stderr, "ptscope: report: unknown --sort field '%s' (%s)\n", optarg, report_sort_names());
 				status = 1;
 			}
 			break;
-		case 'T': {
+		case OPT_TOP: {
 			char *end;
 			unsigned long long n = strtoull(optarg, &end, 10);
 			if (!*optarg || *end || n == 0 || n > SIZE_MAX / 2 || optarg[0] == '-') {
@@ -343,7 +357,7 @@ int cmd_report(int argc, char **argv)
 			report.top_given = true;
 			break;
 		}
-		case 'R': {
+		case OPT_FILTER: {
 			char reason[256];
 			report.filter = optarg;
 			if (report_filter_check(optarg, reason, sizeof(reason))) {
@@ -352,23 +366,23 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		}
-		case 'G':
+		case OPT_GROUP_BY:
 			if (report_group_parse(optarg, &report.group_by)) {
 				fprintf(stderr, "ptscope: report: unknown --group-by '%s' (user, cgroup, command)\n", optarg);
 				status = 1;
 			}
 			break;
 		case 'o': output = optarg; break;
-		case 's': read.skip_bad = true; break;
-		case 'f':
+		case OPT_SKIP_BAD: read.skip_bad = true; break;
+		case OPT_FORMAT:
 			format_given = true;
 			if (report_format_parse(optarg, &report.format)) {
 				fprintf(stderr, "ptscope: report: unknown format '%s' (text, xml, json, csv, html, openmetrics)\n", optarg);
 				status = 1;
 			}
 			break;
-		case 'h': fputs(usage_text, stdout); profiles_free(&set); return 0;
-		default: status = command_option_error("report", usage_text, "o:h", long_options, argv); break;
+		case 'h': command_help_print(stdout, &report_help); profiles_free(&set); return 0;
+		default: status = command_getopt_refused(&getopt, &report_help, argv); break;
 		}
 	}
 	if (!status && !format_given && output && strcmp(output, "-"))

@@ -23,8 +23,9 @@ int cmd_bench(int argc, char **argv);     /* builtin/cmd_bench.c */
 
 /*
  * A command's options as one table: each option's name, value and help are
- * written once and give both getopt_long's table and the --help lines (which
- * completion reads), so nothing lists an option twice.  Ends with { NULL }.
+ * written once and give getopt_long's table, the --help lines (which
+ * completion reads) and what the man page is held to, so nothing lists an
+ * option twice.  Ends with { NULL }.
  */
 struct command_option {
 	const char *name;               /* long name, without "--" */
@@ -33,21 +34,39 @@ struct command_option {
 	const char *value;              /* "N", "FILE"; NULL without a value */
 	const char *help;               /* one line; "\n" starts another, indented */
 };
-/* getopt_long's table of a command table (size: entries + 1) and the short
- * options string ("o:h"); both into the caller's arrays. */
-void command_options_getopt(const struct command_option *table, struct option *long_options, size_t size,
-			    char *short_options, size_t short_size);
-/* The --help lines of a command table, two columns. */
-void command_options_print(FILE *out, const struct command_option *table);
-
 /*
- * An option getopt_long refused (the front door sets opterr = 0 so this is the
- * only message): says what was wrong with it, "did you mean '--format'?" for a
- * close misspelling, then usage_text up to its first blank line.  Returns 1,
- * the usage exit status.  Call it from the getopt loop's default case.
+ * What a command says of itself, the one source of its --help, of its man
+ * page's options (tests/unit/test_options.c holds man/ptscope-NAME.1 to the
+ * table) and of the completion's option lists (completion/ptscope reads
+ * --help).
  */
-int command_option_error(const char *command, const char *usage_text, const char *short_options,
-			 const struct option *long_options, char *const *argv);
+struct command_help {
+	const char *command;                  /* "report" */
+	const char *usage;                    /* "usage: ptscope report ...\n\nWhat it does.\n\n" */
+	const struct command_option *options; /* the table, ends with { NULL } */
+	const char *epilogue;                 /* after the option lines, or NULL */
+};
+extern const struct command_help capture_help, info_help, report_help, profiles_help, callgraph_help,
+	bench_help;
+/* --help: usage, the option lines, the epilogue (the standalone name when set). */
+void command_help_print(FILE *out, const struct command_help *help);
+
+/* getopt_long's tables of a command, filled from its option table. */
+enum { COMMAND_OPTIONS_MOST = 48 };
+struct command_getopt {
+	struct option long_options[COMMAND_OPTIONS_MOST + 1];
+	char short_options[2 * COMMAND_OPTIONS_MOST + 1];
+};
+void command_getopt_init(struct command_getopt *getopt, const struct command_help *help);
+/* getopt_long over the command's table (optind must be set by the caller). */
+int command_getopt_next(struct command_getopt *getopt, int argc, char **argv);
+/*
+ * The option getopt_long just refused (the front door sets opterr = 0 so this
+ * is the only message): what was wrong with it, "did you mean '--format'?"
+ * for a close misspelling, then the usage up to its first blank line.
+ * Returns 1, the usage exit status.  Call it from the loop's default case.
+ */
+int command_getopt_refused(const struct command_getopt *getopt, const struct command_help *help, char **argv);
 
 /*
  * A command run as its own program (ptscope-capture): its refusals and usage
@@ -56,8 +75,6 @@ int command_option_error(const char *command, const char *usage_text, const char
  * command's whole usage text (--help) the same way.
  */
 void command_set_standalone(const char *program);
-void command_print_usage(FILE *out, const char *command, const char *usage_text);
-
 
 /*
  * The front door's first step: stdout becomes a stream over descriptor 1 that

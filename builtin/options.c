@@ -71,7 +71,7 @@ static void print_usage_text(FILE *out, const char *command, const char *usage_t
 	fprintf(out, "%.*s", length, usage_text);
 }
 
-void command_print_usage(FILE *out, const char *command, const char *usage_text)
+static void command_print_usage(FILE *out, const char *command, const char *usage_text)
 {
 	print_usage_text(out, command, usage_text, (int)strlen(usage_text));
 }
@@ -134,8 +134,8 @@ static void describe_long(const char *command, const struct option *options, con
 	fputc('\n', stderr);
 }
 
-int command_option_error(const char *command, const char *usage_text, const char *short_options,
-			 const struct option *long_options, char *const *argv)
+static int command_option_error(const char *command, const char *usage_text, const char *short_options,
+				const struct option *long_options, char *const *argv)
 {
 	const char *word = optind > 0 ? argv[optind - 1] : "";
 	bool long_form = word && !strncmp(word, "--", 2) && word[2];
@@ -164,8 +164,8 @@ int command_option_error(const char *command, const char *usage_text, const char
 	return 1;
 }
 
-void command_options_getopt(const struct command_option *table, struct option *long_options, size_t size,
-			    char *short_options, size_t short_size)
+static void command_options_getopt(const struct command_option *table, struct option *long_options, size_t size,
+				   char *short_options, size_t short_size)
 {
 	size_t count = 0, used = 0;
 	for (; table[count].name && count + 1 < size; count++) {
@@ -181,7 +181,7 @@ void command_options_getopt(const struct command_option *table, struct option *l
 	short_options[used] = '\0';
 }
 
-void command_options_print(FILE *out, const struct command_option *table)
+static void command_options_print(FILE *out, const struct command_option *table)
 {
 	enum { HELP_COLUMN = 24 };
 	for (const struct command_option *o = table; o->name; o++) {
@@ -202,6 +202,31 @@ void command_options_print(FILE *out, const struct command_option *table)
 				fprintf(out, "%*s", HELP_COLUMN, "");
 		}
 	}
+}
+
+void command_help_print(FILE *out, const struct command_help *help)
+{
+	command_print_usage(out, help->command, help->usage);
+	command_options_print(out, help->options);
+	if (help->epilogue)
+		fputs(help->epilogue, out);
+}
+
+void command_getopt_init(struct command_getopt *getopt, const struct command_help *help)
+{
+	command_options_getopt(help->options, getopt->long_options,
+			       sizeof(getopt->long_options) / sizeof(getopt->long_options[0]), getopt->short_options,
+			       sizeof(getopt->short_options));
+}
+
+int command_getopt_next(struct command_getopt *getopt, int argc, char **argv)
+{
+	return getopt_long(argc, argv, getopt->short_options, getopt->long_options, NULL);
+}
+
+int command_getopt_refused(const struct command_getopt *getopt, const struct command_help *help, char **argv)
+{
+	return command_option_error(help->command, help->usage, getopt->short_options, getopt->long_options, argv);
 }
 
 /* Why the first write to stdout failed (ENOSPC, EPIPE when SIGPIPE is

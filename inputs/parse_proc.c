@@ -13,6 +13,11 @@
 #include "base/escape.h"
 #include "internal.h"
 
+/* snapshot.info's pagemap: line (written by capture, read here). */
+const char *const pagemap_mode_names[PAGEMAP_MODE_COUNT] = {
+	[PAGEMAP_NONE] = "none", [PAGEMAP_PRESENT_ONLY] = "present", [PAGEMAP_PFN] = "pfn",
+};
+
 void input_error_set(struct error *error, const char *source, const char *member,
 		     unsigned long line, const char *format, ...)
 {

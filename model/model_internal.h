@@ -80,7 +80,7 @@ struct model_context {
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	struct record_figures scratch;  /* a cut chunk's segment */
 	/* Without PID/pmd_mapped, smaps' count of PMD-mapped windows per VMA
-	 * overrides what the records suggest (model.c resolve_pmd_windows):
+	 * overrides what the records suggest (walk.c resolve_pmd_windows):
 	 * per process, ascending windows and the kind each really has */
 	struct pmd_override { uint64_t window; uint8_t kind; } *overrides;
 	size_t *override_first, *override_count;
@@ -94,7 +94,8 @@ struct model_context {
 
 typedef void (*segment_visit)(struct model_context *c, const struct segment *segment, void *data);
 
-/* pfn table (model/pfns.c) */
+/* The walk (model/walk.c): the bottom of the model, calling no rule. */
+/* pfn table */
 struct pfn_entry *pfn_table_find(const struct pfn_table *table, uint64_t pfn);
 struct pfn_entry *pfn_table_add(struct pfn_table *table, uint64_t pfn);
 void pfn_table_free(struct pfn_table *table);
@@ -105,7 +106,11 @@ bool pfn_is_zero_page(const struct pfn_entry *entry);
 /* A record's page is "anonymous" for D4 (section 8). */
 bool record_is_anonymous(uint64_t entry_word, const struct pfn_entry *pfn);
 
-/* Layout helpers (model/model.c). */
+/* Pass 1 (before any rule) and its end: the PFN table, every content's
+ * figures, the PMD windows smaps overrides. */
+void model_walk_begin(struct model_context *context);
+void model_walk_end(struct model_context *context);
+/* Layout helpers. */
 /* The records of a content, and a record's PFN entry (NULL: none known). */
 const struct pagemap_record *content_records(const struct model_context *c, uint32_t content);
 const struct pfn_entry *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k);
@@ -115,7 +120,7 @@ void model_walk_segments(struct model_context *c, size_t process, segment_visit 
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
 
 /* pte_chain objects (or blocks) a design allocates when a page mapped m
- * times gains one more mapping (model/model.c), and the bytes of one. */
+ * times gains one more mapping (model/walk.c), and the bytes of one. */
 uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m, bool anon);
 unsigned chain_unit_bytes(const struct rmap_profile *profile);
 /* Visit the ancestors (PPid chain) of process p that hold a VMA with an
@@ -126,7 +131,7 @@ typedef void (*ancestor_visit)(struct model_context *c, const struct vma *ancest
 uint64_t model_vma_ancestors(struct model_context *c, const struct process *p, const struct vma *vma,
 			     ancestor_visit visit, void *data);
 
-/* Does fork copy this VMA's PTEs under the design (lazy fork: model/model.c)? */
+/* Does fork copy this VMA's PTEs under the design (lazy fork: model/walk.c)? */
 bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma);
 /* The address range whose windows a rule would share for a VMA it makes
  * eligible ([start, end), empty when none: model/sharing.c). */

@@ -973,7 +973,7 @@ static void cap_sharing(struct model_context *c, struct model_sharing *out, size
 }
 
 /* Without PID/pmd_mapped, smaps says how many windows of a VMA PMDs map
- * but not which, where more look so (model.c resolve_pmd_windows): each
+ * but not which, where more look so (walk.c resolve_pmd_windows): each
  * window that may be taken wrongly moves a figure that skips PMD-mapped
  * windows by at most one page, either way.  Never above the tables. */
 static void widen_for_ambiguous_windows(const struct model_result *r, struct model_sharing *out)

@@ -1,6 +1,7 @@
 /*
  * outputs/overlay_internal.h - shared by the overlay's files only
- * (outputs/overlay.c, outputs/overlay_trees.c, outputs/overlay_renames.c).
+ * (outputs/overlay.c, outputs/overlay_trees.c, outputs/overlay_renames.c,
+ * outputs/graph_names.c).
  */
 #ifndef PTSCOPE_OUTPUTS_OVERLAY_INTERNAL_H
 #define PTSCOPE_OUTPUTS_OVERLAY_INTERNAL_H
@@ -8,7 +9,7 @@
 #include "base/hash.h"
 #include "outputs/graph.h"
 
-/* A graph's functions by name: the first of a name through a hash table,
+/* A graph's functions by name (outputs/graph_names.c): the first of a name through a hash table,
  * the others chained after it (two static functions of one name are two
  * nodes). */
 struct graph_names {

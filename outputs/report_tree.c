@@ -403,7 +403,7 @@ static struct json_object *headlines_object(const struct model_result *r)
 	return o;
 }
 
-/* The stages behind the figure, and in words why it is zero (report.c). */
+/* The stages behind the figure, and in words why it is zero (report_words.c). */
 static void put_census(struct json_object *o, const struct model_result *r, const struct model_sharing *s)
 {
 	if (s->rule->partners == PARTNERS_CONTENT)

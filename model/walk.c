@@ -1,0 +1,537 @@
+/*
+ * model/walk.c - the bottom of the model: the PFN table, the figures of each
+ * distinct chunk content, which PTE windows PMD leaves map, and the walk
+ * over a process's segments that the rules (estimate.c, fork.c, objrmap.c,
+ * sharing.c, reclaim.c, hugepages.c) call back.  It calls none of them:
+ * model.c, the driver, prepares the walk, runs the rules, and frees it.
+ *
+ * Records are read once per distinct chunk content, never once per mapping
+ * (model_internal.h): a snapshot of a thousand processes over one segment
+ * costs what one of them costs, plus a few words per process and chunk.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_internal.h"
+
+/* ---- the PFN table: the base hash table over the entries (base/hash.h) ---- */
+
+static uint64_t rehash_pfn(const void *context, size_t index)
+{
+	const struct pfn_table *table = context;
+	return hash_u64(table->entries[index].pfn);
+}
+
+struct pfn_entry *pfn_table_find(const struct pfn_table *table, uint64_t pfn)
+{
+	struct hash_probe probe;
+	for (size_t i = hash_first(&table->index, hash_u64(pfn), &probe); i != HASH_NONE;
+	     i = hash_next(&table->index, &probe))
+		if (table->entries[i].pfn == pfn)
+			return &table->entries[i];
+	return NULL;
+}
+
+struct pfn_entry *pfn_table_add(struct pfn_table *table, uint64_t pfn)
+{
+	struct pfn_entry *found = pfn_table_find(table, pfn);
+	if (found)
+		return found;
+	struct pfn_entry *e = ARRAY_PUSH(table->entries, table->count, table->capacity);
+	memset(e, 0, sizeof(*e));
+	e->pfn = pfn;
+	hash_add(&table->index, hash_u64(pfn), table->count - 1, rehash_pfn, table);
+	return e;
+}
+
+void pfn_table_free(struct pfn_table *table)
+{
+	free(table->entries);
+	hash_free(&table->index);
+	memset(table, 0, sizeof(*table));
+}
+
+uint64_t pfn_mapcount(const struct pfn_entry *e)
+{
+	uint64_t m = e->records;
+	if (e->kpage && e->kpage->mapcount > m)
+		m = e->kpage->mapcount;
+	return m;
+}
+
+bool pfn_is_zero_page(const struct pfn_entry *e)
+{
+	return e->kpage && (e->kpage->flags >> KPF_ZERO_PAGE & 1);
+}
+
+bool record_is_anonymous(uint64_t entry_word, const struct pfn_entry *pfn)
+{
+	if (!(entry_word & PAGEMAP_FILE_OR_SHARED))
+		return true;
+	return pfn && pfn->kpage && (pfn->kpage->flags >> KPF_ANON & 1);
+}
+
+static bool record_present(const struct pagemap_record *r)
+{
+	return r->entry & PAGEMAP_PRESENT;
+}
+
+static uint64_t record_pfn(const struct pagemap_record *r)
+{
+	return r->entry & PAGEMAP_PFN_MASK;
+}
+
+/* ---- contents and segments ---- */
+
+const struct pagemap_record *content_records(const struct model_context *c, uint32_t content)
+{
+	return c->snapshot->content_records + c->snapshot->contents[content].first;
+}
+
+const struct pfn_entry *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k)
+{
+	uint32_t index = c->record_pfns[c->snapshot->contents[content].first + k];
+	return index ? &c->pfns.entries[index - 1] : NULL;
+}
+
+unsigned chain_unit_bytes(const struct rmap_profile *profile)
+{
+	switch (rmap_families[profile->family].layout) {
+	case CHAIN_LIST: return profile->pte_chain_bytes;
+	case CHAIN_ARRAY: return profile->cache_line_bytes;
+	case CHAIN_NONE: break;
+	}
+	return 0;
+}
+
+uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m, bool anon)
+{
+	uint64_t before = rmap_page_cost(profile, m, anon), after = rmap_page_cost(profile, m + 1, anon);
+	uint64_t unit = chain_unit_bytes(profile);
+	return after > before && unit ? (after - before) / unit : 0;
+}
+
+/* A mapping of a page mapped m times that PG_direct holds: m = 1 in a
+ * design with PG_direct, for a page its design keeps a per-page map of. */
+static bool direct_mapping(const struct rmap_profile *profile, uint64_t m, bool anon)
+{
+	const struct rmap_family_rule *rule = &rmap_families[profile->family];
+	return m == 1 && rule->direct && !(anon ? rule->anon_by_object : rule->file_by_object);
+}
+
+/* Everything records [first, first + count) of a content give, every design at once. */
+static void figure_records(const struct model_context *c, uint32_t content, uint32_t first,
+			   uint32_t count, struct record_figures *out)
+{
+	const struct model_result *r = c->result;
+	const struct pagemap_record *records = content_records(c, content);
+	double *chain_bytes = out->chain_bytes, *chain_bytes_anon = out->chain_bytes_anon;
+	uint64_t *allocations = out->chain_allocations, *frees = out->chain_frees, *direct = out->direct_pages;
+	*out = (struct record_figures){ .chain_bytes = chain_bytes, .chain_bytes_anon = chain_bytes_anon,
+					.chain_allocations = allocations, .chain_frees = frees,
+					.direct_pages = direct };
+	memset(chain_bytes, 0, r->design_count * sizeof(*chain_bytes));
+	memset(chain_bytes_anon, 0, r->design_count * sizeof(*chain_bytes_anon));
+	memset(allocations, 0, r->design_count * sizeof(*allocations));
+	memset(frees, 0, r->design_count * sizeof(*frees));
+	memset(direct, 0, r->design_count * sizeof(*direct));
+	for (uint32_t k = first; k < first + count; k++) {
+		const struct pagemap_record *rec = &records[k];
+		const struct pfn_entry *e = content_record_pfn(c, content, k);
+		bool zero = e && pfn_is_zero_page(e);
+		if (!record_present(rec)) {
+			out->swap++;
+			continue;
+		}
+		if (!(rec->entry & PAGEMAP_FILE_OR_SHARED))
+			out->exclusive_anon |= (rec->entry & PAGEMAP_EXCLUSIVE) != 0;
+		if (zero) {
+			out->zero_page++;
+			continue;
+		}
+		out->present++;
+		bool anon = record_is_anonymous(rec->entry, e);
+		uint64_t m = e ? pfn_mapcount(e) : 1;
+		out->mapped++;
+		out->mapped_anon += anon;
+		if (!(rec->entry & PAGEMAP_FILE_OR_SHARED))
+			out->shared_anon |= e && !(rec->entry & PAGEMAP_EXCLUSIVE);
+		out->with_pfn += e != NULL;
+		out->shared += e && m >= 2;
+		for (size_t d = 0; d < r->design_count; d++) {
+			const struct rmap_profile *profile = r->designs[d].profile;
+			/* C(m - 1), C(m), C(m + 1): a fork takes the page to m + 1
+			 * mappings, an exit to m - 1 (chain_allocations, in one go) */
+			uint64_t before = rmap_page_cost(profile, m - 1, anon), now = rmap_page_cost(profile, m, anon);
+			uint64_t after = rmap_page_cost(profile, m + 1, anon), unit = chain_unit_bytes(profile);
+			allocations[d] += after > now && unit ? (after - now) / unit : 0;
+			frees[d] += now > before && unit ? (now - before) / unit : 0;
+			direct[d] += direct_mapping(profile, m, anon);
+			if (!e)
+				continue;
+			double charge = (double)now / (double)m;
+			chain_bytes[d] += charge;
+			chain_bytes_anon[d] += anon ? charge : 0;
+		}
+	}
+}
+
+/* A chunk's records that fall in one VMA: the whole content (figures worked
+ * out once per content) or, where a VMA boundary cuts the chunk, a part. */
+void model_walk_segments(struct model_context *c, size_t index, segment_visit visit, void *data)
+{
+	const struct snapshot *s = c->snapshot;
+	const struct process *p = &s->processes[index];
+	size_t v = 0;
+	for (size_t r = 0; r < p->run_count; r++) {
+		for (uint64_t i = 0; i < p->runs[r].length; i++) {
+			uint32_t content = p->runs[r].content + (uint32_t)i;
+			const struct pagemap_content *pc = &s->contents[content];
+			const struct pagemap_record *records = content_records(c, content);
+			struct segment seg = { .process = index, .content = content,
+					       .base = (p->runs[r].chunk + i) << PAGEMAP_CHUNK_SHIFT };
+			for (uint32_t k = 0; k < pc->count;) {
+				uint64_t vaddr = seg.base + records[k].vaddr;
+				while (v < p->vma_count && p->vmas[v].end <= vaddr)
+					v++;
+				const struct vma *vma = v < p->vma_count && p->vmas[v].start <= vaddr ? &p->vmas[v] : NULL;
+				/* records up to the next VMA's start (or this one's end) belong here */
+				uint64_t limit = vma ? vma->end : v < p->vma_count ? p->vmas[v].start : UINT64_MAX;
+				uint32_t end = k + 1;
+				while (end < pc->count && seg.base + records[end].vaddr < limit)
+					end++;
+				seg.vma = vma;
+				seg.first = k;
+				seg.count = end - k;
+				seg.whole = k == 0 && end == pc->count;
+				if (seg.whole) {
+					seg.figures = &c->content_figures[content];
+				} else {
+					figure_records(c, content, k, end - k, &c->scratch);
+					seg.figures = &c->scratch;
+				}
+				visit(c, &seg, data);
+				k = end;
+			}
+		}
+	}
+}
+
+/* ---- pass 1: the PFN table, once per distinct content ---- */
+
+static void count_pfns(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	c->record_pfns = xcalloc(s->content_record_count + 1, sizeof(*c->record_pfns));
+	for (size_t id = 0; id < s->content_count; id++) {
+		const struct pagemap_content *pc = &s->contents[id];
+		const struct pagemap_record *records = s->content_records + pc->first;
+		for (uint32_t k = 0; pc->references && k < pc->count; k++) {
+			if (!record_present(&records[k]) || record_pfn(&records[k]) == 0)
+				continue;
+			struct pfn_entry *e = pfn_table_add(&c->pfns, record_pfn(&records[k]));
+			e->records += pc->references;
+			if (!(records[k].entry & PAGEMAP_FILE_OR_SHARED))
+				e->anon_records += pc->references;
+			c->record_pfns[pc->first + k] = (uint32_t)(e - c->pfns.entries) + 1;
+		}
+	}
+	for (size_t i = 0; i < c->pfns.count; i++)
+		c->pfns.entries[i].kpage = s->kpages ? snapshot_find_kpage(s, c->pfns.entries[i].pfn) : NULL;
+	c->result->distinct_pfns = c->pfns.count;
+}
+
+/* Per content, every figure of its records; two arrays hold the per-design parts. */
+static void figure_contents(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	size_t designs = c->result->design_count + 1, contents = s->content_count + 1;
+	c->content_figures = xcalloc(contents, sizeof(*c->content_figures));
+	c->content_pmd = xcalloc(contents, sizeof(*c->content_pmd));
+	/* per content and design: two doubles, then three counts */
+	double *bytes = xcalloc(2 * (contents * designs + designs), sizeof(*bytes));
+	uint64_t *counts = xcalloc(3 * (contents * designs + designs), sizeof(*counts));
+	size_t stride = contents * designs + designs;
+	for (size_t id = 0; id < contents; id++) {
+		struct record_figures *f = &c->content_figures[id];
+		f->chain_bytes = bytes + id * designs;
+		f->chain_bytes_anon = bytes + stride + id * designs;
+		f->chain_allocations = counts + id * designs;
+		f->chain_frees = counts + stride + id * designs;
+		f->direct_pages = counts + 2 * stride + id * designs;
+		if (id < s->content_count && s->contents[id].references)
+			figure_records(c, (uint32_t)id, 0, s->contents[id].count, &c->content_figures[id]);
+	}
+	/* the last slot is the scratch of cut chunks */
+	c->scratch = c->content_figures[s->content_count];
+}
+
+static void free_contents(struct model_context *c)
+{
+	if (c->content_figures) {
+		free(c->content_figures[0].chain_bytes);
+		free(c->content_figures[0].chain_allocations);
+	}
+	free(c->content_figures);
+	free(c->content_pmd);
+	free(c->record_pfns);
+	free(c->overrides);
+	free(c->override_first);
+	free(c->override_count);
+}
+
+/* ---- PTE windows mapped by PMD leaves ---- */
+
+/* A window is PMD-mapped when its 2^(shift-12) records are present and map
+ * consecutive PFNs from an aligned compound head that is a THP or hugetlb
+ * page (section 8).  The records may span several chunks (PTE pages of
+ * 4 MiB): they are checked in order, as one list. */
+struct pmd_check {
+	uint64_t slots, seen, first_pfn;
+	bool broken;
+};
+
+static void pmd_check_records(const struct model_context *c, uint32_t content, struct pmd_check *check)
+{
+	const struct pagemap_record *records = content_records(c, content);
+	uint32_t count = c->snapshot->contents[content].count;
+	for (uint32_t k = 0; k < count && !check->broken; k++) {
+		uint64_t pfn = record_pfn(&records[k]);
+		if (check->seen == 0)
+			check->first_pfn = pfn;
+		if (!record_present(&records[k]) || pfn != check->first_pfn + check->seen)
+			check->broken = true;
+		check->seen++;
+	}
+}
+
+static enum pmd_kind pmd_check_result(const struct model_context *c, const struct pmd_check *check)
+{
+	if (check->broken || check->seen != check->slots || check->first_pfn == 0 ||
+	    check->first_pfn % check->slots || !c->snapshot->kpages)
+		return PMD_NONE;
+	const struct kpage *head = snapshot_find_kpage(c->snapshot, check->first_pfn);
+	if (!head || !(head->flags >> KPF_COMPOUND_HEAD & 1) ||
+	    !((head->flags >> KPF_THP & 1) || (head->flags >> KPF_HUGE & 1)))
+		return PMD_NONE;
+	return head->flags >> KPF_ANON & 1 ? PMD_ANON : PMD_FILE;
+}
+
+static enum pmd_kind content_pmd_kind(struct model_context *c, uint32_t content)
+{
+	if (c->content_pmd[content] == PMD_UNKNOWN) {
+		struct pmd_check check = { .slots = (uint64_t)1 << (c->pte_shift - 12) };
+		if (c->snapshot->contents[content].count == check.slots && c->snapshot->kpages)
+			pmd_check_records(c, content, &check);
+		c->content_pmd[content] = (uint8_t)pmd_check_result(c, &check);
+	}
+	return (enum pmd_kind)c->content_pmd[content];
+}
+
+/* With the capture's PMD-mapped ranges (PID/pmd_mapped) a window is
+ * PMD-mapped exactly when a range covers it, whatever its PFNs look like;
+ * anonymous when its first page is (kpageflags ANON, else pagemap bit 61
+ * clear), as only an anonymous huge PMD has a deposited PTE page; a
+ * hugetlb PMD never has one. */
+static enum pmd_kind member_pmd_kind(struct model_context *c, const struct process *p, uint64_t window)
+{
+	const struct snapshot *s = c->snapshot;
+	uint64_t base = window << c->pte_shift;
+	if (!process_pmd_mapped(s, p, base))
+		return PMD_NONE;
+	const struct vma *vma = process_find_vma(p, base);
+	if (vma && VMA_HAS_FLAG(vma, VMF_HT))
+		return PMD_FILE;
+	struct pagemap_record record;
+	if (!process_next_record(s, p, base, base + ((uint64_t)1 << c->pte_shift), &record))
+		return PMD_FILE;
+	const struct kpage *head = s->kpages ? snapshot_find_kpage(s, record.entry & PAGEMAP_PFN_MASK) : NULL;
+	bool anon = head ? (head->flags >> KPF_ANON & 1) : !(record.entry & PAGEMAP_FILE_OR_SHARED);
+	return anon ? PMD_ANON : PMD_FILE;
+}
+
+static enum pmd_kind records_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
+
+/* An override of smaps' count for the window, or PMD_UNKNOWN. */
+static enum pmd_kind override_kind(const struct model_context *c, const struct process *p, uint64_t window)
+{
+	if (!c->overrides)
+		return PMD_UNKNOWN;
+	size_t index = (size_t)(p - c->snapshot->processes);
+	const struct pmd_override *o = c->overrides + c->override_first[index];
+	size_t low = 0, high = c->override_count[index];
+	while (low < high) {
+		size_t middle = low + (high - low) / 2;
+		if (o[middle].window < window)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	return low < c->override_count[index] && o[low].window == window ? (enum pmd_kind)o[low].kind : PMD_UNKNOWN;
+}
+
+enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window)
+{
+	if (p->has_pmd_map)
+		return member_pmd_kind(c, p, window);
+	enum pmd_kind kind = override_kind(c, p, window);
+	return kind != PMD_UNKNOWN ? kind : records_pmd_kind(c, p, window);
+}
+
+/* What the records alone suggest (section 8's rule). */
+static enum pmd_kind records_pmd_kind(struct model_context *c, const struct process *p, uint64_t window)
+{
+	unsigned k = c->chunks_per_window_shift;
+	if (k == 0) {
+		long content = process_chunk_content(p, window);
+		return content < 0 ? PMD_NONE : content_pmd_kind(c, (uint32_t)content);
+	}
+	struct pmd_check check = { .slots = (uint64_t)1 << (c->pte_shift - 12) };
+	uint64_t total = 0;
+	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
+		long content = process_chunk_content(p, chunk);
+		total += content < 0 ? 0 : c->snapshot->contents[content].count;
+	}
+	if (total != check.slots || !c->snapshot->kpages)
+		return PMD_NONE;
+	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
+		long content = process_chunk_content(p, chunk);
+		if (content >= 0)
+			pmd_check_records(c, (uint32_t)content, &check);
+	}
+	return pmd_check_result(c, &check);
+}
+
+/* ---- PMD-mapped windows without PID/pmd_mapped: smaps' count ---- */
+
+/* Windows of a VMA mapped by PMD leaves, as smaps counts them. */
+static uint64_t smaps_pmd_windows(const struct model_context *c, const struct vma *v, bool *anon)
+{
+	uint64_t window_kb = ((uint64_t)1 << c->pte_shift) / 1024;
+	uint64_t anon_kb = v->kb[SMAPS_ANON_HUGE_PAGES], file_kb = v->kb[SMAPS_SHMEM_PMD_MAPPED] + v->kb[SMAPS_FILE_PMD_MAPPED];
+	*anon = anon_kb >= file_kb;
+	return (anon_kb + file_kb) / window_kb;
+}
+
+/* Does smaps count PMD mappings for this VMA?  (AnonHugePages since 2.6.38;
+ * a hand-built or foreign smaps may lack every such line.) */
+static bool smaps_counts_pmds(const struct vma *v)
+{
+	const uint32_t fields = 1u << SMAPS_ANON_HUGE_PAGES | 1u << SMAPS_SHMEM_PMD_MAPPED | 1u << SMAPS_FILE_PMD_MAPPED;
+	return (v->present_fields & fields) != 0;
+}
+
+/* A whole window of present records: without kpages the only sign of a
+ * PMD mapping the records give (PFNs, where known, consecutive from an
+ * aligned one); its kind from pagemap bit 61. */
+static enum pmd_kind full_window_kind(struct model_context *c, const struct process *p, uint64_t window)
+{
+	uint64_t base = window << c->pte_shift, slots = (uint64_t)1 << (c->pte_shift - 12), seen = 0, first = 0;
+	struct pagemap_record record;
+	bool anon = false;
+	for (uint64_t at = base; seen < slots && process_next_record(c->snapshot, p, at, base + (slots << 12), &record);
+	     at = record.vaddr + 4096, seen++) {
+		uint64_t pfn = record.entry & PAGEMAP_PFN_MASK;
+		if (record.vaddr != base + (seen << 12) || !(record.entry & PAGEMAP_PRESENT))
+			return PMD_NONE;
+		if (seen == 0) {
+			first = pfn;
+			anon = !(record.entry & PAGEMAP_FILE_OR_SHARED);
+		}
+		if (first && (first % slots || pfn != first + seen))
+			return PMD_NONE;
+	}
+	return seen == slots ? (anon ? PMD_ANON : PMD_FILE) : PMD_NONE;
+}
+
+struct override_list {
+	struct pmd_override *items;
+	size_t count, capacity;
+};
+
+static void add_override(struct override_list *list, uint64_t window, enum pmd_kind kind)
+{
+	struct pmd_override *o = ARRAY_PUSH(list->items, list->count, list->capacity);
+	o->window = window;
+	o->kind = (uint8_t)kind;
+}
+
+/* One VMA: the windows that look PMD-mapped (candidates), against smaps'
+ * count k.  Up to k candidates are taken as PMD-mapped, in address order,
+ * the rest as mapped by PTEs (a 2 MiB page-cache folio mapped by 512 PTEs
+ * looks like a PMD mapping); page tables are then exact, which windows
+ * they are is not, so each one that may be wrong is counted twice in
+ * pmd_ambiguous_windows. */
+static void resolve_vma(struct model_context *c, const struct process *p, const struct vma *v,
+			struct override_list *list)
+{
+	bool anon;
+	uint64_t allowed = smaps_pmd_windows(c, v, &anon), candidates = 0, size = (uint64_t)1 << c->pte_shift;
+	uint64_t at = (v->start + size - 1) & ~(size - 1);
+	struct pagemap_record record;
+	while (at < v->end && v->end - at >= size && process_next_record(c->snapshot, p, at, v->end, &record)) {
+		uint64_t window = record.vaddr >> c->pte_shift;
+		at = (window + 1) << c->pte_shift;
+		if (at == 0 || at > v->end)
+			break;
+		enum pmd_kind kind = records_pmd_kind(c, p, window);
+		if (kind == PMD_NONE && !c->snapshot->kpages && allowed)
+			kind = full_window_kind(c, p, window);
+		if (kind == PMD_NONE || kind == PMD_UNKNOWN)
+			continue;
+		candidates++;
+		if (candidates > allowed)
+			add_override(list, window, PMD_NONE);
+		else if (!c->snapshot->kpages)
+			add_override(list, window, kind);
+	}
+	if (candidates > allowed) {
+		uint64_t extra = candidates - allowed;
+		c->result->pmd_ambiguous_windows += 2 * (allowed < extra ? allowed : extra);
+	}
+}
+
+static void resolve_pmd_windows(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	struct override_list list = { 0 };
+	c->override_first = xcalloc(s->process_count + 1, sizeof(*c->override_first));
+	c->override_count = xcalloc(s->process_count + 1, sizeof(*c->override_count));
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct process *p = &s->processes[i];
+		c->override_first[i] = list.count;
+		if (p->has_pmd_map || !p->has_pagemap)
+			continue;
+		for (size_t v = 0; v < p->vma_count; v++)
+			if (smaps_counts_pmds(&p->vmas[v]))
+				resolve_vma(c, p, &p->vmas[v], &list);
+		c->override_count[i] = list.count - c->override_first[i];
+	}
+	c->overrides = list.items ? list.items : xcalloc(1, sizeof(*c->overrides));
+}
+
+
+/* Does fork copy this VMA's PTEs under the design?  Lazy fork (2.6.14+)
+ * skips a VMA without an anon_vma, since faults refill it, unless its
+ * VmFlags say a fault could not (hugetlb before 6.0, PFN and mixed maps,
+ * userfaultfd write-protect): the profile's copies-vmflags. */
+bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma)
+{
+	return profile->fork_copies_file_ptes || has_anon_vma ||
+	       (vma && (vma->vm_flags & profile->fork_copy_flags));
+}
+
+/* Pass 1, before any rule: the PFN table, the figures of every content and
+ * the PMD windows smaps overrides. */
+void model_walk_begin(struct model_context *c)
+{
+	count_pfns(c);
+	figure_contents(c);
+	resolve_pmd_windows(c);
+}
+
+void model_walk_end(struct model_context *c)
+{
+	free_contents(c);
+	pfn_table_free(&c->pfns);
+}

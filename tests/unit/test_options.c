@@ -1,0 +1,159 @@
+/*
+ * Each command's option table (builtin/) is the one list of its options:
+ * --help is printed from it, and its manual page, man/ptscope-NAME.1, is held
+ * to it here.  Every option of the table must be a tag of the page's OPTIONS
+ * section and a line of --help; every --option the OPTIONS section tags must
+ * be in the table (a page that documents a removed option is wrong too).
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/file.h"
+#include "builtin/commands.h"
+#include "test.h"
+
+static const struct command_help *const helps[] = {
+	&capture_help, &info_help, &report_help, &profiles_help, &callgraph_help, &bench_help,
+};
+#define HELP_COUNT (sizeof(helps) / sizeof(helps[0]))
+
+/* "--per-process" as roff writes it: "\-\-per\-process". */
+static void roff_option(const char *name, char *out, size_t size)
+{
+	size_t used = 0;
+	for (const char *p = "--"; *p && used + 3 < size; p++, used += 2)
+		memcpy(out + used, "\\-", 2);
+	for (const char *p = name; *p && used + 3 < size; p++) {
+		if (*p == '-')
+			out[used++] = '\\';
+		out[used++] = *p;
+	}
+	out[used] = '\0';
+}
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || c == '-' || c == '\\';
+}
+
+/* WORD occurs in TEXT as a whole option (not as the start of a longer one). */
+static bool has_word(const char *text, const char *word)
+{
+	size_t length = strlen(word);
+	for (const char *at = strstr(text, word); at; at = strstr(at + 1, word))
+		if (!name_char(at[length]) || (at[length] == '\\' && at[length + 1] != '-'))
+			return true;
+	return false;
+}
+
+/* The tag lines (the line after each .TP) of the page's OPTIONS section,
+ * one per line, malloc'd. */
+static char *options_tags(const char *page)
+{
+	const char *start = strstr(page, "\n.SH OPTIONS\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(start);
+	const char *end = strstr(start + 1, "\n.SH ");
+	if (!end)
+		end = start + strlen(start);
+	char *tags = xcalloc(1, (size_t)(end - start) + 1);
+	size_t used = 0;
+	for (const char *line = start; line && line < end; line = strchr(line + 1, '\n')) {
+		if (strncmp(line, "\n.TP\n", 5))
+			continue;
+		const char *tag = line + 5, *stop = strchr(tag, '\n');
+		size_t length = stop ? (size_t)(stop - tag) : strlen(tag);
+		memcpy(tags + used, tag, length);
+		used += length;
+		tags[used++] = '\n';
+	}
+	tags[used] = '\0';
+	return tags;
+}
+
+static char *man_page(const char *command)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/../man/ptscope-%s.1", test_fixture(".."), command);
+	struct buffer text = { 0 };
+	CU_ASSERT_EQUAL_FATAL(file_read_at(AT_FDCWD, path, &text), 0);
+	return text.data;
+}
+
+static char *help_text(const struct command_help *help)
+{
+	char *text = NULL;
+	size_t length = 0;
+	FILE *out = open_memstream(&text, &length);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	command_help_print(out, help);
+	fclose(out);
+	return text;
+}
+
+static void test_every_option_in_man_and_help(void)
+{
+	for (size_t h = 0; h < HELP_COUNT; h++) {
+		char *page = man_page(helps[h]->command), *tags = options_tags(page), *help = help_text(helps[h]);
+		for (const struct command_option *o = helps[h]->options; o->name; o++) {
+			char roff[128], plain[128];
+			roff_option(o->name, roff, sizeof(roff));
+			snprintf(plain, sizeof(plain), "--%s", o->name);
+			if (!has_word(tags, roff))
+				fprintf(stderr, "\nman/ptscope-%s.1: OPTIONS lacks %s", helps[h]->command, plain);
+			CU_ASSERT(has_word(tags, roff));
+			CU_ASSERT(has_word(help, plain));
+		}
+		free(page);
+		free(tags);
+		free(help);
+	}
+}
+
+/* Every --option tagged in OPTIONS is one of the table's. */
+static void test_man_options_exist(void)
+{
+	for (size_t h = 0; h < HELP_COUNT; h++) {
+		char *page = man_page(helps[h]->command), *tags = options_tags(page);
+		for (const char *at = strstr(tags, "\\-\\-"); at; at = strstr(at + 1, "\\-\\-")) {
+			char name[128];
+			size_t used = 0;
+			for (const char *p = at + 4; name_char(*p) && used + 1 < sizeof(name); p++)
+				if (*p != '\\')
+					name[used++] = *p;
+			name[used] = '\0';
+			const struct command_option *o = helps[h]->options;
+			while (o->name && strcmp(o->name, name))
+				o++;
+			if (!o->name)
+				fprintf(stderr, "\nman/ptscope-%s.1: OPTIONS tags --%s, which the command lacks",
+					helps[h]->command, name);
+			CU_ASSERT_PTR_NOT_NULL(o->name);
+			at += 4;
+		}
+		free(page);
+		free(tags);
+	}
+}
+
+/* The check itself fails where it should: a page without --verify. */
+static void test_checker_catches_missing(void)
+{
+	const char *page = "x\n.SH OPTIONS\n.TP\n.B \\-\\-per\\-process\nrows\n.TP\n.B \\-\\-skip\\-bad-ish\n"
+			   ".SH EXIT STATUS\n.TP\n.B \\-\\-verify\n";
+	char *tags = options_tags(page), roff[64];
+	roff_option("per-process", roff, sizeof(roff));
+	CU_ASSERT(has_word(tags, roff));
+	roff_option("verify", roff, sizeof(roff));   /* only outside OPTIONS */
+	CU_ASSERT_FALSE(has_word(tags, roff));
+	roff_option("per", roff, sizeof(roff));      /* a prefix is not the option */
+	CU_ASSERT_FALSE(has_word(tags, roff));
+	CU_ASSERT_STRING_EQUAL(roff, "\\-\\-per");
+	free(tags);
+}
+
+void suite_options(void)
+{
+	ADD_SUITE("options", test_checker_catches_missing, test_every_option_in_man_and_help, test_man_options_exist);
+}
