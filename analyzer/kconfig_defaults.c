@@ -20,12 +20,16 @@
 #include "analyzer/kconfig_model.h"
 
 #define KC_EVAL_DEPTH 4096   /* ANDs of nested ifs and ORs of many definitions */
+/* Conditions looked at, all passes together: a 6.x tree takes about 3
+ * million a pass; a tree built to take more stops here, said not settled. */
+#define KC_EVAL_STEPS ((uint64_t)1 << 30)
 
 struct kc_eval {
 	struct kc_model *model;
 	bool modules;               /* MODULES=y: "m" stays m */
 	bool too_deep;
 	bool changed;
+	uint64_t steps;
 };
 
 static int tri_of_text(const char *text)
@@ -88,7 +92,7 @@ static int tri_at(struct kc_eval *eval, uint32_t index, unsigned depth)
 {
 	if (index == KC_ALWAYS)
 		return KC_Y;
-	if (depth > KC_EVAL_DEPTH) {
+	if (depth > KC_EVAL_DEPTH || ++eval->steps > KC_EVAL_STEPS) {
 		eval->too_deep = true;
 		return KC_N;
 	}
@@ -242,7 +246,9 @@ static bool settle(struct kc_eval *eval, size_t *passes)
 		for (size_t i = 0; i < eval->model->words.count; i++)
 			symbol_settle(eval, &eval->model->symbols[i]);
 		if (!eval->changed)
-			return true;
+			return !eval->too_deep;
+		if (eval->steps > KC_EVAL_STEPS)
+			return false;
 	}
 	return false;
 }
@@ -340,7 +346,8 @@ static char *describe(const struct kc_model *model, const struct kc_eval *eval, 
 		buffer_printf(&said, "; %zu sourced files missing (first %s)", model->sources_missing,
 			      model->first_missing);
 	if (eval->too_deep)
-		buffer_printf(&said, "; conditions nested past %d taken as n", KC_EVAL_DEPTH);
+		buffer_printf(&said, "; conditions nested past %d, or past %llu looked at, taken as n",
+			      KC_EVAL_DEPTH, (unsigned long long)KC_EVAL_STEPS);
 	buffer_add(&said, "", 0);
 	return buffer_release(&said);
 }
