@@ -67,8 +67,18 @@ PROGRAM  = $(if $(filter 1,$(SANITIZE)),$(BUILD)/ptscope,ptscope)
 CAPTURE_PROGRAM = $(if $(filter 1,$(SANITIZE)),$(BUILD)/ptscope-capture,ptscope-capture)
 CAPTURE_LIBS := $(shell pkg-config --libs libarchive 2>/dev/null)
 
+# The process bench forks (--like, --calibrate): the C library alone, linked
+# statically (PIE), so its own VMAs are a handful; never sanitized (a static
+# program cannot carry ASan's runtime), its objects built apart.
+SUBJECT_PROGRAM = $(dir $(PROGRAM))ptscope-subject
+SUBJECT_SRC = ptscope-subject.c inputs/subject.c inputs/latency.c inputs/tracepoints.c base/file.c base/alloc.c \
+              base/array.c base/error.c
+SUBJECT_OBJ = $(SUBJECT_SRC:%.c=$(BUILD)/subject/%.o)
+SUBJECT_CFLAGS = $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS))
+SUBJECT_LDFLAGS = $(filter-out -fsanitize%,$(LDFLAGS))
+
 .PHONY: all deps deps-check deps-bench deps-fuzz run check unit cli bench fuzz install uninstall clean kernel-source
-all: $(PROGRAM) $(CAPTURE_PROGRAM)
+all: $(PROGRAM) $(CAPTURE_PROGRAM) $(SUBJECT_PROGRAM)
 
 $(PROGRAM): $(BUILD)/ptscope.o $(BUILD)/libptscope.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -77,6 +87,13 @@ $(PROGRAM): $(BUILD)/ptscope.o $(BUILD)/libptscope.a
 # member that needed Graphviz, libxml2 or json-c would fail this link.
 $(CAPTURE_PROGRAM): $(BUILD)/ptscope-capture.o $(BUILD)/libptscope.a
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(CAPTURE_LIBS)
+
+$(SUBJECT_PROGRAM): $(SUBJECT_OBJ)
+	$(CC) $(SUBJECT_LDFLAGS) -static-pie -o $@ $^ -lm
+
+$(BUILD)/subject/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(BUILD) $(WARN) $(SUBJECT_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/libptscope.a: $(LIB_OBJ)
 	@rm -f $@
@@ -119,7 +136,7 @@ run: deps
 	$(SUDO) ./ptscope report
 
 check: deps-check
-	$(MAKE) $(PROGRAM) $(CAPTURE_PROGRAM) $(BUILD)/unit-tests
+	$(MAKE) $(PROGRAM) $(CAPTURE_PROGRAM) $(SUBJECT_PROGRAM) $(BUILD)/unit-tests
 	@# the fuzz targets follow the code they call: compiled (not run) on every check
 	for target in $(FUZZ_TARGETS); do \
 		$(CC) $(CPPFLAGS) -I$(BUILD) $(WARN) -fsyntax-only tests/fuzz/$$target.c || exit 1; \
@@ -129,14 +146,14 @@ check: deps-check
 unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests
 
-cli: $(PROGRAM)
+cli: $(PROGRAM) $(SUBJECT_PROGRAM)
 	sh tests/check.sh --cli-only $(BUILD)/unit-tests $(PROGRAM)
 
 # Debian's linux-source-6.1, unpacked once into the cache (never into the repo).
 kernel-source:
 	@sh tests/kernel-source.sh "$(CACHE)" 6.1 && sh tests/kernel-source.sh "$(CACHE)" 6.12
 
-bench: deps-bench $(PROGRAM)
+bench: deps-bench $(PROGRAM) $(SUBJECT_PROGRAM)
 	sh tests/bench/run.sh ./$(PROGRAM) "$(CACHE)" docs/measurements.md
 
 # libFuzzer over every parser (clang's libFuzzer runtime: libclang-rt-14-dev):
@@ -157,22 +174,25 @@ fuzz: deps-fuzz
 # command's name: a copy, not a link, since ptscope-capture's package is
 # installed without ptscope's).
 BINDIR     = $(PREFIX)/bin
+LIBEXECDIR = $(PREFIX)/libexec/ptscope
 MAN1DIR    = $(PREFIX)/share/man/man1
 COMPLETION = $(PREFIX)/share/bash-completion/completions
 MANPAGES   = $(sort $(wildcard man/*.1))
-INSTALLED  = $(BINDIR)/ptscope $(BINDIR)/ptscope-capture $(MANPAGES:man/%=$(MAN1DIR)/%) \
+INSTALLED  = $(BINDIR)/ptscope $(BINDIR)/ptscope-capture $(LIBEXECDIR)/ptscope-subject $(MANPAGES:man/%=$(MAN1DIR)/%) \
              $(COMPLETION)/ptscope $(COMPLETION)/ptscope-capture
-install: ptscope ptscope-capture
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPLETION)
+install: ptscope ptscope-capture ptscope-subject
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPLETION)
 	install -m 755 ptscope ptscope-capture $(DESTDIR)$(BINDIR)/
+	install -m 755 ptscope-subject $(DESTDIR)$(LIBEXECDIR)/
 	install -m 644 $(MANPAGES) $(DESTDIR)$(MAN1DIR)/
 	install -m 644 completion/ptscope $(DESTDIR)$(COMPLETION)/ptscope
 	install -m 644 completion/ptscope $(DESTDIR)$(COMPLETION)/ptscope-capture
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(LIBEXECDIR) 2> /dev/null
 
 clean:
-	rm -rf build build-sanitize build-fuzz build-clang ptscope ptscope-capture
+	rm -rf build build-sanitize build-fuzz build-clang ptscope ptscope-capture ptscope-subject
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/ptscope.d $(BUILD)/ptscope-capture.d $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/ptscope.d $(BUILD)/ptscope-capture.d $(TEST_OBJ:.o=.d) $(SUBJECT_OBJ:.o=.d)

@@ -256,28 +256,6 @@ static const struct process *like_process(const struct snapshot *snapshot, int p
 	return chosen;
 }
 
-/* How much of the layout a capture of the subject shows again. */
-static void find_again(const struct snapshot *again, const struct layout *layout, struct bench_like *like)
-{
-	const struct process *p = again->process_count ? &again->processes[0] : NULL;
-	for (size_t i = 0; p && i < layout->count; i++) {
-		const struct layout_vma *v = &layout->vmas[i];
-		const struct vma *found = process_find_vma(p, v->placed);
-		if (found && found->start == v->placed && found->end == v->placed + v->bytes)
-			like->vmas_found++;
-		struct pagemap_record record;
-		uint64_t at = v->placed, end = v->placed + v->bytes;
-		while (at < end && process_next_record(again, p, at, end, &record)) {
-			at = record.vaddr + 4096;
-			like->pages_found += (record.entry & PAGEMAP_PRESENT) != 0;
-		}
-	}
-	size_t vmas = 0;
-	for (size_t i = 0; p && i < p->vma_count; i++)
-		vmas += strcmp(p->vmas[i].path, "[vsyscall]") != 0;
-	like->other_vmas = vmas > like->vmas_found ? vmas - like->vmas_found : 0;
-}
-
 /* bench fork --like: the fork timed, counted and predicted in a child that
  * rebuilt the captured process's layout. */
 static int measure_like(struct bench_run *run, const char *argument, struct error *error)
@@ -306,9 +284,10 @@ static int measure_like(struct bench_run *run, const char *argument, struct erro
 	if (layout_subject_start(&layout, &subject, error))
 		goto done;
 	run->has_work = true;
+	snprintf(like->subject, sizeof(like->subject), "%s", subject.helper);
 	again = capture_process(subject.pid, run->work.why_not_predicted, sizeof(run->work.why_not_predicted));
 	if (again) {
-		find_again(again, &layout, like);
+		bench_like_found(again, &layout, like);
 		predict_from(again, &run->work);
 		run->work.vmas_at_fork = like->vmas_found + like->other_vmas;
 	}

@@ -913,10 +913,44 @@ static int read_process_once(struct capture_state *state, int pid, struct stat *
 	return status;
 }
 
+/* The members of one process read whole (read_process_once). */
+static int write_process(struct capture_state *state, int pid, const struct stat *owner, bool no_mm)
+{
+	char name[64];
+	/* A directory entry per process carries its owner, as smemcap's does. */
+	snprintf(name, sizeof(name), "%d/", pid);
+	if (write_header(&state->writer, name, AE_IFDIR | 0555, 0, owner->st_uid, owner->st_gid) < 0)
+		return -1;
+	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++) {
+		snprintf(name, sizeof(name), "%d/%s", pid, process_files[i]);
+		if (write_member(&state->writer, name, state->files[i].data, state->files[i].length) < 0)
+			return -1;
+	}
+	snprintf(name, sizeof(name), "%d/cgroup", pid);
+	if (state->has_cgroup && write_member(&state->writer, name, state->cgroup.data, state->cgroup.length) < 0)
+		return -1;
+	if (!state->options->no_pagemap && !no_mm && state->format >= 2) {
+		chunk_process(&state->chunks, &state->pagemap.records);
+		snprintf(name, sizeof(name), "%d/pagemap_runs", pid);
+		if (write_member(&state->writer, name, state->chunks.runs.data, state->chunks.runs.length) < 0)
+			return -1;
+	}
+	if (!state->options->no_pagemap && !no_mm) {
+		snprintf(name, sizeof(name), "%d/pagemap", pid);
+		if (state->format < 2 && write_member(&state->writer, name, state->pagemap.records.data,
+						      state->pagemap.records.length) < 0)
+			return -1;
+		snprintf(name, sizeof(name), "%d/pmd_mapped", pid);
+		if (state->pagemap.pmd_scanned &&
+		    write_member(&state->writer, name, state->pagemap.pmd_ranges.data, state->pagemap.pmd_ranges.length) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Read then write one process.  Returns -1 only when the output fails. */
 static int capture_process(struct capture_state *state, int pid)
 {
-	char name[64];
 	struct stat owner = { 0 };
 	struct stat_identity identity;
 	int status = EAGAIN;
@@ -944,34 +978,8 @@ static int capture_process(struct capture_state *state, int pid)
 	bool zombie = no_mm && (identity.state == 'Z' || identity.state == 'X') && !(identity.flags & STAT_PF_KTHREAD);
 	bool kernel_thread = no_mm && !zombie;
 
-	/* A directory entry per process carries its owner, as smemcap's does. */
-	snprintf(name, sizeof(name), "%d/", pid);
-	if (write_header(&state->writer, name, AE_IFDIR | 0555, 0, owner.st_uid, owner.st_gid) < 0)
+	if (write_process(state, pid, &owner, no_mm) < 0)
 		return -1;
-	for (size_t i = 0; i < PROCESS_FILE_COUNT; i++) {
-		snprintf(name, sizeof(name), "%d/%s", pid, process_files[i]);
-		if (write_member(&state->writer, name, state->files[i].data, state->files[i].length) < 0)
-			return -1;
-	}
-	snprintf(name, sizeof(name), "%d/cgroup", pid);
-	if (state->has_cgroup && write_member(&state->writer, name, state->cgroup.data, state->cgroup.length) < 0)
-		return -1;
-	if (!state->options->no_pagemap && !no_mm && state->format >= 2) {
-		chunk_process(&state->chunks, &state->pagemap.records);
-		snprintf(name, sizeof(name), "%d/pagemap_runs", pid);
-		if (write_member(&state->writer, name, state->chunks.runs.data, state->chunks.runs.length) < 0)
-			return -1;
-	}
-	if (!state->options->no_pagemap && !no_mm) {
-		snprintf(name, sizeof(name), "%d/pagemap", pid);
-		if (state->format < 2 && write_member(&state->writer, name, state->pagemap.records.data,
-						      state->pagemap.records.length) < 0)
-			return -1;
-		snprintf(name, sizeof(name), "%d/pmd_mapped", pid);
-		if (state->pagemap.pmd_scanned &&
-		    write_member(&state->writer, name, state->pagemap.pmd_ranges.data, state->pagemap.pmd_ranges.length) < 0)
-			return -1;
-	}
 	id_set_add_status(&state->uids, state->files[1].data, state->files[1].length, "Uid:");
 	id_set_add_status(&state->gids, state->files[1].data, state->files[1].length, "Gid:");
 	if (zombie)
@@ -1414,6 +1422,19 @@ int read_live(const char *proc_root, struct snapshot_builder *builder, struct er
 	return mode < 0 ? -1 : 0;
 }
 
+static void tell_result(const struct capture_state *state, const char *path, int mode,
+			struct capture_result *result)
+{
+	snprintf(result->path, sizeof(result->path), "%s", path);
+	result->processes = state->processes;
+	result->skipped = state->skipped;
+	result->changed = state->changed;
+	result->unreadable = state->unreadable;
+	result->first_unreadable_pid = state->first_unreadable_pid;
+	memcpy(result->first_unreadable_comm, state->first_unreadable_comm, sizeof(result->first_unreadable_comm));
+	result->pagemap = (enum pagemap_mode)mode;
+}
+
 int snapshot_capture(const struct capture_options *options, struct capture_result *result,
 		     struct error *error)
 {
@@ -1460,14 +1481,7 @@ int snapshot_capture(const struct capture_options *options, struct capture_resul
 		mode = -1;
 		goto done;
 	}
-	snprintf(result->path, sizeof(result->path), "%s", out.final);
-	result->processes = state.processes;
-	result->skipped = state.skipped;
-	result->changed = state.changed;
-	result->unreadable = state.unreadable;
-	result->first_unreadable_pid = state.first_unreadable_pid;
-	memcpy(result->first_unreadable_comm, state.first_unreadable_comm, sizeof(result->first_unreadable_comm));
-	result->pagemap = (enum pagemap_mode)mode;
+	tell_result(&state, out.final, mode, result);
 done:
 	if (mode < 0)
 		discard_output(&out);

@@ -246,4 +246,44 @@ int read_directory(const char *path, struct snapshot_builder *builder, struct er
 int read_archive(const char *path, struct snapshot_builder *builder, struct error *error);
 int read_live(const char *proc_root, struct snapshot_builder *builder, struct error *error);
 
+
+/* ---- bench's subject: inputs/layout.c (ptscope's side), inputs/subject.c
+ * (the subject's, in ptscope-subject or a child of ptscope) ---- */
+#define LAYOUT_PAGE_BYTES 4096u
+#define LAYOUT_WINDOW_BYTES (UINT64_C(2) << 20)
+#define LAYOUT_WRITE_BIT (UINT64_C(1) << 63)   /* in a layout_vma's pages: written */
+enum { SUBJECT_PATH_BYTES = 4096, SUBJECT_MOST_VMAS = 1 << 20 };
+/* The subject's first word: it runs (status 0) or why not. */
+struct subject_hello {
+	int status;
+	char message[1024];
+};
+/* One VMA as sent to the subject, followed by path_bytes of path and
+ * page_count uint64_t pages. */
+struct subject_wire_vma {
+	uint64_t start, bytes, offset, page_count;
+	int32_t prot;
+	uint8_t shared, anonymous, huge, unused;
+	uint32_t path_bytes;
+};
+struct subject_request {
+	size_t runs, warmup;
+	int cpu;
+	bool count;                     /* also count one fork by tracepoints */
+};
+struct subject_reply {
+	int status;
+	char message[1024];
+	struct latency_result result;
+	struct trace_result trace;
+};
+/* In the subject: read the layout (0, or -1: cut short or out of bounds). */
+int subject_receive(int from, struct layout *layout);
+/* Build it and tell ptscope how it went and where each VMA is: 0, or -1. */
+int subject_build_and_tell(struct layout *layout, int to);
+/* Time forks on request until ptscope lets go; never returns. */
+void subject_serve(int from_parent, int to_parent) __attribute__((noreturn));
+/* ptscope-subject's whole work (fds from and to ptscope): its exit status. */
+int subject_main(int from, int to);
+
 #endif

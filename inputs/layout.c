@@ -1,54 +1,44 @@
 /*
- * inputs/layout.c - a captured process's address space, rebuilt in a child
- * of ptscope (the subject) so that `ptscope bench fork --like` times a fork
- * of that shape on this kernel.
+ * inputs/layout.c - a captured process's address space, described so that
+ * the subject (inputs/subject.c) can map it again and `ptscope bench fork
+ * --like` time a fork of that shape on this kernel; and ptscope's side of
+ * the subject: it execs ptscope-subject (a small static program, so the
+ * fork copies the layout and that program's few VMAs, not ptscope's ~150),
+ * sends it the layout, and asks it for forks.
  *
- * Each VMA of the snapshot's process is mapped again with its size,
- * permissions, shared or private, anonymous or file-backed: the original
- * file when it is still there, a regular file, large enough and the VMA is
- * not shared-writable (a write through it would reach the file); else a
- * sparse file of the same size with no name (O_TMPFILE in $TMPDIR or /tmp;
- * where the file system cannot, mkstemp's 0600 file unlinked at once), so
- * a subject killed while building leaves nothing behind.  The pages the
- * pagemap showed present are touched: written where they were anonymous (a
- * private file page copied on write is anonymous too), read where they were
- * file pages.  A VMA whose smaps showed AnonHugePages gets MADV_HUGEPAGE,
- * every other MADV_NOHUGEPAGE, so THP does not add what was not there.
- * Without pagemap records, a VMA's first Rss pages are touched.
+ * Each VMA of the snapshot's process is listed with its size, permissions,
+ * shared or private, anonymous or file-backed, and the pages the pagemap
+ * showed present: to be written where they were anonymous (a private file
+ * page copied on write is anonymous too), read where they were file pages.
+ * A VMA whose smaps showed AnonHugePages gets MADV_HUGEPAGE, every other
+ * MADV_NOHUGEPAGE, so THP does not add what was not there.  Without pagemap
+ * records, a VMA's first Rss pages are touched.
  *
  * The VMA goes at its own address when that is free, else at an address
  * with the same offset in its 2 MiB window (so it needs the same PTE pages);
- * anonymous VMAs are named (PR_SET_VMA_ANON_NAME) one by one so that two
- * neighbours the original kept apart are not merged into one.  The kernel's
+ * anonymous VMAs are named (PR_SET_VMA_ANON_NAME, where the kernel has
+ * CONFIG_ANON_VMA_NAME) one by one so that two neighbours the original kept
+ * apart are not merged into one.  The kernel's
  * own mappings ([vdso], [vvar], [vsyscall]) are not rebuilt.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/alloc.h"
-#include "base/array.h"
-#include "base/file.h"
-#include "inputs/snapshot.h"
+#include "inputs/internal.h"
 
-#ifndef PR_SET_VMA
-#define PR_SET_VMA 0x53564d41
-#define PR_SET_VMA_ANON_NAME 0
-#endif
-
-#define PAGE_BYTES 4096u
-#define WINDOW_BYTES (UINT64_C(2) << 20)
-#define WRITE_BIT (UINT64_C(1) << 63)
-#define LOWEST_FIXED (UINT64_C(64) << 10)
+#define PAGE_BYTES LAYOUT_PAGE_BYTES
+#define WINDOW_BYTES LAYOUT_WINDOW_BYTES
+#define WRITE_BIT LAYOUT_WRITE_BIT
 
 static bool kernel_mapping(const char *path)
 {
@@ -184,169 +174,103 @@ void layout_free(struct layout *layout)
 	memset(layout, 0, sizeof(*layout));
 }
 
-/* The original file, when mapping it cannot change it and it is long enough. */
-static int open_original(const struct layout_vma *v)
+/* ptscope-subject beside this ptscope (a built tree) or in its
+ * ../libexec/ptscope (installed); "" when neither is there. */
+static void helper_path(char *path, size_t size)
 {
-	if (v->anonymous || !v->path || v->path[0] != '/' || (v->shared && (v->prot & PROT_WRITE)))
-		return -1;
-	/* a regular file only, looked at before it is opened: the snapshot's
-	 * path may name a FIFO (open would block) or a device (opening some
-	 * acts: a watchdog, a tape) */
-	struct stat named, st;
-	if (lstat(v->path, &named) != 0 || !S_ISREG(named.st_mode))
-		return -1;
-	int fd = open(v->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != named.st_dev ||
-			st.st_ino != named.st_ino || (uint64_t)st.st_size < v->offset + v->bytes)) {
-		close(fd);
-		fd = -1;
+	char self[PATH_MAX];
+	ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	path[0] = '\0';
+	if (length <= 0)
+		return;
+	self[length] = '\0';
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	const char *const places[] = { "%s/ptscope-subject", "%s/../libexec/ptscope/ptscope-subject" };
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		int length_out = snprintf(path, size, places[i], self);
+		if (length_out > 0 && (size_t)length_out < size && access(path, X_OK) == 0)
+			return;
 	}
-	return fd;
+	path[0] = '\0';
 }
 
-/* A sparse file as long as the VMA needs, with no name (file comment). */
-static int scratch_file(const char *folder, const struct layout_vma *v)
+/* In the forked child: become ptscope-subject on fds 3 (from ptscope) and
+ * 4 (to it), or say why not; without a helper, serve from here. */
+__attribute__((noreturn)) static void child(struct layout *layout, const char *helper, int from, int to)
 {
-	int fd = open(folder, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		char path[4200];
-		snprintf(path, sizeof(path), "%s/ptscope-like-XXXXXX", folder);
-		fd = mkostemp(path, O_CLOEXEC);
-		if (fd < 0)
-			return -1;
-		unlink(path);
+	if (!helper[0]) {
+		struct subject_hello hello = { 0, "" };
+		if (file_write_exact(to, &hello, sizeof(hello)) || subject_build_and_tell(layout, to))
+			_exit(1);
+		subject_serve(from, to);
 	}
-	if (ftruncate(fd, (off_t)(v->offset + v->bytes)) != 0) {
-		int saved = errno;
-		close(fd);
-		errno = saved;
-		return -1;
+	/* above 4 first, so that neither lands on the other's new number */
+	int high_from = fcntl(from, F_DUPFD_CLOEXEC, 10), high_to = fcntl(to, F_DUPFD_CLOEXEC, 10);
+	if (high_from >= 0 && high_to >= 0 && dup2(high_from, 3) == 3 && dup2(high_to, 4) == 4) {
+		/* nothing else of ptscope's (its snapshot, its output) goes along */
+		for (int fd = 5; fd < 10; fd++)
+			close(fd);
+		close_range(10, ~0u, CLOSE_RANGE_CLOEXEC);
+		char *const argv[] = { "ptscope-subject", "--serve", NULL };
+		execv(helper, argv);
 	}
-	return fd;
+	struct subject_hello failed = { -1, "" };
+	snprintf(failed.message, sizeof(failed.message), "bench: cannot run %s: %s", helper, strerror(errno));
+	file_write_exact(to, &failed, sizeof(failed));
+	_exit(1);
 }
 
-/* Where to map: the VMA's own address when free, else a free place with
- * the same offset in its 2 MiB window. */
-static void *place(const struct layout_vma *v, int prot, int flags, int fd, uint64_t offset)
+/* The layout to the subject (subject_receive reads it); SIGPIPE ignored
+ * meanwhile, so a subject that died is an error, not ptscope's end. */
+static int send_layout(int to, const struct layout *layout)
 {
-	/* never the first 64 KiB: as root the kernel would map address 0 (made-up
-	 * layouts ask for it), and a NULL pointer would no longer fault */
-	void *at = MAP_FAILED;
-	if (v->start >= LOWEST_FIXED)
-		at = mmap((void *)(uintptr_t)v->start, v->bytes, prot, flags | MAP_FIXED_NOREPLACE, fd, (off_t)offset);
-	if (at != MAP_FAILED)
-		return at;
-	uint64_t shift = v->start % WINDOW_BYTES;
-	char *room = mmap(NULL, v->bytes + 2 * WINDOW_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (room == MAP_FAILED)
-		return MAP_FAILED;
-	uint64_t base = ((uint64_t)(uintptr_t)room + WINDOW_BYTES - 1) / WINDOW_BYTES * WINDOW_BYTES + shift;
-	at = mmap((void *)(uintptr_t)base, v->bytes, prot, flags | MAP_FIXED, fd, (off_t)offset);
-	/* give back the rest of the room */
-	if ((char *)(uintptr_t)base > room)
-		munmap(room, (size_t)(base - (uint64_t)(uintptr_t)room));
-	uint64_t end = base + v->bytes, room_end = (uint64_t)(uintptr_t)room + v->bytes + 2 * WINDOW_BYTES;
-	if (room_end > end)
-		munmap((void *)(uintptr_t)end, (size_t)(room_end - end));
-	return at;
-}
-
-static void touch_pages(const struct layout_vma *v, char *at)
-{
-	for (size_t i = 0; i < v->page_count; i++) {
-		volatile char *page = at + (v->pages[i] & ~WRITE_BIT) * PAGE_BYTES;
-		if ((v->pages[i] & WRITE_BIT) && (v->prot & PROT_WRITE))
-			*page = *page;
-		else if (v->prot & PROT_READ)
-			(void)*page;
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+	uint64_t count = layout->count;
+	int status = file_write_exact(to, &count, sizeof(count));
+	for (size_t i = 0; !status && i < layout->count; i++) {
+		const struct layout_vma *v = &layout->vmas[i];
+		size_t path_bytes = v->path ? strnlen(v->path, SUBJECT_PATH_BYTES - 1) : 0;
+		struct subject_wire_vma wire = { v->start, v->bytes, v->offset, v->page_count, v->prot, v->shared,
+						 v->anonymous, v->huge, 0, (uint32_t)path_bytes };
+		status = file_write_exact(to, &wire, sizeof(wire)) || file_write_exact(to, v->path, path_bytes) ||
+			 file_write_exact(to, v->pages, v->page_count * sizeof(*v->pages)) ? -1 : 0;
 	}
-}
-
-static int build_vma(struct layout_vma *v, size_t index, const char *folder, struct error *error)
-{
-	int fd = -1, flags = v->shared ? MAP_SHARED : MAP_PRIVATE;
-	uint64_t offset = 0;
-	bool writes = false;
-	for (size_t i = 0; i < v->page_count && !writes; i++)
-		writes = v->pages[i] & WRITE_BIT;
-	if (v->anonymous) {
-		flags |= MAP_ANONYMOUS;
-	} else {
-		fd = open_original(v);
-		if (fd < 0)
-			fd = scratch_file(folder, v);
-		if (fd < 0)
-			return error_internal(error, folder, 0, "cannot make a file for VMA %zu: %s", index, strerror(errno));
-		offset = v->offset;
-	}
-	/* written while rebuilding (a read-only VMA's anonymous pages were written
-	 * before mprotect took the right away), then given its own permissions */
-	int prot = v->prot | (writes ? PROT_READ | PROT_WRITE : 0);
-	char *at = place(v, prot, flags, fd, offset);
-	int saved = errno;
-	if (fd >= 0)
-		close(fd);
-	if (at == MAP_FAILED)
-		return error_internal(error, NULL, 0, "cannot map VMA %zu (%llu bytes): %s", index,
-				      (unsigned long long)v->bytes, strerror(saved));
-	v->placed = (uint64_t)(uintptr_t)at;
-	madvise(at, v->bytes, v->huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-	if (v->anonymous) {
-		char name[48];
-		snprintf(name, sizeof(name), "ptscope-like-%zu", index);
-		prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, at, v->bytes, name);
-	}
-	touch_pages(v, at);
-	if (prot != v->prot && mprotect(at, v->bytes, v->prot) != 0)
-		return error_internal(error, NULL, 0, "cannot protect VMA %zu: %s", index, strerror(errno));
-	return 0;
-}
-
-int layout_build(struct layout *layout, struct error *error)
-{
-	const char *folder = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	int status = 0;
-	for (size_t i = 0; i < layout->count && !status; i++)
-		status = build_vma(&layout->vmas[i], i, folder, error);
+	signal(SIGPIPE, old);
 	return status;
 }
 
-/* ---- the subject: a child that holds the layout and forks on request ---- */
-
-struct subject_request {
-	size_t runs, warmup;
-	int cpu;
-	bool count;                     /* also count one fork by tracepoints */
-};
-struct subject_reply {
-	int status;
-	char message[1024];
-	struct latency_result result;
-	struct trace_result trace;
-};
-
-/* In the subject: measure its forks, count one, reply; again for each
- * request until the parent lets go. */
-static void serve(int from_parent, int to_parent)
+/* Its hello (or why it could not run), the layout sent, its build's status
+ * and message, then each VMA's place. */
+static int hear_built(struct layout *layout, struct layout_subject *subject, struct error *error)
 {
-	struct subject_request request;
-	static struct subject_reply reply;
-	while (file_read_exact(from_parent, &request, sizeof(request)) == 0) {
-		struct error error = { .message = "" };
-		memset(&reply, 0, sizeof(reply));
-		reply.status = latency_measure(LATENCY_FORK, request.runs, request.warmup, &reply.result, &error);
-		snprintf(reply.message, sizeof(reply.message), "%s", error.message);
-		if (!reply.status && request.count)
-			trace_count_fork(request.cpu, &reply.trace);
-		if (file_write_exact(to_parent, &reply, sizeof(reply)))
-			_exit(1);
-	}
-	_exit(0);   /* the parent let go */
+	struct subject_hello heard;
+	const char *early = "bench: the process rebuilding the layout ended early";
+	if (file_read_exact(subject->from_child, &heard, sizeof(heard)))
+		return error_internal(error, NULL, 0, "%s", early);
+	heard.message[sizeof(heard.message) - 1] = '\0';
+	if (heard.status)
+		return error_internal(error, NULL, 0, "%s", heard.message);
+	if (subject->helper[0] && send_layout(subject->to_child, layout))
+		return error_internal(error, NULL, 0, "%s", early);
+	if (file_read_exact(subject->from_child, &heard, sizeof(heard)))
+		return error_internal(error, NULL, 0, "%s", early);
+	heard.message[sizeof(heard.message) - 1] = '\0';
+	if (heard.status)
+		return error_internal(error, NULL, 0, "%s", heard.message);
+	for (size_t i = 0; i < layout->count; i++)
+		if (file_read_exact(subject->from_child, &layout->vmas[i].placed, sizeof(uint64_t)))
+			return error_internal(error, NULL, 0, "%s", early);
+	return 0;
 }
 
 int layout_subject_start(struct layout *layout, struct layout_subject *subject, struct error *error)
 {
 	int down[2], up[2];
+	memset(subject, 0, sizeof(*subject));
+	helper_path(subject->helper, sizeof(subject->helper));
 	if (pipe2(down, O_CLOEXEC) || pipe2(up, O_CLOEXEC))
 		return error_internal(error, NULL, 0, "bench: pipe: %s", strerror(errno));
 	fflush(NULL);
@@ -356,38 +280,17 @@ int layout_subject_start(struct layout *layout, struct layout_subject *subject, 
 	if (pid == 0) {
 		close(down[1]);
 		close(up[0]);
-		struct error built = { .message = "" };
-		int status = layout_build(layout, &built);
-		if (file_write_exact(up[1], &status, sizeof(status)) || file_write_exact(up[1], built.message, sizeof(built.message)))
-			_exit(1);
-		for (size_t i = 0; !status && i < layout->count; i++)
-			if (file_write_exact(up[1], &layout->vmas[i].placed, sizeof(uint64_t)))
-				_exit(1);
-		if (!status)
-			serve(down[0], up[1]);
-		_exit(1);
+		child(layout, subject->helper, down[0], up[1]);
 	}
 	close(down[0]);
 	close(up[1]);
 	subject->pid = pid;
 	subject->to_child = down[1];
 	subject->from_child = up[0];
-	int status;
-	char message[sizeof(error->message)];
-	if (file_read_exact(up[0], &status, sizeof(status)) || file_read_exact(up[0], message, sizeof(message))) {
+	if (hear_built(layout, subject, error)) {
 		layout_subject_end(subject);
-		return error_internal(error, NULL, 0, "bench: the process rebuilding the layout ended early");
+		return -1;
 	}
-	if (status) {
-		layout_subject_end(subject);
-		message[sizeof(message) - 1] = '\0';
-		return error_internal(error, NULL, 0, "%s", message);
-	}
-	for (size_t i = 0; i < layout->count; i++)
-		if (file_read_exact(up[0], &layout->vmas[i].placed, sizeof(uint64_t))) {
-			layout_subject_end(subject);
-			return error_internal(error, NULL, 0, "bench: the process rebuilding the layout ended early");
-		}
 	return 0;
 }
 

@@ -331,6 +331,35 @@ static int info_number(const struct info_context *c, const char *value, const ch
 	return 0;
 }
 
+/* format: ptscope-snapshot N, N one this ptscope reads */
+static int info_format(struct info_context *c, const char *value, const char *limit, unsigned long line)
+{
+	static const char prefix[] = "ptscope-snapshot ";
+	uint64_t number;
+	if ((size_t)(limit - value) <= sizeof(prefix) - 1 || memcmp(value, prefix, sizeof(prefix) - 1))
+		return parse_fail(c->place, line, "not a ptscope snapshot format line");
+	if (info_number(c, value + sizeof(prefix) - 1, limit, line, &number))
+		return -1;
+	if (number < 1 || number > SNAPSHOT_FORMAT_NEWEST)
+		return parse_fail(c->place, line, "snapshot format %" PRIu64 " is %s than this ptscope reads (1 to %d)",
+				  number, number ? "newer" : "older", SNAPSHOT_FORMAT_NEWEST);
+	c->info->format_version = (int)number;
+	return 0;
+}
+
+static int info_page_size(struct info_context *c, const char *value, const char *limit, unsigned long line)
+{
+	uint64_t number;
+	if (info_number(c, value, limit, line, &number))
+		return -1;
+	if (number & (number - 1))
+		return parse_fail(c->place, line, "page size %" PRIu64 " is not a power of two", number);
+	if (number < KERNEL_MIN_PAGE_BYTES || number > KERNEL_MAX_PAGE_BYTES)
+		return parse_fail(c->place, line, "page size %" PRIu64 " is outside what Linux has used (4 KiB to 1 MiB)", number);
+	c->info->page_size = number;
+	return 0;
+}
+
 static int info_line(void *context, const char *key, size_t length, const char *value,
 		     const char *limit, unsigned long line)
 {
@@ -342,7 +371,7 @@ static int info_line(void *context, const char *key, size_t length, const char *
 	};
 	struct info_context *c = context;
 	struct snapshot_info *info = c->info;
-	uint64_t number;
+	uint64_t number = 0;
 
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		if (key_is(key, length, strings[i].key)) {
@@ -351,23 +380,9 @@ static int info_line(void *context, const char *key, size_t length, const char *
 			return 0;
 		}
 	if (key_is(key, length, "format")) {
-		static const char prefix[] = "ptscope-snapshot ";
-		if ((size_t)(limit - value) <= sizeof(prefix) - 1 || memcmp(value, prefix, sizeof(prefix) - 1))
-			return parse_fail(c->place, line, "not a ptscope snapshot format line");
-		if (info_number(c, value + sizeof(prefix) - 1, limit, line, &number))
-			return -1;
-		if (number < 1 || number > SNAPSHOT_FORMAT_NEWEST)
-			return parse_fail(c->place, line, "snapshot format %" PRIu64 " is %s than this ptscope reads (1 to %d)",
-					  number, number ? "newer" : "older", SNAPSHOT_FORMAT_NEWEST);
-		info->format_version = (int)number;
+		return info_format(c, value, limit, line);
 	} else if (key_is(key, length, "page_size")) {
-		if (info_number(c, value, limit, line, &number))
-			return -1;
-		if (number & (number - 1))
-			return parse_fail(c->place, line, "page size %" PRIu64 " is not a power of two", number);
-		if (number < KERNEL_MIN_PAGE_BYTES || number > KERNEL_MAX_PAGE_BYTES)
-			return parse_fail(c->place, line, "page size %" PRIu64 " is outside what Linux has used (4 KiB to 1 MiB)", number);
-		info->page_size = number;
+		return info_page_size(c, value, limit, line);
 	} else if (key_is(key, length, "pagemap")) {
 		for (int i = 0; i < PAGEMAP_MODE_COUNT; i++)
 			if (key_is(value, (size_t)(limit - value), pagemap_mode_names[i])) {

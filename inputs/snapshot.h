@@ -570,10 +570,13 @@ void layout_generate(struct layout *layout, size_t empty_vmas, size_t anon_vmas,
 void layout_free(struct layout *layout);
 /* Map and touch it in this process (fills each VMA's placed). */
 int layout_build(struct layout *layout, struct error *error);
-/* A child that builds the layout and waits (placed filled in the parent). */
+/* The process that builds the layout and waits (placed filled in the
+ * parent): ptscope-subject exec'd (helper: its path), else a child of
+ * ptscope (helper ""), whose own VMAs are then forked too. */
 struct layout_subject {
 	pid_t pid;
 	int to_child, from_child;
+	char helper[4096];
 };
 int layout_subject_start(struct layout *layout, struct layout_subject *subject, struct error *error);
 /* The subject times its own forks (runs after warmup) and, with trace,

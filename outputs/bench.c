@@ -16,6 +16,55 @@
 static int write_json_tree(FILE *out, struct json_object *root);
 static void write_work_text(FILE *out, const struct bench_work *work);
 
+static bool placed_there(const struct layout *layout, const struct vma *v)
+{
+	for (size_t i = 0; i < layout->count; i++)
+		if (layout->vmas[i].placed == v->start && layout->vmas[i].placed + layout->vmas[i].bytes == v->end)
+			return true;
+	return false;
+}
+
+/* One VMA that is not the layout's, counted under its name. */
+static void other_named(struct bench_like *like, const char *path)
+{
+	const char *name = path[0] ? path : "[anon]";
+	for (size_t i = 0; i < like->other_names; i++)
+		if (!strcmp(like->others[i].name, name)) {
+			like->others[i].count++;
+			return;
+		}
+	if (like->other_names == BENCH_MOST_OTHERS)
+		return;
+	snprintf(like->others[like->other_names].name, sizeof(like->others[0].name), "%s", name);
+	like->others[like->other_names++].count = 1;
+}
+
+void bench_like_found(const struct snapshot *again, const struct layout *layout, struct bench_like *like)
+{
+	const struct process *p = again->process_count ? &again->processes[0] : NULL;
+	for (size_t i = 0; p && i < layout->count; i++) {
+		const struct layout_vma *v = &layout->vmas[i];
+		const struct vma *found = process_find_vma(p, v->placed);
+		if (found && found->start == v->placed && found->end == v->placed + v->bytes)
+			like->vmas_found++;
+		struct pagemap_record record;
+		uint64_t at = v->placed, end = v->placed + v->bytes;
+		while (at < end && process_next_record(again, p, at, end, &record)) {
+			at = record.vaddr + 4096;
+			like->pages_found += (record.entry & PAGEMAP_PRESENT) != 0;
+		}
+	}
+	size_t vmas = 0;
+	for (size_t i = 0; p && i < p->vma_count; i++) {
+		if (!strcmp(p->vmas[i].path, "[vsyscall]"))
+			continue;   /* not a VMA of the process: fork copies nothing of it */
+		vmas++;
+		if (!placed_there(layout, &p->vmas[i]))
+			other_named(like, p->vmas[i].path);
+	}
+	like->other_vmas = vmas > like->vmas_found ? vmas - like->vmas_found : 0;
+}
+
 int bench_format_parse(const char *name, enum bench_format *format)
 {
 	if (!strcmp(name, "text"))
@@ -134,10 +183,15 @@ static void write_text(FILE *out, const struct bench_run *run)
 		m->allowed_cpus, run->runs, run->warmup);
 	if (run->has_like) {
 		const struct bench_like *l = &run->like;
-		fprintf(out, "process forked: pid %d (%s) of %s rebuilt in a child of ptscope: %zu of %zu VMAs and "
+		fprintf(out, "process forked: pid %d (%s) of %s rebuilt in %s: %zu of %zu VMAs and "
 			"%llu of %llu present pages found again in it (%zu kernel mappings not rebuilt), beside "
-			"ptscope's own %zu VMAs\n\n", l->pid, l->comm, l->source, l->vmas_found, l->vmas,
-			(unsigned long long)l->pages_found, (unsigned long long)l->pages, l->skipped, l->other_vmas);
+			"its own %zu VMAs:", l->pid, l->comm, l->source,
+			l->subject[0] ? l->subject : "a child of ptscope (no ptscope-subject installed)", l->vmas_found,
+			l->vmas, (unsigned long long)l->pages_found, (unsigned long long)l->pages, l->skipped,
+			l->other_vmas);
+		for (size_t i = 0; i < l->other_names; i++)
+			fprintf(out, "%s %s x %zu", i ? "," : "", l->others[i].name, l->others[i].count);
+		fputs("\n\n", out);
 	} else {
 		fprintf(out, "process forked: %s, %zu VMAs, %llu kB resident\n\n", run->image, m->image_vmas,
 			(unsigned long long)m->image_rss_kb);
@@ -275,6 +329,11 @@ static struct json_object *build_json(const struct bench_run *run)
 		json_object_object_add(like, "present_pages", json_object_new_int64((int64_t)l->pages));
 		json_object_object_add(like, "present_pages_found", json_object_new_int64((int64_t)l->pages_found));
 		json_object_object_add(like, "other_vmas", json_object_new_int64((int64_t)l->other_vmas));
+		json_object_object_add(like, "subject", json_object_new_string(l->subject));
+		struct json_object *others = json_object_new_object();
+		for (size_t i = 0; i < l->other_names; i++)
+			json_object_object_add(others, l->others[i].name, json_object_new_int64((int64_t)l->others[i].count));
+		json_object_object_add(like, "other_vmas_by_name", others);
 		json_object_object_add(root, "like", like);
 	}
 	for (size_t i = 0; i < run->result_count; i++) {

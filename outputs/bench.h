@@ -29,6 +29,7 @@ struct bench_work {
 
 /* --like: the captured process rebuilt in the forked one, and how much of
  * it a capture of that process found again. */
+enum { BENCH_MOST_OTHERS = 32 };
 struct bench_like {
 	char source[1024];              /* the snapshot */
 	int pid;
@@ -36,8 +37,15 @@ struct bench_like {
 	size_t vmas, skipped;           /* VMAs to rebuild; the kernel's own, not rebuilt */
 	size_t vmas_found;              /* found again: a VMA at the place it was mapped, its size */
 	uint64_t pages, pages_found;    /* present pages to touch; present there again */
-	size_t other_vmas;              /* the forked process's own (ptscope's) */
+	size_t other_vmas;              /* the forked process's own (ptscope-subject's, or ptscope's) */
+	char subject[4096];             /* ptscope-subject's path; "" when a child of ptscope was forked */
+	/* the other VMAs, by name ("[anon]" for none), each with its count */
+	struct { char name[128]; size_t count; } others[BENCH_MOST_OTHERS];
+	size_t other_names;
 };
+/* What a capture of the subject (AGAIN, its one process) shows of the
+ * layout: VMAs at their place and size, present pages, and the rest. */
+void bench_like_found(const struct snapshot *again, const struct layout *layout, struct bench_like *like);
 
 /* Every process of a snapshot forking once and its child exiting, priced
  * at a calibration's costs (outputs/report_time.c) under ID: a design's id
@@ -120,7 +128,7 @@ struct calibration {
 	char kernel[128], cpu_model[128], date[32];
 	int cpu;
 	size_t runs;                    /* per layout */
-	size_t own_vmas;                /* the forked child's own VMAs (ptscope's image) */
+	size_t own_vmas;                /* the subject's own VMAs (its image) */
 	struct calibration_fit parts[CALIBRATION_PARTS];
 	struct calibration_check held_out[CALIBRATION_HELD_OUT];   /* of the whole */
 	double fault_us[3];             /* anonymous, copy on write, file: fastest runs */

@@ -15,9 +15,10 @@
  * whole fork + exit + wait (elapsed), for the parent's CPU time in fork(),
  * and for the child's CPU time up to its exit (each part's fastest run: CPU
  * time, which the machine's other work does not lengthen); the counts are the
- * layout's by construction, so the fit's "fork" term is a fork of ptscope's
- * own image (its VMAs, pages and anon_vmas) with nothing added; "base"
- * takes its VMAs away at the fitted price.  Three layouts that mix
+ * layout's by construction, so the fit's "fork" term is a fork of the
+ * subject's own image (ptscope-subject's handful of VMAs; ptscope's ~150
+ * where the helper is not installed) with nothing added; "base" takes its
+ * VMAs away at the fitted price.  Three layouts that mix
  * everything are held out of the fit and predicted.  Faults are timed as
  * `bench fault` times them.
  */
@@ -41,7 +42,7 @@ static const char *const part_meaning[CALIBRATION_PARTS] = {
 	"the child's CPU time from fork's return to its exit (freeing its VMAs, page tables, PTEs, anon_vmas)",
 };
 static const char *const term_meaning[CALIBRATION_TERMS] = {
-	"us per fork of ptscope's own image, nothing added",
+	"us per fork of the subject's own image, nothing added",
 	"us per VMA duplicated",
 	"us per PTE page allocated and filled",
 	"us per PTE copied",
@@ -105,7 +106,7 @@ static void subjects_end(struct subjects *all)
 	all->count = 0;
 }
 
-/* The first subject's own VMAs, the layout's taken away: ptscope's image. */
+/* The first subject's own VMAs, the layout's taken away: its image. */
 static size_t image_vmas(const struct layout_subject *subject, size_t layout_vmas)
 {
 	char path[64], line[4096];
@@ -299,7 +300,7 @@ void calibration_print(FILE *out, const struct calibration *c)
 			else
 				fprintf(out, "  %-9s %12.4f +- %-10.4f %s\n", calibration_term_names[j],
 					part->fit.coefficients[j], part->fit.errors[j], term_meaning[j]);
-		fprintf(out, "  base      %12.4f            us with ptscope's own %zu VMAs taken away\n", part->base_us,
+		fprintf(out, "  base      %12.4f            us with the subject's own %zu VMAs taken away\n", part->base_us,
 			c->own_vmas);
 	}
 	fputs("held out of the fits (predicted vs measured, the fastest run):\n", out);

@@ -2,7 +2,9 @@
 # bench-time.sh PTSCOPE CACHE_DIR
 #
 # The cost of each step of a fork on this machine: `ptscope bench
-# --calibrate` (13 made-up layouts, 100 runs each, least squares; the whole
+# --calibrate` (13 made-up layouts rebuilt in ptscope-subject, 100 runs
+# each, robust least squares, a step that comes out negative dropped and
+# said so; the whole
 # fork + exit + wait elapsed, the parent's CPU time in fork(), the child's
 # CPU time to its exit) prints the coefficients with their errors, each
 # fit's residual and three held-out layouts predicted beside measured, with

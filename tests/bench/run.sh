@@ -5,7 +5,9 @@
 # alternating pairs after a warm-up, bench-common.sh's `ratio`), then each
 # bench's own tables.  Each script prints its tables too; none asserts a time.
 #   run.sh PTSCOPE CACHE [MEASUREMENTS]
-# BENCH_ONLY="inputs report" runs only those benches (bench-NAME.sh).
+# BENCH_ONLY="inputs report" runs only those benches (bench-NAME.sh); the
+# sections of the others in MEASUREMENTS are kept as an earlier run wrote
+# them (each with its own tables, ratio rows among them), said so at the top.
 ptscope=$(cd "$(dirname "${1:?usage: run.sh PTSCOPE CACHE [MEASUREMENTS]}")" && pwd)/$(basename "$1")
 cache=${2:?usage: run.sh PTSCOPE CACHE [MEASUREMENTS]}
 out=${3:-}
@@ -34,6 +36,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 [ -n "$out" ] || exit $status
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+# the sections of benches not run this time, from the file as it was
+: > "$work/kept"
+if [ -n "${BENCH_ONLY:-}" ] && [ -f "$out" ]; then
+	ran=" $(for b in $benches; do basename "$b" .sh; done | tr '\n' ' ')"
+	awk -v ran="$ran" '/^## / { keep = ($2 ~ /^bench-/ && index(ran, " " $2 " ") == 0) }
+		keep { print }' "$out" > "$work/kept"
+	sed -n 's/^- run: \(.*\)$/\1/p' "$out" | head -n 1 > "$work/kept-run"
+fi
+kept_names=$(sed -n 's/^## \(bench-.*\)$/\1/p' "$work/kept" | tr '\n' ' ')
 {
 	echo "# Measurements"
 	echo
@@ -45,6 +56,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "- machine: $cpu, $(nproc) CPUs, $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)"
 	echo "- load average (1, 5, 15 min): $load_before before, $load_after after"
 	echo "- benches: $(for b in $benches; do basename "$b" .sh; done | tr '\n' ' ')"
+	[ -z "$kept_names" ] || echo "- kept from an earlier run ($(cat "$work/kept-run")): $kept_names"
 	echo "- method: CPU seconds (user + system, /usr/bin/time), median of ${BENCH_PAIRS:-5} alternating pairs after one"
 	echo "  warm-up run of each; peak memory is the largest peak RSS of the pairs"
 	echo
@@ -63,5 +75,9 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 		cat "$work/$name.out"
 		echo '```'
 	done
+	if [ -s "$work/kept" ]; then
+		echo
+		cat "$work/kept"
+	fi
 } > "$out.tmp" && mv "$out.tmp" "$out" && echo "bench: wrote $out"
 exit $status

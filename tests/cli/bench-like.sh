@@ -1,8 +1,10 @@
 #!/bin/sh
-# bench fork --like: the captured process is rebuilt in a child of ptscope
-# and captured again; its VMAs and present pages must all be there again.
-# The figures are worked out here from the snapshot's own smaps and pagemap,
-# not from ptscope.
+# bench fork --like: the captured process is rebuilt in ptscope-subject
+# (a small static program ptscope execs) and captured again; its VMAs and
+# present pages must all be there again, and besides them only the
+# subject's own few VMAs (its text and data, heap, stack, vdso).  The
+# figures are worked out here from the snapshot's own smaps and pagemap, and
+# from a capture of the running subject, not from ptscope's own account.
 . "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 # one process: 3 present file pages of /usr/sbin/server (absent here: a
 # scratch file of the same size) in r-xp, one written anonymous page in rw-p
@@ -17,7 +19,12 @@ assert l["vmas_found"] == 2, l
 # 3 file pages read (fault-around stays inside the 3-page VMA) + 1 anonymous page written
 assert l["present_pages"] == 4 and l["present_pages_found"] == 4, l
 assert [m["name"] for m in d["measurements"]] == ["fork"] and d["measurements"][0]["runs"] == 2, d["measurements"]
-assert l["other_vmas"] > 0   # ptscope's own mappings, forked with it
+# the subject is ptscope-subject beside this ptscope, with a handful of its own
+assert l["subject"].endswith("/ptscope-subject"), l
+assert 0 < l["other_vmas"] <= 12 and sum(l["other_vmas_by_name"].values()) == l["other_vmas"], l
+assert l["other_vmas_by_name"].get(l["subject"], 0) >= 2, l   # its text and data
+assert set(l["other_vmas_by_name"]) <= {l["subject"], "[anon]", "[heap]", "[stack]", "[vdso]", "[vvar]",
+                                        "[vvar_vclock]"}, l
 PY
 
 # the scratch file of the absent /usr/sbin/server has no name: nothing is
@@ -68,6 +75,74 @@ for i in range(0, len(data), 16):
         present += 1
 assert d["present_pages"] == present, (d["present_pages"], present)
 assert d["present_pages_found"] >= present, d
+PY
+
+# the desktop process rebuilt, caught while its subject forks and captured
+# again by ptscope capture: VMA by VMA (size, permissions, anonymous or a
+# file) every one of the snapshot's is there, and what else there is is
+# the subject's own: its program, [heap], [stack], the vdso, one anonymous
+# VMA (its bss)
+"$PTSCOPE" bench fork --like "$SHARED_SNAPSHOTS/desktop.tar.gz" --runs 1000000 > /dev/null 2> "$tmp/long.err" &
+bench=$!
+subject= forking=
+for _ in $(seq 3000); do
+	subject=$(pgrep -P $bench | head -n 1)
+	# built once it forks: its children appear
+	[ -n "$subject" ] && forking=$(pgrep -P "$subject" | head -n 1)
+	[ -n "$forking" ] && break
+	sleep 0.01
+done
+[ -n "$forking" ] || { kill $bench; fail "the subject never forked: $(cat "$tmp/long.err")"; }
+"$PTSCOPE" capture --pid "$subject" --format 1 --compress none --no-pagemap -o "$tmp/again.tar" > /dev/null 2>&1
+captured=$?
+exe=$(readlink "/proc/$subject/exe")
+kill -KILL "$subject"
+wait $bench
+[ $captured -eq 0 ] || fail "capture of the subject"
+mkdir "$tmp/again" && tar -xf "$tmp/again.tar" -C "$tmp/again" || fail "tar of the capture"
+python3 - "$tmp/desktop" "$tmp/again" "$exe" <<'PY' || fail "the subject against the snapshot"
+import glob, os, re, sys
+header = re.compile(r"^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$")
+kernel = ("[vdso]", "[vvar]", "[vvar_vclock]", "[vsyscall]", "[uprobes]")
+def root(folder):
+    return folder + "/" if os.path.exists(folder + "/snapshot.info") else glob.glob(folder + "/*/")[0]
+def vmas(folder, pid):
+    out = []
+    for line in open("%s%d/smaps" % (folder, pid)):
+        m = header.match(line)
+        if m:
+            out.append((int(m.group(2), 16) - int(m.group(1), 16), m.group(3), m.group(4).strip(), int(m.group(1), 16)))
+    return out
+def pids(folder):
+    return [int(p) for p in os.listdir(folder) if p.isdigit() and os.path.getsize(folder + p + "/smaps")]
+snap, again = root(sys.argv[1]), root(sys.argv[2])
+most = max(pids(snap), key=lambda p: (len(vmas(snap, p)), -p))
+anonymous = lambda path: path == "" or path.startswith("[")
+want = [(size, perms, anonymous(path), start) for size, perms, path, start in vmas(snap, most) if path not in kernel]
+(subject,) = pids(again)
+left = [v for v in vmas(again, subject) if v[2] != "[vsyscall]"]
+# most are mapped again at their own address: those first; then by size,
+# permissions and kind, rebuilt ones before the subject's own (an unnamed
+# anonymous VMA, where the kernel cannot name them, before [stack])
+rank = {"": 1, "[heap]": 2, "[stack]": 2, sys.argv[3]: 2}
+left.sort(key=lambda v: rank.get(v[2], 0))
+unplaced = []
+for size, perms, anon, start in want:
+    match = next((v for v in left if (v[3], v[0], v[1]) == (start, size, perms) and anonymous(v[2]) == anon), None)
+    if match:
+        left.remove(match)
+    else:
+        unplaced.append((size, perms, anon))
+for size, perms, anon in unplaced:
+    match = next((v for v in left if (v[0], v[1], anonymous(v[2])) == (size, perms, anon)), None)
+    assert match, "not found again: %d bytes %s %s" % (size, perms, "anonymous" if anon else "file")
+    left.remove(match)
+names = sorted(set(v[2] or "[anon]" for v in left))
+print("bench-like: %d of %d VMAs found again VMA by VMA; %d others, the subject's own: %s"
+      % (len(want), len(want), len(left), ", ".join(names)))
+assert set(names) <= {sys.argv[3], "[anon]", "[heap]", "[stack]", "[vdso]", "[vvar]", "[vvar_vclock]"}, names
+assert sum(v[2] == sys.argv[3] for v in left) >= 2 and len(left) <= 12, left
+assert {"[stack]", "[heap]"} <= set(names), names
 PY
 
 # a subject killed while it rebuilds the desktop process's files (most are

@@ -16,7 +16,7 @@ bin="$root/usr/local/bin"
 for f in bin/ptscope bin/ptscope-capture share/man/man1/ptscope.1 share/man/man1/ptscope-report.1 \
 	share/man/man1/ptscope-capture.1 share/man/man1/ptscope-info.1 share/man/man1/ptscope-profiles.1 \
 	share/man/man1/ptscope-callgraph.1 share/man/man1/ptscope-bench.1 share/bash-completion/completions/ptscope \
-	share/bash-completion/completions/ptscope-capture; do
+	share/bash-completion/completions/ptscope-capture libexec/ptscope/ptscope-subject; do
 	[ -e "$root/usr/local/$f" ] || fail "make install did not install $f"
 done
 PATH="$bin:$PATH"; export PATH
@@ -48,6 +48,11 @@ if [ -f "$snap" ]; then
 		fail "README's --brief example differs from the output: $(cat "$tmp/brief.diff")"
 	[ "$(ptscope info "$snap" | sed -n 's/^processes: //p')" = 38 ] || fail "info: not 38 processes"
 fi
+# bench --like forks the installed ptscope-subject (PREFIX/libexec/ptscope), not ptscope
+server_snapshot "$tmp/server" x86_64 0x400000
+ptscope bench fork --like "$tmp/server:7" --runs 2 --format json > "$tmp/like.json" || fail "installed bench --like"
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["like"]["subject"] != sys.argv[2])' "$tmp/like.json" \
+	"$bin/../libexec/ptscope/ptscope-subject" || fail "installed bench --like: subject $(cat "$tmp/like.json")"
 ptscope-capture --pid $$ -o "$tmp/self.tar" > /dev/null 2>&1 || fail "installed ptscope-capture"
 [ "$(ptscope info "$tmp/self.tar" | sed -n 's/^processes: //p')" = 1 ] || fail "capture of one pid"
 
