@@ -436,6 +436,99 @@ static int take_answer(struct bounded_task *tasks, struct worker *worker)
 	return 1;
 }
 
+/* The workers of one bounded_run and where its tasks stand. */
+struct pool {
+	struct bounded_task *tasks;
+	size_t count, parallel;
+	struct worker *workers;
+	struct pollfd *polls;
+	size_t next, active;            /* the next task to give; tasks given, not answered */
+	void (*progress)(void *data);
+	void *progress_data;
+};
+
+static void task_done(struct pool *pool)
+{
+	if (pool->progress)
+		pool->progress(pool->progress_data);
+}
+
+/* Every idle worker gets the next task (started first where it has ended). */
+static void give_tasks(struct pool *pool)
+{
+	for (size_t slot = 0; slot < pool->parallel && pool->next < pool->count; slot++) {
+		struct worker *worker = &pool->workers[slot];
+		if (worker->busy)
+			continue;
+		if (!worker->pid && !start_worker(pool->tasks, pool->count, pool->workers, pool->parallel, worker)) {
+			pool->tasks[pool->next].refused = xasprintf("cannot start a process for libclang: %s",
+								    strerror(errno));
+			pool->next++;
+			task_done(pool);
+			continue;
+		}
+		if (give(worker, pool->next)) {
+			pool->next++;
+			pool->active++;
+		} else {
+			end_worker(pool->tasks, worker, NULL);
+		}
+	}
+}
+
+/* One busy worker after poll: its answer read, or its end, or past its
+ * deadline asked to stop (SIGUSR1), then, past the grace, killed. */
+static void take_worker(struct pool *pool, size_t slot, time_t now)
+{
+	struct worker *worker = &pool->workers[slot];
+	int answered = pool->polls[slot].revents & (POLLIN | POLLHUP | POLLERR) ? take_answer(pool->tasks, worker) : 0;
+	if (answered < 0) {
+		bool too_long = worker->expected > FILE_LIMIT_SOURCE_BYTES;
+		char *why = too_long ? xasprintf("libclang's process answered more than %zu MiB",
+						 FILE_LIMIT_SOURCE_BYTES >> 20) : NULL;
+		end_worker(pool->tasks, worker, why);
+		free(why);
+	} else if (answered == 0 && now >= worker->deadline) {
+		kill(worker->pid, worker->asked ? SIGKILL : SIGUSR1);
+		worker->asked = true;
+		worker->deadline = now + GRACE_SECONDS;
+		return;
+	}
+	if (answered != 0) {
+		pool->active--;
+		task_done(pool);
+	}
+}
+
+/* Wait for answers (a second at most, for the deadlines); false: poll failed. */
+static bool take_answers(struct pool *pool)
+{
+	for (size_t slot = 0; slot < pool->parallel; slot++)
+		pool->polls[slot] = (struct pollfd){ .fd = pool->workers[slot].busy ? pool->workers[slot].answer_fd : -1,
+						     .events = POLLIN };
+	if (poll(pool->polls, pool->parallel, 1000) < 0 && errno != EINTR)
+		return false;
+	time_t now = time(NULL);
+	for (size_t slot = 0; slot < pool->parallel; slot++)
+		if (pool->workers[slot].busy)
+			take_worker(pool, slot, now);
+	return true;
+}
+
+static void end_workers(struct pool *pool)
+{
+	for (size_t slot = 0; slot < pool->parallel; slot++)
+		if (pool->workers[slot].pid)
+			close(pool->workers[slot].request_fd);   /* the worker reads EOF and ends */
+	for (size_t slot = 0; slot < pool->parallel; slot++)
+		if (pool->workers[slot].pid) {
+			while (waitpid(pool->workers[slot].pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			close(pool->workers[slot].answer_fd);
+			close(pool->workers[slot].why_fd);
+		}
+}
+
 void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
 		 void (*progress)(void *data), void *progress_data)
 {
@@ -443,75 +536,23 @@ void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
 		parallel = 1;
 	if (parallel > count)
 		parallel = count ? count : 1;
-	struct worker *workers = xcalloc(parallel, sizeof(*workers));
-	struct pollfd *polls = xcalloc(parallel, sizeof(*polls));
+	struct pool pool = { .tasks = tasks, .count = count, .parallel = parallel,
+			     .workers = xcalloc(parallel, sizeof(*pool.workers)),
+			     .polls = xcalloc(parallel, sizeof(*pool.polls)),
+			     .progress = progress, .progress_data = progress_data };
 	/* a worker that ended while idle makes give() fail with EPIPE, not
 	 * end this process */
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
 	sigaction(SIGPIPE, &ignore, &before);
-	size_t next = 0, active = 0;
-	while (next < count || active) {
-		for (size_t slot = 0; slot < parallel && next < count; slot++) {
-			struct worker *worker = &workers[slot];
-			if (worker->busy)
-				continue;
-			if (!worker->pid && !start_worker(tasks, count, workers, parallel, worker)) {
-				tasks[next].refused = xasprintf("cannot start a process for libclang: %s", strerror(errno));
-				next++;
-				if (progress)
-					progress(progress_data);
-				continue;
-			}
-			if (give(worker, next)) {
-				next++;
-				active++;
-			} else {
-				end_worker(tasks, worker, NULL);
-			}
-		}
-		for (size_t slot = 0; slot < parallel; slot++)
-			polls[slot] = (struct pollfd){ .fd = workers[slot].busy ? workers[slot].answer_fd : -1,
-						       .events = POLLIN };
-		if (poll(polls, parallel, 1000) < 0 && errno != EINTR)
+	while (pool.next < count || pool.active) {
+		give_tasks(&pool);
+		if (!take_answers(&pool))
 			break;
-		time_t now = time(NULL);
-		for (size_t slot = 0; slot < parallel; slot++) {
-			struct worker *worker = &workers[slot];
-			if (!worker->busy)
-				continue;
-			int answered = polls[slot].revents & (POLLIN | POLLHUP | POLLERR) ? take_answer(tasks, worker) : 0;
-			if (answered < 0) {
-				bool too_long = worker->expected > FILE_LIMIT_SOURCE_BYTES;
-				char *why = too_long ? xasprintf("libclang's process answered more than %zu MiB",
-								 FILE_LIMIT_SOURCE_BYTES >> 20) : NULL;
-				end_worker(tasks, worker, why);
-				free(why);
-			} else if (answered == 0 && now >= worker->deadline) {
-				kill(worker->pid, worker->asked ? SIGKILL : SIGUSR1);
-				worker->asked = true;
-				worker->deadline = now + GRACE_SECONDS;
-				continue;
-			}
-			if (answered != 0) {
-				active--;
-				if (progress)
-					progress(progress_data);
-			}
-		}
 	}
-	for (size_t slot = 0; slot < parallel; slot++)
-		if (workers[slot].pid)
-			close(workers[slot].request_fd);   /* the worker reads EOF and ends */
-	for (size_t slot = 0; slot < parallel; slot++)
-		if (workers[slot].pid) {
-			while (waitpid(workers[slot].pid, NULL, 0) < 0 && errno == EINTR)
-				;
-			close(workers[slot].answer_fd);
-			close(workers[slot].why_fd);
-		}
+	end_workers(&pool);
 	sigaction(SIGPIPE, &before, NULL);
-	free(workers);
-	free(polls);
+	free(pool.workers);
+	free(pool.polls);
 }
 
 bool bounded_run_one(bounded_work *work, void *data, struct buffer *out, char **refused)

@@ -141,72 +141,94 @@ static bool read_indexes(char *p, uint32_t *values, size_t count)
 	return true;
 }
 
-static bool parse_record(struct tu_facts *facts, char *line)
+/* Each record kind's reader: text is the line after "K ". */
+static bool parse_string(struct tu_facts *facts, char *text)
+{
+	uint32_t before = (uint32_t)facts->strings.count;
+	/* strings were distinct when written: a repeat means a damaged file */
+	return cg_intern(&facts->strings, text) == before;
+}
+
+static bool parse_function(struct tu_facts *facts, char *text)
 {
 	uint32_t v[5];
-	char kind = line[0];
-	if (kind != 'e' && line[1] != ' ')
+	if (!read_indexes(text, v, 5) || v[0] >= facts->strings.count ||
+	    v[1] >= facts->strings.count || v[2] >= facts->strings.count)
 		return false;
-	switch (kind) {
-	case 's': {
-		uint32_t before = (uint32_t)facts->strings.count;
-		/* strings were distinct when written: a repeat means a damaged file */
-		return cg_intern(&facts->strings, line + 2) == before;
-	}
-	case 'f':
-		if (!read_indexes(line + 2, v, 5) || v[0] >= facts->strings.count ||
-		    v[1] >= facts->strings.count || v[2] >= facts->strings.count)
-			return false;
-		array_reserve(&facts->functions, &facts->function_capacity, facts->function_count + 1, sizeof(*facts->functions));
-		facts->functions[facts->function_count++] = (struct tu_function){
-			.usr = v[0], .name = v[1], .file = v[2], .line = v[3], .defined = v[4] != 0,
-		};
-		return true;
-	case 'c':
-		if (!read_indexes(line + 2, v, 4) || v[0] >= facts->function_count ||
-		    (v[1] != CG_NONE && v[1] >= facts->function_count) ||
-		    (v[2] != CG_NONE && v[2] >= facts->strings.count) || (v[1] == CG_NONE) == (v[2] == CG_NONE))
-			return false;
-		array_reserve(&facts->calls, &facts->call_capacity, facts->call_count + 1, sizeof(*facts->calls));
-		facts->calls[facts->call_count++] = (struct tu_call){
-			.caller = v[0], .callee = v[1], .field = v[2], .line = v[3],
-		};
-		return true;
-	case 'a':
-		if (!read_indexes(line + 2, v, 2) || v[0] >= facts->strings.count ||
-		    v[1] >= facts->function_count)
-			return false;
-		array_reserve(&facts->stores, &facts->store_capacity, facts->store_count + 1, sizeof(*facts->stores));
-		facts->stores[facts->store_count++] = (struct tu_store){ .field = v[0], .function = v[1] };
-		return true;
-	case 'i': {
-		long long size, seconds, nanoseconds;
-		int used = 0;
-		if (sscanf(line + 2, "%lld %lld %lld %n", &size, &seconds, &nanoseconds, &used) != 3 ||
-		    used == 0 || line[2 + used] != '/')
-			return false;
-		array_reserve(&facts->inputs, &facts->input_capacity, facts->input_count + 1, sizeof(*facts->inputs));
-		facts->inputs[facts->input_count++] = (struct tu_input){
-			.path = xstrdup(line + 2 + used), .size = size,
-			.mtime_sec = seconds, .mtime_nsec = nanoseconds,
-		};
-		return true;
-	}
-	case 'E':
-		if (line[1] != ' ' || facts->error_sites.count >= TU_ERROR_SITES)
-			return false;
-		cg_list_add(&facts->error_sites, line + 2);
-		return true;
-	case 'e':
-		if (!strncmp(line, "error ", 6)) {
-			free(facts->first_error);
-			facts->first_error = xstrdup(line + 6);
-			return true;
-		}
+	array_reserve(&facts->functions, &facts->function_capacity, facts->function_count + 1, sizeof(*facts->functions));
+	facts->functions[facts->function_count++] = (struct tu_function){
+		.usr = v[0], .name = v[1], .file = v[2], .line = v[3], .defined = v[4] != 0,
+	};
+	return true;
+}
+
+static bool parse_call(struct tu_facts *facts, char *text)
+{
+	uint32_t v[4];
+	if (!read_indexes(text, v, 4) || v[0] >= facts->function_count ||
+	    (v[1] != CG_NONE && v[1] >= facts->function_count) ||
+	    (v[2] != CG_NONE && v[2] >= facts->strings.count) || (v[1] == CG_NONE) == (v[2] == CG_NONE))
 		return false;
-	default:
+	array_reserve(&facts->calls, &facts->call_capacity, facts->call_count + 1, sizeof(*facts->calls));
+	facts->calls[facts->call_count++] = (struct tu_call){
+		.caller = v[0], .callee = v[1], .field = v[2], .line = v[3],
+	};
+	return true;
+}
+
+static bool parse_store(struct tu_facts *facts, char *text)
+{
+	uint32_t v[2];
+	if (!read_indexes(text, v, 2) || v[0] >= facts->strings.count || v[1] >= facts->function_count)
 		return false;
+	array_reserve(&facts->stores, &facts->store_capacity, facts->store_count + 1, sizeof(*facts->stores));
+	facts->stores[facts->store_count++] = (struct tu_store){ .field = v[0], .function = v[1] };
+	return true;
+}
+
+static bool parse_input(struct tu_facts *facts, char *text)
+{
+	long long size, seconds, nanoseconds;
+	int used = 0;
+	if (sscanf(text, "%lld %lld %lld %n", &size, &seconds, &nanoseconds, &used) != 3 ||
+	    used == 0 || text[used] != '/')
+		return false;
+	array_reserve(&facts->inputs, &facts->input_capacity, facts->input_count + 1, sizeof(*facts->inputs));
+	facts->inputs[facts->input_count++] = (struct tu_input){
+		.path = xstrdup(text + used), .size = size,
+		.mtime_sec = seconds, .mtime_nsec = nanoseconds,
+	};
+	return true;
+}
+
+static bool parse_error_site(struct tu_facts *facts, char *text)
+{
+	if (facts->error_sites.count >= TU_ERROR_SITES)
+		return false;
+	cg_list_add(&facts->error_sites, text);
+	return true;
+}
+
+static bool parse_record(struct tu_facts *facts, char *line)
+{
+	static const struct {
+		char kind;
+		bool (*parse)(struct tu_facts *facts, char *text);
+	} kinds[] = {
+		{ 's', parse_string }, { 'f', parse_function }, { 'c', parse_call },
+		{ 'a', parse_store }, { 'i', parse_input }, { 'E', parse_error_site },
+	};
+	if (!strncmp(line, "error ", 6)) {
+		free(facts->first_error);
+		facts->first_error = xstrdup(line + 6);
+		return true;
 	}
+	if (line[0] == '\0' || line[1] != ' ')
+		return false;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].kind == line[0])
+			return kinds[i].parse(facts, line + 2);
+	return false;
 }
 
 bool cache_parse(char *text, size_t size, struct tu_facts *facts)

@@ -984,6 +984,49 @@ static const struct layout *find_layout(const struct analyzer_options *options, 
 	return &layouts[0];
 }
 
+/* A folder's Makefile, evaluated as kbuild would for it. */
+static struct kbuild *folder_kbuild(const char *root, const char *folder, const struct kconfig *config)
+{
+	char *makefile = join(folder, "Makefile");
+	const char *relative = folder + strlen(root) + (folder[strlen(root)] == '/');
+	char *presets[] = { xasprintf("srctree=%s", root), xasprintf("src=%s", relative),
+			    xasprintf("obj=%s", relative), NULL };
+	struct kbuild *kbuild = kbuild_load(makefile, config, (const char *const *)presets);
+	for (int p = 0; presets[p]; p++)
+		free(presets[p]);
+	free(makefile);
+	return kbuild;
+}
+
+/* A job per file: the common arguments, the file's own and its Makefile's. */
+static void plan_jobs(struct source_plan *plan, const char *root, const struct kconfig *config,
+		      const struct cg_list *files, const struct cg_list *common)
+{
+	struct kbuild *kbuild = NULL;
+	char *kbuild_folder = NULL;
+	for (size_t i = 0; i < files->count; i++) {
+		/* one Makefile evaluation per folder: files come sorted by folder */
+		char *folder = xstrndup(files->items[i], (size_t)(strrchr(files->items[i], '/') - files->items[i]));
+		if (!kbuild_folder || strcmp(folder, kbuild_folder)) {
+			kbuild_free(kbuild);
+			free(kbuild_folder);
+			kbuild_folder = folder;
+			kbuild = folder_kbuild(root, folder, config);
+		} else {
+			free(folder);
+		}
+		struct cg_list arguments = { 0 };
+		for (size_t j = 0; j < common->count; j++)
+			cg_list_add(&arguments, common->items[j]);
+		file_arguments(root, files->items[i], &arguments);
+		kbuild_arguments(kbuild, root, files->items[i], &arguments);
+		add_job(plan, xstrdup(files->items[i]), root, &arguments);
+		cg_list_free(&arguments);
+	}
+	kbuild_free(kbuild);
+	free(kbuild_folder);
+}
+
 static int tree_plan(const struct analyzer_options *options, const char *cache_dir,
 		     struct source_plan *plan, struct error *error)
 {
@@ -1025,38 +1068,8 @@ static int tree_plan(const struct analyzer_options *options, const char *cache_d
 		arch_arguments(resolved, layout, &config, &common);
 		status = generate_headers(resolved, layout->arch, shim, &common, &plan->roots, error);
 	}
-	if (!status) {
-		struct kbuild *kbuild = NULL;
-		char *kbuild_folder = NULL;
-		for (size_t i = 0; i < files.count; i++) {
-			/* one Makefile evaluation per folder: files come sorted by folder */
-			char *folder = xstrndup(files.items[i], (size_t)(strrchr(files.items[i], '/') - files.items[i]));
-			if (!kbuild_folder || strcmp(folder, kbuild_folder)) {
-				kbuild_free(kbuild);
-				free(kbuild_folder);
-				kbuild_folder = folder;
-				char *makefile = join(folder, "Makefile");
-				const char *relative = folder + strlen(resolved) + (folder[strlen(resolved)] == '/');
-				char *presets[] = { xasprintf("srctree=%s", resolved), xasprintf("src=%s", relative),
-						    xasprintf("obj=%s", relative), NULL };
-				kbuild = kbuild_load(makefile, &config, (const char *const *)presets);
-				for (int p = 0; presets[p]; p++)
-					free(presets[p]);
-				free(makefile);
-			} else {
-				free(folder);
-			}
-			struct cg_list arguments = { 0 };
-			for (size_t j = 0; j < common.count; j++)
-				cg_list_add(&arguments, common.items[j]);
-			file_arguments(resolved, files.items[i], &arguments);
-			kbuild_arguments(kbuild, resolved, files.items[i], &arguments);
-			add_job(plan, xstrdup(files.items[i]), resolved, &arguments);
-			cg_list_free(&arguments);
-		}
-		kbuild_free(kbuild);
-		free(kbuild_folder);
-	}
+	if (!status)
+		plan_jobs(plan, resolved, &config, &files, &common);
 	cg_list_free(&files);
 	cg_list_free(&common);
 	buffer_free(&header);

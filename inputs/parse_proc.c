@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/escape.h"
 #include "internal.h"
 
@@ -331,6 +332,35 @@ static int info_number(const struct info_context *c, const char *value, const ch
 	return 0;
 }
 
+/* format: ptscope-snapshot N, N one this ptscope reads */
+static int info_format(struct info_context *c, const char *value, const char *limit, unsigned long line)
+{
+	static const char prefix[] = "ptscope-snapshot ";
+	uint64_t number;
+	if ((size_t)(limit - value) <= sizeof(prefix) - 1 || memcmp(value, prefix, sizeof(prefix) - 1))
+		return parse_fail(c->place, line, "not a ptscope snapshot format line");
+	if (info_number(c, value + sizeof(prefix) - 1, limit, line, &number))
+		return -1;
+	if (number < 1 || number > SNAPSHOT_FORMAT_NEWEST)
+		return parse_fail(c->place, line, "snapshot format %" PRIu64 " is %s than this ptscope reads (1 to %d)",
+				  number, number ? "newer" : "older", SNAPSHOT_FORMAT_NEWEST);
+	c->info->format_version = (int)number;
+	return 0;
+}
+
+static int info_page_size(struct info_context *c, const char *value, const char *limit, unsigned long line)
+{
+	uint64_t number;
+	if (info_number(c, value, limit, line, &number))
+		return -1;
+	if (number & (number - 1))
+		return parse_fail(c->place, line, "page size %" PRIu64 " is not a power of two", number);
+	if (number < KERNEL_MIN_PAGE_BYTES || number > KERNEL_MAX_PAGE_BYTES)
+		return parse_fail(c->place, line, "page size %" PRIu64 " is outside what Linux has used (4 KiB to 1 MiB)", number);
+	c->info->page_size = number;
+	return 0;
+}
+
 static int info_line(void *context, const char *key, size_t length, const char *value,
 		     const char *limit, unsigned long line)
 {
@@ -342,7 +372,7 @@ static int info_line(void *context, const char *key, size_t length, const char *
 	};
 	struct info_context *c = context;
 	struct snapshot_info *info = c->info;
-	uint64_t number;
+	uint64_t number = 0;
 
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		if (key_is(key, length, strings[i].key)) {
@@ -351,23 +381,9 @@ static int info_line(void *context, const char *key, size_t length, const char *
 			return 0;
 		}
 	if (key_is(key, length, "format")) {
-		static const char prefix[] = "ptscope-snapshot ";
-		if ((size_t)(limit - value) <= sizeof(prefix) - 1 || memcmp(value, prefix, sizeof(prefix) - 1))
-			return parse_fail(c->place, line, "not a ptscope snapshot format line");
-		if (info_number(c, value + sizeof(prefix) - 1, limit, line, &number))
-			return -1;
-		if (number < 1 || number > SNAPSHOT_FORMAT_NEWEST)
-			return parse_fail(c->place, line, "snapshot format %" PRIu64 " is %s than this ptscope reads (1 to %d)",
-					  number, number ? "newer" : "older", SNAPSHOT_FORMAT_NEWEST);
-		info->format_version = (int)number;
+		return info_format(c, value, limit, line);
 	} else if (key_is(key, length, "page_size")) {
-		if (info_number(c, value, limit, line, &number))
-			return -1;
-		if (number & (number - 1))
-			return parse_fail(c->place, line, "page size %" PRIu64 " is not a power of two", number);
-		if (number < KERNEL_MIN_PAGE_BYTES || number > KERNEL_MAX_PAGE_BYTES)
-			return parse_fail(c->place, line, "page size %" PRIu64 " is outside what Linux has used (4 KiB to 1 MiB)", number);
-		info->page_size = number;
+		return info_page_size(c, value, limit, line);
 	} else if (key_is(key, length, "pagemap")) {
 		for (int i = 0; i < PAGEMAP_MODE_COUNT; i++)
 			if (key_is(value, (size_t)(limit - value), pagemap_mode_names[i])) {
@@ -406,19 +422,6 @@ int parse_info(const char *text, size_t size, struct snapshot_info *info,
 }
 
 /* ---- binary members ---- */
-static int copy_records(const void *data, size_t size, size_t record_bytes, void **out,
-			size_t *count, const struct parse_place *place)
-{
-	if (size % record_bytes)
-		return parse_fail(place, 0, "length %zu is not a multiple of %zu bytes (truncated?)",
-				  size, record_bytes);
-	*count = size / record_bytes;
-	*out = xmalloc(size ? size : 1);
-	/* Little-endian on disk; this tool runs on little-endian hosts (x86, arm64). */
-	memcpy(*out, data, size);
-	return 0;
-}
-
 int check_pagemap_record(const struct pagemap_record *r, const struct pagemap_record *previous,
 			 size_t index, const struct parse_place *place)
 {
@@ -431,7 +434,7 @@ int check_pagemap_record(const struct pagemap_record *r, const struct pagemap_re
 	return 0;
 }
 
-int check_kpage_record(const struct kpage *k, const struct kpage *previous, size_t index,
+int check_kpage_record(const struct kpage_record *k, const struct kpage_record *previous, size_t index,
 		       const struct parse_place *place)
 {
 	if (previous && k->pfn <= previous->pfn)
@@ -480,15 +483,17 @@ int parse_pmd_ranges(const void *data, size_t size, struct snapshot *s, size_t *
 	return 0;
 }
 
-int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
-		 const struct parse_place *place)
+void kpage_push_run(struct snapshot *s, const struct kpage_run *run, size_t *capacity)
 {
-	if (copy_records(data, size, sizeof(struct kpage), (void **)pages, count, place))
-		return -1;
-	for (size_t i = 0; i < *count; i++)
-		if (check_kpage_record(&(*pages)[i], i ? &(*pages)[i - 1] : NULL, i, place))
-			return -1;
-	return 0;
+	struct kpage_run *last = s->kpage_run_count ? &s->kpage_runs[s->kpage_run_count - 1] : NULL;
+	s->kpage_count += run->pages;
+	if (last && last->pfn + last->pages == run->pfn && last->mapcount == run->mapcount &&
+	    last->flags == run->flags) {
+		last->pages += run->pages;
+		return;
+	}
+	array_reserve(&s->kpage_runs, capacity, s->kpage_run_count + 1, sizeof(*s->kpage_runs));
+	s->kpage_runs[s->kpage_run_count++] = *run;
 }
 
 /* ---- slabinfo and the capture's slub member ---- */

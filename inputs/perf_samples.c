@@ -589,36 +589,49 @@ static void share_counts(struct perf_samples *s, enum shape shape, uint64_t tota
 	}
 }
 
+/* perf script output: every sample with its call chain. */
+static int read_script_text(const char *path, struct buffer *text, struct reader *reader, struct error *error)
+{
+	struct perf_samples *s = reader->samples;
+	read_script(text, reader);
+	if (!s->count) {
+		input_error_set(error, path, NULL, 0, "perf script: no sample with a call chain");
+		return -1;
+	}
+	s->format = shapes[SHAPE_SCRIPT].name;
+	share_counts(s, SHAPE_SCRIPT, 0);
+	s->has_total = true;   /* every sample is there */
+	s->share_of = "all samples";
+	for (size_t c = 0; c < s->call_count; c++)
+		s->calls[c].percent = 100.0 * (double)s->calls[c].samples / (double)s->total_samples;
+	return 0;
+}
+
+/* Random bytes held lines of some shape (4 MiB of them read as two
+ * symbols): a NUL ends the read, naming its line. */
+static int refuse_binary(const char *path, const struct buffer *text, struct error *error)
+{
+	const char *nul = memchr(text->data, '\0', text->length);
+	if (!nul)
+		return 0;
+	unsigned long line_of_nul = 1;
+	for (const char *p = text->data; p < nul; p++)
+		line_of_nul += *p == '\n';
+	input_error_set(error, path, NULL, line_of_nul, "binary data: not a profile text");
+	return -1;
+}
+
 static int read_text(const char *path, struct buffer *text, struct reader *reader, struct error *error)
 {
 	struct perf_samples *s = reader->samples;
-	if (is_script(text)) {
-		read_script(text, reader);
-		if (!s->count) {
-			input_error_set(error, path, NULL, 0, "perf script: no sample with a call chain");
-			return -1;
-		}
-		s->format = shapes[SHAPE_SCRIPT].name;
-		share_counts(s, SHAPE_SCRIPT, 0);
-		s->has_total = true;   /* every sample is there */
-		s->share_of = "all samples";
-		for (size_t c = 0; c < s->call_count; c++)
-			s->calls[c].percent = 100.0 * (double)s->calls[c].samples / (double)s->total_samples;
-		return 0;
-	}
+	if (is_script(text))
+		return read_script_text(path, text, reader, error);
 	enum shape format = SHAPE_NONE;
 	uint64_t total_line = 0;
 	bool data_seen = false;
 	unsigned long number = 0;
-	/* random bytes held lines of some shape (4 MiB of them read as two symbols) */
-	const char *nul = memchr(text->data, '\0', text->length);
-	if (nul) {
-		unsigned long line_of_nul = 1;
-		for (const char *p = text->data; p < nul; p++)
-			line_of_nul += *p == '\n';
-		input_error_set(error, path, NULL, line_of_nul, "binary data: not a profile text");
+	if (refuse_binary(path, text, error))
 		return -1;
-	}
 	for (char *line = text->data, *end; line < text->data + text->length; line = end + 1) {
 		end = memchr(line, '\n', (size_t)(text->data + text->length - line));
 		if (!end)

@@ -295,7 +295,42 @@ static json_object *json_unplaced(const struct graph_overlay *overlay)
 	return array;
 }
 
-bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out)
+/* files whose parse had errors: their functions' calls may be missing */
+static json_object *json_error_files(const struct callgraph *graph)
+{
+	json_object *error_files = json_object_new_array();
+	for (size_t i = 0; i < graph->error_file_count; i++) {
+		const struct cg_error_file *e = &graph->error_files[i];
+		json_object *file = json_object_new_object(), *functions = json_object_new_array();
+		for (size_t f = 0; f < e->function_count; f++)
+			json_object_array_add(functions, json_string(e->functions[f]));
+		json_object_object_add(file, "file", json_string(e->file));
+		json_object_object_add(file, "errors", json_object_new_int64((int64_t)e->errors));
+		json_object_object_add(file, "functions", functions);
+		json_object_array_add(error_files, file);
+	}
+	return error_files;
+}
+
+/* where clang refused, a header once however many files include it */
+static json_object *json_error_sites(const struct callgraph *graph)
+{
+	json_object *error_sites = json_object_new_array();
+	for (size_t i = 0; i < graph->error_site_count; i++) {
+		const struct cg_error_site *e = &graph->error_sites[i];
+		json_object *site = json_object_new_object();
+		json_object_object_add(site, "file", json_string(e->file));
+		json_object_object_add(site, "line", json_object_new_int64(e->line));
+		json_object_object_add(site, "message", json_string(e->message));
+		json_object_object_add(site, "units", json_object_new_int64((int64_t)e->units));
+		if (e->why)
+			json_object_object_add(site, "why", json_string(e->why));
+		json_object_array_add(error_sites, site);
+	}
+	return error_sites;
+}
+
+static json_object *json_summary(const struct callgraph *graph, const struct graph_overlay *overlay)
 {
 	json_object *summary = json_object_new_object();
 	for (const struct summary_field *f = summary_fields; f < summary_fields + SUMMARY_FIELD_COUNT; f++) {
@@ -321,67 +356,55 @@ bool graph_write_json(const struct callgraph *graph, const struct graph_overlay 
 		}
 		json_object_object_add(summary, "joined", joined);
 	}
-	/* files whose parse had errors: their functions' calls may be missing */
-	json_object *error_files = json_object_new_array();
-	for (size_t i = 0; i < graph->error_file_count; i++) {
-		const struct cg_error_file *e = &graph->error_files[i];
-		json_object *file = json_object_new_object(), *functions = json_object_new_array();
-		for (size_t f = 0; f < e->function_count; f++)
-			json_object_array_add(functions, json_string(e->functions[f]));
-		json_object_object_add(file, "file", json_string(e->file));
-		json_object_object_add(file, "errors", json_object_new_int64((int64_t)e->errors));
-		json_object_object_add(file, "functions", functions);
-		json_object_array_add(error_files, file);
+	json_object_object_add(summary, "error_files", json_error_files(graph));
+	json_object_object_add(summary, "error_sites", json_error_sites(graph));
+	return summary;
+}
+
+static json_object *json_node(const struct callgraph *graph, const struct graph_overlay *overlay, size_t i)
+{
+	const struct cg_node *node = &graph->nodes[i];
+	json_object *object = json_object_new_object();
+	json_object_object_add(object, "id", json_string(node->id));
+	json_object_object_add(object, "name", json_string(node->name));
+	json_object_object_add(object, "file", json_string(node->file));
+	json_object_object_add(object, "line", json_object_new_int64(node->line));
+	json_object_object_add(object, "role", json_string(graph_role_name(node->role)));
+	json_object_object_add(object, "defined", json_object_new_boolean(node->defined));
+	json_node_overlay(object, overlay, i);
+	return object;
+}
+
+static json_object *json_edge(const struct callgraph *graph, const struct graph_overlay *overlay, size_t i)
+{
+	const struct cg_edge *edge = &graph->edges[i];
+	json_object *object = json_object_new_object();
+	json_object_object_add(object, "from", json_string(graph->nodes[edge->from].id));
+	json_object_object_add(object, "to", json_string(graph->nodes[edge->to].id));
+	json_object_object_add(object, "kind", json_string(graph_kind_name(edge->kind)));
+	json_object_object_add(object, "line", json_object_new_int64(edge->line));
+	if (edge->field)
+		json_object_object_add(object, "field", json_string(edge->field));
+	if (overlay) {
+		struct fields fields;
+		edge_fields(overlay, i, &fields);
+		json_fields(object, &fields);
+		json_events(object, &overlay->edges[i].events);
 	}
-	json_object_object_add(summary, "error_files", error_files);
-	/* where clang refused, a header once however many files include it */
-	json_object *error_sites = json_object_new_array();
-	for (size_t i = 0; i < graph->error_site_count; i++) {
-		const struct cg_error_site *e = &graph->error_sites[i];
-		json_object *site = json_object_new_object();
-		json_object_object_add(site, "file", json_string(e->file));
-		json_object_object_add(site, "line", json_object_new_int64(e->line));
-		json_object_object_add(site, "message", json_string(e->message));
-		json_object_object_add(site, "units", json_object_new_int64((int64_t)e->units));
-		if (e->why)
-			json_object_object_add(site, "why", json_string(e->why));
-		json_object_array_add(error_sites, site);
-	}
-	json_object_object_add(summary, "error_sites", error_sites);
+	return object;
+}
+
+bool graph_write_json(const struct callgraph *graph, const struct graph_overlay *overlay, FILE *out)
+{
 	/* schema and version as in the report (docs/callgraph.schema.json) */
 	fprintf(out, "{\n\"schema\": %d,\n\"version\": \"%s\",\n\"summary\":\n", PTSCOPE_REPORT_SCHEMA, PTSCOPE_VERSION);
-	write_json_line(out, summary, ",");
+	write_json_line(out, json_summary(graph, overlay), ",");
 	fprintf(out, "\"nodes\": [\n");
-	for (size_t i = 0; i < graph->node_count; i++) {
-		const struct cg_node *node = &graph->nodes[i];
-		json_object *object = json_object_new_object();
-		json_object_object_add(object, "id", json_string(node->id));
-		json_object_object_add(object, "name", json_string(node->name));
-		json_object_object_add(object, "file", json_string(node->file));
-		json_object_object_add(object, "line", json_object_new_int64(node->line));
-		json_object_object_add(object, "role", json_string(graph_role_name(node->role)));
-		json_object_object_add(object, "defined", json_object_new_boolean(node->defined));
-		json_node_overlay(object, overlay, i);
-		write_json_line(out, object, i + 1 < graph->node_count ? "," : "");
-	}
+	for (size_t i = 0; i < graph->node_count; i++)
+		write_json_line(out, json_node(graph, overlay, i), i + 1 < graph->node_count ? "," : "");
 	fprintf(out, "],\n\"edges\": [\n");
-	for (size_t i = 0; i < graph->edge_count; i++) {
-		const struct cg_edge *edge = &graph->edges[i];
-		json_object *object = json_object_new_object();
-		json_object_object_add(object, "from", json_string(graph->nodes[edge->from].id));
-		json_object_object_add(object, "to", json_string(graph->nodes[edge->to].id));
-		json_object_object_add(object, "kind", json_string(graph_kind_name(edge->kind)));
-		json_object_object_add(object, "line", json_object_new_int64(edge->line));
-		if (edge->field)
-			json_object_object_add(object, "field", json_string(edge->field));
-		if (overlay) {
-			struct fields fields;
-			edge_fields(overlay, i, &fields);
-			json_fields(object, &fields);
-			json_events(object, &overlay->edges[i].events);
-		}
-		write_json_line(out, object, i + 1 < graph->edge_count ? "," : "");
-	}
+	for (size_t i = 0; i < graph->edge_count; i++)
+		write_json_line(out, json_edge(graph, overlay, i), i + 1 < graph->edge_count ? "," : "");
 	if (overlay && overlay->has_samples) {
 		fprintf(out, "],\n\"unplaced_symbols\":\n");
 		write_json_line(out, json_unplaced(overlay), "");
