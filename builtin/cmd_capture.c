@@ -34,8 +34,9 @@ static const struct command_option options_table[] = {
 	  "leave out the pagemap members and kpages (pagemap: none)" },
 	{ "format", required_argument, OPT_FORMAT, "1|2",
 	  "snapshot format: 2 (default) keeps each 2 MiB chunk of\n"
-	  "page records once (pagemap_chunks, PID/pagemap_runs);\n"
-	  "1 writes every process's records (PID/pagemap), for\n"
+	  "page records once (pagemap_chunks, PID/pagemap_runs)\n"
+	  "and kpages as runs (kpage_runs); 1 writes every\n"
+	  "process's records (PID/pagemap) and kpages, for\n"
 	  "readers that know only format 1" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 	{ NULL, 0, 0, NULL, NULL },

@@ -118,7 +118,7 @@ static void print_summary(const struct snapshot *s)
 	printf("VMAs: %zu\n", s->vma_count);
 	printf("pagemap bytes: %" PRIu64 "\n", s->pagemap_bytes);
 	print_chunks(s);
-	printf("kpages: %zu\n", s->kpage_count);
+	printf("kpages: %" PRIu64 "\n", s->kpage_count);
 	printf("names: %zu users, %zu groups\n", s->user_name_count, s->group_name_count);
 	print_count("skipped at capture", info->skipped);
 	print_count("of them changed during capture", info->changed);

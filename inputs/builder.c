@@ -22,20 +22,26 @@ struct record_stream {
 	size_t count;                   /* records so far */
 	uint64_t member_bytes;
 	union {
-		unsigned char bytes[sizeof(struct kpage)];
+		unsigned char bytes[sizeof(struct pagemap_run_record)];
 		struct pagemap_record pagemap;
-		struct kpage kpage;
+		struct kpage_record kpage;
 		struct pagemap_run_record run;
 	} tail, previous;
 };
 
-/* pagemap_chunks arriving in pieces: each chunk is a 4-byte length and its
- * encoding, gathered whole (at most PAGEMAP_CHUNK_MAX_ENCODED_BYTES), then
- * decoded and kept once. */
-struct chunk_stream {
-	unsigned char bytes[4 + PAGEMAP_CHUNK_MAX_ENCODED_BYTES];
-	size_t have, need;
+/* pagemap_chunks and kpage_runs arriving in pieces: each block is a 4-byte
+ * length and its encoding, gathered whole (at most limit bytes), then
+ * decoded: a chunk is kept once, a block's kpage runs appended. */
+enum framed_member { FRAMED_NONE, FRAMED_CHUNKS, FRAMED_KPAGE_RUNS };
+#define FRAMED_MAX_BYTES (KPAGE_BLOCK_MAX_ENCODED_BYTES > PAGEMAP_CHUNK_MAX_ENCODED_BYTES ? \
+			  KPAGE_BLOCK_MAX_ENCODED_BYTES : PAGEMAP_CHUNK_MAX_ENCODED_BYTES)
+struct block_stream {
+	unsigned char bytes[4 + FRAMED_MAX_BYTES];
+	size_t have, need, limit;
+	size_t count;                   /* blocks taken */
+	const char *unit;               /* "chunk" or "block", for messages */
 	uint64_t member_bytes;
+	struct kpage_codec kpages;      /* kpage_runs: the run before */
 };
 
 enum process_member { MEMBER_SMAPS, MEMBER_STAT, MEMBER_CMDLINE, MEMBER_STATUS, MEMBER_PAGEMAP, MEMBER_CGROUP,
@@ -72,11 +78,12 @@ struct snapshot_builder {
 	uint64_t position_bytes, total_bytes; /* of the file, when the container knows */
 	/* the member being streamed (MEMBER_STREAM): an smaps, a pagemap or
 	 * pagemap_runs (stream_kind) while stream_process is set, kpages while
-	 * stream_kpages, pagemap_chunks while stream_chunks */
+	 * stream_kpages, pagemap_chunks or kpage_runs while stream_framed */
 	struct process_build *stream_process;
 	enum process_member stream_kind;
-	bool stream_kpages, stream_chunks;
-	struct chunk_stream chunks;
+	bool stream_kpages;
+	enum framed_member stream_framed;
+	struct block_stream blocks;
 	uint32_t *content_of_chunk;     /* pagemap_chunks: each chunk's content */
 	size_t chunk_count, chunk_capacity;
 	uint64_t run_bytes;             /* runs read from pagemap_runs, all processes */
@@ -319,20 +326,47 @@ static bool resolve_member(const char *name, struct member_name *m)
 }
 
 static const char *const top_members[] = { "snapshot.info", "version", "meminfo", "kpages",
-					   "slabinfo", "slub", "users", "pagemap_chunks" };
+					   "slabinfo", "slub", "users", "pagemap_chunks", "kpage_runs" };
+
+/* Each top-level member's bit in top_seen; 0 for another name. */
+static unsigned top_member_bit(const char *name)
+{
+	for (size_t i = 0; i < sizeof(top_members) / sizeof(top_members[0]); i++)
+		if (!strcmp(name, top_members[i]))
+			return 1u << i;
+	return 0;
+}
 
 /* A top-level member read twice (a tar may repeat a name) took the last
  * silently: refused, as a repeated process member is. */
 static int claim_top_member(struct snapshot_builder *b, const char *name, const struct parse_place *place)
 {
-	for (size_t i = 0; i < sizeof(top_members) / sizeof(top_members[0]); i++) {
-		if (strcmp(name, top_members[i]))
-			continue;
-		if (b->top_seen & (1u << i))
-			return parse_fail(place, 0, "member appears twice");
-		b->top_seen |= 1u << i;
-	}
+	unsigned bit = top_member_bit(name);
+	if (b->top_seen & bit)
+		return parse_fail(place, 0, "member appears twice");
+	b->top_seen |= bit;
 	return 0;
+}
+
+/* kpages (a record a PFN) or format 2's kpage_runs, claimed: once, never
+ * both (which would say two things of one PFN); the runs so far dropped. */
+static int claim_kpages(struct snapshot_builder *b, const char *name, const struct parse_place *place)
+{
+	if (claim_top_member(b, name, place))
+		return -1;
+	unsigned both = top_member_bit("kpages") | top_member_bit("kpage_runs");
+	if ((b->top_seen & both) == both)
+		return parse_fail(place, 0, "the snapshot has both kpages and kpage_runs");
+	free(b->snapshot->kpage_runs);
+	b->snapshot->kpage_runs = NULL;
+	b->snapshot->kpage_run_count = b->kpage_capacity = 0;
+	b->snapshot->kpage_count = 0;
+	return 0;
+}
+
+static bool kpages_member(const struct member_name *m)
+{
+	return !m->pid && (!strcmp(m->name, "kpages") || !strcmp(m->name, "kpage_runs"));
 }
 
 /* The members that hold pagemap records: PID/pagemap (format 1),
@@ -355,7 +389,7 @@ enum member_use builder_member_use(const struct snapshot_builder *b, const char 
 		return MEMBER_IGNORE;
 	if (pagemap_member(&m))
 		return b->options.pagemap_sizes_only ? MEMBER_SIZE_ONLY : MEMBER_STREAM;
-	return m.kind == MEMBER_SMAPS || (!m.pid && !strcmp(m.name, "kpages")) ? MEMBER_STREAM : MEMBER_COPY;
+	return m.kind == MEMBER_SMAPS || kpages_member(&m) ? MEMBER_STREAM : MEMBER_COPY;
 }
 
 /*
@@ -456,16 +490,11 @@ static int add_top_member(struct snapshot_builder *b, const char *name, const vo
 		b->slub_size = size;
 		return 0;
 	}
-	if (!strcmp(name, "kpages")) {
-		free(s->kpages);
-		s->kpages = NULL;
-		return parse_kpages(data, size, &s->kpages, &s->kpage_count, &place);
-	}
 	return 0;
 }
 
-/* A format 2 pagemap member read whole (a directory's file): the same
- * checks as when it is streamed, in one piece. */
+/* A binary member read whole (a directory's file): the same checks as when
+ * it is streamed, in one piece. */
 static int add_whole_streamed(struct snapshot_builder *b, const char *name, const void *data, size_t size,
 			      struct error *error)
 {
@@ -482,7 +511,8 @@ int builder_add_member(struct snapshot_builder *b, const char *name, const void 
 	int status;
 	if (!resolve_member(name, &m))
 		return 0;
-	if (pagemap_member(&m) && (!m.pid || m.kind == MEMBER_PAGEMAP_RUNS))
+	/* binary members read whole (a directory's file) take the streamed path */
+	if ((pagemap_member(&m) && (!m.pid || m.kind == MEMBER_PAGEMAP_RUNS)) || kpages_member(&m))
 		return add_whole_streamed(b, name, data, size, error);
 	if (!m.pid)
 		return add_top_member(b, m.name, data, size, error);
@@ -524,8 +554,9 @@ static int stream_problem(struct snapshot_builder *b, int status, struct error *
 {
 	struct process_build *pb = b->stream_process;
 	b->stream_process = NULL;
-	if (b->stream_kpages || b->stream_chunks) {
-		b->stream_kpages = b->stream_chunks = false;
+	if (b->stream_kpages || b->stream_framed) {
+		b->stream_kpages = false;
+		b->stream_framed = FRAMED_NONE;
 		return -1;
 	}
 	if (b->stream_kind == MEMBER_SMAPS)
@@ -566,12 +597,11 @@ static int stream_record(struct snapshot_builder *b, const void *bytes)
 	struct snapshot *s = b->snapshot;
 	const void *previous = r->count ? &r->previous : NULL;
 	if (b->stream_kpages) {
-		struct kpage k;
+		struct kpage_record k;
 		memcpy(&k, bytes, sizeof(k));   /* little-endian on disk, as the hosts this runs on */
 		if (check_kpage_record(&k, previous, r->count, &b->stream_place))
 			return -1;
-		array_reserve(&s->kpages, &b->kpage_capacity, s->kpage_count + 1, sizeof(*s->kpages));
-		s->kpages[s->kpage_count++] = k;
+		kpage_push_run(s, &(struct kpage_run){ k.pfn, 1, k.mapcount, k.flags }, &b->kpage_capacity);
 		r->previous.kpage = k;
 	} else if (b->stream_kind == MEMBER_PAGEMAP_RUNS) {
 		struct pagemap_run_record run;
@@ -615,23 +645,51 @@ static int feed_records(struct snapshot_builder *b, const unsigned char *data, s
 }
 
 /* pagemap_chunks: a chunk whole, decoded, kept once; its content noted by position. */
-static int take_chunk(struct snapshot_builder *b)
+static int take_chunk(struct snapshot_builder *b, const unsigned char *bytes, size_t size, char *problem,
+		      size_t problem_size)
 {
 	struct pagemap_record records[PAGEMAP_CODEC_PAGES];
 	uint32_t count;
-	char problem[160];
-	if (pagemap_chunk_decode(b->chunks.bytes + 4, b->chunks.need - 4, records, &count, problem, sizeof(problem)))
-		return parse_fail(&b->stream_place, 0, "chunk %zu: %s", b->chunk_count, problem);
-	if (b->chunk_count >= UINT32_MAX)
-		return parse_fail(&b->stream_place, 0, "chunk %zu: more than 2^32 chunks", b->chunk_count);
+	if (pagemap_chunk_decode(bytes, size, records, &count, problem, problem_size))
+		return -1;
+	if (b->chunk_count >= UINT32_MAX) {
+		snprintf(problem, problem_size, "more than 2^32 chunks");
+		return -1;
+	}
 	uint32_t content = pagemap_add_chunk(b->snapshot, records, count);
 	*(uint32_t *)ARRAY_PUSH(b->content_of_chunk, b->chunk_count, b->chunk_capacity) = content;
 	return 0;
 }
 
-static int feed_chunks(struct snapshot_builder *b, const unsigned char *data, size_t size)
+/* kpage_runs: a block's runs, appended (joined where they continue the last). */
+static int take_kpage_block(struct snapshot_builder *b, const unsigned char *bytes, size_t size, char *problem,
+			    size_t problem_size)
 {
-	struct chunk_stream *c = &b->chunks;
+	struct kpage_run runs[KPAGE_BLOCK_RUNS];
+	size_t count;
+	if (kpage_block_decode(bytes, size, &b->blocks.kpages, runs, &count, problem, problem_size))
+		return -1;
+	for (size_t i = 0; i < count; i++)
+		kpage_push_run(b->snapshot, &runs[i], &b->kpage_capacity);
+	return 0;
+}
+
+static int take_block(struct snapshot_builder *b)
+{
+	struct block_stream *c = &b->blocks;
+	char problem[160];
+	int status = b->stream_framed == FRAMED_CHUNKS
+			     ? take_chunk(b, c->bytes + 4, c->need - 4, problem, sizeof(problem))
+			     : take_kpage_block(b, c->bytes + 4, c->need - 4, problem, sizeof(problem));
+	if (status)
+		return parse_fail(&b->stream_place, 0, "%s %zu: %s", c->unit, c->count, problem);
+	c->count++;
+	return 0;
+}
+
+static int feed_blocks(struct snapshot_builder *b, const unsigned char *data, size_t size)
+{
+	struct block_stream *c = &b->blocks;
 	c->member_bytes += size;
 	while (size) {
 		size_t take = c->need - c->have < size ? c->need - c->have : size;
@@ -644,19 +702,30 @@ static int feed_chunks(struct snapshot_builder *b, const unsigned char *data, si
 		if (c->need == 4) {
 			uint32_t length;
 			memcpy(&length, c->bytes, 4);   /* little-endian, as every member */
-			if (length == 0 || length > PAGEMAP_CHUNK_MAX_ENCODED_BYTES)
-				return parse_fail(&b->stream_place, 0, "chunk %zu: length %" PRIu32
-						  " is not 1 to %d bytes", b->chunk_count, length,
-						  PAGEMAP_CHUNK_MAX_ENCODED_BYTES);
+			if (length == 0 || length > c->limit)
+				return parse_fail(&b->stream_place, 0, "%s %zu: length %" PRIu32 " is not 1 to %zu bytes",
+						  c->unit, c->count, length, c->limit);
 			c->need = 4 + length;
 			continue;
 		}
-		if (take_chunk(b))
+		if (take_block(b))
 			return -1;
 		c->have = 0;
 		c->need = 4;
 	}
 	return 0;
+}
+
+/* A member of blocks begins: nothing gathered, no run before. */
+static void begin_blocks(struct snapshot_builder *b, enum framed_member kind)
+{
+	struct block_stream *c = &b->blocks;
+	c->have = c->member_bytes = c->count = 0;
+	c->need = 4;
+	c->kpages = (struct kpage_codec){ 0 };
+	c->limit = kind == FRAMED_CHUNKS ? PAGEMAP_CHUNK_MAX_ENCODED_BYTES : KPAGE_BLOCK_MAX_ENCODED_BYTES;
+	c->unit = kind == FRAMED_CHUNKS ? "chunk" : "block";
+	b->stream_framed = kind;
 }
 
 static void begin_records(struct snapshot_builder *b, size_t record_bytes)
@@ -669,27 +738,27 @@ int builder_stream_begin(struct snapshot_builder *b, const char *name, struct er
 	struct member_name m;
 	int status;
 	b->stream_process = NULL;
-	b->stream_kpages = b->stream_chunks = false;
+	b->stream_kpages = false;
+	b->stream_framed = FRAMED_NONE;
 	if (!resolve_member(name, &m))
 		return 1;
 	b->stream_place = (struct parse_place){ b->snapshot->source,
 						arena_intern(b->snapshot->arena, m.name, strlen(m.name)), error };
-	if (!m.pid && !strcmp(m.name, "kpages")) {
-		if (claim_top_member(b, m.name, &b->stream_place))
+	if (kpages_member(&m)) {
+		if (claim_kpages(b, m.name, &b->stream_place))
 			return -1;
-		free(b->snapshot->kpages);
-		b->snapshot->kpages = NULL;
-		b->snapshot->kpage_count = b->kpage_capacity = 0;
-		begin_records(b, sizeof(struct kpage));
-		b->stream_kpages = true;
+		if (m.name[5] == 's') {
+			begin_records(b, sizeof(struct kpage_record));
+			b->stream_kpages = true;
+		} else {
+			begin_blocks(b, FRAMED_KPAGE_RUNS);
+		}
 		return 0;
 	}
 	if (!m.pid && !strcmp(m.name, "pagemap_chunks")) {
 		if (claim_top_member(b, m.name, &b->stream_place))
 			return -1;
-		b->chunks.have = b->chunks.member_bytes = 0;
-		b->chunks.need = 4;
-		b->stream_chunks = true;
+		begin_blocks(b, FRAMED_CHUNKS);
 		return 0;
 	}
 	if (m.kind != MEMBER_SMAPS && m.kind != MEMBER_PAGEMAP && m.kind != MEMBER_PAGEMAP_RUNS)
@@ -715,16 +784,16 @@ int builder_stream_begin(struct snapshot_builder *b, const char *name, struct er
 
 int builder_stream_feed(struct snapshot_builder *b, const void *data, size_t size, struct error *error)
 {
-	if (!b->stream_process && !b->stream_kpages && !b->stream_chunks)
+	if (!b->stream_process && !b->stream_kpages && !b->stream_framed)
 		return 1;
 	b->stream_place.error = error;
 	bool smaps = b->stream_process && b->stream_kind == MEMBER_SMAPS;
-	if (b->stream_chunks ? feed_chunks(b, data, size)
+	if (b->stream_framed ? feed_blocks(b, data, size)
 	    : smaps ? smaps_parser_feed(&b->stream, data, size) : feed_records(b, data, size))
 		return stream_problem(b, -1, error);
 	/* what is kept grows as it is parsed: a snapshot that cannot fit stops here */
 	int status = check_budget(b, smaps ? b->stream.tail.capacity
-				       : b->kpage_capacity * sizeof(struct kpage), &b->stream_place);
+				       : b->kpage_capacity * sizeof(struct kpage_run), &b->stream_place);
 	if (status)
 		return stream_problem(b, status, error);
 	return 0;
@@ -746,32 +815,35 @@ static int end_records(struct snapshot_builder *b)
 	return check_budget(b, 0, &b->stream_place);
 }
 
-/* The end of pagemap_chunks: no chunk left cut. */
-static int end_chunks(struct snapshot_builder *b)
+/* The end of pagemap_chunks or kpage_runs: no block left cut. */
+static int end_blocks(struct snapshot_builder *b)
 {
-	if (b->chunks.have)
-		return parse_fail(&b->stream_place, 0, "chunk %zu: cut short after %zu of its bytes (truncated?)",
-				  b->chunk_count, b->chunks.have);
-	b->snapshot->pagemap_bytes += b->chunks.member_bytes;
+	struct block_stream *c = &b->blocks;
+	if (c->have)
+		return parse_fail(&b->stream_place, 0, "%s %zu: cut short after %zu of its bytes (truncated?)", c->unit,
+				  c->count, c->have);
+	if (b->stream_framed == FRAMED_CHUNKS)
+		b->snapshot->pagemap_bytes += c->member_bytes;
 	return check_budget(b, 0, &b->stream_place);
 }
 
 int builder_stream_end(struct snapshot_builder *b, struct error *error)
 {
 	struct process_build *pb = b->stream_process;
-	if (!pb && !b->stream_kpages && !b->stream_chunks)
+	if (!pb && !b->stream_kpages && !b->stream_framed)
 		return 0;
 	b->stream_place.error = error;
 	int status;
-	if (b->stream_chunks)
-		status = end_chunks(b);
+	if (b->stream_framed)
+		status = end_blocks(b);
 	else if (b->stream_kpages || b->stream_kind != MEMBER_SMAPS)
 		status = end_records(b);
 	else if ((status = smaps_parser_end(&b->stream)) == 0)
 		status = smaps_parsed(b, pb, 0, &b->stream_place);
 	if (status == 0) {
 		b->stream_process = NULL;
-		b->stream_kpages = b->stream_chunks = false;
+		b->stream_kpages = false;
+		b->stream_framed = FRAMED_NONE;
 		return 0;
 	}
 	return stream_problem(b, status, error) < 0 ? -1 : 0;

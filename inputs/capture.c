@@ -11,7 +11,8 @@
  *      Format 2 writes a process's pages as PID/pagemap_runs, references to
  *      2 MiB chunks each kept once, hashed as they are read (chunk_writer);
  *   3. pagemap_chunks (format 2: every distinct chunk, encoded), kpages for
- *      every distinct PFN seen, then snapshot.info, which comes last because
+ *      every distinct PFN seen (format 2: kpage_runs, runs of PFNs with equal
+ *      kpagecount and kpageflags), then snapshot.info, which comes last because
  *      only then are the process and skipped counts known.
  *
  * Tar members need their size up front and /proc files have no size, so each
@@ -1016,13 +1017,79 @@ static int read_kpage_words(int fd, uint64_t first, size_t n, uint64_t *out)
 	return 0;
 }
 
+/*
+ * kpages as written: format 1, a 24-byte record a PFN (member kpages);
+ * format 2, runs of consecutive PFNs with equal kpagecount and kpageflags,
+ * in blocks of at most KPAGE_BLOCK_RUNS (member kpage_runs, pagemap_codec.c).
+ */
+struct kpage_sink {
+	int format;
+	struct buffer out;
+	struct kpage_run runs[KPAGE_BLOCK_RUNS];
+	size_t run_count;
+	struct kpage_codec codec;
+};
+
+static void kpage_sink_flush(struct kpage_sink *sink)
+{
+	if (sink->run_count == 0)
+		return;
+	buffer_reserve(&sink->out, 4 + KPAGE_BLOCK_MAX_ENCODED_BYTES);
+	unsigned char *at = (unsigned char *)sink->out.data + sink->out.length;
+	uint32_t length = (uint32_t)kpage_block_encode(sink->runs, sink->run_count, &sink->codec, at + 4);
+	uint32_t little = htole32(length);
+	memcpy(at, &little, 4);
+	sink->out.length += 4 + length;
+	sink->run_count = 0;
+}
+
+static void kpage_sink_add(struct kpage_sink *sink, uint64_t pfn, uint64_t mapcount, uint64_t flags)
+{
+	if (sink->format < 2) {
+		uint64_t record[3] = { htole64(pfn), htole64(mapcount), htole64(flags) };
+		buffer_add(&sink->out, record, sizeof(record));
+		return;
+	}
+	struct kpage_run *last = sink->run_count ? &sink->runs[sink->run_count - 1] : NULL;
+	if (last && last->pfn + last->pages == pfn && last->mapcount == mapcount && last->flags == flags) {
+		last->pages++;
+		return;
+	}
+	/* the block's last run is whole once a page starts another */
+	if (sink->run_count == KPAGE_BLOCK_RUNS)
+		kpage_sink_flush(sink);
+	sink->runs[sink->run_count++] = (struct kpage_run){ pfn, 1, mapcount, flags };
+}
+
+/* kpagecount and kpageflags of every distinct PFN, read a window at a time. */
+static int read_kpages(struct capture_state *state, int count_fd, int flags_fd, struct kpage_sink *sink)
+{
+	const uint64_t *pfns = state->pfns.sorted;
+	size_t total = state->pfns.count;
+	uint64_t counts[KPAGE_WINDOW_PAGES], flags[KPAGE_WINDOW_PAGES];
+	for (size_t i = 0; i < total;) {
+		/* one window from this PFN covers every later PFN within 512 pages */
+		uint64_t first = pfns[i];
+		size_t j = i;
+		while (j < total && pfns[j] - first < KPAGE_WINDOW_PAGES)
+			j++;
+		size_t span = (size_t)(pfns[j - 1] - first + 1);
+		if (read_kpage_words(count_fd, first, span, counts) < 0 ||
+		    read_kpage_words(flags_fd, first, span, flags) < 0)
+			return error_set(state->writer.error, state->writer.path, 0, "kpagecount/kpageflags: %s",
+					 strerror(errno));
+		for (; i < j; i++)
+			kpage_sink_add(sink, pfns[i], counts[pfns[i] - first], flags[pfns[i] - first]);
+	}
+	kpage_sink_flush(sink);
+	return 0;
+}
+
 static int write_kpages(struct capture_state *state)
 {
-	struct pfn_set *set = &state->pfns;
-	if (set->count == 0)
+	if (state->pfns.count == 0)
 		return 0;
-	pfn_set_sort(set);
-	const uint64_t *pfns = set->sorted;
+	pfn_set_sort(&state->pfns);
 	int count_fd = openat(state->proc_fd, "kpagecount", O_RDONLY | O_CLOEXEC);
 	int flags_fd = openat(state->proc_fd, "kpageflags", O_RDONLY | O_CLOEXEC);
 	if (count_fd < 0 || flags_fd < 0) {
@@ -1033,35 +1100,16 @@ static int write_kpages(struct capture_state *state)
 			close(flags_fd);
 		return 0;
 	}
-	struct buffer records = { 0 };
-	uint64_t counts[KPAGE_WINDOW_PAGES], flags[KPAGE_WINDOW_PAGES];
-	buffer_reserve(&records, set->count * 24);
-	int status = 0;
-	for (size_t i = 0; i < set->count && status == 0;) {
-		/* one window from this PFN covers every later PFN within 512 pages */
-		uint64_t first = pfns[i];
-		size_t j = i;
-		while (j < set->count && pfns[j] - first < KPAGE_WINDOW_PAGES)
-			j++;
-		size_t span = (size_t)(pfns[j - 1] - first + 1);
-		if (read_kpage_words(count_fd, first, span, counts) < 0 ||
-		    read_kpage_words(flags_fd, first, span, flags) < 0) {
-			status = error_set(state->writer.error, state->writer.path, 0, "kpagecount/kpageflags: %s",
-					   strerror(errno));
-			break;
-		}
-		for (; i < j; i++) {
-			uint64_t at = pfns[i] - first;
-			uint64_t record[3] = { htole64(pfns[i]), htole64(counts[at]), htole64(flags[at]) };
-			memcpy(records.data + records.length, record, sizeof(record));
-			records.length += sizeof(record);
-		}
-	}
+	struct kpage_sink *sink = xcalloc(1, sizeof(*sink));
+	sink->format = state->format;
+	int status = read_kpages(state, count_fd, flags_fd, sink);
 	close(count_fd);
 	close(flags_fd);
 	if (status == 0)
-		status = write_member(&state->writer, "kpages", records.data, records.length);
-	free(records.data);
+		status = write_member(&state->writer, state->format < 2 ? "kpages" : "kpage_runs", sink->out.data,
+				      sink->out.length);
+	free(sink->out.data);
+	free(sink);
 	return status;
 }
 

@@ -130,17 +130,20 @@ int parse_slub(const char *text, size_t size, struct snapshot *snapshot,
 /* Binary members: check the shape of records already in an aligned array. */
 int parse_pagemap(const struct pagemap_record *records, size_t size,
 		  const struct parse_place *place);
-int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
-		 const struct parse_place *place);
 /* PID/pmd_mapped: {start, end} records, page-aligned, ascending, apart;
  * appended to snapshot->pmd_ranges, *first and *count say where. */
 int parse_pmd_ranges(const void *data, size_t size, struct snapshot *snapshot, size_t *first,
 		     size_t *count, const struct parse_place *place);
+/* One record of the member kpages, little-endian on disk (format 1's, and
+ * format 2's before kpage_runs). */
+struct kpage_record {
+	uint64_t pfn, mapcount, flags;
+};
 /* One record of each, against the one before it (NULL for the first):
- * what parse_pagemap and parse_kpages check, and the streamed members. */
+ * what parse_pagemap checks, and the streamed members. */
 int check_pagemap_record(const struct pagemap_record *record, const struct pagemap_record *previous,
 			 size_t index, const struct parse_place *place);
-int check_kpage_record(const struct kpage *record, const struct kpage *previous, size_t index,
+int check_kpage_record(const struct kpage_record *record, const struct kpage_record *previous, size_t index,
 		       const struct parse_place *place);
 
 /* ---- distinct pagemap contents (pagemap_store.c) ---- */
@@ -181,6 +184,27 @@ size_t pagemap_chunk_encode(const struct pagemap_record *records, uint32_t count
 /* The other way, checking everything: 0, or -1 with the problem said. */
 int pagemap_chunk_decode(const unsigned char *in, size_t size, struct pagemap_record *records,
 			 uint32_t *count, char *problem, size_t problem_size);
+
+/* Format 2's kpage_runs: blocks of at most KPAGE_BLOCK_RUNS runs (a 4-byte
+ * length, then varints).  A run is the PFNs skipped since the previous run's
+ * end, its length - 1, its kpagecount, and its kpageflags XOR the previous
+ * run's; the previous run may be in the block before (state carries over). */
+#define KPAGE_BLOCK_RUNS 1024
+/* a run count (2 bytes), per run varints of 55, 55, 31 and 64 bits: 8 + 8 + 5 + 10 */
+#define KPAGE_BLOCK_MAX_ENCODED_BYTES (2 + KPAGE_BLOCK_RUNS * 31)
+struct kpage_codec {
+	uint64_t next_pfn;              /* the previous run's end (0 before the first) */
+	uint64_t flags;                 /* the previous run's kpageflags */
+};
+/* count (1..KPAGE_BLOCK_RUNS) runs, ascending and apart: the bytes written. */
+size_t kpage_block_encode(const struct kpage_run *runs, size_t count, struct kpage_codec *state, unsigned char *out);
+/* The other way, checking every bound: 0, or -1 with the problem said. */
+int kpage_block_decode(const unsigned char *in, size_t size, struct kpage_codec *state, struct kpage_run *runs,
+		       size_t *count, char *problem, size_t problem_size);
+/* Append the PFNs of run to the snapshot's kpage runs (ascending, after the
+ * last), joining it to the last run when it continues it with the same
+ * kpagecount and kpageflags; *capacity is the array's. */
+void kpage_push_run(struct snapshot *snapshot, const struct kpage_run *run, size_t *capacity);
 
 /* ---- builder: members in any order -> struct snapshot ---- */
 struct snapshot_builder;

@@ -9,6 +9,10 @@
  * last word (zigzag), and, when longer than one page, its step (zigzag).
  * The encoding is a function of the records alone, so two chunks are equal
  * exactly when their encodings are: the capture compares bytes.
+ *
+ * The same varints carry kpage_runs: kpagecount and kpageflags of runs of
+ * consecutive PFNs that share both (a folio's tails, pages allocated
+ * together), so a snapshot's kpages cost bytes per run, not 24 per PFN.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -125,5 +129,72 @@ int pagemap_chunk_decode(const unsigned char *in, size_t size, struct pagemap_re
 		return -1;
 	}
 	*count = n;
+	return 0;
+}
+
+/* ---- kpage_runs: kpagecount and kpageflags of runs of PFNs ---- */
+
+size_t kpage_block_encode(const struct kpage_run *runs, size_t count, struct kpage_codec *state, unsigned char *out)
+{
+	unsigned char *at = put_varint(out, count);
+	for (size_t i = 0; i < count; i++) {
+		at = put_varint(at, runs[i].pfn - state->next_pfn);
+		at = put_varint(at, runs[i].pages - 1);
+		at = put_varint(at, runs[i].mapcount);
+		/* neighbours mostly differ in a bit or two (head/tail, referenced) */
+		at = put_varint(at, runs[i].flags ^ state->flags);
+		state->next_pfn = runs[i].pfn + runs[i].pages;
+		state->flags = runs[i].flags;
+	}
+	return (size_t)(at - out);
+}
+
+/* One run against the bounds of pagemap's PFNs and the kernel's mapcount. */
+static int take_kpage_run(const uint64_t fields[4], struct kpage_codec *state, struct kpage_run *run,
+			  char *problem, size_t problem_size)
+{
+	if (state->next_pfn > PAGEMAP_PFN_MASK || fields[0] > PAGEMAP_PFN_MASK - state->next_pfn ||
+	    fields[1] > PAGEMAP_PFN_MASK - (state->next_pfn + fields[0])) {
+		snprintf(problem, problem_size, "PFNs past pagemap's 55 bits");
+		return -1;
+	}
+	if (fields[2] > KERNEL_MAX_MAPCOUNT) {
+		snprintf(problem, problem_size, "mapcount %" PRIu64 " is more than a kernel counts (2^31 - 1)",
+			 fields[2]);
+		return -1;
+	}
+	*run = (struct kpage_run){ state->next_pfn + fields[0], fields[1] + 1, fields[2], state->flags ^ fields[3] };
+	state->next_pfn = run->pfn + run->pages;
+	state->flags = run->flags;
+	return 0;
+}
+
+int kpage_block_decode(const unsigned char *in, size_t size, struct kpage_codec *state, struct kpage_run *runs,
+		       size_t *count, char *problem, size_t problem_size)
+{
+	const unsigned char *at = in, *end = in + size;
+	uint64_t n;
+	if (!get_varint(&at, end, &n) || n == 0 || n > KPAGE_BLOCK_RUNS) {
+		snprintf(problem, problem_size, "run count missing or not 1 to %d", KPAGE_BLOCK_RUNS);
+		return -1;
+	}
+	for (uint64_t r = 0; r < n; r++) {
+		uint64_t fields[4];
+		char what[96];
+		for (int f = 0; f < 4; f++)
+			if (!get_varint(&at, end, &fields[f])) {
+				snprintf(problem, problem_size, "run %" PRIu64 ": cut short or a number past 64 bits", r);
+				return -1;
+			}
+		if (take_kpage_run(fields, state, &runs[r], what, sizeof(what))) {
+			snprintf(problem, problem_size, "run %" PRIu64 ": %s", r, what);
+			return -1;
+		}
+	}
+	if (at != end) {
+		snprintf(problem, problem_size, "%zu bytes after its last run", (size_t)(end - at));
+		return -1;
+	}
+	*count = (size_t)n;
 	return 0;
 }

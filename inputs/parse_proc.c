@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/escape.h"
 #include "internal.h"
 
@@ -348,19 +349,6 @@ int parse_info(const char *text, size_t size, struct snapshot_info *info,
 }
 
 /* ---- binary members ---- */
-static int copy_records(const void *data, size_t size, size_t record_bytes, void **out,
-			size_t *count, const struct parse_place *place)
-{
-	if (size % record_bytes)
-		return parse_fail(place, 0, "length %zu is not a multiple of %zu bytes (truncated?)",
-				  size, record_bytes);
-	*count = size / record_bytes;
-	*out = xmalloc(size ? size : 1);
-	/* Little-endian on disk; this tool runs on little-endian hosts (x86, arm64). */
-	memcpy(*out, data, size);
-	return 0;
-}
-
 int check_pagemap_record(const struct pagemap_record *r, const struct pagemap_record *previous,
 			 size_t index, const struct parse_place *place)
 {
@@ -373,7 +361,7 @@ int check_pagemap_record(const struct pagemap_record *r, const struct pagemap_re
 	return 0;
 }
 
-int check_kpage_record(const struct kpage *k, const struct kpage *previous, size_t index,
+int check_kpage_record(const struct kpage_record *k, const struct kpage_record *previous, size_t index,
 		       const struct parse_place *place)
 {
 	if (previous && k->pfn <= previous->pfn)
@@ -422,15 +410,17 @@ int parse_pmd_ranges(const void *data, size_t size, struct snapshot *s, size_t *
 	return 0;
 }
 
-int parse_kpages(const void *data, size_t size, struct kpage **pages, size_t *count,
-		 const struct parse_place *place)
+void kpage_push_run(struct snapshot *s, const struct kpage_run *run, size_t *capacity)
 {
-	if (copy_records(data, size, sizeof(struct kpage), (void **)pages, count, place))
-		return -1;
-	for (size_t i = 0; i < *count; i++)
-		if (check_kpage_record(&(*pages)[i], i ? &(*pages)[i - 1] : NULL, i, place))
-			return -1;
-	return 0;
+	struct kpage_run *last = s->kpage_run_count ? &s->kpage_runs[s->kpage_run_count - 1] : NULL;
+	s->kpage_count += run->pages;
+	if (last && last->pfn + last->pages == run->pfn && last->mapcount == run->mapcount &&
+	    last->flags == run->flags) {
+		last->pages += run->pages;
+		return;
+	}
+	array_reserve(&s->kpage_runs, capacity, s->kpage_run_count + 1, sizeof(*s->kpage_runs));
+	s->kpage_runs[s->kpage_run_count++] = *run;
 }
 
 /* ---- slabinfo and the capture's slub member ---- */

@@ -45,7 +45,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->processes);
 	free(s->vmas);
 	free(s->extras);
-	free(s->kpages);
+	free(s->kpage_runs);
 	free(s->pmd_ranges);
 	free(s->meminfo);
 	free(s->slabs);
@@ -106,9 +106,10 @@ static size_t lower_bound(const void *base, size_t count, size_t stride,
 	return low;
 }
 
-static uint64_t kpage_pfn(const void *element)
+static uint64_t kpage_run_end(const void *element)
 {
-	return ((const struct kpage *)element)->pfn;
+	const struct kpage_run *run = element;
+	return run->pfn + run->pages;
 }
 
 static uint64_t vma_end(const void *element)
@@ -121,10 +122,11 @@ static uint64_t process_pid(const void *element)
 	return (uint64_t)((const struct process *)element)->pid;
 }
 
-const struct kpage *snapshot_find_kpage(const struct snapshot *s, uint64_t pfn)
+const struct kpage_run *snapshot_find_kpage(const struct snapshot *s, uint64_t pfn)
 {
-	size_t i = lower_bound(s->kpages, s->kpage_count, sizeof(*s->kpages), kpage_pfn, pfn);
-	return i < s->kpage_count && s->kpages[i].pfn == pfn ? &s->kpages[i] : NULL;
+	/* the first run ending above pfn holds it, if it starts at or below */
+	size_t i = lower_bound(s->kpage_runs, s->kpage_run_count, sizeof(*s->kpage_runs), kpage_run_end, pfn + 1);
+	return i < s->kpage_run_count && s->kpage_runs[i].pfn <= pfn ? &s->kpage_runs[i] : NULL;
 }
 
 const struct vma *process_find_vma(const struct process *p, uint64_t vaddr)

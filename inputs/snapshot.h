@@ -92,8 +92,11 @@ struct pagemap_record {
 	uint64_t entry;                 /* raw /proc/PID/pagemap word */
 };
 
-struct kpage {
-	uint64_t pfn, mapcount, flags;
+/* kpagecount and kpageflags of consecutive PFNs that share both: the member
+ * kpages (a record per PFN) and format 2's kpage_runs are kept alike, as
+ * runs, so memory follows what is distinct, not the PFNs. */
+struct kpage_run {
+	uint64_t pfn, pages, mapcount, flags;
 };
 
 /* [start, end) of a process's address space mapped by PMD (or larger)
@@ -225,8 +228,9 @@ struct snapshot {
 	struct slab_cache *slabs;       /* /proc/slabinfo order; NULL when absent */
 	size_t slab_count;
 	unsigned slab_cpus, slab_nodes; /* from the slub member; 0: not stated */
-	struct kpage *kpages;           /* ascending pfn; NULL when absent */
-	size_t kpage_count;
+	struct kpage_run *kpage_runs;   /* ascending, apart; NULL when absent */
+	size_t kpage_run_count;
+	uint64_t kpage_count;           /* PFNs the runs hold */
 	struct address_range *pmd_ranges; /* every process's PMD-mapped ranges, ascending per process */
 	size_t pmd_range_count, pmd_range_capacity;
 	uint64_t pagemap_bytes;         /* total size of the page-record members (PID/pagemap;
@@ -268,8 +272,8 @@ void snapshot_free(struct snapshot *snapshot);
 struct snapshot *snapshot_subset(const struct snapshot *snapshot, const bool *keep);
 void snapshot_subset_free(struct snapshot *subset);
 
-/* Binary search of snapshot->kpages; NULL when the PFN is not there. */
-const struct kpage *snapshot_find_kpage(const struct snapshot *snapshot, uint64_t pfn);
+/* Binary search of snapshot->kpage_runs: the run holding the PFN, or NULL. */
+const struct kpage_run *snapshot_find_kpage(const struct snapshot *snapshot, uint64_t pfn);
 
 /* Is vaddr inside one of p's PMD-mapped ranges (has_pmd_map)? */
 bool process_pmd_mapped(const struct snapshot *snapshot, const struct process *p, uint64_t vaddr);

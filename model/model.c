@@ -534,7 +534,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	c.result = r;
 	r->snapshot = snapshot;
 	r->processes = snapshot->process_count;
-	r->has_kpages = snapshot->kpages != NULL;
+	r->has_kpages = snapshot->kpage_runs != NULL;
 	r->has_pfns = snapshot->info.pagemap == PAGEMAP_PFN;
 	for (size_t i = 0; i < snapshot->process_count; i++)
 		r->has_pagemap |= snapshot->processes[i].has_pagemap;

@@ -51,7 +51,7 @@ struct pfn_entry {
 	uint64_t pfn;
 	uint64_t records;               /* present records in the snapshot */
 	uint64_t anon_records;          /* ... with pagemap bit 61 clear */
-	const struct kpage *kpage;      /* NULL without kpages */
+	const struct kpage_run *kpage;  /* its run of kpages; NULL without */
 	uint32_t anon_vma_owner;        /* global VMA index + 1 of a VMA mapping it as shared anon */
 	uint32_t walk_vma;              /* global VMA index + 1 reclaim's walk starts from: the
 					   mapping VMA of the least fork depth (model/reclaim.c) */

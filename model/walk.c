@@ -237,7 +237,7 @@ static void count_pfns(struct model_context *c)
 		}
 	}
 	for (size_t i = 0; i < c->pfns.count; i++)
-		c->pfns.entries[i].kpage = s->kpages ? snapshot_find_kpage(s, c->pfns.entries[i].pfn) : NULL;
+		c->pfns.entries[i].kpage = s->kpage_runs ? snapshot_find_kpage(s, c->pfns.entries[i].pfn) : NULL;
 	c->result->distinct_pfns = c->pfns.count;
 }
 
@@ -308,9 +308,9 @@ static void pmd_check_records(const struct model_context *c, uint32_t content, s
 static enum pmd_kind pmd_check_result(const struct model_context *c, const struct pmd_check *check)
 {
 	if (check->broken || check->seen != check->slots || check->first_pfn == 0 ||
-	    check->first_pfn % check->slots || !c->snapshot->kpages)
+	    check->first_pfn % check->slots || !c->snapshot->kpage_runs)
 		return PMD_NONE;
-	const struct kpage *head = snapshot_find_kpage(c->snapshot, check->first_pfn);
+	const struct kpage_run *head = snapshot_find_kpage(c->snapshot, check->first_pfn);
 	if (!head || !(head->flags >> KPF_COMPOUND_HEAD & 1) ||
 	    !((head->flags >> KPF_THP & 1) || (head->flags >> KPF_HUGE & 1)))
 		return PMD_NONE;
@@ -321,7 +321,7 @@ static enum pmd_kind content_pmd_kind(struct model_context *c, uint32_t content)
 {
 	if (c->content_pmd[content] == PMD_UNKNOWN) {
 		struct pmd_check check = { .slots = (uint64_t)1 << (c->pte_shift - 12) };
-		if (c->snapshot->contents[content].count == check.slots && c->snapshot->kpages)
+		if (c->snapshot->contents[content].count == check.slots && c->snapshot->kpage_runs)
 			pmd_check_records(c, content, &check);
 		c->content_pmd[content] = (uint8_t)pmd_check_result(c, &check);
 	}
@@ -345,7 +345,7 @@ static enum pmd_kind member_pmd_kind(struct model_context *c, const struct proce
 	struct pagemap_record record;
 	if (!process_next_record(s, p, base, base + ((uint64_t)1 << c->pte_shift), &record))
 		return PMD_FILE;
-	const struct kpage *head = s->kpages ? snapshot_find_kpage(s, record.entry & PAGEMAP_PFN_MASK) : NULL;
+	const struct kpage_run *head = s->kpage_runs ? snapshot_find_kpage(s, record.entry & PAGEMAP_PFN_MASK) : NULL;
 	bool anon = head ? (head->flags >> KPF_ANON & 1) : !(record.entry & PAGEMAP_FILE_OR_SHARED);
 	return anon ? PMD_ANON : PMD_FILE;
 }
@@ -392,7 +392,7 @@ static enum pmd_kind records_pmd_kind(struct model_context *c, const struct proc
 		long content = process_chunk_content(p, chunk);
 		total += content < 0 ? 0 : c->snapshot->contents[content].count;
 	}
-	if (total != check.slots || !c->snapshot->kpages)
+	if (total != check.slots || !c->snapshot->kpage_runs)
 		return PMD_NONE;
 	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
 		long content = process_chunk_content(p, chunk);
@@ -475,14 +475,14 @@ static void resolve_vma(struct model_context *c, const struct process *p, const 
 		if (at == 0 || at > v->end)
 			break;
 		enum pmd_kind kind = records_pmd_kind(c, p, window);
-		if (kind == PMD_NONE && !c->snapshot->kpages && allowed)
+		if (kind == PMD_NONE && !c->snapshot->kpage_runs && allowed)
 			kind = full_window_kind(c, p, window);
 		if (kind == PMD_NONE || kind == PMD_UNKNOWN)
 			continue;
 		candidates++;
 		if (candidates > allowed)
 			add_override(list, window, PMD_NONE);
-		else if (!c->snapshot->kpages)
+		else if (!c->snapshot->kpage_runs)
 			add_override(list, window, kind);
 	}
 	if (candidates > allowed) {

@@ -31,7 +31,7 @@ grep -q '2 processes (0 skipped)' "$tmp/err" || fail "summary line: $(cat "$tmp/
 want="$a/cmdline $a/pagemap_runs $a/smaps $a/stat $a/status $c/cmdline $c/pagemap_runs $c/smaps $c/stat $c/status pagemap_chunks"
 # PID/cgroup where the kernel has cgroups (docs/snapshot-format.md)
 if [ -r /proc/$a/cgroup ]; then want="$want $a/cgroup $c/cgroup"; fi
-if [ "$(id -u)" -eq 0 ]; then want="$want kpages"; fi
+if [ "$(id -u)" -eq 0 ]; then want="$want kpage_runs"; fi
 # PID/pmd_mapped where the kernel has the PAGEMAP_SCAN ioctl (6.7 and later)
 release=$(uname -r | sed 's/[^0-9.].*//')
 major=${release%%.*}; minor=${release#*.}; minor=${minor%%.*}
@@ -49,7 +49,7 @@ grep -qx 'processes: 2' "$tmp/info" && grep -qx 'skipped at capture: 0' "$tmp/in
 # --no-pagemap: no pagemap members, no kpages, and it says so.
 "$PTSCOPE" capture --pid "$b" --no-pagemap -o "$tmp/none.tar" >/dev/null 2>&1 || fail "--no-pagemap failed"
 [ "$(info_key "$tmp/none.tar" pagemap)" = none ] || fail "--no-pagemap is not pagemap: none"
-tar -tf "$tmp/none.tar" | grep -qE 'pagemap$|pmd_mapped$|^kpages$' && fail "--no-pagemap wrote pagemap, pmd_mapped or kpages"
+tar -tf "$tmp/none.tar" | grep -qE 'pagemap$|pmd_mapped$|^kpage' && fail "--no-pagemap wrote pagemap, pmd_mapped, kpages or kpage_runs"
 
 # Default name in the working directory, and inside -o DIR.
 mkdir "$tmp/cwd" "$tmp/dir"

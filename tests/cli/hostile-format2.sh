@@ -1,26 +1,33 @@
 #!/bin/sh
-# Format 2's binary members (pagemap_chunks, PID/pagemap_runs) under hostile
-# input: each bad shape refused in one line naming the member, the chunk or
-# run, and the problem (exit 1); a pagemap_chunks of zeros inflating to 1 GiB
-# refused at its first chunk within 5 s and 64 MiB; a bad chunk after 64 KiB
-# of good ones (several pieces of a streamed tar) named by its index.
+# Format 2's binary members (pagemap_chunks, PID/pagemap_runs, kpage_runs)
+# under hostile input: each bad shape refused in one line naming the member,
+# the chunk, block or run, and the problem (exit 1); a pagemap_chunks of
+# zeros inflating to 1 GiB (kpage_runs: 256 MiB) refused at its first block
+# within 5 s and 64 MiB; a bad chunk after 64 KiB of good ones (several pieces of a
+# streamed tar) named by its index; a run of 2^55 - 1 PFNs kept as one run
+# (read in 5 s and 64 MiB, never expanded).
 . "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 f=$PTSCOPE_TESTS/fixtures/proc
 convert=$PTSCOPE_TESTS/cli/snapshot-format.py
 # sleep's first VMA, 0x55fc0b46e000-0x55fc0b470000: pages 110 and 111 of the
 # chunk at 0x55fc0b400000
+# (made once in $tmp/good, copied for each case: python3 starts slowly under load)
 good() {
-	rm -rf "$tmp/s"; mkdir -p "$tmp/s/1"
-	cp "$f/version" "$f/meminfo" "$tmp/s/"
-	for m in smaps stat status cmdline; do cp "$f/sleep.$m" "$tmp/s/1/$m"; done
-	sed -i 's/^5969 /1 /' "$tmp/s/1/stat"
-	chunks "varint(1) + varint(110) + varint(1) + varint(zigzag(P | 7)) + varint(zigzag(1))"
-	runs "(0x55fc0b400000, 1, 0)"
+	if [ ! -d "$tmp/good" ]; then
+		rm -rf "$tmp/s"; mkdir -p "$tmp/s/1"
+		cp "$f/version" "$f/meminfo" "$tmp/s/"
+		for m in smaps stat status cmdline; do cp "$f/sleep.$m" "$tmp/s/1/$m"; done
+		sed -i 's/^5969 /1 /' "$tmp/s/1/stat"
+		chunks "varint(1) + varint(110) + varint(1) + varint(zigzag(P | 7)) + varint(zigzag(1))"
+		runs "(0x55fc0b400000, 1, 0)"
+		cp -r "$tmp/s" "$tmp/good"
+	fi
+	rm -rf "$tmp/s"; cp -r "$tmp/good" "$tmp/s"
 }
 # chunks EXPR...: pagemap_chunks holds one chunk per Python expression (its
 # bytes), each with its length; runs TUPLE...: pagemap_runs of process 1
 chunks() {
-	python3 - "$convert" "$tmp/s/pagemap_chunks" "$@" <<'PY' || fail "could not write pagemap_chunks"
+	python3 - "$convert" "$tmp/s/${blocks_member:-pagemap_chunks}" "$@" <<'PY' || fail "could not write pagemap_chunks"
 import importlib.util, struct, sys
 spec = importlib.util.spec_from_file_location('fmt', sys.argv[1]); fmt = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fmt)
@@ -32,6 +39,8 @@ with open(sys.argv[2], 'wb') as out:
 PY
 }
 raw_chunks() { printf "$1" > "$tmp/s/pagemap_chunks"; }
+# kruns EXPR...: kpage_runs holds one block per Python expression
+kruns() { blocks_member=kpage_runs; chunks "$@"; blocks_member=; }
 runs() {
 	python3 - "$tmp/s/1/pagemap_runs" "$@" <<'PY' || fail "could not write pagemap_runs"
 import struct, sys
@@ -74,6 +83,40 @@ good; runs "(0x55fc0b400000, 1, 1)"; refused "chunk not held" 1/pagemap_runs "ru
 good; rm "$tmp/s/pagemap_chunks"; refused "no pagemap_chunks" 1/pagemap_runs "run 0: chunks 0 to 0, but pagemap_chunks holds 0"
 good; printf 'x' >> "$tmp/s/1/pagemap_runs"; refused "cut run" 1/pagemap_runs "length 25 is not a multiple of 24 bytes"
 good; runs "(0x55fc0b600000, 1, 0)"; refused "outside the VMAs" 1/pagemap_runs "record 0: address 0x55fc0b66e000 is outside every VMA"
+# kpage_runs: PFNs 7 and 8, kpagecount 3, flags 0x20, then its bad shapes
+good; kruns "varint(1) + varint(7) + varint(1) + varint(3) + varint(0x20)"
+"$PTSCOPE" info --verify "$tmp/s" > "$tmp/out" 2>&1 || fail "good kpage_runs refused: $(cat "$tmp/out")"
+grep -qx "kpages: 2" "$tmp/out" || fail "kpage_runs of 2 PFNs: $(grep kpages "$tmp/out")"
+K="varint(1) + varint(7) + varint(1) + varint(3)"
+# what | the block, a Python expression | the problem said
+while IFS='|' read -r what block problem; do
+	good; kruns "$block"; refused "$what" kpage_runs "$problem"
+done <<EOF
+empty block|b''|block 0: length 0 is not 1 to 31746 bytes
+block too long|b'x' * 31747|block 0: length 31747 is not 1 to 31746 bytes
+no run|varint(0)|block 0: run count missing or not 1 to 1024
+1025 runs|varint(1025)|block 0: run count missing or not 1 to 1024
+PFN past 55 bits|varint(1) + varint(2**55) + varint(0) + varint(1) + varint(0)|block 0: run 0: PFNs past pagemap's 55 bits
+length wraps|varint(1) + varint(7) + varint(2**64 - 1) + varint(1) + varint(0)|block 0: run 0: PFNs past pagemap's 55 bits
+mapcount|varint(1) + varint(7) + varint(1) + varint(2**31) + varint(0)|block 0: run 0: mapcount 2147483648 is more than a kernel counts (2^31 - 1)
+number past 64 bits|varint(1) + varint(7) + bytes([0xff] * 10) + bytes([1])|block 0: run 0: cut short or a number past 64 bits
+bytes after|$K + varint(0) + b'xy'|block 0: 2 bytes after its last run
+EOF
+good; kruns "$K"; truncate -s -1 "$tmp/s/kpage_runs"; refused "cut block" kpage_runs "block 0: cut short after 7 of its bytes"
+# the run before carries from block to block: the second starts past the first's end
+good; kruns "varint(1) + varint(1) + varint(2**55 - 2) + varint(1) + varint(0)" "$K + varint(0)"
+refused "past 55 bits in block 1" kpage_runs "block 1: run 0: PFNs past pagemap's 55 bits"
+good; kruns "$K + varint(0)"
+printf '\007\0\0\0\0\0\0\0\003\0\0\0\0\0\0\0\040\0\0\0\0\0\0\0' > "$tmp/s/kpages"   # PFN 7, count 3, flags 0x20
+"$PTSCOPE" info --verify "$tmp/s" > /dev/null 2> "$tmp/err" && fail "kpages and kpage_runs in one snapshot read"
+grep -Eq "s: kpage(s|_runs): the snapshot has both kpages and kpage_runs$" "$tmp/err" || fail "both kpages: $(cat "$tmp/err")"
+# one run of every PFN but 0: kept as one run, never expanded
+good; kruns "varint(1) + varint(1) + varint(2**55 - 2) + varint(1) + varint(0)"
+/usr/bin/time -f '%M' -o "$tmp/usage" timeout 5 "$PTSCOPE" info --verify "$tmp/s" > "$tmp/out" 2>&1 ||
+	fail "a run of 2^55 - 1 PFNs: $(cat "$tmp/out")"
+grep -qx "kpages: 36028797018963967" "$tmp/out" || fail "2^55 - 1 PFNs: $(grep kpages "$tmp/out")"
+[ "$(tail -n 1 "$tmp/usage")" -lt 65536 ] || fail "a run of 2^55 - 1 PFNs: $(tail -n 1 "$tmp/usage") KiB used"
+
 # the second of the two met is named: the order is the folder's
 good; : > "$tmp/s/1/pagemap"
 "$PTSCOPE" info --verify "$tmp/s" > /dev/null 2> "$tmp/err" && fail "both formats in one process read"
@@ -95,26 +138,32 @@ runs "(0x55fc0b400000, 1, 5999)"
 (cd "$tmp/s" && tar cf "$tmp/s.tar" .) || fail "tar"
 "$PTSCOPE" info --verify "$tmp/s.tar" > /dev/null 2> "$tmp/err" || fail "6000 good chunks: $(cat "$tmp/err")"
 
-# 1 GiB of zeros as pagemap_chunks, gzipped to 1 MiB: refused at chunk 0
-good; rm "$tmp/s/pagemap_chunks"
-python3 - "$tmp/s" "$tmp/zeros.tar.gz" <<'PY' || fail "could not write the zeros tar"
+# 1 GiB of zeros as pagemap_chunks (256 MiB as kpage_runs), gzipped: refused at the first block
+zeros() {  # MEMBER UNIT LIMIT MIB
+	good; rm -f "$tmp/s/$1"
+	python3 - "$tmp/s" "$tmp/zeros.tar.gz" "$1" "$4" <<'PY' || fail "could not write the zeros tar"
 import gzip, io, os, sys, tarfile
-folder, path = sys.argv[1:3]
+folder, path, member, mib = sys.argv[1:5]
 with gzip.open(path, 'wb', compresslevel=1) as z:
     with tarfile.open(fileobj=z, mode='w|') as t:
-        for name in ['version', 'meminfo', '1/smaps', '1/stat', '1/status', '1/cmdline', '1/pagemap_runs']:
-            t.add(os.path.join(folder, name), arcname=name)
-        info = tarfile.TarInfo('pagemap_chunks'); info.size = 1 << 30
+        for name in ['version', 'meminfo', 'pagemap_chunks', '1/smaps', '1/stat', '1/status', '1/cmdline',
+                     '1/pagemap_runs']:
+            if os.path.exists(os.path.join(folder, name)):
+                t.add(os.path.join(folder, name), arcname=name)
+        info = tarfile.TarInfo(member); info.size = int(mib) << 20
         class Zeros(io.RawIOBase):
-            left = 1 << 30
+            left = int(mib) << 20
             def readinto(self, b):
                 n = min(len(b), self.left); b[:n] = bytes(n); self.left -= n; return n
         t.addfile(info, Zeros())
 PY
-/usr/bin/time -f '%M' -o "$tmp/usage" timeout 5 "$PTSCOPE" info --verify "$tmp/zeros.tar.gz" > /dev/null 2> "$tmp/err"
-rc=$?
-[ $rc -eq 1 ] || fail "1 GiB of zeros: exit $rc: $(cat "$tmp/err")"
-grep -qF "zeros.tar.gz: pagemap_chunks: chunk 0: length 0 is not 1 to 12290 bytes" "$tmp/err" || fail "zeros: $(cat "$tmp/err")"
-kib=$(tail -n 1 "$tmp/usage")
-[ "$kib" -lt 65536 ] || fail "1 GiB of zeros: $((kib / 1024)) MiB used"
+	/usr/bin/time -f '%M' -o "$tmp/usage" timeout 5 "$PTSCOPE" info --verify "$tmp/zeros.tar.gz" > /dev/null 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "$4 MiB of zeros as $1: exit $rc: $(cat "$tmp/err")"
+	grep -qF "zeros.tar.gz: $1: $2 0: length 0 is not 1 to $3 bytes" "$tmp/err" || fail "zeros $1: $(cat "$tmp/err")"
+	kib=$(tail -n 1 "$tmp/usage")
+	[ "$kib" -lt 65536 ] || fail "$4 MiB of zeros as $1: $((kib / 1024)) MiB used"
+}
+zeros pagemap_chunks chunk 12290 1024
+zeros kpage_runs block 31746 256
 echo "ok"

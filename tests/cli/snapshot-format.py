@@ -2,12 +2,13 @@
 """snapshot-format.py to2|to1 IN.tar[.gz] OUT.tar
 
 A second, independent implementation of docs/snapshot-format.md's format 2
-pagemap members, written from the document, for the tests: `to2` rewrites a
+page members, written from the document, for the tests: `to2` rewrites a
 format 1 snapshot's PID/pagemap members as PID/pagemap_runs and one
-pagemap_chunks member (each distinct 2 MiB chunk once, encoded as runs);
-`to1` expands them back into PID/pagemap.  Every other member is copied as it
-is; snapshot.info's format line says the format written.  Members keep their
-order, the new pagemap_chunks comes last.
+pagemap_chunks member (each distinct 2 MiB chunk once, encoded as runs), and
+kpages as kpage_runs (runs of PFNs with equal count and flags, in blocks);
+`to1` expands them back into PID/pagemap and kpages.  Every other member is
+copied as it is; snapshot.info's format line says the format written.
+Members keep their order, the new pagemap_chunks comes last.
 """
 import io
 import struct
@@ -96,6 +97,49 @@ def decode_chunk(data):
     return records
 
 
+KPAGE_BLOCK_RUNS = 1024
+
+
+def encode_kpages(data):
+    """kpages (24-byte {pfn, count, flags} records) as kpage_runs' blocks."""
+    runs = []
+    for pfn, count, flags in struct.iter_unpack('<QQQ', data):
+        if runs and runs[-1][0] + runs[-1][1] == pfn and runs[-1][2:] == [count, flags]:
+            runs[-1][1] += 1
+        else:
+            runs.append([pfn, 1, count, flags])
+    out = bytearray()
+    next_pfn = last_flags = 0
+    for first in range(0, len(runs), KPAGE_BLOCK_RUNS):
+        block = bytearray(varint(len(runs[first:first + KPAGE_BLOCK_RUNS])))
+        for pfn, pages, count, flags in runs[first:first + KPAGE_BLOCK_RUNS]:
+            block += varint(pfn - next_pfn) + varint(pages - 1) + varint(count) + varint(flags ^ last_flags)
+            next_pfn, last_flags = pfn + pages, flags
+        out += struct.pack('<I', len(block)) + block
+    return bytes(out)
+
+
+def decode_kpages(data):
+    """kpage_runs back to kpages' records."""
+    out = bytearray()
+    at = next_pfn = last_flags = 0
+    while at < len(data):
+        (length,) = struct.unpack_from('<I', data, at)
+        block, at = data[at + 4:at + 4 + length], at + 4 + length
+        runs, inner = read_varint(block, 0)
+        for _ in range(runs):
+            fields = []
+            for _ in range(4):
+                value, inner = read_varint(block, inner)
+                fields.append(value)
+            pfn, pages, flags = next_pfn + fields[0], fields[1] + 1, last_flags ^ fields[3]
+            for k in range(pages):
+                out += struct.pack('<QQQ', pfn + k, fields[2], flags)
+            next_pfn, last_flags = pfn + pages, flags
+        assert inner == len(block)
+    return bytes(out)
+
+
 def info_with_format(data, version):
     lines = [line for line in data.decode().split('\n')]
     return '\n'.join('format: ptscope-snapshot %d' % version if line.startswith('format:') else line
@@ -105,6 +149,9 @@ def info_with_format(data, version):
 def to2(members):
     chunks, positions, out = [], {}, []
     for info, data in members:
+        if info.name.split('/')[-1] == 'kpages':
+            out.append((tarfile.TarInfo(info.name[:-len('kpages')] + 'kpage_runs'), encode_kpages(data)))
+            continue
         if not info.name.endswith('/pagemap'):
             out.append((info, data))
             continue
@@ -139,6 +186,9 @@ def to1(members):
     out = []
     for info, data in members:
         if info.name.split('/')[-1] == 'pagemap_chunks':
+            continue
+        if info.name.split('/')[-1] == 'kpage_runs':
+            out.append((tarfile.TarInfo(info.name[:-len('kpage_runs')] + 'kpages'), decode_kpages(data)))
             continue
         if not info.name.endswith('/pagemap_runs'):
             out.append((info, data))

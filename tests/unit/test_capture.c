@@ -524,6 +524,27 @@ static void test_format2_same_records(void)
 		at += 4 + length;
 	}
 	CU_ASSERT_EQUAL(count, 6);
+	/* kpage_runs, no kpages: PFNs 0x10, 0x11 and 0x300 differ in count and
+	 * flags, so three runs of one page.  Worked out by hand: a block of 18
+	 * bytes, 3 runs; 0x10, 0, 2, 0x20; 0, 0, 5, 0x1000 ^ 0x20; 0x300 - 0x12,
+	 * 0, 1, 0x401000 ^ 0x1000, as varints. */
+	CU_ASSERT_PTR_NULL(find(&two.members, "kpages"));
+	const struct member *runs = find(&two.members, "kpage_runs");
+	const unsigned char want[] = { 18, 0, 0, 0, 3, 0x10, 0, 2, 0x20, 0, 0, 5, 0xa0, 0x20,
+				       0xee, 0x05, 0, 1, 0x80, 0x80, 0x80, 0x02 };
+	CU_ASSERT_PTR_NOT_NULL_FATAL(runs);
+	CU_ASSERT(runs->size == sizeof(want) && !memcmp(runs->data, want, sizeof(want)));
+	/* ... read back as format 1's kpages are */
+	struct snapshot *s = NULL;
+	struct error error;
+	struct read_options options = { 0 };
+	CU_ASSERT_EQUAL_FATAL(snapshot_read(two.path, &options, &s, &error), 0);
+	CU_ASSERT_EQUAL(s->kpage_count, 3);
+	CU_ASSERT(snapshot_find_kpage(s, 0x11) && snapshot_find_kpage(s, 0x11)->mapcount == 5);
+	CU_ASSERT(snapshot_find_kpage(s, 0x300) && snapshot_find_kpage(s, 0x300)->flags ==
+		  ((UINT64_C(1) << KPF_ANON) | (UINT64_C(1) << KPF_THP)));
+	CU_ASSERT_PTR_NULL(snapshot_find_kpage(s, 0x12));
+	snapshot_free(s);
 	free_tar(&one.members);
 	free_tar(&two.members);
 }

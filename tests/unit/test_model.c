@@ -157,7 +157,7 @@ struct fake {
 	struct vma vmas[16];
 	struct pagemap_record records[8][MAX_RECORDS];
 	size_t record_counts[8];
-	struct kpage kpages[16];
+	struct kpage_run kpages[16];
 };
 
 /* The fake being built: records are kept here and handed to the snapshot
@@ -228,8 +228,9 @@ static void fake_record(struct process *p, uint64_t vaddr, uint64_t entry)
 
 static void fake_kpage(struct fake *f, uint64_t pfn, uint64_t mapcount, uint64_t flags)
 {
-	f->kpages[f->snapshot.kpage_count++] = (struct kpage){ pfn, mapcount, flags };
-	f->snapshot.kpages = f->kpages;
+	f->kpages[f->snapshot.kpage_run_count++] = (struct kpage_run){ pfn, 1, mapcount, flags };
+	f->snapshot.kpage_count++;
+	f->snapshot.kpage_runs = f->kpages;
 }
 
 /* The result of the last run, freed by the next run or after the test
@@ -327,8 +328,8 @@ static void test_pte_chain_exact(void)
 	CU_ASSERT_EQUAL(r->designs[0].work.fork_rmap_calls, 4);
 	/* without kpages: m = record count (PFN 11: 1), nothing is the zero page,
 	 * D4's anonymous is bit 61 clear: D1 = 16 + 8 + 8 (PFN 99 now counts) + 8 = 40 */
-	f->snapshot.kpages = NULL;
-	f->snapshot.kpage_count = 0;
+	f->snapshot.kpage_runs = NULL;
+	f->snapshot.kpage_run_count = f->snapshot.kpage_count = 0;
 	r = run(f, ids, 1);
 	CU_ASSERT_EQUAL(r->designs[0].pte_chain_bytes, 40);
 }
@@ -440,8 +441,8 @@ static void test_pmd_windows_from_smaps(void)
 	CU_ASSERT_EQUAL(r->pte_pages, 2);
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 2);
 	CU_ASSERT_EQUAL(r->pmd_ambiguous_windows, 4);
-	f->snapshot.kpages = NULL;
-	f->snapshot.kpage_count = 0;
+	f->snapshot.kpage_runs = NULL;
+	f->snapshot.kpage_run_count = f->snapshot.kpage_count = 0;
 	r = run(f, NULL, 0);
 	CU_ASSERT_EQUAL(r->pte_pages, 2);
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 2);

@@ -350,14 +350,49 @@ static void test_binary_members(void)
 	records[0] = (struct pagemap_record){ 0x1800, PAGEMAP_PRESENT };
 	CU_ASSERT_EQUAL(parse_pagemap(records, 16, &place), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "not page-aligned"));
-	uint64_t kpages[6] = { 9, 1, 0, 8, 2, 0 };
-	struct kpage *pages = NULL;
-	CU_ASSERT_EQUAL(parse_kpages(kpages, 48, &pages, &count, &place), -1);
-	free(pages);
-	pages = NULL;
-	CU_ASSERT_EQUAL(parse_kpages(kpages, 24, &pages, &count, &place), 0);
-	CU_ASSERT_EQUAL(pages[0].mapcount, 1);
-	free(pages);
+	struct kpage_record kpages[2] = { { 9, 1, 0 }, { 8, 2, 0 } };
+	CU_ASSERT_EQUAL(check_kpage_record(&kpages[1], &kpages[0], 1, &place), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "record 1: PFN 0x8 not above"));
+	kpages[0].mapcount = UINT64_C(1) << 31;
+	CU_ASSERT_EQUAL(check_kpage_record(&kpages[0], NULL, 0, &place), -1);
+	(void)count;
+}
+
+/* kpage runs: PFNs that continue the last run with its kpagecount and
+ * kpageflags join it, whichever member they came from; a lookup finds the
+ * run that holds a PFN. */
+static void test_kpage_runs(void)
+{
+	struct snapshot s = { 0 };
+	size_t capacity = 0;
+	const struct kpage_run pages[] = { { 5, 1, 1, 0 }, { 6, 1, 1, 0 }, { 7, 2, 2, 0 }, { 9, 1, 2, 4 },
+					   { 20, 3, 2, 4 } };
+	for (size_t i = 0; i < 5; i++)
+		kpage_push_run(&s, &pages[i], &capacity);
+	CU_ASSERT_EQUAL(s.kpage_run_count, 4);         /* 5-6, 7-8, 9, 20-22 */
+	CU_ASSERT_EQUAL(s.kpage_count, 8);
+	CU_ASSERT(snapshot_find_kpage(&s, 6) && snapshot_find_kpage(&s, 6)->pfn == 5);
+	CU_ASSERT(snapshot_find_kpage(&s, 8) && snapshot_find_kpage(&s, 8)->mapcount == 2);
+	CU_ASSERT(snapshot_find_kpage(&s, 22) && snapshot_find_kpage(&s, 22)->flags == 4);
+	CU_ASSERT_PTR_NULL(snapshot_find_kpage(&s, 4));
+	CU_ASSERT_PTR_NULL(snapshot_find_kpage(&s, 10));
+	CU_ASSERT_PTR_NULL(snapshot_find_kpage(&s, 23));
+	/* kpage_runs' blocks carry the run before from one to the next */
+	unsigned char bytes[2][64];
+	size_t sizes[2], count;
+	struct kpage_codec writer = { 0 }, reader = { 0 };
+	struct kpage_run back[4];
+	char problem[160];
+	sizes[0] = kpage_block_encode(s.kpage_runs, 2, &writer, bytes[0]);
+	sizes[1] = kpage_block_encode(s.kpage_runs + 2, 2, &writer, bytes[1]);
+	/* 2 runs; 5 - 0, 2 - 1, 1, 0; 7 - 7, 2 - 1, 2, 0 ^ 0 */
+	CU_ASSERT(sizes[0] == 9 && !memcmp(bytes[0], "\x02\x05\x01\x01\x00\x00\x01\x02\x00", 9));
+	/* 9 - 9, 0, 2, 4 ^ 0; 20 - 10, 3 - 1, 2, 4 ^ 4 */
+	CU_ASSERT(sizes[1] == 9 && !memcmp(bytes[1], "\x02\x00\x00\x02\x04\x0a\x02\x02\x00", 9));
+	CU_ASSERT_EQUAL(kpage_block_decode(bytes[0], sizes[0], &reader, back, &count, problem, sizeof(problem)), 0);
+	CU_ASSERT_EQUAL(kpage_block_decode(bytes[1], sizes[1], &reader, back + 2, &count, problem, sizeof(problem)), 0);
+	CU_ASSERT(count == 2 && !memcmp(back, s.kpage_runs, sizeof(back)));
+	free(s.kpage_runs);
 }
 
 /* This machine's /proc/slabinfo: 237 lines, 2 of them headers; awk on it:
@@ -414,5 +449,5 @@ void suite_parse(void)
 {
 	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_names_and_old_formats, test_smaps_hostile,
 		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members, test_pmd_ranges,
-		  test_slabinfo);
+		  test_slabinfo, test_kpage_runs);
 }
