@@ -53,14 +53,17 @@ static const char *const term_meaning[CALIBRATION_TERMS] = {
 struct shape {
 	unsigned empty, anonymous, windows, pages;
 };
+/* Each count varied up to about what a desktop process has (xfce4-session:
+ * 637 VMAs, 265 anon_vmas), so that its price is read off the fit, not
+ * extrapolated far beyond it. */
 static const struct shape fitted[] = {
 	{ 0, 1, 1, 1 },
-	{ 100, 1, 1, 1 }, { 200, 1, 1, 1 }, { 400, 1, 1, 1 },
+	{ 200, 1, 1, 1 }, { 400, 1, 1, 1 }, { 800, 1, 1, 1 },
 	{ 0, 1, 16, 1 }, { 0, 1, 32, 1 }, { 0, 1, 64, 1 },
 	/* PTEs over 16 windows: 2048 to 8192, so that a few hundredths of a
 	 * microsecond each add up past the spread of a fork */
 	{ 0, 1, 16, 128 }, { 0, 1, 16, 256 }, { 0, 1, 16, 512 },
-	{ 0, 16, 1, 1 }, { 0, 32, 1, 1 }, { 0, 64, 1, 1 },
+	{ 0, 64, 1, 1 }, { 0, 128, 1, 1 }, { 0, 256, 1, 1 },
 };
 static const struct shape held_out[CALIBRATION_HELD_OUT] = {
 	{ 150, 20, 8, 64 }, { 50, 60, 2, 300 }, { 300, 5, 40, 16 },

@@ -102,10 +102,10 @@ static void test_line_error(void)
  * each of the four, as empty VMAs, anonymous VMAs, windows, pages. */
 static const unsigned design[][4] = {
 	{ 0, 1, 1, 1 },
-	{ 100, 1, 1, 1 }, { 200, 1, 1, 1 }, { 400, 1, 1, 1 },
+	{ 200, 1, 1, 1 }, { 400, 1, 1, 1 }, { 800, 1, 1, 1 },
 	{ 0, 1, 16, 1 }, { 0, 1, 32, 1 }, { 0, 1, 64, 1 },
 	{ 0, 1, 16, 128 }, { 0, 1, 16, 256 }, { 0, 1, 16, 512 },
-	{ 0, 16, 1, 1 }, { 0, 32, 1, 1 }, { 0, 64, 1, 1 },
+	{ 0, 64, 1, 1 }, { 0, 128, 1, 1 }, { 0, 256, 1, 1 },
 };
 #define DESIGN (sizeof(design) / sizeof(design[0]))
 /* 500 us per fork, 0.6 per VMA, 1.5 per PTE page, 0.05 per PTE, 3 per anon_vma */
