@@ -152,6 +152,8 @@ int pagemap_feed_begin(struct snapshot *snapshot, struct process *p);
 int pagemap_feed(struct snapshot *snapshot, struct process *p, const struct pagemap_record *records,
 		 size_t count);
 int pagemap_feed_end(struct snapshot *snapshot, struct process *p);
+/* Once read: the contents' arrays cut to what they hold (capacities kept true). */
+void pagemap_store_trim(struct snapshot *snapshot);
 /* Bytes the distinct contents and their index hold (capacities). */
 uint64_t pagemap_kept_bytes(const struct snapshot *snapshot);
 /* A dropped process gives its contents back. */

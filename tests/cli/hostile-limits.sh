@@ -4,6 +4,8 @@
 # /dev/zero, /dev/urandom, a FIFO fed forever and a sparse 4 GiB file are
 # each refused in one line naming the file, exit 1, within 10 s and 256 MiB
 # (three times both under the sanitizers, as tests/cli/hostile-corpus.sh).
+# A FIFO no one writes to is refused after 10 s (open blocked for ever); a
+# FIFO named with -o is written in place for its reader.
 # An output that is one of the inputs is refused (report SNAP -o SNAP
 # replaced the snapshot with the report).  Past `ulimit -f` the write fails
 # with EFBIG: exit 2, said, nothing left (SIGXFSZ killed the run silently).
@@ -53,6 +55,27 @@ bounded "a 300 MiB compile database" "big.json: more than 256 MiB" "$PTSCOPE" ca
 mkfifo "$tmp/fifo"
 (yes '<x>' > "$tmp/fifo" 2>/dev/null &)
 bounded "profiles --check FIFO" "fifo: more than 16 MiB" "$PTSCOPE" profiles --check "$tmp/fifo"
+# a FIFO no one writes to: open blocked for ever; now refused after the
+# 10 s it waits for a writer (base/file.c FILE_FIFO_WAIT_SECONDS)
+mkfifo "$tmp/quiet"
+timeout $((30 * scale)) "$PTSCOPE" profiles --check "$tmp/quiet" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "profiles --check of a FIFO nobody writes: exit $rc, want 1: $(head -c 300 "$tmp/err")"
+[ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "quiet: a FIFO no one wrote to in 10 s" "$tmp/err" ||
+	fail "profiles --check of a FIFO nobody writes: $(cat "$tmp/err")"
+# a FIFO named as output is written in place, as /dev/stdout would be (man
+# ptscope, FILES AND LIMITS): its reader gets what -o FILE holds, and the
+# FIFO stays a FIFO (not replaced by a renamed temporary)
+mkfifo "$tmp/out.fifo"
+"$PTSCOPE" report "$tmp/s.tar" --format text -o "$tmp/plain.txt" || fail "report -o FILE"
+timeout $((30 * scale)) cat "$tmp/out.fifo" > "$tmp/through.txt" &
+reader=$!
+pids="$pids $reader"
+timeout $((30 * scale)) "$PTSCOPE" report "$tmp/s.tar" --format text -o "$tmp/out.fifo" 2> "$tmp/err" ||
+	fail "report -o FIFO: exit $?: $(cat "$tmp/err")"
+wait $reader
+cmp -s "$tmp/plain.txt" "$tmp/through.txt" || fail "report -o FIFO: the reader got other bytes than -o FILE holds"
+[ -p "$tmp/out.fifo" ] || fail "report -o FIFO: the FIFO was replaced"
 
 # an output that is one of the inputs: refused, the input unchanged
 cp "$tmp/s.tar" "$tmp/keep.tar"
