@@ -40,6 +40,12 @@ if [ -f "$snap" ]; then
 	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["totals"]; sys.exit(t["sharable_pte_pages"]["shpt-2006"] != 1773)' "$tmp/report.json" \
 		|| fail "shpt-2006 is not 1773"
 	ptscope report --format csv "$snap" > "$tmp/report.csv" || fail "report --format csv"
+	# the README's example itself, byte for byte: `ptscope report --brief pg32.tar.gz`
+	sed -n '/^\$ ptscope report --brief pg32.tar.gz$/,/^```$/p' "$src/README.md" | sed '1d;$d' > "$tmp/brief.readme"
+	[ -s "$tmp/brief.readme" ] || fail "README has no \`ptscope report --brief pg32.tar.gz\` example"
+	(cd "$(dirname "$snap")" && ptscope report --brief pg32.tar.gz) > "$tmp/brief.txt" || fail "report --brief"
+	diff "$tmp/brief.readme" "$tmp/brief.txt" > "$tmp/brief.diff" ||
+		fail "README's --brief example differs from the output: $(cat "$tmp/brief.diff")"
 	[ "$(ptscope info "$snap" | sed -n 's/^processes: //p')" = 38 ] || fail "info: not 38 processes"
 fi
 # bench --like forks the installed ptscope-subject (PREFIX/libexec/ptscope), not ptscope

@@ -108,7 +108,7 @@ static void test_pg32_expected(void) { check_expected("pg32"); }
 static void test_desktop_expected(void) { check_expected("desktop"); }
 
 /* Every estimate must hold the exact figure between its bounds; print the
- * estimator's error for the README. */
+ * estimator's error for docs/cost-model.md. */
 static void check_estimates(const char *name)
 {
 	struct loaded l;
