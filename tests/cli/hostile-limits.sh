@@ -88,9 +88,13 @@ ln "$tmp/s.tar" "$tmp/hard.tar"
 "$PTSCOPE" report "$tmp/s.tar" --format text -o "$tmp/hard.tar" 2> "$tmp/err"; [ $? -eq 1 ] || fail "a hard link of the input as output: not refused"
 grep -q "hard.tar: is one of this run's inputs" "$tmp/err" || fail "report SNAP -o LINK: $(cat "$tmp/err")"
 cmp -s "$tmp/s.tar" "$tmp/keep.tar" || fail "report SNAP -o LINK changed the snapshot"
-cp "$PTSCOPE_TESTS/../model/profiles/$(ls "$PTSCOPE_TESTS/../model/profiles" | grep 'xml$' | head -1)" "$tmp/p.xml"
+# a built-in profile file under new ids (its own ids are taken: refused for that, not for -o)
+sed 's/ id="\([^"]*\)"/ id="\1-copy"/' \
+	"$PTSCOPE_TESTS/../model/profiles/$(ls "$PTSCOPE_TESTS/../model/profiles" | grep 'xml$' | head -1)" > "$tmp/p.xml"
 cp "$tmp/p.xml" "$tmp/p.keep"
-"$PTSCOPE" report "$tmp/s.tar" --profile "$tmp/p.xml" -o "$tmp/p.xml" 2> /dev/null; [ $? -eq 1 ] || fail "report --profile P -o P: not refused"
+"$PTSCOPE" report "$tmp/s.tar" --profile "$tmp/p.xml" -o "$tmp/p.xml" 2> "$tmp/err"; [ $? -eq 1 ] ||
+	fail "report --profile P -o P: not refused: $(cat "$tmp/err")"
+grep -q "p.xml: is one of this run's inputs" "$tmp/err" || fail "report --profile P -o P: $(cat "$tmp/err")"
 cmp -s "$tmp/p.xml" "$tmp/p.keep" || fail "report --profile P -o P changed the profile"
 "$PTSCOPE" callgraph "$tree" --no-cache -q --write-commands "$tmp/db.json" --format json -o /dev/null || fail "--write-commands"
 cp "$tmp/db.json" "$tmp/db.keep"
