@@ -1125,6 +1125,9 @@ int builder_finish(struct snapshot_builder *b, struct snapshot **result, struct 
 		}
 	}
 	assemble(b, s);
+	pagemap_store_trim(s);
+	if (s->kpage_runs)      /* grown by doubling, like the contents */
+		s->kpage_runs = xreallocarray(s->kpage_runs, s->kpage_run_count + 1, sizeof(*s->kpage_runs));
 	if (!b->has_info) {
 		infer_pagemap_mode(s);
 		kernel_from_version(s);

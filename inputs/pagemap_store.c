@@ -206,6 +206,21 @@ void snapshot_release_pagemaps(struct snapshot *s)
 	s->content_count = s->content_record_count = 0;
 }
 
+void pagemap_store_trim(struct snapshot *s)
+{
+	struct pagemap_index *x = s->pagemap_index;
+	if (!x)
+		return;
+	/* arrays grown by doubling hold up to twice what they keep: the model's
+	 * tables come next, and memory should follow the information */
+	s->contents = xreallocarray(s->contents, s->content_count + 1, sizeof(*s->contents));
+	x->hashes = xreallocarray(x->hashes, s->content_count + 1, sizeof(*x->hashes));
+	x->content_capacity = x->hash_capacity = s->content_count + 1;
+	s->content_records = xreallocarray(s->content_records, s->content_record_count + 1,
+					   sizeof(*s->content_records));
+	x->record_capacity = s->content_record_count + 1;
+}
+
 uint64_t pagemap_kept_bytes(const struct snapshot *s)
 {
 	const struct pagemap_index *x = s->pagemap_index;

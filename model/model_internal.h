@@ -52,11 +52,12 @@ struct pfn_entry {
 	uint64_t records;               /* present records in the snapshot */
 	uint64_t anon_records;          /* ... with pagemap bit 61 clear */
 	const struct kpage_run *kpage;  /* its run of kpages; NULL without */
+	uint64_t walk_page_offset;      /* the page's index in its file, through walk_vma */
 	uint32_t anon_vma_owner;        /* global VMA index + 1 of a VMA mapping it as shared anon */
 	uint32_t walk_vma;              /* global VMA index + 1 reclaim's walk starts from: the
 					   mapping VMA of the least fork depth (model/reclaim.c) */
+	/* the bools together: 56 bytes an entry, not 64 */
 	bool walk_anon;                 /* that mapping is anonymous (section 8) */
-	uint64_t walk_page_offset;      /* the page's index in its file, through walk_vma */
 	bool pmd_mapped;                /* a PMD maps it somewhere: part of a THP */
 	bool pmd_head;                  /* ... at a PMD window's first slot: its THP's walk */
 };
@@ -96,7 +97,6 @@ typedef void (*segment_visit)(struct model_context *c, const struct segment *seg
 
 /* The walk (model/walk.c): the bottom of the model, calling no rule. */
 /* pfn table */
-struct pfn_entry *pfn_table_find(const struct pfn_table *table, uint64_t pfn);
 struct pfn_entry *pfn_table_add(struct pfn_table *table, uint64_t pfn);
 void pfn_table_free(struct pfn_table *table);
 

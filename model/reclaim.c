@@ -45,6 +45,40 @@ struct page_walks {
 	bool thp_head;                  /* ... its first page */
 };
 
+/* The pages' walks, each kind once with how many pages walk so: the sums
+ * per design are additive, and the pages of one VMA mostly walk alike, so
+ * memory follows the kinds of walk, not the pages (36 bytes a page were
+ * 2.3 GiB at 64 GiB). */
+struct walk_kinds {
+	struct page_walks *kinds;
+	uint64_t *pages;
+	size_t count, capacity, pages_capacity;
+	struct hash_table index;
+};
+
+static uint64_t rehash_walk(const void *context, size_t index)
+{
+	const struct walk_kinds *k = context;
+	return hash_bytes(&k->kinds[index], sizeof(k->kinds[index]));
+}
+
+/* One more page of kind w (its padding zero: kinds compare as bytes). */
+static void add_walk(struct walk_kinds *k, const struct page_walks *w)
+{
+	uint64_t h = hash_bytes(w, sizeof(*w));
+	struct hash_probe probe;
+	for (size_t i = hash_first(&k->index, h, &probe); i != HASH_NONE; i = hash_next(&k->index, &probe))
+		if (!memcmp(&k->kinds[i], w, sizeof(*w))) {
+			k->pages[i]++;
+			return;
+		}
+	ARRAY_RESERVE(k->kinds, k->capacity, k->count + 1);
+	ARRAY_RESERVE(k->pages, k->pages_capacity, k->count + 1);
+	memcpy(&k->kinds[k->count], w, sizeof(*w));
+	k->pages[k->count++] = 1;
+	hash_add(&k->index, h, k->count - 1, rehash_walk, k);
+}
+
 /* Files: the VMAs of one (device, inode), sorted together. */
 struct file_index {
 	size_t *order;                  /* global VMA indexes of file VMAs, by file */
@@ -162,7 +196,7 @@ static uint32_t covering(const struct snapshot *s, const struct file_index *f, s
 	return n;
 }
 
-static void measure_pages(struct model_context *c, const struct file_index *files, struct page_walks *walks)
+static void measure_pages(struct model_context *c, const struct file_index *files, struct walk_kinds *walks)
 {
 	const struct snapshot *s = c->snapshot;
 	uint32_t *descendants = xcalloc(s->vma_count + 1, sizeof(*descendants));
@@ -170,9 +204,10 @@ static void measure_pages(struct model_context *c, const struct file_index *file
 	count_anon_vma_members(c, descendants, family_size);
 	for (size_t i = 0; i < c->pfns.count; i++) {
 		const struct pfn_entry *e = &c->pfns.entries[i];
-		struct page_walks *w = &walks[i];
+		struct page_walks page, *w = &page;
 		if (!e->walk_vma)
 			continue;
+		memset(w, 0, sizeof(*w));
 		size_t g = e->walk_vma - 1;
 		w->found = (uint32_t)e->records;
 		w->anon = e->walk_anon;
@@ -187,6 +222,7 @@ static void measure_pages(struct model_context *c, const struct file_index *file
 			w->file_list = (uint32_t)files->count[w->file - 1];
 			w->file_range = covering(s, files, w->file - 1, e->walk_page_offset);
 		}
+		add_walk(walks, w);
 	}
 	free(descendants);
 	free(family_size);
@@ -266,7 +302,7 @@ static struct reclaim_walk_owner *walk_owner(const struct model_context *c, cons
 	return owner;
 }
 
-static void sum_design(struct model_context *c, struct model_design *design, const struct page_walks *walks,
+static void sum_design(struct model_context *c, struct model_design *design, const struct walk_kinds *walks,
 		       const struct file_index *files, struct owner_sums *sums)
 {
 	const struct snapshot *s = c->snapshot;
@@ -275,30 +311,31 @@ static void sum_design(struct model_context *c, struct model_design *design, con
 	memset(sums->files, 0, (files->files + 1) * sizeof(*sums->files));
 	memset(sums->anon_vmas, 0, (s->vma_count + 1) * sizeof(*sums->anon_vmas));
 	memset(sums->histogram, 0, (sums->longest + 1) * sizeof(*sums->histogram));
-	for (size_t i = 0; i < c->pfns.count; i++) {
-		const struct page_walks *page = &walks[i];
+	for (size_t i = 0; i < walks->count; i++) {
+		const struct page_walks *page = &walks->kinds[i];
+		uint64_t n = walks->pages[i];   /* pages that walk so */
 		if (!page->found)
 			continue;
 		struct reclaim_walk_owner *owner = walk_owner(c, design, files, sums, page);
-		w->pages++;
-		w->anon_pages += page->anon;
-		owner->pages++;
+		w->pages += n;
+		w->anon_pages += page->anon * n;
+		owner->pages += n;
 		bool folio_walk = design->profile->huge_pmd_reclaim_folio;
 		if (page->thp_tail && folio_walk)
 			continue;   /* its THP's first page walked for it */
-		uint32_t visited = walk_length(design->profile, page);
-		w->walks++;
-		w->anon_walks += page->anon;
-		w->anon_visited += page->anon ? visited : 0;
-		w->visited += visited;
-		w->found += page->found;
-		w->removes += !page->thp_head || !folio_walk ? page->found : page->anon ? page->found * thp_pages : 0;
-		w->not_mapping += visited - page->found;
-		sums->histogram[visited]++;
+		uint64_t visited = walk_length(design->profile, page);
+		w->walks += n;
+		w->anon_walks += page->anon * n;
+		w->anon_visited += page->anon ? visited * n : 0;
+		w->visited += visited * n;
+		w->found += page->found * n;
+		w->removes += (!page->thp_head || !folio_walk ? page->found : page->anon ? page->found * thp_pages : 0) * n;
+		w->not_mapping += (visited - page->found) * n;
+		sums->histogram[visited] += n;
 		if (visited > w->walk_max)
 			w->walk_max = visited;
-		owner->visited += visited;
-		owner->not_mapping += visited - page->found;
+		owner->visited += visited * n;
+		owner->not_mapping += (visited - page->found) * n;
 	}
 	w->walk_median = rank_value(sums->histogram, sums->longest, (w->walks + 1) / 2);
 	w->walk_p99 = rank_value(sums->histogram, sums->longest, (w->walks * 99 + 99) / 100);
@@ -325,12 +362,12 @@ void model_reclaim(struct model_context *c)
 		model_walk_segments(c, i, visit_mappings, NULL);
 	struct file_index files = { 0 };
 	index_files(s, &files);
-	struct page_walks *walks = xcalloc(c->pfns.count + 1, sizeof(*walks));
-	measure_pages(c, &files, walks);
+	struct walk_kinds walks = { 0 };
+	measure_pages(c, &files, &walks);
 	struct owner_sums sums = { .files = xcalloc(files.files + 1, sizeof(*sums.files)),
 				   .anon_vmas = xcalloc(s->vma_count + 1, sizeof(*sums.anon_vmas)) };
-	for (size_t i = 0; i < c->pfns.count; i++) {
-		const struct page_walks *w = &walks[i];
+	for (size_t i = 0; i < walks.count; i++) {
+		const struct page_walks *w = &walks.kinds[i];
 		uint32_t most = w->found;
 		const uint32_t others[] = { w->file_list, w->file_range, w->anon_family, w->anon_tree };
 		for (size_t k = 0; k < 4; k++)
@@ -340,11 +377,13 @@ void model_reclaim(struct model_context *c)
 	sums.histogram = xcalloc(sums.longest + 1, sizeof(*sums.histogram));
 	for (size_t d = 0; d < r->design_count; d++) {
 		r->designs[d].reclaim.available = true;
-		sum_design(c, &r->designs[d], walks, &files, &sums);
+		sum_design(c, &r->designs[d], &walks, &files, &sums);
 	}
 	free(sums.files);
 	free(sums.anon_vmas);
 	free(sums.histogram);
-	free(walks);
+	free(walks.kinds);
+	free(walks.pages);
+	hash_free(&walks.index);
 	free_files(&files);
 }

@@ -22,7 +22,7 @@ static uint64_t rehash_pfn(const void *context, size_t index)
 	return hash_u64(table->entries[index].pfn);
 }
 
-struct pfn_entry *pfn_table_find(const struct pfn_table *table, uint64_t pfn)
+static struct pfn_entry *pfn_table_find(const struct pfn_table *table, uint64_t pfn)
 {
 	struct hash_probe probe;
 	for (size_t i = hash_first(&table->index, hash_u64(pfn), &probe); i != HASH_NONE;
@@ -223,6 +223,14 @@ static void count_pfns(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	c->record_pfns = xcalloc(s->content_record_count + 1, sizeof(*c->record_pfns));
+	/* at most one entry per record held: reserved once, never doubled (a
+	 * doubling array holds up to twice its entries, and three times while
+	 * it moves), then cut to the distinct PFNs */
+	size_t most = 0;
+	for (size_t id = 0; id < s->content_count; id++)
+		most += s->contents[id].references ? s->contents[id].count : 0;
+	c->pfns.entries = xreallocarray(c->pfns.entries, most + 1, sizeof(*c->pfns.entries));
+	c->pfns.capacity = most + 1;
 	for (size_t id = 0; id < s->content_count; id++) {
 		const struct pagemap_content *pc = &s->contents[id];
 		const struct pagemap_record *records = s->content_records + pc->first;
@@ -236,6 +244,11 @@ static void count_pfns(struct model_context *c)
 			c->record_pfns[pc->first + k] = (uint32_t)(e - c->pfns.entries) + 1;
 		}
 	}
+	c->pfns.entries = xreallocarray(c->pfns.entries, c->pfns.count + 1, sizeof(*c->pfns.entries));
+	c->pfns.capacity = c->pfns.count + 1;
+	/* the records know their entries now (record_pfns): the index by PFN is
+	 * not needed again, and it is 8 to 16 bytes a page at the model's peak */
+	hash_free(&c->pfns.index);
 	for (size_t i = 0; i < c->pfns.count; i++)
 		c->pfns.entries[i].kpage = s->kpage_runs ? snapshot_find_kpage(s, c->pfns.entries[i].pfn) : NULL;
 	c->result->distinct_pfns = c->pfns.count;

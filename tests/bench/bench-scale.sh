@@ -118,6 +118,7 @@ for size in $sizes; do
 		"$(echo "scale=3; $snapshot_bytes / $records" | bc)"
 	echo "  format 2 with the parent alone: $parent_bytes bytes; one more process: $(( (snapshot_bytes - parent_bytes) / children )) bytes"
 	rm -rf "$tmp/out.d" "$tmp/out1.d" "$tmp/parent.d"
+	[ -n "${first_mib:-}" ] || first_mib=$mib first_report_kb=$report_kb
 	last_mib=$mib last_children=$children last_records=$records
 	last_snapshot_bytes=$snapshot1_bytes last_report_kb=$report_kb
 	last_parent_bytes=$parent_bytes last_child_bytes=$(( (snapshot_bytes - parent_bytes) / children ))
@@ -132,25 +133,37 @@ done
 # process its smaps, status and runs of chunk references (one per VMA when
 # the chunks are the parent's): parent x 64 GiB / S + 1000 x one more
 # process.  The report keeps each distinct chunk of records once, so its
-# memory follows the distinct pages, the segment's size.
+# memory follows the distinct pages, the segment's size: with two sizes or
+# more, the peak of the largest plus the growth per MiB between the smallest
+# and the largest (the program, its libraries and profiles do not grow);
+# with one size, its peak x 64 GiB / S, which counts the fixed part 64 GiB / S
+# times (an upper bound).
 extrapolate() {
 	awk -v mib="$last_mib" -v n="$last_children" -v records="$last_records" -v bytes="$last_snapshot_bytes" \
 		-v parent="$last_parent_bytes" -v child="$last_child_bytes" \
-		-v report_kb="$last_report_kb" -v row="$1" 'BEGIN {
+		-v report_kb="$last_report_kb" -v first_mib="$first_mib" -v first_kb="$first_report_kb" \
+		-v row="$1" 'BEGIN {
 		target = 64 * 1024 * 1024 / 4 * 1001
 		snapshot_gb = bytes / records * target / 1e9
 		format2_gb = (parent * 65536 / mib + 1000 * child) / 1e9
-		report_gib = report_kb / 1024 / mib * 65536 / 1024
+		if (mib > first_mib) {
+			per_gib = (report_kb - first_kb) / 1024 / (mib - first_mib) * 1024
+			method = sprintf("growth from %d to %d MiB", first_mib, mib)
+		} else {
+			per_gib = report_kb / 1024 / mib * 1024
+			method = "one size, fixed part included: an upper bound"
+		}
+		report_gib = (report_kb / 1024 + per_gib * (64 - mib / 1024)) / 1024
 		if (row) {
-			printf "| 64 GiB shared x 1000 processes, extrapolated from %d MiB x %d (format 1 linear in records; format 2 distinct pages x 64 GiB + 1000 x one process; report memory in distinct pages) | — | snapshot format 2 %.2f GB (format 1 %.1f GB), report %.1f GiB | — | — |\n", mib, n, format2_gb, snapshot_gb, report_gib
+			printf "| 64 GiB shared x 1000 processes, extrapolated from %d MiB x %d (format 1 linear in records; format 2 distinct pages x 64 GiB + 1000 x one process; report memory in distinct pages, %s) | — | snapshot format 2 %.2f GB (format 1 %.1f GB), report %.1f GiB | — | — |\n", mib, n, method, format2_gb, snapshot_gb, report_gib
 			exit
 		}
 		printf "\n64 GiB x 1000 processes, extrapolated from %d MiB x %d (%d records):\n", mib, n, records
 		printf "  snapshot, format 1: %.2f B a record x %.0f records = %.1f GB\n", bytes / records, target, snapshot_gb
 		printf "  snapshot, format 2: %d B (parent alone) x %d + 1000 x %d B (one more process) = %.2f GB\n",
 			parent, 65536 / mib, child, format2_gb
-		printf "  report peak memory: %.1f MiB per GiB of distinct pages x 64 GiB = %.1f GiB\n",
-			report_kb / 1024 / mib * 1024, report_gib
+		printf "  report peak memory: %.1f MiB at %d MiB + %.1f MiB per GiB of distinct pages (%s) to 64 GiB = %.2f GiB\n",
+			report_kb / 1024, mib, per_gib, method, report_gib
 	}'
 }
 extrapolate ""
