@@ -174,6 +174,10 @@ static int time_process(char *const *argv, const char *what, struct latency_run 
 		char byte;
 		if (argv)
 			execv(argv[0], argv);
+		/* its own copy of the write end closed: a parent killed before
+		 * writing is then an end of file here, not a wait for ever
+		 * (the child would hold the subject's pipe to ptscope open) */
+		close(gate[1]);
 		_exit(argv ? 127 : read(gate[0], &byte, 1) == 1 ? 0 : 1);
 	}
 	if (!argv) {

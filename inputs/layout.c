@@ -31,6 +31,7 @@
 #include <string.h>
 #include <linux/close_range.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -201,6 +202,12 @@ static void helper_path(char *path, size_t size)
  * 4 (to it), or say why not; without a helper, serve from here. */
 __attribute__((noreturn)) static void child(struct layout *layout, const char *helper, int from, int to)
 {
+	/* ptscope killed, the subject goes too (it may be forking for a long
+	 * while before it next reads a request); kept across execv */
+	pid_t parent = getppid();
+	prctl(PR_SET_PDEATHSIG, (unsigned long)SIGKILL, 0UL, 0UL, 0UL);
+	if (getppid() != parent)
+		_exit(1);
 	if (!helper[0]) {
 		struct subject_hello hello = { 0, "" };
 		if (file_write_exact(to, &hello, sizeof(hello)) || subject_build_and_tell(layout, to))

@@ -105,13 +105,16 @@ static void *place(const struct layout_vma *v, int prot, int flags, int fd, uint
 	return at;
 }
 
-static void touch_pages(const struct layout_vma *v, char *at)
+/* prot: what the VMA is mapped with while it is built (write added where
+ * a page is to be written), not its own: a read-only VMA's copied-on-write
+ * pages (a library's relocated data) are written too. */
+static void touch_pages(const struct layout_vma *v, char *at, int prot)
 {
 	for (size_t i = 0; i < v->page_count; i++) {
 		volatile char *page = at + (v->pages[i] & ~LAYOUT_WRITE_BIT) * LAYOUT_PAGE_BYTES;
-		if ((v->pages[i] & LAYOUT_WRITE_BIT) && (v->prot & PROT_WRITE))
+		if ((v->pages[i] & LAYOUT_WRITE_BIT) && (prot & PROT_WRITE))
 			*page = *page;
-		else if (v->prot & PROT_READ)
+		else if (prot & PROT_READ)
 			(void)*page;
 	}
 }
@@ -152,7 +155,7 @@ static int build_vma(struct layout_vma *v, size_t index, const char *folder, str
 		prctl(PR_SET_VMA, (unsigned long)PR_SET_VMA_ANON_NAME, (unsigned long)(uintptr_t)at, (unsigned long)v->bytes,
 		      (unsigned long)(uintptr_t)name);
 	}
-	touch_pages(v, at);
+	touch_pages(v, at, prot);
 	if (prot != v->prot && mprotect(at, v->bytes, v->prot) != 0)
 		return error_internal(error, NULL, 0, "cannot protect VMA %zu: %s", index, strerror(errno));
 	return 0;

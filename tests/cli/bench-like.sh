@@ -143,6 +143,12 @@ print("bench-like: %d of %d VMAs found again VMA by VMA; %d others, the subject'
 assert set(names) <= {sys.argv[3], "[anon]", "[heap]", "[stack]", "[vdso]", "[vvar]", "[vvar_vclock]"}, names
 assert sum(v[2] == sys.argv[3] for v in left) >= 2 and len(left) <= 12, left
 assert {"[stack]", "[heap]"} <= set(names), names
+# every VMA that held anonymous pages (smaps' Anonymous, a library's
+# relocated read-only data among them) holds them again: written while the
+# VMA was writable, before it was given its own permissions
+def with_anonymous(folder, pid):
+    return sum(1 for line in open("%s%d/smaps" % (folder, pid)) if line.startswith("Anonymous:") and int(line.split()[1]) > 0)
+assert with_anonymous(again, subject) >= with_anonymous(snap, most), (with_anonymous(again, subject), with_anonymous(snap, most))
 PY
 
 # a subject killed while it rebuilds the desktop process's files (most are
