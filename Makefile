@@ -23,8 +23,8 @@ CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ptscope
 #   BUILD: compile and link;  RUN: what the commands use at run time
 #   CHECK: `make check` (tests);  BENCH: `make bench`;  FUZZ: `make fuzz`
 PACKAGES_BUILD = gcc libc6-dev make pkg-config libclang-14-dev libgraphviz-dev libxml2-dev \
-                 libarchive-dev libjson-c-dev libgsl-dev
-PACKAGES_RUN   = libclang1-14 man-db libgsl27
+                 libarchive-dev libjson-c-dev libgsl-dev libsodium-dev
+PACKAGES_RUN   = libclang1-14 man-db libgsl27 libsodium23
 PACKAGES_CHECK = libcunit1-dev libcsv-dev smem smemcap cflow time python3 jq xz-utils zstd linux-config-6.1 \
                  linux-config-6.12 bash-completion debhelper dpkg-dev fakeroot libclang-19-dev llvm-19-dev \
                  clang-19 python3-jsonschema sqlite3 chromium lintian prometheus
@@ -33,7 +33,7 @@ PACKAGES_FUZZ  = clang-14 libclang-rt-14-dev
 
 # The version, written once in version.h.
 VERSION := $(shell sed -n 's/^\#define PTSCOPE_VERSION "\(.*\)"/\1/p' version.h)
-PKGS     = libxml-2.0 libarchive libgvc libcgraph json-c gsl
+PKGS     = libxml-2.0 libarchive libgvc libcgraph json-c gsl libsodium
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # libclang's C headers (clang-c/Index.h), from the newest libclang-N-dev; its

@@ -123,7 +123,7 @@ bool cg_write_file_atomic(const char *path, const char *data, size_t size)
 /* Interned strings: the base hash table over the text array. */
 static uint64_t string_hash(const char *text)
 {
-	return hash_bytes(text, strlen(text));
+	return hash_keyed(text, strlen(text));
 }
 
 static uint64_t rehash_string(const void *context, size_t index)

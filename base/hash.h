@@ -43,8 +43,11 @@ struct hash_probe {
 /* The hash of entry `index`, for growing. */
 typedef uint64_t hash_rehash_fn(const void *context, size_t index);
 
-/* Mixers: 64-bit integers (the murmur3 finaliser), and bytes (FNV-1a:
- * short keys, no adversary choosing them). */
+/* Mixers: 64-bit integers (the murmur3 finaliser); bytes no adversary
+ * chooses (FNV-1a: fixed, so fit for keys kept on disk, such as the
+ * analyzer's cache names); and strings from input, which may be chosen to
+ * collide: hash_keyed, SipHash-2-4 under a per-process random key
+ * (base/hash_keyed.c, libsodium). */
 static inline uint64_t hash_u64(uint64_t x)
 {
 	x ^= x >> 33;
@@ -71,6 +74,8 @@ static inline uint64_t hash_bytes(const void *data, size_t bytes)
 {
 	return hash_bytes_more(HASH_BYTES_START, data, bytes);
 }
+
+uint64_t hash_keyed(const void *data, size_t bytes);
 
 /* The index in the probed slot, or HASH_NONE at the first empty slot. */
 static inline size_t hash_probe_index(const struct hash_table *table, const struct hash_probe *probe)

@@ -73,7 +73,7 @@ static uint64_t rehash_string(const void *context, size_t index)
 
 const char *arena_intern(struct arena *arena, const char *s, size_t length)
 {
-	uint64_t hash = hash_bytes(s, length);
+	uint64_t hash = hash_keyed(s, length);
 	struct hash_probe probe;
 	for (size_t i = hash_first(&arena->index, hash, &probe); i != HASH_NONE;
 	     i = hash_next(&arena->index, &probe)) {

@@ -715,11 +715,13 @@ static const struct codec *codec_named(const char *name)
 	return NULL;
 }
 
-/* Members go to a tar (capture) or straight to a snapshot builder (live read). */
+/* Members go to a tar (capture) or straight to a sink (the live read's
+ * snapshot builder, inputs/live.c): capture itself never links the builder. */
 struct writer {
 	struct archive *archive;
 	struct archive_entry *entry;
-	struct snapshot_builder *builder;
+	capture_sink *sink;
+	void *sink_data;
 	time_t mtime;
 	const char *path;
 	struct error *error;
@@ -743,8 +745,8 @@ static int write_header(struct writer *w, const char *name, mode_t type_and_mode
 			uid_t uid, gid_t gid)
 {
 	char why[512];
-	if (w->builder)
-		return 0; /* a builder needs no folder entries */
+	if (w->sink)
+		return 0; /* a sink needs no folder entries */
 	archive_entry_clear(w->entry);
 	archive_entry_set_pathname(w->entry, name);
 	archive_entry_set_mode(w->entry, type_and_mode);
@@ -763,8 +765,8 @@ static int write_header(struct writer *w, const char *name, mode_t type_and_mode
 static int write_member(struct writer *w, const char *name, const void *data, size_t size)
 {
 	char why[512];
-	if (w->builder)
-		return builder_add_member(w->builder, name, data, size, w->error);
+	if (w->sink)
+		return w->sink(w->sink_data, name, data, size, w->error);
 	if (write_header(w, name, AE_IFREG | 0444, size, 0, 0) < 0)
 		return -1;
 	if (size && archive_write_data(w->archive, data, size) != (la_ssize_t)size) {
@@ -1446,17 +1448,18 @@ static void capture_state_release(struct capture_state *state)
 	free(state->gids.ids);
 }
 
-/* The live system: the same walk as a capture, members handed to the builder. */
-int read_live(const char *proc_root, struct snapshot_builder *builder, struct error *error)
+/* The live system: the same walk as a capture, members handed to sink. */
+int capture_to_sink(const char *proc_root, capture_sink *sink, void *sink_data, struct error *error)
 {
-	/* the builder takes records as read (format 1): it keeps each chunk once itself */
+	/* the sink takes records as read (format 1): a builder keeps each chunk once itself */
 	struct capture_options options = { .proc_root = proc_root, .format = 1 };
 	struct capture_state state;
 	struct pid_list pids = { 0 };
 	int mode = -1;
 
 	capture_state_init(&state, &options, error);
-	state.writer.builder = builder;
+	state.writer.sink = sink;
+	state.writer.sink_data = sink_data;
 	state.writer.path = proc_root;
 	state.proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (state.proc_fd < 0)

@@ -46,8 +46,12 @@ int parse_fail(const struct parse_place *place, unsigned long line, const char *
 bool parse_u64(const char *s, const char *limit, uint64_t *value, const char **end);
 bool parse_hex_u64(const char *s, const char *limit, uint64_t *value, const char **end);
 
-/* ---- the users member (users.c) ---- */
-/* Distinct ids, in the order seen (at most 65,536 are kept). */
+/* ---- the users member (users.c reads it, users_capture.c writes it) ---- */
+/* A name of 1..255 bytes; at most USERS_MAX_IDS ids of a kind, a bound
+ * against a hostile or absurd capture, far above any real host's. */
+#define USERS_NAME_MAX 255
+#define USERS_MAX_IDS 65536
+/* Distinct ids, in the order seen (at most USERS_MAX_IDS are kept). */
 struct id_set {
 	uint32_t *ids;
 	size_t count;
@@ -271,6 +275,10 @@ void builder_abort(struct snapshot_builder *builder);
 int read_directory(const char *path, struct snapshot_builder *builder, struct error *error);
 int read_archive(const char *path, struct snapshot_builder *builder, struct error *error);
 int read_live(const char *proc_root, struct snapshot_builder *builder, struct error *error);
+/* The walk of a capture with every member handed to sink instead of a tar
+ * (inputs/capture.c; read_live, inputs/live.c, hands them to a builder). */
+typedef int capture_sink(void *data, const char *name, const void *bytes, size_t size, struct error *error);
+int capture_to_sink(const char *proc_root, capture_sink *sink, void *sink_data, struct error *error);
 
 
 /* ---- bench's subject: inputs/layout.c (ptscope's side), inputs/subject.c

@@ -276,14 +276,14 @@ struct reader {
 static uint64_t symbol_hash(const void *context, size_t index)
 {
 	const struct perf_samples *s = context;
-	return hash_bytes(s->items[index].symbol, strlen(s->items[index].symbol));
+	return hash_keyed(s->items[index].symbol, strlen(s->items[index].symbol));
 }
 
 static void add_sample(struct reader *reader, const struct line_reading *r)
 {
 	struct perf_samples *s = reader->samples;
 	size_t length = symbol_length(r->symbol);
-	uint64_t hash = hash_bytes(r->symbol, length);
+	uint64_t hash = hash_keyed(r->symbol, length);
 	struct hash_probe probe;
 	for (size_t i = hash_first(&reader->index, hash, &probe); i != HASH_NONE; i = hash_next(&reader->index, &probe)) {
 		struct perf_sample *item = &s->items[i];
@@ -327,7 +327,8 @@ static bool script_header(const char *line)
 
 static uint64_t call_hash_of(const char *caller, size_t caller_length, const char *callee, size_t callee_length)
 {
-	return hash_bytes_more(hash_bytes(caller, caller_length), callee, callee_length);
+	/* two keyed hashes, the caller's mixed first: (a, b) and (b, a) differ */
+	return hash_u64(hash_keyed(caller, caller_length)) ^ hash_keyed(callee, callee_length);
 }
 
 static uint64_t call_hash(const void *context, size_t index)

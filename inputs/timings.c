@@ -158,6 +158,25 @@ static bool read_shell_line(struct timing_set *set, const char *line)
 	return false;
 }
 
+/* A number followed by word; *s then points past the word. */
+static bool number_before(const char **s, double *value, const char *word)
+{
+	size_t length = strlen(word);
+	if (!read_number(s, value) || strncmp(*s, word, length))
+		return false;
+	*s += length;
+	return true;
+}
+
+/* The three times a time(1) line gives, in the order every shape lists them. */
+static void add_times(struct timing_set *set, const char *shape, double real_s, double user_s, double system_s)
+{
+	note_shape(set, shape);
+	add_value(set, "real", "s", real_s);
+	add_value(set, "user", "s", user_s);
+	add_value(set, "system", "s", system_s);
+}
+
 /* zsh: "... 35.12s user 65.96s system 363% cpu 27.814 total". */
 static bool read_zsh_line(struct timing_set *set, const char *line)
 {
@@ -168,21 +187,16 @@ static bool read_zsh_line(struct timing_set *set, const char *line)
 		return false;
 	const char *s = user;
 	double user_s, system_s, percent, total_s;
-	if (!read_number(&s, &user_s) || strncmp(s, "s user ", 7))
-		return false;
-	s = skip_space(s + 7);
-	if (!read_number(&s, &system_s) || strncmp(s, "s system ", 9))
-		return false;
-	s = skip_space(s + 9);
-	if (!read_number(&s, &percent) || strncmp(s, "% cpu ", 6))
-		return false;
-	s = skip_space(s + 6);
+	static const char *const words[] = { "s user ", "s system ", "% cpu " };
+	double *values[] = { &user_s, &system_s, &percent };
+	for (size_t i = 0; i < 3; i++) {
+		if (!number_before(&s, values[i], words[i]))
+			return false;
+		s = skip_space(s);
+	}
 	if (!read_clock(&s, &total_s) || strncmp(s, " total", 6) || !at_end(s + 6))
 		return false;
-	note_shape(set, "zsh time");
-	add_value(set, "real", "s", total_s);
-	add_value(set, "user", "s", user_s);
-	add_value(set, "system", "s", system_s);
+	add_times(set, "zsh time", total_s, user_s, system_s);
 	return true;
 }
 
@@ -208,18 +222,10 @@ static bool read_gnu_time_line(struct timing_set *set, const char *line)
 		return true;
 	}
 	double user_s, system_s, real_s;
-	if (!read_number(&s, &user_s) || strncmp(s, "user ", 5))
+	if (!number_before(&s, &user_s, "user ") || !number_before(&s, &system_s, "system ") ||
+	    !read_clock(&s, &real_s) || strncmp(s, "elapsed", 7))
 		return false;
-	s += 5;
-	if (!read_number(&s, &system_s) || strncmp(s, "system ", 7))
-		return false;
-	s += 7;
-	if (!read_clock(&s, &real_s) || strncmp(s, "elapsed", 7))
-		return false;
-	note_shape(set, "/usr/bin/time");
-	add_value(set, "real", "s", real_s);
-	add_value(set, "user", "s", user_s);
-	add_value(set, "system", "s", system_s);
+	add_times(set, "/usr/bin/time", real_s, user_s, system_s);
 	return true;
 }
 

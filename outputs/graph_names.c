@@ -14,7 +14,7 @@
 
 static uint64_t name_hash(const char *name)
 {
-	return hash_bytes(name, strlen(name));
+	return hash_keyed(name, strlen(name));
 }
 
 static uint64_t node_name_hash(const void *context, size_t index)

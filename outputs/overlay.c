@@ -245,7 +245,7 @@ void overlay_inputs_free(struct overlay_inputs *in)
 
 static uint64_t name_hash(const char *name)
 {
-	return hash_bytes(name, strlen(name));
+	return hash_keyed(name, strlen(name));
 }
 
 /* ---- events ------------------------------------------------------------- */

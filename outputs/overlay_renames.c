@@ -29,7 +29,7 @@ struct table_names {
 
 static uint64_t text_hash(const char *text)
 {
-	return hash_bytes(text, strlen(text));
+	return hash_keyed(text, strlen(text));
 }
 
 static const char *table_name(const struct table_names *names, size_t i)

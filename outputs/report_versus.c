@@ -93,7 +93,7 @@ static const char *key_of(const struct keyed *k, size_t i)
 static uint64_t key_hash(const void *context, size_t index)
 {
 	const char *key = key_of(context, index);
-	return hash_bytes(key, strlen(key));
+	return hash_keyed(key, strlen(key));
 }
 
 /* One pass of matching on one key: BEFORE's processes indexed by the key,
@@ -133,7 +133,7 @@ static void match_on(const struct model_result *after, const struct model_result
 		const char *key = key_of(&a, i);
 		if (m->before_of[i] != SIZE_MAX || !key[0])
 			continue;
-		for (size_t j = hash_first(&table, hash_bytes(key, strlen(key)), &probe); j != HASH_NONE;
+		for (size_t j = hash_first(&table, hash_keyed(key, strlen(key)), &probe); j != HASH_NONE;
 		     j = hash_next(&table, &probe)) {
 			if (strcmp(key_of(&k, j), key))
 				continue;
@@ -274,7 +274,7 @@ static const struct model_sharing *rule_named(const struct model_result *r, cons
 static uint64_t path_hash(const void *context, size_t index)
 {
 	const struct model_sharing *s = context;
-	return hash_bytes(s->files[index].path, strlen(s->files[index].path));
+	return hash_keyed(s->files[index].path, strlen(s->files[index].path));
 }
 
 static void add_file(json_object *list, const char *rule, const char *path, uint64_t pages, uint64_t baseline)
@@ -303,7 +303,7 @@ static void compare_files(json_object *list, const struct model_sharing *now, co
 		const char *path = now->files[i].path;
 		uint64_t baseline = 0;
 		struct hash_probe probe;
-		for (size_t j = hash_first(&table, hash_bytes(path, strlen(path)), &probe); j != HASH_NONE;
+		for (size_t j = hash_first(&table, hash_keyed(path, strlen(path)), &probe); j != HASH_NONE;
 		     j = hash_next(&table, &probe))
 			if (!seen[j] && !strcmp(then->files[j].path, path)) {
 				seen[j] = true;

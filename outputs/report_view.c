@@ -169,7 +169,7 @@ static int compare_groups(const void *x, const void *y)
 static uint64_t group_hash(const void *groups, size_t index)
 {
 	const char *key = ((const struct report_group_row *)groups)[index].key;
-	return hash_bytes(key, strlen(key));
+	return hash_keyed(key, strlen(key));
 }
 
 static void build_groups(struct report_view *v, const struct model_result *r, const struct report_options *o)
@@ -180,7 +180,7 @@ static void build_groups(struct report_view *v, const struct model_result *r, co
 		const struct model_process *p = &r->process_figures[v->order[n]];
 		char key[sizeof(v->groups[0].key)];
 		group_key(r, p, o->group_by, key, sizeof(key));
-		uint64_t hash = hash_bytes(key, strlen(key));
+		uint64_t hash = hash_keyed(key, strlen(key));
 		struct hash_probe probe;
 		size_t g = hash_first(&table, hash, &probe);
 		while (g != HASH_NONE && strcmp(v->groups[g].key, key))

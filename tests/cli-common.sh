@@ -40,9 +40,44 @@ make_user() {
 	users="$users $user"
 }
 as_user() { setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups "$@"; }
+# trace_instance EVENT NAME: as root, a tracefs of the test's own (the shared
+# one may not be mounted), a trace instance ptscope-NAME-PID in it, and in
+# $event that instance's kmem:EVENT tracepoint (not enabled yet; its cache
+# name field is needed, 6.2+); all undone at exit.  Skips, saying why, where
+# the kernel or the user cannot.
+trace_instance() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for tracefs"
+	grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel"
+	tracefs=$(mktemp -d)
+	instance=""
+	trap trace_finish EXIT
+	mount -t tracefs nodev "$tracefs" 2>/dev/null || skip "cannot mount tracefs"
+	[ -d "$tracefs/events/kmem/$1" ] || skip "no kmem:$1 tracepoint"
+	grep -q "char\[\] name;" "$tracefs/events/kmem/$1/format" ||
+		skip "kmem:$1 has no cache name field (kernel before 6.2)"
+	instance="$tracefs/instances/ptscope-$2-$$"
+	mkdir "$instance" || skip "cannot make a trace instance"
+	event="$instance/events/kmem/$1"
+}
+trace_finish() {
+	[ -n "$instance" ] && [ -d "$instance" ] && { echo 0 > "$event/enable"; rmdir "$instance"; }
+	umount "$tracefs" 2>/dev/null
+	rmdir "$tracefs"
+	cleanup
+}
 # need_snapshot NAME: the reference snapshot ../shared/snapshots/NAME, or skip.
 need_snapshot() {
 	[ -f "${SHARED_SNAPSHOTS:-}/$1" ] || skip "no reference snapshot $1 in ${SHARED_SNAPSHOTS:-(unset)}"
+}
+
+# unpack_reports NAME: the reference snapshot NAME.tar.gz unpacked into
+# $tmp/NAME (for a test's own count from its members) and its reports in
+# $tmp/NAME.json, .txt and .html, to check against that count.
+unpack_reports() {
+	mkdir "$tmp/$1" && tar -xzf "$SHARED_SNAPSHOTS/$1.tar.gz" -C "$tmp/$1" || fail "unpack $1"
+	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$1.tar.gz" --format json -o "$tmp/$1.json" || fail "$1 json"
+	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$1.tar.gz" -o "$tmp/$1.txt" || fail "$1 text"
+	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$1.tar.gz" -o "$tmp/$1.html" || fail "$1 html"
 }
 
 # server_snapshot DIR ARCH TEXT: a snapshot of one process, server (pid 7),

@@ -17,28 +17,9 @@
 # "anon_vma_chain": those are told apart by call site and must be only
 # allocations outside mm/rmap.c (docs/cost-model.md section 9).
 . "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root for tracefs"
 command -v cc >/dev/null || skip "no C compiler"
 command -v jq >/dev/null || skip "needs jq"
-grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel"
-
-# a tracefs of our own (the shared one may not be mounted), unmounted at exit
-tracefs=$(mktemp -d)
-instance=""
-finish() {
-	[ -n "$instance" ] && [ -d "$instance" ] && { echo 0 > "$instance/events/kmem/kmem_cache_alloc/enable"; rmdir "$instance"; }
-	umount "$tracefs" 2>/dev/null
-	rmdir "$tracefs"
-	cleanup
-}
-trap finish EXIT
-mount -t tracefs nodev "$tracefs" 2>/dev/null || skip "cannot mount tracefs"
-event="$tracefs/events/kmem/kmem_cache_alloc"
-[ -d "$event" ] || skip "no kmem:kmem_cache_alloc tracepoint"
-grep -q "char\[\] name;" "$event/format" || skip "kmem_cache_alloc has no cache name field (kernel before 6.2)"
-instance="$tracefs/instances/ptscope-fork-$$"
-mkdir "$instance" || skip "cannot make a trace instance"
-event="$instance/events/kmem/kmem_cache_alloc"
+trace_instance kmem_cache_alloc fork
 
 cat > "$tmp/forker.c" <<'C'
 #include <stdio.h>

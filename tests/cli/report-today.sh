@@ -17,10 +17,7 @@ need_snapshot pg32.tar.gz
 need_snapshot desktop.tar.gz
 command -v python3 > /dev/null || skip "no python3"
 for name in pg32 desktop; do
-	mkdir "$tmp/$name" && tar -xzf "$SHARED_SNAPSHOTS/$name.tar.gz" -C "$tmp/$name" || fail "unpack $name"
-	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$name.tar.gz" --format json -o "$tmp/$name.json" || fail "$name json"
-	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$name.tar.gz" -o "$tmp/$name.txt" || fail "$name text"
-	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$name.tar.gz" -o "$tmp/$name.html" || fail "$name html"
+	unpack_reports "$name"
 	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$name.tar.gz" --brief > "$tmp/$name.brief" || fail "$name brief"
 	python3 - "$tmp/$name" "$tmp/$name" "$name" <<'PY' || fail "$name: today's figures"
 import glob, html, json, os, re, struct, sys

@@ -17,22 +17,7 @@
 [ "$(id -u)" -eq 0 ] || skip "needs root for tracefs and pagemap PFNs"
 command -v cc >/dev/null || skip "no C compiler"
 command -v jq >/dev/null || skip "needs jq"
-grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel"
-tracefs=$(mktemp -d)
-instance=""
-finish() {
-	[ -n "$instance" ] && [ -d "$instance" ] && { echo 0 > "$instance/events/kmem/kmem_cache_free/enable"; rmdir "$instance"; }
-	umount "$tracefs" 2>/dev/null
-	rmdir "$tracefs"
-	cleanup
-}
-trap finish EXIT
-mount -t tracefs nodev "$tracefs" 2>/dev/null || skip "cannot mount tracefs"
-grep -q "char\[\] name;" "$tracefs/events/kmem/kmem_cache_free/format" 2>/dev/null ||
-	skip "kmem_cache_free has no cache name field"
-instance="$tracefs/instances/ptscope-split-$$"
-mkdir "$instance" || skip "cannot make a trace instance"
-event="$instance/events/kmem/kmem_cache_free"
+trace_instance kmem_cache_free split
 
 cat > "$tmp/tree.c" <<'C'
 #include <stdio.h>

@@ -199,6 +199,101 @@ static void test_hash_collisions(void)
 	CU_ASSERT_EQUAL(hash_bytes("a", 1), UINT64_C(0xaf63dc4c8601ec8c));
 }
 
+/* ---- keyed hashing of input strings ---- */
+
+#define COLLIDING_STAGES 11                     /* 2^11 keys */
+#define COLLIDING_BLOCK 6                       /* bytes a stage adds */
+#define COLLIDING_CANDIDATES (1u << 15)
+#define COLLIDING_BITS 0xffffffu                /* the low 24 bits collide */
+
+struct candidate { uint32_t low; uint32_t index; };
+
+static int candidate_order(const void *a, const void *b)
+{
+	const struct candidate *x = a, *y = b;
+	return x->low != y->low ? (x->low < y->low ? -1 : 1) : (x->index < y->index ? -1 : x->index > y->index);
+}
+
+/* Bytes 1..255 spread from the index (letters alone are too regular:
+ * FNV-1a's low bits then never collide), no NUL: keys stay C strings. */
+static void candidate_block(uint32_t index, unsigned char *block)
+{
+	uint64_t bits = hash_u64(index + 1);
+	for (int i = 0; i < COLLIDING_BLOCK; i++, bits >>= 8)
+		block[i] = (unsigned char)(bits % 255 + 1);
+}
+
+/* Two blocks that take FNV-1a from any state with these low bits to one
+ * state's low bits: the low bits of (h ^ byte) * prime depend on the low
+ * bits of h alone, so a collision of the low bits holds after any prefix
+ * that ends in them, and stages chain (Joux's multicollisions): 2^stages
+ * keys, every one of the same low 24 bits under hash_bytes. */
+static void colliding_stage(uint64_t state, unsigned char pair[2][COLLIDING_BLOCK])
+{
+	struct candidate *c = xcalloc(COLLIDING_CANDIDATES, sizeof(*c));
+	unsigned char block[COLLIDING_BLOCK];
+	for (uint32_t i = 0; i < COLLIDING_CANDIDATES; i++) {
+		candidate_block(i, block);
+		c[i] = (struct candidate){ (uint32_t)hash_bytes_more(state, block, sizeof(block)) & COLLIDING_BITS, i };
+	}
+	qsort(c, COLLIDING_CANDIDATES, sizeof(*c), candidate_order);
+	size_t i = 0;
+	while (i + 1 < COLLIDING_CANDIDATES && c[i].low != c[i + 1].low)
+		i++;
+	CU_ASSERT_FATAL(i + 1 < COLLIDING_CANDIDATES);   /* about 32 pairs expected among 2^15 */
+	candidate_block(c[i].index, pair[0]);
+	candidate_block(c[i + 1].index, pair[1]);
+	free(c);
+}
+
+static uint64_t rehash_keyed(const void *context, size_t index)
+{
+	const char (*keys)[COLLIDING_STAGES * COLLIDING_BLOCK + 1] = context;
+	return hash_keyed(keys[index], strlen(keys[index]));
+}
+
+/* Keys chosen to collide under the fixed FNV-1a fill a table in linear
+ * time under hash_keyed: its probes stay near one a lookup.  Under
+ * hash_bytes every key would sit in one run: about 2^10 probes a lookup. */
+static void test_hash_keyed_colliding_keys(void)
+{
+	enum { KEYS = 1 << COLLIDING_STAGES, LENGTH = COLLIDING_STAGES * COLLIDING_BLOCK };
+	unsigned char pairs[COLLIDING_STAGES][2][COLLIDING_BLOCK];
+	uint64_t state = HASH_BYTES_START;
+	for (int stage = 0; stage < COLLIDING_STAGES; stage++) {
+		colliding_stage(state, pairs[stage]);
+		state = hash_bytes_more(state, pairs[stage][0], COLLIDING_BLOCK);
+	}
+	char (*keys)[LENGTH + 1] = xcalloc(KEYS, sizeof(*keys));
+	for (size_t k = 0; k < KEYS; k++)
+		for (int stage = 0; stage < COLLIDING_STAGES; stage++)
+			memcpy(keys[k] + stage * COLLIDING_BLOCK, pairs[stage][k >> stage & 1], COLLIDING_BLOCK);
+	/* the set is what it claims: distinct keys, one low 24 bits under FNV-1a */
+	size_t same = 0;
+	for (size_t k = 0; k < KEYS; k++)
+		same += (hash_bytes(keys[k], LENGTH) & COLLIDING_BITS) == (hash_bytes(keys[0], LENGTH) & COLLIDING_BITS);
+	CU_ASSERT_EQUAL(same, KEYS);
+	CU_ASSERT(strcmp(keys[0], keys[KEYS - 1]) != 0);
+
+	struct hash_table table = { 0 };
+	size_t probes = 0;
+	for (size_t k = 0; k < KEYS; k++)
+		hash_add(&table, hash_keyed(keys[k], LENGTH), k, rehash_keyed, keys);
+	for (size_t k = 0; k < KEYS; k++) {
+		struct hash_probe probe;
+		size_t i = hash_first(&table, hash_keyed(keys[k], LENGTH), &probe);
+		for (probes++; i != HASH_NONE && i != k; probes++)
+			i = hash_next(&table, &probe);
+		CU_ASSERT_EQUAL(i, k);
+	}
+	/* at most half full: about 1.5 probes a hit (Knuth 6.4); 4 is far above */
+	CU_ASSERT(probes < 4 * (size_t)KEYS);
+	/* a key is one process's, not the code's: the same input, the same hash */
+	CU_ASSERT_EQUAL(hash_keyed(keys[7], LENGTH), hash_keyed(keys[7], LENGTH));
+	hash_free(&table);
+	free(keys);
+}
+
 /* ---- whole-file reads ---- */
 
 /* Exactly the bytes asked for through a pipe; end of file first is -1 with
@@ -463,7 +558,7 @@ static void test_error_status(void)
 void suite_base(void)
 {
 	ADD_SUITE("base", test_alloc_strings, test_out_of_memory_exits_2, test_array_push, test_buffer,
-		  test_hash_integer_keys, test_hash_collisions, test_file_read, test_file_exact, test_output_publish,
+		  test_hash_integer_keys, test_hash_collisions, test_hash_keyed_colliding_keys, test_file_read, test_file_exact, test_output_publish,
 		  test_output_discard_and_replace, test_output_signal_cleanup, test_output_in_place,
 		  test_output_stream_keeps_errno, test_error_text, test_error_status);
 }
