@@ -211,7 +211,17 @@ struct kconfig {
 /* Read a .config (plain or compressed).  0, or -1 with error set (bad input). */
 int kconfig_read(const char *path, struct kconfig *config, struct error *error);
 void kconfig_set(struct kconfig *config, const char *name, const char *value);
+/* NULL when unset or n ("# CONFIG_X is not set"). */
 const char *kconfig_get(const struct kconfig *config, const char *name);
+/* As written, "n" included: NULL only when the configuration does not say. */
+const char *kconfig_value(const struct kconfig *config, const char *name);
+/* Complete config as `make olddefconfig` would from the tree's Kconfig files
+ * (top: "Kconfig", or "arch/i386/Kconfig" before 2.6.24), read as data
+ * (kconfig_files.c, kconfig_defaults.c); env: NULL-ended "ARCH=x86_64"...
+ * *said: what was done, for the summary (caller frees).  0 (also when the
+ * tree has no Kconfig: *said NULL), or -1 with error set (bad input). */
+int kconfig_fill_defaults(const char *root, const char *top, const char *const *env,
+			  struct kconfig *config, char **said, struct error *error);
 /* The text of an autoconf.h for this configuration. */
 void kconfig_header(const struct kconfig *config, struct buffer *out);
 void kconfig_free(struct kconfig *config);

@@ -62,6 +62,12 @@ void kconfig_set(struct kconfig *config, const char *name, const char *value)
 
 const char *kconfig_get(const struct kconfig *config, const char *name)
 {
+	const char *value = cg_values_get(&config->symbols, name);
+	return value && strcmp(value, "n") ? value : NULL;
+}
+
+const char *kconfig_value(const struct kconfig *config, const char *name)
+{
 	return cg_values_get(&config->symbols, name);
 }
 
@@ -75,13 +81,26 @@ static bool is_symbol(const char *start, size_t length)
 	return true;
 }
 
+/* "# CONFIG_X is not set": a defconfig's way of saying X=n against a
+ * Kconfig default of y (kept as "n", which kconfig_get hides). */
+static void not_set_line(struct kconfig *config, const char *line)
+{
+	char name[256];
+	int end = 0;
+	if (sscanf(line, "# %255[A-Za-z0-9_] is not set%n", name, &end) == 1 && end &&
+	    !line[end] && is_symbol(name, strlen(name)))
+		kconfig_set(config, name, "n");
+}
+
 /* One .config line: CONFIG_X=value, "# CONFIG_X is not set", comment or blank. */
 static bool config_line(struct kconfig *config, char *line)
 {
 	while (*line == ' ' || *line == '\t')
 		line++;
+	if (*line == '#')
+		not_set_line(config, line);
 	if (*line == '\0' || *line == '#')
-		return true;   /* "is not set" leaves the symbol undefined, as kconfig does */
+		return true;
 	char *equals = strchr(line, '=');
 	if (!equals || !is_symbol(line, (size_t)(equals - line)))
 		return false;

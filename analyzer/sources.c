@@ -38,18 +38,19 @@ struct layout {
 	const char *supplied;         /* symbols assumed for a tree with no configuration */
 	const char *defconfig;        /* the arch's default configuration, relative to the
 				       tree: arch/ARCH/defconfig until 2.6.23, then configs/ */
+	const char *kconfig_arch;     /* $ARCH for its Kconfig files (x86's 64BIT asks) */
 };
 
 static const struct layout layouts[] = {
 	{ "x86", NULL, "x86_64-linux-gnu", "config.amd64_none_amd64.xz",
 	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT",
-	  "arch/x86/configs/x86_64_defconfig" },
+	  "arch/x86/configs/x86_64_defconfig", "x86_64" },
 	/* before 2.6.24 x86_64 had its own folder beside i386 */
 	{ "x86_64", "CONFIG_X86_64", "x86_64-linux-gnu", "config.amd64_none_amd64.xz",
 	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_64 CONFIG_64BIT",
-	  "arch/x86_64/defconfig" },
+	  "arch/x86_64/defconfig", "x86_64" },
 	{ "i386", NULL, "i386-linux-gnu", "config.i386_none_686.xz",
-	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_32", "arch/i386/defconfig" },
+	  "CONFIG_MMU CONFIG_SWAP CONFIG_SHMEM CONFIG_X86 CONFIG_X86_32", "arch/i386/defconfig", "i386" },
 };
 
 /* Fault handlers by era: 2.6.24-2.6.27 split x86 into _32 and _64. */
@@ -179,6 +180,9 @@ static char *tree_release(const char *root)
 	return release;
 }
 
+static int config_from_defconfig(const char *root, const struct layout *layout, struct kconfig *config,
+				 struct source_plan *plan, struct error *error);
+
 /* The configuration, in order of preference: --config, the tree's .config,
  * its generated header, the distribution's configuration for this version,
  * and last a handful of supplied MMU symbols. */
@@ -215,33 +219,46 @@ static int find_config(const struct analyzer_options *options, const char *root,
 		return kconfig_read(debian, config, error);
 	}
 	free(debian);
-	/* the arch's defconfig is the configuration a fresh tree builds with
-	 * ("make defconfig"); a minimal one (3.x+, savedefconfig) leaves out
-	 * what Kconfig defaults to, so the MMU symbols are still added where
-	 * it does not set them */
+	return config_from_defconfig(root, layout, config, plan, error);
+}
+
+/* What `make defconfig` would give, without running the tree's kconfig: the
+ * arch's defconfig (a minimal one, 3.x+, says only what differs from the
+ * Kconfig defaults), then the Kconfig files' defaults and selects for all
+ * it leaves out (kconfig_defaults.c).  The MMU symbols are still supplied
+ * where neither says anything (a tree without Kconfig: 2.4). */
+static int config_from_defconfig(const char *root, const struct layout *layout, struct kconfig *config,
+				 struct source_plan *plan, struct error *error)
+{
 	char *defconfig = join(root, layout->defconfig);
 	bool has_defconfig = cg_is_file(defconfig);
-	if (has_defconfig && kconfig_read(defconfig, config, error)) {
-		free(defconfig);
-		return -1;
-	}
+	char *top = tree_has(root, "Kconfig") ? xstrdup("Kconfig") : xasprintf("arch/%s/Kconfig", layout->arch);
+	char *arch = xasprintf("ARCH=%s", layout->kconfig_arch), *srcarch = xasprintf("SRCARCH=%s", layout->arch);
+	const char *const env[] = { arch, srcarch, "srctree=.", NULL };
+	char *said = NULL;
+	int status = has_defconfig ? kconfig_read(defconfig, config, error) : 0;
+	if (!status)
+		status = kconfig_fill_defaults(root, top, env, config, &said, error);
 	struct buffer added = { 0 };
 	char *symbols = xstrdup(layout->supplied), *save = NULL;
-	for (char *name = strtok_r(symbols, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
-		if (kconfig_get(config, name))
+	for (char *name = strtok_r(symbols, " ", &save); !status && name; name = strtok_r(NULL, " ", &save)) {
+		if (kconfig_value(config, name))
 			continue;
 		kconfig_set(config, name, "y");
 		plan->symbols_supplied++;
 		buffer_printf(&added, "%s%s", added.length ? " " : "", name);
 	}
-	if (has_defconfig)
-		plan->config = added.length ? xasprintf("%s; supplied %s", defconfig, added.data) : xstrdup(defconfig);
-	else
-		plan->config = xasprintf("none found; supplied %s", layout->supplied);
+	plan->config = xasprintf("%s%s%s%s%s", has_defconfig ? defconfig : "no .config or defconfig",
+				 said ? "; " : "", said ? said : "", added.length ? "; supplied " : "",
+				 added.length ? added.data : "");
 	free(defconfig);
+	free(top);
+	free(arch);
+	free(srcarch);
+	free(said);
 	buffer_free(&added);
 	free(symbols);
-	return 0;
+	return status;
 }
 
 /* --- the shim folder ----------------------------------------------------- */
@@ -763,9 +780,11 @@ static int constants_header(const char *root, const char *arch, const char *shim
 	char *source = join(root, relative);
 	char *named = named_header(root, arch, header->stem);
 	char *name = with_arch(named ? named : header->fallback, arch);
-	/* include/asm-ARCH/x.h is reached as <asm/x.h>: the shim's asmgen/asm */
+	/* include/asm-ARCH/x.h is reached as <asm/x.h>: the shim's asmgen/asm;
+	 * include/asm/x.h (2.6.28-2.6.3x, beside arch/ARCH/include) through
+	 * the shim's config folder, which stands in for include/ */
 	const char *slash = strchr(name, '/');
-	char *place = !strncmp(name, "asm", 3) && slash ? xasprintf("asmgen/asm%s", slash)
+	char *place = !strncmp(name, "asm-", 4) && slash ? xasprintf("asmgen/asm%s", slash)
 							 : xasprintf("config/%s", name);
 	char *in_tree = xasprintf("%s/include/%s", root, name);
 	char *path = join(shim, place);

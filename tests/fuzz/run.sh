@@ -2,7 +2,10 @@
 # Run every libFuzzer target of `make fuzz` for SECONDS each (default 600),
 # all at once at the lowest priority, from seeds made here out of the
 # fixtures; print one line per target: executions, seconds, crashes.  A
-# crash input is kept as build-fuzz/crash-TARGET-* to become a test.
+# crash input is kept as build-fuzz/crash-TARGET-* to become a test.  A
+# "slow unit" (over 10 s of wall-clock time, kept as crash-TARGET-slow-unit-*)
+# is counted apart: on a loaded machine it is the load, so run it alone.
+# FUZZ_NICE sets the priority (default 19, the lowest).
 #   sh tests/fuzz/run.sh [SECONDS] [TARGET...]
 seconds=${1:-600}
 [ $# -gt 0 ] && shift
@@ -42,13 +45,14 @@ done
 # the campaign ended there.  60 s still finds a hang.
 for t in $targets; do
 	mkdir -p "$out/corpus-$t"
-	(cd "$out" && nice -n 19 ./$t -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 \
+	(cd "$out" && nice -n "${FUZZ_NICE:-19}" ./$t -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$out/crash-$t-" "$out/corpus-$t" "$seeds/$t" > "$out/$t.log" 2>&1) &
 done
 wait
 for t in $targets; do
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t.log")
 	time=$(sed -n 's/^stat::.*_time.*: *//p' "$out/$t.log" | head -1)
-	crashes=$(ls "$out" | grep -c "^crash-$t-")
-	echo "$t: ${runs:-?} executions in ${seconds} s, $crashes crash input(s)"
+	crashes=$(ls "$out" | grep "^crash-$t-" | grep -vc "^crash-$t-slow-unit-")
+	slow=$(ls "$out" | grep -c "^crash-$t-slow-unit-")
+	echo "$t: ${runs:-?} executions in ${seconds} s, $crashes crash input(s), $slow slow unit(s)"
 done
