@@ -143,12 +143,17 @@ static size_t probe_length(const char *text)
 	return 0;
 }
 
-/* Length of a quoted string at text, quotes included; 0 when unclosed. */
+/* Length of a quoted string at text, quotes included; 0 when unclosed.  A
+ * $(...) inside may hold quotes of its own (4.19's scripts/gcc-plugins/Kconfig:
+ * default "$(shell,... "$(CC)")"). */
 static size_t string_length(const char *text)
 {
 	for (size_t i = 1; text[i]; i++) {
+		size_t probe;
 		if (text[i] == '\\' && text[i + 1])
 			i++;
+		else if (text[i] == '$' && text[i + 1] == '(' && (probe = probe_length(text + i)))
+			i += probe - 1;
 		else if (text[i] == text[0])
 			return i + 1;
 	}

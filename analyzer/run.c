@@ -175,8 +175,9 @@ static const struct { const char *message, *why; } error_causes[] = {
 	  "the header defines the struct further down, gcc up to 3.x accepted it and ptscope reads "
 	  "the declaration after the definition (summary: compat); only that declaration is lost" },
 	{ "use of undeclared identifier 'CONFIG_",
-	  "a value the configuration should set and does not: the tree has no .config, or only a "
-	  "defconfig, which leaves out what Kconfig defaults and selects (give a .config, e.g. "
+	  "a value the configuration should set and does not: a given .config without it, or, "
+	  "from a defconfig and the Kconfig files, one computed by a probe ptscope never runs "
+	  "or set outside Kconfig (summary: config says what was read; give a .config, e.g. "
 	  "from make olddefconfig, with --config)" },
 	{ "unknown processor family",
 	  "the configuration chooses no processor: the tree has no .config (give one with --config)" },

@@ -478,106 +478,127 @@ static int calibrate(bool quick, int cpu, const char *output, int words)
 	return status;
 }
 
-int cmd_bench(int argc, char **argv)
-{
-	struct command_getopt getopt;
-	command_getopt_init(&getopt, &bench_help);
-	enum bench_format format = BENCH_TEXT;
-	const char *output = NULL, *like = NULL, *calibration_path = NULL, *model = NULL;
-	long runs = RUNS_DEFAULT, cpu = -1;
-	bool comparing = false, timing_options = false, calibrating = false, quick = false;
-	int c, status = 0;
+/* What the command line asked for. */
+struct bench_request {
+	enum bench_format format;
+	const char *output, *like, *calibration_path, *model;
+	long runs, cpu;
+	bool comparing, timing_options, calibrating, quick;
+};
 
-	optind = 1;
-	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_RUNS:
-			status = parse_count("--runs", optarg, RUNS_MOST, &runs);
-			timing_options = true;
-			break;
-		case OPT_CPU:
-			status = parse_count("--cpu", optarg, CPU_SETSIZE - 1, &cpu);
-			timing_options = true;
-			break;
-		case OPT_COMPARE: comparing = true; break;
-		case OPT_LIKE: like = optarg; break;
-		case OPT_CALIBRATE: calibrating = true; break;
-		case OPT_QUICK: quick = true; break;
-		case OPT_CALIBRATION: calibration_path = optarg; break;
-		case OPT_MODEL: model = optarg; break;
-		case OPT_FORMAT:
-			if (bench_format_parse(optarg, &format)) {
-				fprintf(stderr, "ptscope: bench: unknown format '%s' (text, json)\n", optarg);
-				status = 1;
-			}
-			break;
-		case 'o': output = optarg; break;
-		case 'h': command_help_print(stdout, &bench_help); return 0;
-		default: return command_getopt_refused(&getopt, &bench_help, argv);
-		}
-	}
-	if (!status && comparing && timing_options) {
-		fputs("ptscope: bench: --compare reads posted timings; --runs and --cpu time nothing there\n", stderr);
-		status = 1;
-	}
-	if (!status && comparing && (like || calibration_path || model) && !(like && calibration_path && model)) {
-		fputs("ptscope: bench: --compare's prediction wants --like SNAPSHOT, --calibration FILE and --model "
-		      "B,A[,Z] together\n", stderr);
-		status = 1;
-	}
-	if (!status && model && !comparing)
-		status = (fputs("ptscope: bench: --model goes with --compare\n", stderr), 1);
-	if (!status && calibration_path && !comparing && !like)
-		status = (fputs("ptscope: bench: --calibration goes with --like or --compare\n", stderr), 1);
-	static struct compare_prediction prediction;
-	if (!status && comparing && model) {
-		int files = argc - optind;
-		if (files >= 2 && files <= 3 && (status = predict_change(&prediction, like, calibration_path, model, files)))
-			return status;
-	}
-	if (!status && comparing)
-		return compare(argc - optind, argv + optind, output, format, &prediction);
-	if (!status && (quick && !calibrating))
-		status = (fputs("ptscope: bench: --quick goes with --calibrate\n", stderr), 1);
-	if (!status && calibrating)
-		return calibrate(quick, (int)cpu, output, argc - optind);
-	bool selected[LATENCY_KIND_COUNT] = { false }, hugetlb = false;
-	if (status || select_kinds(argc - optind, argv + optind, selected, &hugetlb))
-		return 1;
-	if (like && hugetlb) {
-		fputs("ptscope: bench: --like times fork only, not hugetlb\n", stderr);
+/* One option of the table (not --help): 0, or 1 with the refusal said. */
+static int parse_option(int option, const char *value, struct bench_request *r)
+{
+	switch (option) {
+	case OPT_RUNS: r->timing_options = true; return parse_count("--runs", value, RUNS_MOST, &r->runs);
+	case OPT_CPU: r->timing_options = true; return parse_count("--cpu", value, CPU_SETSIZE - 1, &r->cpu);
+	case OPT_COMPARE: r->comparing = true; return 0;
+	case OPT_LIKE: r->like = value; return 0;
+	case OPT_CALIBRATE: r->calibrating = true; return 0;
+	case OPT_QUICK: r->quick = true; return 0;
+	case OPT_CALIBRATION: r->calibration_path = value; return 0;
+	case OPT_MODEL: r->model = value; return 0;
+	case 'o': r->output = value; return 0;
+	case OPT_FORMAT:
+		if (!bench_format_parse(value, &r->format))
+			return 0;
+		fprintf(stderr, "ptscope: bench: unknown format '%s' (text, json)\n", value);
 		return 1;
 	}
-	for (size_t k = 0; like && k < LATENCY_KIND_COUNT; k++)
-		if (selected[k] && k != LATENCY_FORK && argc > optind) {
+	return 1;
+}
+
+/* --compare's options apart from the timing ones: 0, or 1 with the refusal said. */
+static int refuse_combinations(const struct bench_request *r)
+{
+	if (r->comparing && r->timing_options)
+		return fputs("ptscope: bench: --compare reads posted timings; --runs and --cpu time nothing there\n",
+			     stderr), 1;
+	if (r->comparing && (r->like || r->calibration_path || r->model) &&
+	    !(r->like && r->calibration_path && r->model))
+		return fputs("ptscope: bench: --compare's prediction wants --like SNAPSHOT, --calibration FILE and "
+			     "--model B,A[,Z] together\n", stderr), 1;
+	if (r->model && !r->comparing)
+		return fputs("ptscope: bench: --model goes with --compare\n", stderr), 1;
+	if (r->calibration_path && !r->comparing && !r->like)
+		return fputs("ptscope: bench: --calibration goes with --like or --compare\n", stderr), 1;
+	return 0;
+}
+
+/* --like times fork alone: 0, or 1 with the refusal said. */
+static int refuse_like(const struct bench_request *r, const bool *selected, bool hugetlb, bool words_given)
+{
+	if (r->like && hugetlb)
+		return fputs("ptscope: bench: --like times fork only, not hugetlb\n", stderr), 1;
+	for (size_t k = 0; r->like && k < LATENCY_KIND_COUNT; k++)
+		if (selected[k] && k != LATENCY_FORK && words_given) {
 			fprintf(stderr, "ptscope: bench: --like times fork only, not %s\n", latency_kinds[k].name);
 			return 1;
 		}
+	return 0;
+}
 
+/* The timings on this kernel, and the one writer. */
+static int time_here(const struct bench_request *r, const bool *selected, bool hugetlb)
+{
 	static struct bench_run run;
+	static struct calibration calibration;
 	struct error error;
 	memset(&run, 0, sizeof(run));
-	run.runs = (size_t)runs;
+	run.runs = (size_t)r->runs;
 	run.warmup = run.runs / 10 > 2 ? run.runs / 10 : 2;
 	run.image = "ptscope itself";
 	latency_machine_read(&run.machine);
 	run.has_hugetlb = hugetlb;
-	static struct calibration calibration;
-	if (calibration_path) {
-		if (calibration_read(calibration_path, &calibration, &error)) {
+	if (r->calibration_path) {
+		if (calibration_read(r->calibration_path, &calibration, &error)) {
 			error_print(&error);
 			return (int)error.status;
 		}
 		like_calibration = &calibration;
 		like_run = &run;
-		snprintf(run.calibration_path, sizeof(run.calibration_path), "%s", calibration_path);
+		snprintf(run.calibration_path, sizeof(run.calibration_path), "%s", r->calibration_path);
 	}
-	if (latency_pin((int)cpu, &run.machine.cpu, &error) ||
-	    (like ? measure_like(&run, like, &error) : measure(&run, selected, &error)) ||
+	if (latency_pin((int)r->cpu, &run.machine.cpu, &error) ||
+	    (r->like ? measure_like(&run, r->like, &error) : measure(&run, selected, &error)) ||
 	    (hugetlb && hugetlb_measure(run.runs, run.warmup, &run.hugetlb, &error))) {
 		error_print(&error);
 		return (int)error.status;
 	}
 	struct bench_output what = { &run, NULL };
-	return write_output(output, &what, format);
+	return write_output(r->output, &what, r->format);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct command_getopt getopt;
+	struct bench_request r = { .format = BENCH_TEXT, .runs = RUNS_DEFAULT, .cpu = -1 };
+	static struct compare_prediction prediction;
+	int c, status = 0;
+	command_getopt_init(&getopt, &bench_help);
+	optind = 1;
+	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
+		if (c == 'h')
+			return command_help_print(stdout, &bench_help), 0;
+		if (c == '?')
+			return command_getopt_refused(&getopt, &bench_help, argv);
+		status = parse_option(c, optarg, &r);
+	}
+	if (!status)
+		status = refuse_combinations(&r);
+	int files = argc - optind;
+	if (!status && r.comparing && r.model && files >= 2 && files <= 3 &&
+	    (status = predict_change(&prediction, r.like, r.calibration_path, r.model, files)))
+		return status;
+	if (!status && r.comparing)
+		return compare(files, argv + optind, r.output, r.format, &prediction);
+	if (!status && (r.quick && !r.calibrating))
+		status = (fputs("ptscope: bench: --quick goes with --calibrate\n", stderr), 1);
+	if (!status && r.calibrating)
+		return calibrate(r.quick, (int)r.cpu, r.output, files);
+	bool selected[LATENCY_KIND_COUNT] = { false }, hugetlb = false;
+	if (status || select_kinds(files, argv + optind, selected, &hugetlb) ||
+	    refuse_like(&r, selected, hugetlb, argc > optind))
+		return 1;
+	return time_here(&r, selected, hugetlb);
 }

@@ -176,92 +176,76 @@ static int unknown_word(const char *option, const char *word, const char *const 
 	return 1;
 }
 
-/* 0: parsed; 1: usage error (message printed); -1: --help printed. */
-static int parse_arguments(int argc, char **argv, struct arguments *a)
+/* A value option that names a word of a table: 0, or 1 with the refusal said. */
+static int parse_word(int option, const char *value, struct arguments *a)
+{
+	switch (option) {
+	case OPT_COMPARE:
+		for (a->compare = OVERLAY_COMPARE_SHARES; overlay_compare_names[a->compare] &&
+		     strcmp(overlay_compare_names[a->compare], value); a->compare++)
+			;
+		if (!overlay_compare_names[a->compare])
+			return unknown_word("--compare", value, &overlay_compare_names[1], sizeof(char *));
+		return 0;
+	case OPT_PATH:
+		if (!(a->path = analyzer_path_named(value)))
+			return unknown_word("--path", value, &analyzer_paths[0].name, sizeof(analyzer_paths[0]));
+		return 0;
+	case OPT_PAGE:
+		if ((a->page = graph_page_from_name(value)) == GRAPH_PAGE_DEFAULT)
+			return unknown_word("--page", value, &graph_pages[0].name, sizeof(graph_pages[0]));
+		return 0;
+	}
+	/* --depth, --jobs */
+	if (positive_number(value, option == 'j' ? &a->options.jobs : &a->options.depth))
+		return 0;
+	fprintf(stderr, "ptscope: callgraph: %s: '%s' is not a positive number\n", option == 'j' ? "--jobs" : "--depth",
+		value);
+	return 1;
+}
+
+/* One option of the table (not --help): 0, or 1 with the refusal said. */
+static int parse_option(int option, const char *value, struct arguments *a)
 {
 	struct analyzer_options *o = &a->options;
-	o->use_cache = true;
-	struct command_getopt getopt;
-	command_getopt_init(&getopt, &callgraph_help);
-	int option;
-	optind = 1;
-	while ((option = command_getopt_next(&getopt, argc, argv)) != -1) {
-		switch (option) {
-		case OPT_ENTRY: push(&a->entries, &o->entry_count, optarg); break;
-		case OPT_SINK: push(&a->sinks, &o->sink_count, optarg); break;
-		case OPT_FILE: push(&a->files, &o->file_count, optarg); break;
-		case OPT_ALL: o->all = true; break;
-		case OPT_SHORTEST: o->shortest = true; break;
-		case OPT_EXCLUDE: push(&a->excludes, &o->exclude_count, optarg); break;
-		case OPT_ONLY_GIVEN: o->no_default_entries = o->no_default_sinks = true; break;
-		case OPT_NO_CACHE: o->use_cache = false; break;
-		case OPT_CACHE_DIR: o->cache_dir = optarg; break;
-		case OPT_CONFIG: o->config = optarg; break;
-		case OPT_LIBCLANG: o->libclang = optarg; break;
-		case OPT_FORMAT: a->format_name = optarg; break;
-		case OPT_WRITE_COMMANDS: o->commands_out = optarg; break;
-		case 'o': a->output = optarg; break;
-		case OPT_OVERLAY_EVENTS: a->overlay_snapshot = optarg; break;
-		case OPT_DESIGN: a->design = optarg; break;
-		case OPT_OVERLAY_PROFILE: a->overlay_profile = optarg; break;
-		case OPT_VERSUS: a->versus = optarg; break;
-		case OPT_BASELINE_PROFILE: a->baseline_profile = optarg; break;
-		case OPT_NO_RENAMES: a->by_name = true; break;
-		case OPT_COMPARE:
-			for (a->compare = OVERLAY_COMPARE_SHARES; overlay_compare_names[a->compare] &&
-			     strcmp(overlay_compare_names[a->compare], optarg); a->compare++)
-				;
-			if (!overlay_compare_names[a->compare])
-				return unknown_word("--compare", optarg, &overlay_compare_names[1], sizeof(char *));
-			break;
-		case OPT_UNRESOLVED: a->unresolved = true; break;
-		case OPT_REVERSE:
-			/* the one sink, in the whole graph: every caller, not only
-			 * those an entry reaches */
-			a->reverse = optarg;
-			push(&a->sinks, &o->sink_count, optarg);
-			o->no_default_sinks = o->all = true;
-			break;
-		case OPT_PATH:
-			if (!(a->path = analyzer_path_named(optarg)))
-				return unknown_word("--path", optarg, &analyzer_paths[0].name, sizeof(analyzer_paths[0]));
-			break;
-		case OPT_PAGE:
-			if ((a->page = graph_page_from_name(optarg)) == GRAPH_PAGE_DEFAULT)
-				return unknown_word("--page", optarg, &graph_pages[0].name, sizeof(graph_pages[0]));
-			break;
-		case 'q': a->quiet = true; break;
-		case 'h': command_help_print(stdout, &callgraph_help); return -1;
-		case OPT_DEPTH:
-		case 'j':
-			if (!positive_number(optarg, option == 'j' ? &o->jobs : &o->depth)) {
-				fprintf(stderr, "ptscope: callgraph: %s: '%s' is not a positive number\n",
-					option == 'j' ? "--jobs" : "--depth", optarg);
-				return 1;
-			}
-			break;
-		default:
-			return command_getopt_refused(&getopt, &callgraph_help, argv);
-		}
+	switch (option) {
+	case OPT_ENTRY: push(&a->entries, &o->entry_count, value); break;
+	case OPT_SINK: push(&a->sinks, &o->sink_count, value); break;
+	case OPT_FILE: push(&a->files, &o->file_count, value); break;
+	case OPT_ALL: o->all = true; break;
+	case OPT_SHORTEST: o->shortest = true; break;
+	case OPT_EXCLUDE: push(&a->excludes, &o->exclude_count, value); break;
+	case OPT_ONLY_GIVEN: o->no_default_entries = o->no_default_sinks = true; break;
+	case OPT_NO_CACHE: o->use_cache = false; break;
+	case OPT_CACHE_DIR: o->cache_dir = value; break;
+	case OPT_CONFIG: o->config = value; break;
+	case OPT_LIBCLANG: o->libclang = value; break;
+	case OPT_FORMAT: a->format_name = value; break;
+	case OPT_WRITE_COMMANDS: o->commands_out = value; break;
+	case 'o': a->output = value; break;
+	case OPT_OVERLAY_EVENTS: a->overlay_snapshot = value; break;
+	case OPT_DESIGN: a->design = value; break;
+	case OPT_OVERLAY_PROFILE: a->overlay_profile = value; break;
+	case OPT_VERSUS: a->versus = value; break;
+	case OPT_BASELINE_PROFILE: a->baseline_profile = value; break;
+	case OPT_NO_RENAMES: a->by_name = true; break;
+	case OPT_UNRESOLVED: a->unresolved = true; break;
+	case 'q': a->quiet = true; break;
+	case OPT_REVERSE:
+		/* the one sink, in the whole graph: every caller, not only
+		 * those an entry reaches */
+		a->reverse = value;
+		push(&a->sinks, &o->sink_count, value);
+		o->no_default_sinks = o->all = true;
+		break;
+	default: return parse_word(option, value, a);
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "ptscope: callgraph: %s\n", optind >= argc ? "no SOURCE given" : "more than one SOURCE given");
-		command_help_print(stderr, &callgraph_help);
-		return 1;
-	}
-	o->source = argv[optind];
-	/* the names typed, before a preset's own: those must name something */
-	o->checked_entries = o->entry_count;
-	o->checked_sinks = o->sink_count;
-	o->checked_excludes = o->exclude_count;
-	/* --versus is the old tree when it is a folder; a file with
-	 * --overlay-profile is the BEFORE profile, as it always was */
-	struct stat st;
-	if (a->versus && a->overlay_profile && !a->baseline_profile &&
-	    !(stat(a->versus, &st) == 0 && S_ISDIR(st.st_mode))) {
-		a->baseline_profile = a->versus;
-		a->versus = NULL;
-	}
+	return 0;
+}
+
+/* Options that cannot go together: 0, or 1 with the refusal said. */
+static int refuse_combinations(const struct arguments *a)
+{
 	if (a->reverse && (a->unresolved || a->path || (a->format_name && strcmp(a->format_name, "tree")) ||
 			   a->overlay_snapshot || a->overlay_profile || a->versus)) {
 		fprintf(stderr, "ptscope: callgraph: --reverse writes callers as text: not with --format other "
@@ -282,6 +266,17 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 			"--baseline-profile\n", a->by_name ? "--no-renames" : "--compare");
 		return 1;
 	}
+	return 0;
+}
+
+/* After the options: what the analyzer is given. */
+static void settle_options(struct arguments *a)
+{
+	struct analyzer_options *o = &a->options;
+	/* the names typed, before a preset's own: those must name something */
+	o->checked_entries = o->entry_count;
+	o->checked_sinks = o->sink_count;
+	o->checked_excludes = o->exclude_count;
 	if (a->path) {
 		/* the preset's entries, sinks and side paths, beside any given */
 		o->no_default_entries = o->no_default_sinks = true;
@@ -296,6 +291,43 @@ static int parse_arguments(int argc, char **argv, struct arguments *a)
 	o->sinks = a->sinks;
 	o->files = a->files;
 	o->excludes = a->excludes;
+}
+
+/* 0: parsed; 1: usage error (message printed); -1: --help printed. */
+static int parse_arguments(int argc, char **argv, struct arguments *a)
+{
+	struct command_getopt getopt;
+	int option, status = 0;
+	a->options.use_cache = true;
+	command_getopt_init(&getopt, &callgraph_help);
+	optind = 1;
+	while (!status && (option = command_getopt_next(&getopt, argc, argv)) != -1) {
+		if (option == 'h') {
+			command_help_print(stdout, &callgraph_help);
+			return -1;
+		}
+		status = option == '?' ? command_getopt_refused(&getopt, &callgraph_help, argv)
+				       : parse_option(option, optarg, a);
+	}
+	if (status)
+		return status;
+	if (optind != argc - 1) {
+		fprintf(stderr, "ptscope: callgraph: %s\n", optind >= argc ? "no SOURCE given" : "more than one SOURCE given");
+		command_help_print(stderr, &callgraph_help);
+		return 1;
+	}
+	a->options.source = argv[optind];
+	/* --versus is the old tree when it is a folder; a file with
+	 * --overlay-profile is the BEFORE profile, as it always was */
+	struct stat st;
+	if (a->versus && a->overlay_profile && !a->baseline_profile &&
+	    !(stat(a->versus, &st) == 0 && S_ISDIR(st.st_mode))) {
+		a->baseline_profile = a->versus;
+		a->versus = NULL;
+	}
+	if (refuse_combinations(a))
+		return 1;
+	settle_options(a);
 	return 0;
 }
 
@@ -435,6 +467,39 @@ static void say_pruned(const struct arguments *a, const struct callgraph *kept)
 	callgraph_free(all);
 }
 
+/* --versus OLD_TREE: the old tree with the same entries, sinks and pruning,
+ * merged with the new one into *versus. */
+static int analyse_old_tree(const struct arguments *a, const struct callgraph *graph, struct callgraph **old_graph,
+			    struct tree_versus *versus, struct error *error)
+{
+	struct analyzer_options old_options = a->options;
+	old_options.source = a->versus;
+	old_options.commands_out = NULL;
+	old_options.config = NULL;
+	if (analyzer_run(&old_options, old_graph, error))
+		return -1;
+	say_cache_refused(*old_graph);
+	if (!a->quiet)
+		print_summary(*old_graph);
+	tree_versus_build(graph, *old_graph, versus);
+	return 0;
+}
+
+/* The summary on stderr, with what the overlay could not place and the
+ * names the era rename table joined. */
+static void say_overlaid(const struct callgraph *graph, const struct graph_overlay *overlay)
+{
+	print_summary(graph);
+	char unplaced[1024];
+	overlay_unplaced_summary(overlay, unplaced, sizeof(unplaced));
+	if (unplaced[0])
+		fprintf(stderr, "ptscope: callgraph: %s\n", unplaced);
+	for (size_t j = 0; j < overlay->join_count; j++)
+		fprintf(stderr, "ptscope: callgraph: joined (era rename table, %s): before %s, after %s, "
+			"summed on %s\n", overlay->joins[j].work, overlay->joins[j].before, overlay->joins[j].after,
+			overlay->joins[j].on);
+}
+
 /* The analysis, with the overlay read first (bad input fails before the
  * long parse) and placed on the graph after it. */
 static int run(struct arguments *a, enum graph_format format)
@@ -459,20 +524,8 @@ static int run(struct arguments *a, enum graph_format format)
 		say_cache_refused(graph);
 	if (!status && a->path && !a->quiet)
 		say_pruned(a, graph);
-	if (!status && old_tree) {
-		/* the old tree with the same entries, sinks and pruning */
-		struct analyzer_options old_options = a->options;
-		old_options.source = old_tree;
-		old_options.commands_out = NULL;
-		old_options.config = NULL;
-		status = analyzer_run(&old_options, &old_graph, &error);
-		if (!status)
-			say_cache_refused(old_graph);
-		if (!status && !a->quiet)
-			print_summary(old_graph);
-		if (!status)
-			tree_versus_build(graph, old_graph, &versus);
-	}
+	if (!status && old_tree)
+		status = analyse_old_tree(a, graph, &old_graph, &versus, &error);
 	const struct callgraph *drawn = versus.graph ? versus.graph : graph;
 	if (!status && overlaid)
 		status = overlay_place(inputs, drawn, &overlay, &error);
@@ -480,17 +533,8 @@ static int run(struct arguments *a, enum graph_format format)
 		tree_versus_mark(&versus, &overlay);
 	if (!status && versus.graph && a->baseline_profile)
 		overlay_profiles_on_trees(drawn, &overlay);
-	if (!status && !a->quiet) {
-		print_summary(graph);
-		char unplaced[1024];
-		overlay_unplaced_summary(&overlay, unplaced, sizeof(unplaced));
-		if (unplaced[0])
-			fprintf(stderr, "ptscope: callgraph: %s\n", unplaced);
-		for (size_t j = 0; j < overlay.join_count; j++)
-			fprintf(stderr, "ptscope: callgraph: joined (era rename table, %s): before %s, after %s, "
-				"summed on %s\n", overlay.joins[j].work, overlay.joins[j].before, overlay.joins[j].after,
-				overlay.joins[j].on);
-	}
+	if (!status && !a->quiet)
+		say_overlaid(graph, &overlay);
 	if (!status && a->unresolved)
 		status = write_unresolved(graph, a->output, &error);
 	else if (!status && a->reverse)

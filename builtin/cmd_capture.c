@@ -87,69 +87,88 @@ static void print_unreadable(const struct capture_result *result)
 		geteuid() ? "; run as root to see every process and its page frames" : "");
 }
 
+/* One option of the table (not --help): 0, or 1 with the refusal said. */
+static int parse_option(int option, const char *value, struct capture_options *options, struct int_list *pids,
+			struct int_list *trees)
+{
+	switch (option) {
+	case 'o': options->output = value; return 0;
+	case OPT_PID: return add_pid(pids, "--pid", value) ? 1 : 0;
+	case OPT_TREE: return add_pid(trees, "--tree", value) ? 1 : 0;
+	case OPT_NO_PAGEMAP: options->no_pagemap = true; return 0;
+	case OPT_COMPRESS:
+		options->compress = value;
+		if (capture_codec_known(value))
+			return 0;
+		fprintf(stderr, "ptscope: capture: --compress '%s': not a codec (%s)\n", value, capture_codec_names());
+		return 1;
+	case OPT_FORMAT:
+		if (strcmp(value, "1") && strcmp(value, "2")) {
+			fprintf(stderr, "ptscope: capture: --format '%s': not a snapshot format (1 or 2)\n", value);
+			return 1;
+		}
+		options->format = value[0] - '0';
+		return 0;
+	}
+	return 1;
+}
+
+/* The path written on stdout (unless the snapshot itself went there), the
+ * summary and any refusals on stderr. */
+static void say_captured(const struct capture_options *options, const struct capture_result *result)
+{
+	bool to_stdout = options->output && !strcmp(options->output, "-");
+	if (!to_stdout)
+		printf("%s\n", result->path);
+	char changed[64] = "";
+	if (result->changed)
+		snprintf(changed, sizeof(changed), ", %ld of them changed during capture", result->changed);
+	fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped%s), pagemap: %s%s\n", result->processes,
+		result->processes == 1 ? "" : "es", result->skipped, changed, pagemap_mode_names[result->pagemap],
+		to_stdout ? ", to stdout" : "");
+	if (result->unreadable)
+		print_unreadable(result);
+}
+
+static int capture(struct capture_options *options, const struct int_list *pids, const struct int_list *trees)
+{
+	struct capture_result result;
+	struct error error;
+	options->pids = pids->values;
+	options->pid_count = pids->count;
+	options->trees = trees->values;
+	options->tree_count = trees->count;
+	if (snapshot_capture(options, &result, &error) < 0) {
+		error_print(&error);
+		return (int)error.status;
+	}
+	say_captured(options, &result);
+	return 0;
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	struct command_getopt getopt;
-	command_getopt_init(&getopt, &capture_help);
 	struct capture_options options = { .progress = isatty(STDERR_FILENO) };
 	struct int_list pids = { 0 }, trees = { 0 };
 	int status = 0, c;
-
+	command_getopt_init(&getopt, &capture_help);
 	optind = 1;
 	while (status == 0 && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
-		switch (c) {
-		case 'o': options.output = optarg; break;
-		case OPT_PID: status = add_pid(&pids, "--pid", optarg) ? 1 : 0; break;
-		case OPT_TREE: status = add_pid(&trees, "--tree", optarg) ? 1 : 0; break;
-		case OPT_NO_PAGEMAP: options.no_pagemap = true; break;
-		case OPT_COMPRESS:
-			options.compress = optarg;
-			if (!capture_codec_known(optarg)) {
-				fprintf(stderr, "ptscope: capture: --compress '%s': not a codec (%s)\n", optarg,
-					capture_codec_names());
-				status = 1;
-			}
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
-				fprintf(stderr, "ptscope: capture: --format '%s': not a snapshot format (1 or 2)\n", optarg);
-				status = 1;
-			} else {
-				options.format = optarg[0] - '0';
-			}
-			break;
-		case 'h': command_help_print(stdout, &capture_help); status = -1; break;
-		default: status = command_getopt_refused(&getopt, &capture_help, argv); break;
+		if (c == 'h') {
+			command_help_print(stdout, &capture_help);
+			status = -1;
+		} else {
+			status = c == '?' ? command_getopt_refused(&getopt, &capture_help, argv)
+					  : parse_option(c, optarg, &options, &pids, &trees);
 		}
 	}
 	if (status == 0 && optind < argc) {
 		fprintf(stderr, "ptscope: capture: unexpected argument '%s'\n", argv[optind]);
 		status = 1;
 	}
-	if (status == 0) {
-		struct capture_result result;
-		struct error error;
-		options.pids = pids.values;
-		options.pid_count = pids.count;
-		options.trees = trees.values;
-		options.tree_count = trees.count;
-		if (snapshot_capture(&options, &result, &error) < 0) {
-			error_print(&error);
-			status = (int)error.status;
-		} else {
-			bool to_stdout = options.output && !strcmp(options.output, "-");
-			if (!to_stdout)
-				printf("%s\n", result.path);
-			char changed[64] = "";
-			if (result.changed)
-				snprintf(changed, sizeof(changed), ", %ld of them changed during capture", result.changed);
-			fprintf(stderr, "ptscope: captured %ld process%s (%ld skipped%s), pagemap: %s%s\n",
-				result.processes, result.processes == 1 ? "" : "es", result.skipped, changed,
-				pagemap_mode_names[result.pagemap], to_stdout ? ", to stdout" : "");
-			if (result.unreadable)
-				print_unreadable(&result);
-		}
-	}
+	if (status == 0)
+		status = capture(&options, &pids, &trees);
 	free(pids.values);
 	free(trees.values);
 	return status < 0 ? 0 : status;

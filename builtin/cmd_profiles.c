@@ -182,73 +182,98 @@ static int from_source(const char *tree, const char *config, const char *libclan
 	return 0;
 }
 
+/* What the command line asked for. */
+struct profiles_request {
+	struct profile_set set;
+	const char *source, *config, *libclang, *show;
+	bool acted;                 /* an option printed or checked something */
+};
+
+/* --builtin NAME and --check FILE act at once, in their order. */
+static int builtin_file(const char *name)
+{
+	if (!profiles_builtin_text(name)) {
+		fprintf(stderr, "ptscope: profiles: no built-in file '%s'\n", name);
+		return 1;
+	}
+	fputs(profiles_builtin_text(name), stdout);
+	return 0;
+}
+
+static int check_file(struct profile_set *set, const char *path)
+{
+	struct error error;
+	if (profiles_load_file(set, path, &error)) {
+		error_print(&error);
+		return (int)error.status;
+	}
+	printf("%s: valid\n", path);
+	return 0;
+}
+
+/* One option of the table (not --help): 0, or the exit status of a refusal. */
+static int parse_option(int option, const char *value, struct profiles_request *r)
+{
+	switch (option) {
+	case OPT_SHOW: r->show = value; return 0;
+	case OPT_FROM_SOURCE: r->source = value; r->acted = true; return 0;
+	case OPT_CONFIG: r->config = value; return 0;
+	case OPT_LIBCLANG: r->libclang = value; return 0;
+	case OPT_SCHEMA: fputs(profiles_schema(), stdout); r->acted = true; return 0;
+	case OPT_BUILTIN: r->acted = true; return builtin_file(value);
+	case OPT_CHECK: r->acted = true; return check_file(&r->set, value);
+	}
+	return 1;
+}
+
+/* --show ID: a design, a sharing rule or an era's renamed work. */
+static int show_one(const struct profile_set *set, const char *id)
+{
+	const struct rmap_profile *p = profiles_find_rmap(set, id);
+	const struct sharing_rule *r = profiles_find_rule(set, id);
+	if (p)
+		show_rmap(stdout, p);
+	else if (r)
+		show_rule(stdout, r);
+	else if (find_work(set, id))
+		show_work(stdout, find_work(set, id));
+	else {
+		fprintf(stderr, "ptscope: profiles: unknown profile '%s'\n", id);
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_profiles(int argc, char **argv)
 {
 	struct command_getopt getopt;
-	command_getopt_init(&getopt, &profiles_help);
-	const char *source = NULL, *config = NULL, *libclang = NULL;
-	struct profile_set set = { 0 };
+	struct profiles_request r = { .set = { 0 } };
 	struct error error;
-	const char *show = NULL;
 	int c, status = 0;
-	bool acted = false;
-
-	if (profiles_load_builtin(&set, &error)) {
+	if (profiles_load_builtin(&r.set, &error)) {
 		error_print(&error);
 		return STATUS_INTERNAL;   /* the built-in profiles are part of the program */
 	}
+	command_getopt_init(&getopt, &profiles_help);
 	optind = 1;
 	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_SHOW: show = optarg; break;
-		case OPT_FROM_SOURCE: source = optarg; acted = true; break;
-		case OPT_CONFIG: config = optarg; break;
-		case OPT_LIBCLANG: libclang = optarg; break;
-		case OPT_SCHEMA: fputs(profiles_schema(), stdout); acted = true; break;
-		case OPT_BUILTIN:
-			acted = true;
-			if (profiles_builtin_text(optarg)) {
-				fputs(profiles_builtin_text(optarg), stdout);
-			} else {
-				fprintf(stderr, "ptscope: profiles: no built-in file '%s'\n", optarg);
-				status = 1;
-			}
-			break;
-		case OPT_CHECK:
-			acted = true;
-			if (profiles_load_file(&set, optarg, &error)) {
-				error_print(&error);
-				status = (int)error.status;
-			} else {
-				printf("%s: valid\n", optarg);
-			}
-			break;
-		case 'h': command_help_print(stdout, &profiles_help); profiles_free(&set); return 0;
-		default: status = command_getopt_refused(&getopt, &profiles_help, argv); break;
+		if (c == 'h') {
+			command_help_print(stdout, &profiles_help);
+			profiles_free(&r.set);
+			return 0;
 		}
+		status = c == '?' ? command_getopt_refused(&getopt, &profiles_help, argv) : parse_option(c, optarg, &r);
 	}
 	if (!status && optind < argc) {
 		fprintf(stderr, "ptscope: profiles: unexpected argument '%s'\n", argv[optind]);
 		status = 1;
 	}
-	if (!status && source)
-		status = from_source(source, config, libclang, &set);
-	if (!status && show) {
-		const struct rmap_profile *p = profiles_find_rmap(&set, show);
-		const struct sharing_rule *r = profiles_find_rule(&set, show);
-		if (p)
-			show_rmap(stdout, p);
-		else if (r)
-			show_rule(stdout, r);
-		else if (find_work(&set, show))
-			show_work(stdout, find_work(&set, show));
-		else {
-			fprintf(stderr, "ptscope: profiles: unknown profile '%s'\n", show);
-			status = 1;
-		}
-	} else if (!status && !acted) {
-		list(stdout, &set);
-	}
-	profiles_free(&set);
+	if (!status && r.source)
+		status = from_source(r.source, r.config, r.libclang, &r.set);
+	if (!status && r.show)
+		status = show_one(&r.set, r.show);
+	else if (!status && !r.acted)
+		list(stdout, &r.set);
+	profiles_free(&r.set);
 	return status;
 }

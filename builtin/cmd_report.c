@@ -297,202 +297,262 @@ static int run_series(const char **paths, size_t count, struct profile_set *set,
 	return status;
 }
 
-int cmd_report(int argc, char **argv)
-{
-	struct command_getopt getopt;
-	command_getopt_init(&getopt, &report_help);
-	struct report_options report = { .format = REPORT_TEXT };
-	struct read_options read = { .progress = isatty(STDERR_FILENO) };
-	struct profile_set set = { 0 };
-	struct selection chosen = { 0 };
-	struct error error;
-	const char *output = NULL, *versus = NULL, *callgraph = NULL, *calibration_path = NULL;
-	static struct calibration calibration;
+/* What the command line asked for. */
+struct report_request {
+	struct report_options report;
+	struct read_options read;
+	struct profile_set set;
+	struct selection chosen;
+	const char *output, *versus, *callgraph, *calibration_path;
 	const char *versus_list[MAX_SERIES];
+	size_t versus_count;
 	struct report_diagram diagrams[8];
-	size_t diagram_count = 0;
-	size_t versus_count = 0;
-	bool format_given = false;
-	int c, status = 0;
+	size_t diagram_count;
+	bool format_given;
+};
 
-	if (profiles_load_builtin(&set, &error)) {
-		error_print(&error);
-		return STATUS_INTERNAL;   /* the built-in profiles are part of the program */
-	}
-	optind = 1;
-	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_PROFILE: status = select_profile(&set, &chosen, optarg); break;
-		case OPT_PER_PROCESS: report.per_process = true; break;
-		case OPT_PER_FILE: report.per_file = true; break;
-		case OPT_ALL_DESIGNS: report.all_designs = true; break;
-		case OPT_BRIEF: report.brief = true; break;
-		case OPT_VERSUS:
-			versus = optarg;
-			if (versus_count == MAX_SERIES) {
-				fprintf(stderr, "ptscope: report: at most %d snapshots in a series\n", MAX_SERIES);
-				status = 1;
-			} else {
-				versus_list[versus_count++] = optarg;
-			}
-			break;
-		case OPT_CALLGRAPH: callgraph = optarg; break;
-		case OPT_PATH: status = add_path(optarg, diagrams, &diagram_count); break;
-		case OPT_CALIBRATION: calibration_path = optarg; break;
-		case OPT_SORT:
-			report.sort_given = true;
-			if (report_sort_parse(optarg, &report.sort)) {
-				fprintf(stderr, "ptscope: report: unknown --sort field '%s' (%s)\n", optarg, report_sort_names());
-				status = 1;
-			}
-			break;
-		case OPT_TOP: {
-			char *end;
-			unsigned long long n = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || n == 0 || n > SIZE_MAX / 2 || optarg[0] == '-') {
-				fprintf(stderr, "ptscope: report: --top wants a positive number, not '%s'\n", optarg);
-				status = 1;
-			}
-			report.top = (size_t)n;
-			report.top_given = true;
-			break;
-		}
-		case OPT_FILTER: {
-			char reason[256];
-			report.filter = optarg;
-			if (report_filter_check(optarg, reason, sizeof(reason))) {
-				fprintf(stderr, "ptscope: report: --filter '%s': %s\n", optarg, reason);
-				status = 1;
-			}
-			break;
-		}
-		case OPT_GROUP_BY:
-			if (report_group_parse(optarg, &report.group_by)) {
-				fprintf(stderr, "ptscope: report: unknown --group-by '%s' (user, cgroup, command)\n", optarg);
-				status = 1;
-			}
-			break;
-		case 'o': output = optarg; break;
-		case OPT_SKIP_BAD: read.skip_bad = true; break;
-		case OPT_FORMAT:
-			format_given = true;
-			if (report_format_parse(optarg, &report.format)) {
-				fprintf(stderr, "ptscope: report: unknown format '%s' (text, xml, json, csv, html, openmetrics)\n", optarg);
-				status = 1;
-			}
-			break;
-		case 'h': command_help_print(stdout, &report_help); profiles_free(&set); return 0;
-		default: status = command_getopt_refused(&getopt, &report_help, argv); break;
-		}
-	}
-	if (!status && !format_given && output && strcmp(output, "-"))
-		status = format_from_path(output, &report.format);
-	if (!status && report.format == REPORT_CSV &&
-	    (report.per_process + report.per_file + (report.group_by != GROUP_NONE)) > 1) {
-		fputs("ptscope: report: CSV is one table: choose one of --per-process, --per-file, --group-by\n", stderr);
+static int parse_top(const char *text, struct report_options *report)
+{
+	char *end;
+	unsigned long long n = strtoull(text, &end, 10);
+	int status = 0;
+	if (!*text || *end || n == 0 || n > SIZE_MAX / 2 || text[0] == '-') {
+		fprintf(stderr, "ptscope: report: --top wants a positive number, not '%s'\n", text);
 		status = 1;
 	}
-	if (!status && report.brief && (report.format != REPORT_TEXT || versus || report.per_process ||
-					report.per_file || report.group_by != GROUP_NONE)) {
-		fputs("ptscope: report: --brief is the text answer alone (no --format, --versus, --per-process,\n"
-		      "  --per-file or --group-by)\n", stderr);
-		status = 1;
+	report->top = (size_t)n;
+	report->top_given = true;
+	return status;
+}
+
+static int parse_filter(const char *text, struct report_options *report)
+{
+	char reason[256];
+	report->filter = text;
+	if (report_filter_check(text, reason, sizeof(reason))) {
+		fprintf(stderr, "ptscope: report: --filter '%s': %s\n", text, reason);
+		return 1;
 	}
-	report.width = columns_from_environment();
-	if (!status && callgraph && report.format != REPORT_HTML) {
-		fputs("ptscope: report: --callgraph embeds the diagram in --format html only\n", stderr);
-		status = 1;
+	return 0;
+}
+
+static int add_versus(const char *path, struct report_request *r)
+{
+	r->versus = path;
+	if (r->versus_count == MAX_SERIES) {
+		fprintf(stderr, "ptscope: report: at most %d snapshots in a series\n", MAX_SERIES);
+		return 1;
 	}
-	if (!status && diagram_count && !callgraph) {
-		fputs("ptscope: report: --path chooses the --callgraph diagrams: give --callgraph TREE\n", stderr);
-		status = 1;
+	r->versus_list[r->versus_count++] = path;
+	return 0;
+}
+
+/* One option of the table (not --help): 0, or the exit status of a refusal. */
+static int parse_option(int option, const char *value, struct report_request *r)
+{
+	struct report_options *report = &r->report;
+	switch (option) {
+	case OPT_PROFILE: return select_profile(&r->set, &r->chosen, value);
+	case OPT_PER_PROCESS: report->per_process = true; return 0;
+	case OPT_PER_FILE: report->per_file = true; return 0;
+	case OPT_ALL_DESIGNS: report->all_designs = true; return 0;
+	case OPT_BRIEF: report->brief = true; return 0;
+	case OPT_VERSUS: return add_versus(value, r);
+	case OPT_CALLGRAPH: r->callgraph = value; return 0;
+	case OPT_PATH: return add_path(value, r->diagrams, &r->diagram_count);
+	case OPT_CALIBRATION: r->calibration_path = value; return 0;
+	case OPT_TOP: return parse_top(value, report);
+	case OPT_FILTER: return parse_filter(value, report);
+	case 'o': r->output = value; return 0;
+	case OPT_SKIP_BAD: r->read.skip_bad = true; return 0;
+	case OPT_SORT:
+		report->sort_given = true;
+		if (!report_sort_parse(value, &report->sort))
+			return 0;
+		fprintf(stderr, "ptscope: report: unknown --sort field '%s' (%s)\n", value, report_sort_names());
+		return 1;
+	case OPT_GROUP_BY:
+		if (!report_group_parse(value, &report->group_by))
+			return 0;
+		fprintf(stderr, "ptscope: report: unknown --group-by '%s' (user, cgroup, command)\n", value);
+		return 1;
+	case OPT_FORMAT:
+		r->format_given = true;
+		if (!report_format_parse(value, &report->format))
+			return 0;
+		fprintf(stderr, "ptscope: report: unknown format '%s' (text, xml, json, csv, html, openmetrics)\n", value);
+		return 1;
 	}
-	if (!status && callgraph && !diagram_count) {
-		add_path("fork", diagrams, &diagram_count);
-		add_path("exit", diagrams, &diagram_count);
+	return 1;
+}
+
+/* Options that cannot go together, said before anything is read. */
+static int refuse_combinations(const struct report_request *r)
+{
+	const struct report_options *report = &r->report;
+	const char *refusal = NULL;
+	if (report->format == REPORT_CSV && (report->per_process + report->per_file + (report->group_by != GROUP_NONE)) > 1)
+		refusal = "CSV is one table: choose one of --per-process, --per-file, --group-by\n";
+	else if (report->brief && (report->format != REPORT_TEXT || r->versus || report->per_process ||
+				   report->per_file || report->group_by != GROUP_NONE))
+		refusal = "--brief is the text answer alone (no --format, --versus, --per-process,\n"
+			  "  --per-file or --group-by)\n";
+	else if (r->callgraph && report->format != REPORT_HTML)
+		refusal = "--callgraph embeds the diagram in --format html only\n";
+	else if (r->diagram_count && !r->callgraph)
+		refusal = "--path chooses the --callgraph diagrams: give --callgraph TREE\n";
+	else if (r->calibration_path && (report->format == REPORT_METRICS || r->versus || report->brief))
+		refusal = "--calibration adds a time section to the full report (no --versus, --brief or\n"
+			  "  --format openmetrics)\n";
+	if (refusal)
+		fprintf(stderr, "ptscope: report: %s", refusal);
+	return refusal ? 1 : 0;
+}
+
+/* After the options: the format from -o's name, the refusals, the default
+ * diagrams, the calibration file read. */
+static int settle_options(struct report_request *r, struct calibration *calibration)
+{
+	struct error error;
+	int status = 0;
+	if (!r->format_given && r->output && strcmp(r->output, "-"))
+		status = format_from_path(r->output, &r->report.format);
+	r->report.width = columns_from_environment();
+	if (!status)
+		status = refuse_combinations(r);
+	if (!status && r->callgraph && !r->diagram_count) {
+		add_path("fork", r->diagrams, &r->diagram_count);
+		add_path("exit", r->diagrams, &r->diagram_count);
 	}
-	if (!status && calibration_path && (report.format == REPORT_METRICS || versus || report.brief)) {
-		fputs("ptscope: report: --calibration adds a time section to the full report (no --versus, --brief or\n"
-		      "  --format openmetrics)\n", stderr);
-		status = 1;
-	}
-	if (!status && calibration_path && calibration_read(calibration_path, &calibration, &error)) {
+	if (!status && r->calibration_path && calibration_read(r->calibration_path, calibration, &error)) {
 		error_print(&error);
 		status = (int)error.status;
 	}
-	report.calibration_path = calibration_path;   /* a series refuses them */
-	report.callgraph_tree = callgraph;
-	/* two snapshots or more (positional, or --versus repeated): a series,
-	 * every one of them read, none dropped */
-	if (!status && (argc - optind > 1 || versus_count > 1)) {
-		size_t given = (size_t)(argc - optind);
-		if (versus_count + given > MAX_SERIES) {
-			fprintf(stderr, "ptscope: report: at most %d snapshots in a series\n", MAX_SERIES);
-			status = 1;
-		} else {
-			for (size_t i = 0; i < given; i++)
-				versus_list[versus_count++] = argv[optind + (int)i];
-			status = run_series(versus_list, versus_count, &set, &chosen, &report, &read, output);
-		}
-		profiles_free(&set);
-		return status;
+	r->report.calibration_path = r->calibration_path;   /* a series refuses them */
+	r->report.callgraph_tree = r->callgraph;
+	return status;
+}
+
+/* Two snapshots or more (positional, or --versus repeated): a series,
+ * every one of them read, none dropped. */
+static int report_series(struct report_request *r, int count, char **paths)
+{
+	if (r->versus_count + (size_t)count > MAX_SERIES) {
+		fprintf(stderr, "ptscope: report: at most %d snapshots in a series\n", MAX_SERIES);
+		return 1;
 	}
-	struct snapshot *snapshot = NULL, *baseline = NULL;
+	for (int i = 0; i < count; i++)
+		r->versus_list[r->versus_count++] = paths[i];
+	return run_series(r->versus_list, r->versus_count, &r->set, &r->chosen, &r->report, &r->read, r->output);
+}
+
+/* Said before the work starts, not found out after minutes. */
+static int refuse_unfitting(const struct snapshot *snapshot, const struct snapshot *baseline,
+			    const struct model_options *options)
+{
+	uint64_t need = model_memory_bytes(snapshot, options) + (baseline ? model_memory_bytes(baseline, options) : 0);
 	uint64_t available = memory_available_bytes();
-	read.memory_budget_bytes = available == UINT64_MAX ? 0 : available;
-	if (!status && (snapshot_read(optind < argc ? argv[optind] : NULL, &read, &snapshot, &error) ||
-			(versus && snapshot_read(versus, &read, &baseline, &error)))) {
+	if (need <= available)
+		return 0;
+	fprintf(stderr, "ptscope: %s: does not fit in memory: the cost model needs up to %" PRIu64
+		" MiB beyond the snapshot, %" PRIu64 " MiB are available\n", snapshot->source, need >> 20,
+		available >> 20);
+	return 1;
+}
+
+/* The model of the snapshot (and of --versus's), the diagrams, the one writer. */
+static int model_and_write(struct report_request *r, const struct snapshot *snapshot, const struct snapshot *baseline,
+			   const struct calibration *calibration)
+{
+	const struct rmap_profile *designs[MAX_SELECTED];
+	const struct sharing_rule *rules[MAX_SELECTED];
+	struct model_options options = { .profiles = &r->set, .top_files = r->report.per_file ? SIZE_MAX : 10 };
+	struct model_result *result = NULL, *before = NULL, *filtered = NULL;
+	struct snapshot *subset = NULL;
+	struct report_options *report = &r->report;
+	struct error error;
+	int status = 0;
+	resolve(&r->set, &r->chosen, designs, rules, &options);
+	/* designs named on the command line are shown whatever their architecture */
+	report->all_designs |= options.design_count > 0;
+	if (refuse_unfitting(snapshot, baseline, &options)) {
+		status = 1;
+	} else if (model_run(snapshot, &options, &result, &error) ||
+		   (baseline && model_run(baseline, &options, &before, &error))) {
+		fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, error.message);
+		status = (int)error.status;   /* model/model.c says whose failure it is */
+	} else if (report->filter && !baseline &&
+		   (status = filtered_model(snapshot, &options, report->filter, &subset, &filtered))) {
+		/* said */
+	} else if (r->callgraph && report_callgraph_draw(r->callgraph, r->diagrams, r->diagram_count, result,
+							 r->read.progress, &error)) {
 		error_print(&error);
 		status = (int)error.status;
+	} else {
+		report->versus = before;
+		report->filtered = filtered;
+		report->headline_filtered = report->filter && !baseline;
+		report->diagrams = r->diagrams;
+		report->diagram_count = r->callgraph ? r->diagram_count : 0;
+		report->calibration = r->calibration_path ? calibration : NULL;
+		status = write_output(r->output, result, report);
 	}
-	if (!status) {
-		const struct rmap_profile *designs[MAX_SELECTED];
-		const struct sharing_rule *rules[MAX_SELECTED];
-		struct model_options options = { .profiles = &set, .top_files = report.per_file ? SIZE_MAX : 10 };
-		struct model_result *result = NULL, *before = NULL, *filtered = NULL;
-		struct snapshot *subset = NULL;
-		resolve(&set, &chosen, designs, rules, &options);
-		/* designs named on the command line are shown whatever their architecture */
-		report.all_designs |= options.design_count > 0;
-		uint64_t need = model_memory_bytes(snapshot, &options) +
-				(baseline ? model_memory_bytes(baseline, &options) : 0);
-		available = memory_available_bytes();
-		if (need > available) {
-			/* said before the work starts, not found out after minutes */
-			fprintf(stderr, "ptscope: %s: does not fit in memory: the cost model needs up to %" PRIu64
-				" MiB beyond the snapshot, %" PRIu64 " MiB are available\n", snapshot->source,
-				need >> 20, available >> 20);
-			status = 1;
-		} else if (model_run(snapshot, &options, &result, &error) ||
-			   (baseline && model_run(baseline, &options, &before, &error))) {
-			fprintf(stderr, "ptscope: %s: %s\n", (result ? baseline : snapshot)->source, error.message);
-			status = (int)error.status;   /* model/model.c says whose failure it is */
-		} else if (report.filter && !baseline &&
-			   (status = filtered_model(snapshot, &options, report.filter, &subset, &filtered))) {
-			/* said */
-		} else if (callgraph && report_callgraph_draw(callgraph, diagrams, diagram_count, result, read.progress,
-							      &error)) {
-			error_print(&error);
-			status = (int)error.status;
-		} else {
-			report.versus = before;
-			report.filtered = filtered;
-			report.headline_filtered = report.filter && !baseline;
-			report.diagrams = diagrams;
-			report.diagram_count = callgraph ? diagram_count : 0;
-			report.calibration = calibration_path ? &calibration : NULL;
-			report.calibration_path = calibration_path;
-			status = write_output(output, result, &report);
-		}
-		for (size_t i = 0; i < diagram_count; i++)
-			free(diagrams[i].svg);
-		model_free(result);
-		model_free(before);
-		model_free(filtered);
-		snapshot_subset_free(subset);
+	for (size_t i = 0; i < r->diagram_count; i++)
+		free(r->diagrams[i].svg);
+	model_free(result);
+	model_free(before);
+	model_free(filtered);
+	snapshot_subset_free(subset);
+	return status;
+}
+
+/* One snapshot (NULL: the live system), with --versus's beside it. */
+static int report_one(struct report_request *r, const char *path, const struct calibration *calibration)
+{
+	struct snapshot *snapshot = NULL, *baseline = NULL;
+	struct error error;
+	int status = 0;
+	uint64_t available = memory_available_bytes();
+	r->read.memory_budget_bytes = available == UINT64_MAX ? 0 : available;
+	if (snapshot_read(path, &r->read, &snapshot, &error) ||
+	    (r->versus && snapshot_read(r->versus, &r->read, &baseline, &error))) {
+		error_print(&error);
+		status = (int)error.status;
+	} else {
+		status = model_and_write(r, snapshot, baseline, calibration);
 	}
 	snapshot_free(baseline);
 	snapshot_free(snapshot);
-	profiles_free(&set);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_request r = { .report = { .format = REPORT_TEXT }, .read = { .progress = isatty(STDERR_FILENO) } };
+	static struct calibration calibration;
+	struct command_getopt getopt;
+	struct error error;
+	int c, status = 0;
+	if (profiles_load_builtin(&r.set, &error)) {
+		error_print(&error);
+		return STATUS_INTERNAL;   /* the built-in profiles are part of the program */
+	}
+	command_getopt_init(&getopt, &report_help);
+	optind = 1;
+	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
+		if (c == 'h') {
+			command_help_print(stdout, &report_help);
+			profiles_free(&r.set);
+			return 0;
+		}
+		status = c == '?' ? command_getopt_refused(&getopt, &report_help, argv) : parse_option(c, optarg, &r);
+	}
+	if (!status)
+		status = settle_options(&r, &calibration);
+	if (!status && (argc - optind > 1 || r.versus_count > 1))
+		status = report_series(&r, argc - optind, argv + optind);
+	else if (!status)
+		status = report_one(&r, optind < argc ? argv[optind] : NULL, &calibration);
+	profiles_free(&r.set);
 	return status;
 }

@@ -256,13 +256,7 @@ static int fault_cow(struct latency_run *run, struct error *error)
 		munmap(region, FAULT_PAGES * PAGE_BYTES);
 		return error_internal(error, NULL, 0, "bench: pipe: %s", strerror(errno));
 	}
-	pid_t child = fork();
-	if (child == 0) {
-		char byte;
-		close(hold[1]);
-		_exit(read(hold[0], &byte, 1) < 0);
-	}
-	close(hold[0]);
+	pid_t child = fork_held(hold);
 	int status = child < 0 ? error_internal(error, NULL, 0, "bench: fork: %s", strerror(errno)) : 0;
 	if (!status) {
 		long before = minor_faults();

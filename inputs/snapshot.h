@@ -538,6 +538,9 @@ void trace_close(struct trace_session *session);
  * and is reaped; counts are this process's and the child's (counted on
  * cpu, by its pid).  0, or -1 (session->why). */
 int trace_fork(struct trace_session *session, int cpu, uint64_t *counts);
+/* A child held on hold[0] until the parent writes to or closes hold[1]
+ * (inputs/tracepoints.c); the parent's hold[0] is closed. */
+pid_t fork_held(int hold[2]);
 /* The same in one call: a session opened, one fork counted, closed. */
 struct trace_result {
 	bool counted;                   /* false: why */

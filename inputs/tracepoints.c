@@ -212,6 +212,21 @@ static int read_all(const int *fds, uint64_t *values)
 	return 0;
 }
 
+/* A child that waits for a byte (or the end) on hold[0], then exits at
+ * once: the parent measures between the fork and its write or close of
+ * hold[1].  The parent's hold[0] is closed. */
+pid_t fork_held(int hold[2])
+{
+	pid_t child = fork();
+	if (child == 0) {
+		char byte;
+		close(hold[1]);
+		_exit(read(hold[0], &byte, 1) < 0);
+	}
+	close(hold[0]);
+	return child;
+}
+
 int trace_fork(struct trace_session *session, int cpu, uint64_t *counts)
 {
 	if (!session->available)
@@ -224,14 +239,8 @@ int trace_fork(struct trace_session *session, int cpu, uint64_t *counts)
 	}
 	start(session);
 	read_all(session->fds, before);
-	pid_t child = fork();
-	if (child == 0) {
-		/* wait until the parent counts this child, then exit at once */
-		char byte;
-		close(hold[1]);
-		_exit(read(hold[0], &byte, 1) < 0);
-	}
-	close(hold[0]);
+	/* the child waits until the parent has counted it, then exits at once */
+	pid_t child = fork_held(hold);
 	int status = child < 0 ? -1 : open_child_counters(session, child, cpu, child_fds);
 	if (child < 0 || status)
 		snprintf(session->why, sizeof(session->why), "%s: %s",

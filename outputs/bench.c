@@ -302,6 +302,48 @@ static struct json_object *part_json(const struct latency_stats *part)
 	return o;
 }
 
+/* The snapshot process bench --like built its subject after, and how near. */
+static struct json_object *like_json(const struct bench_like *l)
+{
+	struct json_object *like = json_object_new_object();
+	json_object_object_add(like, "snapshot", json_object_new_string(l->source));
+	json_object_object_add(like, "pid", json_object_new_int(l->pid));
+	json_object_object_add(like, "comm", json_object_new_string(l->comm));
+	json_object_object_add(like, "vmas", json_object_new_int64((int64_t)l->vmas));
+	json_object_object_add(like, "vmas_found", json_object_new_int64((int64_t)l->vmas_found));
+	json_object_object_add(like, "kernel_mappings_skipped", json_object_new_int64((int64_t)l->skipped));
+	json_object_object_add(like, "present_pages", json_object_new_int64((int64_t)l->pages));
+	json_object_object_add(like, "present_pages_found", json_object_new_int64((int64_t)l->pages_found));
+	json_object_object_add(like, "other_vmas", json_object_new_int64((int64_t)l->other_vmas));
+	json_object_object_add(like, "subject", json_object_new_string(l->subject));
+	struct json_object *others = json_object_new_object();
+	for (size_t i = 0; i < l->other_names; i++)
+		json_object_object_add(others, l->others[i].name, json_object_new_int64((int64_t)l->others[i].count));
+	json_object_object_add(like, "other_vmas_by_name", others);
+	return like;
+}
+
+static struct json_object *measurement_json(const struct latency_result *r)
+{
+	struct json_object *item = json_object_new_object();
+	json_object_object_add(item, "name", json_object_new_string(latency_kinds[r->kind].name));
+	json_object_object_add(item, "what", json_object_new_string(latency_kinds[r->kind].what));
+	json_object_object_add(item, "runs", json_object_new_int64((int64_t)r->stats.runs));
+	json_object_object_add(item, "min_us", json_object_new_double(r->stats.min_us));
+	json_object_object_add(item, "median_us", json_object_new_double(r->stats.median_us));
+	json_object_object_add(item, "p90_us", json_object_new_double(r->stats.p90_us));
+	json_object_object_add(item, "mean_us", json_object_new_double(r->stats.mean_us));
+	if (r->kind == LATENCY_FORK) {
+		json_object_object_add(item, "fork_part", part_json(&r->fork_part));
+		json_object_object_add(item, "exit_part", part_json(&r->exit_part));
+	}
+	if (r->pages_per_run) {
+		json_object_object_add(item, "faults_per_run", json_object_new_double(r->faults_per_run));
+		json_object_object_add(item, "pages_per_run", json_object_new_int(r->pages_per_run));
+	}
+	return item;
+}
+
 static struct json_object *build_json(const struct bench_run *run)
 {
 	const struct latency_machine *m = &run->machine;
@@ -317,45 +359,10 @@ static struct json_object *build_json(const struct bench_run *run)
 	json_object_object_add(image, "vmas", json_object_new_int64((int64_t)m->image_vmas));
 	json_object_object_add(image, "rss_kb", json_object_new_int64((int64_t)m->image_rss_kb));
 	json_object_object_add(root, "forked", image);
-	if (run->has_like) {
-		const struct bench_like *l = &run->like;
-		struct json_object *like = json_object_new_object();
-		json_object_object_add(like, "snapshot", json_object_new_string(l->source));
-		json_object_object_add(like, "pid", json_object_new_int(l->pid));
-		json_object_object_add(like, "comm", json_object_new_string(l->comm));
-		json_object_object_add(like, "vmas", json_object_new_int64((int64_t)l->vmas));
-		json_object_object_add(like, "vmas_found", json_object_new_int64((int64_t)l->vmas_found));
-		json_object_object_add(like, "kernel_mappings_skipped", json_object_new_int64((int64_t)l->skipped));
-		json_object_object_add(like, "present_pages", json_object_new_int64((int64_t)l->pages));
-		json_object_object_add(like, "present_pages_found", json_object_new_int64((int64_t)l->pages_found));
-		json_object_object_add(like, "other_vmas", json_object_new_int64((int64_t)l->other_vmas));
-		json_object_object_add(like, "subject", json_object_new_string(l->subject));
-		struct json_object *others = json_object_new_object();
-		for (size_t i = 0; i < l->other_names; i++)
-			json_object_object_add(others, l->others[i].name, json_object_new_int64((int64_t)l->others[i].count));
-		json_object_object_add(like, "other_vmas_by_name", others);
-		json_object_object_add(root, "like", like);
-	}
-	for (size_t i = 0; i < run->result_count; i++) {
-		const struct latency_result *r = &run->results[i];
-		struct json_object *item = json_object_new_object();
-		json_object_object_add(item, "name", json_object_new_string(latency_kinds[r->kind].name));
-		json_object_object_add(item, "what", json_object_new_string(latency_kinds[r->kind].what));
-		json_object_object_add(item, "runs", json_object_new_int64((int64_t)r->stats.runs));
-		json_object_object_add(item, "min_us", json_object_new_double(r->stats.min_us));
-		json_object_object_add(item, "median_us", json_object_new_double(r->stats.median_us));
-		json_object_object_add(item, "p90_us", json_object_new_double(r->stats.p90_us));
-		json_object_object_add(item, "mean_us", json_object_new_double(r->stats.mean_us));
-		if (r->kind == LATENCY_FORK) {
-			json_object_object_add(item, "fork_part", part_json(&r->fork_part));
-			json_object_object_add(item, "exit_part", part_json(&r->exit_part));
-		}
-		if (r->pages_per_run) {
-			json_object_object_add(item, "faults_per_run", json_object_new_double(r->faults_per_run));
-			json_object_object_add(item, "pages_per_run", json_object_new_int(r->pages_per_run));
-		}
-		json_object_array_add(list, item);
-	}
+	if (run->has_like)
+		json_object_object_add(root, "like", like_json(&run->like));
+	for (size_t i = 0; i < run->result_count; i++)
+		json_object_array_add(list, measurement_json(&run->results[i]));
 	json_object_object_add(root, "measurements", list);
 	if (run->has_work)
 		json_object_object_add(root, "kernel_work", work_json(&run->work));

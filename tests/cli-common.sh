@@ -70,10 +70,11 @@ need_snapshot() {
 	[ -f "${SHARED_SNAPSHOTS:-}/$1" ] || skip "no reference snapshot $1 in ${SHARED_SNAPSHOTS:-(unset)}"
 }
 
-# unpack_reports NAME: the reference snapshot NAME.tar.gz unpacked into
-# $tmp/NAME (for a test's own count from its members) and its reports in
-# $tmp/NAME.json, .txt and .html, to check against that count.
+# unpack_reports NAME: the reference snapshot NAME.tar.gz (skip without it)
+# unpacked into $tmp/NAME (for a test's own count from its members) and its
+# reports in $tmp/NAME.json, .txt and .html, to check against that count.
 unpack_reports() {
+	need_snapshot "$1.tar.gz"
 	mkdir "$tmp/$1" && tar -xzf "$SHARED_SNAPSHOTS/$1.tar.gz" -C "$tmp/$1" || fail "unpack $1"
 	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$1.tar.gz" --format json -o "$tmp/$1.json" || fail "$1 json"
 	"$PTSCOPE" report "$SHARED_SNAPSHOTS/$1.tar.gz" -o "$tmp/$1.txt" || fail "$1 text"

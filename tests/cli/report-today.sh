@@ -13,8 +13,6 @@
 #  - the text report leads with the "today:" sentence, and JSON, HTML and
 #    --brief carry it.
 . "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
-need_snapshot pg32.tar.gz
-need_snapshot desktop.tar.gz
 command -v python3 > /dev/null || skip "no python3"
 for name in pg32 desktop; do
 	unpack_reports "$name"

@@ -8,8 +8,6 @@
 # different address in every process; the aligned what-if shares 80 pages.
 # hugetlb-pmd finds no hugetlbfs mapping (no "ht" in any VmFlags).
 . "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
-need_snapshot pg32.tar.gz
-need_snapshot desktop.tar.gz
 command -v python3 > /dev/null || skip "no python3"
 for name in pg32 desktop; do
 	unpack_reports "$name"
