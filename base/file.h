@@ -37,6 +37,7 @@ int file_read_exact(int fd, void *data, size_t bytes);
 /* Limits by kind: far above any real file of the kind, far below memory. */
 #define FILE_LIMIT_PROFILE_BYTES ((size_t)16 << 20)       /* a profile XML (built-in ones: a few KiB) */
 #define FILE_LIMIT_PERF_REPORT_BYTES ((size_t)64 << 20)   /* perf report / opreport text (200,000 symbols: ~20 MiB) */
+#define FILE_LIMIT_TIMINGS_BYTES ((size_t)16 << 20)       /* time/lmbench/perf stat text (a few KiB) */
 #define FILE_LIMIT_CONFIG_BYTES ((size_t)64 << 20)        /* a .config, decompressed (~300 KiB) */
 #define FILE_LIMIT_COMPILE_DB_BYTES ((size_t)256 << 20)   /* compile_commands.json (6.x allmodconfig: ~70 MiB) */
 #define FILE_LIMIT_SOURCE_BYTES ((size_t)256 << 20)       /* a tree's file the analyzer reads itself */

@@ -384,3 +384,26 @@ void output_discard(struct output *output)
 	output->stream = NULL;
 	release(output);
 }
+
+int output_write_whole(const char *path, int (*write)(FILE *out, const void *context), const void *context)
+{
+	struct output output;
+	struct error error;
+	if (output_open(&output, path, &error) != 0) {
+		error_print(&error);
+		return (int)error.status;
+	}
+	FILE *out = output_stream(&output);
+	if (!out || write(out, context) != 0) {
+		int saved = output.write_errno ? output.write_errno : errno;   /* the failed write's own */
+		output_discard(&output);
+		if (path && strcmp(path, "-"))
+			fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
+		return STATUS_INTERNAL;
+	}
+	if (output_publish(&output, &error) != 0) {
+		error_print(&error);
+		return (int)error.status;
+	}
+	return STATUS_OK;
+}

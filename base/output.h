@@ -45,6 +45,14 @@ int output_publish(struct output *output, struct error *error);
 /* Give up: close and remove the temporary (no-op after publish). */
 void output_discard(struct output *output);
 
+/* The whole dance for one output: open PATH, write(stream, context) fills
+ * it, publish.  STATUS_OK, or the failure's status with its message said:
+ * open's or publish's own (1 for an input named as the output), 2 for a
+ * write that failed ("PATH: cannot write: ...", the failed write's errno;
+ * stdout's failures are said once by the front door).  Nothing is left
+ * under PATH unless all of it was written. */
+int output_write_whole(const char *path, int (*write)(FILE *out, const void *context), const void *context);
+
 /* A stdio stream writing to fd that keeps the errno of its first failed
  * write in *write_errno (glibc's own streams forget it when a write larger
  * than their buffer fails: fflush has nothing left to retry); fclose closes

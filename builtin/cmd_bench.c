@@ -323,30 +323,19 @@ static int measure(struct bench_run *run, const bool *selected, struct error *er
 struct bench_output {
 	const struct bench_run *run;
 	const struct timing_comparison *comparison;
+	enum bench_format format;
 };
 
-static int write_output(const char *path, const struct bench_output *what, enum bench_format format)
+static int write_bench(FILE *out, const void *context)
 {
-	struct output output;
-	struct error error;
-	if (output_open(&output, path, &error) != 0) {
-		error_print(&error);
-		return STATUS_INTERNAL;
-	}
-	FILE *out = output_stream(&output);
-	if (!out || (what->run ? bench_write(out, what->run, format)
-			       : bench_write_comparison(out, what->comparison, format)) != 0) {
-		int saved = output.write_errno ? output.write_errno : errno;
-		output_discard(&output);
-		if (path && strcmp(path, "-"))
-			fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
-		return STATUS_INTERNAL;
-	}
-	if (output_publish(&output, &error) != 0) {
-		error_print(&error);
-		return STATUS_INTERNAL;
-	}
-	return STATUS_OK;
+	const struct bench_output *what = context;
+	return what->run ? bench_write(out, what->run, what->format)
+			 : bench_write_comparison(out, what->comparison, what->format);
+}
+
+static int write_output(const char *path, const struct bench_output *what)
+{
+	return output_write_whole(path, write_bench, what);
 }
 
 /* The model's side of --compare: every process of the snapshot forking
@@ -422,8 +411,8 @@ static int compare(int count, char **paths, const char *output, enum bench_forma
 				count > 2 ? " and " : "", count > 2 ? paths[2] : "", sets[0].shape, sets[1].shape);
 			status = 1;
 		} else {
-			struct bench_output what = { NULL, &comparison };
-			status = write_output(output, &what, format);
+			const struct bench_output what = { NULL, &comparison, format };
+			status = write_output(output, &what);
 		}
 		timing_compare_free(&comparison);
 	}
@@ -432,26 +421,14 @@ static int compare(int count, char **paths, const char *output, enum bench_forma
 	return status;
 }
 
+static int write_calibration_file(FILE *out, const void *context)
+{
+	return calibration_write(out, context);
+}
+
 static int write_calibration(const char *path, const struct calibration *calibration)
 {
-	struct output output;
-	struct error error;
-	if (output_open(&output, path, &error) != 0) {
-		error_print(&error);
-		return STATUS_INTERNAL;
-	}
-	FILE *out = output_stream(&output);
-	if (!out || calibration_write(out, calibration) != 0) {
-		int saved = output.write_errno ? output.write_errno : errno;
-		output_discard(&output);
-		fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
-		return STATUS_INTERNAL;
-	}
-	if (output_publish(&output, &error) != 0) {
-		error_print(&error);
-		return STATUS_INTERNAL;
-	}
-	return STATUS_OK;
+	return output_write_whole(path, write_calibration_file, calibration);
 }
 
 static int calibrate(bool quick, int cpu, const char *output, int words)
@@ -565,8 +542,8 @@ static int time_here(const struct bench_request *r, const bool *selected, bool h
 		error_print(&error);
 		return (int)error.status;
 	}
-	struct bench_output what = { &run, NULL };
-	return write_output(r->output, &what, r->format);
+	const struct bench_output what = { &run, NULL, r->format };
+	return write_output(r->output, &what);
 }
 
 int cmd_bench(int argc, char **argv)

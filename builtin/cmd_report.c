@@ -178,27 +178,21 @@ static void resolve(const struct profile_set *set, const struct selection *chose
 
 /* The file appears whole or not at all (base/output.h); stdout is checked
  * by the front door.  A file that cannot be written is an output failure. */
+struct report_output {
+	const struct model_result *result;
+	const struct report_options *options;
+};
+
+static int write_report(FILE *out, const void *context)
+{
+	const struct report_output *what = context;
+	return report_write(out, what->result, what->options);
+}
+
 static int write_output(const char *path, const struct model_result *result, const struct report_options *options)
 {
-	struct output output;
-	struct error error;
-	if (output_open(&output, path, &error) != 0) {
-		error_print(&error);
-		return (int)error.status;  /* an output failure (2), or an input named as output (1) */
-	}
-	FILE *out = output_stream(&output);
-	if (!out || report_write(out, result, options) != 0) {
-		int saved = output.write_errno ? output.write_errno : errno;   /* the failed write's own */
-		output_discard(&output);
-		if (path && strcmp(path, "-"))
-			fprintf(stderr, "ptscope: %s: cannot write: %s\n", path, strerror(saved ? saved : EIO));
-		return STATUS_INTERNAL;
-	}
-	if (output_publish(&output, &error) != 0) {
-		error_print(&error);
-		return (int)error.status;
-	}
-	return STATUS_OK;
+	const struct report_output what = { result, options };
+	return output_write_whole(path, write_report, &what);
 }
 
 /* --path JOB (repeatable): a --path preset of callgraph; the default is

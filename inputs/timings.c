@@ -28,10 +28,10 @@
 
 #include "base/alloc.h"
 #include "base/array.h"
+#include "base/file.h"
 #include "inputs/snapshot.h"
 
 #define LINE_MOST 4096
-#define FILE_MOST_BYTES (16u << 20)
 
 /* A number at *at (digits, one point), moving *at past it; false if none. */
 static bool read_number(const char **at, double *value)
@@ -327,29 +327,13 @@ int timing_read_text(const char *name, const char *text, size_t length, struct t
 	return 0;
 }
 
+/* Read as every input a user names is (base/file.h): bounded, a FIFO with no
+ * writer refused after a wait, and noted so that -o cannot replace it. */
 int timing_read(const char *path, struct timing_set *set, struct error *error)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return error_from_errno(error, path, NULL, errno);
 	struct buffer text = { 0 };
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (text.length + n > FILE_MOST_BYTES) {
-			fclose(f);
-			buffer_free(&text);
-			return error_set(error, path, 0, "larger than %u MiB: not a text of timings",
-					 FILE_MOST_BYTES >> 20);
-		}
-		buffer_add(&text, chunk, n);
-	}
-	int failed = ferror(f);
-	fclose(f);
-	if (failed) {
-		buffer_free(&text);
-		return error_from_errno(error, path, "cannot read", EIO);
-	}
+	if (file_read_input(path, "text of timings", FILE_LIMIT_TIMINGS_BYTES, &text, error) != 0)
+		return -1;
 	int status = timing_read_text(path, text.data ? text.data : "", text.length, set, error);
 	buffer_free(&text);
 	return status;

@@ -96,6 +96,14 @@ cp "$tmp/p.xml" "$tmp/p.keep"
 	fail "report --profile P -o P: not refused: $(cat "$tmp/err")"
 grep -q "p.xml: is one of this run's inputs" "$tmp/err" || fail "report --profile P -o P: $(cat "$tmp/err")"
 cmp -s "$tmp/p.xml" "$tmp/p.keep" || fail "report --profile P -o P changed the profile"
+# bench --compare's posted timings are inputs too (they were read by fopen, unnoted)
+printf 'real\t0m1.000s\nuser\t0m0.100s\nsys\t0m0.500s\n' > "$tmp/before.txt"
+printf 'real\t0m0.800s\nuser\t0m0.100s\nsys\t0m0.400s\n' > "$tmp/after.txt"
+cp "$tmp/before.txt" "$tmp/before.keep"
+"$PTSCOPE" bench --compare "$tmp/before.txt" "$tmp/after.txt" -o "$tmp/before.txt" 2> "$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "bench --compare A B -o A: exit $rc, want 1: $(cat "$tmp/err")"
+grep -q "before.txt: is one of this run's inputs" "$tmp/err" || fail "bench --compare -o A: $(cat "$tmp/err")"
+cmp -s "$tmp/before.txt" "$tmp/before.keep" || fail "bench --compare A B -o A replaced the timings"
 "$PTSCOPE" callgraph "$tree" --no-cache -q --write-commands "$tmp/db.json" --format json -o /dev/null || fail "--write-commands"
 cp "$tmp/db.json" "$tmp/db.keep"
 "$PTSCOPE" callgraph "$tmp/db.json" --no-cache -q --format json -o "$tmp/db.json" 2> "$tmp/err"; [ $? -eq 1 ] ||
