@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <gvc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -402,9 +403,101 @@ static void add_legend(Agraph_t *graph, const struct graph_overlay *overlay)
 	}
 }
 
+/*
+ * cgraph names an object by the address of its interned name (the default id
+ * discipline) and writes subgraphs in the order of those ids, so the order of
+ * the clusters in dot, SVG and HTML followed malloc: two runs of one graph
+ * differed now and then (threads, allocator).  This discipline gives each
+ * cluster name a small even id in the order the clusters are made and leaves
+ * every other name to the default, whose ids are heap addresses (far above
+ * these) or odd counters (anonymous objects).  Names are interned with
+ * agstrdup, as the writer expects of every name (it reads agstrdup's header
+ * to tell an HTML-like string).
+ */
+#define CLUSTER_IDS_MOST 32768
+
+struct cluster_ids {
+	Agraph_t *graph;        /* the root graph, whose strings the names are */
+	void *default_state;    /* AgIdDisc's own state */
+	char *names[CLUSTER_IDS_MOST];
+	size_t count;
+};
+
+static bool is_cluster_id(IDTYPE id)
+{
+	return id % 2 == 0 && id >= 2 && id <= 2 * (IDTYPE)CLUSTER_IDS_MOST;
+}
+
+static void *cluster_ids_open(Agraph_t *graph, Agdisc_t *disc)
+{
+	struct cluster_ids *ids = xcalloc(1, sizeof(*ids));
+	ids->graph = graph;
+	ids->default_state = AgIdDisc.open(graph, disc);
+	return ids;
+}
+
+static long cluster_ids_map(void *state, int objtype, char *name, IDTYPE *id, int create)
+{
+	struct cluster_ids *ids = state;
+	if (objtype != AGRAPH || !name || strncmp(name, "cluster", 7))
+		return AgIdDisc.map(ids->default_state, objtype, name, id, create);
+	for (size_t i = 0; i < ids->count; i++)
+		if (ids->names[i] && !strcmp(ids->names[i], name))
+			return *id = 2 * (IDTYPE)(i + 1), 1;
+	if (!create || ids->count == CLUSTER_IDS_MOST)
+		return AgIdDisc.map(ids->default_state, objtype, name, id, create);
+	ids->names[ids->count++] = agstrdup(ids->graph, name);
+	*id = 2 * (IDTYPE)ids->count;
+	return 1;
+}
+
+static long cluster_ids_alloc(void *state, int objtype, IDTYPE id)
+{
+	struct cluster_ids *ids = state;
+	return is_cluster_id(id) ? 1 : AgIdDisc.alloc(ids->default_state, objtype, id);
+}
+
+static void cluster_ids_free(void *state, int objtype, IDTYPE id)
+{
+	struct cluster_ids *ids = state;
+	if (!is_cluster_id(id))
+		AgIdDisc.free(ids->default_state, objtype, id);
+	else if (id / 2 <= ids->count && ids->names[id / 2 - 1]) {
+		agstrfree(ids->graph, ids->names[id / 2 - 1]);
+		ids->names[id / 2 - 1] = NULL;
+	}
+}
+
+static char *cluster_ids_print(void *state, int objtype, IDTYPE id)
+{
+	struct cluster_ids *ids = state;
+	if (is_cluster_id(id) && id / 2 <= ids->count)
+		return ids->names[id / 2 - 1];
+	return AgIdDisc.print(ids->default_state, objtype, id);
+}
+
+static void cluster_ids_close(void *state)
+{
+	struct cluster_ids *ids = state;
+	AgIdDisc.close(ids->default_state);
+	free(ids);  /* the names went with their subgraphs (free above) or with the graph's strings */
+}
+
+static void cluster_ids_register(void *state, int objtype, void *object)
+{
+	struct cluster_ids *ids = state;
+	AgIdDisc.idregister(ids->default_state, objtype, object);
+}
+
+static Agiddisc_t cluster_id_discipline = {
+	cluster_ids_open, cluster_ids_map, cluster_ids_alloc, cluster_ids_free,
+	cluster_ids_print, cluster_ids_close, cluster_ids_register,
+};
+static Agdisc_t graph_discipline = { &AgMemDisc, &cluster_id_discipline, &AgIoDisc };
+
 static Agraph_t *build(const struct callgraph *cg, const struct graph_overlay *overlay)
 {
-	Agraph_t *graph = agopen((char *)"callgraph", Agdirected, NULL);
+	Agraph_t *graph = agopen((char *)"callgraph", Agdirected, &graph_discipline);
 	/* call chains are long (fork: eleven calls down to the rmap): laid out
 	 * top to bottom they fold into a page instead of a banner */
 	agattr(graph, AGRAPH, (char *)"rankdir", (char *)"TB");
