@@ -52,6 +52,8 @@ ifeq ($(SANITIZE),1)
   CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   LDFLAGS += -fsanitize=address,undefined
   BUILD   := $(BUILD)-sanitize
+  # the unit runner too: see tests/cli-common.sh (libsanitizer and dlopened TLS)
+  export ASAN_OPTIONS ?= intercept_tls_get_addr=0
 endif
 
 DIRS     = base inputs model analyzer outputs builtin
