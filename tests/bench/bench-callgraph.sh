@@ -2,16 +2,19 @@
 # Call-graph speed, side by side, on Debian's linux-source-6.1 (the files and
 # flags ptscope chooses, written out with --write-commands so every tool
 # sees exactly the same ones):
-#   ptscope callgraph, cold (empty cache) and warm (unchanged tree)
-#   clang-14 -fsyntax-only over the same files and flags, same parallelism:
-#       the floor for anything that parses with clang
+#   ptscope callgraph, cold (empty cache: the shared precompiled headers of
+#       analyzer/pch.c built too), cold with PTSCOPE_NO_PCH=1 (each file
+#       parsed whole), and warm (unchanged tree)
+#   clang-N -fsyntax-only over the same files and flags, same parallelism,
+#       N the version of the libclang ptscope loaded (else 14): the floor
+#       for anything that parses every file with clang
 #   GNU cflow over the same files, and whether it finds the indirect call
 #       rmap_walk_anon -> try_to_unmap_one (through rwc->rmap_one)
 # Prints figures; asserts nothing about time.
 . "$(dirname "$0")/bench-common.sh"
 sh "$here/../deps.sh" jq cflow clang-14 >/dev/null 2>&1
 need /usr/bin/time time
-for tool in jq cflow clang-14; do
+for tool in jq cflow; do
 	command -v $tool >/dev/null || { echo "bench-callgraph: $tool is missing, skipped"; exit 0; }
 done
 tree=$(sh "$here/../kernel-source.sh" "$cache") || { echo "bench-callgraph: no linux-source-6.1, skipped"; exit 0; }
@@ -22,13 +25,18 @@ seconds() { echo "$1 $2" | awk '{ printf "%.2f", $2 - $1 }'; }
 
 echo "bench-callgraph: linux-source-6.1 at $tree, $jobs jobs"
 t0=$(now)
-"$ptscope" callgraph "$tree" -j "$jobs" --cache-dir "$tmp/cache" -q --write-commands "$tmp/cc.json" \
-	--format json -o "$tmp/cold.json" || { echo "bench-callgraph: ptscope failed"; exit 1; }
+"$ptscope" callgraph "$tree" -j "$jobs" --cache-dir "$tmp/cache" --write-commands "$tmp/cc.json" \
+	--format json -o "$tmp/cold.json" 2> "$tmp/cold.err" || { echo "bench-callgraph: ptscope failed"; exit 1; }
 t1=$(now)
 "$ptscope" callgraph "$tree" -j "$jobs" --cache-dir "$tmp/cache" -q --format json -o "$tmp/warm.json"
 t2=$(now)
 cold=$(seconds "$t0" "$t1")
 warm=$(seconds "$t1" "$t2")
+# the clang of the libclang ptscope loaded ("libclang-19.so.1 (...)"), else clang-14
+clang_version=$(jq -r '.summary.libclang' "$tmp/cold.json" | sed -n 's/^libclang-\([0-9]*\)\.so.*/\1/p')
+clang=clang-${clang_version:-14}
+command -v "$clang" >/dev/null || clang=clang-14
+command -v "$clang" >/dev/null || { echo "bench-callgraph: $clang is missing, skipped"; exit 0; }
 
 # a kernel profile of 60,000 symbols (120,000 perf report lines) on the warm
 # graph: what reading and placing it adds, wall clock and CPU (the machine may
@@ -48,7 +56,7 @@ files=$(jq length "$tmp/cc.json")
 # the floor: clang -fsyntax-only, one process per file, $jobs at a time
 jq -r '.[] | .arguments[1:] | @sh' "$tmp/cc.json" > "$tmp/commands"
 t0=$(now)
-xargs -d '\n' -P "$jobs" -I{} sh -c 'clang-14 -fsyntax-only {} >/dev/null 2>&1; true' < "$tmp/commands"
+xargs -d '\n' -P "$jobs" -I{} sh -c "$clang -fsyntax-only {} >/dev/null 2>&1; true" < "$tmp/commands"
 t1=$(now)
 floor=$(seconds "$t0" "$t1")
 
@@ -74,7 +82,7 @@ ratio=$(echo "$cold $floor" | awk '{ printf "%.2f", $1 / $2 }')
 printf '%-44s %6s %9s  %s\n' "tool (same $files files, same flags)" files seconds "rmap_walk_anon -> try_to_unmap_one"
 printf '%-44s %6s %9s  %s\n' "ptscope callgraph, cold cache, -j $jobs" "$files" "$cold" "$ptscope_edge"
 printf '%-44s %6s %9s  %s\n' "ptscope callgraph, warm cache" "$files" "$warm" "$ptscope_edge"
-printf '%-44s %6s %9s  %s\n' "clang-14 -fsyntax-only, xargs -P $jobs (floor)" "$files" "$floor" "(no call graph)"
+printf '%-44s %6s %9s  %s\n' "$clang -fsyntax-only, xargs -P $jobs (floor)" "$files" "$floor" "(no call graph)"
 printf '%-44s %6s %9s  %s\n' "GNU cflow -i _" "$files" "$cflow_time" \
 	"$cflow_edge (lists try_to_unmap -> try_to_unmap_one: $cflow_address, an address taken)"
 echo "ptscope cold / clang floor: $ratio"
@@ -90,16 +98,28 @@ echo "$profiled_wall $plain_wall $profiled_cpu $plain_cpu" | awk '{ printf "%-60
 # each cold run starts from an empty cache
 echo
 echo "CPU seconds, alternating pairs:"
+# (cold: the facts' and the precompiled headers' cache emptied; plain: each
+# file parsed whole, as before analyzer/pch.c)
 cat > "$tmp/cold.sh" <<COLD
 rm -rf '$tmp/cold-cache'
 exec '$ptscope' callgraph '$tree' -j $jobs --cache-dir '$tmp/cold-cache' -q --format json -o '$tmp/cold-pair.json'
 COLD
+cat > "$tmp/plain.sh" <<PLAIN
+rm -rf '$tmp/plain-cache'
+PTSCOPE_NO_PCH=1 exec '$ptscope' callgraph '$tree' -j $jobs --cache-dir '$tmp/plain-cache' -q --format json -o '$tmp/plain-pair.json'
+PLAIN
 cat > "$tmp/floor.sh" <<FLOOR
-xargs -d '\n' -P $jobs -I{} sh -c 'clang-14 -fsyntax-only {} >/dev/null 2>&1; true' < '$tmp/commands'
+xargs -d '\n' -P $jobs -I{} sh -c '$clang -fsyntax-only {} >/dev/null 2>&1; true' < '$tmp/commands'
 FLOOR
+# how many files the shared precompiled headers served in the first cold run
+grep 'precompiled header' "$tmp/cold.err" || echo "ptscope: no file used a shared precompiled header"
 pairs=${BENCH_CALLGRAPH_PAIRS:-1}
 ratio "callgraph of linux-source-6.1 ($files files), cold cache, -j $jobs" \
-	"clang-14 -fsyntax-only, same files and flags, xargs -P $jobs" "sh '$tmp/cold.sh'" "sh '$tmp/floor.sh'" || exit 1
+	"$clang -fsyntax-only, same files and flags, xargs -P $jobs" "sh '$tmp/cold.sh'" "sh '$tmp/floor.sh'" || exit 1
+ratio "callgraph of linux-source-6.1, cold, PTSCOPE_NO_PCH=1 (every file parsed whole), -j $jobs" \
+	"$clang -fsyntax-only, same files and flags, xargs -P $jobs" "sh '$tmp/plain.sh'" "sh '$tmp/floor.sh'" || exit 1
+cmp -s "$tmp/cold-pair.json" "$tmp/plain-pair.json" ||
+	echo "bench-callgraph: the call graph differs with and without the precompiled headers"
 # warm: the median of three runs' CPU seconds (nothing to pair it with)
 for i in 1 2 3; do
 	timed_run "$ptscope" callgraph "$tree" -j "$jobs" --cache-dir "$tmp/cache" -q --format json -o "$tmp/warm2.json" || exit 1
