@@ -12,12 +12,14 @@
 #       rmap_walk_anon -> try_to_unmap_one (through rwc->rmap_one)
 # Prints figures; asserts nothing about time.
 . "$(dirname "$0")/bench-common.sh"
-sh "$here/../deps.sh" jq cflow clang-14 >/dev/null 2>&1
 need /usr/bin/time time
-for tool in jq cflow; do
-	command -v $tool >/dev/null || { echo "bench-callgraph: $tool is missing, skipped"; exit 0; }
-done
-tree=$(sh "$here/../kernel-source.sh" "$cache") || { echo "bench-callgraph: no linux-source-6.1, skipped"; exit 0; }
+need jq jq
+need cflow cflow
+need clang-14 clang-14
+# the tree unpacked into the cache, or Debian's tarball to unpack (make deps-bench)
+[ -f "$cache/linux-source-6.1/mm/rmap.c" ] || ls /usr/src/linux-source-6.1.tar.* > /dev/null 2>&1 ||
+	skip "no linux-source-6.1 (make deps-bench installs it)"
+tree=$(sh "$here/../kernel-source.sh" "$cache") || skip "linux-source-6.1 could not be unpacked"
 jobs=$(nproc)
 
 now() { date +%s.%N; }
@@ -36,7 +38,7 @@ warm=$(seconds "$t1" "$t2")
 clang_version=$(jq -r '.summary.libclang' "$tmp/cold.json" | sed -n 's/^libclang-\([0-9]*\)\.so.*/\1/p')
 clang=clang-${clang_version:-14}
 command -v "$clang" >/dev/null || clang=clang-14
-command -v "$clang" >/dev/null || { echo "bench-callgraph: $clang is missing, skipped"; exit 0; }
+command -v "$clang" >/dev/null || skip "$clang is missing"
 
 # a kernel profile of 60,000 symbols (120,000 perf report lines) on the warm
 # graph: what reading and placing it adds, wall clock and CPU (the machine may
