@@ -436,7 +436,13 @@ static void build(struct pch_set *set, const char *folder, bool reuse, size_t pa
 		tasks[count] = (struct bounded_task){ .work = parse_pch_work, .data = pch };
 		built[count++] = i;
 	}
-	bounded_run(tasks, count, parallel, NULL, NULL);
+	/* each build reads what a parse of its files would, and writes in CACHE/pch alone */
+	struct read_roots roots = { 0 };
+	if (count) {
+		roots = *set->items[built[0]].roots;
+		roots.writable = folder;
+	}
+	bounded_run(tasks, count, parallel, count ? &roots : NULL, NULL, NULL);
 	for (size_t t = 0; t < count; t++)
 		take_build(&set->items[built[t]], &tasks[t]);
 	free(tasks);

@@ -93,7 +93,7 @@ static int parse_all(struct source_plan *plan, const struct analyzer_options *op
 	/* the headers the files share, parsed once (pch.c) */
 	struct pch_set pchs = { 0 };
 	pch_prepare(&pchs, plan->jobs, task_job, task_count, cache_dir, cache != NULL, salt, parallel);
-	bounded_run(tasks, task_count, parallel, report_progress, &progress);
+	bounded_run(tasks, task_count, parallel, &plan->roots, report_progress, &progress);
 	for (size_t t = 0; t < task_count; t++)
 		take_parse(&plan->jobs[task_job[t]], &tasks[t], cache);
 	for (size_t i = 0; i < pchs.count; i++)
@@ -512,8 +512,12 @@ int analyzer_struct_sizes(const struct analyzer_options *options, const char *co
 	}
 	if (!job)
 		status = error_set(error, options->source, 0, "no mm/rmap.c to ask for struct sizes");
-	if (!status)
-		status = parse_struct_sizes(job, names, count, bytes, error);
+	if (!status) {
+		/* what libclang may read, as when the tree's call graph is parsed */
+		struct tu_job sized = *job;
+		sized.roots = &plan->roots;
+		status = parse_struct_sizes(&sized, names, count, bytes, error);
+	}
 	if (!status)
 		snprintf(arch, arch_size, "%s", plan->arch ? plan->arch : "");
 	end_run(&run);
