@@ -598,6 +598,18 @@ static int check_run_record(const struct pagemap_run_record *run, const struct p
 	return 0;
 }
 
+/* Move bytes of a piece (*data, *size) into buffer until it holds need
+ * (*have so far): true when it does, false when the piece ran out first. */
+static bool gather(unsigned char *buffer, size_t *have, size_t need, const unsigned char **data, size_t *size)
+{
+	size_t take = need - *have < *size ? need - *have : *size;
+	memcpy(buffer + *have, *data, take);
+	*have += take;
+	*data += take;
+	*size -= take;
+	return *have == need;
+}
+
 /* One whole record of the member being streamed: checked, then kept. */
 static int stream_record(struct snapshot_builder *b, const void *bytes)
 {
@@ -637,14 +649,7 @@ static int feed_records(struct snapshot_builder *b, const unsigned char *data, s
 {
 	struct record_stream *r = &b->records;
 	r->member_bytes += size;
-	while (size) {
-		size_t take = r->record_bytes - r->tail_bytes < size ? r->record_bytes - r->tail_bytes : size;
-		memcpy(r->tail.bytes + r->tail_bytes, data, take);
-		r->tail_bytes += take;
-		data += take;
-		size -= take;
-		if (r->tail_bytes < r->record_bytes)
-			break;
+	while (gather(r->tail.bytes, &r->tail_bytes, r->record_bytes, &data, &size)) {
 		r->tail_bytes = 0;
 		if (stream_record(b, r->tail.bytes))
 			return -1;
@@ -699,14 +704,7 @@ static int feed_blocks(struct snapshot_builder *b, const unsigned char *data, si
 {
 	struct block_stream *c = &b->blocks;
 	c->member_bytes += size;
-	while (size) {
-		size_t take = c->need - c->have < size ? c->need - c->have : size;
-		memcpy(c->bytes + c->have, data, take);
-		c->have += take;
-		data += take;
-		size -= take;
-		if (c->have < c->need)
-			break;
+	while (gather(c->bytes, &c->have, c->need, &data, &size)) {
 		if (c->need == 4) {
 			uint32_t length;
 			memcpy(&length, c->bytes, 4);   /* little-endian, as every member */

@@ -9,12 +9,14 @@
 #       rmap_walk_anon -> try_to_unmap_one (through rwc->rmap_one)
 # Prints figures; asserts nothing about time.
 . "$(dirname "$0")/bench-common.sh"
-sh "$here/../deps.sh" jq cflow clang-14 >/dev/null 2>&1
 need /usr/bin/time time
-for tool in jq cflow clang-14; do
-	command -v $tool >/dev/null || { echo "bench-callgraph: $tool is missing, skipped"; exit 0; }
-done
-tree=$(sh "$here/../kernel-source.sh" "$cache") || { echo "bench-callgraph: no linux-source-6.1, skipped"; exit 0; }
+need jq jq
+need cflow cflow
+need clang-14 clang-14
+# the tree unpacked into the cache, or Debian's tarball to unpack (make deps-bench)
+[ -f "$cache/linux-source-6.1/mm/rmap.c" ] || ls /usr/src/linux-source-6.1.tar.* > /dev/null 2>&1 ||
+	skip "no linux-source-6.1 (make deps-bench installs it)"
+tree=$(sh "$here/../kernel-source.sh" "$cache") || skip "linux-source-6.1 could not be unpacked"
 jobs=$(nproc)
 
 now() { date +%s.%N; }
