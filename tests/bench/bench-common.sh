@@ -73,7 +73,6 @@ pairs=${BENCH_PAIRS:-$([ -n "$quick" ] && echo 3 || echo 5)}
 ratio() {
 	r_work=$1 r_anchor=$2 r_work_command=$3 r_anchor_command=$4
 	need /usr/bin/python3 python3
-	echo "$bench: $r_work against $r_anchor: one warm-up run of each, then $pairs alternating pairs" >&2
 	timed_run sh -c "$r_work_command" || return 1
 	timed_run sh -c "$r_anchor_command" || return 1
 	: > "$tmp/pairs"
@@ -94,8 +93,8 @@ ratio() {
 		}
 		END { printf "%.3f %.3f %.2f", median(w, NR), median(a, NR), median(r, NR) }' "$tmp/pairs")
 	ratio_value=$3 ratio_work_cpu=$1 ratio_anchor_cpu=$2 ratio_work_kb=$r_work_kb ratio_anchor_kb=$r_anchor_kb
-	r_row=$(printf '| %s | %s | %s s, %s MiB | %s s, %s MiB | %s× |' "$r_work" "$r_anchor" "$1" \
-		$((r_work_kb / 1024)) "$2" $((r_anchor_kb / 1024)) "$3")
+	r_row=$(printf '| %s | %s | %s s, %s MiB | %s s, %s MiB | %s× (%s pairs) |' "$r_work" "$r_anchor" "$1" \
+		$((r_work_kb / 1024)) "$2" $((r_anchor_kb / 1024)) "$3" "$pairs")
 	echo "$r_row"
 	[ -n "${BENCH_RATIOS:-}" ] && echo "$r_row" >> "$BENCH_RATIOS"
 	return 0

@@ -49,7 +49,7 @@ BENCHDIR=$benchdir LOG=$tmp/log FAKE=$tmp/fake BENCH_PAIRS=3 BENCH_RATIOS=$tmp/r
 order=$(tr '\n' ' ' < "$tmp/log")
 [ "$order" = "work anchor work anchor anchor work work anchor fails " ] || fail "ratio ran: $order"
 grep -qx 'values 3.00 4.000 1.000 300 70' "$tmp/ratio.out" || fail "ratio's medians: $(cat "$tmp/ratio.out")"
-[ "$(cat "$tmp/rows")" = "| the work | the anchor | 4.000 s, 0 MiB | 1.000 s, 0 MiB | 3.00× |" ] ||
+[ "$(cat "$tmp/rows")" = "| the work | the anchor | 4.000 s, 0 MiB | 1.000 s, 0 MiB | 3.00× (3 pairs) |" ] ||
 	fail "ratio's row: $(cat "$tmp/rows")"
 echo "ok: ratio: a warm-up, alternating pairs, the median of their ratios, no row for a failed command"
 
