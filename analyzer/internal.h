@@ -139,13 +139,30 @@ uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *na
 /* --- what to parse (sources.c, kconfig.c) ----------------------------- */
 
 /* Where libclang may read, and a database's flags may point: the tree, ptscope's
- * cache and the system headers (util.c's system_header_roots). */
+ * cache and the system headers (util.c's read_roots_system). */
 struct read_roots {
 	char *tree;                 /* resolved; NULL: no tree (a database in "/") */
 	char *cache;                /* resolved, or NULL */
 };
 /* Is resolved (a real path) inside one of them? */
 bool read_roots_allow(const struct read_roots *roots, const char *resolved);
+/* The system header folders (a name ending in '-' is a prefix: "/usr/lib/llvm-"). */
+extern const char *const read_roots_system[];
+extern const size_t read_roots_system_count;
+
+/* --- confining libclang's reads (confine.c: Landlock) ------------------- */
+
+/* The kernel's Landlock ABI version, 0 when it has none or it is off. */
+int confine_abi(void);
+/* The calling thread, and the threads it starts, may from now on read only
+ * beneath roots, the system header folders and the files the clang driver
+ * reads each parse, and write nothing: 0, or -1 with errno. */
+int confine_reads(const struct read_roots *roots);
+/* confine_reads in two steps: the rules made (a ruleset fd, or -1 with
+ * errno), then the calling thread restricted by them (the fd closed): 0, or
+ * -1 with errno. */
+int confine_prepare(const struct read_roots *roots);
+int confine_enter(int ruleset);
 
 struct tu_job {
 	char *path;                 /* absolute */
@@ -245,11 +262,14 @@ struct bounded_task {
 	char *refused;              /* else why it was stopped (caller frees) */
 };
 /* Run each task's work in a child of its own, at most parallel at a time;
- * progress(progress_data) after each. */
-void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
+ * progress(progress_data) after each.  The work may read only beneath roots
+ * (and the system headers) and write nothing, where the kernel has Landlock
+ * (roots NULL: not confined). */
+void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel, const struct read_roots *roots,
 		 void (*progress)(void *data), void *progress_data);
 /* One task, waited for: true with *out, or false with *refused. */
-bool bounded_run_one(bounded_work *work, void *data, struct buffer *out, char **refused);
+bool bounded_run_one(bounded_work *work, void *data, const struct read_roots *roots, struct buffer *out,
+		     char **refused);
 
 /* --- parsing (parse.c) and the cache (cache.c) -------------------------- */
 

@@ -45,6 +45,8 @@
 	X(getCursorType) \
 	X(getCursorUSR) \
 	X(getDiagnostic) \
+	X(getDiagnosticLocation) \
+	X(getDiagnosticSpelling) \
 	X(getDiagnosticSeverity) \
 	X(getExpansionLocation) \
 	X(getFileName) \
@@ -104,7 +106,9 @@ const char *libclang_loaded(void);
 #define clang_getCursorType (libclang.getCursorType)
 #define clang_getCursorUSR (libclang.getCursorUSR)
 #define clang_getDiagnostic (libclang.getDiagnostic)
+#define clang_getDiagnosticLocation (libclang.getDiagnosticLocation)
 #define clang_getDiagnosticSeverity (libclang.getDiagnosticSeverity)
+#define clang_getDiagnosticSpelling (libclang.getDiagnosticSpelling)
 #define clang_getExpansionLocation (libclang.getExpansionLocation)
 #define clang_getFileName (libclang.getFileName)
 #define clang_getInclusions (libclang.getInclusions)

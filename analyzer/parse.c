@@ -457,10 +457,47 @@ static void inclusion_visitor(CXFile file, CXSourceLocation *stack, unsigned dep
 	clang_disposeString(name);
 }
 
+/* A file libclang could not open, outside the roots: the kernel refused it
+ * (bounded.c confines the worker's reads) before it was ever opened, and
+ * libclang says "cannot open file 'PATH': Permission denied", fatal.  The
+ * first such diagnostic becomes the unit's refusal. */
+static void check_denied(struct inclusion_walk *walk, CXTranslationUnit unit)
+{
+	static const char said[] = "cannot open file '";
+	unsigned count = walk->roots ? clang_getNumDiagnostics(unit) : 0;
+	for (unsigned i = 0; i < count && !walk->facts->outside; i++) {
+		CXDiagnostic diagnostic = clang_getDiagnostic(unit, i);
+		CXString spelling = clang_getDiagnosticSpelling(diagnostic);
+		const char *text = clang_getCString(spelling), *end = text ? strrchr(text, '\'') : NULL;
+		if (text && !strncmp(text, said, sizeof(said) - 1) && end > text + sizeof(said) - 1) {
+			const char *name = text + sizeof(said) - 1;
+			int length = (int)(end - name);
+			char *path = name[0] == '/' ? xasprintf("%.*s", length, name)
+						    : xasprintf("%s/%.*s", walk->directory, length, name);
+			char resolved[PATH_MAX];
+			const char *shown = realpath(path, resolved) ? resolved : path;
+			CXFile includer;
+			unsigned line = 0;
+			clang_getExpansionLocation(clang_getDiagnosticLocation(diagnostic), &includer, &line, NULL, NULL);
+			CXString file = clang_getFileName(includer);
+			if (!read_roots_allow(walk->roots, shown))
+				walk->facts->outside = xasprintf("%s:%u: includes %s, outside the tree and the system "
+								 "headers: refused before it was opened",
+								 clang_getCString(file) ? clang_getCString(file) : "?",
+								 line, shown);
+			clang_disposeString(file);
+			free(path);
+		}
+		clang_disposeString(spelling);
+		clang_disposeDiagnostic(diagnostic);
+	}
+}
+
 /* Every file of libclang's inclusion list, with its size and mtime now. */
 static void record_inputs(struct tu_facts *facts, CXTranslationUnit unit, const struct tu_job *job)
 {
 	struct inclusion_walk walk = { .facts = facts, .directory = job->directory, .roots = job->roots };
+	check_denied(&walk, unit);
 	clang_getInclusions(unit, inclusion_visitor, &walk);
 	cg_strings_free(&walk.seen);
 }
@@ -769,6 +806,7 @@ static char *outside_roots(CXTranslationUnit unit, const char *directory, const 
 {
 	struct tu_facts facts = { 0 };
 	struct inclusion_walk walk = { .facts = &facts, .directory = directory, .roots = roots };
+	check_denied(&walk, unit);
 	clang_getInclusions(unit, inclusion_visitor, &walk);
 	cg_strings_free(&walk.seen);
 	char *outside = facts.outside ? xstrdup(facts.outside) : NULL;
@@ -807,7 +845,7 @@ long parse_constants(const char *path, const struct cg_list *arguments, const st
 	struct constants_request request = { path, arguments, roots };
 	struct buffer answer = { 0 };
 	char *refused = NULL;
-	if (!bounded_run_one(constants_work, &request, &answer, &refused)) {
+	if (!bounded_run_one(constants_work, &request, roots, &answer, &refused)) {
 		error_set(error, path, 0, "%s", refused);
 		free(refused);
 		return -1;
@@ -885,7 +923,7 @@ int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_
 		return -1;
 	struct buffer answer = { 0 };
 	char *refused = NULL;
-	if (!bounded_run_one(size_work, &request, &answer, &refused)) {
+	if (!bounded_run_one(size_work, &request, job->roots, &answer, &refused)) {
 		error_set(error, job->path, 0, "%s", refused);
 		free(refused);
 		return -1;

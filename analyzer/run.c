@@ -68,7 +68,7 @@ static int parse_all(struct source_plan *plan, const struct analyzer_options *op
 	size_t parallel = options->jobs > 0 ? (size_t)options->jobs : online > 0 ? (size_t)online : 1;
 	if (task_count)
 		parse_warm_up(&plan->jobs[task_job[0]]);
-	bounded_run(tasks, task_count, parallel, report_progress, &progress);
+	bounded_run(tasks, task_count, parallel, &plan->roots, report_progress, &progress);
 	for (size_t t = 0; t < task_count; t++) {
 		struct tu_job *job = &plan->jobs[task_job[t]];
 		struct bounded_task *task = &tasks[t];
@@ -492,8 +492,12 @@ int analyzer_struct_sizes(const struct analyzer_options *options, const char *co
 	}
 	if (!job)
 		status = error_set(error, options->source, 0, "no mm/rmap.c to ask for struct sizes");
-	if (!status)
-		status = parse_struct_sizes(job, names, count, bytes, error);
+	if (!status) {
+		/* what libclang may read, as when the tree's call graph is parsed */
+		struct tu_job sized = *job;
+		sized.roots = &plan->roots;
+		status = parse_struct_sizes(&sized, names, count, bytes, error);
+	}
 	if (!status)
 		snprintf(arch, arch_size, "%s", plan->arch ? plan->arch : "");
 	end_run(&run);
