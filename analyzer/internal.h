@@ -5,7 +5,8 @@
  * The pipeline: sources.c decides which files to parse and with which
  * flags (kconfig.c supplies the configuration header), parse.c turns one
  * translation unit into "facts" (functions, calls, field stores), cache.c
- * keeps those facts on disk, and callgraph.c merges every unit's facts into the
+ * keeps those facts on disk (pch.c: the headers files share, parsed once
+ * into a precompiled header), and callgraph.c merges every unit's facts into the
  * call graph and marks the rmap paths.  run.c drives it, each parse in a
  * bounded child process (bounded.c: what libclang may read, memory, time).
  */
