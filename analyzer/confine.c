@@ -115,6 +115,10 @@ static int add_rules(int ruleset, const struct read_roots *roots)
 		status |= allow(ruleset, roots->tree, READ_RIGHTS);
 	if (roots->cache)
 		status |= allow(ruleset, roots->cache, READ_RIGHTS);
+	/* a precompiled header's build (pch.c): libclang writes KEY.pch-XXXXXXXX and renames it */
+	if (roots->writable)
+		status |= allow(ruleset, roots->writable, READ_RIGHTS | LANDLOCK_ACCESS_FS_WRITE_FILE |
+				LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE);
 	for (size_t i = 0; i < read_roots_system_count; i++) {
 		const char *folder = read_roots_system[i];
 		status |= folder[strlen(folder) - 1] == '-' ? allow_prefix(ruleset, folder)

@@ -57,7 +57,9 @@
 	X(getTokenSpelling) \
 	X(getTranslationUnitCursor) \
 	X(isCursorDefinition) \
+	X(isFileMultipleIncludeGuarded) \
 	X(parseTranslationUnit2) \
+	X(saveTranslationUnit) \
 	X(tokenize) \
 	X(visitChildren)
 
@@ -118,7 +120,9 @@ const char *libclang_loaded(void);
 #define clang_getTokenSpelling (libclang.getTokenSpelling)
 #define clang_getTranslationUnitCursor (libclang.getTranslationUnitCursor)
 #define clang_isCursorDefinition (libclang.isCursorDefinition)
+#define clang_isFileMultipleIncludeGuarded (libclang.isFileMultipleIncludeGuarded)
 #define clang_parseTranslationUnit2 (libclang.parseTranslationUnit2)
+#define clang_saveTranslationUnit (libclang.saveTranslationUnit)
 #define clang_tokenize (libclang.tokenize)
 #define clang_visitChildren (libclang.visitChildren)
 
