@@ -332,6 +332,10 @@ static void print_summary(const struct callgraph *graph)
 	fprintf(stderr, "ptscope: callgraph: %zu files (%zu parsed, %zu cached, %zu failed); "
 		"configuration: %s; %s\n", s->files, s->files_parsed, s->files_cached, s->files_failed,
 		s->config, s->libclang ? s->libclang : "libclang");
+	if (s->files_pch)
+		fprintf(stderr, "ptscope: callgraph: %zu of the %zu parsed files read their shared headers "
+			"from %zu precompiled header%s\n", s->files_pch, s->files_parsed, s->pch_count,
+			s->pch_count == 1 ? "" : "s");
 	if (s->compat)
 		fprintf(stderr, "ptscope: callgraph: %s\n", s->compat);
 	if (s->config_symbols_supplied)
