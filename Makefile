@@ -7,7 +7,8 @@
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
 #   make check SUITE=NAME   one suite: a CUnit suite (base, model, ...) or tests/cli/NAME.sh
 #   make check SUITE=NAME:TEST   one test of a CUnit suite;  sh tests/cli/NAME.sh runs one CLI test alone
-#   make bench   speed figures side by side with smem, cflow, clang and cat
+#   make bench   speed figures side by side with smem, clang, cat and the kernel's
+#                read floor, into docs/measurements.md (BENCH_ONLY=, BENCH_QUICK=1)
 #   make fuzz    libFuzzer targets (clang-14)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   binaries, man pages, completion
 #   make uninstall
@@ -155,8 +156,15 @@ cli: $(PROGRAM) $(SUBJECT_PROGRAM)
 kernel-source:
 	@sh tests/kernel-source.sh "$(CACHE)" 6.1 && sh tests/kernel-source.sh "$(CACHE)" 6.12
 
+# make bench: every bench in one run (about 25 min on 2 loaded cores), written
+# whole to docs/measurements.md.  BENCH_ONLY="inputs report" (of: inputs report
+# scale callgraph time) or BENCH_QUICK=1 (fewer pairs, smaller sizes) is a
+# partial run, written to $(BUILD)/measurements.md instead.
+BENCH_ONLY ?=
+BENCH_QUICK ?=
+BENCH_OUT = $(if $(BENCH_ONLY)$(BENCH_QUICK),$(BUILD)/measurements.md,docs/measurements.md)
 bench: deps-bench $(PROGRAM) $(SUBJECT_PROGRAM)
-	sh tests/bench/run.sh ./$(PROGRAM) "$(CACHE)" docs/measurements.md
+	BENCH_ONLY="$(BENCH_ONLY)" BENCH_QUICK="$(BENCH_QUICK)" sh tests/bench/run.sh ./$(PROGRAM) "$(CACHE)" $(BENCH_OUT)
 
 # libFuzzer over every parser (clang's libFuzzer runtime: libclang-rt-14-dev):
 # snapshot members and whole archives (through the model and every report

@@ -2,10 +2,9 @@
  * ptscope - what page tables and reverse mapping cost in Linux memory.
  *
  * The one front door: find the command in the table and hand it argv.
- * Commands parse their own options (getopt_long over their option table) so
- * that each file can be read on its own; a refused option is reported by
- * command_getopt_refused()
- * (builtin/options.c), so getopt's own messages are turned off here.
+ * Commands parse their own options (getopt_long over their option table, in
+ * command_run(), builtin/options.c), which reports a refused option itself,
+ * so getopt's own messages are turned off here.
  *
  * Commands return the exit status (base/error.h: 0 success, 1 bad input
  * or usage, 2 internal or output failure) and never check stdout

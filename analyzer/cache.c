@@ -373,3 +373,15 @@ bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *fac
 	buffer_free(&out);
 	return ok;
 }
+
+/* A precompiled header (pch.c) is read by libclang itself, not by us, so
+ * only its standing is checked: a regular file of ours that no one else may
+ * write, not reached through a link, in a private folder of the cache. */
+bool cache_entry_private(const char *folder, const char *path)
+{
+	if (folder_doubt(folder))
+		return false;
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}

@@ -464,8 +464,9 @@ struct bench_request {
 };
 
 /* One option of the table (not --help): 0, or 1 with the refusal said. */
-static int parse_option(int option, const char *value, struct bench_request *r)
+static int parse_option(int option, const char *value, void *request)
 {
+	struct bench_request *r = request;
 	switch (option) {
 	case OPT_RUNS: r->timing_options = true; return parse_count("--runs", value, RUNS_MOST, &r->runs);
 	case OPT_CPU: r->timing_options = true; return parse_count("--cpu", value, CPU_SETSIZE - 1, &r->cpu);
@@ -546,36 +547,29 @@ static int time_here(const struct bench_request *r, const bool *selected, bool h
 	return write_output(r->output, &what);
 }
 
+/* After the options: a comparison, a calibration or timings here. */
+static int bench(void *request, int files, char **operands)
+{
+	struct bench_request *r = request;
+	static struct compare_prediction prediction;
+	int status = refuse_combinations(r);
+	if (!status && r->comparing && r->model && files >= 2 && files <= 3 &&
+	    (status = predict_change(&prediction, r->like, r->calibration_path, r->model, files)))
+		return status;
+	if (!status && r->comparing)
+		return compare(files, operands, r->output, r->format, &prediction);
+	if (!status && (r->quick && !r->calibrating))
+		status = (fputs("ptscope: bench: --quick goes with --calibrate\n", stderr), 1);
+	if (!status && r->calibrating)
+		return calibrate(r->quick, (int)r->cpu, r->output, files);
+	bool selected[LATENCY_KIND_COUNT] = { false }, hugetlb = false;
+	if (status || select_kinds(files, operands, selected, &hugetlb) || refuse_like(r, selected, hugetlb, files > 0))
+		return 1;
+	return time_here(r, selected, hugetlb);
+}
+
 int cmd_bench(int argc, char **argv)
 {
-	struct command_getopt getopt;
 	struct bench_request r = { .format = BENCH_TEXT, .runs = RUNS_DEFAULT, .cpu = -1 };
-	static struct compare_prediction prediction;
-	int c, status = 0;
-	command_getopt_init(&getopt, &bench_help);
-	optind = 1;
-	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
-		if (c == 'h')
-			return command_help_print(stdout, &bench_help), 0;
-		if (c == '?')
-			return command_getopt_refused(&getopt, &bench_help, argv);
-		status = parse_option(c, optarg, &r);
-	}
-	if (!status)
-		status = refuse_combinations(&r);
-	int files = argc - optind;
-	if (!status && r.comparing && r.model && files >= 2 && files <= 3 &&
-	    (status = predict_change(&prediction, r.like, r.calibration_path, r.model, files)))
-		return status;
-	if (!status && r.comparing)
-		return compare(files, argv + optind, r.output, r.format, &prediction);
-	if (!status && (r.quick && !r.calibrating))
-		status = (fputs("ptscope: bench: --quick goes with --calibrate\n", stderr), 1);
-	if (!status && r.calibrating)
-		return calibrate(r.quick, (int)r.cpu, r.output, files);
-	bool selected[LATENCY_KIND_COUNT] = { false }, hugetlb = false;
-	if (status || select_kinds(files, argv + optind, selected, &hugetlb) ||
-	    refuse_like(&r, selected, hugetlb, argc > optind))
-		return 1;
-	return time_here(&r, selected, hugetlb);
+	return command_run(&bench_help, argc, argv, parse_option, bench, &r);
 }

@@ -160,22 +160,6 @@ const struct command_help callgraph_help = {
 		    "include/linux/rmap.h.\n",
 };
 
-/* An --path or --page word that is none of the table's names: 1. */
-static int unknown_word(const char *option, const char *word, const char *const *names, size_t stride)
-{
-	size_t count = 0;
-	while (*(const char *const *)((const char *)names + count * stride))
-		count++;
-	const char *close = closest_name(word, names, count, stride);
-	fprintf(stderr, "ptscope: callgraph: %s '%s': not one of", option, word);
-	for (size_t i = 0; i < count; i++)
-		fprintf(stderr, " %s", *(const char *const *)((const char *)names + i * stride));
-	if (close)
-		fprintf(stderr, "; did you mean '%s'?", close);
-	fputc('\n', stderr);
-	return 1;
-}
-
 /* A value option that names a word of a table: 0, or 1 with the refusal said. */
 static int parse_word(int option, const char *value, struct arguments *a)
 {
@@ -185,15 +169,15 @@ static int parse_word(int option, const char *value, struct arguments *a)
 		     strcmp(overlay_compare_names[a->compare], value); a->compare++)
 			;
 		if (!overlay_compare_names[a->compare])
-			return unknown_word("--compare", value, &overlay_compare_names[1], sizeof(char *));
+			return command_unknown_word("callgraph", "--compare", value, &overlay_compare_names[1], sizeof(char *));
 		return 0;
 	case OPT_PATH:
 		if (!(a->path = analyzer_path_named(value)))
-			return unknown_word("--path", value, &analyzer_paths[0].name, sizeof(analyzer_paths[0]));
+			return command_unknown_word("callgraph", "--path", value, &analyzer_paths[0].name, sizeof(analyzer_paths[0]));
 		return 0;
 	case OPT_PAGE:
 		if ((a->page = graph_page_from_name(value)) == GRAPH_PAGE_DEFAULT)
-			return unknown_word("--page", value, &graph_pages[0].name, sizeof(graph_pages[0]));
+			return command_unknown_word("callgraph", "--page", value, &graph_pages[0].name, sizeof(graph_pages[0]));
 		return 0;
 	}
 	/* --depth, --jobs */
@@ -205,8 +189,9 @@ static int parse_word(int option, const char *value, struct arguments *a)
 }
 
 /* One option of the table (not --help): 0, or 1 with the refusal said. */
-static int parse_option(int option, const char *value, struct arguments *a)
+static int parse_option(int option, const char *value, void *request)
 {
+	struct arguments *a = request;
 	struct analyzer_options *o = &a->options;
 	switch (option) {
 	case OPT_ENTRY: push(&a->entries, &o->entry_count, value); break;
@@ -293,30 +278,15 @@ static void settle_options(struct arguments *a)
 	o->excludes = a->excludes;
 }
 
-/* 0: parsed; 1: usage error (message printed); -1: --help printed. */
-static int parse_arguments(int argc, char **argv, struct arguments *a)
+/* After the options: the one SOURCE, what --versus is, the refusals. */
+static int settle_source(struct arguments *a, int count, char **operands)
 {
-	struct command_getopt getopt;
-	int option, status = 0;
-	a->options.use_cache = true;
-	command_getopt_init(&getopt, &callgraph_help);
-	optind = 1;
-	while (!status && (option = command_getopt_next(&getopt, argc, argv)) != -1) {
-		if (option == 'h') {
-			command_help_print(stdout, &callgraph_help);
-			return -1;
-		}
-		status = option == '?' ? command_getopt_refused(&getopt, &callgraph_help, argv)
-				       : parse_option(option, optarg, a);
-	}
-	if (status)
-		return status;
-	if (optind != argc - 1) {
-		fprintf(stderr, "ptscope: callgraph: %s\n", optind >= argc ? "no SOURCE given" : "more than one SOURCE given");
+	if (count != 1) {
+		fprintf(stderr, "ptscope: callgraph: %s\n", count < 1 ? "no SOURCE given" : "more than one SOURCE given");
 		command_help_print(stderr, &callgraph_help);
 		return 1;
 	}
-	a->options.source = argv[optind];
+	a->options.source = operands[0];
 	/* --versus is the old tree when it is a folder; a file with
 	 * --overlay-profile is the BEFORE profile, as it always was */
 	struct stat st;
@@ -362,6 +332,10 @@ static void print_summary(const struct callgraph *graph)
 	fprintf(stderr, "ptscope: callgraph: %zu files (%zu parsed, %zu cached, %zu failed); "
 		"configuration: %s; %s\n", s->files, s->files_parsed, s->files_cached, s->files_failed,
 		s->config, s->libclang ? s->libclang : "libclang");
+	if (s->files_pch)
+		fprintf(stderr, "ptscope: callgraph: %zu of the %zu parsed files read their shared headers "
+			"from %zu precompiled header%s\n", s->files_pch, s->files_parsed, s->pch_count,
+			s->pch_count == 1 ? "" : "s");
 	if (s->compat)
 		fprintf(stderr, "ptscope: callgraph: %s\n", s->compat);
 	if (s->config_symbols_supplied)
@@ -553,25 +527,30 @@ static int run(struct arguments *a, enum graph_format format)
 	return status;
 }
 
-int cmd_callgraph(int argc, char **argv)
+static int callgraph(void *request, int count, char **operands)
 {
-	struct arguments a = { .options = { .depth = 0 } };
-	int status = parse_arguments(argc, argv, &a);
+	struct arguments *a = request;
+	int status = settle_source(a, count, operands);
 	enum graph_format format = GRAPH_FORMAT_NONE;
-	if (status == 0 && !a.unresolved && !a.reverse && (format = choose_format(&a)) == GRAPH_FORMAT_NONE)
+	if (status == 0 && !a->unresolved && !a->reverse && (format = choose_format(a)) == GRAPH_FORMAT_NONE)
 		status = 1;
 	/* PNG and PDF bytes would garble a terminal: refused before any parsing */
 	if (status == 0 && (format == GRAPH_FORMAT_PNG || format == GRAPH_FORMAT_PDF) &&
-	    (!a.output || !strcmp(a.output, "-")) && isatty(STDOUT_FILENO)) {
+	    (!a->output || !strcmp(a->output, "-")) && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "ptscope: callgraph: --format %s is binary: give -o FILE or redirect stdout\n",
 			format == GRAPH_FORMAT_PNG ? "png" : "pdf");
 		status = 1;
 	}
-	if (status == 0)
-		status = run(&a, format);
+	return status ? status : run(a, format);
+}
+
+int cmd_callgraph(int argc, char **argv)
+{
+	struct arguments a = { .options = { .use_cache = true } };
+	int status = command_run(&callgraph_help, argc, argv, parse_option, callgraph, &a);
 	free(a.entries);
 	free(a.sinks);
 	free(a.files);
 	free(a.excludes);
-	return status < 0 ? 0 : status;
+	return status;
 }

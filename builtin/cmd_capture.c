@@ -87,14 +87,21 @@ static void print_unreadable(const struct capture_result *result)
 		geteuid() ? "; run as root to see every process and its page frames" : "");
 }
 
+/* What the command line asked for. */
+struct capture_request {
+	struct capture_options options;
+	struct int_list pids, trees;
+};
+
 /* One option of the table (not --help): 0, or 1 with the refusal said. */
-static int parse_option(int option, const char *value, struct capture_options *options, struct int_list *pids,
-			struct int_list *trees)
+static int parse_option(int option, const char *value, void *request)
 {
+	struct capture_request *r = request;
+	struct capture_options *options = &r->options;
 	switch (option) {
 	case 'o': options->output = value; return 0;
-	case OPT_PID: return add_pid(pids, "--pid", value) ? 1 : 0;
-	case OPT_TREE: return add_pid(trees, "--tree", value) ? 1 : 0;
+	case OPT_PID: return add_pid(&r->pids, "--pid", value) ? 1 : 0;
+	case OPT_TREE: return add_pid(&r->trees, "--tree", value) ? 1 : 0;
 	case OPT_NO_PAGEMAP: options->no_pagemap = true; return 0;
 	case OPT_COMPRESS:
 		options->compress = value;
@@ -130,14 +137,18 @@ static void say_captured(const struct capture_options *options, const struct cap
 		print_unreadable(result);
 }
 
-static int capture(struct capture_options *options, const struct int_list *pids, const struct int_list *trees)
+static int capture(void *request, int count, char **operands)
 {
+	struct capture_request *r = request;
+	struct capture_options *options = &r->options;
 	struct capture_result result;
 	struct error error;
-	options->pids = pids->values;
-	options->pid_count = pids->count;
-	options->trees = trees->values;
-	options->tree_count = trees->count;
+	if (command_refuse_operands(&capture_help, count, operands))
+		return 1;
+	options->pids = r->pids.values;
+	options->pid_count = r->pids.count;
+	options->trees = r->trees.values;
+	options->tree_count = r->trees.count;
 	if (snapshot_capture(options, &result, &error) < 0) {
 		error_print(&error);
 		return (int)error.status;
@@ -148,28 +159,9 @@ static int capture(struct capture_options *options, const struct int_list *pids,
 
 int cmd_capture(int argc, char **argv)
 {
-	struct command_getopt getopt;
-	struct capture_options options = { .progress = isatty(STDERR_FILENO) };
-	struct int_list pids = { 0 }, trees = { 0 };
-	int status = 0, c;
-	command_getopt_init(&getopt, &capture_help);
-	optind = 1;
-	while (status == 0 && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
-		if (c == 'h') {
-			command_help_print(stdout, &capture_help);
-			status = -1;
-		} else {
-			status = c == '?' ? command_getopt_refused(&getopt, &capture_help, argv)
-					  : parse_option(c, optarg, &options, &pids, &trees);
-		}
-	}
-	if (status == 0 && optind < argc) {
-		fprintf(stderr, "ptscope: capture: unexpected argument '%s'\n", argv[optind]);
-		status = 1;
-	}
-	if (status == 0)
-		status = capture(&options, &pids, &trees);
-	free(pids.values);
-	free(trees.values);
-	return status < 0 ? 0 : status;
+	struct capture_request r = { .options = { .progress = isatty(STDERR_FILENO) } };
+	int status = command_run(&capture_help, argc, argv, parse_option, capture, &r);
+	free(r.pids.values);
+	free(r.trees.values);
+	return status;
 }

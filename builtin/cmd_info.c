@@ -159,52 +159,60 @@ static void print_processes(const struct snapshot *s)
 	}
 }
 
-int cmd_info(int argc, char **argv)
+/* What the command line asked for. */
+struct info_request {
+	struct read_options read;
+	bool per_process, verify;
+};
+
+/* One option of the table (not --help): 0. */
+static int parse_option(int option, const char *value, void *request)
 {
-	struct command_getopt getopt;
-	command_getopt_init(&getopt, &info_help);
-	/* info shows pagemap sizes only; records are loaded and checked with --verify. */
-	struct read_options options = { .pagemap_sizes_only = true, .progress = isatty(STDERR_FILENO) };
-	bool per_process = false, verify = false;
-	int c;
-
-	optind = 1;
-	while ((c = command_getopt_next(&getopt, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_PER_PROCESS: per_process = true; break;
-		case OPT_SKIP_BAD: options.skip_bad = true; break;
-		case OPT_VERIFY: options.pagemap_sizes_only = false; verify = true; break;
-		case 'h': command_help_print(stdout, &info_help); return 0;
-		default: return command_getopt_refused(&getopt, &info_help, argv);
-		}
+	struct info_request *r = request;
+	(void)value;
+	switch (option) {
+	case OPT_PER_PROCESS: r->per_process = true; return 0;
+	case OPT_SKIP_BAD: r->read.skip_bad = true; return 0;
+	case OPT_VERIFY: r->read.pagemap_sizes_only = false; r->verify = true; return 0;
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "ptscope: info: one snapshot at a time ('%s' is extra)\n", argv[optind + 1]);
-		return 1;
-	}
-	const char *path = optind < argc ? argv[optind] : NULL;
+	return 1;
+}
 
+static int info(void *request, int count, char **operands)
+{
+	struct info_request *r = request;
 	struct snapshot *snapshot = NULL;
 	struct error error;
-	if (snapshot_read(path, &options, &snapshot, &error) < 0) {
+	if (count > 1) {
+		fprintf(stderr, "ptscope: info: one snapshot at a time ('%s' is extra)\n", operands[1]);
+		return 1;
+	}
+	if (snapshot_read(count ? operands[0] : NULL, &r->read, &snapshot, &error) < 0) {
 		error_print(&error);
 		return (int)error.status;
 	}
 	/* --per-process is the table alone, a clean tab-separated file */
-	if (!per_process)
+	if (!r->per_process)
 		print_summary(snapshot);
-	if (verify) {
+	if (r->verify) {
 		struct verify_result checked;
 		if (snapshot_verify(snapshot, &checked, &error) < 0) {
 			error_print(&error);
 			snapshot_free(snapshot);
 			return (int)error.status;
 		}
-		if (!per_process)
+		if (!r->per_process)
 			print_verified(&checked);
 	}
-	if (per_process)
+	if (r->per_process)
 		print_processes(snapshot);
 	snapshot_free(snapshot);
 	return 0;  /* stdout is checked by the front door (ptscope.c) */
+}
+
+int cmd_info(int argc, char **argv)
+{
+	/* info shows pagemap sizes only; records are loaded and checked with --verify. */
+	struct info_request r = { .read = { .pagemap_sizes_only = true, .progress = isatty(STDERR_FILENO) } };
+	return command_run(&info_help, argc, argv, parse_option, info, &r);
 }

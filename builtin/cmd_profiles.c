@@ -212,8 +212,9 @@ static int check_file(struct profile_set *set, const char *path)
 }
 
 /* One option of the table (not --help): 0, or the exit status of a refusal. */
-static int parse_option(int option, const char *value, struct profiles_request *r)
+static int parse_option(int option, const char *value, void *request)
 {
+	struct profiles_request *r = request;
 	switch (option) {
 	case OPT_SHOW: r->show = value; return 0;
 	case OPT_FROM_SOURCE: r->source = value; r->acted = true; return 0;
@@ -244,36 +245,28 @@ static int show_one(const struct profile_set *set, const char *id)
 	return 0;
 }
 
+static int profiles(void *request, int count, char **operands)
+{
+	struct profiles_request *r = request;
+	int status = command_refuse_operands(&profiles_help, count, operands);
+	if (!status && r->source)
+		status = from_source(r->source, r->config, r->libclang, &r->set);
+	if (!status && r->show)
+		status = show_one(&r->set, r->show);
+	else if (!status && !r->acted)
+		list(stdout, &r->set);
+	return status;
+}
+
 int cmd_profiles(int argc, char **argv)
 {
-	struct command_getopt getopt;
 	struct profiles_request r = { .set = { 0 } };
 	struct error error;
-	int c, status = 0;
 	if (profiles_load_builtin(&r.set, &error)) {
 		error_print(&error);
 		return STATUS_INTERNAL;   /* the built-in profiles are part of the program */
 	}
-	command_getopt_init(&getopt, &profiles_help);
-	optind = 1;
-	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
-		if (c == 'h') {
-			command_help_print(stdout, &profiles_help);
-			profiles_free(&r.set);
-			return 0;
-		}
-		status = c == '?' ? command_getopt_refused(&getopt, &profiles_help, argv) : parse_option(c, optarg, &r);
-	}
-	if (!status && optind < argc) {
-		fprintf(stderr, "ptscope: profiles: unexpected argument '%s'\n", argv[optind]);
-		status = 1;
-	}
-	if (!status && r.source)
-		status = from_source(r.source, r.config, r.libclang, &r.set);
-	if (!status && r.show)
-		status = show_one(&r.set, r.show);
-	else if (!status && !r.acted)
-		list(stdout, &r.set);
+	int status = command_run(&profiles_help, argc, argv, parse_option, profiles, &r);
 	profiles_free(&r.set);
 	return status;
 }

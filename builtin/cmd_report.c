@@ -200,19 +200,8 @@ static int write_output(const char *path, const struct model_result *result, con
 static int add_path(const char *name, struct report_diagram *diagrams, size_t *count)
 {
 	const struct analyzer_path *path = analyzer_path_named(name);
-	if (!path) {
-		size_t known = 0;
-		while (analyzer_paths[known].name)
-			known++;
-		const char *close = closest_name(name, &analyzer_paths[0].name, known, sizeof(analyzer_paths[0]));
-		fprintf(stderr, "ptscope: report: --path '%s': not one of", name);
-		for (const struct analyzer_path *p = analyzer_paths; p->name; p++)
-			fprintf(stderr, " %s", p->name);
-		if (close)
-			fprintf(stderr, "; did you mean '%s'?", close);
-		fputc('\n', stderr);
-		return 1;
-	}
+	if (!path)
+		return command_unknown_word("report", "--path", name, &analyzer_paths[0].name, sizeof(analyzer_paths[0]));
 	for (size_t i = 0; i < *count; i++)
 		if (diagrams[i].path == path)
 			return 0;
@@ -342,8 +331,9 @@ static int add_versus(const char *path, struct report_request *r)
 }
 
 /* One option of the table (not --help): 0, or the exit status of a refusal. */
-static int parse_option(int option, const char *value, struct report_request *r)
+static int parse_option(int option, const char *value, void *request)
 {
+	struct report_request *r = request;
 	struct report_options *report = &r->report;
 	switch (option) {
 	case OPT_PROFILE: return select_profile(&r->set, &r->chosen, value);
@@ -520,33 +510,28 @@ static int report_one(struct report_request *r, const char *path, const struct c
 	return status;
 }
 
+/* After the options: a series, or one snapshot (none: the live system). */
+static int report(void *request, int count, char **operands)
+{
+	struct report_request *r = request;
+	static struct calibration calibration;
+	int status = settle_options(r, &calibration);
+	if (!status && (count > 1 || r->versus_count > 1))
+		status = report_series(r, count, operands);
+	else if (!status)
+		status = report_one(r, count ? operands[0] : NULL, &calibration);
+	return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_request r = { .report = { .format = REPORT_TEXT }, .read = { .progress = isatty(STDERR_FILENO) } };
-	static struct calibration calibration;
-	struct command_getopt getopt;
 	struct error error;
-	int c, status = 0;
 	if (profiles_load_builtin(&r.set, &error)) {
 		error_print(&error);
 		return STATUS_INTERNAL;   /* the built-in profiles are part of the program */
 	}
-	command_getopt_init(&getopt, &report_help);
-	optind = 1;
-	while (!status && (c = command_getopt_next(&getopt, argc, argv)) != -1) {
-		if (c == 'h') {
-			command_help_print(stdout, &report_help);
-			profiles_free(&r.set);
-			return 0;
-		}
-		status = c == '?' ? command_getopt_refused(&getopt, &report_help, argv) : parse_option(c, optarg, &r);
-	}
-	if (!status)
-		status = settle_options(&r, &calibration);
-	if (!status && (argc - optind > 1 || r.versus_count > 1))
-		status = report_series(&r, argc - optind, argv + optind);
-	else if (!status)
-		status = report_one(&r, optind < argc ? argv[optind] : NULL, &calibration);
+	int status = command_run(&report_help, argc, argv, parse_option, report, &r);
 	profiles_free(&r.set);
 	return status;
 }

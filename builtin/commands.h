@@ -51,22 +51,29 @@ extern const struct command_help capture_help, info_help, report_help, profiles_
 /* --help: usage, the option lines, the epilogue (the standalone name when set). */
 void command_help_print(FILE *out, const struct command_help *help);
 
-/* getopt_long's tables of a command, filled from its option table. */
-enum { COMMAND_OPTIONS_MOST = 48 };
-struct command_getopt {
-	struct option long_options[COMMAND_OPTIONS_MOST + 1];
-	char short_options[2 * COMMAND_OPTIONS_MOST + 1];
-};
-void command_getopt_init(struct command_getopt *getopt, const struct command_help *help);
-/* getopt_long over the command's table (optind must be set by the caller). */
-int command_getopt_next(struct command_getopt *getopt, int argc, char **argv);
 /*
- * The option getopt_long just refused (the front door sets opterr = 0 so this
- * is the only message): what was wrong with it, "did you mean '--format'?"
- * for a close misspelling, then the usage up to its first blank line.
- * Returns 1, the usage exit status.  Call it from the loop's default case.
+ * The one option loop of every command.  parse_option is given each option
+ * of the table but --help, in the order typed, with its value (NULL without
+ * one); it returns 0, or the exit status of a refusal it has said, which
+ * ends the loop.  --help prints the help and the command succeeds; an option
+ * getopt_long refused is said with the usage (command_getopt_refused), 1.
+ * Then run is given the words left (the operands).  The status of whichever
+ * ended it.
  */
-int command_getopt_refused(const struct command_getopt *getopt, const struct command_help *help, char **argv);
+typedef int command_option_fn(int option, const char *value, void *request);
+typedef int command_work_fn(void *request, int count, char **operands);
+int command_run(const struct command_help *help, int argc, char **argv, command_option_fn *parse_option,
+		command_work_fn *run, void *request);
+/* For a command that takes no operands: 0 when there are none, else the
+ * first refused ("ptscope NAME: unexpected argument 'X'"), 1. */
+int command_refuse_operands(const struct command_help *help, int count, char **operands);
+/*
+ * An option's value that is none of a table's names (a struct array whose
+ * rows start at names, STRIDE bytes apart, ending with a NULL name):
+ * "ptscope: NAME: OPTION 'WORD': not one of A B C; did you mean 'B'?".  1.
+ */
+int command_unknown_word(const char *command, const char *option, const char *word, const char *const *names,
+			 size_t stride);
 
 /*
  * A command run as its own program (ptscope-capture): its refusals and usage

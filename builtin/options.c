@@ -5,7 +5,7 @@
  * command's usage lines, so every command refuses options the same way.
  *
  * The front door sets opterr = 0, so getopt_long prints nothing itself and
- * the command's `default:` case calls command_option_error().
+ * command_run() calls command_option_error() for an option it refused.
  *
  * Both front doors (ptscope.c, ptscope-capture.c) end with
  * command_check_stdout(), the one check of everything a command wrote.
@@ -212,21 +212,69 @@ void command_help_print(FILE *out, const struct command_help *help)
 		fputs(help->epilogue, out);
 }
 
-void command_getopt_init(struct command_getopt *getopt, const struct command_help *help)
+/* getopt_long's tables of a command, filled from its option table. */
+enum { COMMAND_OPTIONS_MOST = 48 };
+struct command_getopt {
+	struct option long_options[COMMAND_OPTIONS_MOST + 1];
+	char short_options[2 * COMMAND_OPTIONS_MOST + 1];
+};
+
+static void command_getopt_init(struct command_getopt *getopt, const struct command_help *help)
 {
 	command_options_getopt(help->options, getopt->long_options,
 			       sizeof(getopt->long_options) / sizeof(getopt->long_options[0]), getopt->short_options,
 			       sizeof(getopt->short_options));
 }
 
-int command_getopt_next(struct command_getopt *getopt, int argc, char **argv)
+static int command_getopt_next(struct command_getopt *getopt, int argc, char **argv)
 {
 	return getopt_long(argc, argv, getopt->short_options, getopt->long_options, NULL);
 }
 
-int command_getopt_refused(const struct command_getopt *getopt, const struct command_help *help, char **argv)
+static int command_getopt_refused(const struct command_getopt *getopt, const struct command_help *help, char **argv)
 {
 	return command_option_error(help->command, help->usage, getopt->short_options, getopt->long_options, argv);
+}
+
+int command_run(const struct command_help *help, int argc, char **argv, command_option_fn *parse_option,
+		command_work_fn *run, void *request)
+{
+	struct command_getopt getopt;
+	int option, status = 0;
+	command_getopt_init(&getopt, help);
+	optind = 1;
+	while (!status && (option = command_getopt_next(&getopt, argc, argv)) != -1) {
+		if (option == 'h') {
+			command_help_print(stdout, help);
+			return 0;
+		}
+		status = option == '?' ? command_getopt_refused(&getopt, help, argv) : parse_option(option, optarg, request);
+	}
+	return status ? status : run(request, argc - optind, argv + optind);
+}
+
+int command_refuse_operands(const struct command_help *help, int count, char **operands)
+{
+	if (count <= 0)
+		return 0;
+	fprintf(stderr, "ptscope: %s: unexpected argument '%s'\n", help->command, operands[0]);
+	return 1;
+}
+
+int command_unknown_word(const char *command, const char *option, const char *word, const char *const *names,
+			 size_t stride)
+{
+	size_t count = 0;
+	while (*(const char *const *)((const char *)names + count * stride))
+		count++;
+	const char *close = closest_name(word, names, count, stride);
+	fprintf(stderr, "ptscope: %s: %s '%s': not one of", command, option, word);
+	for (size_t i = 0; i < count; i++)
+		fprintf(stderr, " %s", *(const char *const *)((const char *)names + i * stride));
+	if (close)
+		fprintf(stderr, "; did you mean '%s'?", close);
+	fputc('\n', stderr);
+	return 1;
 }
 
 /* Why the first write to stdout failed (ENOSPC, EPIPE when SIGPIPE is

@@ -1,28 +1,38 @@
 # Sourced by the bench scripts (tests/bench/bench-*.sh, which run.sh calls
 # with PTSCOPE CACHE_DIR), as tests/cli-common.sh is by the CLI tests: the
 # arguments as $ptscope and $cache, $here (this folder), $bench (the script's
-# name), $runs (BENCH_RUNS, default 3), a scratch folder $tmp removed at exit,
-# need (install a Debian package's command through tests/deps.sh or stop) and
-# generated_snapshot.  Figures are printed by each script, never asserted.
+# name), $quick (BENCH_QUICK: fewer pairs, smaller sizes), $runs (BENCH_RUNS,
+# default 3), a scratch folder $tmp removed at exit, need and skip,
+# generated_snapshot and ratio.  Figures are printed by each script, never
+# asserted.
 set -u
 bench=$(basename "$0" .sh)
 ptscope=${1:?usage: $bench.sh PTSCOPE CACHE_DIR}
 cache=${2:?usage: $bench.sh PTSCOPE CACHE_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
+quick=${BENCH_QUICK:-}
 runs=${BENCH_RUNS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# need COMMAND PACKAGE: COMMAND (a name or a path) there, installed from
-# PACKAGE when it is not, or the script stops saying so.
+# skip REASON: the bench cannot run here; run.sh fails a whole run for it
+# (exit 77, as automake's tests say skipped)
+skip() {
+	echo "$bench: skipped: $*"
+	exit 77
+}
+
+# need COMMAND PACKAGE: COMMAND (a name or a path) there, or the bench is
+# skipped saying which package (`make deps-bench` installs them all first;
+# a bench never installs anything itself).
 need() {
-	command -v "$1" > /dev/null || sh "$here/../deps.sh" "$2" > /dev/null ||
-		{ echo "$bench: needs $1 (package $2)"; exit 1; }
+	command -v "$1" > /dev/null || skip "needs $1 (package $2: make deps-bench)"
 }
 
 # generated_snapshot N: the folder of a snapshot of N generated processes
 # (gen-snapshot.sh: snapshot.tar and the fake /proc it came from, root/),
-# made once into $cache and kept while the generator is unchanged.
+# made once into $cache and kept while the generator is unchanged.  Says on
+# standard error its size and checksum, the same on every run.
 generated_snapshot() {
 	g_key=$(cksum < "$here/gen-snapshot.py" | cut -d' ' -f1)
 	g_dir=$cache/bench-snapshot-$1-$g_key
@@ -30,8 +40,10 @@ generated_snapshot() {
 		rm -rf "$cache"/bench-snapshot-"$1"-*
 		mkdir -p "$g_dir"
 		echo "$bench: generating $1 processes into $g_dir (once)" >&2
-		sh "$here/gen-snapshot.sh" "$g_dir" "$1" > /dev/null || return 1
+		/usr/bin/python3 "$here/gen-snapshot.py" "$g_dir" "$1" > /dev/null || return 1
 	fi
+	[ -f "$g_dir/cksum" ] || cksum < "$g_dir/snapshot.tar" > "$g_dir/cksum"
+	echo "$bench: generated input: $1 processes (seed 1), snapshot.tar of $(cut -d' ' -f2 "$g_dir/cksum") bytes, cksum $(cut -d' ' -f1 "$g_dir/cksum")" >&2
 	echo "$g_dir"
 }
 
@@ -50,21 +62,29 @@ timed_run() {
 # ratio WORK ANCHOR WORK_COMMAND ANCHOR_COMMAND: WORK's CPU time over
 # ANCHOR's, each command a line for sh -c (its CPU seconds include
 # every child's, so a pipeline counts whole).  One warm-up run of each (page
-# cache, dynamic loader), then $pairs pairs run alternately (work first in
-# odd pairs, anchor first in even ones, so a load that comes and goes hits
-# both alike); the ratio is the median of the pairs' ratios.  Prints a row
-# and appends it to $BENCH_RATIOS (run.sh gathers them into
+# cache, dynamic loader; none when the caller sets warmup=0, having warmed
+# them itself), then pairs run alternately (work first in odd pairs, anchor
+# first in even ones, so a load that comes and goes hits both alike): $pairs
+# of them, or fewer, but at least two, once the pairs have taken $budget CPU
+# seconds (BENCH_BUDGET, default 60: a long command is paired twice, a short
+# one $pairs times).  The ratio is the median of the pairs' ratios.  Prints a
+# row and appends it to $BENCH_RATIOS (run.sh gathers them into
 # docs/measurements.md).  Sets ratio_value, ratio_work_cpu and
-# ratio_anchor_cpu (the medians).
-pairs=${BENCH_PAIRS:-5}
+# ratio_anchor_cpu (the medians), ratio_work_kb and ratio_anchor_kb (the
+# largest peak RSS).
+pairs=${BENCH_PAIRS:-$([ -n "$quick" ] && echo 3 || echo 5)}
+budget=${BENCH_BUDGET:-60}
+warmup=1
 ratio() {
 	r_work=$1 r_anchor=$2 r_work_command=$3 r_anchor_command=$4
 	need /usr/bin/python3 python3
-	timed_run sh -c "$r_work_command" || return 1
-	timed_run sh -c "$r_anchor_command" || return 1
+	if [ "$warmup" != 0 ]; then
+		timed_run sh -c "$r_work_command" || return 1
+		timed_run sh -c "$r_anchor_command" || return 1
+	fi
 	: > "$tmp/pairs"
-	r_i=0 r_work_kb=0 r_anchor_kb=0
-	while [ $r_i -lt "$pairs" ]; do
+	r_i=0 r_work_kb=0 r_anchor_kb=0 r_spent=0
+	while [ $r_i -lt "$pairs" ] && { [ $r_i -lt 2 ] || awk -v s="$r_spent" -v b="$budget" 'BEGIN { exit !(s < b) }'; }; do
 		r_i=$((r_i + 1))
 		for r_which in $( [ $((r_i % 2)) -eq 1 ] && echo "work anchor" || echo "anchor work"); do
 			eval "timed_run sh -c \"\$r_${r_which}_command\"" || return 1
@@ -72,6 +92,7 @@ ratio() {
 			eval "[ \"\$run_kb\" -gt \"\$r_${r_which}_kb\" ] && r_${r_which}_kb=\$run_kb"
 		done
 		echo "$r_work_cpu $r_anchor_cpu" >> "$tmp/pairs"
+		r_spent=$(awk -v s="$r_spent" -v w="$r_work_cpu" -v a="$r_anchor_cpu" 'BEGIN { print s + w + a }')
 	done
 	set -- $(awk '{ w[NR] = $1; a[NR] = $2; r[NR] = ($2 > 0 ? $1 / $2 : 0) }
 		function median(x, n,   i, j, t) {
@@ -79,9 +100,10 @@ ratio() {
 			return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
 		}
 		END { printf "%.3f %.3f %.2f", median(w, NR), median(a, NR), median(r, NR) }' "$tmp/pairs")
-	ratio_value=$3 ratio_work_cpu=$1 ratio_anchor_cpu=$2
-	r_row=$(printf '| %s | %s | %s s, %s MiB | %s s, %s MiB | %s× |' "$r_work" "$r_anchor" "$1" \
-		$((r_work_kb / 1024)) "$2" $((r_anchor_kb / 1024)) "$3")
+	ratio_value=$3 ratio_work_cpu=$1 ratio_anchor_cpu=$2 ratio_work_kb=$r_work_kb ratio_anchor_kb=$r_anchor_kb
+	r_row=$(printf '| %s | %s | %s s, %s MiB | %s s, %s MiB | %s× (%s pair%s%s) |' "$r_work" "$r_anchor" "$1" \
+		$((r_work_kb / 1024)) "$2" $((r_anchor_kb / 1024)) "$3" "$r_i" "$([ "$r_i" -ne 1 ] && echo s)" \
+		"$([ "$warmup" = 0 ] && echo ", the bench's own warm-up")")
 	echo "$r_row"
 	[ -n "${BENCH_RATIOS:-}" ] && echo "$r_row" >> "$BENCH_RATIOS"
 	return 0

@@ -1,59 +1,42 @@
 #!/bin/sh
 # bench-report.sh PTSCOPE CACHE_DIR
 #
-# How long `ptscope report` takes, side by side: on the reference snapshots
-# (real captures with PFNs and kpages: every exact figure is computed), and on
-# generated snapshots of two sizes (gen-snapshot.sh, BENCH_REPORT_SMALL and
-# BENCH_REPORT_LARGE processes, default 1000 and 4000) to show the model is
-# linear in records and VMAs: the time per million records should stay put.
-# `ptscope info` (reading alone) is shown beside each, so the model's own
-# share is visible.  Best of BENCH_RUNS (default 3); printed, never asserted.
+# How long `ptscope report` takes against `ptscope info` (reading alone) on
+# the same snapshot, CPU seconds in alternating pairs after a warm-up
+# (bench-common.sh's ratio; BENCH_REPORT_PAIRS pairs, default 3): on the
+# reference snapshots (real captures with PFNs and kpages: every exact figure
+# is computed), and on generated
+# snapshots of 2000 and 4000 processes (gen-snapshot.py, seed 1, the same
+# bytes on every run), where every process maps libc (4 VMAs each): one file
+# with 4 x N mappers, the shape of a database host, where a step quadratic in
+# a file's mappers shows first.  The report's time per thousand page records
+# should stay put from 2000 to 4000 processes.  Printed, never asserted.
 . "$(dirname "$0")/bench-common.sh"
-small=${BENCH_REPORT_SMALL:-1000}
-large=${BENCH_REPORT_LARGE:-4000}
 shared=${SHARED_SNAPSHOTS:-$here/../../../shared/snapshots}
-need /usr/bin/time time
+pairs=${BENCH_REPORT_PAIRS:-${BENCH_PAIRS:-3}}
 
-# best wall seconds and its peak RSS (kB) of a command, over $runs runs
-best() {
-	b_wall= b_rss=
-	i=0
-	while [ $i -lt "$runs" ]; do
-		/usr/bin/time -f '%e %M' -o "$tmp/t" "$@" > /dev/null 2> "$tmp/err" || { echo "failed: $*" >&2; cat "$tmp/err" >&2; return 1; }
-		set -- "$@"
-		read -r w r < "$tmp/t"
-		if [ -z "$b_wall" ] || [ "$(echo "$w < $b_wall" | bc)" = 1 ]; then b_wall=$w b_rss=$r; fi
-		i=$((i + 1))
-	done
-}
-
-need bc bc
-printf '%-34s %9s %9s %11s %9s %9s %9s %12s\n' snapshot processes VMAs records "info s" "report s" "RSS MB" "report us/krec"
+# row LABEL FILE: report against info on FILE, a line of the table
 row() {
-	name=$1 file=$2
-	info=$("$ptscope" info "$file" 2>/dev/null)
-	procs=$(echo "$info" | sed -n 's/^processes: //p' | cut -d' ' -f1)
-	vmas=$(echo "$info" | sed -n 's/^VMAs: //p' | cut -d' ' -f1)
-	bytes=$(echo "$info" | sed -n 's/^pagemap bytes: //p' | cut -d' ' -f1)
+	"$ptscope" info "$2" > "$tmp/info" 2>&1 || { cat "$tmp/info"; return 1; }
+	procs=$(sed -n 's/^processes: //p' "$tmp/info" | cut -d' ' -f1)
+	vmas=$(sed -n 's/^VMAs: //p' "$tmp/info" | cut -d' ' -f1)
+	bytes=$(sed -n 's/^pagemap bytes: //p' "$tmp/info" | cut -d' ' -f1)
 	records=$(( ${bytes:-0} / 16 ))
-	best "$ptscope" info "$file" || return 1
-	info_s=$b_wall
-	best "$ptscope" report "$file" --format json || return 1
-	per=$(echo "scale=1; $b_wall * 1000000 / ($records / 1000 + 1)" | bc)
-	printf '%-34s %9s %9s %11s %9s %9s %9s %12s\n' "$name" "$procs" "$vmas" "$records" "$info_s" "$b_wall" "$((b_rss / 1024))" "$per"
+	ratio "report, $1 ($procs processes, $vmas VMAs)" "info on it" \
+		"'$ptscope' report '$2'" "'$ptscope' info '$2'" > /dev/null || return 1
+	printf '%-40s %9s %9s %11s %9s %9s %8s %7s %12s\n' "$1" "$procs" "$vmas" "$records" "$ratio_anchor_cpu" \
+		"$ratio_work_cpu" "$((ratio_work_kb / 1024))" "$ratio_value" \
+		"$(echo "$ratio_work_cpu $records" | awk '{ printf "%.2f", $1 * 1e6 / ($2 / 1000 + 1) }')"
 }
-for n in pg32 desktop; do
-	[ -f "$shared/$n.tar.gz" ] && row "$n.tar.gz (pfn, kpages)" "$shared/$n.tar.gz"
-done
-for n in "$small" "$large"; do
-	snap=$(generated_snapshot "$n") || exit 1
-	row "generated $n (present bits)" "$snap/snapshot.tar"
-done
 
-# the issue-24 shape: every process maps libc (4 VMAs each), so one file has
-# 4 x N mappers; a step quadratic in a file's mappers shows here first
-echo
-echo "CPU seconds, alternating pairs:"
-snap=$(generated_snapshot "$large") || exit 1
-ratio "report, $large generated processes (libc mapped by every one)" "info on the same tar" \
-	"'$ptscope' report '$snap/snapshot.tar'" "'$ptscope' info '$snap/snapshot.tar'" || exit 1
+echo "CPU seconds, median of alternating pairs (bench-common.sh's ratio)"
+printf '%-40s %9s %9s %11s %9s %9s %8s %7s %12s\n' snapshot processes VMAs records "info s" "report s" \
+	"RSS MiB" ratio "report us/krec"
+for n in pg32 desktop; do
+	[ -f "$shared/$n.tar.gz" ] || skip "no $shared/$n.tar.gz (SHARED_SNAPSHOTS)"
+	row "$n.tar.gz (PFNs, kpages)" "$shared/$n.tar.gz" || exit 1
+done
+for n in 2000 4000; do
+	snap=$(generated_snapshot "$n") || exit 1
+	row "generated, $n processes (libc in every one)" "$snap/snapshot.tar" || exit 1
+done

@@ -9,8 +9,9 @@
 #     2) against the read floor measured in the same run (tests/bench/readfloor.c:
 #     smaps, pagemap over every VMA, kpagecount + kpageflags of the PFNs seen,
 #     nothing else), CPU seconds in alternating pairs (BENCH_SCALE_PAIRS,
-#     default 3); the same for `capture --format 1`;
-#   - snapshot bytes of both formats, and of format 2 with the parent alone
+#     default 3); the same for `capture --compress none`;
+#   - snapshot bytes per page record of format 2 (zstd and none) and format 1
+#     (zstd, captured once), and of format 2 with the parent alone
 #     (`--pid`): what the distinct pages cost; the rest, divided by the
 #     children, is what one more process costs;
 #   - `ptscope report` against `ptscope info --verify`, CPU seconds in
@@ -18,18 +19,16 @@
 #   - 64 GiB x 1000 processes extrapolated from the largest size measured:
 #     format 1 linear in records; format 2 as the parent alone (distinct
 #     pages) x 64 GiB / S plus 1000 x the cost of one more process.
-# Sizes: BENCH_SCALE ("MIB:N ...", default "1024:16 2048:32 4096:48"), each
+# Sizes: BENCH_SCALE ("MIB:N ...", default "1024:16 4096:48": two sizes for
+# the growth per GiB, the middle 2048:32 left out for make bench's time; with
+# BENCH_QUICK "1024:16"), each
 # kept only when MemAvailable holds three times the segment and its page
 # tables.  Needs root (PFNs).  Printed, never asserted.  Everything started is
 # ended and removed on exit.
 . "$(dirname "$0")/bench-common.sh"
-sizes=${BENCH_SCALE:-1024:16 2048:32 4096:48}
+sizes=${BENCH_SCALE:-$([ -n "$quick" ] && echo 1024:16 || echo 1024:16 4096:48)}
 cc=${CC:-cc}
-if [ "$(id -u)" != 0 ]; then
-	echo "bench-scale: skipped (needs root for pagemap PFNs)"
-	exit 0
-fi
-need /usr/bin/time time
+[ "$(id -u)" = 0 ] || skip "needs root for pagemap PFNs"
 need bc bc
 tree=
 cleanup() {
@@ -43,20 +42,10 @@ for program in shmtree readfloor; do
 	$cc -O2 -o "$tmp/$program" "$here/$program.c" || exit 1
 done
 
-# wall seconds, CPU seconds (user + system, every thread) and peak RSS
-# (MiB) of one run of a command.  On a shared machine the CPU seconds are
-# the steadier figure: wall time includes waiting for other jobs.
-timed() {
-	/usr/bin/time -f '%e %M %U %S' -o "$tmp/time" "$@" > "$tmp/out" 2> "$tmp/err" || { echo "failed: $*" >&2; cat "$tmp/err" >&2; return 1; }
-	read -r t_wall t_kb t_user t_system < "$tmp/time"
-	t_mib=$((t_kb / 1024))
-	t_cpu=$(echo "$t_user + $t_system" | bc)
-}
-
 echo "CPU seconds (median of alternating pairs, bench-common.sh's ratio); ratios of CPU seconds"
 printf '%-10s %9s %10s %12s %12s %6s %9s %12s %6s %12s %6s %6s %7s\n' "S, N" "VmPTE MiB" records \
 	"capture s" "floor s" ratio "snap MB" "report s" MiB "verify s" MiB ratio "B/rec"
-echo "(capture and snap: format 2, the default; format 1 on the line below each)"
+echo "(capture and snap: format 2 and zstd, the defaults; --compress none on the line below each)"
 available_mib=$(( $(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 1024 ))
 for size in $sizes; do
 	mib=${size%%:*} children=${size##*:}
@@ -86,16 +75,20 @@ for size in $sizes; do
 		"rm -rf '$tmp/out.d' && mkdir '$tmp/out.d' && '$ptscope' capture --tree $tree -o '$tmp/out.d'" \
 		"'$tmp/readfloor' $pids" > /dev/null || exit 1
 	capture_s=$ratio_work_cpu floor_s=$ratio_anchor_cpu capture_ratio=$ratio_value
-	ratio "capture --tree --format 1, $mib MiB shared x $children (default codec)" \
+	ratio "capture --tree --compress none, $mib MiB shared x $children" \
 		"kernel read floor (readfloor.c: smaps, pagemap, kpagecount, kpageflags)" \
-		"rm -rf '$tmp/out1.d' && mkdir '$tmp/out1.d' && '$ptscope' capture --format 1 --tree $tree -o '$tmp/out1.d'" \
+		"rm -rf '$tmp/none.d' && mkdir '$tmp/none.d' && '$ptscope' capture --compress none --tree $tree -o '$tmp/none.d'" \
 		"'$tmp/readfloor' $pids" > /dev/null || exit 1
-	capture1_s=$ratio_work_cpu floor1_s=$ratio_anchor_cpu capture1_ratio=$ratio_value
+	none_s=$ratio_work_cpu floor_none_s=$ratio_anchor_cpu none_ratio=$ratio_value
+	# format 1 (every process's records), once: its size and the records
+	rm -rf "$tmp/out1.d" && mkdir "$tmp/out1.d" && "$ptscope" capture --format 1 --tree "$tree" -o "$tmp/out1.d" > /dev/null 2>&1 ||
+		{ echo "bench-scale: capture --format 1 --tree $tree failed"; exit 1; }
 	rm -rf "$tmp/parent.d" && mkdir "$tmp/parent.d" && "$ptscope" capture --pid "$tree" -o "$tmp/parent.d" > /dev/null 2>&1 ||
 		{ echo "bench-scale: capture --pid $tree failed"; exit 1; }
 	parent_bytes=$(stat -c %s "$(ls "$tmp"/parent.d/*)")
 	snapshot=$(ls "$tmp"/out.d/*)
 	snapshot1=$(ls "$tmp"/out1.d/*)
+	snapshot_none=$(ls "$tmp"/none.d/*)
 	kill "$tree"
 	wait "$tree" 2>/dev/null
 	tree=
@@ -103,21 +96,22 @@ for size in $sizes; do
 	snapshot_bytes=$(stat -c %s "$snapshot")
 	snapshot_mb=$((snapshot_bytes / 1000000))
 	snapshot1_bytes=$(stat -c %s "$snapshot1")
-	timed "$ptscope" report "$snapshot" || exit 1
-	report_mib=$t_mib report_kb=$t_kb
-	timed "$ptscope" info --verify "$snapshot" || exit 1
-	verify_mib=$t_mib
+	none_bytes=$(stat -c %s "$snapshot_none")
 	ratio "report, $mib MiB x $children capture ($records records)" "info --verify on it" \
 		"'$ptscope' report '$snapshot'" "'$ptscope' info --verify '$snapshot'" > /dev/null || exit 1
+	report_kb=$ratio_work_kb report_mib=$((ratio_work_kb / 1024)) verify_mib=$((ratio_anchor_kb / 1024))
+	per_record=$(echo "$snapshot_bytes $none_bytes $snapshot1_bytes $records" | awk '{ printf "format 2: %.3f B (zstd), %.3f B (--compress none); format 1: %.2f B (zstd)", $1 / $4, $2 / $4, $3 / $4 }')
+	row="| snapshot bytes per page record, $mib MiB x $children ($records records) | — | $per_record | — | — |"
+	[ -n "${BENCH_RATIOS:-}" ] && echo "$row" >> "$BENCH_RATIOS"
 	printf '%-10s %9s %10s %12s %12s %6s %9s %12s %6s %12s %6s %6s %7s\n' "$mib, $children" $((vmpte_kb / 1024)) \
 		"$records" "$capture_s" "$floor_s" "$capture_ratio" "$snapshot_mb" \
 		"$ratio_work_cpu" "$report_mib" "$ratio_anchor_cpu" "$verify_mib" "$ratio_value" \
 		"$(echo "scale=1; $report_kb * 1024 / $records" | bc)"
-	printf '%-10s %9s %10s %12s %12s %6s %9s   format 1 (%s B a record; format 2: %s)\n' "" "" "" "$capture1_s" "$floor1_s" \
-		"$capture1_ratio" $((snapshot1_bytes / 1000000)) "$(echo "scale=2; $snapshot1_bytes / $records" | bc)" \
-		"$(echo "scale=3; $snapshot_bytes / $records" | bc)"
+	printf '%-10s %9s %10s %12s %12s %6s %9s   --compress none\n' "" "" "" "$none_s" "$floor_none_s" \
+		"$none_ratio" $((none_bytes / 1000000))
+	echo "  bytes per page record: $per_record; format 1 $((snapshot1_bytes / 1000000)) MB"
 	echo "  format 2 with the parent alone: $parent_bytes bytes; one more process: $(( (snapshot_bytes - parent_bytes) / children )) bytes"
-	rm -rf "$tmp/out.d" "$tmp/out1.d" "$tmp/parent.d"
+	rm -rf "$tmp/out.d" "$tmp/out1.d" "$tmp/none.d" "$tmp/parent.d"
 	[ -n "${first_mib:-}" ] || first_mib=$mib first_report_kb=$report_kb
 	last_mib=$mib last_children=$children last_records=$records
 	last_snapshot_bytes=$snapshot1_bytes last_report_kb=$report_kb
@@ -155,7 +149,7 @@ extrapolate() {
 		}
 		report_gib = (report_kb / 1024 + per_gib * (64 - mib / 1024)) / 1024
 		if (row) {
-			printf "| 64 GiB shared x 1000 processes, extrapolated from %d MiB x %d (format 1 linear in records; format 2 distinct pages x 64 GiB + 1000 x one process; report memory in distinct pages, %s) | — | snapshot format 2 %.2f GB (format 1 %.1f GB), report %.1f GiB | — | — |\n", mib, n, method, format2_gb, snapshot_gb, report_gib
+			printf "| 64 GiB shared x 1000 processes, extrapolated from %d MiB x %d (format 1 linear in records; format 2 distinct pages x 64 GiB + 1000 x one process; report memory in distinct pages, %s) | — | snapshot format 2 %.2f GB (format 1 %.1f GB), report %.1f GiB (%.1f MiB per GiB of distinct pages) | — | — |\n", mib, n, method, format2_gb, snapshot_gb, report_gib, per_gib
 			exit
 		}
 		printf "\n64 GiB x 1000 processes, extrapolated from %d MiB x %d (%d records):\n", mib, n, records

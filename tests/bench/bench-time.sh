@@ -14,15 +14,25 @@
 # predicted), the report's time section for every process (`report
 # --calibration`: today and under shpt-2006), and hugetlbfs PMD sharing
 # (`bench hugetlb`: the one sharing the kernel does, measured both ways).
-# Figures are printed, never asserted: the machine is shared.
+# The measured beside the predicted of the fork --like are the rows of the
+# ratios table (measured / predicted).  Figures are printed, never asserted:
+# the machine is shared.
 . "$(dirname "$0")/bench-common.sh"
 "$ptscope" bench --calibrate -o "$tmp/here.cal" || exit 1
 echo
 "$ptscope" bench hugetlb --runs 20 | sed -n '/^hugetlbfs/,$p'
 desktop=${SHARED_SNAPSHOTS:-$here/../../../shared/snapshots}/desktop.tar.gz
-[ -f "$desktop" ] || { echo "bench-time: no $desktop: the desktop example skipped"; exit 0; }
+[ -f "$desktop" ] || skip "no $desktop (SHARED_SNAPSHOTS): no fork --like to set beside the calibration"
 echo
-"$ptscope" bench fork --like "$desktop" --runs 200 --calibration "$tmp/here.cal" |
-	sed -n '/^process forked/p; /^fork /p; /^measured (fastest/,/^  exit part/p'
+"$ptscope" bench fork --like "$desktop" --runs 200 --calibration "$tmp/here.cal" > "$tmp/like" || exit 1
+sed -n '/^process forked/p; /^fork /p; /^measured (fastest/,/^  exit part/p' "$tmp/like"
+# "  fork part   760.6 us measured   979.6 +- 355.1 us predicted (+28.8%)"
+sed -n '/^measured (fastest/,/^  exit part/{ s/^  \([a-z]*\) part /  \1-part /; p; }' "$tmp/like" | awk '/ us measured / {
+	what = $1; sub(/-part$/, " part", what)
+	printf "| %s of desktop.tar.gz\x27s xfce4-session rebuilt here (bench fork --like, fastest of 200) | the calibration\x27s prediction (bench --calibrate) | %s us | %s +- %s us | %.2f× |\n",
+		what, $2, $5, $7, $2 / $5 }' > "$tmp/rows"
+[ -s "$tmp/rows" ] || { echo "bench-time: no measured beside predicted in bench fork --like's output"; exit 1; }
+cat "$tmp/rows"
+[ -n "${BENCH_RATIOS:-}" ] && cat "$tmp/rows" >> "$BENCH_RATIOS"
 echo
 "$ptscope" report "$desktop" --calibration "$tmp/here.cal" | sed -n '/^Time,/,/^  each design/p'

@@ -300,6 +300,11 @@ static void test_smaps_hostile(void)
 		{ "Size: 4 kB\n", "member:1: field before the first VMA" },
 		{ "00400000-00401000 r?-p 00000000 08:01 1 /x\n", "member:1: bad permission" },
 		{ "00401000-00400000 r--p 00000000 08:01 1 /x\n", "ends before it starts" },
+		{ "00400000-400000000000000 r--p 00000000 08:01 1 /x\n", "member:1: VMA of 0x3ffffffffc00000 bytes is larger" },
+		{ "00400000-00401000 r--p 0000000g 08:01 1 /x\n", "member:1: bad device number" },
+		{ "00400000-00401000 r--p zz 08:01 1 /x\n", "member:1: bad file offset" },
+		{ "00400000-00401000 r--p 00000000 08:01 1x /x\n", "member:1: bad inode number" },
+		{ "00400000+00401000 r--p 00000000 08:01 1 /x\n", "member:1: bad VMA address range" },
 		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\nRss: 4 kB\nRss: 4 kB\n", "member:4: field Rss repeated" },
 		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\0\nRss: 4 kB\n", "binary data" },
 		{ "00400000-00402000 r--p 00000000 08:01 1 /x\nSize: 8 kB\nRss: 4 kB\n00401000-00402000 r--p 0 08:01 1 /x\nSize: 4 kB\nRss: 4 kB\n", "overlap" },
@@ -314,6 +319,40 @@ static void test_smaps_hostile(void)
 			CU_FAIL(cases[i].expect);
 		parsed_free(&p);
 	}
+}
+
+/* The line parsers capture's walk shares with the readers (proc_lines.c). */
+static void test_line_parsers(void)
+{
+	static const char line[] = "7ffd1000-7ffd3000 r-xs 0001f000 fd:01 1234567                    /usr/lib/x y";
+	struct smaps_header h;
+	CU_ASSERT_EQUAL_FATAL(smaps_header_parse(line, line + sizeof(line) - 1, &h), SMAPS_HEADER_OK);
+	CU_ASSERT_EQUAL(h.start, 0x7ffd1000);
+	CU_ASSERT_EQUAL(h.end, 0x7ffd3000);
+	CU_ASSERT_EQUAL(h.offset, 0x1f000);
+	CU_ASSERT_EQUAL(h.dev_major, 0xfd);
+	CU_ASSERT_EQUAL(h.dev_minor, 1);
+	CU_ASSERT_EQUAL(h.inode, 1234567);
+	CU_ASSERT_EQUAL(memcmp(h.perms, "r-xs", 4), 0);
+	CU_ASSERT_EQUAL(h.path_length, 12);
+	CU_ASSERT_EQUAL(memcmp(h.path, "/usr/lib/x y", 12), 0);
+	static const char anon[] = "00400000-00401000 rw-p 00000000 00:00 0 ";
+	CU_ASSERT_EQUAL_FATAL(smaps_header_parse(anon, anon + sizeof(anon) - 1, &h), SMAPS_HEADER_OK);
+	CU_ASSERT_EQUAL(h.path_length, 0);
+	static const char field[] = "AnonHugePages:         0 kB";
+	CU_ASSERT_EQUAL(smaps_header_parse(field, field + sizeof(field) - 1, &h), SMAPS_HEADER_BAD_RANGE);
+	/* rd = 0, mr = 4, pf = 9, io = 12; "zz" and "x" are unknown */
+	static const char flags[] = " rd mr  pf\tio zz x ";
+	CU_ASSERT_EQUAL(smaps_vm_flags(flags, flags + sizeof(flags) - 1),
+			UINT64_C(1) << 0 | UINT64_C(1) << 4 | UINT64_C(1) << 9 | UINT64_C(1) << 12 | UINT64_C(1) << VMF_OTHER);
+	CU_ASSERT_EQUAL(smaps_vm_flags(flags, flags), 0);
+	static const char stat[] = "42 (a) b (c)) S 7 42 42 0 -1\n";
+	struct stat_line st;
+	CU_ASSERT_EQUAL_FATAL(stat_line_parse(stat, sizeof(stat) - 1, &st, &place), 0);
+	CU_ASSERT_EQUAL(st.pid, 42);
+	CU_ASSERT_EQUAL(st.ppid, 7);
+	CU_ASSERT_EQUAL(st.comm_length, 8);
+	CU_ASSERT_EQUAL(memcmp(st.comm, "a) b (c)", 8), 0);
 }
 
 static void test_status_real(void)
@@ -549,8 +588,8 @@ static void test_slabinfo(void)
 
 void suite_parse(void)
 {
-	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_names_and_old_formats, test_smaps_compact_counters,
-	  test_arena_words, test_smaps_hostile,
+	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_names_and_old_formats,
+		  test_smaps_compact_counters, test_arena_words, test_smaps_hostile, test_line_parsers,
 		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members, test_pmd_ranges,
 		  test_slabinfo, test_kpage_runs);
 }

@@ -1,0 +1,96 @@
+#!/bin/sh
+# make bench's machinery (tests/bench/), never the machine's speed: the
+# generated snapshot is the same bytes on every run and changes with the
+# seed; `ratio` warms up, then alternates its pairs (work first in odd pairs,
+# anchor first in even ones) and takes the median of the pairs' ratios; a
+# failed command fails it; run.sh writes the measurements file only when
+# every bench ran and added a row, else leaves it as it was and exits 1.
+. "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
+benchdir=$PTSCOPE_TESTS/bench
+[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+
+# the generated input: fixed by the process count and the seed alone
+for run in 1 2; do
+	/usr/bin/python3 "$benchdir/gen-snapshot.py" "$tmp/gen$run" 40 > /dev/null || fail "gen-snapshot.py run $run"
+done
+/usr/bin/python3 "$benchdir/gen-snapshot.py" "$tmp/seed2" 40 --seed 2 > /dev/null || fail "gen-snapshot.py --seed 2"
+cmp -s "$tmp/gen1/snapshot.tar" "$tmp/gen2/snapshot.tar" || fail "two runs of gen-snapshot.py 40 differ"
+diff -r "$tmp/gen1/root" "$tmp/gen2/root" > /dev/null || fail "two runs' root/proc differ"
+cmp -s "$tmp/gen1/snapshot.tar" "$tmp/seed2/snapshot.tar" && fail "seeds 1 and 2 made the same snapshot"
+"$PTSCOPE" info "$tmp/gen1/snapshot.tar" > "$tmp/info" || fail "info on the generated snapshot"
+grep -qx 'processes: 40' "$tmp/info" || fail "generated snapshot: $(grep processes "$tmp/info")"
+libc=$(grep -l 'libc0.so' "$tmp/gen1/root/proc"/*/smaps | wc -l)
+[ "$libc" -eq 40 ] || fail "libc mapped by $libc of 40 processes"
+echo "ok: gen-snapshot.py: the same bytes twice, others for another seed"
+
+# ratio's order and arithmetic, with timed_run replaced by a script: the
+# command's name is logged, its CPU seconds and peak kB come from a list
+cat > "$tmp/ratio.sh" <<'EOF'
+. "$BENCHDIR/bench-common.sh"
+: > "$LOG"
+timed_run() {
+	echo "$3" >> "$LOG"
+	n=$(grep -c "^$3\$" "$LOG")
+	[ "$3" = fails ] && return 1
+	set -- $(sed -n "${n}p" "$FAKE/$3")
+	run_cpu=$1 run_kb=$2
+}
+ratio "the work" "the anchor" work anchor || exit 1
+echo "values $ratio_value $ratio_work_cpu $ratio_anchor_cpu $ratio_work_kb $ratio_anchor_kb"
+ratio "never" "shown" fails anchor && exit 3
+# a budget of 5 CPU seconds: two pairs (4 s, then 8 s), not five; no warm-up
+budget=5 pairs=5 warmup=0
+ratio "long" "paired twice" long short > /dev/null || exit 1
+exit 0
+EOF
+mkdir "$tmp/fake" "$tmp/cache"
+# warm-up, then pairs 1-3: work 2 4 6 (ratios 2 4 3 with the anchor's 1 1 2)
+printf '99 1\n2 100\n4 300\n6 200\n' > "$tmp/fake/work"
+printf '99 1\n1 50\n1 70\n2 60\n' > "$tmp/fake/anchor"
+printf '2 1\n2 1\n2 1\n2 1\n2 1\n' > "$tmp/fake/long"
+cp "$tmp/fake/long" "$tmp/fake/short"
+BENCHDIR=$benchdir LOG=$tmp/log FAKE=$tmp/fake BENCH_PAIRS=3 BENCH_BUDGET=1000 BENCH_RATIOS=$tmp/rows \
+	sh "$tmp/ratio.sh" "$PTSCOPE" "$tmp/cache" > "$tmp/ratio.out" 2>&1 || fail "ratio: $(cat "$tmp/ratio.out")"
+order=$(tr '\n' ' ' < "$tmp/log")
+[ "$order" = "work anchor work anchor anchor work work anchor fails long short short long " ] || fail "ratio ran: $order"
+grep -qx 'values 3.00 4.000 1.000 300 70' "$tmp/ratio.out" || fail "ratio's medians: $(cat "$tmp/ratio.out")"
+[ "$(sed -n 1p "$tmp/rows")" = "| the work | the anchor | 4.000 s, 0 MiB | 1.000 s, 0 MiB | 3.00× (3 pairs) |" ] ||
+	fail "ratio's row: $(sed -n 1p "$tmp/rows")"
+[ "$(sed -n 2p "$tmp/rows")" = "| long | paired twice | 2.000 s, 0 MiB | 2.000 s, 0 MiB | 1.00× (2 pairs, the bench's own warm-up) |" ] ||
+	fail "ratio's row within a budget: $(sed -n 2p "$tmp/rows")"
+[ "$(wc -l < "$tmp/rows")" -eq 2 ] || fail "ratio wrote a row for a failed command"
+echo "ok: ratio: a warm-up, alternating pairs (at least two, fewer than asked past the CPU budget), the median of their ratios, no row for a failed command"
+
+# run.sh with benches of its own making: the file is written only when
+# every bench ran and added a row
+mkdir "$tmp/bench"
+cp "$benchdir/run.sh" "$benchdir/bench-common.sh" "$tmp/bench/"
+bench_says() {  # NAME BODY: a bench of one line
+	printf '. "$(dirname "$0")/bench-common.sh"\n%s\n' "$2" > "$tmp/bench/bench-$1.sh"
+}
+row='echo "| w | a | 1 s, 1 MiB | 1 s, 1 MiB | 1.00× |" >> "$BENCH_RATIOS"'
+for name in inputs report scale callgraph time; do bench_says $name "$row"; done
+echo "as it was" > "$tmp/m.md"
+bench_says report 'echo "report: broke"; exit 1'
+sh "$tmp/bench/run.sh" "$PTSCOPE" "$tmp/cache" "$tmp/m.md" > "$tmp/run.out" 2>&1 && fail "run.sh: a failed bench passed"
+grep -q 'bench-report failed' "$tmp/run.out" || fail "run.sh did not say which bench failed: $(cat "$tmp/run.out")"
+[ "$(cat "$tmp/m.md")" = "as it was" ] || fail "run.sh wrote the file after a failed bench"
+bench_says report 'echo "no rows"'
+sh "$tmp/bench/run.sh" "$PTSCOPE" "$tmp/cache" "$tmp/m.md" > "$tmp/run.out" 2>&1 && fail "run.sh: a bench without rows passed"
+[ "$(cat "$tmp/m.md")" = "as it was" ] || fail "run.sh wrote the file after a bench without rows"
+bench_says report 'skip "no tool"'
+sh "$tmp/bench/run.sh" "$PTSCOPE" "$tmp/cache" "$tmp/m.md" > "$tmp/run.out" 2>&1 && fail "run.sh: a whole run with a skipped bench passed"
+[ "$(cat "$tmp/m.md")" = "as it was" ] || fail "run.sh wrote a whole run with a skipped bench"
+BENCH_ONLY="report time" sh "$tmp/bench/run.sh" "$PTSCOPE" "$tmp/cache" "$tmp/m.md" > "$tmp/run.out" 2>&1 ||
+	fail "run.sh: a partial run with a skipped bench failed: $(cat "$tmp/run.out")"
+grep -q '^- \*\*partial run\*\* (BENCH_ONLY="report time")' "$tmp/m.md" || fail "a partial run not said so"
+grep -q '^- skipped: report' "$tmp/m.md" || fail "the skipped bench not said"
+bench_says report "$row"
+sh "$tmp/bench/run.sh" "$PTSCOPE" "$tmp/cache" "$tmp/m.md" > "$tmp/run.out" 2>&1 || fail "run.sh: $(cat "$tmp/run.out")"
+[ "$(grep -c '^| w | a |' "$tmp/m.md")" -eq 5 ] || fail "a whole run: $(grep -c '^| w |' "$tmp/m.md") rows, want 5"
+grep -q 'partial' "$tmp/m.md" && fail "a whole run said partial"
+for name in inputs report scale callgraph time; do
+	grep -qx "## bench-$name" "$tmp/m.md" || fail "no section bench-$name"
+done
+grep -q '^- load average (1, 5, 15 min): .* before, .* after; 1 min: ' "$tmp/m.md" || fail "no load line"
+echo "ok: run.sh: a failed, rowless or skipped bench leaves the file as it was; a whole run writes it whole"
