@@ -134,11 +134,7 @@ static void slots_reset(struct slots *slots)
 
 static void slots_free(struct slots *slots)
 {
-	free(slots->pages);
-	free(slots->windows);
-	free(slots->boundaries);
-	free(slots->covers);
-	free(slots->touched);
+	FREE_ALL(slots->pages, slots->windows, slots->boundaries, slots->covers, slots->touched);
 	hash_free(&slots->page_table);
 	hash_free(&slots->window_table);
 }
