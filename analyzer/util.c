@@ -229,11 +229,7 @@ void cg_free_owning(void *items, size_t count, size_t element_bytes, size_t memb
 void tu_facts_free(struct tu_facts *facts)
 {
 	cg_strings_free(&facts->strings);
-	free(facts->functions);
-	free(facts->calls);
-	free(facts->stores);
-	free(facts->first_error);
-	free(facts->outside);
+	FREE_ALL(facts->functions, facts->calls, facts->stores, facts->first_error, facts->outside);
 	cg_list_free(&facts->error_sites);
 	cg_free_owning(facts->inputs, facts->input_count, sizeof(*facts->inputs), offsetof(struct tu_input, path));
 	memset(facts, 0, sizeof(*facts));

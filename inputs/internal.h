@@ -22,6 +22,9 @@ void arena_destroy(struct arena *arena);
 /* Copy s[0..length) NUL-terminated; equal strings return the same pointer.
  * Never NULL: the arena allocates through base/alloc.h. */
 const char *arena_intern(struct arena *arena, const char *s, size_t length);
+/* Copy words[0..count) 8-byte aligned; equal runs of words return the same
+ * pointer (a VMA's counters, struct vma).  NULL when count is 0. */
+const uint64_t *arena_intern_words(struct arena *arena, const uint64_t *words, size_t count);
 
 /* Growing buffers, whole-file reads and allocation: the base layer. */
 #include "base/alloc.h"
@@ -131,6 +134,7 @@ struct smaps_parser {
 	const struct parse_place *place;
 	unsigned long line;
 	struct vma *current;
+	uint64_t kb[SMAPS_FIELD_COUNT]; /* the current VMA's counters, kept on finishing it */
 	int last_field;
 	size_t vma_first;       /* this member's first VMA in vmas */
 	struct buffer tail;     /* the incomplete last line so far */

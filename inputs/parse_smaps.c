@@ -208,7 +208,7 @@ static int store_field(struct smaps_parser *parser, int field, const char *name,
 	if (vma->present_fields & (UINT32_C(1) << field))
 		return parse_fail(parser->place, parser->line, "field %.*s repeated in one VMA",
 				  (int)length, name);
-	if (parse_value(parser, p, limit, &vma->kb[field]))
+	if (parse_value(parser, p, limit, &parser->kb[field]))
 		return -1;
 	vma->present_fields |= UINT32_C(1) << field;
 	parser->last_field = field;
@@ -218,29 +218,50 @@ static int store_field(struct smaps_parser *parser, int field, const char *name,
 /* Every kernel since 2.6.14 prints Size and Rss, and Size is the VMA's length. */
 static int check_vma(struct smaps_parser *parser)
 {
-	struct vma *vma = parser->current;
-	if (!vma)
-		return 0;
+	const struct vma *vma = parser->current;
+	const uint64_t *kb = parser->kb;
 	uint32_t needed = (UINT32_C(1) << SMAPS_SIZE) | (UINT32_C(1) << SMAPS_RSS);
 	if ((vma->present_fields & needed) != needed)
 		return parse_fail(parser->place, parser->line,
 				  "VMA %" PRIx64 "-%" PRIx64 " lacks its Size or Rss line (truncated?)",
 				  vma->start, vma->end);
-	if (vma->kb[SMAPS_SIZE] != (vma->end - vma->start) >> 10)
+	if (kb[SMAPS_SIZE] != (vma->end - vma->start) >> 10)
 		return parse_fail(parser->place, parser->line,
 				  "VMA %" PRIx64 "-%" PRIx64 " has Size %" PRIu64 " kB, not its length",
-				  vma->start, vma->end, vma->kb[SMAPS_SIZE]);
+				  vma->start, vma->end, kb[SMAPS_SIZE]);
 	/* every counter but the page sizes and THPeligible counts pages of this VMA */
 	for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
 		bool size_like = field == SMAPS_KERNEL_PAGE_SIZE || field == SMAPS_MMU_PAGE_SIZE ||
 				 field == SMAPS_THP_ELIGIBLE;
-		uint64_t limit = size_like ? KERNEL_MAX_KB : vma->kb[SMAPS_SIZE];
-		if (vma->kb[field] > limit)
+		uint64_t limit = size_like ? KERNEL_MAX_KB : kb[SMAPS_SIZE];
+		if (kb[field] > limit)
 			return parse_fail(parser->place, parser->line,
 					  "VMA %" PRIx64 "-%" PRIx64 " has %s above %s (%" PRIu64 " kB)",
 					  vma->start, vma->end, smaps_field_names[field],
-					  size_like ? "any address space" : "Size", vma->kb[field]);
+					  size_like ? "any address space" : "Size", kb[field]);
 	}
+	return 0;
+}
+
+/* The VMA's lines are all read: checked, then its nonzero counters kept,
+ * interned (struct vma), and the parser's counters cleared for the next. */
+static int finish_vma(struct smaps_parser *parser)
+{
+	struct vma *vma = parser->current;
+	if (!vma)
+		return 0;
+	if (check_vma(parser))
+		return -1;
+	uint64_t words[SMAPS_FIELD_COUNT];
+	size_t count = 0;
+	for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
+		if (parser->kb[field]) {
+			words[count++] = parser->kb[field];
+			vma->counter_fields |= UINT32_C(1) << field;
+			parser->kb[field] = 0;
+		}
+	}
+	vma->counters = arena_intern_words(parser->arena, words, count);
 	return 0;
 }
 
@@ -271,7 +292,7 @@ static int parse_line(struct smaps_parser *parser, const char *p, const char *li
 		p++;
 	if (p < limit && *p == ':' && p > name)
 		return parse_field(parser, name, (size_t)(p - name), p + 1, limit);
-	if (check_vma(parser))
+	if (finish_vma(parser))
 		return -1;
 	return parse_vma_header(parser, name, limit);
 }
@@ -352,7 +373,7 @@ int smaps_parser_end(struct smaps_parser *parser)
 {
 	int status = parser->tail.length
 		? parse_fail(parser->place, parser->line + 1, "file ends inside a line (truncated?)")
-		: check_vma(parser);
+		: finish_vma(parser);
 	buffer_free(&parser->tail);
 	return status;
 }

@@ -65,7 +65,7 @@ static void mark_anon_vmas(struct model_context *c)
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
 		for (size_t v = 0; v < p->vma_count; v++)
-			if (p->vmas[v].kb[SMAPS_ANONYMOUS] > 0)
+			if (vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0)
 				c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = true;
 		model_walk_segments(c, i, visit_exclusive, NULL);
 	}
@@ -86,7 +86,7 @@ static void join_records(struct model_context *c, const struct segment *seg, siz
 		uint64_t entry = records[k].entry;
 		if (!(entry & PAGEMAP_PRESENT) || (entry & (PAGEMAP_FILE_OR_SHARED | PAGEMAP_EXCLUSIVE)))
 			continue;
-		struct pfn_entry *e = (struct pfn_entry *)content_record_pfn(c, seg->content, k);
+		struct pfn_run *e = (struct pfn_run *)content_record_pfn(c, seg->content, k);
 		if (!e || pfn_is_zero_page(e))
 			continue;
 		if (!e->anon_vma_owner)
