@@ -1,12 +1,16 @@
 /*
- * outputs/outputs.h - the output side's door: report writers (report.h),
- * call-graph renderers (graph.h) and the bench tables (bench.h).
+ * outputs/outputs.h - the output side's door: report writers (report.h) and
+ * what they are given (report_run.h),
+ * call-graph renderers (graph.h) and what they are given (callgraph_run.h),
+ * and the bench tables (bench.h).
  */
 #ifndef PTSCOPE_OUTPUTS_H
 #define PTSCOPE_OUTPUTS_H
 
 #include "report.h"
+#include "report_run.h"
 #include "graph.h"
+#include "callgraph_run.h"
 #include "bench.h"
 
 #endif
