@@ -76,3 +76,9 @@ char *xasprintf(const char *format, ...)
 		out_of_memory();
 	return text;
 }
+
+void free_each(void *const *pointers, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(pointers[i]);
+}

@@ -24,4 +24,10 @@ char *xstrndup(const char *text, size_t length);
 /* A freshly allocated printf result. */
 char *xasprintf(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
+/* free() each of `count` pointers (NULL ones too, as free does). */
+void free_each(void *const *pointers, size_t count);
+/* FREE_ALL(s->a, s->b, s->c): free every (non-const) pointer named. */
+#define FREE_ALL(...) \
+	free_each((void *const[]){ __VA_ARGS__ }, sizeof((void *const[]){ __VA_ARGS__ }) / sizeof(void *))
+
 #endif

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Grow *items (an array of element_bytes) so that `need` elements fit;
  * *capacity is in elements.  The first allocation holds at least 16. */
@@ -42,6 +43,23 @@ void buffer_vprintf(struct buffer *buffer, const char *format, va_list args);
 /* Hand the bytes over (NUL-terminated; NULL when empty and never grown). */
 char *buffer_release(struct buffer *buffer);
 void buffer_free(struct buffer *buffer);
+
+/* Arrays that ascend by a key: the index of the first of `count` items
+ * whose key_of is at least `key` (count when none is).  Inline, so a
+ * key_of known at the call is inlined too. */
+static inline size_t array_lower_bound(const void *items, size_t count, size_t item_bytes,
+				       uint64_t (*key_of)(const void *item), uint64_t key)
+{
+	size_t low = 0, high = count;
+	while (low < high) {
+		size_t middle = low + (high - low) / 2;
+		if (key_of((const char *)items + middle * item_bytes) < key)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	return low;
+}
 
 /* qsort that an empty array (items NULL, count 0) may be handed: qsort's
  * pointer must not be NULL even for no items. */

@@ -253,6 +253,11 @@ long process_chunk_content(const struct process *p, uint64_t chunk)
 	return (long)(p->runs[r].content + (chunk - p->runs[r].chunk));
 }
 
+static uint64_t record_vaddr(const void *record)
+{
+	return ((const struct pagemap_record *)record)->vaddr;
+}
+
 int process_next_record(const struct snapshot *s, const struct process *p, uint64_t vaddr,
 			uint64_t limit, struct pagemap_record *record)
 {
@@ -267,14 +272,7 @@ int process_next_record(const struct snapshot *s, const struct process *p, uint6
 			const struct pagemap_content *c = &s->contents[run->content + i];
 			const struct pagemap_record *records = s->content_records + c->first;
 			uint64_t offset = vaddr > base ? vaddr - base : 0;
-			size_t low = 0, high = c->count;
-			while (low < high) {
-				size_t middle = low + (high - low) / 2;
-				if (records[middle].vaddr < offset)
-					low = middle + 1;
-				else
-					high = middle;
-			}
+			size_t low = array_lower_bound(records, c->count, sizeof(*records), record_vaddr, offset);
 			if (low < c->count) {
 				if (base + records[low].vaddr >= limit)
 					return 0;

@@ -42,19 +42,9 @@ void snapshot_free(struct snapshot *s)
 	if (!s)
 		return;
 	snapshot_release_pagemaps(s);
-	free(s->processes);
-	free(s->vmas);
-	free(s->extras);
-	free(s->kpage_runs);
-	free(s->pmd_ranges);
-	free(s->meminfo);
-	free(s->slabs);
-	free(s->user_names);
-	free(s->group_names);
-	free(s->version);
-	free(s->source);
 	arena_destroy(s->arena);
-	free(s);
+	FREE_ALL(s->processes, s->vmas, s->extras, s->kpage_runs, s->pmd_ranges, s->meminfo, s->slabs,
+		 s->user_names, s->group_names, s->version, s->source, s);
 }
 
 struct snapshot *snapshot_subset(const struct snapshot *s, const bool *keep)
@@ -88,24 +78,7 @@ void snapshot_subset_free(struct snapshot *subset)
 	free(subset);
 }
 
-/*
- * Every array of a snapshot ascends by one key; one lower bound serves
- * them all: the index of the first element whose key is at least `key`.
- */
-static size_t lower_bound(const void *base, size_t count, size_t stride,
-			  uint64_t (*key_of)(const void *element), uint64_t key)
-{
-	size_t low = 0, high = count;
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-		if (key_of((const char *)base + middle * stride) < key)
-			low = middle + 1;
-		else
-			high = middle;
-	}
-	return low;
-}
-
+/* Every array of a snapshot ascends by one key: array_lower_bound (base/array.h) finds in each. */
 static uint64_t kpage_run_end(const void *element)
 {
 	const struct kpage_run *run = element;
@@ -125,14 +98,14 @@ static uint64_t process_pid(const void *element)
 const struct kpage_run *snapshot_find_kpage(const struct snapshot *s, uint64_t pfn)
 {
 	/* the first run ending above pfn holds it, if it starts at or below */
-	size_t i = lower_bound(s->kpage_runs, s->kpage_run_count, sizeof(*s->kpage_runs), kpage_run_end, pfn + 1);
+	size_t i = array_lower_bound(s->kpage_runs, s->kpage_run_count, sizeof(*s->kpage_runs), kpage_run_end, pfn + 1);
 	return i < s->kpage_run_count && s->kpage_runs[i].pfn <= pfn ? &s->kpage_runs[i] : NULL;
 }
 
 const struct vma *process_find_vma(const struct process *p, uint64_t vaddr)
 {
 	/* the first VMA ending above vaddr holds it, if it starts at or below */
-	size_t i = lower_bound(p->vmas, p->vma_count, sizeof(*p->vmas), vma_end, vaddr + 1);
+	size_t i = array_lower_bound(p->vmas, p->vma_count, sizeof(*p->vmas), vma_end, vaddr + 1);
 	return i < p->vma_count && p->vmas[i].start <= vaddr ? &p->vmas[i] : NULL;
 }
 
@@ -146,13 +119,13 @@ bool process_pmd_mapped(const struct snapshot *s, const struct process *p, uint6
 	if (!p->has_pmd_map || !p->pmd_count)
 		return false;
 	const struct address_range *ranges = s->pmd_ranges + p->pmd_first;
-	size_t i = lower_bound(ranges, p->pmd_count, sizeof(*ranges), range_end, vaddr + 1);
+	size_t i = array_lower_bound(ranges, p->pmd_count, sizeof(*ranges), range_end, vaddr + 1);
 	return i < p->pmd_count && ranges[i].start <= vaddr;
 }
 
 const struct process *snapshot_find_process(const struct snapshot *s, int pid)
 {
-	size_t i = lower_bound(s->processes, s->process_count, sizeof(*s->processes), process_pid,
+	size_t i = array_lower_bound(s->processes, s->process_count, sizeof(*s->processes), process_pid,
 			       (uint64_t)pid);
 	return i < s->process_count && s->processes[i].pid == pid ? &s->processes[i] : NULL;
 }

@@ -285,12 +285,8 @@ static void free_contents(struct model_context *c)
 		free(c->content_figures[0].chain_bytes);
 		free(c->content_figures[0].chain_allocations);
 	}
-	free(c->content_figures);
-	free(c->content_pmd);
-	free(c->record_pfns);
-	free(c->overrides);
-	free(c->override_first);
-	free(c->override_count);
+	FREE_ALL(c->content_figures, c->content_pmd, c->record_pfns, c->overrides, c->override_first,
+		 c->override_count);
 }
 
 /* ---- PTE windows mapped by PMD leaves ---- */
@@ -365,6 +361,11 @@ static enum pmd_kind member_pmd_kind(struct model_context *c, const struct proce
 
 static enum pmd_kind records_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
 
+static uint64_t override_window(const void *override)
+{
+	return ((const struct pmd_override *)override)->window;
+}
+
 /* An override of smaps' count for the window, or PMD_UNKNOWN. */
 static enum pmd_kind override_kind(const struct model_context *c, const struct process *p, uint64_t window)
 {
@@ -372,14 +373,7 @@ static enum pmd_kind override_kind(const struct model_context *c, const struct p
 		return PMD_UNKNOWN;
 	size_t index = (size_t)(p - c->snapshot->processes);
 	const struct pmd_override *o = c->overrides + c->override_first[index];
-	size_t low = 0, high = c->override_count[index];
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-		if (o[middle].window < window)
-			low = middle + 1;
-		else
-			high = middle;
-	}
+	size_t low = array_lower_bound(o, c->override_count[index], sizeof(*o), override_window, window);
 	return low < c->override_count[index] && o[low].window == window ? (enum pmd_kind)o[low].kind : PMD_UNKNOWN;
 }
 

@@ -62,23 +62,29 @@ timed_run() {
 # ratio WORK ANCHOR WORK_COMMAND ANCHOR_COMMAND: WORK's CPU time over
 # ANCHOR's, each command a line for sh -c (its CPU seconds include
 # every child's, so a pipeline counts whole).  One warm-up run of each (page
-# cache, dynamic loader), then $pairs pairs run alternately (work first in
-# odd pairs, anchor first in even ones, so a load that comes and goes hits
-# both alike); the ratio is the median of the pairs' ratios.  Prints a row
-# and appends it to $BENCH_RATIOS (run.sh gathers them into
+# cache, dynamic loader; none when the caller sets warmup=0, having warmed
+# them itself), then pairs run alternately (work first in odd pairs, anchor
+# first in even ones, so a load that comes and goes hits both alike): $pairs
+# of them, or fewer, but at least two, once the pairs have taken $budget CPU
+# seconds (BENCH_BUDGET, default 60: a long command is paired twice, a short
+# one $pairs times).  The ratio is the median of the pairs' ratios.  Prints a
+# row and appends it to $BENCH_RATIOS (run.sh gathers them into
 # docs/measurements.md).  Sets ratio_value, ratio_work_cpu and
 # ratio_anchor_cpu (the medians), ratio_work_kb and ratio_anchor_kb (the
 # largest peak RSS).
 pairs=${BENCH_PAIRS:-$([ -n "$quick" ] && echo 3 || echo 5)}
+budget=${BENCH_BUDGET:-60}
+warmup=1
 ratio() {
 	r_work=$1 r_anchor=$2 r_work_command=$3 r_anchor_command=$4
 	need /usr/bin/python3 python3
-	echo "$bench: $r_work against $r_anchor: one warm-up run of each, then $pairs alternating pairs" >&2
-	timed_run sh -c "$r_work_command" || return 1
-	timed_run sh -c "$r_anchor_command" || return 1
+	if [ "$warmup" != 0 ]; then
+		timed_run sh -c "$r_work_command" || return 1
+		timed_run sh -c "$r_anchor_command" || return 1
+	fi
 	: > "$tmp/pairs"
-	r_i=0 r_work_kb=0 r_anchor_kb=0
-	while [ $r_i -lt "$pairs" ]; do
+	r_i=0 r_work_kb=0 r_anchor_kb=0 r_spent=0
+	while [ $r_i -lt "$pairs" ] && { [ $r_i -lt 2 ] || awk -v s="$r_spent" -v b="$budget" 'BEGIN { exit !(s < b) }'; }; do
 		r_i=$((r_i + 1))
 		for r_which in $( [ $((r_i % 2)) -eq 1 ] && echo "work anchor" || echo "anchor work"); do
 			eval "timed_run sh -c \"\$r_${r_which}_command\"" || return 1
@@ -86,6 +92,7 @@ ratio() {
 			eval "[ \"\$run_kb\" -gt \"\$r_${r_which}_kb\" ] && r_${r_which}_kb=\$run_kb"
 		done
 		echo "$r_work_cpu $r_anchor_cpu" >> "$tmp/pairs"
+		r_spent=$(awk -v s="$r_spent" -v w="$r_work_cpu" -v a="$r_anchor_cpu" 'BEGIN { print s + w + a }')
 	done
 	set -- $(awk '{ w[NR] = $1; a[NR] = $2; r[NR] = ($2 > 0 ? $1 / $2 : 0) }
 		function median(x, n,   i, j, t) {
@@ -94,8 +101,9 @@ ratio() {
 		}
 		END { printf "%.3f %.3f %.2f", median(w, NR), median(a, NR), median(r, NR) }' "$tmp/pairs")
 	ratio_value=$3 ratio_work_cpu=$1 ratio_anchor_cpu=$2 ratio_work_kb=$r_work_kb ratio_anchor_kb=$r_anchor_kb
-	r_row=$(printf '| %s | %s | %s s, %s MiB | %s s, %s MiB | %s× |' "$r_work" "$r_anchor" "$1" \
-		$((r_work_kb / 1024)) "$2" $((r_anchor_kb / 1024)) "$3")
+	r_row=$(printf '| %s | %s | %s s, %s MiB | %s s, %s MiB | %s× (%s pair%s%s) |' "$r_work" "$r_anchor" "$1" \
+		$((r_work_kb / 1024)) "$2" $((r_anchor_kb / 1024)) "$3" "$r_i" "$([ "$r_i" -ne 1 ] && echo s)" \
+		"$([ "$warmup" = 0 ] && echo ", the bench's own warm-up")")
 	echo "$r_row"
 	[ -n "${BENCH_RATIOS:-}" ] && echo "$r_row" >> "$BENCH_RATIOS"
 	return 0

@@ -3,8 +3,9 @@
 #
 # How long `ptscope report` takes against `ptscope info` (reading alone) on
 # the same snapshot, CPU seconds in alternating pairs after a warm-up
-# (bench-common.sh's ratio): on the reference snapshots (real captures with
-# PFNs and kpages: every exact figure is computed), and on generated
+# (bench-common.sh's ratio; BENCH_REPORT_PAIRS pairs, default 3): on the
+# reference snapshots (real captures with PFNs and kpages: every exact figure
+# is computed), and on generated
 # snapshots of 2000 and 4000 processes (gen-snapshot.py, seed 1, the same
 # bytes on every run), where every process maps libc (4 VMAs each): one file
 # with 4 x N mappers, the shape of a database host, where a step quadratic in
@@ -12,6 +13,7 @@
 # should stay put from 2000 to 4000 processes.  Printed, never asserted.
 . "$(dirname "$0")/bench-common.sh"
 shared=${SHARED_SNAPSHOTS:-$here/../../../shared/snapshots}
+pairs=${BENCH_REPORT_PAIRS:-${BENCH_PAIRS:-3}}
 
 # row LABEL FILE: report against info on FILE, a line of the table
 row() {

@@ -116,7 +116,7 @@ dirty=$(git -C "$here" status --porcelain --untracked-files=no 2>/dev/null | hea
 	echo "- method: CPU seconds (user + system of every thread and child, getrusage: tests/bench/cputime.py),"
 	echo "  each ratio the median of the ratios of alternating pairs (work first in odd pairs, anchor"
 	echo "  first in even ones) after one warm-up run of each; peak memory is the largest peak RSS of"
-	echo "  the pairs; the number of pairs is in each bench's section"
+	echo "  the pairs; the number of pairs is in each row"
 	echo
 	echo "## Ratios"
 	echo

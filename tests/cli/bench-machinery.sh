@@ -38,20 +38,28 @@ timed_run() {
 ratio "the work" "the anchor" work anchor || exit 1
 echo "values $ratio_value $ratio_work_cpu $ratio_anchor_cpu $ratio_work_kb $ratio_anchor_kb"
 ratio "never" "shown" fails anchor && exit 3
+# a budget of 5 CPU seconds: two pairs (4 s, then 8 s), not five; no warm-up
+budget=5 pairs=5 warmup=0
+ratio "long" "paired twice" long short > /dev/null || exit 1
 exit 0
 EOF
 mkdir "$tmp/fake" "$tmp/cache"
 # warm-up, then pairs 1-3: work 2 4 6 (ratios 2 4 3 with the anchor's 1 1 2)
 printf '99 1\n2 100\n4 300\n6 200\n' > "$tmp/fake/work"
 printf '99 1\n1 50\n1 70\n2 60\n' > "$tmp/fake/anchor"
-BENCHDIR=$benchdir LOG=$tmp/log FAKE=$tmp/fake BENCH_PAIRS=3 BENCH_RATIOS=$tmp/rows \
+printf '2 1\n2 1\n2 1\n2 1\n2 1\n' > "$tmp/fake/long"
+cp "$tmp/fake/long" "$tmp/fake/short"
+BENCHDIR=$benchdir LOG=$tmp/log FAKE=$tmp/fake BENCH_PAIRS=3 BENCH_BUDGET=1000 BENCH_RATIOS=$tmp/rows \
 	sh "$tmp/ratio.sh" "$PTSCOPE" "$tmp/cache" > "$tmp/ratio.out" 2>&1 || fail "ratio: $(cat "$tmp/ratio.out")"
 order=$(tr '\n' ' ' < "$tmp/log")
-[ "$order" = "work anchor work anchor anchor work work anchor fails " ] || fail "ratio ran: $order"
+[ "$order" = "work anchor work anchor anchor work work anchor fails long short short long " ] || fail "ratio ran: $order"
 grep -qx 'values 3.00 4.000 1.000 300 70' "$tmp/ratio.out" || fail "ratio's medians: $(cat "$tmp/ratio.out")"
-[ "$(cat "$tmp/rows")" = "| the work | the anchor | 4.000 s, 0 MiB | 1.000 s, 0 MiB | 3.00× |" ] ||
-	fail "ratio's row: $(cat "$tmp/rows")"
-echo "ok: ratio: a warm-up, alternating pairs, the median of their ratios, no row for a failed command"
+[ "$(sed -n 1p "$tmp/rows")" = "| the work | the anchor | 4.000 s, 0 MiB | 1.000 s, 0 MiB | 3.00× (3 pairs) |" ] ||
+	fail "ratio's row: $(sed -n 1p "$tmp/rows")"
+[ "$(sed -n 2p "$tmp/rows")" = "| long | paired twice | 2.000 s, 0 MiB | 2.000 s, 0 MiB | 1.00× (2 pairs, the bench's own warm-up) |" ] ||
+	fail "ratio's row within a budget: $(sed -n 2p "$tmp/rows")"
+[ "$(wc -l < "$tmp/rows")" -eq 2 ] || fail "ratio wrote a row for a failed command"
+echo "ok: ratio: a warm-up, alternating pairs (at least two, fewer than asked past the CPU budget), the median of their ratios, no row for a failed command"
 
 # run.sh with benches of its own making: the file is written only when
 # every bench ran and added a row
