@@ -2,7 +2,7 @@
  * outputs/outputs.h - the output side's door: report writers (report.h) and
  * what they are given (report_run.h),
  * call-graph renderers (graph.h) and what they are given (callgraph_run.h),
- * and the bench tables (bench.h).
+ * and the bench tables (bench.h) and what they are given (bench_run.h).
  */
 #ifndef PTSCOPE_OUTPUTS_H
 #define PTSCOPE_OUTPUTS_H
@@ -12,5 +12,6 @@
 #include "graph.h"
 #include "callgraph_run.h"
 #include "bench.h"
+#include "bench_run.h"
 
 #endif
