@@ -159,12 +159,14 @@ kernel-source:
 # make bench: every bench in one run (about 25 min on 2 loaded cores), written
 # whole to docs/measurements.md.  BENCH_ONLY="inputs report" (of: inputs report
 # scale callgraph time) or BENCH_QUICK=1 (fewer pairs, smaller sizes) is a
-# partial run, written to $(BUILD)/measurements.md instead.
+# partial run, written to $(BUILD)/measurements.md instead.  A whole run also
+# writes the README's figures, quoted from docs/measurements.md.
 BENCH_ONLY ?=
 BENCH_QUICK ?=
 BENCH_OUT = $(if $(BENCH_ONLY)$(BENCH_QUICK),$(BUILD)/measurements.md,docs/measurements.md)
 bench: deps-bench $(PROGRAM) $(SUBJECT_PROGRAM)
 	BENCH_ONLY="$(BENCH_ONLY)" BENCH_QUICK="$(BENCH_QUICK)" sh tests/bench/run.sh ./$(PROGRAM) "$(CACHE)" $(BENCH_OUT)
+	$(if $(BENCH_ONLY)$(BENCH_QUICK),,python3 tests/bench/readme-figures.py docs/measurements.md README.md)
 
 # libFuzzer over every parser (clang's libFuzzer runtime: libclang-rt-14-dev):
 # snapshot members and whole archives (through the model and every report

@@ -59,6 +59,9 @@ struct cg_summary {
 	size_t files_parsed;         /* parsed by libclang this run */
 	size_t files_cached;         /* taken from the cache */
 	size_t files_failed;         /* libclang could not parse at all */
+	size_t files_pch;            /* parsed with a shared precompiled header (analyzer/pch.c;
+	                                the call graph is the same without: not in the outputs) */
+	size_t pch_count;            /* how many such headers */
 	size_t errors, warnings;     /* clang diagnostics (counted, never fatal) */
 	size_t flags_dropped;        /* compile-database words not on the flag allowlist */
 	const char *flags_dropped_names; /* the first distinct ones, space-separated, or NULL */

@@ -21,6 +21,12 @@
  *   - the work itself may refuse (the unit read a file outside the tree and
  *     the system headers: parse.c checks libclang's inclusion list).
  *
+ * Before any of that sees a file, the kernel has refused it: the worker's
+ * parsing thread is confined by Landlock (confine.c) to reading the tree,
+ * the cache and the system headers, and to writing nothing, so a device or
+ * a FIFO elsewhere is never opened (its driver never runs).  Where the
+ * kernel has no Landlock the watchdog is all, and the parent says so once.
+ *
  * The child's answer is the bytes its work wrote (facts serialised as in
  * the cache); a stopped child says why on a second pipe.  libclang's own
  * crash recovery is turned off in the child: the process is the boundary,
@@ -58,6 +64,7 @@ enum {
 /* ---- in the child ------------------------------------------------------ */
 
 static int why_fd = -1;
+static int statm_fd = -1;               /* /proc/self/statm, opened before confinement */
 static unsigned char known_fds[KNOWN_FDS / 8];
 
 /* Async-signal-safe text building: the fatal-signal handler uses it too. */
@@ -110,7 +117,7 @@ static bool readable(const struct stat *st, const char *path, char *why, size_t 
 /* An fd the work opened that libclang may not read: append why; true when found. */
 static bool fd_problem(int fd, char *why, size_t *length)
 {
-	if (fd < 0 || (fd < KNOWN_FDS && (known_fds[fd / 8] & (1u << (fd % 8)))))
+	if (fd < 0 || (fd < KNOWN_FDS && (__atomic_load_n(&known_fds[fd / 8], __ATOMIC_RELAXED) & (1u << (fd % 8)))))
 		return false;
 	struct stat st;
 	if (fstat(fd, &st) != 0)
@@ -246,22 +253,47 @@ static void set_soft_limit(int resource, rlim_t value)
  * what it has used. */
 static void limit_unit(void)
 {
-	unsigned long long pages = 0;
-	FILE *statm = fopen("/proc/self/statm", "r");
-	if (statm && fscanf(statm, "%llu", &pages) == 1 && pages)
+	char text[128];
+	ssize_t bytes = statm_fd >= 0 ? pread(statm_fd, text, sizeof(text) - 1, 0) : -1;
+	text[bytes > 0 ? bytes : 0] = '\0';
+	unsigned long long pages = strtoull(text, NULL, 10);
+	if (pages)
 		set_soft_limit(RLIMIT_AS, (rlim_t)(pages * (unsigned long long)sysconf(_SC_PAGESIZE) + BOUNDED_MEMORY_BYTES));
-	if (statm)
-		fclose(statm);
 	struct rusage usage;
 	if (getrusage(RUSAGE_SELF, &usage) == 0)
 		set_soft_limit(RLIMIT_CPU, (rlim_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1 + BOUNDED_CPU_SECONDS));
 }
 
+/* The parsing thread may read only beneath roots and write nothing
+ * (confine.c: ruleset made by confine_prepare, or -1 with errno); the
+ * watchdog, started before, stays free to read /proc. */
+static void confine_worker(int ruleset, int prepare_error)
+{
+	if (ruleset >= 0 && confine_enter(ruleset) == 0) {
+		/* closed now: the number is libclang's next file, to be watched */
+		if (ruleset < KNOWN_FDS)
+			__atomic_and_fetch(&known_fds[ruleset / 8], (unsigned char)~(1u << (ruleset % 8)), __ATOMIC_RELAXED);
+		return;
+	}
+	int error = ruleset >= 0 ? errno : prepare_error;
+	char why[WHY_BYTES];
+	size_t length = 0;
+	why[0] = '\0';
+	add_text(why, &length, "cannot confine libclang's reads (Landlock): ");
+	add_text(why, &length, strerror(error));
+	stop(why, length);
+}
+
 /* A worker: reads a task's index, answers its length and bytes, until the
  * parent closes the request pipe.  Forked after the plan was made, so the
- * tasks are in its memory already. */
-static _Noreturn void run_worker(const struct bounded_task *tasks, size_t count, int request_fd, int answer_fd)
+ * tasks are in its memory already.  roots: what it may read (NULL: not
+ * confined). */
+static _Noreturn void run_worker(const struct bounded_task *tasks, size_t count, const struct read_roots *roots,
+				 int request_fd, int answer_fd)
 {
+	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	int ruleset = roots ? confine_prepare(roots) : -1;   /* before the fds are known */
+	int prepare_error = errno;
 	for (int fd = 0; fd < KNOWN_FDS; fd++)
 		if (fcntl(fd, F_GETFD) != -1)
 			known_fds[fd / 8] |= (unsigned char)(1u << (fd % 8));
@@ -283,6 +315,8 @@ static _Noreturn void run_worker(const struct bounded_task *tasks, size_t count,
 	pthread_sigmask(SIG_BLOCK, &asked, NULL);
 	pthread_t id;
 	pthread_create(&id, NULL, watchdog, NULL);
+	if (roots)
+		confine_worker(ruleset, prepare_error);
 	uint64_t index;
 	while (file_read_exact(request_fd, &index, sizeof(index)) == 0 && index < count) {
 		limit_unit();
@@ -342,8 +376,8 @@ static void end_worker(struct bounded_task *tasks, struct worker *worker, const 
 	memset(worker, 0, sizeof(*worker));
 }
 
-static bool start_worker(struct bounded_task *tasks, size_t count, struct worker *workers, size_t parallel,
-			 struct worker *worker)
+static bool start_worker(struct bounded_task *tasks, size_t count, const struct read_roots *roots,
+			 struct worker *workers, size_t parallel, struct worker *worker)
 {
 	int request[2], answer[2], why[2];
 	if (pipe2(request, O_CLOEXEC))
@@ -375,7 +409,7 @@ static bool start_worker(struct bounded_task *tasks, size_t count, struct worker
 				close(workers[slot].why_fd);
 			}
 		why_fd = why[1];
-		run_worker(tasks, count, request[0], answer[1]);
+		run_worker(tasks, count, roots, request[0], answer[1]);
 	}
 	close(request[0]);
 	close(answer[1]);
@@ -440,6 +474,7 @@ static int take_answer(struct bounded_task *tasks, struct worker *worker)
 struct pool {
 	struct bounded_task *tasks;
 	size_t count, parallel;
+	const struct read_roots *roots;  /* what a worker may read, NULL: not confined */
 	struct worker *workers;
 	struct pollfd *polls;
 	size_t next, active;            /* the next task to give; tasks given, not answered */
@@ -460,7 +495,8 @@ static void give_tasks(struct pool *pool)
 		struct worker *worker = &pool->workers[slot];
 		if (worker->busy)
 			continue;
-		if (!worker->pid && !start_worker(pool->tasks, pool->count, pool->workers, pool->parallel, worker)) {
+		if (!worker->pid && !start_worker(pool->tasks, pool->count, pool->roots, pool->workers, pool->parallel,
+						  worker)) {
 			pool->tasks[pool->next].refused = xasprintf("cannot start a process for libclang: %s",
 								    strerror(errno));
 			pool->next++;
@@ -529,7 +565,24 @@ static void end_workers(struct pool *pool)
 		}
 }
 
-void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
+/* roots, if the kernel can confine a worker to them (Landlock); else NULL,
+ * said once a process: the watchdog alone stands between libclang and a
+ * device it is made to open. */
+static const struct read_roots *confinement(const struct read_roots *roots)
+{
+	static int abi = -1;
+	if (!roots)
+		return NULL;
+	if (abi < 0) {
+		abi = confine_abi();
+		if (abi == 0)
+			fprintf(stderr, "ptscope: this kernel has no Landlock (or it is off): libclang's reads are "
+				"watched, not confined to the tree and the system headers\n");
+	}
+	return abi > 0 ? roots : NULL;
+}
+
+void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel, const struct read_roots *roots,
 		 void (*progress)(void *data), void *progress_data)
 {
 	if (parallel < 1)
@@ -538,7 +591,7 @@ void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
 		parallel = count ? count : 1;
 	struct pool pool = { .tasks = tasks, .count = count, .parallel = parallel,
 			     .workers = xcalloc(parallel, sizeof(*pool.workers)),
-			     .polls = xcalloc(parallel, sizeof(*pool.polls)),
+			     .polls = xcalloc(parallel, sizeof(*pool.polls)), .roots = confinement(roots),
 			     .progress = progress, .progress_data = progress_data };
 	/* a worker that ended while idle makes give() fail with EPIPE, not
 	 * end this process */
@@ -555,10 +608,11 @@ void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
 	free(pool.polls);
 }
 
-bool bounded_run_one(bounded_work *work, void *data, struct buffer *out, char **refused)
+bool bounded_run_one(bounded_work *work, void *data, const struct read_roots *roots, struct buffer *out,
+		     char **refused)
 {
 	struct bounded_task task = { .work = work, .data = data };
-	bounded_run(&task, 1, 1, NULL, NULL);
+	bounded_run(&task, 1, 1, roots, NULL, NULL);
 	*out = task.output;
 	*refused = task.refused;
 	return task.refused == NULL;

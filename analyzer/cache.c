@@ -59,8 +59,10 @@ uint64_t cache_key(const struct tu_job *job, uint64_t salt)
 	return hash;
 }
 
-static void add_line_text(struct buffer *out, const char *text)
+/* "TAG TEXT\n", TEXT on one line */
+static void add_line_text(struct buffer *out, const char *tag, const char *text)
 {
+	buffer_add(out, tag, strlen(tag));
 	for (const char *p = text; *p; p++)
 		buffer_add(out, *p == '\n' || *p == '\r' ? " " : p, 1);
 	buffer_add(out, "\n", 1);
@@ -78,24 +80,18 @@ void cache_serialise(const struct tu_facts *facts, struct buffer *out)
 {
 	buffer_printf(out, CACHE_MAGIC "counts %zu %zu %zu %d\n", facts->errors,
 			 facts->warnings, facts->unresolved_pointer_calls, facts->failed ? 1 : 0);
-	if (facts->first_error) {
-		buffer_add(out, "error ", 6);
-		add_line_text(out, facts->first_error);
-	}
-	for (size_t i = 0; i < facts->error_sites.count; i++) {
-		buffer_add(out, "E ", 2);
-		add_line_text(out, facts->error_sites.items[i]);
-	}
+	if (facts->first_error)
+		add_line_text(out, "error ", facts->first_error);
+	for (size_t i = 0; i < facts->error_sites.count; i++)
+		add_line_text(out, "E ", facts->error_sites.items[i]);
 	for (size_t i = 0; i < facts->input_count; i++) {
 		const struct tu_input *input = &facts->inputs[i];
 		buffer_printf(out, "i %" PRId64 " %" PRId64 " %" PRId64 " ", input->size,
 				 input->mtime_sec, input->mtime_nsec);
-		add_line_text(out, input->path);
+		add_line_text(out, "", input->path);
 	}
-	for (size_t i = 0; i < facts->strings.count; i++) {
-		buffer_add(out, "s ", 2);
-		add_line_text(out, facts->strings.text[i]);
-	}
+	for (size_t i = 0; i < facts->strings.count; i++)
+		add_line_text(out, "s ", facts->strings.text[i]);
 	for (size_t i = 0; i < facts->function_count; i++) {
 		const struct tu_function *function = &facts->functions[i];
 		buffer_printf(out, "f %u %u %u %u %d\n", function->usr, function->name,
@@ -372,4 +368,16 @@ bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *fac
 	free(path);
 	buffer_free(&out);
 	return ok;
+}
+
+/* A precompiled header (pch.c) is read by libclang itself, not by us, so
+ * only its standing is checked: a regular file of ours that no one else may
+ * write, not reached through a link, in a private folder of the cache. */
+bool cache_entry_private(const char *folder, const char *path)
+{
+	if (folder_doubt(folder))
+		return false;
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
 }

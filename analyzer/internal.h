@@ -139,13 +139,34 @@ uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *na
 /* --- what to parse (sources.c, kconfig.c) ----------------------------- */
 
 /* Where libclang may read, and a database's flags may point: the tree, ptscope's
- * cache and the system headers (util.c's system_header_roots). */
+ * cache and the system headers (util.c's read_roots_system). */
 struct read_roots {
 	char *tree;                 /* resolved; NULL: no tree (a database in "/") */
 	char *cache;                /* resolved, or NULL */
+	const char *writable;       /* a folder a worker may also create files in (the
+				       cache's pch/ for pch.c's builds: confine.c), or NULL */
 };
 /* Is resolved (a real path) inside one of them? */
 bool read_roots_allow(const struct read_roots *roots, const char *resolved);
+/* The system header folders (a name ending in '-' is a prefix: "/usr/lib/llvm-"). */
+extern const char *const read_roots_system[];
+extern const size_t read_roots_system_count;
+
+/* --- confining libclang's reads (confine.c: Landlock) ------------------- */
+
+/* The kernel's Landlock ABI version, 0 when it has none or it is off. */
+int confine_abi(void);
+/* The calling thread, and the threads it starts, may from now on read only
+ * beneath roots, the system header folders and the files the clang driver
+ * reads each parse, and write nothing: 0, or -1 with errno. */
+int confine_reads(const struct read_roots *roots);
+/* confine_reads in two steps: the rules made (a ruleset fd, or -1 with
+ * errno), then the calling thread restricted by them (the fd closed): 0, or
+ * -1 with errno. */
+int confine_prepare(const struct read_roots *roots);
+int confine_enter(int ruleset);
+
+struct pch;
 
 struct tu_job {
 	char *path;                 /* absolute */
@@ -157,6 +178,8 @@ struct tu_job {
 	struct tu_facts facts;
 	char *refused;              /* why libclang's reading was stopped, or NULL */
 	bool cached;
+	const struct pch *pch;      /* the shared precompiled header to parse with, or NULL (pch.c) */
+	bool used_pch;              /* it was parsed with it */
 };
 
 struct source_plan {
@@ -173,6 +196,7 @@ struct source_plan {
 	bool dropped_names_more;        /* ... and others */
 	size_t symbols_supplied;
 	uint64_t config_digest;     /* hash of the configuration header (0: none) */
+	size_t pch_count;           /* shared precompiled headers the parse used (pch.c) */
 	struct read_roots roots;
 };
 
@@ -245,11 +269,14 @@ struct bounded_task {
 	char *refused;              /* else why it was stopped (caller frees) */
 };
 /* Run each task's work in a child of its own, at most parallel at a time;
- * progress(progress_data) after each. */
-void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel,
+ * progress(progress_data) after each.  The work may read only beneath roots
+ * (and the system headers) and write nothing, where the kernel has Landlock
+ * (roots NULL: not confined). */
+void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel, const struct read_roots *roots,
 		 void (*progress)(void *data), void *progress_data);
 /* One task, waited for: true with *out, or false with *refused. */
-bool bounded_run_one(bounded_work *work, void *data, struct buffer *out, char **refused);
+bool bounded_run_one(bounded_work *work, void *data, const struct read_roots *roots, struct buffer *out,
+		     char **refused);
 
 /* --- parsing (parse.c) and the cache (cache.c) -------------------------- */
 
@@ -267,6 +294,9 @@ void parse_warm_up(const struct tu_job *job);
 long parse_constants(const char *path, const struct cg_list *arguments, const struct read_roots *roots,
 		     struct buffer *out, struct error *error);
 void parse_index_dispose(void *index);
+/* Build pch (data) in the child: "ok\n" (saved to pch->file) or "no WHY\n",
+ * then the build's facts as cache_serialise writes them (bounded_work). */
+void parse_pch_work(void *data, struct buffer *out, char **refused);
 /* libclang's version text (caller frees): part of every cache key. */
 char *parse_libclang_version(void);
 
@@ -280,9 +310,40 @@ bool cache_make_folder(const char *path);
 uint64_t cache_key(const struct tu_job *job, uint64_t salt);
 bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts);
 bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *facts);
+/* A file of the cache's (a precompiled header) that may be trusted: a
+ * regular file of ours no one else may write, not a link, in a private folder. */
+bool cache_entry_private(const char *folder, const char *path);
 /* Serialise / read facts (exposed for the unit tests). */
 void cache_serialise(const struct tu_facts *facts, struct buffer *out);
 bool cache_parse(char *text, size_t size, struct tu_facts *facts);
+
+/* --- the headers a tree's files share, parsed once (pch.c) ------------- */
+
+/* One precompiled header: the #define and #include lines that its files
+ * start with, parsed once with the flags they share. */
+struct pch {
+	uint64_t key;
+	char *text;                 /* the generated header's text */
+	char *header, *file, *facts_path;   /* CACHE/pch/KEY.h, KEY.pch, KEY.facts */
+	const char *directory;
+	struct cg_list arguments;   /* the files' flags without their own -D (file_defines) */
+	struct cg_list dropped;     /* the macro names those -D define */
+	const struct read_roots *roots;
+	struct tu_facts facts;      /* what the build read, and its diagnostics */
+	size_t users;
+	bool ready;                 /* built or found current: files may use it */
+	char *refused;              /* why it is not used, or NULL */
+};
+struct pch_set {
+	struct pch *items;
+	size_t count, capacity;
+};
+/* Choose, build (bounded children, parallel at a time) or find in
+ * CACHE/pch the precompiled headers for the jobs listed, and point each job
+ * that fits one at it.  Nothing when PTSCOPE_NO_PCH is set. */
+void pch_prepare(struct pch_set *set, struct tu_job *jobs, const size_t *which, size_t count,
+		 const char *cache_dir, bool reuse, uint64_t salt, size_t parallel);
+void pch_set_free(struct pch_set *set);
 
 /* --- the graph (callgraph.c) ------------------------------------------------- */
 

@@ -308,24 +308,26 @@ static uint32_t parse_primary(struct kc_parse *parse)
 	return node;
 }
 
-static uint32_t parse_and(struct kc_parse *parse)
+/* operand (op operand)*, left to right: "&&" over primaries, "||" over those. */
+static uint32_t parse_chain(struct kc_parse *parse, const char *op, enum kc_op kind,
+			    uint32_t (*operand)(struct kc_parse *parse))
 {
-	uint32_t node = parse_primary(parse);
-	while (!parse->failed && is_operator(parse, "&&")) {
+	uint32_t node = operand(parse);
+	while (!parse->failed && is_operator(parse, op)) {
 		parse->at++;
-		node = kc_node_add(parse->reader->model, KC_AND, node, parse_primary(parse), 0);
+		node = kc_node_add(parse->reader->model, kind, node, operand(parse), 0);
 	}
 	return node;
 }
 
+static uint32_t parse_and(struct kc_parse *parse)
+{
+	return parse_chain(parse, "&&", KC_AND, parse_primary);
+}
+
 static uint32_t parse_or(struct kc_parse *parse)
 {
-	uint32_t node = parse_and(parse);
-	while (!parse->failed && is_operator(parse, "||")) {
-		parse->at++;
-		node = kc_node_add(parse->reader->model, KC_OR, node, parse_and(parse), 0);
-	}
-	return node;
+	return parse_chain(parse, "||", KC_OR, parse_and);
 }
 
 /* The expression from token at, and an optional "if CONDITION" after it.
@@ -850,11 +852,7 @@ void kc_model_free(struct kc_model *model)
 		rules_free(&model->choices[i].defaults);
 		free(model->choices[i].members);
 	}
-	free(model->symbols);
-	free(model->nodes);
-	free(model->choices);
-	free(model->first_skipped);
-	free(model->first_missing);
+	FREE_ALL(model->symbols, model->nodes, model->choices, model->first_skipped, model->first_missing);
 	cg_strings_free(&model->words);
 	memset(model, 0, sizeof(*model));
 }

@@ -45,6 +45,8 @@
 	X(getCursorType) \
 	X(getCursorUSR) \
 	X(getDiagnostic) \
+	X(getDiagnosticLocation) \
+	X(getDiagnosticSpelling) \
 	X(getDiagnosticSeverity) \
 	X(getExpansionLocation) \
 	X(getFileName) \
@@ -55,7 +57,9 @@
 	X(getTokenSpelling) \
 	X(getTranslationUnitCursor) \
 	X(isCursorDefinition) \
+	X(isFileMultipleIncludeGuarded) \
 	X(parseTranslationUnit2) \
+	X(saveTranslationUnit) \
 	X(tokenize) \
 	X(visitChildren)
 
@@ -104,7 +108,9 @@ const char *libclang_loaded(void);
 #define clang_getCursorType (libclang.getCursorType)
 #define clang_getCursorUSR (libclang.getCursorUSR)
 #define clang_getDiagnostic (libclang.getDiagnostic)
+#define clang_getDiagnosticLocation (libclang.getDiagnosticLocation)
 #define clang_getDiagnosticSeverity (libclang.getDiagnosticSeverity)
+#define clang_getDiagnosticSpelling (libclang.getDiagnosticSpelling)
 #define clang_getExpansionLocation (libclang.getExpansionLocation)
 #define clang_getFileName (libclang.getFileName)
 #define clang_getInclusions (libclang.getInclusions)
@@ -114,7 +120,9 @@ const char *libclang_loaded(void);
 #define clang_getTokenSpelling (libclang.getTokenSpelling)
 #define clang_getTranslationUnitCursor (libclang.getTranslationUnitCursor)
 #define clang_isCursorDefinition (libclang.isCursorDefinition)
+#define clang_isFileMultipleIncludeGuarded (libclang.isFileMultipleIncludeGuarded)
 #define clang_parseTranslationUnit2 (libclang.parseTranslationUnit2)
+#define clang_saveTranslationUnit (libclang.saveTranslationUnit)
 #define clang_tokenize (libclang.tokenize)
 #define clang_visitChildren (libclang.visitChildren)
 

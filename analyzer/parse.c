@@ -15,12 +15,21 @@
  * lines, so a call written inside a macro counts at the macro's use.
  */
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "analyzer/internal.h"
 #include "analyzer/libclang.h"
+
+/* Real paths already worked out, by file (a unit's walk asks thousands of times). */
+struct real_names {
+	CXFile *files;
+	char **names;
+	size_t count, capacity;
+};
 
 struct walker {
 	struct tu_facts *facts;
@@ -32,6 +41,7 @@ struct walker {
 	CXCursor *pending;               /* header definitions still to walk */
 	size_t pending_count, pending_capacity;
 	uint32_t current;                /* function whose body is being walked */
+	struct real_names real_names;
 };
 
 static char *cursor_usr(CXCursor cursor)
@@ -42,24 +52,50 @@ static char *cursor_usr(CXCursor cursor)
 	return text;
 }
 
+/* The real path of a file: a header reached through the shim's asm link is
+ * named by where it is in the tree.  libclang knows it for a file it opened;
+ * for one read back from a precompiled header (pch.c) it has only the name
+ * the header was opened by, so the link is resolved here. */
+static char *real_name(CXFile file, struct real_names *known)
+{
+	for (size_t i = 0; known && i < known->count; i++)
+		if (known->files[i] == file)
+			return xstrdup(known->names[i]);
+	CXString name = clang_File_tryGetRealPathName(file);
+	if (!clang_getCString(name) || !clang_getCString(name)[0]) {
+		clang_disposeString(name);
+		name = clang_getFileName(file);
+	}
+	const char *text = clang_getCString(name) ? clang_getCString(name) : "";
+	char *real = text[0] == '/' ? realpath(text, NULL) : NULL;
+	char *result = real ? real : xstrdup(text);
+	clang_disposeString(name);
+	if (known) {
+		array_reserve(&known->files, &known->capacity, known->count + 1, sizeof(*known->files));
+		known->names = xrealloc(known->names, known->capacity * sizeof(*known->names));
+		known->files[known->count] = file;
+		known->names[known->count++] = xstrdup(result);
+	}
+	return result;
+}
+
+static void real_names_free(struct real_names *known)
+{
+	for (size_t i = 0; i < known->count; i++)
+		free(known->names[i]);
+	free(known->files);
+	free(known->names);
+}
+
 /* File and line where the cursor appears after macro expansion. */
-static bool cursor_place(CXCursor cursor, char **file_name, unsigned *line)
+static bool cursor_place(CXCursor cursor, char **file_name, unsigned *line, struct real_names *known)
 {
 	CXFile file = NULL;
 	clang_getExpansionLocation(clang_getCursorLocation(cursor), &file, line, NULL, NULL);
 	if (!file)
 		return false;
-	if (file_name) {
-		/* the real path: headers reached through the shim's asm symlink
-		 * are named by where they are in the tree */
-		CXString name = clang_File_tryGetRealPathName(file);
-		if (!clang_getCString(name) || !clang_getCString(name)[0]) {
-			clang_disposeString(name);
-			name = clang_getFileName(file);
-		}
-		*file_name = xstrdup(clang_getCString(name));
-		clang_disposeString(name);
-	}
+	if (file_name)
+		*file_name = real_name(file, known);
 	return true;
 }
 
@@ -81,7 +117,7 @@ static uint32_t function_index(struct walker *walker, CXCursor cursor)
 		cursor = definition;
 	char *file = NULL;
 	unsigned line = 0;
-	if (!cursor_place(cursor, &file, &line))
+	if (!cursor_place(cursor, &file, &line, &walker->real_names))
 		return CG_NONE;
 	char *usr = cursor_usr(cursor);
 	struct tu_facts *facts = walker->facts;
@@ -184,7 +220,7 @@ static void add_call(struct walker *walker, uint32_t callee, uint32_t field, uns
 static void record_call(struct walker *walker, CXCursor call)
 {
 	unsigned line = 0;
-	if (walker->current == CG_NONE || !cursor_place(call, NULL, &line))
+	if (walker->current == CG_NONE || !cursor_place(call, NULL, &line, NULL))
 		return;
 	CXCursor target = clang_getCursorReferenced(call);
 	if (clang_Cursor_isNull(target)) {
@@ -457,11 +493,63 @@ static void inclusion_visitor(CXFile file, CXSourceLocation *stack, unsigned dep
 	clang_disposeString(name);
 }
 
-/* Every file of libclang's inclusion list, with its size and mtime now. */
-static void record_inputs(struct tu_facts *facts, CXTranslationUnit unit, const struct tu_job *job)
+/* A file libclang could not open, outside the roots: the kernel refused it
+ * (bounded.c confines the worker's reads) before it was ever opened, and
+ * libclang says "cannot open file 'PATH': Permission denied", fatal.  The
+ * first such diagnostic becomes the unit's refusal. */
+static void check_denied(struct inclusion_walk *walk, CXTranslationUnit unit)
 {
-	struct inclusion_walk walk = { .facts = facts, .directory = job->directory, .roots = job->roots };
+	static const char said[] = "cannot open file '";
+	unsigned count = walk->roots ? clang_getNumDiagnostics(unit) : 0;
+	for (unsigned i = 0; i < count && !walk->facts->outside; i++) {
+		CXDiagnostic diagnostic = clang_getDiagnostic(unit, i);
+		CXString spelling = clang_getDiagnosticSpelling(diagnostic);
+		const char *text = clang_getCString(spelling), *end = text ? strrchr(text, '\'') : NULL;
+		if (text && !strncmp(text, said, sizeof(said) - 1) && end > text + sizeof(said) - 1) {
+			const char *name = text + sizeof(said) - 1;
+			int length = (int)(end - name);
+			char *path = name[0] == '/' ? xasprintf("%.*s", length, name)
+						    : xasprintf("%s/%.*s", walk->directory, length, name);
+			char resolved[PATH_MAX];
+			const char *shown = realpath(path, resolved) ? resolved : path;
+			CXFile includer;
+			unsigned line = 0;
+			clang_getExpansionLocation(clang_getDiagnosticLocation(diagnostic), &includer, &line, NULL, NULL);
+			CXString file = clang_getFileName(includer);
+			if (!read_roots_allow(walk->roots, shown))
+				walk->facts->outside = xasprintf("%s:%u: includes %s, outside the tree and the system "
+								 "headers: refused before it was opened",
+								 clang_getCString(file) ? clang_getCString(file) : "?",
+								 line, shown);
+			clang_disposeString(file);
+			free(path);
+		}
+		clang_disposeString(spelling);
+		clang_disposeDiagnostic(diagnostic);
+	}
+}
+
+/* Every file of libclang's inclusion list, with its size and mtime now.
+ * A unit parsed with a precompiled header lists only what it read beyond
+ * it (clang_getInclusions leaves the header's files out): those are the
+ * header's build's, as they were when it was built (a file changed since
+ * makes libclang refuse the header). */
+static void record_inputs(struct tu_facts *facts, CXTranslationUnit unit, const char *directory,
+			  const struct read_roots *roots, const struct pch *pch)
+{
+	struct inclusion_walk walk = { .facts = facts, .directory = directory, .roots = roots };
+	check_denied(&walk, unit);
 	clang_getInclusions(unit, inclusion_visitor, &walk);
+	for (size_t i = 0; pch && i < pch->facts.input_count; i++) {
+		const struct tu_input *input = &pch->facts.inputs[i];
+		uint32_t before = (uint32_t)walk.seen.count;
+		/* the generated header is the key's, not the unit's */
+		if (cg_intern(&walk.seen, input->path) != before || !strcmp(input->path, pch->header))
+			continue;
+		array_reserve(&facts->inputs, &facts->input_capacity, facts->input_count + 1, sizeof(*facts->inputs));
+		facts->inputs[facts->input_count] = *input;
+		facts->inputs[facts->input_count++].path = xstrdup(input->path);
+	}
 	cg_strings_free(&walk.seen);
 }
 
@@ -479,7 +567,10 @@ char *parse_libclang_version(void)
 
 void *parse_index_create(void)
 {
-	return libclang_load(NULL) ? NULL : clang_createIndex(0, 0);
+	/* declarations read from a precompiled header (pch.c) are not walked
+	 * from the top: only the unit's own file is (parse.c top_visitor), and
+	 * visiting each would read the whole header back */
+	return libclang_load(NULL) ? NULL : clang_createIndex(1, 0);
 }
 
 /* Parse a tiny unit with job's flags here, before the children are forked:
@@ -511,13 +602,56 @@ void parse_index_dispose(void *index)
 	clang_disposeIndex(index);
 }
 
+/* The unit's flags, with "-include-pch FILE" when it is to use one. */
+static CXTranslationUnit parse_with(void *index, const struct tu_job *job, const struct pch *pch,
+				    unsigned options, enum CXErrorCode *code)
+{
+	size_t count = job->arguments.count;
+	const char **arguments = xcalloc(count + 2, sizeof(*arguments));
+	memcpy(arguments, job->arguments.items, count * sizeof(*arguments));
+	if (pch) {
+		arguments[count++] = "-include-pch";
+		arguments[count++] = pch->file;
+	}
+	CXTranslationUnit unit = NULL;
+	*code = clang_parseTranslationUnit2(index, job->path, arguments, (int)count, NULL, 0, options, &unit);
+	free(arguments);
+	return unit;
+}
+
+/* Did libclang refuse the precompiled header (changed since, another
+ * clang's, damaged)?  It says so in a fatal diagnostic naming it. */
+static bool pch_refused(CXTranslationUnit unit, const struct pch *pch)
+{
+	bool refused = false;
+	unsigned count = clang_getNumDiagnostics(unit);
+	for (unsigned i = 0; i < count && !refused; i++) {
+		CXDiagnostic diagnostic = clang_getDiagnostic(unit, i);
+		if (clang_getDiagnosticSeverity(diagnostic) == CXDiagnostic_Fatal) {
+			CXString text = clang_formatDiagnostic(diagnostic, 0);
+			const char *message = clang_getCString(text);
+			refused = message && (strstr(message, pch->file) || strstr(message, "precompiled header") ||
+					      strstr(message, "PCH file"));
+			clang_disposeString(text);
+		}
+		clang_disposeDiagnostic(diagnostic);
+	}
+	return refused;
+}
+
 void parse_unit(void *index, struct tu_job *job)
 {
 	struct tu_facts *facts = &job->facts;
-	CXTranslationUnit unit = NULL;
-	enum CXErrorCode code = clang_parseTranslationUnit2(index, job->path,
-		(const char *const *)job->arguments.items, (int)job->arguments.count,
-		NULL, 0, CXTranslationUnit_KeepGoing, &unit);
+	enum CXErrorCode code;
+	const struct pch *pch = job->pch;
+	CXTranslationUnit unit = parse_with(index, job, pch, CXTranslationUnit_KeepGoing, &code);
+	if (pch && (code != CXError_Success || !unit || pch_refused(unit, pch))) {
+		if (unit)
+			clang_disposeTranslationUnit(unit);
+		pch = NULL;   /* parsed as if there were none */
+		unit = parse_with(index, job, NULL, CXTranslationUnit_KeepGoing, &code);
+	}
+	job->used_pch = pch != NULL;
 	if (code != CXError_Success || !unit) {
 		facts->failed = true;
 		facts->errors++;
@@ -527,7 +661,10 @@ void parse_unit(void *index, struct tu_job *job)
 		return;
 	}
 	record_diagnostics(facts, unit);
-	record_inputs(facts, unit, job);
+	/* what the header's build warned about, this unit would have */
+	if (pch)
+		facts->warnings += pch->facts.warnings;
+	record_inputs(facts, unit, job->directory, job->roots, pch);
 	struct walker walker = { .facts = facts, .unit = unit, .current = CG_NONE };
 	clang_visitChildren(clang_getTranslationUnitCursor(unit), top_visitor, &walker);
 	while (walker.pending_count > 0) {
@@ -539,11 +676,13 @@ void parse_unit(void *index, struct tu_job *job)
 	free(walker.function_of_string);
 	free(walker.walked);
 	free(walker.pending);
+	real_names_free(&walker.real_names);
 	clang_disposeTranslationUnit(unit);
 }
 
-/* In the child (bounded.c): the unit's facts, serialised as the cache
- * keeps them, or a refusal when it read outside its roots. */
+/* In the child (bounded.c): 'P' (parsed with its precompiled header) or
+ * '-', then the unit's facts, serialised as the cache keeps them; or a
+ * refusal when it read outside its roots. */
 void parse_unit_work(void *data, struct buffer *out, char **refused)
 {
 	struct tu_job *job = data;
@@ -553,10 +692,107 @@ void parse_unit_work(void *data, struct buffer *out, char **refused)
 		return;
 	}
 	parse_unit(index, job);
-	if (job->facts.outside)
+	if (job->facts.outside) {
 		*refused = xstrdup(job->facts.outside);
-	else
+	} else {
+		buffer_add(out, job->used_pch ? "P" : "-", 1);
 		cache_serialise(&job->facts, out);
+	}
+}
+
+/* --- a precompiled header (pch.c) ------------------------------------------- */
+
+struct guard_walk {
+	CXTranslationUnit unit;
+	const char *header;         /* the generated header */
+	char *unguarded;            /* the first header it includes without a guard */
+};
+
+/* A header the generated one includes is included again by each file that
+ * uses it: only a guarded one is then read as nothing. */
+static void guard_visitor(CXFile file, CXSourceLocation *stack, unsigned depth, CXClientData data)
+{
+	struct guard_walk *walk = data;
+	if (depth != 1 || walk->unguarded)
+		return;
+	CXFile includer = NULL;
+	clang_getExpansionLocation(stack[0], &includer, NULL, NULL, NULL);
+	CXString name = clang_getFileName(includer);
+	bool from_header = clang_getCString(name) && !strcmp(clang_getCString(name), walk->header);
+	clang_disposeString(name);
+	if (from_header && !clang_isFileMultipleIncludeGuarded(walk->unit, file)) {
+		CXString text = clang_getFileName(file);
+		walk->unguarded = xstrdup(clang_getCString(text) ? clang_getCString(text) : "?");
+		clang_disposeString(text);
+	}
+}
+
+/* Why the unit built for pch may not be saved, or NULL. */
+static char *pch_doubt(CXTranslationUnit unit, const struct pch *pch, const struct tu_facts *facts)
+{
+	if (facts->outside)
+		return xstrdup(facts->outside);
+	if (facts->errors)
+		return xasprintf("its headers have errors (%s)", facts->first_error ? facts->first_error : "");
+	struct guard_walk walk = { .unit = unit, .header = pch->header };
+	clang_getInclusions(unit, guard_visitor, &walk);
+	if (walk.unguarded) {
+		char *why = xasprintf("%s has no include guard", walk.unguarded);
+		free(walk.unguarded);
+		return why;
+	}
+	return NULL;
+}
+
+/* Save the unit where pch says: libclang writes it next to the name and
+ * renames it, in CACHE/pch only; the child may write no file (bounded.c)
+ * but this one, and no more than the parse children may read. */
+static bool pch_save(CXTranslationUnit unit, const struct pch *pch)
+{
+	struct rlimit limit;
+	if (getrlimit(RLIMIT_FSIZE, &limit) == 0) {
+		limit.rlim_cur = limit.rlim_max != RLIM_INFINITY && limit.rlim_max < FILE_LIMIT_SOURCE_BYTES
+				 ? limit.rlim_max : FILE_LIMIT_SOURCE_BYTES;
+		setrlimit(RLIMIT_FSIZE, &limit);
+	}
+	signal(SIGXFSZ, SIG_IGN);   /* past the bound the write fails, and the header is not used */
+	return clang_saveTranslationUnit(unit, pch->file, 0) == CXSaveError_None;
+}
+
+void parse_pch_work(void *data, struct buffer *out, char **refused)
+{
+	const struct pch *pch = data;
+	void *index = parse_index_create();
+	if (!index) {
+		*refused = xstrdup("libclang could not make an index");
+		return;
+	}
+	size_t count = pch->arguments.count;
+	const char **arguments = xcalloc(count + 2, sizeof(*arguments));
+	memcpy(arguments, pch->arguments.items, count * sizeof(*arguments));
+	arguments[count++] = "-x";
+	arguments[count++] = "c-header";
+	CXTranslationUnit unit = NULL;
+	struct tu_facts facts = { 0 };
+	unsigned options = CXTranslationUnit_KeepGoing | CXTranslationUnit_ForSerialization |
+			   CXTranslationUnit_Incomplete;
+	if (clang_parseTranslationUnit2(index, pch->header, arguments, (int)count, NULL, 0, options, &unit) ||
+	    !unit) {
+		buffer_printf(out, "no libclang could not parse it\n");
+	} else {
+		record_diagnostics(&facts, unit);
+		record_inputs(&facts, unit, pch->directory, pch->roots, NULL);
+		char *why = pch_doubt(unit, pch, &facts);
+		if (!why && !pch_save(unit, pch))
+			why = xstrdup("libclang could not save it");
+		buffer_printf(out, "%s%s\n", why ? "no " : "ok", why ? why : "");
+		free(why);
+		clang_disposeTranslationUnit(unit);
+	}
+	cache_serialise(&facts, out);
+	tu_facts_free(&facts);
+	free(arguments);
+	parse_index_dispose(index);
 }
 
 /* --- kbuild's generated constants ----------------------------------------- */
@@ -739,7 +975,7 @@ static enum CXChildVisitResult constant_visitor(CXCursor cursor, CXCursor parent
 	struct children children = children_of(cursor);
 	const struct source_lines *f = NULL;
 	/* the unit's own .c files only: headers' inline asm defines nothing */
-	if (children.count == 1 && cursor_place(cursor, &file, &line) && strlen(file) > 2 &&
+	if (children.count == 1 && cursor_place(cursor, &file, &line, NULL) && strlen(file) > 2 &&
 	    !strcmp(file + strlen(file) - 2, ".c"))
 		f = lines_of(constants, file);
 	free(file);
@@ -769,6 +1005,7 @@ static char *outside_roots(CXTranslationUnit unit, const char *directory, const 
 {
 	struct tu_facts facts = { 0 };
 	struct inclusion_walk walk = { .facts = &facts, .directory = directory, .roots = roots };
+	check_denied(&walk, unit);
 	clang_getInclusions(unit, inclusion_visitor, &walk);
 	cg_strings_free(&walk.seen);
 	char *outside = facts.outside ? xstrdup(facts.outside) : NULL;
@@ -807,7 +1044,7 @@ long parse_constants(const char *path, const struct cg_list *arguments, const st
 	struct constants_request request = { path, arguments, roots };
 	struct buffer answer = { 0 };
 	char *refused = NULL;
-	if (!bounded_run_one(constants_work, &request, &answer, &refused)) {
+	if (!bounded_run_one(constants_work, &request, roots, &answer, &refused)) {
 		error_set(error, path, 0, "%s", refused);
 		free(refused);
 		return -1;
@@ -885,7 +1122,7 @@ int parse_struct_sizes(const struct tu_job *job, const char *const *names, size_
 		return -1;
 	struct buffer answer = { 0 };
 	char *refused = NULL;
-	if (!bounded_run_one(size_work, &request, &answer, &refused)) {
+	if (!bounded_run_one(size_work, &request, job->roots, &answer, &refused)) {
 		error_set(error, job->path, 0, "%s", refused);
 		free(refused);
 		return -1;

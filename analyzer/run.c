@@ -36,6 +36,28 @@ static void report_progress(void *data)
 	fflush(stderr);
 }
 
+/* A parse child's answer: 'P' (with the shared precompiled header) or
+ * '-', then the unit's facts; cached when they are whole. */
+static void take_parse(struct tu_job *job, struct bounded_task *task, const char *cache)
+{
+	const char *text = task->output.data;
+	if (!task->refused && (!text || task->output.length < 1 || (text[0] != 'P' && text[0] != '-')))
+		task->refused = xstrdup("libclang's process answered something unreadable");
+	if (!task->refused) {
+		job->used_pch = text[0] == 'P';
+		if (!cache_parse(task->output.data + 1, task->output.length - 1, &job->facts)) {
+			tu_facts_free(&job->facts);
+			task->refused = xstrdup("libclang's process answered something unreadable");
+		}
+	}
+	job->refused = task->refused;
+	if (job->refused)
+		job->facts.failed = true;
+	else if (cache && !job->facts.failed)
+		cache_store(cache, job->key, &job->facts);
+	buffer_free(&task->output);
+}
+
 /* Every unit's facts: from the cache where its inputs are unchanged, else
  * parsed by libclang in bounded children (bounded.c), options->jobs at a
  * time.  A unit whose child was stopped keeps why in job->refused. */
@@ -68,21 +90,17 @@ static int parse_all(struct source_plan *plan, const struct analyzer_options *op
 	size_t parallel = options->jobs > 0 ? (size_t)options->jobs : online > 0 ? (size_t)online : 1;
 	if (task_count)
 		parse_warm_up(&plan->jobs[task_job[0]]);
-	bounded_run(tasks, task_count, parallel, report_progress, &progress);
-	for (size_t t = 0; t < task_count; t++) {
-		struct tu_job *job = &plan->jobs[task_job[t]];
-		struct bounded_task *task = &tasks[t];
-		if (!task->refused && !cache_parse(task->output.data, task->output.length, &job->facts)) {
-			tu_facts_free(&job->facts);
-			task->refused = xstrdup("libclang's process answered something unreadable");
-		}
-		job->refused = task->refused;
-		if (job->refused)
-			job->facts.failed = true;
-		else if (cache && !job->facts.failed)
-			cache_store(cache, job->key, &job->facts);
-		buffer_free(&task->output);
-	}
+	/* the headers the files share, parsed once (pch.c) */
+	struct pch_set pchs = { 0 };
+	pch_prepare(&pchs, plan->jobs, task_job, task_count, cache_dir, cache != NULL, salt, parallel);
+	bounded_run(tasks, task_count, parallel, &plan->roots, report_progress, &progress);
+	for (size_t t = 0; t < task_count; t++)
+		take_parse(&plan->jobs[task_job[t]], &tasks[t], cache);
+	for (size_t i = 0; i < pchs.count; i++)
+		plan->pch_count += pchs.items[i].users > 0;
+	for (size_t i = 0; i < plan->job_count; i++)
+		plan->jobs[i].pch = NULL;
+	pch_set_free(&pchs);
 	free(tasks);
 	free(task_job);
 	return 0;
@@ -286,10 +304,12 @@ static void summarise(struct callgraph *graph, const struct source_plan *plan,
 		buffer_free(&names);
 	}
 	summary->config_symbols_supplied = plan->symbols_supplied;
+	summary->pch_count = plan->pch_count;
 	for (size_t i = 0; i < plan->job_count; i++) {
 		const struct tu_job *job = &plan->jobs[i];
 		summary->files_cached += job->cached;
 		summary->files_parsed += !job->cached;
+		summary->files_pch += job->used_pch;
 		summary->files_failed += job->facts.failed;
 		summary->errors += job->facts.errors;
 		summary->warnings += job->facts.warnings;
@@ -492,8 +512,12 @@ int analyzer_struct_sizes(const struct analyzer_options *options, const char *co
 	}
 	if (!job)
 		status = error_set(error, options->source, 0, "no mm/rmap.c to ask for struct sizes");
-	if (!status)
-		status = parse_struct_sizes(job, names, count, bytes, error);
+	if (!status) {
+		/* what libclang may read, as when the tree's call graph is parsed */
+		struct tu_job sized = *job;
+		sized.roots = &plan->roots;
+		status = parse_struct_sizes(&sized, names, count, bytes, error);
+	}
 	if (!status)
 		snprintf(arch, arch_size, "%s", plan->arch ? plan->arch : "");
 	end_run(&run);

@@ -1517,14 +1517,8 @@ void sources_free(struct source_plan *plan)
 		tu_facts_free(&plan->jobs[i].facts);
 		free(plan->jobs[i].refused);
 	}
-	free(plan->jobs);
-	free(plan->root);
-	free(plan->arch);
-	free(plan->release);
-	free(plan->config);
-	free(plan->roots.tree);
-	free(plan->roots.cache);
-	free(plan->compat);
+	FREE_ALL(plan->jobs, plan->root, plan->arch, plan->release, plan->config, plan->roots.tree,
+		 plan->roots.cache, plan->compat);
 	cg_list_free(&plan->dropped_names);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -229,11 +229,7 @@ void cg_free_owning(void *items, size_t count, size_t element_bytes, size_t memb
 void tu_facts_free(struct tu_facts *facts)
 {
 	cg_strings_free(&facts->strings);
-	free(facts->functions);
-	free(facts->calls);
-	free(facts->stores);
-	free(facts->first_error);
-	free(facts->outside);
+	FREE_ALL(facts->functions, facts->calls, facts->stores, facts->first_error, facts->outside);
 	cg_list_free(&facts->error_sites);
 	cg_free_owning(facts->inputs, facts->input_count, sizeof(*facts->inputs), offsetof(struct tu_input, path));
 	memset(facts, 0, sizeof(*facts));
@@ -289,9 +285,10 @@ uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *na
 /* ---- the folders a parse may read (read_roots) ---- */
 
 /* System headers may be read besides the tree and the cache. */
-static const char *const system_header_roots[] = {
+const char *const read_roots_system[] = {
 	"/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib/clang", "/usr/lib/llvm-",
 };
+const size_t read_roots_system_count = sizeof(read_roots_system) / sizeof(read_roots_system[0]);
 
 /* path (resolved) is folder or under it ("/usr/lib/llvm-" also matches a
  * version's folder: a prefix ending in '-' needs no slash after it). */
@@ -309,8 +306,8 @@ bool read_roots_allow(const struct read_roots *roots, const char *resolved)
 	if ((roots->tree && path_under(resolved, roots->tree)) ||
 	    (roots->cache && path_under(resolved, roots->cache)))
 		return true;
-	for (size_t i = 0; i < sizeof(system_header_roots) / sizeof(system_header_roots[0]); i++)
-		if (path_under(resolved, system_header_roots[i]))
+	for (size_t i = 0; i < read_roots_system_count; i++)
+		if (path_under(resolved, read_roots_system[i]))
 			return true;
 	return false;
 }

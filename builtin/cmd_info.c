@@ -145,8 +145,8 @@ static void print_processes(const struct snapshot *s)
 		const struct process *p = &s->processes[i];
 		uint64_t rss_kb = 0, pss_kb = 0;
 		for (size_t v = 0; v < p->vma_count; v++) {
-			rss_kb += p->vmas[v].kb[SMAPS_RSS];
-			pss_kb += p->vmas[v].kb[SMAPS_PSS];
+			rss_kb += vma_kb(&p->vmas[v], SMAPS_RSS);
+			pss_kb += vma_kb(&p->vmas[v], SMAPS_PSS);
 		}
 		char comm[4 * 64 + 1];  /* comm is at most 64 bytes; 4 per escaped byte */
 		escape_text(comm, sizeof(comm), p->comm ? p->comm : "?");

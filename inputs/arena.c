@@ -1,9 +1,13 @@
 /*
- * arena.c - one allocator for every string of a snapshot.
+ * arena.c - one allocator for every string of a snapshot, and for the
+ * VMAs' counters.
  *
  * Snapshots repeat the same few hundred paths across hundreds of thousands
  * of VMAs, so strings are interned: a VMA costs a pointer, not a copy, and
- * freeing a snapshot is freeing a handful of blocks.
+ * freeing a snapshot is freeing a handful of blocks.  A VMA's smaps counters
+ * (its nonzero fields, in field order) repeat too (a library mapped alike
+ * by every backend, guard pages, [vvar]): they are interned the same way,
+ * in a set of their own, so memory follows the distinct counters.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,20 +19,25 @@
 struct block {
 	struct block *next;
 	size_t used, size;
-	char data[];
+	uint64_t data[];        /* 8-byte aligned: counters are words */
 };
 
 struct interned {
-	const char *text;
-	size_t length;
-	uint64_t hash;          /* kept: rehashing need not read every string again */
+	const void *bytes;
+	size_t length;          /* bytes compared: a string's without its NUL */
+	uint64_t hash;          /* kept: rehashing need not read every key again */
+};
+
+/* Interned keys of one kind: strings, or counter words. */
+struct intern_set {
+	struct interned *items;
+	size_t count, capacity;
+	struct hash_table index;  /* items by content (base/hash.h) */
 };
 
 struct arena {
 	struct block *blocks;
-	struct interned *strings;
-	size_t count, capacity;
-	struct hash_table index;  /* strings by content (base/hash.h) */
+	struct intern_set strings, words;
 };
 
 struct arena *arena_create(void)
@@ -44,47 +53,63 @@ void arena_destroy(struct arena *arena)
 		next = b->next;
 		free(b);
 	}
-	free(arena->strings);
-	hash_free(&arena->index);
+	free(arena->strings.items);
+	hash_free(&arena->strings.index);
+	free(arena->words.items);
+	hash_free(&arena->words.index);
 	free(arena);
 }
 
-static char *arena_allocate(struct arena *arena, size_t bytes)
+/* bytes at an 8-byte boundary (a string's tail is at most 7 bytes wasted) */
+static void *arena_allocate(struct arena *arena, size_t bytes)
 {
+	size_t rounded = (bytes + 7) & ~(size_t)7;
 	struct block *b = arena->blocks;
-	if (!b || b->size - b->used < bytes) {
-		size_t size = bytes > BLOCK_BYTES ? bytes : BLOCK_BYTES;
+	if (!b || b->size - b->used < rounded) {
+		size_t size = rounded > BLOCK_BYTES ? rounded : BLOCK_BYTES;
 		b = xmalloc(sizeof(*b) + size);
 		b->size = size;
 		b->used = 0;
 		b->next = arena->blocks;
 		arena->blocks = b;
 	}
-	char *p = b->data + b->used;
-	b->used += bytes;
+	void *p = (char *)b->data + b->used;
+	b->used += rounded;
 	return p;
 }
 
-static uint64_t rehash_string(const void *context, size_t index)
+static uint64_t rehash_item(const void *context, size_t index)
 {
-	const struct arena *arena = context;
-	return arena->strings[index].hash;
+	const struct intern_set *set = context;
+	return set->items[index].hash;
+}
+
+/* The kept copy of bytes[0..length) with `terminator` zero bytes after it:
+ * the one already in the set, else a new one. */
+static const void *intern(struct arena *arena, struct intern_set *set, const void *bytes, size_t length,
+			  size_t terminator)
+{
+	uint64_t hash = hash_keyed(bytes, length);
+	struct hash_probe probe;
+	for (size_t i = hash_first(&set->index, hash, &probe); i != HASH_NONE; i = hash_next(&set->index, &probe)) {
+		const struct interned *old = &set->items[i];
+		if (old->hash == hash && old->length == length && !memcmp(old->bytes, bytes, length))
+			return old->bytes;
+	}
+	char *copy = arena_allocate(arena, length + terminator);
+	memcpy(copy, bytes, length);
+	memset(copy + length, 0, terminator);
+	*ARRAY_PUSH(set->items, set->count, set->capacity) = (struct interned){ copy, length, hash };
+	hash_add(&set->index, hash, set->count - 1, rehash_item, set);
+	return copy;
 }
 
 const char *arena_intern(struct arena *arena, const char *s, size_t length)
 {
-	uint64_t hash = hash_keyed(s, length);
-	struct hash_probe probe;
-	for (size_t i = hash_first(&arena->index, hash, &probe); i != HASH_NONE;
-	     i = hash_next(&arena->index, &probe)) {
-		const struct interned *old = &arena->strings[i];
-		if (old->hash == hash && old->length == length && !memcmp(old->text, s, length))
-			return old->text;
-	}
-	char *copy = arena_allocate(arena, length + 1);
-	memcpy(copy, s, length);
-	copy[length] = '\0';
-	*ARRAY_PUSH(arena->strings, arena->count, arena->capacity) = (struct interned){ copy, length, hash };
-	hash_add(&arena->index, hash, arena->count - 1, rehash_string, arena);
-	return copy;
+	return intern(arena, &arena->strings, s, length, 1);
+}
+
+const uint64_t *arena_intern_words(struct arena *arena, const uint64_t *words, size_t count)
+{
+	return count ? intern(arena, &arena->words, words, count * sizeof(*words), 0) : NULL;
 }

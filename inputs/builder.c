@@ -217,7 +217,7 @@ static int smaps_parsed(struct snapshot_builder *b, struct process_build *pb, si
 	const uint64_t limit_kb = KERNEL_MAX_TOTAL_BYTES >> 10;
 	pb->size_kb = 0;
 	for (size_t v = pb->vma_first; v < b->vmas.count && pb->size_kb <= limit_kb; v++)
-		pb->size_kb += b->vmas.items[v].kb[SMAPS_SIZE];
+		pb->size_kb += vma_kb(&b->vmas.items[v], SMAPS_SIZE);
 	b->smaps_parsed++;
 	show_progress(b, false);
 	return check_budget(b, member_bytes, place);

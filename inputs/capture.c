@@ -192,20 +192,16 @@ static int list_processes(int proc_fd, struct pid_list *list)
 	return 0;
 }
 
-/* The parent pid from /proc/PID/stat: the field after the state, which
- * follows the last ')' (comm may itself hold spaces and parentheses). */
+/* The parent pid from /proc/PID/stat (the readers' parser), or -1. */
 static int read_ppid(int proc_fd, int pid, struct buffer *scratch)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "%d/stat", pid);
 	if (file_read_at(proc_fd, name, scratch) != 0)
 		return -1;
-	const char *close_paren = strrchr(scratch->data, ')');
-	int ppid;
-	char state;
-	if (!close_paren || sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2)
-		return -1;
-	return ppid;
+	struct parse_place place = { "/proc", name, NULL };   /* no error kept: the process is passed over */
+	struct stat_line stat;
+	return stat_line_parse(scratch->data, scratch->length, &stat, &place) ? -1 : stat.ppid;
 }
 
 /* Roots and every process whose parent chain reaches one.  Parents are
@@ -288,29 +284,22 @@ static int choose_processes(int proc_fd, const struct capture_options *options,
 
 /* ---- pagemap ---- */
 
-/* Parse an smaps header line "start-end perms offset dev inode [path]".
- * Field lines ("Rss:  4 kB") never have hex digits followed by '-'. */
+/* A VMA of the smaps text, as read_pagemap walks it. */
 struct vma_span {
 	uint64_t start, end;
 	bool skip;                      /* [vsyscall]: not in the page tables */
 	bool pfn_mapped;                /* VmFlags "pf": raw PFNs, no struct page */
 };
 
+/* A header line (the readers' parser, proc_lines.c): its span. */
 static bool parse_vma_header(const char *line, const char *line_end, struct vma_span *vma)
 {
-	char *after;
-	if (!isxdigit((unsigned char)line[0]))
-		return false;
-	vma->start = strtoull(line, &after, 16);
-	if (*after != '-' || !isxdigit((unsigned char)after[1]))
-		return false;
-	vma->end = strtoull(after + 1, &after, 16);
-	if (*after != ' ')
+	struct smaps_header h;
+	if (smaps_header_parse(line, line_end, &h) != SMAPS_HEADER_OK)
 		return false;
 	static const char vsyscall[] = "[vsyscall]";
-	size_t n = sizeof(vsyscall) - 1;
-	vma->skip = (size_t)(line_end - line) >= n && !memcmp(line_end - n, vsyscall, n);
-	vma->pfn_mapped = false;
+	*vma = (struct vma_span){ .start = h.start, .end = h.end,
+				  .skip = h.path_length == sizeof(vsyscall) - 1 && !memcmp(h.path, vsyscall, h.path_length) };
 	return true;
 }
 
@@ -518,7 +507,7 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 			pending = vma;
 			have_pending = true;
 		} else if (have_pending && line_end - line > 8 && !memcmp(line, "VmFlags:", 8)) {
-			pending.pfn_mapped = memmem(line, (size_t)(line_end - line), " pf", 3) != NULL;
+			pending.pfn_mapped = smaps_vm_flags(line + 8, line_end) >> VMF_PF & 1;
 		}
 		line = line_end + 1;
 	}

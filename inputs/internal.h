@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <string.h>
 
 #include "snapshot.h"
 
@@ -21,6 +22,9 @@ void arena_destroy(struct arena *arena);
 /* Copy s[0..length) NUL-terminated; equal strings return the same pointer.
  * Never NULL: the arena allocates through base/alloc.h. */
 const char *arena_intern(struct arena *arena, const char *s, size_t length);
+/* Copy words[0..count) 8-byte aligned; equal runs of words return the same
+ * pointer (a VMA's counters, struct vma).  NULL when count is 0. */
+const uint64_t *arena_intern_words(struct arena *arena, const uint64_t *words, size_t count);
 
 /* Growing buffers, whole-file reads and allocation: the base layer. */
 #include "base/alloc.h"
@@ -45,6 +49,51 @@ int parse_fail(const struct parse_place *place, unsigned long line, const char *
 /* Decimal or hex number parsing with overflow checks; *end gets the stop. */
 bool parse_u64(const char *s, const char *limit, uint64_t *value, const char **end);
 bool parse_hex_u64(const char *s, const char *limit, uint64_t *value, const char **end);
+
+/* ---- line parsers (proc_lines.c): the readers and capture's live walk ---- */
+static inline bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Field lines pad their numbers with up to 20 spaces and headers pad the
+ * path to column 73: runs of 8 spaces are skipped a word at a time. */
+static inline const char *skip_spaces(const char *p, const char *limit)
+{
+	const uint64_t spaces = UINT64_C(0x2020202020202020);
+	uint64_t word;
+	while (limit - p >= 8 && (memcpy(&word, p, 8), word == spaces))
+		p += 8;
+	while (p < limit && is_space(*p))
+		p++;
+	return p;
+}
+
+/* An smaps VMA header line; path points into the line (length 0: anonymous). */
+struct smaps_header {
+	uint64_t start, end, offset, inode;
+	uint32_t dev_major, dev_minor;
+	char perms[4];
+	const char *path;
+	size_t path_length;
+};
+enum smaps_header_problem {
+	SMAPS_HEADER_OK, SMAPS_HEADER_BAD_RANGE, SMAPS_HEADER_BACKWARDS, SMAPS_HEADER_TOO_LARGE,
+	SMAPS_HEADER_BAD_PERMS, SMAPS_HEADER_BAD_OFFSET, SMAPS_HEADER_BAD_DEVICE, SMAPS_HEADER_BAD_INODE,
+};
+/* The line [p, limit) without its newline; the first problem found, in the
+ * order of the fields (a field line "Name: ..." is SMAPS_HEADER_BAD_RANGE). */
+enum smaps_header_problem smaps_header_parse(const char *p, const char *limit, struct smaps_header *h);
+/* The words after "VmFlags:", a bit per enum vma_flag (VMF_OTHER: any unknown). */
+uint64_t smaps_vm_flags(const char *p, const char *limit);
+/* /proc/PID/stat's pid, ppid and comm (pointing into the text); 0, or -1
+ * with place->error set (line 1). */
+struct stat_line {
+	int pid, ppid;
+	const char *comm;
+	size_t comm_length;
+};
+int stat_line_parse(const char *text, size_t size, struct stat_line *s, const struct parse_place *place);
 
 /* ---- the users member (users.c reads it, users_capture.c writes it) ---- */
 /* A name of 1..255 bytes; at most USERS_MAX_IDS ids of a kind, a bound
@@ -85,6 +134,7 @@ struct smaps_parser {
 	const struct parse_place *place;
 	unsigned long line;
 	struct vma *current;
+	uint64_t kb[SMAPS_FIELD_COUNT]; /* the current VMA's counters, kept on finishing it */
 	int last_field;
 	size_t vma_first;       /* this member's first VMA in vmas */
 	struct buffer tail;     /* the incomplete last line so far */

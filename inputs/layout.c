@@ -66,7 +66,7 @@ static void add_pages(const struct snapshot *s, const struct process *p, const s
 		}
 		return;
 	}
-	uint64_t pages = v->kb[SMAPS_RSS] * 1024 / PAGE_BYTES, anonymous = v->kb[SMAPS_ANONYMOUS] * 1024 / PAGE_BYTES;
+	uint64_t pages = vma_kb(v, SMAPS_RSS) * 1024 / PAGE_BYTES, anonymous = vma_kb(v, SMAPS_ANONYMOUS) * 1024 / PAGE_BYTES;
 	uint64_t most = (v->end - v->start) / PAGE_BYTES;
 	for (uint64_t page = 0; page < pages && page < most; page++)
 		*ARRAY_PUSH(out->pages, out->page_count, capacity) =
@@ -78,7 +78,7 @@ static void add_pages(const struct snapshot *s, const struct process *p, const s
 static uint64_t count_pages(const struct snapshot *s, const struct process *p, const struct vma *v)
 {
 	if (!p->has_pagemap) {
-		uint64_t pages = v->kb[SMAPS_RSS] * 1024 / PAGE_BYTES, most = (v->end - v->start) / PAGE_BYTES;
+		uint64_t pages = vma_kb(v, SMAPS_RSS) * 1024 / PAGE_BYTES, most = (v->end - v->start) / PAGE_BYTES;
 		return pages < most ? pages : most;
 	}
 	struct pagemap_record record;
@@ -133,7 +133,7 @@ int layout_from_snapshot(const struct snapshot *s, const struct process *p, stru
 			    (v->perms[2] == 'x' ? PROT_EXEC : 0);
 		out->shared = v->perms[3] == 's';
 		out->anonymous = !v->path[0] || v->path[0] == '[';
-		out->huge = v->kb[SMAPS_ANON_HUGE_PAGES] > 0;
+		out->huge = vma_kb(v, SMAPS_ANON_HUGE_PAGES) > 0;
 		out->path = v->path;
 		add_pages(s, p, v, out);
 		layout->present_pages += out->page_count;

@@ -1,7 +1,7 @@
 /*
  * inputs/numbers.c - the number and error helpers every parser shares, and
- * the pagemap mode names: the bottom of inputs/, calling none of its files,
- * and all that ptscope-capture links of the readers (libc only).
+ * the pagemap mode names: the bottom of inputs/, calling none of its files;
+ * with proc_lines.c, all that ptscope-capture links of the readers (libc only).
  *
  * Numbers are checked for overflow: a snapshot is input from another
  * machine, and a wrapped counter would silently poison every figure.

@@ -112,32 +112,16 @@ int parse_status(const char *text, size_t size, struct process_status *status,
 	return walk_key_values(text, size, place, status_line, &context);
 }
 
-/* ---- stat: "pid (comm) state ppid ..."; comm may hold spaces and ')' ---- */
+/* ---- stat: "pid (comm) state ppid ..." (proc_lines.c) ---- */
 int parse_stat(const char *text, size_t size, struct arena *arena, int *pid, int *ppid,
 	       const char **comm, const struct parse_place *place)
 {
-	const char *end = text + size, *q;
-	const char *open = memchr(text, '(', size);
-	const char *close = NULL;
-	uint64_t value;
-
-	for (const char *p = end; p > text; p--)
-		if (p[-1] == ')') {
-			close = p - 1;
-			break;
-		}
-	if (!open || !close || close < open)
-		return parse_fail(place, 1, "no '(comm)' field");
-	if (!parse_u64(text, open, &value, &q) || value > INT32_MAX || *q != ' ')
-		return parse_fail(place, 1, "bad pid");
-	*pid = (int)value;
-	q = close + 1;
-	if (end - q < 4 || q[0] != ' ' || q[2] != ' ')
-		return parse_fail(place, 1, "no state after comm (truncated?)");
-	if (!parse_u64(q + 3, end, &value, &q) || value > INT32_MAX)
-		return parse_fail(place, 1, "bad ppid");
-	*ppid = (int)value;
-	*comm = arena_intern(arena, open + 1, (size_t)(close - open - 1));
+	struct stat_line s;
+	if (stat_line_parse(text, size, &s, place))
+		return -1;
+	*pid = s.pid;
+	*ppid = s.ppid;
+	*comm = arena_intern(arena, s.comm, s.comm_length);
 	return 0;
 }
 

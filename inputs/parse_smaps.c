@@ -36,13 +36,6 @@ static const struct { const char *name; enum smaps_field field; } field_aliases[
 	{ "ShmemHugePages", SMAPS_SHMEM_PMD_MAPPED },
 };
 
-/* VmFlags codes, in enum vma_flag order (inputs/snapshot.h). */
-const char vma_flag_codes[VMF_OTHER][3] = {
-	"rd", "wr", "ex", "sh", "mr", "mw", "me", "ms", "gd", "pf", "dw", "lo", "io",
-	"sr", "rr", "dc", "de", "ac", "nr", "ht", "sf", "nl", "ar", "wf", "dd", "mm",
-	"hg", "nh", "mg", "um", "uw", "ss", "sl", "bt", "mt", "lf",
-};
-
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -70,24 +63,6 @@ static void populate_ahead(struct vma_array *vmas)
 	vmas->populated_bytes = end > base ? end - base : 0;
 }
 
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* Field lines pad their numbers with up to 20 spaces and headers pad the
- * path to column 73: runs of 8 spaces are skipped a word at a time. */
-static const char *skip_spaces(const char *p, const char *limit)
-{
-	const uint64_t spaces = UINT64_C(0x2020202020202020);
-	uint64_t word;
-	while (limit - p >= 8 && (memcpy(&word, p, 8), word == spaces))
-		p += 8;
-	while (p < limit && is_space(*p))
-		p++;
-	return p;
-}
-
 /* A file's VMAs come one after another (a library's text, data, bss), so
  * the previous VMA's path is tried before the arena's hash. */
 static const char *intern_path(struct smaps_parser *parser, const char *path, size_t length)
@@ -99,81 +74,50 @@ static const char *intern_path(struct smaps_parser *parser, const char *path, si
 	return parser->last_path;
 }
 
-/* "start-end perms offset major:minor inode   path" */
+static int header_fail(struct smaps_parser *parser, enum smaps_header_problem problem,
+		       const struct smaps_header *h)
+{
+	static const char *const messages[] = {
+		[SMAPS_HEADER_BAD_RANGE] = "bad VMA address range",
+		[SMAPS_HEADER_BACKWARDS] = "VMA ends before it starts",
+		[SMAPS_HEADER_BAD_PERMS] = "bad permission string",
+		[SMAPS_HEADER_BAD_OFFSET] = "bad file offset",
+		[SMAPS_HEADER_BAD_DEVICE] = "bad device number",
+		[SMAPS_HEADER_BAD_INODE] = "bad inode number",
+	};
+	if (problem == SMAPS_HEADER_TOO_LARGE)
+		return parse_fail(parser->place, parser->line, "VMA of %#" PRIx64 " bytes is larger than any address space (2^57 bytes)",
+				  h->end - h->start);
+	return parse_fail(parser->place, parser->line, "%s", messages[problem]);
+}
+
+/* "start-end perms offset major:minor inode   path" (proc_lines.c) */
 static int parse_vma_header(struct smaps_parser *parser, const char *p, const char *limit)
 {
 	struct vma_array *vmas = parser->vmas;
-	const char *q;
-	uint64_t major, minor;
+	struct smaps_header h;
 
 	/* Built in place at the end of the array; counted only once it parsed. */
 	ARRAY_RESERVE(vmas->items, vmas->capacity, vmas->count + 1);
 	populate_ahead(vmas);
-	struct vma *vma = &vmas->items[vmas->count];
-	memset(vma, 0, sizeof(*vma));
-	if (!parse_hex_u64(p, limit, &vma->start, &q) || q >= limit || *q != '-' ||
-	    !parse_hex_u64(q + 1, limit, &vma->end, &q) || q >= limit || !is_space(*q))
-		return parse_fail(parser->place, parser->line, "bad VMA address range");
-	if (vma->end <= vma->start)
-		return parse_fail(parser->place, parser->line, "VMA ends before it starts");
-	if (vma->end - vma->start > KERNEL_MAX_SPAN_BYTES)
-		return parse_fail(parser->place, parser->line, "VMA of %#" PRIx64 " bytes is larger than any address space (2^57 bytes)",
-				  vma->end - vma->start);
-	q = skip_spaces(q, limit);
-	if (limit - q < 4 || strchr("r-", q[0]) == NULL || strchr("w-", q[1]) == NULL ||
-	    strchr("x-", q[2]) == NULL || strchr("ps", q[3]) == NULL)
-		return parse_fail(parser->place, parser->line, "bad permission string");
-	memcpy(vma->perms, q, 4);
-	q = skip_spaces(q + 4, limit);
-	if (!parse_hex_u64(q, limit, &vma->offset, &q))
-		return parse_fail(parser->place, parser->line, "bad file offset");
-	q = skip_spaces(q, limit);
-	if (!parse_hex_u64(q, limit, &major, &q) || q >= limit || *q != ':' ||
-	    !parse_hex_u64(q + 1, limit, &minor, &q) || major > UINT32_MAX || minor > UINT32_MAX)
-		return parse_fail(parser->place, parser->line, "bad device number");
-	vma->dev_major = (uint32_t)major;
-	vma->dev_minor = (uint32_t)minor;
-	q = skip_spaces(q, limit);
-	if (!parse_u64(q, limit, &vma->inode, &q) || (q < limit && !is_space(*q)))
-		return parse_fail(parser->place, parser->line, "bad inode number");
-	q = skip_spaces(q, limit);
+	enum smaps_header_problem problem = smaps_header_parse(p, limit, &h);
+	if (problem != SMAPS_HEADER_OK)
+		return header_fail(parser, problem, &h);
 	/* refused here, not after the rest of the member: a valid VMA repeated
 	 * for gigabytes stops at its second copy */
-	if (vmas->count > parser->vma_first && vma->start < vmas->items[vmas->count - 1].end)
+	if (vmas->count > parser->vma_first && h.start < vmas->items[vmas->count - 1].end)
 		return parse_fail(parser->place, parser->line, "VMAs overlap or are out of order at %" PRIx64,
-				  vma->start);
-	vma->path = intern_path(parser, q, (size_t)(limit - q));
+				  h.start);
+	struct vma *vma = &vmas->items[vmas->count];
+	*vma = (struct vma){ .start = h.start, .end = h.end, .offset = h.offset, .inode = h.inode,
+			     .dev_major = h.dev_major, .dev_minor = h.dev_minor };
+	memcpy(vma->perms, h.perms, 4);
+	vma->path = intern_path(parser, h.path, h.path_length);
 	vma->extra_first = (uint32_t)parser->extras->count;
 	parser->current = vma;
 	vmas->count++;
 	parser->last_field = -1;
 	return 0;
-}
-
-/* Two lower-case letters index a 26 x 26 table of flags, filled once. */
-static int vm_flag_of(const char *word, size_t length)
-{
-	static signed char table[26 * 26];
-	static bool filled;
-	if (!filled) {
-		memset(table, VMF_OTHER, sizeof(table));
-		for (int i = 0; i < VMF_OTHER; i++)
-			table[(vma_flag_codes[i][0] - 'a') * 26 + (vma_flag_codes[i][1] - 'a')] = (signed char)i;
-		filled = true;
-	}
-	if (length != 2 || word[0] < 'a' || word[0] > 'z' || word[1] < 'a' || word[1] > 'z')
-		return VMF_OTHER;
-	return table[(word[0] - 'a') * 26 + (word[1] - 'a')];
-}
-
-static void parse_vm_flags(struct vma *vma, const char *p, const char *limit)
-{
-	for (p = skip_spaces(p, limit); p < limit; p = skip_spaces(p, limit)) {
-		const char *word = p;
-		while (p < limit && !is_space(*p))
-			p++;
-		vma->vm_flags |= UINT64_C(1) << vm_flag_of(word, (size_t)(p - word));
-	}
 }
 
 static bool name_is(const char *known, const char *name, size_t length)
@@ -248,7 +192,7 @@ static int parse_field(struct smaps_parser *parser, const char *name, size_t len
 	if (!vma)
 		return parse_fail(parser->place, parser->line, "field before the first VMA header");
 	if (length == 7 && !memcmp(name, "VmFlags", 7)) {
-		parse_vm_flags(vma, p, limit);
+		vma->vm_flags |= smaps_vm_flags(p, limit);
 		return 0;
 	}
 	int field = find_field(parser, name, length);
@@ -264,7 +208,7 @@ static int store_field(struct smaps_parser *parser, int field, const char *name,
 	if (vma->present_fields & (UINT32_C(1) << field))
 		return parse_fail(parser->place, parser->line, "field %.*s repeated in one VMA",
 				  (int)length, name);
-	if (parse_value(parser, p, limit, &vma->kb[field]))
+	if (parse_value(parser, p, limit, &parser->kb[field]))
 		return -1;
 	vma->present_fields |= UINT32_C(1) << field;
 	parser->last_field = field;
@@ -274,29 +218,50 @@ static int store_field(struct smaps_parser *parser, int field, const char *name,
 /* Every kernel since 2.6.14 prints Size and Rss, and Size is the VMA's length. */
 static int check_vma(struct smaps_parser *parser)
 {
-	struct vma *vma = parser->current;
-	if (!vma)
-		return 0;
+	const struct vma *vma = parser->current;
+	const uint64_t *kb = parser->kb;
 	uint32_t needed = (UINT32_C(1) << SMAPS_SIZE) | (UINT32_C(1) << SMAPS_RSS);
 	if ((vma->present_fields & needed) != needed)
 		return parse_fail(parser->place, parser->line,
 				  "VMA %" PRIx64 "-%" PRIx64 " lacks its Size or Rss line (truncated?)",
 				  vma->start, vma->end);
-	if (vma->kb[SMAPS_SIZE] != (vma->end - vma->start) >> 10)
+	if (kb[SMAPS_SIZE] != (vma->end - vma->start) >> 10)
 		return parse_fail(parser->place, parser->line,
 				  "VMA %" PRIx64 "-%" PRIx64 " has Size %" PRIu64 " kB, not its length",
-				  vma->start, vma->end, vma->kb[SMAPS_SIZE]);
+				  vma->start, vma->end, kb[SMAPS_SIZE]);
 	/* every counter but the page sizes and THPeligible counts pages of this VMA */
 	for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
 		bool size_like = field == SMAPS_KERNEL_PAGE_SIZE || field == SMAPS_MMU_PAGE_SIZE ||
 				 field == SMAPS_THP_ELIGIBLE;
-		uint64_t limit = size_like ? KERNEL_MAX_KB : vma->kb[SMAPS_SIZE];
-		if (vma->kb[field] > limit)
+		uint64_t limit = size_like ? KERNEL_MAX_KB : kb[SMAPS_SIZE];
+		if (kb[field] > limit)
 			return parse_fail(parser->place, parser->line,
 					  "VMA %" PRIx64 "-%" PRIx64 " has %s above %s (%" PRIu64 " kB)",
 					  vma->start, vma->end, smaps_field_names[field],
-					  size_like ? "any address space" : "Size", vma->kb[field]);
+					  size_like ? "any address space" : "Size", kb[field]);
 	}
+	return 0;
+}
+
+/* The VMA's lines are all read: checked, then its nonzero counters kept,
+ * interned (struct vma), and the parser's counters cleared for the next. */
+static int finish_vma(struct smaps_parser *parser)
+{
+	struct vma *vma = parser->current;
+	if (!vma)
+		return 0;
+	if (check_vma(parser))
+		return -1;
+	uint64_t words[SMAPS_FIELD_COUNT];
+	size_t count = 0;
+	for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
+		if (parser->kb[field]) {
+			words[count++] = parser->kb[field];
+			vma->counter_fields |= UINT32_C(1) << field;
+			parser->kb[field] = 0;
+		}
+	}
+	vma->counters = arena_intern_words(parser->arena, words, count);
 	return 0;
 }
 
@@ -327,7 +292,7 @@ static int parse_line(struct smaps_parser *parser, const char *p, const char *li
 		p++;
 	if (p < limit && *p == ':' && p > name)
 		return parse_field(parser, name, (size_t)(p - name), p + 1, limit);
-	if (check_vma(parser))
+	if (finish_vma(parser))
 		return -1;
 	return parse_vma_header(parser, name, limit);
 }
@@ -408,7 +373,7 @@ int smaps_parser_end(struct smaps_parser *parser)
 {
 	int status = parser->tail.length
 		? parse_fail(parser->place, parser->line + 1, "file ends inside a line (truncated?)")
-		: check_vma(parser);
+		: finish_vma(parser);
 	buffer_free(&parser->tail);
 	return status;
 }

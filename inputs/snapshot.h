@@ -7,9 +7,9 @@
  * /proc into one in-memory struct snapshot; the writer (capture) produces the
  * portable form.  Everything downstream reads only this header.
  *
- * Memory: all processes' VMAs sit in one array (struct vma, ~200 bytes each),
- * all strings in one arena, pagemap records in one array per process.  Nothing
- * is allocated per smaps line.
+ * Memory: all processes' VMAs sit in one array (struct vma, 88 bytes each),
+ * their counters and all strings in one arena, interned, pagemap records
+ * kept once per distinct content.  Nothing is allocated per smaps line.
  */
 #ifndef PTSCOPE_INPUTS_SNAPSHOT_H
 #define PTSCOPE_INPUTS_SNAPSHOT_H
@@ -68,18 +68,33 @@ enum smaps_field {
 /* The smaps key of each field ("Rss", "Pss_Dirty", ...). */
 extern const char *const smaps_field_names[SMAPS_FIELD_COUNT];
 
+/*
+ * A VMA costs 88 bytes and its counters: a VMA keeps only its nonzero smaps
+ * counters, in field order, in words shared by every VMA with the same
+ * values (interned in the snapshot's arena: a library mapped alike by every
+ * process holds one copy).  Read them with vma_kb.
+ */
 struct vma {
 	uint64_t start, end;            /* [start, end) virtual addresses */
 	uint64_t offset;                /* file offset in bytes */
 	uint64_t inode;
-	uint32_t dev_major, dev_minor;
-	char perms[5];                  /* "r-xp", NUL-terminated */
 	const char *path;               /* "" for anonymous; arena-owned */
 	uint64_t vm_flags;              /* bit per enum vma_flag */
-	uint64_t kb[SMAPS_FIELD_COUNT]; /* counters; absent fields are 0 */
-	uint32_t present_fields;        /* bit per enum smaps_field seen */
+	const uint64_t *counters;       /* the held counters in field order (vma_kb) */
+	uint32_t counter_fields;        /* bit per enum smaps_field held in counters; a field
+					 * not held is 0 (readers hold only nonzero ones) */
+	uint32_t present_fields;        /* bit per enum smaps_field seen (0 or not) */
+	uint32_t dev_major, dev_minor;
 	uint32_t extra_first, extra_count; /* unknown fields, in snapshot->extras */
+	char perms[5];                  /* "r-xp", NUL-terminated */
 };
+
+/* A counter of v in kB; 0 when absent (present_fields tells absent from 0). */
+static inline uint64_t vma_kb(const struct vma *v, enum smaps_field field)
+{
+	uint32_t bit = UINT32_C(1) << field;
+	return (v->counter_fields & bit) ? v->counters[__builtin_popcount(v->counter_fields & (bit - 1))] : 0;
+}
 
 /* An smaps line this parser does not know, kept by name. */
 struct smaps_extra {

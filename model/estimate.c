@@ -49,8 +49,8 @@ static void span_add(struct span_count *span, uint64_t first, uint64_t last)
  * PMD leaves map (an anonymous PMD-mapped THP keeps its deposited PTE page). */
 static uint64_t pte_mapped_pages(const struct vma *v)
 {
-	uint64_t kb = v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP];
-	uint64_t pmd = v->kb[SMAPS_SHMEM_PMD_MAPPED] + v->kb[SMAPS_FILE_PMD_MAPPED];
+	uint64_t kb = vma_kb(v, SMAPS_RSS) + vma_kb(v, SMAPS_SWAP);
+	uint64_t pmd = vma_kb(v, SMAPS_SHMEM_PMD_MAPPED) + vma_kb(v, SMAPS_FILE_PMD_MAPPED);
 	return (kb > pmd ? kb - pmd : 0) / KB_PER_PAGE;
 }
 
@@ -282,8 +282,8 @@ static void measure_drift(struct model_context *c, double *drift)
 		for (size_t v = 0; v < p->vma_count; v++) {
 			const struct vma *vma = &p->vmas[v];
 			size_t g = (size_t)(vma - s->vmas);
-			double rss = (double)vma->kb[SMAPS_RSS] / KB_PER_PAGE;
-			double smaps_shared = (double)(vma->kb[SMAPS_SHARED_CLEAN] + vma->kb[SMAPS_SHARED_DIRTY]) / KB_PER_PAGE;
+			double rss = (double)vma_kb(vma, SMAPS_RSS) / KB_PER_PAGE;
+			double smaps_shared = (double)(vma_kb(vma, SMAPS_SHARED_CLEAN) + vma_kb(vma, SMAPS_SHARED_DIRTY)) / KB_PER_PAGE;
 			drift[g] = fabs(rss - counts[g].present) + fabs(smaps_shared - counts[g].shared);
 			c->result->smaps_drift_pages += (uint64_t)drift[g];
 		}
@@ -310,16 +310,16 @@ static void estimate_chains(struct model_context *c)
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];
 		struct vma_pages vp = {
-			.rss = (double)v->kb[SMAPS_RSS] / KB_PER_PAGE,
-			.shared = (double)(v->kb[SMAPS_SHARED_CLEAN] + v->kb[SMAPS_SHARED_DIRTY]) / KB_PER_PAGE,
-			.anon = (double)v->kb[SMAPS_ANONYMOUS] / KB_PER_PAGE,
+			.rss = (double)vma_kb(v, SMAPS_RSS) / KB_PER_PAGE,
+			.shared = (double)(vma_kb(v, SMAPS_SHARED_CLEAN) + vma_kb(v, SMAPS_SHARED_DIRTY)) / KB_PER_PAGE,
+			.anon = (double)vma_kb(v, SMAPS_ANONYMOUS) / KB_PER_PAGE,
 		};
 		vp.drift = drift[g];
 		if (vp.rss <= 0 && vp.drift <= 0)
 			continue;
-		uint64_t private_kb = v->kb[SMAPS_PRIVATE_CLEAN] + v->kb[SMAPS_PRIVATE_DIRTY];
-		vp.inverse_low = v->kb[SMAPS_PSS] > private_kb
-			? (double)(v->kb[SMAPS_PSS] - private_kb) / KB_PER_PAGE : 0;
+		uint64_t private_kb = vma_kb(v, SMAPS_PRIVATE_CLEAN) + vma_kb(v, SMAPS_PRIVATE_DIRTY);
+		vp.inverse_low = vma_kb(v, SMAPS_PSS) > private_kb
+			? (double)(vma_kb(v, SMAPS_PSS) - private_kb) / KB_PER_PAGE : 0;
 		vp.inverse_high = clamp(vp.inverse_low + 1.0 / KB_PER_PAGE, 0, vp.shared / 2);
 		/* anonymous pages are mapped at most once per process; file pages at
 		 * most once per VMA of the file */

@@ -436,8 +436,8 @@ static void sum_processes(struct model_context *c)
 		r->processes_with_status += mp->has_vmpte;
 		r->vma_count += p->vma_count;
 		for (size_t v = 0; v < p->vma_count; v++) {
-			mp->rss_bytes += p->vmas[v].kb[SMAPS_RSS] * 1024;
-			mp->pss_bytes += p->vmas[v].kb[SMAPS_PSS] * 1024;
+			mp->rss_bytes += vma_kb(&p->vmas[v], SMAPS_RSS) * 1024;
+			mp->pss_bytes += vma_kb(&p->vmas[v], SMAPS_PSS) * 1024;
 		}
 		model_walk_segments(c, i, visit_process_figures, NULL);
 		r->present_ptes += mp->present_ptes;

@@ -65,7 +65,7 @@ static void mark_anon_vmas(struct model_context *c)
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
 		for (size_t v = 0; v < p->vma_count; v++)
-			if (p->vmas[v].kb[SMAPS_ANONYMOUS] > 0)
+			if (vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0)
 				c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = true;
 		model_walk_segments(c, i, visit_exclusive, NULL);
 	}

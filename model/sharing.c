@@ -134,11 +134,7 @@ static void slots_reset(struct slots *slots)
 
 static void slots_free(struct slots *slots)
 {
-	free(slots->pages);
-	free(slots->windows);
-	free(slots->boundaries);
-	free(slots->covers);
-	free(slots->touched);
+	FREE_ALL(slots->pages, slots->windows, slots->boundaries, slots->covers, slots->touched);
 	hash_free(&slots->page_table);
 	hash_free(&slots->window_table);
 }
@@ -407,7 +403,7 @@ static bool member_run(const struct sharing_rule *rule, const struct member *m, 
 	const struct vma *v = m->vma;
 	uint64_t w, end;
 	member_windows(rule, v, &w, &end);
-	if (w >= end || v->kb[SMAPS_RSS] + v->kb[SMAPS_SWAP] == 0)
+	if (w >= end || vma_kb(v, SMAPS_RSS) + vma_kb(v, SMAPS_SWAP) == 0)
 		return false;
 	uint64_t positions = (uint64_t)1 << (64 - rule->window_shift);
 	*first = name_place(rule, window_name(rule, v, w));
@@ -554,12 +550,12 @@ static uint64_t share_group(struct model_context *c, struct model_sharing *out, 
 static uint64_t member_windows_at_least(const struct model_context *c, const struct sharing_rule *rule,
 					const struct vma *v, uint64_t first, uint64_t end)
 {
-	uint64_t kb = v->kb[SMAPS_RSS] + (v->perms[3] == 'p' ? v->kb[SMAPS_SWAP] : 0);
+	uint64_t kb = vma_kb(v, SMAPS_RSS) + (v->perms[3] == 'p' ? vma_kb(v, SMAPS_SWAP) : 0);
 	uint64_t size = (uint64_t)1 << rule->window_shift;
 	uint64_t whole_kb = (end - first) * (size / 1024);
 	uint64_t outside_kb = (v->end - v->start) / 1024 - whole_kb;
 	if (rule->skip_pmd_mapped && rule->window_shift == c->pte_shift)
-		outside_kb += v->kb[SMAPS_ANON_HUGE_PAGES] + v->kb[SMAPS_SHMEM_PMD_MAPPED] + v->kb[SMAPS_FILE_PMD_MAPPED];
+		outside_kb += vma_kb(v, SMAPS_ANON_HUGE_PAGES) + vma_kb(v, SMAPS_SHMEM_PMD_MAPPED) + vma_kb(v, SMAPS_FILE_PMD_MAPPED);
 	if (kb <= outside_kb)
 		return 0;
 	uint64_t per_window_kb = size / 1024;
@@ -682,9 +678,9 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 	sort(members, count, sizeof(*members), compare_members);
 	for (size_t i = 0; i < count;) {
 		size_t j = i + 1;
-		bool private_copies = members[i].vma->kb[SMAPS_ANONYMOUS] > 0;
+		bool private_copies = vma_kb(members[i].vma, SMAPS_ANONYMOUS) > 0;
 		while (j < count && same_group(&members[i], &members[j]))
-			private_copies |= members[j++].vma->kb[SMAPS_ANONYMOUS] > 0;
+			private_copies |= vma_kb(members[j++].vma, SMAPS_ANONYMOUS) > 0;
 		uint64_t pages = j - i > 1 ? share_group(c, out, rule_index, members + i, j - i, &slots) : 0;
 		out->sharable_pages += pages;
 		bool known = true;

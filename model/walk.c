@@ -415,7 +415,7 @@ static enum pmd_kind records_pmd_kind(struct model_context *c, const struct proc
 static uint64_t smaps_pmd_windows(const struct model_context *c, const struct vma *v, bool *anon)
 {
 	uint64_t window_kb = ((uint64_t)1 << c->pte_shift) / 1024;
-	uint64_t anon_kb = v->kb[SMAPS_ANON_HUGE_PAGES], file_kb = v->kb[SMAPS_SHMEM_PMD_MAPPED] + v->kb[SMAPS_FILE_PMD_MAPPED];
+	uint64_t anon_kb = vma_kb(v, SMAPS_ANON_HUGE_PAGES), file_kb = vma_kb(v, SMAPS_SHMEM_PMD_MAPPED) + vma_kb(v, SMAPS_FILE_PMD_MAPPED);
 	*anon = anon_kb >= file_kb;
 	return (anon_kb + file_kb) / window_kb;
 }

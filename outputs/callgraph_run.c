@@ -26,6 +26,10 @@ void callgraph_summary_write(FILE *out, const struct callgraph *graph)
 	fprintf(out, "ptscope: callgraph: %zu files (%zu parsed, %zu cached, %zu failed); "
 		"configuration: %s; %s\n", s->files, s->files_parsed, s->files_cached, s->files_failed,
 		s->config, s->libclang ? s->libclang : "libclang");
+	if (s->files_pch)
+		fprintf(out, "ptscope: callgraph: %zu of the %zu parsed files read their shared headers "
+			"from %zu precompiled header%s\n", s->files_pch, s->files_parsed, s->pch_count,
+			s->pch_count == 1 ? "" : "s");
 	if (s->compat)
 		fprintf(out, "ptscope: callgraph: %s\n", s->compat);
 	if (s->config_symbols_supplied)

@@ -495,26 +495,29 @@ static Agiddisc_t cluster_id_discipline = {
 };
 static Agdisc_t graph_discipline = { &AgMemDisc, &cluster_id_discipline, &AgIoDisc };
 
+/* Default attributes of one kind: name, value, name, value, ..., NULL. */
+static void set_defaults(Agraph_t *graph, int kind, const char *const *pairs)
+{
+	for (; *pairs; pairs += 2)
+		agattr(graph, kind, (char *)pairs[0], (char *)pairs[1]);
+}
+
 static Agraph_t *build(const struct callgraph *cg, const struct graph_overlay *overlay)
 {
 	Agraph_t *graph = agopen((char *)"callgraph", Agdirected, &graph_discipline);
 	/* call chains are long (fork: eleven calls down to the rmap): laid out
-	 * top to bottom they fold into a page instead of a banner */
-	agattr(graph, AGRAPH, (char *)"rankdir", (char *)"TB");
-	agattr(graph, AGRAPH, (char *)"fontname", (char *)"Helvetica");
-	agattr(graph, AGRAPH, (char *)"ranksep", (char *)"0.6");
-	agattr(graph, AGRAPH, (char *)"nodesep", (char *)"0.15");
-	/* ranks across clusters: without it dot 2.42 loses edges between
+	 * top to bottom they fold into a page instead of a banner (rankdir TB);
+	 * newrank ranks across clusters: without it dot 2.42 loses edges between
 	 * clusters of a large graph ("lost ... edge") and then frees twice */
-	agattr(graph, AGRAPH, (char *)"newrank", (char *)"true");
-	agattr(graph, AGNODE, (char *)"fontname", (char *)"Helvetica");
-	agattr(graph, AGNODE, (char *)"fontsize", (char *)"11");
-	agattr(graph, AGNODE, (char *)"style", (char *)"filled");
-	agattr(graph, AGNODE, (char *)"height", (char *)"0.3");
-	agattr(graph, AGEDGE, (char *)"color", (char *)"#555555");
-	agattr(graph, AGEDGE, (char *)"arrowsize", (char *)"0.6");
-	agattr(graph, AGEDGE, (char *)"fontname", (char *)"Helvetica");
-	agattr(graph, AGEDGE, (char *)"fontsize", (char *)"9");
+	static const char *const graph_defaults[] = { "rankdir", "TB", "fontname", "Helvetica", "ranksep", "0.6",
+						      "nodesep", "0.15", "newrank", "true", NULL };
+	static const char *const node_defaults[] = { "fontname", "Helvetica", "fontsize", "11", "style", "filled",
+						     "height", "0.3", NULL };
+	static const char *const edge_defaults[] = { "color", "#555555", "arrowsize", "0.6", "fontname", "Helvetica",
+						     "fontsize", "9", NULL };
+	set_defaults(graph, AGRAPH, graph_defaults);
+	set_defaults(graph, AGNODE, node_defaults);
+	set_defaults(graph, AGEDGE, edge_defaults);
 	char label[2048];
 	const char *source = cg->summary.source ? cg->summary.source : "the source";
 	size_t length = strlen(source);

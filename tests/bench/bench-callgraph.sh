@@ -3,10 +3,13 @@
 # flags ptscope chooses, written out with --write-commands by a first cold run,
 # which also fills the page cache, so every tool sees exactly the same ones),
 # CPU seconds of every thread and child:
-#   ptscope callgraph, cold (empty cache, each run) against clang-14
+#   ptscope callgraph, cold (empty cache, each run: the shared precompiled
+#       headers of analyzer/pch.c are built too) against clang-N
 #       -fsyntax-only over the same files and flags, same parallelism (the
-#       floor for anything that parses with clang), in pairs after the first
-#       cold run (bench-common.sh's ratio; BENCH_CALLGRAPH_PAIRS, default 1)
+#       floor for anything that parses every file with clang; N the version
+#       of the libclang ptscope loaded, else 14), in pairs after the first
+#       cold run (bench-common.sh's ratio; BENCH_CALLGRAPH_PAIRS, default 1);
+#       the same with PTSCOPE_NO_PCH=1 (every file parsed whole)
 #   ptscope callgraph, warm (unchanged tree): the median of three runs
 #   a warm run with a 60,000-symbol kernel profile against one without, in pairs
 #   GNU cflow over the same files, once, and whether it finds the indirect call
@@ -24,8 +27,14 @@ tree=$(sh "$here/../kernel-source.sh" "$cache") || skip "linux-source-6.1 could 
 jobs=$(nproc)
 
 echo "bench-callgraph: linux-source-6.1 at $tree, $jobs jobs"
-"$ptscope" callgraph "$tree" -j "$jobs" --cache-dir "$tmp/cache" -q --write-commands "$tmp/cc.json" \
-	--format json -o "$tmp/graph.json" || { echo "bench-callgraph: ptscope failed"; exit 1; }
+"$ptscope" callgraph "$tree" -j "$jobs" --cache-dir "$tmp/cache" --write-commands "$tmp/cc.json" \
+	--format json -o "$tmp/graph.json" 2> "$tmp/first.err" || { echo "bench-callgraph: ptscope failed"; exit 1; }
+# how many files the shared precompiled headers served in that cold run
+grep 'precompiled header' "$tmp/first.err" || echo "ptscope: no file used a shared precompiled header"
+# the clang of the libclang ptscope loaded ("libclang-19.so.1 (...)"), else clang-14
+clang_version=$(jq -r '.summary.libclang' "$tmp/graph.json" | sed -n 's/^libclang-\([0-9]*\)\.so.*/\1/p')
+clang=clang-${clang_version:-14}
+command -v "$clang" > /dev/null || clang=clang-14
 files=$(jq length "$tmp/cc.json")
 jq -r '.[] | .arguments[1:] | @sh' "$tmp/cc.json" > "$tmp/commands"
 jq -r '.[].file' "$tmp/cc.json" > "$tmp/files"
@@ -36,14 +45,22 @@ cat > "$tmp/cold.sh" <<COLD
 rm -rf '$tmp/cold-cache'
 exec '$ptscope' callgraph '$tree' -j $jobs --cache-dir '$tmp/cold-cache' -q --format json -o '$tmp/cold-pair.json'
 COLD
+cat > "$tmp/plain.sh" <<PLAIN
+rm -rf '$tmp/plain-cache'
+PTSCOPE_NO_PCH=1 exec '$ptscope' callgraph '$tree' -j $jobs --cache-dir '$tmp/plain-cache' -q --format json -o '$tmp/plain-pair.json'
+PLAIN
 cat > "$tmp/floor.sh" <<FLOOR
-xargs -d '\n' -P $jobs -I{} sh -c 'clang-14 -fsyntax-only {} >/dev/null 2>&1; true' < '$tmp/commands'
+xargs -d '\n' -P $jobs -I{} sh -c '$clang -fsyntax-only {} >/dev/null 2>&1; true' < '$tmp/commands'
 FLOOR
 # the first run above was a cold one, reading every file both read: it is the
 # warm-up (a cold parse and a clang floor fewer, about 2 minutes of CPU here)
 pairs=${BENCH_CALLGRAPH_PAIRS:-1} warmup=0
 ratio "callgraph of linux-source-6.1 ($files files), cold cache, -j $jobs" \
-	"clang-14 -fsyntax-only, same files and flags, xargs -P $jobs" "sh '$tmp/cold.sh'" "sh '$tmp/floor.sh'" || exit 1
+	"$clang -fsyntax-only, same files and flags, xargs -P $jobs" "sh '$tmp/cold.sh'" "sh '$tmp/floor.sh'" || exit 1
+ratio "callgraph of linux-source-6.1, cold, PTSCOPE_NO_PCH=1 (every file parsed whole), -j $jobs" \
+	"$clang -fsyntax-only, same files and flags, xargs -P $jobs" "sh '$tmp/plain.sh'" "sh '$tmp/floor.sh'" || exit 1
+cmp -s "$tmp/cold-pair.json" "$tmp/plain-pair.json" ||
+	echo "bench-callgraph: the call graph differs with and without the precompiled headers"
 warmup=1
 
 # warm: the median of three runs' CPU seconds (nothing to pair it with)

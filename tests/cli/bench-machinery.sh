@@ -94,3 +94,19 @@ for name in inputs report scale callgraph time; do
 done
 grep -q '^- load average (1, 5, 15 min): .* before, .* after; 1 min: ' "$tmp/m.md" || fail "no load line"
 echo "ok: run.sh: a failed, rowless or skipped bench leaves the file as it was; a whole run writes it whole"
+
+# readme-figures.py: the README's figures come from the measurements file,
+# between the markers; a row missing is an error and the README stays
+grep -v '^| info, 2000' "$PTSCOPE_TESTS/bench/readme-figures.fixture.md" > "$tmp/short.md"
+cp "$PTSCOPE_TESTS/../README.md" "$tmp/README.md"
+python3 "$benchdir/readme-figures.py" "$tmp/short.md" "$tmp/README.md" 2> "$tmp/err" && fail "readme-figures.py without the info row"
+grep -q "no row 'info, 2000 processes'" "$tmp/err" || fail "readme-figures.py: $(cat "$tmp/err")"
+cmp -s "$tmp/README.md" "$PTSCOPE_TESTS/../README.md" || fail "readme-figures.py changed the README after an error"
+python3 "$benchdir/readme-figures.py" "$PTSCOPE_TESTS/bench/readme-figures.fixture.md" "$tmp/README.md" ||
+	fail "readme-figures.py on the fixture"
+for figure in "8.36× the" "5.85× ptscope" "33.31×" "27.38× on 4000" "1.24× the kernel" "1.23× with" "0.56× the CPU" \
+	"warm one 0.1687 s" "fork() 1593.2 us measured, 1340.6 +- 449.7 predicted (+19 %)" "3225.9 +- 484.7 us today"; do
+	tr '\n' ' ' < "$tmp/README.md" | grep -qF "$figure" || fail "README lacks '$figure' from the measurements"
+done
+tr '\n' ' ' < "$tmp/README.md" | grep -q 'load average 17.12' || fail "README lacks the run's load"
+echo "ok: readme-figures.py: the README quotes the measurements file, and refuses one that lacks a row"

@@ -107,32 +107,20 @@ cg --format table -o "$tmp/t.txt" 2> /dev/null; [ $? -eq 1 ] || fail "--format t
 # leaves page_remove_rmap 3 (75 %), zap_pte_range 1; zap_page_range ->
 # zap_pte_range in samples 1, 3, 4 (3); zap_pte_range -> page_remove_rmap in
 # 1 and 3 (2); do_munmap -> zap_page_range 2; do_wp_page.isra.0 is do_wp_page
-cat > "$tmp/script.txt" <<'TXT'
-# ========
-# captured on: a fixture
-# ========
-bash  1234 [000] 12345.678901:     250000 cycles:
-	ffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])
-	ffffffff8123bcde zap_pte_range+0x2a1 ([kernel.kallsyms])
-	ffffffff8123cdef zap_page_range+0x10 ([kernel.kallsyms])
-	ffffffff8123cdef exit_mmap+0x10 ([kernel.kallsyms])
-
-bash  1234 [000] 12345.679901:     250000 cycles:
-	ffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])
-	ffffffff8123bcde do_wp_page.isra.0+0x2a1 ([kernel.kallsyms])
-	ffffffff8123cdef handle_pte_fault+0x10 ([kernel.kallsyms])
-
-make  99 [001] 12345.680901:     250000 cycles:
-	ffffffff8123abcd page_remove_rmap+0x1d ([kernel.kallsyms])
-	ffffffff8123bcde zap_pte_range+0x2a1 ([kernel.kallsyms])
-	ffffffff8123cdef zap_page_range+0x10 ([kernel.kallsyms])
-	ffffffff8123cdef do_munmap+0x10 ([kernel.kallsyms])
-
-make  99 [001] 12345.690901:     250000 cycles:
-	ffffffff8123bcde zap_pte_range+0x2a1 ([kernel.kallsyms])
-	ffffffff8123cdef zap_page_range+0x10 ([kernel.kallsyms])
-	ffffffff8123cdef do_munmap+0x10 ([kernel.kallsyms])
-TXT
+# one perf script sample: "COMM PID [CPU] TIME", then its frames, innermost first
+sample() {
+	printf '%s:     250000 cycles:\n' "$1"
+	shift
+	for frame; do printf '\tffffffff8123abcd %s ([kernel.kallsyms])\n' "$frame"; done
+	echo
+}
+{
+	printf '# ========\n# captured on: a fixture\n# ========\n'
+	sample "bash  1234 [000] 12345.678901" page_remove_rmap+0x1d zap_pte_range+0x2a1 zap_page_range+0x10 exit_mmap+0x10
+	sample "bash  1234 [000] 12345.679901" page_remove_rmap+0x1d do_wp_page.isra.0+0x2a1 handle_pte_fault+0x10
+	sample "make  99 [001] 12345.680901" page_remove_rmap+0x1d zap_pte_range+0x2a1 zap_page_range+0x10 do_munmap+0x10
+	sample "make  99 [001] 12345.690901" zap_pte_range+0x2a1 zap_page_range+0x10 do_munmap+0x10
+} > "$tmp/script.txt"
 cg --overlay-profile "$tmp/script.txt" --format json -o "$tmp/script.json" || fail "perf script: exit status $?"
 call() {  # samples on the call FROM -> TO
 	jq -r --arg f "$1" --arg t "$2" '(.nodes | map({(.id): .name}) | add) as $n

@@ -146,15 +146,26 @@ def info_with_format(data, version):
                      for line in lines).encode()
 
 
-def to2(members):
-    chunks, positions, out = [], {}, []
+def convert(members, kpages, pagemap, drop=()):
+    """The members with each process's kpages and pagemap member renamed and
+    converted, (OLD, NEW, FUNCTION) each; the others as they are, but drop."""
+    out = []
     for info, data in members:
-        if info.name.split('/')[-1] == 'kpages':
-            out.append((tarfile.TarInfo(info.name[:-len('kpages')] + 'kpage_runs'), encode_kpages(data)))
-            continue
-        if not info.name.endswith('/pagemap'):
-            out.append((info, data))
-            continue
+        leaf = info.name.split('/')[-1]
+        for old, new, function in (kpages, pagemap):
+            if leaf == old:
+                out.append((tarfile.TarInfo(info.name[:-len(old)] + new), function(data)))
+                break
+        else:
+            if leaf not in drop:
+                out.append((info, data))
+    return out
+
+
+def to2(members):
+    chunks, positions = [], {}
+
+    def runs_of(data):
         by_chunk = {}
         for vaddr, entry in struct.iter_unpack('<QQ', data):
             by_chunk.setdefault(vaddr >> CHUNK_SHIFT, []).append(((vaddr >> PAGE_SHIFT) & 511, entry))
@@ -169,8 +180,9 @@ def to2(members):
                 runs[-1][1] += 1
             else:
                 runs.append([chunk, 1, position])
-        body = b''.join(struct.pack('<QQQ', c << CHUNK_SHIFT, n, p) for c, n, p in runs)
-        out.append((tarfile.TarInfo(info.name + '_runs'), body))
+        return b''.join(struct.pack('<QQQ', c << CHUNK_SHIFT, n, p) for c, n, p in runs)
+
+    out = convert(members, ('kpages', 'kpage_runs', encode_kpages), ('pagemap', 'pagemap_runs', runs_of))
     member = b''.join(struct.pack('<I', len(c)) + c for c in chunks)
     out.append((tarfile.TarInfo('pagemap_chunks'), member))
     return out, 2
@@ -183,24 +195,18 @@ def to1(members):
         (length,) = struct.unpack_from('<I', chunk_member, at)
         chunks.append(decode_chunk(chunk_member[at + 4:at + 4 + length]))
         at += 4 + length
-    out = []
-    for info, data in members:
-        if info.name.split('/')[-1] == 'pagemap_chunks':
-            continue
-        if info.name.split('/')[-1] == 'kpage_runs':
-            out.append((tarfile.TarInfo(info.name[:-len('kpage_runs')] + 'kpages'), decode_kpages(data)))
-            continue
-        if not info.name.endswith('/pagemap_runs'):
-            out.append((info, data))
-            continue
+
+    def pages_of(data):
         body = bytearray()
         for vaddr, length, position in struct.iter_unpack('<QQQ', data):
             for i in range(length):
                 base = vaddr + (i << CHUNK_SHIFT)
                 for page, entry in chunks[position + i]:
                     body += struct.pack('<QQ', base + (page << PAGE_SHIFT), entry)
-        out.append((tarfile.TarInfo(info.name[:-len('_runs')]), bytes(body)))
-    return out, 1
+        return bytes(body)
+
+    return convert(members, ('kpage_runs', 'kpages', decode_kpages), ('pagemap_runs', 'pagemap', pages_of),
+                   drop=('pagemap_chunks',)), 1
 
 
 def main():

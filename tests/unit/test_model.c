@@ -155,6 +155,7 @@ struct fake {
 	struct snapshot snapshot;
 	struct process processes[8];
 	struct vma vmas[16];
+	uint64_t kb[16][SMAPS_FIELD_COUNT];     /* each VMA's counters, every field held */
 	struct pagemap_record records[8][MAX_RECORDS];
 	size_t record_counts[8];
 	struct kpage_run kpages[16];
@@ -215,9 +216,18 @@ static struct vma *fake_vma(struct fake *f, struct process *p, uint64_t start, u
 	v->dev_major = inode ? 8 : 0;
 	memcpy(v->perms, perms, 5);
 	v->path = path;
+	v->counters = f->kb[v - f->vmas];
+	v->counter_fields = (UINT32_C(1) << SMAPS_FIELD_COUNT) - 1;
 	v->vm_flags = (UINT64_C(1) << VMF_RD) | (perms[1] == 'w' ? UINT64_C(1) << VMF_WR : 0) |
 		      (perms[3] == 's' ? UINT64_C(1) << VMF_SH : 0);
 	return v;
+}
+
+/* The counters of a fake's VMA, to set (vma_kb reads them): fake_vma
+ * points them at the fake's own kb[] row. */
+static uint64_t *fake_kb(const struct vma *v)
+{
+	return (uint64_t *)(uintptr_t)v->counters;
 }
 
 static void fake_record(struct process *p, uint64_t vaddr, uint64_t entry)
@@ -430,7 +440,7 @@ static void test_pmd_windows_from_smaps(void)
 	struct fake *f = fake_new();
 	struct process *a = fake_process(f, 1, 0, 0);
 	struct vma *v = fake_vma(f, a, 0x200000, 0xa00000, "r--s", 5, "/data/big");
-	v->kb[SMAPS_FILE_PMD_MAPPED] = 4096;
+	fake_kb(v)[SMAPS_FILE_PMD_MAPPED] = 4096;
 	v->present_fields = 1u << SMAPS_ANON_HUGE_PAGES | 1u << SMAPS_SHMEM_PMD_MAPPED | 1u << SMAPS_FILE_PMD_MAPPED;
 	for (uint64_t w = 0; w < 4; w++) {
 		for (uint64_t i = 0; i < 512; i++)
@@ -446,7 +456,7 @@ static void test_pmd_windows_from_smaps(void)
 	r = run(f, NULL, 0);
 	CU_ASSERT_EQUAL(r->pte_pages, 2);
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 2);
-	v->kb[SMAPS_FILE_PMD_MAPPED] = 0;
+	fake_kb(v)[SMAPS_FILE_PMD_MAPPED] = 0;
 	r = run(f, NULL, 0);
 	CU_ASSERT_EQUAL(r->pte_pages, 4);
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 0);
@@ -470,7 +480,7 @@ static void test_thp_fork_exit(void)
 {
 	struct fake *f = fake_new();
 	struct process *a = fake_process(f, 1, 0, 0);
-	fake_vma(f, a, 0x200000, 0x800000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 4108;
+	fake_kb(fake_vma(f, a, 0x200000, 0x800000, "rw-p", 0, ""))[SMAPS_ANONYMOUS] = 4108;
 	fake_vma(f, a, 0x800000, 0xa00000, "r--p", 5, "/lib/big");
 	for (uint64_t i = 0; i < 512; i++) {
 		fake_record(a, 0x200000 + i * 4096, P | PAGEMAP_EXCLUSIVE | (0x400 + i));
@@ -539,11 +549,11 @@ static void test_thp_events(void)
 {
 	struct fake *f = fake_new();
 	struct process *parent = fake_process(f, 1, 0, 0), *child = NULL;
-	fake_vma(f, parent, 0x200000, 0x400000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 2048;
-	fake_vma(f, parent, 0x600000, 0x602000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 8;
+	fake_kb(fake_vma(f, parent, 0x200000, 0x400000, "rw-p", 0, ""))[SMAPS_ANONYMOUS] = 2048;
+	fake_kb(fake_vma(f, parent, 0x600000, 0x602000, "rw-p", 0, ""))[SMAPS_ANONYMOUS] = 8;
 	fake_vma(f, parent, 0x800000, 0xa00000, "rw-s", 7, "/dev/shm/buffer");
 	child = fake_process(f, 2, 1, 0);
-	fake_vma(f, child, 0x200000, 0x400000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 2048;
+	fake_kb(fake_vma(f, child, 0x200000, 0x400000, "rw-p", 0, ""))[SMAPS_ANONYMOUS] = 2048;
 	for (uint64_t i = 0; i < 512; i++)
 		fake_record(parent, 0x200000 + i * 4096, P | (0x400 + i));
 	fake_record(parent, 0x600000, P | PAGEMAP_EXCLUSIVE | 20);
@@ -625,8 +635,8 @@ static void test_sharing_bounds(void)
 		struct process *p = fake_process(f, i + 1, 1, vm_pte[i]);
 		p->has_pagemap = false;
 		struct vma *v = fake_vma(f, p, 0x40000000, 0x40800000, "r--s", 5, "/data/x");
-		v->kb[SMAPS_SIZE] = 8192;
-		v->kb[SMAPS_RSS] = rss[i];
+		fake_kb(v)[SMAPS_SIZE] = 8192;
+		fake_kb(v)[SMAPS_RSS] = rss[i];
 	}
 	const char *const ids[] = { "shpt-2006" };
 	struct model_result *r = run(f, ids, 1);
@@ -750,7 +760,7 @@ static void test_mixed_runs(void)
 		uint64_t start = hugetlb[i].start_gib * GIB;
 		struct vma *v = fake_vma(f, p, start, start + hugetlb[i].length_gib * GIB, "rw-s", 42, "/dev/hugepages/db");
 		v->offset = hugetlb[i].offset;
-		v->kb[SMAPS_RSS] = hugetlb[i].rss_kb;
+		fake_kb(v)[SMAPS_RSS] = hugetlb[i].rss_kb;
 		v->vm_flags |= UINT64_C(1) << VMF_HT | UINT64_C(1) << VMF_MS;
 		if (p->has_pagemap) {
 			fake_record(p, start, P | FILE_PAGE | 512);
@@ -760,9 +770,9 @@ static void test_mixed_runs(void)
 	struct process *q = fake_process(f, 6, 1, 0);
 	q->has_pagemap = false;
 	q->status.has_vm_pte = false;
-	fake_vma(f, q, 0x200000, 0x800000, "r--s", 43, "/data")->kb[SMAPS_RSS] = 4;
+	fake_kb(fake_vma(f, q, 0x200000, 0x800000, "r--s", 43, "/data"))[SMAPS_RSS] = 4;
 	q = fake_process(f, 7, 1, 0);
-	fake_vma(f, q, 0x200000, 0x800000, "r--s", 43, "/data")->kb[SMAPS_RSS] = 8;
+	fake_kb(fake_vma(f, q, 0x200000, 0x800000, "r--s", 43, "/data"))[SMAPS_RSS] = 8;
 	fake_record(q, 0x200000, P | FILE_PAGE | 7);
 	fake_record(q, 0x201000, P | FILE_PAGE | 8);
 	const char *const ids[] = { "hugetlb-pmd", "shpt-2006" };
@@ -835,7 +845,7 @@ static void test_object_rmap(void)
 	struct vma *pv = fake_vma(f, parent, 0x400000, 0x401000, "rw-p", 0, "");
 	struct process *child = fake_process(f, 11, 10, 0);
 	struct vma *cv = fake_vma(f, child, 0x400000, 0x401000, "rw-p", 0, "");
-	pv->kb[SMAPS_ANONYMOUS] = cv->kb[SMAPS_ANONYMOUS] = 4;
+	fake_kb(pv)[SMAPS_ANONYMOUS] = fake_kb(cv)[SMAPS_ANONYMOUS] = 4;
 	fake_record(parent, 0x400000, P | 7);
 	fake_record(child, 0x400000, P | 7);
 	fake_kpage(f, 7, 2, FLAG(KPF_ANON));
@@ -877,7 +887,7 @@ static void test_anon_vma_neighbours(void)
 		v[1]->offset = 0x2000;
 		v[5]->offset = 0x5000;
 		for (int k = 0; k < 6; k++) {
-			v[k]->kb[SMAPS_ANONYMOUS] = 4;
+			fake_kb(v[k])[SMAPS_ANONYMOUS] = 4;
 			fake_record(p, v[k]->start, P | (uint64_t)(100 + k));
 		}
 	}
@@ -917,7 +927,7 @@ static void test_anon_vma_split_tree(void)
 		for (size_t k = 0; k < pieces[i]; k++) {
 			struct vma *v = fake_vma(f, p, base + cuts[i][k] * page, base + cuts[i][k + 1] * page,
 						 k % 2 ? "r--p" : "rw-p", 0, "");
-			v->kb[SMAPS_ANONYMOUS] = 4;
+			fake_kb(v)[SMAPS_ANONYMOUS] = 4;
 			fake_record(p, v->start, P | PAGEMAP_EXCLUSIVE | pfn);
 			fake_kpage(f, pfn++, 1, FLAG(KPF_ANON));
 		}
@@ -946,8 +956,8 @@ static void test_counters(void)
 	struct fake *f = fake_new();
 	struct process *p = fake_process(f, 1, 0, 12);
 	p->has_pagemap = false;
-	fake_vma(f, p, 0x400000, 0x401000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 4;
-	fake_vma(f, p, 0x600000, 0x601000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 4;
+	fake_kb(fake_vma(f, p, 0x400000, 0x401000, "rw-p", 0, ""))[SMAPS_ANONYMOUS] = 4;
+	fake_kb(fake_vma(f, p, 0x600000, 0x601000, "rw-p", 0, ""))[SMAPS_ANONYMOUS] = 4;
 	fake_vma(f, p, 0x700000, 0x701000, "r--p", 3, "/lib/z.so");
 	fake_vma(f, p, 0xffffffffff600000, 0xffffffffff601000, "--xp", 0, "[vsyscall]");
 	struct meminfo_entry meminfo[] = { { "MemTotal", 1024 }, { "PageTables", 40 } };
@@ -1032,7 +1042,7 @@ static void test_lazy_fork(void)
 	struct vma *v3 = fake_vma(f, p, 0x600000, 0x800000, "rw-s", 6, "/huge/x");
 	struct vma *v4 = fake_vma(f, p, 0x900000, 0x901000, "rw-s", 7, "/dev/mem");
 	struct vma *v5 = fake_vma(f, p, 0xa00000, 0xa01000, "rw-s", 8, "/dev/shm/x");
-	v1->kb[SMAPS_ANONYMOUS] = 12;
+	fake_kb(v1)[SMAPS_ANONYMOUS] = 12;
 	v2->vm_flags = FLAG(VMF_RD) | FLAG(VMF_EX);
 	v3->vm_flags |= FLAG(VMF_HT);
 	v4->vm_flags |= FLAG(VMF_PF);
@@ -1146,7 +1156,7 @@ static void test_reclaim_fork_tree(void)
 	const int pids[] = { 10, 11, 12, 13 }, ppids[] = { 1, 10, 11, 10 };
 	for (int i = 0; i < 4; i++) {
 		struct process *p = fake_process(f, pids[i], ppids[i], 0);
-		fake_vma(f, p, 0x600000, 0x602000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 8;
+		fake_kb(fake_vma(f, p, 0x600000, 0x602000, "rw-p", 0, ""))[SMAPS_ANONYMOUS] = 8;
 		fake_record(p, 0x600000, i == 3 ? P | PAGEMAP_EXCLUSIVE | 61 : P | 60);
 		if (i == 2)
 			fake_record(p, 0x601000, P | PAGEMAP_EXCLUSIVE | 62);
@@ -1219,8 +1229,8 @@ static void test_cow_and_swap_faults(void)
 	struct fake *f = fake_new();
 	struct process *p = fake_process(f, 1, 0, 0);
 	struct vma *data = fake_vma(f, p, 0x400000, 0x402000, "rw-p", 7, "/lib/d.so");
-	fake_vma(f, p, 0x600000, 0x601000, "rw-p", 0, "")->kb[SMAPS_ANONYMOUS] = 4;
-	data->kb[SMAPS_ANONYMOUS] = 4;
+	fake_kb(fake_vma(f, p, 0x600000, 0x601000, "rw-p", 0, ""))[SMAPS_ANONYMOUS] = 4;
+	fake_kb(data)[SMAPS_ANONYMOUS] = 4;
 	fake_record(p, 0x400000, P | PAGEMAP_EXCLUSIVE | 70);
 	fake_record(p, 0x401000, P | FILE_PAGE | 71);
 	fake_record(p, 0x600000, PAGEMAP_SWAPPED | 0x99);
@@ -1257,8 +1267,8 @@ static void test_pagetable_estimate(void)
 	a->has_pagemap = false;
 	struct vma *big = fake_vma(f, a, 0x200000, 0x800000, "rw-p", 0, "");
 	struct vma *small = fake_vma(f, a, 0x800000, 0x801000, "rw-p", 0, "");
-	big->kb[SMAPS_RSS] = 600 * 4;
-	small->kb[SMAPS_RSS] = 4;
+	fake_kb(big)[SMAPS_RSS] = 600 * 4;
+	fake_kb(small)[SMAPS_RSS] = 4;
 	f->snapshot.info.pagemap = PAGEMAP_NONE;
 	struct model_result *r = run(f, NULL, 0);
 	const struct estimate *e = &r->process_figures[0].pagetable_estimate;
@@ -1293,8 +1303,8 @@ static void test_file_mappers(void)
 		v[0] = fake_vma(f, p, 0x400000, 0x40c000, "r--s", 7, "/a");
 		v[1] = fake_vma(f, p, 0x800000, 0x80c000, "r--s", i < 4 ? 7 : 9, i < 4 ? "/a" : "/b");
 		for (int k = 0; k < 2; k++) {
-			v[k]->kb[SMAPS_RSS] = v[k]->kb[SMAPS_SHARED_CLEAN] = 12 * 4;
-			v[k]->kb[SMAPS_PSS] = 4;
+			fake_kb(v[k])[SMAPS_RSS] = fake_kb(v[k])[SMAPS_SHARED_CLEAN] = 12 * 4;
+			fake_kb(v[k])[SMAPS_PSS] = 4;
 		}
 	}
 	const char *const ids[] = { "2.5-array-i386-l1-64" };

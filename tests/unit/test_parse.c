@@ -54,8 +54,8 @@ static void test_smaps_real(void)
 	CU_ASSERT_EQUAL(p.vmas.count, 37);
 	uint64_t rss = 0, pss = 0;
 	for (size_t i = 0; i < p.vmas.count; i++) {
-		rss += p.vmas.items[i].kb[SMAPS_RSS];
-		pss += p.vmas.items[i].kb[SMAPS_PSS];
+		rss += vma_kb(&p.vmas.items[i], SMAPS_RSS);
+		pss += vma_kb(&p.vmas.items[i], SMAPS_PSS);
 	}
 	CU_ASSERT_EQUAL(rss, 1788);
 	CU_ASSERT_EQUAL(pss, 354);
@@ -104,9 +104,12 @@ static void smaps_in_pieces(const char *text, size_t size, size_t piece, struct 
 
 static bool same_vma(const struct vma *a, const struct vma *b)
 {
+	for (int field = 0; field < SMAPS_FIELD_COUNT; field++)
+		if (vma_kb(a, field) != vma_kb(b, field))
+			return false;
 	return a->start == b->start && a->end == b->end && a->offset == b->offset && a->inode == b->inode &&
 	       !strcmp(a->perms, b->perms) && !strcmp(a->path, b->path) && a->vm_flags == b->vm_flags &&
-	       !memcmp(a->kb, b->kb, sizeof(a->kb)) && a->present_fields == b->present_fields &&
+	       a->counter_fields == b->counter_fields && a->present_fields == b->present_fields &&
 	       a->extra_count == b->extra_count;
 }
 
@@ -173,7 +176,7 @@ static void test_smaps_names_and_old_formats(void)
 	CU_ASSERT_EQUAL(v[0].offset, 0x1000);
 	CU_ASSERT_EQUAL(v[0].inode, 1234);
 	CU_ASSERT_STRING_EQUAL(v[0].path, "/tmp/a file with  spaces (deleted)");
-	CU_ASSERT_EQUAL(v[0].kb[SMAPS_SIZE], 4);
+	CU_ASSERT_EQUAL(vma_kb(&v[0], SMAPS_SIZE), 4);
 	CU_ASSERT(VMA_HAS_FLAG(&v[0], VMF_SH) && VMA_HAS_FLAG(&v[0], VMF_OTHER));
 	CU_ASSERT_EQUAL(v[0].extra_count, 1);
 	CU_ASSERT_STRING_EQUAL(p.extras.items[v[0].extra_first].name, "ProtectionKey");
@@ -184,6 +187,105 @@ static void test_smaps_names_and_old_formats(void)
 	CU_ASSERT_EQUAL(v[2].dev_minor, 0x0a);
 	CU_ASSERT_STRING_EQUAL(v[2].path, "");
 	parsed_free(&p);
+}
+
+/*
+ * A VMA keeps only its nonzero counters, in field order, interned (struct
+ * vma): worked by hand.  VMA 0 shows Pss as 0 (present, not held) and no
+ * Swap line (absent), an unknown field, and its fields out of the kernel's
+ * order; VMA 1 lacks VMA 0's Private_Dirty (the parser must clear what the
+ * VMA before held); VMA 2 repeats VMA 0's values, so it shares its words.
+ */
+static const char compact_smaps[] =
+	"00400000-00403000 rw-p 00000000 08:01 7 /bin/a\n"
+	"Rss:                   8 kB\n"
+	"Size:                 12 kB\n"
+	"Pss:                   0 kB\n"
+	"Private_Dirty:         4 kB\n"
+	"Foo_Bar:               7 kB\n"
+	"00500000-00501000 rw-p 00000000 00:00 0 \n"
+	"Size:                  4 kB\n"
+	"Rss:                   4 kB\n"
+	"00600000-00603000 rw-p 00000000 08:01 7 /bin/a\n"
+	"Size:                 12 kB\n"
+	"Rss:                   8 kB\n"
+	"Private_Dirty:         4 kB\n";
+
+static void check_compact(const struct parsed_smaps *p)
+{
+	CU_ASSERT_EQUAL_FATAL(p->status, 0);
+	CU_ASSERT_EQUAL_FATAL(p->vmas.count, 3);
+	const struct vma *v = p->vmas.items;
+	const uint32_t size = 1u << SMAPS_SIZE, rss = 1u << SMAPS_RSS, pss = 1u << SMAPS_PSS;
+	const uint32_t dirty = 1u << SMAPS_PRIVATE_DIRTY;
+	CU_ASSERT_EQUAL(v[0].present_fields, size | rss | pss | dirty);
+	CU_ASSERT_EQUAL(v[0].counter_fields, size | rss | dirty);
+	CU_ASSERT_EQUAL(v[0].counters[0], 12);         /* Size, Rss, Private_Dirty: field order */
+	CU_ASSERT_EQUAL(v[0].counters[1], 8);
+	CU_ASSERT_EQUAL(v[0].counters[2], 4);
+	CU_ASSERT_EQUAL(vma_kb(&v[0], SMAPS_RSS), 8);
+	CU_ASSERT_EQUAL(vma_kb(&v[0], SMAPS_PRIVATE_DIRTY), 4);
+	CU_ASSERT_EQUAL(vma_kb(&v[0], SMAPS_PSS), 0);   /* shown as 0 */
+	CU_ASSERT_EQUAL(vma_kb(&v[0], SMAPS_SWAP), 0);  /* absent */
+	CU_ASSERT_EQUAL(v[0].extra_count, 1);
+	CU_ASSERT_STRING_EQUAL(p->extras.items[v[0].extra_first].name, "Foo_Bar");
+	CU_ASSERT_EQUAL(p->extras.items[v[0].extra_first].value, 7);
+	CU_ASSERT_EQUAL(v[1].counter_fields, size | rss);
+	CU_ASSERT_EQUAL(vma_kb(&v[1], SMAPS_SIZE), 4);
+	CU_ASSERT_EQUAL(vma_kb(&v[1], SMAPS_RSS), 4);
+	CU_ASSERT_EQUAL(vma_kb(&v[1], SMAPS_PRIVATE_DIRTY), 0);
+	CU_ASSERT_EQUAL(v[1].extra_count, 0);
+	CU_ASSERT_PTR_EQUAL(v[2].counters, v[0].counters);
+	CU_ASSERT_PTR_NOT_EQUAL(v[1].counters, v[0].counters);
+	CU_ASSERT_EQUAL(v[2].present_fields, size | rss | dirty);
+}
+
+static void test_smaps_compact_counters(void)
+{
+	struct parsed_smaps whole = smaps_of(compact_smaps, sizeof(compact_smaps) - 1);
+	check_compact(&whole);
+	parsed_free(&whole);
+	/* cut at a piece's edge inside VMA 0's "12" of Size, and inside "Foo_Bar" */
+	const char *cuts[] = { strstr(compact_smaps, "12 kB") + 1, strstr(compact_smaps, "_Bar") };
+	for (size_t i = 0; i < 2; i++) {
+		struct parsed_smaps p = { arena_create(), { 0 }, { 0 }, 0 };
+		struct smaps_parser parser;
+		size_t first = (size_t)(cuts[i] - compact_smaps);
+		smaps_parser_begin(&parser, p.arena, &p.vmas, &p.extras, &place);
+		p.status = smaps_parser_feed(&parser, compact_smaps, first) ||
+			   smaps_parser_feed(&parser, cuts[i], sizeof(compact_smaps) - 1 - first) ||
+			   smaps_parser_end(&parser) ? -1 : 0;
+		check_compact(&p);
+		parsed_free(&p);
+	}
+	/* counters built by hand: Rss 5 and Swap 7 held, in field order */
+	static const uint64_t held[] = { 5, 7 };
+	struct vma v = { .counters = held, .counter_fields = 1u << SMAPS_RSS | 1u << SMAPS_SWAP };
+	CU_ASSERT_EQUAL(vma_kb(&v, SMAPS_RSS), 5);
+	CU_ASSERT_EQUAL(vma_kb(&v, SMAPS_SWAP), 7);
+	CU_ASSERT_EQUAL(vma_kb(&v, SMAPS_SIZE), 0);
+	CU_ASSERT_EQUAL(vma_kb(&v, SMAPS_SWAP_PSS), 0);
+}
+
+/* Equal runs of words share one copy, 8-byte aligned; a string of the same
+ * bytes is kept apart (it carries a NUL). */
+static void test_arena_words(void)
+{
+	struct arena *arena = arena_create();
+	const uint64_t a[] = { 1, 2, 3 }, b[] = { 1, 2, 3 }, c[] = { 1, 2, 4 };
+	const char *s = arena_intern(arena, "x", 1);
+	const uint64_t *wa = arena_intern_words(arena, a, 3), *wb = arena_intern_words(arena, b, 3);
+	const uint64_t *wc = arena_intern_words(arena, c, 3), *prefix = arena_intern_words(arena, a, 2);
+	CU_ASSERT_PTR_EQUAL(wa, wb);
+	CU_ASSERT_PTR_NOT_EQUAL(wa, wc);
+	CU_ASSERT_PTR_NOT_EQUAL(wa, prefix);
+	CU_ASSERT(wa != a && wa[0] == 1 && wa[1] == 2 && wa[2] == 3 && wc[2] == 4 && prefix[1] == 2);
+	CU_ASSERT_EQUAL((uintptr_t)wa % 8, 0);
+	CU_ASSERT_EQUAL((uintptr_t)wc % 8, 0);
+	CU_ASSERT_PTR_NULL(arena_intern_words(arena, a, 0));
+	CU_ASSERT_STRING_EQUAL(s, "x");
+	CU_ASSERT_PTR_EQUAL(arena_intern(arena, "x", 1), s);
+	arena_destroy(arena);
 }
 
 /* Each hostile text must fail and name the line the problem is on. */
@@ -198,6 +300,11 @@ static void test_smaps_hostile(void)
 		{ "Size: 4 kB\n", "member:1: field before the first VMA" },
 		{ "00400000-00401000 r?-p 00000000 08:01 1 /x\n", "member:1: bad permission" },
 		{ "00401000-00400000 r--p 00000000 08:01 1 /x\n", "ends before it starts" },
+		{ "00400000-400000000000000 r--p 00000000 08:01 1 /x\n", "member:1: VMA of 0x3ffffffffc00000 bytes is larger" },
+		{ "00400000-00401000 r--p 0000000g 08:01 1 /x\n", "member:1: bad device number" },
+		{ "00400000-00401000 r--p zz 08:01 1 /x\n", "member:1: bad file offset" },
+		{ "00400000-00401000 r--p 00000000 08:01 1x /x\n", "member:1: bad inode number" },
+		{ "00400000+00401000 r--p 00000000 08:01 1 /x\n", "member:1: bad VMA address range" },
 		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\nRss: 4 kB\nRss: 4 kB\n", "member:4: field Rss repeated" },
 		{ "00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\0\nRss: 4 kB\n", "binary data" },
 		{ "00400000-00402000 r--p 00000000 08:01 1 /x\nSize: 8 kB\nRss: 4 kB\n00401000-00402000 r--p 0 08:01 1 /x\nSize: 4 kB\nRss: 4 kB\n", "overlap" },
@@ -212,6 +319,40 @@ static void test_smaps_hostile(void)
 			CU_FAIL(cases[i].expect);
 		parsed_free(&p);
 	}
+}
+
+/* The line parsers capture's walk shares with the readers (proc_lines.c). */
+static void test_line_parsers(void)
+{
+	static const char line[] = "7ffd1000-7ffd3000 r-xs 0001f000 fd:01 1234567                    /usr/lib/x y";
+	struct smaps_header h;
+	CU_ASSERT_EQUAL_FATAL(smaps_header_parse(line, line + sizeof(line) - 1, &h), SMAPS_HEADER_OK);
+	CU_ASSERT_EQUAL(h.start, 0x7ffd1000);
+	CU_ASSERT_EQUAL(h.end, 0x7ffd3000);
+	CU_ASSERT_EQUAL(h.offset, 0x1f000);
+	CU_ASSERT_EQUAL(h.dev_major, 0xfd);
+	CU_ASSERT_EQUAL(h.dev_minor, 1);
+	CU_ASSERT_EQUAL(h.inode, 1234567);
+	CU_ASSERT_EQUAL(memcmp(h.perms, "r-xs", 4), 0);
+	CU_ASSERT_EQUAL(h.path_length, 12);
+	CU_ASSERT_EQUAL(memcmp(h.path, "/usr/lib/x y", 12), 0);
+	static const char anon[] = "00400000-00401000 rw-p 00000000 00:00 0 ";
+	CU_ASSERT_EQUAL_FATAL(smaps_header_parse(anon, anon + sizeof(anon) - 1, &h), SMAPS_HEADER_OK);
+	CU_ASSERT_EQUAL(h.path_length, 0);
+	static const char field[] = "AnonHugePages:         0 kB";
+	CU_ASSERT_EQUAL(smaps_header_parse(field, field + sizeof(field) - 1, &h), SMAPS_HEADER_BAD_RANGE);
+	/* rd = 0, mr = 4, pf = 9, io = 12; "zz" and "x" are unknown */
+	static const char flags[] = " rd mr  pf\tio zz x ";
+	CU_ASSERT_EQUAL(smaps_vm_flags(flags, flags + sizeof(flags) - 1),
+			UINT64_C(1) << 0 | UINT64_C(1) << 4 | UINT64_C(1) << 9 | UINT64_C(1) << 12 | UINT64_C(1) << VMF_OTHER);
+	CU_ASSERT_EQUAL(smaps_vm_flags(flags, flags), 0);
+	static const char stat[] = "42 (a) b (c)) S 7 42 42 0 -1\n";
+	struct stat_line st;
+	CU_ASSERT_EQUAL_FATAL(stat_line_parse(stat, sizeof(stat) - 1, &st, &place), 0);
+	CU_ASSERT_EQUAL(st.pid, 42);
+	CU_ASSERT_EQUAL(st.ppid, 7);
+	CU_ASSERT_EQUAL(st.comm_length, 8);
+	CU_ASSERT_EQUAL(memcmp(st.comm, "a) b (c)", 8), 0);
 }
 
 static void test_status_real(void)
@@ -447,7 +588,8 @@ static void test_slabinfo(void)
 
 void suite_parse(void)
 {
-	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_names_and_old_formats, test_smaps_hostile,
+	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_names_and_old_formats,
+		  test_smaps_compact_counters, test_arena_words, test_smaps_hostile, test_line_parsers,
 		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members, test_pmd_ranges,
 		  test_slabinfo, test_kpage_runs);
 }
