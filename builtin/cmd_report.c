@@ -323,7 +323,7 @@ static int report_series(struct report_request *r, int count, char **paths)
 static int report(void *request, int count, char **operands)
 {
 	struct report_request *r = request;
-	struct report_made made = { NULL };
+	struct report_made made = { 0 };
 	struct error error;
 	int status = settle_options(r);
 	if (!status && (count > 1 || r->versus_count > 1))
