@@ -52,20 +52,20 @@ static void count_page_tables(struct model_context *c, size_t index)
 static void charge_pte_chains(struct model_context *c, struct fraction_sum *sums)
 {
 	struct model_result *r = c->result;
-	/* totals: one term per distinct PFN and design, grouped by m */
+	/* totals: one term per run of alike PFNs and design, grouped by m */
 	for (size_t i = 0; i < c->pfns.count; i++) {
-		const struct pfn_entry *e = &c->pfns.entries[i];
+		const struct pfn_run *e = &c->pfns.runs[i];
 		if (pfn_is_zero_page(e))
 			continue;
 		uint64_t m = pfn_mapcount(e);
-		bool all_anon = e->kpage && (e->kpage->flags >> KPF_ANON & 1);
+		bool all_anon = e->kpage_anon;
 		uint64_t anon = all_anon ? e->records : e->anon_records;
 		for (size_t d = 0; d < r->design_count; d++) {
 			const struct rmap_profile *profile = r->designs[d].profile;
 			unsigned __int128 numerator =
 				(unsigned __int128)anon * rmap_page_cost(profile, m, true) +
 				(unsigned __int128)(e->records - anon) * rmap_page_cost(profile, m, false);
-			fraction_sum_add(&sums[d], numerator, m);
+			fraction_sum_add(&sums[d], numerator * e->pages, m);
 		}
 	}
 }
@@ -507,9 +507,10 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	uint64_t designs = o->designs ? o->design_count : o->profiles->rmap_count;
 	uint64_t rules = o->rules ? o->rule_count : o->profiles->rule_count;
 	uint64_t records = s->content_record_count, contents = s->content_count;
-	/* per record kept: its PFN entry index, and at most one PFN entry (the
-	 * table at half load, doubled while it grows) */
-	uint64_t bytes = records * (sizeof(uint32_t) + 2 * (sizeof(struct pfn_entry) + 2 * sizeof(uint32_t)));
+	/* per record kept: its PFN run's index, and at most one PFN run, one
+	 * record run (32 bytes) and its place in the sweep's heap while the table
+	 * is built (model/pfn_table.c; arrays doubling: twice each) */
+	uint64_t bytes = records * (2 * sizeof(uint32_t) + 2 * (sizeof(struct pfn_run) + 32 + sizeof(void *)));
 	/* per content: figures for every design, PMD kind, identical-rule sums and classes */
 	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
 			     2 * sizeof(uint64_t) + 2 * 64);

@@ -46,27 +46,35 @@ struct segment {
 	const struct record_figures *figures;
 };
 
-/* What the model knows about one physical page. */
-struct pfn_entry {
+/* What the model knows about physical pages [pfn, pfn + pages): a run of
+ * consecutive PFNs with the same facts (model/pfn_table.c says which pages
+ * share a run, and why no rule ever needs to split one). */
+struct pfn_run {
 	uint64_t pfn;
-	uint64_t records;               /* present records in the snapshot */
+	uint64_t records;               /* present records in the snapshot, each page */
 	uint64_t anon_records;          /* ... with pagemap bit 61 clear */
-	const struct kpage_run *kpage;  /* its run of kpages; NULL without */
-	uint64_t walk_page_offset;      /* the page's index in its file, through walk_vma */
-	uint32_t anon_vma_owner;        /* global VMA index + 1 of a VMA mapping it as shared anon */
+	uint64_t mapcount;              /* kpagecount (0 without kpages) */
+	uint64_t walk_page_offset;      /* the first page's index in its file, through walk_vma
+					   (the next page's is one more) */
+	uint16_t pages;                 /* 1 .. 512: a run lies in one chunk's records */
+	bool kpage_anon, zero_page;     /* kpageflags ANON, ZERO_PAGE */
+	uint32_t anon_vma_owner;        /* global VMA index + 1 of a VMA mapping them as shared anon */
 	uint32_t walk_vma;              /* global VMA index + 1 reclaim's walk starts from: the
 					   mapping VMA of the least fork depth (model/reclaim.c) */
-	/* the bools together: 56 bytes an entry, not 64 */
 	bool walk_anon;                 /* that mapping is anonymous (section 8) */
-	bool pmd_mapped;                /* a PMD maps it somewhere: part of a THP */
-	bool pmd_head;                  /* ... at a PMD window's first slot: its THP's walk */
+	bool pmd_mapped;                /* a PMD maps them somewhere: part of a THP */
+	bool pmd_head;                  /* ... the first page at a PMD window's first slot: its THP's walk */
 };
 
 struct pfn_table {
-	struct pfn_entry *entries;
+	struct pfn_run *runs;           /* by PFN once built; by first record once numbered */
 	size_t count, capacity;
-	struct hash_table index;        /* entries by PFN (base/hash.h) */
+	uint64_t pages;                 /* distinct PFNs */
 };
+
+/* A record that starts a segment of its own (a VMA edge before it): the
+ * table breaks its runs there.  Records of a content are at most 512. */
+#define PFN_CUT_KEY(content, record) ((uint64_t)(content) << 10 | (uint64_t)(record))
 
 struct model_context {
 	const struct snapshot *snapshot;
@@ -76,7 +84,7 @@ struct model_context {
 	unsigned pte_shift;
 	unsigned chunks_per_window_shift; /* pte_shift - PAGEMAP_CHUNK_SHIFT */
 	struct pfn_table pfns;
-	uint32_t *record_pfns;          /* per content record: PFN entry index + 1, 0 none */
+	uint32_t *record_pfns;          /* per content record: its PFN run's index + 1, 0 none */
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	struct record_figures scratch;  /* a cut chunk's segment */
@@ -96,15 +104,20 @@ struct model_context {
 typedef void (*segment_visit)(struct model_context *c, const struct segment *segment, void *data);
 
 /* The walk (model/walk.c): the bottom of the model, calling no rule. */
-/* pfn table */
-struct pfn_entry *pfn_table_add(struct pfn_table *table, uint64_t pfn);
+/* The PFN table (model/pfn_table.c): built from the snapshot's referenced
+ * contents, broken at the sorted PFN_CUT_KEYs; found by PFN while sorted;
+ * numbered: each record's run in record_pfns (index + 1, 0: no PFN), the
+ * runs put in the order the records first name them. */
+void pfn_table_build(struct pfn_table *table, const struct snapshot *s, const uint64_t *cuts, size_t cut_count);
+struct pfn_run *pfn_table_find(const struct pfn_table *table, uint64_t pfn);
+void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_t *record_pfns);
 void pfn_table_free(struct pfn_table *table);
 
 /* m of section 8: max(kpagecount, records in the snapshot) */
-uint64_t pfn_mapcount(const struct pfn_entry *entry);
-bool pfn_is_zero_page(const struct pfn_entry *entry);
+uint64_t pfn_mapcount(const struct pfn_run *run);
+bool pfn_is_zero_page(const struct pfn_run *run);
 /* A record's page is "anonymous" for D4 (section 8). */
-bool record_is_anonymous(uint64_t entry_word, const struct pfn_entry *pfn);
+bool record_is_anonymous(uint64_t entry_word, const struct pfn_run *pfn);
 
 /* Pass 1 (before any rule) and its end: the PFN table, every content's
  * figures, the PMD windows smaps overrides. */
@@ -113,7 +126,7 @@ void model_walk_end(struct model_context *context);
 /* Layout helpers. */
 /* The records of a content, and a record's PFN entry (NULL: none known). */
 const struct pagemap_record *content_records(const struct model_context *c, uint32_t content);
-const struct pfn_entry *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k);
+const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k);
 /* Visit every segment of a process in address order. */
 void model_walk_segments(struct model_context *c, size_t process, segment_visit visit, void *data);
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */

@@ -86,7 +86,7 @@ static void join_records(struct model_context *c, const struct segment *seg, siz
 		uint64_t entry = records[k].entry;
 		if (!(entry & PAGEMAP_PRESENT) || (entry & (PAGEMAP_FILE_OR_SHARED | PAGEMAP_EXCLUSIVE)))
 			continue;
-		struct pfn_entry *e = (struct pfn_entry *)content_record_pfn(c, seg->content, k);
+		struct pfn_run *e = (struct pfn_run *)content_record_pfn(c, seg->content, k);
 		if (!e || pfn_is_zero_page(e))
 			continue;
 		if (!e->anon_vma_owner)

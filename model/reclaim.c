@@ -62,22 +62,28 @@ static uint64_t rehash_walk(const void *context, size_t index)
 	return hash_bytes(&k->kinds[index], sizeof(k->kinds[index]));
 }
 
-/* One more page of kind w (its padding zero: kinds compare as bytes). */
-static void add_walk(struct walk_kinds *k, const struct page_walks *w)
+/* `pages` more pages of kind w (its padding zero: kinds compare as bytes). */
+static void add_walk(struct walk_kinds *k, const struct page_walks *w, uint64_t pages)
 {
 	uint64_t h = hash_bytes(w, sizeof(*w));
 	struct hash_probe probe;
 	for (size_t i = hash_first(&k->index, h, &probe); i != HASH_NONE; i = hash_next(&k->index, &probe))
 		if (!memcmp(&k->kinds[i], w, sizeof(*w))) {
-			k->pages[i]++;
+			k->pages[i] += pages;
 			return;
 		}
 	ARRAY_RESERVE(k->kinds, k->capacity, k->count + 1);
 	ARRAY_RESERVE(k->pages, k->pages_capacity, k->count + 1);
 	memcpy(&k->kinds[k->count], w, sizeof(*w));
-	k->pages[k->count++] = 1;
+	k->pages[k->count++] = pages;
 	hash_add(&k->index, h, k->count - 1, rehash_walk, k);
 }
+
+/* How many VMAs of a file cover the pages from `offset` to the next step's. */
+struct cover_step {
+	uint64_t offset;
+	uint64_t vmas;
+};
 
 /* Files: the VMAs of one (device, inode), sorted together. */
 struct file_index {
@@ -85,6 +91,8 @@ struct file_index {
 	size_t *first, *count;          /* per file: its run in order */
 	uint32_t *of_vma;               /* per global VMA index: file index + 1, 0 none */
 	size_t files;
+	struct cover_step *steps;       /* per file, ascending: its VMAs' cover of its pages */
+	size_t *first_step, *step_count;
 };
 
 static const struct snapshot *sort_snapshot;
@@ -122,19 +130,67 @@ static void index_files(const struct snapshot *s, struct file_index *f)
 	}
 }
 
+static int by_offset(const void *a, const void *b)
+{
+	const struct cover_step *x = a, *y = b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Per file, the steps of its cover: each VMA adds one from its first page
+ * to its end (edges as +1 and, wrapped, -1; summed in offset order). */
+static void index_cover(const struct snapshot *s, struct file_index *f)
+{
+	size_t vmas = f->files ? f->first[f->files - 1] + f->count[f->files - 1] : 0;
+	f->steps = xcalloc(2 * vmas + 1, sizeof(*f->steps));
+	f->first_step = xcalloc(f->files + 1, sizeof(*f->first_step));
+	f->step_count = xcalloc(f->files + 1, sizeof(*f->step_count));
+	size_t n = 0;
+	for (size_t file = 0; file < f->files; file++) {
+		struct cover_step *edges = &f->steps[n];
+		size_t count = 0;
+		for (size_t i = f->first[file]; i < f->first[file] + f->count[file]; i++) {
+			const struct vma *v = &s->vmas[f->order[i]];
+			uint64_t first = v->offset / MODEL_PAGE_BYTES, pages = (v->end - v->start) / MODEL_PAGE_BYTES;
+			edges[count++] = (struct cover_step){ first, 1 };
+			edges[count++] = (struct cover_step){ first + pages, UINT64_MAX };
+		}
+		array_sort(edges, count, sizeof(*edges), by_offset);
+		/* the edges at one offset become one step holding the cover after them */
+		size_t steps = 0;
+		uint64_t cover = 0;
+		for (size_t i = 0; i < count; i++) {
+			cover += edges[i].vmas;
+			if (i + 1 < count && edges[i + 1].offset == edges[i].offset)
+				continue;
+			edges[steps++] = (struct cover_step){ edges[i].offset, cover };
+		}
+		f->first_step[file] = n;
+		f->step_count[file] = steps;
+		n += count;
+	}
+}
+
 static void free_files(struct file_index *f)
 {
-	free(f->order);
-	free(f->first);
-	free(f->count);
-	free(f->of_vma);
+	FREE_ALL(f->order, f->first, f->count, f->of_vma, f->steps, f->first_step, f->step_count);
 }
 
 /* ---- each page's first mapping ---- */
 
+/* Per content, what a whole visit already gave its pages: the least fork
+ * depth + 1 of a VMA that visited it whole (0: none yet), and the PMD marks
+ * (1: PMD-mapped, 2: from a PMD window's first slot).  A visit of any of its
+ * records from a VMA no shallower that adds no mark changes nothing (a
+ * page's walk VMA only ever gets shallower), so it is skipped: a content
+ * that a thousand processes map is walked once, not a thousand times. */
+struct visited_contents {
+	uint64_t *depth;
+	uint8_t *marks;
+};
+
 static void visit_mappings(struct model_context *c, const struct segment *seg, void *data)
 {
-	(void)data;
+	struct visited_contents *seen = data;
 	const struct vma *vma = seg->vma;
 	/* a PFN map holds no struct page: nothing to reclaim through rmap */
 	if (!vma || VMA_HAS_FLAG(vma, VMF_PF))
@@ -143,12 +199,21 @@ static void visit_mappings(struct model_context *c, const struct segment *seg, v
 	const struct pagemap_record *records = content_records(c, seg->content);
 	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[seg->process], seg->base >> c->pte_shift);
 	uint64_t window_mask = ((uint64_t)1 << c->pte_shift) - 1;
+	bool pmd = kind == PMD_ANON || kind == PMD_FILE;
+	uint8_t marks = pmd ? 1 | (((seg->base + records[seg->first].vaddr) & window_mask) == 0) << 1 : 0;
+	uint64_t depth = c->vma_depths[g];
+	if (seen->depth[seg->content] && seen->depth[seg->content] - 1 <= depth && !(marks & ~seen->marks[seg->content]))
+		return;
+	if (seg->whole && (!seen->depth[seg->content] || depth < seen->depth[seg->content] - 1))
+		seen->depth[seg->content] = depth + 1;
+	if (seg->whole)
+		seen->marks[seg->content] |= marks;
 	for (uint32_t k = seg->first; k < seg->first + seg->count; k++) {
 		if (!(records[k].entry & PAGEMAP_PRESENT))
 			continue;
-		struct pfn_entry *e = (struct pfn_entry *)content_record_pfn(c, seg->content, k);
+		struct pfn_run *e = (struct pfn_run *)content_record_pfn(c, seg->content, k);
 		uint64_t vaddr = seg->base + records[k].vaddr;
-		if (e && (kind == PMD_ANON || kind == PMD_FILE)) {
+		if (e && pmd) {
 			e->pmd_mapped = true;
 			e->pmd_head |= (vaddr & window_mask) == 0;
 		}
@@ -156,7 +221,9 @@ static void visit_mappings(struct model_context *c, const struct segment *seg, v
 			continue;
 		e->walk_vma = (uint32_t)(g + 1);
 		e->walk_anon = record_is_anonymous(records[k].entry, e);
-		e->walk_page_offset = vma->offset / MODEL_PAGE_BYTES + (vaddr - vma->start) / MODEL_PAGE_BYTES;
+		/* its run's first page's: the pages of a run sit at consecutive addresses */
+		e->walk_page_offset = vma->offset / MODEL_PAGE_BYTES + (vaddr - vma->start) / MODEL_PAGE_BYTES -
+				      ((records[k].entry & PAGEMAP_PFN_MASK) - e->pfn);
 	}
 }
 
@@ -185,15 +252,53 @@ static void count_anon_vma_members(struct model_context *c, uint32_t *descendant
 	}
 }
 
-static uint32_t covering(const struct snapshot *s, const struct file_index *f, size_t file, uint64_t page_offset)
+static uint64_t step_offset(const void *step)
 {
-	uint32_t n = 0;
-	for (size_t i = f->first[file]; i < f->first[file] + f->count[file]; i++) {
-		const struct vma *v = &s->vmas[f->order[i]];
-		uint64_t first = v->offset / MODEL_PAGE_BYTES, pages = (v->end - v->start) / MODEL_PAGE_BYTES;
-		n += page_offset >= first && page_offset - first < pages;
+	return ((const struct cover_step *)step)->offset;
+}
+
+/* The VMAs of a file whose range covers page_offset, and the offset where
+ * that count next changes (*until). */
+static uint32_t covering(const struct file_index *f, size_t file, uint64_t page_offset, uint64_t *until)
+{
+	const struct cover_step *steps = &f->steps[f->first_step[file]];
+	size_t count = f->step_count[file];
+	size_t after = array_lower_bound(steps, count, sizeof(*steps), step_offset, page_offset + 1);
+	*until = after < count ? steps[after].offset : UINT64_MAX;
+	return after ? (uint32_t)steps[after - 1].vmas : 0;
+}
+
+/* The walks of a run's pages: alike but for the THP head (the first page
+ * alone) and the file VMAs covering each page's offset. */
+static void measure_run(struct model_context *c, const struct file_index *files, const struct pfn_run *e,
+			const uint32_t *descendants, const uint32_t *family_size, struct walk_kinds *walks)
+{
+	size_t g = e->walk_vma - 1;
+	struct page_walks w;
+	memset(&w, 0, sizeof(w));
+	w.found = (uint32_t)e->records;
+	w.anon = e->walk_anon;
+	w.owner = (uint32_t)g;
+	w.anon_tree = 1 + descendants[g];
+	w.family_root = c->vma_family ? (uint32_t)c->vma_family[g] : (uint32_t)g;
+	w.anon_family = c->vma_family ? family_size[c->vma_family[g]] : 1;
+	w.file = files->of_vma[g];
+	if (w.file)
+		w.file_list = (uint32_t)files->count[w.file - 1];
+	/* pieces of pages that walk alike: the head alone, then up to each
+	 * change of the file's cover */
+	for (uint32_t i = 0, end; i < e->pages; i = end) {
+		w.thp_head = e->pmd_mapped && e->pmd_head && i == 0;
+		w.thp_tail = e->pmd_mapped && !w.thp_head;
+		end = w.thp_head ? 1 : e->pages;
+		if (w.file) {
+			uint64_t until;
+			w.file_range = covering(files, w.file - 1, e->walk_page_offset + i, &until);
+			if (until - e->walk_page_offset < end)
+				end = (uint32_t)(until - e->walk_page_offset);
+		}
+		add_walk(walks, &w, end - i);
 	}
-	return n;
 }
 
 static void measure_pages(struct model_context *c, const struct file_index *files, struct walk_kinds *walks)
@@ -202,28 +307,9 @@ static void measure_pages(struct model_context *c, const struct file_index *file
 	uint32_t *descendants = xcalloc(s->vma_count + 1, sizeof(*descendants));
 	uint32_t *family_size = xcalloc(s->vma_count + 1, sizeof(*family_size));
 	count_anon_vma_members(c, descendants, family_size);
-	for (size_t i = 0; i < c->pfns.count; i++) {
-		const struct pfn_entry *e = &c->pfns.entries[i];
-		struct page_walks page, *w = &page;
-		if (!e->walk_vma)
-			continue;
-		memset(w, 0, sizeof(*w));
-		size_t g = e->walk_vma - 1;
-		w->found = (uint32_t)e->records;
-		w->anon = e->walk_anon;
-		w->thp_tail = e->pmd_mapped && !e->pmd_head;
-		w->thp_head = e->pmd_mapped && e->pmd_head;
-		w->owner = (uint32_t)g;
-		w->anon_tree = 1 + descendants[g];
-		w->family_root = c->vma_family ? (uint32_t)c->vma_family[g] : (uint32_t)g;
-		w->anon_family = c->vma_family ? family_size[c->vma_family[g]] : 1;
-		w->file = files->of_vma[g];
-		if (w->file) {
-			w->file_list = (uint32_t)files->count[w->file - 1];
-			w->file_range = covering(s, files, w->file - 1, e->walk_page_offset);
-		}
-		add_walk(walks, w);
-	}
+	for (size_t i = 0; i < c->pfns.count; i++)
+		if (c->pfns.runs[i].walk_vma)
+			measure_run(c, files, &c->pfns.runs[i], descendants, family_size, walks);
 	free(descendants);
 	free(family_size);
 }
@@ -358,10 +444,14 @@ void model_reclaim(struct model_context *c)
 	/* which page a PTE maps, for every process: nothing to walk without */
 	if (!r->has_pfns || r->processes_with_pagemap != r->processes)
 		return;
+	struct visited_contents seen = { xcalloc(s->content_count + 1, sizeof(*seen.depth)),
+					 xcalloc(s->content_count + 1, sizeof(*seen.marks)) };
 	for (size_t i = 0; i < s->process_count; i++)
-		model_walk_segments(c, i, visit_mappings, NULL);
+		model_walk_segments(c, i, visit_mappings, &seen);
+	FREE_ALL(seen.depth, seen.marks);
 	struct file_index files = { 0 };
 	index_files(s, &files);
+	index_cover(s, &files);
 	struct walk_kinds walks = { 0 };
 	measure_pages(c, &files, &walks);
 	struct owner_sums sums = { .files = xcalloc(files.files + 1, sizeof(*sums.files)),

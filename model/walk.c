@@ -14,61 +14,23 @@
 
 #include "model/model_internal.h"
 
-/* ---- the PFN table: the base hash table over the entries (base/hash.h) ---- */
+/* ---- the PFN table's pages (model/pfn_table.c builds it) ---- */
 
-static uint64_t rehash_pfn(const void *context, size_t index)
+uint64_t pfn_mapcount(const struct pfn_run *e)
 {
-	const struct pfn_table *table = context;
-	return hash_u64(table->entries[index].pfn);
+	return e->mapcount > e->records ? e->mapcount : e->records;
 }
 
-static struct pfn_entry *pfn_table_find(const struct pfn_table *table, uint64_t pfn)
+bool pfn_is_zero_page(const struct pfn_run *e)
 {
-	struct hash_probe probe;
-	for (size_t i = hash_first(&table->index, hash_u64(pfn), &probe); i != HASH_NONE;
-	     i = hash_next(&table->index, &probe))
-		if (table->entries[i].pfn == pfn)
-			return &table->entries[i];
-	return NULL;
+	return e->zero_page;
 }
 
-struct pfn_entry *pfn_table_add(struct pfn_table *table, uint64_t pfn)
-{
-	struct pfn_entry *found = pfn_table_find(table, pfn);
-	if (found)
-		return found;
-	struct pfn_entry *e = ARRAY_PUSH(table->entries, table->count, table->capacity);
-	memset(e, 0, sizeof(*e));
-	e->pfn = pfn;
-	hash_add(&table->index, hash_u64(pfn), table->count - 1, rehash_pfn, table);
-	return e;
-}
-
-void pfn_table_free(struct pfn_table *table)
-{
-	free(table->entries);
-	hash_free(&table->index);
-	memset(table, 0, sizeof(*table));
-}
-
-uint64_t pfn_mapcount(const struct pfn_entry *e)
-{
-	uint64_t m = e->records;
-	if (e->kpage && e->kpage->mapcount > m)
-		m = e->kpage->mapcount;
-	return m;
-}
-
-bool pfn_is_zero_page(const struct pfn_entry *e)
-{
-	return e->kpage && (e->kpage->flags >> KPF_ZERO_PAGE & 1);
-}
-
-bool record_is_anonymous(uint64_t entry_word, const struct pfn_entry *pfn)
+bool record_is_anonymous(uint64_t entry_word, const struct pfn_run *pfn)
 {
 	if (!(entry_word & PAGEMAP_FILE_OR_SHARED))
 		return true;
-	return pfn && pfn->kpage && (pfn->kpage->flags >> KPF_ANON & 1);
+	return pfn && pfn->kpage_anon;
 }
 
 static bool record_present(const struct pagemap_record *r)
@@ -88,10 +50,10 @@ const struct pagemap_record *content_records(const struct model_context *c, uint
 	return c->snapshot->content_records + c->snapshot->contents[content].first;
 }
 
-const struct pfn_entry *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k)
+const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k)
 {
 	uint32_t index = c->record_pfns[c->snapshot->contents[content].first + k];
-	return index ? &c->pfns.entries[index - 1] : NULL;
+	return index ? &c->pfns.runs[index - 1] : NULL;
 }
 
 unsigned chain_unit_bytes(const struct rmap_profile *profile)
@@ -137,7 +99,7 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 	memset(direct, 0, r->design_count * sizeof(*direct));
 	for (uint32_t k = first; k < first + count; k++) {
 		const struct pagemap_record *rec = &records[k];
-		const struct pfn_entry *e = content_record_pfn(c, content, k);
+		const struct pfn_run *e = content_record_pfn(c, content, k);
 		bool zero = e && pfn_is_zero_page(e);
 		if (!record_present(rec)) {
 			out->swap++;
@@ -176,9 +138,32 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 	}
 }
 
-/* A chunk's records that fall in one VMA: the whole content (figures worked
- * out once per content) or, where a VMA boundary cuts the chunk, a part. */
-void model_walk_segments(struct model_context *c, size_t index, segment_visit visit, void *data)
+static uint64_t record_offset(const void *record)
+{
+	return ((const struct pagemap_record *)record)->vaddr;
+}
+
+/* The end of the segment that starts at record k of a chunk (at `base`):
+ * the records before the next VMA's start, or this VMA's end (*vma, NULL
+ * outside every VMA); *v walks the process's VMAs in order. */
+static uint32_t segment_end(const struct process *p, size_t *v, uint64_t base, const struct pagemap_record *records,
+			    uint32_t count, uint32_t k, const struct vma **vma)
+{
+	uint64_t vaddr = base + records[k].vaddr;
+	while (*v < p->vma_count && p->vmas[*v].end <= vaddr)
+		(*v)++;
+	*vma = *v < p->vma_count && p->vmas[*v].start <= vaddr ? &p->vmas[*v] : NULL;
+	uint64_t limit = *vma ? (*vma)->end : *v < p->vma_count ? p->vmas[*v].start : UINT64_MAX;
+	if (limit - base > records[count - 1].vaddr)
+		return count;   /* the common case: the rest of the chunk */
+	return k + 1 + (uint32_t)array_lower_bound(records + k + 1, count - k - 1, sizeof(*records), record_offset,
+						   limit - base);
+}
+
+/* Every segment of a process in address order: with figures (the whole
+ * content's, worked out once per content, or a cut part's) or, before the
+ * contents' figures exist, without (seg.figures NULL). */
+static void walk_process(struct model_context *c, size_t index, bool figures, segment_visit visit, void *data)
 {
 	const struct snapshot *s = c->snapshot;
 	const struct process *p = &s->processes[index];
@@ -191,22 +176,14 @@ void model_walk_segments(struct model_context *c, size_t index, segment_visit vi
 			struct segment seg = { .process = index, .content = content,
 					       .base = (p->runs[r].chunk + i) << PAGEMAP_CHUNK_SHIFT };
 			for (uint32_t k = 0; k < pc->count;) {
-				uint64_t vaddr = seg.base + records[k].vaddr;
-				while (v < p->vma_count && p->vmas[v].end <= vaddr)
-					v++;
-				const struct vma *vma = v < p->vma_count && p->vmas[v].start <= vaddr ? &p->vmas[v] : NULL;
-				/* records up to the next VMA's start (or this one's end) belong here */
-				uint64_t limit = vma ? vma->end : v < p->vma_count ? p->vmas[v].start : UINT64_MAX;
-				uint32_t end = k + 1;
-				while (end < pc->count && seg.base + records[end].vaddr < limit)
-					end++;
-				seg.vma = vma;
+				uint32_t end = segment_end(p, &v, seg.base, records, pc->count, k, &seg.vma);
 				seg.first = k;
 				seg.count = end - k;
 				seg.whole = k == 0 && end == pc->count;
-				if (seg.whole) {
+				seg.figures = NULL;
+				if (figures && seg.whole) {
 					seg.figures = &c->content_figures[content];
-				} else {
+				} else if (figures) {
 					figure_records(c, content, k, end - k, &c->scratch);
 					seg.figures = &c->scratch;
 				}
@@ -217,41 +194,47 @@ void model_walk_segments(struct model_context *c, size_t index, segment_visit vi
 	}
 }
 
+/* A chunk's records that fall in one VMA: the whole content (figures worked
+ * out once per content) or, where a VMA boundary cuts the chunk, a part. */
+void model_walk_segments(struct model_context *c, size_t index, segment_visit visit, void *data)
+{
+	walk_process(c, index, true, visit, data);
+}
+
 /* ---- pass 1: the PFN table, once per distinct content ---- */
 
+struct cut_list {
+	uint64_t *keys;                 /* PFN_CUT_KEY */
+	size_t count, capacity;
+};
+
+static void add_cut(struct model_context *c, const struct segment *seg, void *data)
+{
+	(void)c;
+	struct cut_list *cuts = data;
+	if (seg->first > 0)
+		*ARRAY_PUSH(cuts->keys, cuts->count, cuts->capacity) = PFN_CUT_KEY(seg->content, seg->first);
+}
+
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The PFN table in runs, broken wherever some process's VMA edge cuts a chunk. */
 static void count_pfns(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
+	struct cut_list cuts = { 0 };
+	for (size_t i = 0; i < s->process_count; i++)
+		walk_process(c, i, false, add_cut, &cuts);
+	array_sort(cuts.keys, cuts.count, sizeof(*cuts.keys), by_key);
+	pfn_table_build(&c->pfns, s, cuts.keys, cuts.count);
+	free(cuts.keys);
 	c->record_pfns = xcalloc(s->content_record_count + 1, sizeof(*c->record_pfns));
-	/* at most one entry per record held: reserved once, never doubled (a
-	 * doubling array holds up to twice its entries, and three times while
-	 * it moves), then cut to the distinct PFNs */
-	size_t most = 0;
-	for (size_t id = 0; id < s->content_count; id++)
-		most += s->contents[id].references ? s->contents[id].count : 0;
-	c->pfns.entries = xreallocarray(c->pfns.entries, most + 1, sizeof(*c->pfns.entries));
-	c->pfns.capacity = most + 1;
-	for (size_t id = 0; id < s->content_count; id++) {
-		const struct pagemap_content *pc = &s->contents[id];
-		const struct pagemap_record *records = s->content_records + pc->first;
-		for (uint32_t k = 0; pc->references && k < pc->count; k++) {
-			if (!record_present(&records[k]) || record_pfn(&records[k]) == 0)
-				continue;
-			struct pfn_entry *e = pfn_table_add(&c->pfns, record_pfn(&records[k]));
-			e->records += pc->references;
-			if (!(records[k].entry & PAGEMAP_FILE_OR_SHARED))
-				e->anon_records += pc->references;
-			c->record_pfns[pc->first + k] = (uint32_t)(e - c->pfns.entries) + 1;
-		}
-	}
-	c->pfns.entries = xreallocarray(c->pfns.entries, c->pfns.count + 1, sizeof(*c->pfns.entries));
-	c->pfns.capacity = c->pfns.count + 1;
-	/* the records know their entries now (record_pfns): the index by PFN is
-	 * not needed again, and it is 8 to 16 bytes a page at the model's peak */
-	hash_free(&c->pfns.index);
-	for (size_t i = 0; i < c->pfns.count; i++)
-		c->pfns.entries[i].kpage = s->kpage_runs ? snapshot_find_kpage(s, c->pfns.entries[i].pfn) : NULL;
-	c->result->distinct_pfns = c->pfns.count;
+	pfn_table_number(&c->pfns, s, c->record_pfns);
+	c->result->distinct_pfns = c->pfns.pages;
 }
 
 /* Per content, every figure of its records; two arrays hold the per-design parts. */
