@@ -10,25 +10,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/escape.h"
-#include "base/output.h"
 #include "base/alloc.h"
 #include "builtin/commands.h"
-#include "inputs/snapshot.h"
-#include "model/model.h"
 #include "outputs/outputs.h"
 
+/* What the command line asked for: the job and the writer's choices. */
 struct arguments {
-	struct analyzer_options options;
+	struct callgraph_job job;
 	const char **entries, **sinks, **files, **excludes;
 	const char *output;
 	const char *format_name;
-	const char *overlay_snapshot, *design, *overlay_profile, *versus, *baseline_profile;
-	enum overlay_compare compare;
-	bool by_name;               /* --no-renames */
-	const struct analyzer_path *path;       /* --path preset */
 	enum graph_page page;
-	bool quiet;
 	bool unresolved;            /* list the unresolved pointer calls instead of the graph */
 	const char *reverse;        /* --reverse: print this function's callers instead */
 };
@@ -165,14 +157,14 @@ static int parse_word(int option, const char *value, struct arguments *a)
 {
 	switch (option) {
 	case OPT_COMPARE:
-		for (a->compare = OVERLAY_COMPARE_SHARES; overlay_compare_names[a->compare] &&
-		     strcmp(overlay_compare_names[a->compare], value); a->compare++)
+		for (a->job.overlay.compare = OVERLAY_COMPARE_SHARES; overlay_compare_names[a->job.overlay.compare] &&
+		     strcmp(overlay_compare_names[a->job.overlay.compare], value); a->job.overlay.compare++)
 			;
-		if (!overlay_compare_names[a->compare])
+		if (!overlay_compare_names[a->job.overlay.compare])
 			return command_unknown_word("callgraph", "--compare", value, &overlay_compare_names[1], sizeof(char *));
 		return 0;
 	case OPT_PATH:
-		if (!(a->path = analyzer_path_named(value)))
+		if (!(a->job.path = analyzer_path_named(value)))
 			return command_unknown_word("callgraph", "--path", value, &analyzer_paths[0].name, sizeof(analyzer_paths[0]));
 		return 0;
 	case OPT_PAGE:
@@ -181,7 +173,7 @@ static int parse_word(int option, const char *value, struct arguments *a)
 		return 0;
 	}
 	/* --depth, --jobs */
-	if (positive_number(value, option == 'j' ? &a->options.jobs : &a->options.depth))
+	if (positive_number(value, option == 'j' ? &a->job.options.jobs : &a->job.options.depth))
 		return 0;
 	fprintf(stderr, "ptscope: callgraph: %s: '%s' is not a positive number\n", option == 'j' ? "--jobs" : "--depth",
 		value);
@@ -192,7 +184,7 @@ static int parse_word(int option, const char *value, struct arguments *a)
 static int parse_option(int option, const char *value, void *request)
 {
 	struct arguments *a = request;
-	struct analyzer_options *o = &a->options;
+	struct analyzer_options *o = &a->job.options;
 	switch (option) {
 	case OPT_ENTRY: push(&a->entries, &o->entry_count, value); break;
 	case OPT_SINK: push(&a->sinks, &o->sink_count, value); break;
@@ -208,14 +200,14 @@ static int parse_option(int option, const char *value, void *request)
 	case OPT_FORMAT: a->format_name = value; break;
 	case OPT_WRITE_COMMANDS: o->commands_out = value; break;
 	case 'o': a->output = value; break;
-	case OPT_OVERLAY_EVENTS: a->overlay_snapshot = value; break;
-	case OPT_DESIGN: a->design = value; break;
-	case OPT_OVERLAY_PROFILE: a->overlay_profile = value; break;
-	case OPT_VERSUS: a->versus = value; break;
-	case OPT_BASELINE_PROFILE: a->baseline_profile = value; break;
-	case OPT_NO_RENAMES: a->by_name = true; break;
+	case OPT_OVERLAY_EVENTS: a->job.overlay.snapshot = value; break;
+	case OPT_DESIGN: a->job.overlay.design = value; break;
+	case OPT_OVERLAY_PROFILE: a->job.overlay.profile = value; break;
+	case OPT_VERSUS: a->job.versus = value; break;
+	case OPT_BASELINE_PROFILE: a->job.overlay.baseline_profile = value; break;
+	case OPT_NO_RENAMES: a->job.overlay.by_name = true; break;
 	case OPT_UNRESOLVED: a->unresolved = true; break;
-	case 'q': a->quiet = true; break;
+	case 'q': a->job.quiet = true; break;
 	case OPT_REVERSE:
 		/* the one sink, in the whole graph: every caller, not only
 		 * those an entry reaches */
@@ -231,24 +223,24 @@ static int parse_option(int option, const char *value, void *request)
 /* Options that cannot go together: 0, or 1 with the refusal said. */
 static int refuse_combinations(const struct arguments *a)
 {
-	if (a->reverse && (a->unresolved || a->path || (a->format_name && strcmp(a->format_name, "tree")) ||
-			   a->overlay_snapshot || a->overlay_profile || a->versus)) {
+	if (a->reverse && (a->unresolved || a->job.path || (a->format_name && strcmp(a->format_name, "tree")) ||
+			   a->job.overlay.snapshot || a->job.overlay.profile || a->job.versus)) {
 		fprintf(stderr, "ptscope: callgraph: --reverse writes callers as text: not with --format other "
 			"than tree, --path, --unresolved, --versus or an overlay\n");
 		return 1;
 	}
-	if (a->format_name && !strcmp(a->format_name, "table") && !a->overlay_profile) {
+	if (a->format_name && !strcmp(a->format_name, "table") && !a->job.overlay.profile) {
 		fprintf(stderr, "ptscope: callgraph: --format table lists profiles: give --overlay-profile "
 			"(and --baseline-profile)\n");
 		return 1;
 	}
-	if (a->baseline_profile && !a->overlay_profile) {
+	if (a->job.overlay.baseline_profile && !a->job.overlay.profile) {
 		fprintf(stderr, "ptscope: callgraph: --baseline-profile needs --overlay-profile (the AFTER profile)\n");
 		return 1;
 	}
-	if ((a->compare != OVERLAY_COMPARE_AUTO || a->by_name) && !a->baseline_profile) {
+	if ((a->job.overlay.compare != OVERLAY_COMPARE_AUTO || a->job.overlay.by_name) && !a->job.overlay.baseline_profile) {
 		fprintf(stderr, "ptscope: callgraph: %s needs two profiles: --overlay-profile and "
-			"--baseline-profile\n", a->by_name ? "--no-renames" : "--compare");
+			"--baseline-profile\n", a->job.overlay.by_name ? "--no-renames" : "--compare");
 		return 1;
 	}
 	return 0;
@@ -257,19 +249,19 @@ static int refuse_combinations(const struct arguments *a)
 /* After the options: what the analyzer is given. */
 static void settle_options(struct arguments *a)
 {
-	struct analyzer_options *o = &a->options;
+	struct analyzer_options *o = &a->job.options;
 	/* the names typed, before a preset's own: those must name something */
 	o->checked_entries = o->entry_count;
 	o->checked_sinks = o->sink_count;
 	o->checked_excludes = o->exclude_count;
-	if (a->path) {
+	if (a->job.path) {
 		/* the preset's entries, sinks and side paths, beside any given */
 		o->no_default_entries = o->no_default_sinks = true;
-		for (const char *const *e = a->path->entries; *e; e++)
+		for (const char *const *e = a->job.path->entries; *e; e++)
 			push(&a->entries, &o->entry_count, *e);
-		for (const char *const *e = a->path->sinks; *e; e++)
+		for (const char *const *e = a->job.path->sinks; *e; e++)
 			push(&a->sinks, &o->sink_count, *e);
-		for (const char *const *e = a->path->excludes; *e; e++)
+		for (const char *const *e = a->job.path->excludes; *e; e++)
 			push(&a->excludes, &o->exclude_count, *e);
 	}
 	o->entries = a->entries;
@@ -286,14 +278,14 @@ static int settle_source(struct arguments *a, int count, char **operands)
 		command_help_print(stderr, &callgraph_help);
 		return 1;
 	}
-	a->options.source = operands[0];
+	a->job.options.source = operands[0];
 	/* --versus is the old tree when it is a folder; a file with
 	 * --overlay-profile is the BEFORE profile, as it always was */
 	struct stat st;
-	if (a->versus && a->overlay_profile && !a->baseline_profile &&
-	    !(stat(a->versus, &st) == 0 && S_ISDIR(st.st_mode))) {
-		a->baseline_profile = a->versus;
-		a->versus = NULL;
+	if (a->job.versus && a->job.overlay.profile && !a->job.overlay.baseline_profile &&
+	    !(stat(a->job.versus, &st) == 0 && S_ISDIR(st.st_mode))) {
+		a->job.overlay.baseline_profile = a->job.versus;
+		a->job.versus = NULL;
 	}
 	if (refuse_combinations(a))
 		return 1;
@@ -319,211 +311,25 @@ static enum graph_format choose_format(const struct arguments *a)
 	return format;
 }
 
-/* Said even with -q: the next run will parse everything again. */
-static void say_cache_refused(const struct callgraph *graph)
-{
-	if (graph->summary.cache_refused)
-		fprintf(stderr, "ptscope: %s; caching nothing this run\n", graph->summary.cache_refused);
-}
-
-static void print_summary(const struct callgraph *graph)
-{
-	const struct cg_summary *s = &graph->summary;
-	fprintf(stderr, "ptscope: callgraph: %zu files (%zu parsed, %zu cached, %zu failed); "
-		"configuration: %s; %s\n", s->files, s->files_parsed, s->files_cached, s->files_failed,
-		s->config, s->libclang ? s->libclang : "libclang");
-	if (s->files_pch)
-		fprintf(stderr, "ptscope: callgraph: %zu of the %zu parsed files read their shared headers "
-			"from %zu precompiled header%s\n", s->files_pch, s->files_parsed, s->pch_count,
-			s->pch_count == 1 ? "" : "s");
-	if (s->compat)
-		fprintf(stderr, "ptscope: callgraph: %s\n", s->compat);
-	if (s->config_symbols_supplied)
-		fprintf(stderr, "ptscope: callgraph: the tree's configuration does not set %zu "
-			"symbols that decide the MMU paths: supplied\n", s->config_symbols_supplied);
-	fprintf(stderr, "ptscope: callgraph: diagnostics counted, not fatal: %zu errors, %zu warnings",
-		s->errors, s->warnings);
-	if (s->flags_dropped)
-		fprintf(stderr, "; %zu compile-database words dropped (not on the flag allowlist: %s)",
-			s->flags_dropped, s->flags_dropped_names ? s->flags_dropped_names : "");
-	fprintf(stderr, "%s%s\n", s->first_error ? "; first: " : "", s->first_error ? s->first_error : "");
-	for (size_t i = 0; i < graph->error_file_count; i++) {
-		const struct cg_error_file *e = &graph->error_files[i];
-		fprintf(stderr, "ptscope: callgraph: %s: %zu error%s; calls of its %zu functions may be missing:",
-			e->file, e->errors, e->errors == 1 ? "" : "s", e->function_count);
-		for (size_t f = 0; f < e->function_count && f < 12; f++)
-			fprintf(stderr, " %s", e->functions[f]);
-		fprintf(stderr, "%s\n", e->function_count > 12 ? " ..." : "");
-	}
-	/* the places that failed, a header once: what to fix or to know */
-	size_t shown = graph->error_site_count < 8 ? graph->error_site_count : 8;
-	for (size_t i = 0; i < shown; i++) {
-		const struct cg_error_site *e = &graph->error_sites[i];
-		fprintf(stderr, "ptscope: callgraph: %s:%u: %s (in %zu file%s)%s%s\n", e->file, e->line, e->message,
-			e->units, e->units == 1 ? "" : "s", e->why ? ": " : "", e->why ? e->why : "");
-	}
-	if (graph->error_site_count > shown)
-		fprintf(stderr, "ptscope: callgraph: %zu more places with errors (--format json lists them all)\n",
-			graph->error_site_count - shown);
-	fprintf(stderr, "ptscope: callgraph: %zu functions, %zu calls, %zu call sites through "
-		"function-pointer fields (%zu unresolved); kept %zu functions, %zu calls\n",
-		s->functions, s->calls, s->indirect_sites, s->indirect_unresolved,
-		graph->node_count, graph->edge_count);
-}
-
-/* --unresolved: "FILE:LINE: CALLER calls through FIELD", one line per call
- * site no stored function was found for, in file order. */
-static int write_unresolved(const struct callgraph *graph, const char *path, struct error *error)
-{
-	struct output output;
-	if (output_open(&output, path, error))
-		return -1;
-	FILE *out = output_stream(&output);
-	for (size_t i = 0; out && i < graph->unresolved_count; i++) {
-		const struct cg_unresolved *u = &graph->unresolved[i];
-		escape_fputs(escape_text, u->file, out);
-		fprintf(out, ":%u: ", u->line);
-		escape_fputs(escape_text, u->caller, out);
-		fputs(" calls through ", out);
-		escape_fputs(escape_text, u->field, out);
-		fputc('\n', out);
-	}
-	if (!out) {
-		output_discard(&output);
-		return error_internal(error, path ? path : "stdout", 0, "cannot write");
-	}
-	return output_publish(&output, error);
-}
-
-/* --reverse: the callers of the sink, as indented text. */
-static int write_callers(const struct callgraph *graph, const char *path, struct error *error)
-{
-	struct output output;
-	if (output_open(&output, path, error))
-		return -1;
-	FILE *out = output_stream(&output);
-	if (!out || !graph_write_callers(graph, out)) {
-		output_discard(&output);
-		return error_internal(error, path ? path : "stdout", 0, "cannot write");
-	}
-	return output_publish(&output, error);
-}
-
-/* What a --path preset left out: the same entries to every rmap function,
- * without the excludes, counted (a second run, from the per-file cache). */
-static void say_pruned(const struct arguments *a, const struct callgraph *kept)
-{
-	struct analyzer_options every = a->options;
-	struct callgraph *all = NULL;
-	struct error error;   /* the count is a courtesy: without it, nothing is said */
-	size_t own_sinks = 0, own_excludes = 0;
-	while (a->path->sinks[own_sinks])
-		own_sinks++;
-	while (a->path->excludes[own_excludes])
-		own_excludes++;
-	every.no_default_sinks = false;
-	every.sinks = every.sink_count > own_sinks ? every.sinks : NULL;
-	every.sink_count -= own_sinks;
-	every.exclude_count -= own_excludes;
-	every.excludes = every.exclude_count ? every.excludes : NULL;
-	every.commands_out = NULL;
-	every.progress = false;
-	fprintf(stderr, "ptscope: callgraph: --path %s: %s\n", a->path->name, a->path->job);
-	if (analyzer_run(&every, &all, &error) == 0)
-		fprintf(stderr, "ptscope: callgraph: --path %s: kept %zu functions, %zu calls of the %zu "
-			"functions, %zu calls on every path from its entries to any rmap function\n",
-			a->path->name, kept->node_count, kept->edge_count, all->node_count, all->edge_count);
-	fprintf(stderr, "ptscope: callgraph: --path %s: pruned: rmap functions this job does not "
-		"call; %s (left out:", a->path->name, a->path->pruned);
-	for (size_t i = 0; i < own_excludes; i++)
-		fprintf(stderr, " %s", a->path->excludes[i]);
-	fputs(")\n", stderr);
-	callgraph_free(all);
-}
-
-/* --versus OLD_TREE: the old tree with the same entries, sinks and pruning,
- * merged with the new one into *versus. */
-static int analyse_old_tree(const struct arguments *a, const struct callgraph *graph, struct callgraph **old_graph,
-			    struct tree_versus *versus, struct error *error)
-{
-	struct analyzer_options old_options = a->options;
-	old_options.source = a->versus;
-	old_options.commands_out = NULL;
-	old_options.config = NULL;
-	if (analyzer_run(&old_options, old_graph, error))
-		return -1;
-	say_cache_refused(*old_graph);
-	if (!a->quiet)
-		print_summary(*old_graph);
-	tree_versus_build(graph, *old_graph, versus);
-	return 0;
-}
-
-/* The summary on stderr, with what the overlay could not place and the
- * names the era rename table joined. */
-static void say_overlaid(const struct callgraph *graph, const struct graph_overlay *overlay)
-{
-	print_summary(graph);
-	char unplaced[1024];
-	overlay_unplaced_summary(overlay, unplaced, sizeof(unplaced));
-	if (unplaced[0])
-		fprintf(stderr, "ptscope: callgraph: %s\n", unplaced);
-	for (size_t j = 0; j < overlay->join_count; j++)
-		fprintf(stderr, "ptscope: callgraph: joined (era rename table, %s): before %s, after %s, "
-			"summed on %s\n", overlay->joins[j].work, overlay->joins[j].before, overlay->joins[j].after,
-			overlay->joins[j].on);
-}
-
-/* The analysis, with the overlay read first (bad input fails before the
- * long parse) and placed on the graph after it. */
+/* The analysis, then the one writer: the graph, or the callers or the
+ * unresolved calls as text. */
 static int run(struct arguments *a, enum graph_format format)
 {
-	struct overlay_request request = { .snapshot = a->overlay_snapshot, .design = a->design,
-					   .profile = a->overlay_profile, .baseline_profile = a->baseline_profile,
-					   .progress = !a->quiet && isatty(STDERR_FILENO), .compare = a->compare,
-					   .by_name = a->by_name };
-	const char *old_tree = a->versus;
-	bool overlaid = a->overlay_snapshot || a->overlay_profile || old_tree;
-	struct overlay_inputs *inputs = NULL;
-	struct graph_overlay overlay = { .title = "" };
-	struct callgraph *graph = NULL, *old_graph = NULL;
-	struct tree_versus versus = { 0 };
+	struct callgraph_made made;
 	struct error error;
-	int status = overlaid ? overlay_prepare(&request, &inputs, &error) : 0;
-	a->options.progress = !a->quiet && isatty(STDERR_FILENO);
-	graph_set_progress(a->options.progress);
-	if (!status)
-		status = analyzer_run(&a->options, &graph, &error);
-	if (!status)
-		say_cache_refused(graph);
-	if (!status && a->path && !a->quiet)
-		say_pruned(a, graph);
-	if (!status && old_tree)
-		status = analyse_old_tree(a, graph, &old_graph, &versus, &error);
-	const struct callgraph *drawn = versus.graph ? versus.graph : graph;
-	if (!status && overlaid)
-		status = overlay_place(inputs, drawn, &overlay, &error);
-	if (!status && versus.graph)
-		tree_versus_mark(&versus, &overlay);
-	if (!status && versus.graph && a->baseline_profile)
-		overlay_profiles_on_trees(drawn, &overlay);
-	if (!status && !a->quiet)
-		say_overlaid(graph, &overlay);
+	a->job.options.progress = a->job.overlay.progress = !a->job.quiet && isatty(STDERR_FILENO);
+	int status = callgraph_make(&a->job, &made, &error);
 	if (!status && a->unresolved)
-		status = write_unresolved(graph, a->output, &error);
+		status = callgraph_write_unresolved(made.graph, a->output, &error);
 	else if (!status && a->reverse)
-		status = write_callers(graph, a->output, &error);
+		status = callgraph_write_callers(made.graph, a->output, &error);
 	else if (!status)
-		status = graph_write(drawn, overlaid ? &overlay : NULL, format, a->page, a->output, &error);
+		status = graph_write(made.drawn, made.overlaid ? &made.overlay : NULL, format, a->page, a->output, &error);
 	if (status) {
 		error_print(&error);
 		status = (int)error.status;
 	}
-	graph_overlay_free(&overlay);
-	overlay_inputs_free(inputs);
-	tree_versus_free(&versus);
-	callgraph_free(old_graph);
-	callgraph_free(graph);
+	callgraph_made_free(&made);
 	return status;
 }
 
@@ -546,7 +352,7 @@ static int callgraph(void *request, int count, char **operands)
 
 int cmd_callgraph(int argc, char **argv)
 {
-	struct arguments a = { .options = { .use_cache = true } };
+	struct arguments a = { .job = { .options = { .use_cache = true } } };
 	int status = command_run(&callgraph_help, argc, argv, parse_option, callgraph, &a);
 	free(a.entries);
 	free(a.sinks);

@@ -4,6 +4,9 @@
  * to it here.  Every option of the table must be a tag of the page's OPTIONS
  * section and a line of --help; every --option the OPTIONS section tags must
  * be in the table (a page that documents a removed option is wrong too).
+ * The page's SYNOPSIS is held to the table the same way: it names every
+ * option of the table but --help (long, or by its letter), and no option the
+ * table lacks.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -137,6 +140,117 @@ static void test_man_options_exist(void)
 	}
 }
 
+/* The text of the page's section NAME, from ".SH NAME" to the next ".SH",
+ * malloc'd ("" when the page has none). */
+static char *section(const char *page, const char *name)
+{
+	char head[64];
+	snprintf(head, sizeof(head), "\n.SH %s\n", name);
+	const char *start = strstr(page, head);
+	if (!start)
+		return xstrdup("");
+	const char *end = strstr(start + 1, "\n.SH ");
+	return xstrndup(start, end ? (size_t)(end - start) : strlen(start));
+}
+
+/* The options a SYNOPSIS names, a line each as typed ("--per-file", "-o"):
+ * every "\-\-word" or "\-x" that starts a word of the roff text. */
+static char *synopsis_options(const char *synopsis)
+{
+	char *names = xcalloc(1, strlen(synopsis) + 1);
+	size_t used = 0;
+	for (const char *at = strstr(synopsis, "\\-"); at; at = strstr(at + 1, "\\-")) {
+		if (at > synopsis && at[-1] != ' ' && at[-1] != '\n' && at[-1] != '[')
+			continue;   /* inside a word: "ptscope\-capture", "\-\-per\-file" */
+		bool is_long = !strncmp(at, "\\-\\-", 4);
+		const char *p = at + (is_long ? 4 : 2);
+		if (!(*p >= 'a' && *p <= 'z'))
+			continue;   /* "\-" alone: stdin */
+		names[used++] = '-';
+		if (is_long)
+			names[used++] = '-';
+		for (; name_char(*p) && (is_long || p == at + 2); p++)
+			if (*p != '\\')
+				names[used++] = *p;
+		names[used++] = '\n';
+		at = p - 1;
+	}
+	names[used] = '\0';
+	return names;
+}
+
+/* NAME ("--per-file" or "-o") is a line of LINES. */
+static bool has_line(const char *lines, const char *name)
+{
+	size_t length = strlen(name);
+	for (const char *at = strstr(lines, name); at; at = strstr(at + 1, name))
+		if ((at == lines || at[-1] == '\n') && at[length] == '\n')
+			return true;
+	return false;
+}
+
+/* SYNOPSIS's options against the table, both ways; how many differ (each said). */
+static size_t synopsis_differences(const char *command, const char *page, const struct command_option *table)
+{
+	char *synopsis = section(page, "SYNOPSIS"), *named = synopsis_options(synopsis);
+	size_t differences = 0;
+	for (const struct command_option *o = table; o->name; o++) {
+		char plain[128], letter[3] = { '-', (char)o->val, '\0' };
+		snprintf(plain, sizeof(plain), "--%s", o->name);
+		if (!strcmp(o->name, "help") || has_line(named, plain) || (o->val < 128 && has_line(named, letter)))
+			continue;
+		fprintf(stderr, "\nman/ptscope-%s.1: SYNOPSIS lacks %s", command, plain);
+		differences++;
+	}
+	for (const char *line = named; *line; line = strchr(line, '\n') + 1) {
+		size_t length = strcspn(line, "\n");
+		const struct command_option *o = table;
+		while (o->name && !(line[1] == '-' ? strlen(o->name) == length - 2 && !strncmp(o->name, line + 2, length - 2)
+				     : length == 2 && o->val == line[1]))
+			o++;
+		if (!o->name) {
+			fprintf(stderr, "\nman/ptscope-%s.1: SYNOPSIS names %.*s, which the command lacks", command,
+				(int)length, line);
+			differences++;
+		}
+	}
+	free(named);
+	free(synopsis);
+	return differences;
+}
+
+static void test_synopsis_matches_table(void)
+{
+	for (size_t h = 0; h < HELP_COUNT; h++) {
+		char *page = man_page(helps[h]->command);
+		CU_ASSERT_EQUAL(synopsis_differences(helps[h]->command, page, helps[h]->options), 0);
+		free(page);
+	}
+}
+
+/* The SYNOPSIS check fails where it should: an option missing, one the
+ * table lacks, a letter for a long name; "ptscope\-capture" and "\-" (stdin)
+ * are no options. */
+static void test_synopsis_checker(void)
+{
+	static const struct command_option table[] = {
+		{ "per-process", no_argument, 256, NULL, "x" }, { "output", required_argument, 'o', "FILE", "x" },
+		{ "verify", no_argument, 257, NULL, "x" }, { "help", no_argument, 'h', NULL, "x" },
+		{ NULL, 0, 0, NULL, NULL },
+	};
+	const char *good = "x\n.SH SYNOPSIS\n.B ptscope info\n.RI [ SNAPSHOT | \\- ]\n.RB [ \\-\\-per\\-process ]\n"
+			   ".RB [ \\-o\n.IR FILE ]\n.RB [ \\-\\-verify ]\n.br\n.B ptscope\\-capture\n.SH OPTIONS\n"
+			   ".B \\-\\-skip\\-bad\n";
+	CU_ASSERT_EQUAL(synopsis_differences("made-up-good", good, table), 0);
+	const char *lacking = "x\n.SH SYNOPSIS\n.B ptscope info\n.RB [ \\-\\-per\\-process ]\n.RB [ \\-\\-output\n"
+			      ".IR FILE ]\n.SH OPTIONS\n.B \\-\\-verify\n";
+	CU_ASSERT_EQUAL(synopsis_differences("made-up-lacking", lacking, table), 1);   /* --verify */
+	const char *extra = "x\n.SH SYNOPSIS\n.RB [ \\-\\-per\\-process ]\n.RB [ \\-o ]\n.RB [ \\-\\-verify ]\n"
+			    ".RB [ \\-\\-per ]\n.RB [ \\-q ]\n";
+	CU_ASSERT_EQUAL(synopsis_differences("made-up-extra", extra, table), 2);     /* --per, -q */
+	fputc('\n', stderr);
+}
+
 /* The check itself fails where it should: a page without --verify. */
 static void test_checker_catches_missing(void)
 {
@@ -155,5 +269,6 @@ static void test_checker_catches_missing(void)
 
 void suite_options(void)
 {
-	ADD_SUITE("options", test_checker_catches_missing, test_every_option_in_man_and_help, test_man_options_exist);
+	ADD_SUITE("options", test_checker_catches_missing, test_every_option_in_man_and_help, test_man_options_exist,
+		  test_synopsis_checker, test_synopsis_matches_table);
 }
