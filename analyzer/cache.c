@@ -332,7 +332,7 @@ static char *cache_path(const char *cache_dir, uint64_t key)
 	return xasprintf("%s/tu/%016llx", cache_dir, (unsigned long long)key);
 }
 
-bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts)
+bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts, struct input_states *states)
 {
 	char *path = cache_path(cache_dir, key), *text;
 	size_t size;
@@ -341,7 +341,7 @@ bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts)
 	if (!ok)
 		return false;
 	/* a unit whose every input is unchanged is what a parse would give now */
-	ok = cache_parse(text, size, facts) && tu_inputs_current(facts);
+	ok = cache_parse(text, size, facts) && tu_inputs_current(facts, states);
 	free(text);
 	if (!ok)
 		tu_facts_free(facts);

@@ -132,8 +132,18 @@ struct tu_facts {
 void tu_facts_free(struct tu_facts *facts);
 /* Record path (stat now) as one of the unit's inputs. */
 void tu_add_input(struct tu_facts *facts, const char *path);
-/* Does every input still have the size and mtime it had? */
-bool tu_inputs_current(const struct tu_facts *facts);
+/* Each input file's state, stat'ed once a run however many units include
+ * it: a warm call graph of Debian 6.1's mm checks 96 units of ~600 headers
+ * each, mostly the same ones (57,850 stat calls, most of a warm run). */
+struct input_states {
+	struct tu_input *items;     /* paths owned */
+	size_t count, capacity;
+	struct hash_table index;
+};
+void input_states_free(struct input_states *states);
+/* Does every input still have the size and mtime it had?  states may be
+ * NULL (stat each input now). */
+bool tu_inputs_current(const struct tu_facts *facts, struct input_states *states);
 uint32_t tu_add_function(struct tu_facts *facts, const char *usr, const char *name,
 			 const char *file, unsigned line, bool defined);
 
@@ -309,7 +319,7 @@ bool cache_folder_private(const char *path, char **why);
 bool cache_make_folder(const char *path);
 /* salt: the analyzer's facts version, libclang's version, the configuration. */
 uint64_t cache_key(const struct tu_job *job, uint64_t salt);
-bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts);
+bool cache_load(const char *cache_dir, uint64_t key, struct tu_facts *facts, struct input_states *states);
 bool cache_store(const char *cache_dir, uint64_t key, const struct tu_facts *facts);
 /* A file of the cache's (a precompiled header) that may be trusted: a
  * regular file of ours no one else may write, not a link, in a private folder. */

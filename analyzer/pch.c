@@ -387,7 +387,7 @@ static bool pch_current(struct pch *pch, const char *folder)
 	if (!cache_entry_private(folder, pch->file) || !cache_entry_private(folder, pch->header) ||
 	    !cache_entry_private(folder, pch->facts_path) || !cg_read_private_file(pch->facts_path, &text, &size))
 		return false;
-	bool ok = cache_parse(text, size, &pch->facts) && tu_inputs_current(&pch->facts);
+	bool ok = cache_parse(text, size, &pch->facts) && tu_inputs_current(&pch->facts, NULL);
 	free(text);
 	if (!ok) {
 		tu_facts_free(&pch->facts);

@@ -74,11 +74,12 @@ static int parse_all(struct source_plan *plan, const struct analyzer_options *op
 	struct bounded_task *tasks = xcalloc(plan->job_count ? plan->job_count : 1, sizeof(*tasks));
 	size_t *task_job = xcalloc(plan->job_count ? plan->job_count : 1, sizeof(*task_job));
 	size_t task_count = 0;
+	struct input_states states = { 0 };
 	for (size_t i = 0; i < plan->job_count; i++) {
 		struct tu_job *job = &plan->jobs[i];
 		job->key = cache_key(job, salt);
 		job->roots = &plan->roots;
-		if (cache && cache_load(cache, job->key, &job->facts)) {
+		if (cache && cache_load(cache, job->key, &job->facts, &states)) {
 			job->cached = true;
 			report_progress(&progress);
 			continue;
@@ -86,6 +87,7 @@ static int parse_all(struct source_plan *plan, const struct analyzer_options *op
 		tasks[task_count] = (struct bounded_task){ .work = parse_unit_work, .data = job };
 		task_job[task_count++] = i;
 	}
+	input_states_free(&states);
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t parallel = options->jobs > 0 ? (size_t)options->jobs : online > 0 ? (size_t)online : 1;
 	if (task_count)

@@ -256,11 +256,46 @@ void tu_add_input(struct tu_facts *facts, const char *path)
 	input_state(path, input);
 }
 
-bool tu_inputs_current(const struct tu_facts *facts)
+static uint64_t input_state_hash(const void *context, size_t index)
+{
+	const struct input_states *states = context;
+	const char *path = states->items[index].path;
+	return hash_keyed(path, strlen(path));
+}
+
+/* The state of path, from the run's memo when it has been stat'ed before. */
+static struct tu_input input_state_once(const char *path, struct input_states *states)
+{
+	struct tu_input now;
+	if (!states) {
+		input_state(path, &now);
+		return now;
+	}
+	uint64_t hash = hash_keyed(path, strlen(path));
+	struct hash_probe probe;
+	for (size_t i = hash_first(&states->index, hash, &probe); i != HASH_NONE;
+	     i = hash_next(&states->index, &probe))
+		if (strcmp(states->items[i].path, path) == 0)
+			return states->items[i];
+	input_state(path, &now);
+	now.path = xstrdup(path);
+	array_reserve(&states->items, &states->capacity, states->count + 1, sizeof(*states->items));
+	states->items[states->count] = now;
+	hash_add(&states->index, hash, states->count++, input_state_hash, states);
+	return now;
+}
+
+void input_states_free(struct input_states *states)
+{
+	cg_free_owning(states->items, states->count, sizeof(*states->items), offsetof(struct tu_input, path));
+	hash_free(&states->index);
+	memset(states, 0, sizeof(*states));
+}
+
+bool tu_inputs_current(const struct tu_facts *facts, struct input_states *states)
 {
 	for (size_t i = 0; i < facts->input_count; i++) {
-		struct tu_input now;
-		input_state(facts->inputs[i].path, &now);
+		struct tu_input now = input_state_once(facts->inputs[i].path, states);
 		if (now.size < 0 || now.size != facts->inputs[i].size ||
 		    now.mtime_sec != facts->inputs[i].mtime_sec ||
 		    now.mtime_nsec != facts->inputs[i].mtime_nsec)

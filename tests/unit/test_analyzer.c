@@ -225,25 +225,62 @@ static void test_cache_inputs(void)
 	make_facts(&facts);
 	tu_add_input(&facts, header);
 	CU_ASSERT_EQUAL(facts.inputs[0].size, 31);
-	CU_ASSERT_TRUE(tu_inputs_current(&facts));
+	CU_ASSERT_TRUE(tu_inputs_current(&facts, NULL));
 	struct buffer text = { 0 };
 	cache_serialise(&facts, &text);
 	CU_ASSERT_TRUE_FATAL(cache_parse(text.data, text.length, &back));
 	CU_ASSERT_EQUAL_FATAL(back.input_count, 1);
 	CU_ASSERT_STRING_EQUAL(back.inputs[0].path, header);
-	CU_ASSERT_TRUE(tu_inputs_current(&back));
+	CU_ASSERT_TRUE(tu_inputs_current(&back, NULL));
 	/* same size, another mtime */
 	struct timespec times[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1000000000 } };
 	CU_ASSERT_FATAL(utimensat(AT_FDCWD, header, times, 0) == 0);
-	CU_ASSERT_FALSE(tu_inputs_current(&back));
+	CU_ASSERT_FALSE(tu_inputs_current(&back, NULL));
 	tu_facts_free(&back);
 	/* gone */
 	unlink(header);
-	CU_ASSERT_FALSE(tu_inputs_current(&facts));
+	CU_ASSERT_FALSE(tu_inputs_current(&facts, NULL));
 	rmdir(folder);
 	free(header);
 	buffer_free(&text);
 	tu_facts_free(&facts);
+}
+
+/* A run stats each input once (struct input_states): units that share a
+ * header are checked against its one state, and a unit that recorded
+ * another state of it is still refused. */
+static void test_cache_input_states(void)
+{
+	char folder[] = "/tmp/ptscope-states.XXXXXX";
+	CU_ASSERT_FATAL(mkdtemp(folder) != NULL);
+	char *shared = xasprintf("%s/mm.h", folder), *own = xasprintf("%s/rmap.h", folder);
+	CU_ASSERT_FATAL(cg_write_file_atomic(shared, "struct page;\n", 13));
+	CU_ASSERT_FATAL(cg_write_file_atomic(own, "void f(void);\n", 14));
+	struct tu_facts first = { 0 }, second = { 0 }, stale = { 0 };
+	tu_add_input(&first, shared);
+	tu_add_input(&first, own);
+	tu_add_input(&second, own);
+	tu_add_input(&second, shared);
+	tu_add_input(&stale, shared);
+	stale.inputs[0].size = 14; /* the size rmap.h has: a memo that mixed entries would pass it */
+	struct input_states states = { 0 };
+	CU_ASSERT_TRUE(tu_inputs_current(&first, &states));
+	CU_ASSERT_EQUAL(states.count, 2);
+	CU_ASSERT_TRUE(tu_inputs_current(&second, &states));
+	CU_ASSERT_FALSE(tu_inputs_current(&stale, &states));
+	CU_ASSERT_EQUAL(states.count, 2);
+	input_states_free(&states);
+	/* gone: a new run's memo sees it */
+	unlink(shared);
+	CU_ASSERT_FALSE(tu_inputs_current(&second, &states));
+	input_states_free(&states);
+	unlink(own);
+	rmdir(folder);
+	free(shared);
+	free(own);
+	tu_facts_free(&first);
+	tu_facts_free(&second);
+	tu_facts_free(&stale);
 }
 
 static void test_cache_round_trip(void)
@@ -564,6 +601,7 @@ void suite_analyzer(void)
 {
 	ADD_SUITE("analyzer", test_kconfig_values_and_header, test_kconfig_bad_line,
 		  test_kconfig_compressed, test_kbuild_objects, test_kbuild_values, test_kbuild_expansion_budget, test_cache_round_trip, test_cache_inputs,
+		  test_cache_input_states,
 		  test_field_names_and_flags, test_parse_unit, test_graph_identity_and_indirect,
 		  test_graph_paths_and_depth);
 }
