@@ -608,7 +608,8 @@ static CXTranslationUnit parse_with(void *index, const struct tu_job *job, const
 {
 	size_t count = job->arguments.count;
 	const char **arguments = xcalloc(count + 2, sizeof(*arguments));
-	memcpy(arguments, job->arguments.items, count * sizeof(*arguments));
+	if (count) /* a unit with no flags left has no items: memcpy from NULL is undefined */
+		memcpy(arguments, job->arguments.items, count * sizeof(*arguments));
 	if (pch) {
 		arguments[count++] = "-include-pch";
 		arguments[count++] = pch->file;
