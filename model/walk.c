@@ -84,6 +84,33 @@ static bool direct_mapping(const struct rmap_profile *profile, uint64_t m, bool 
 /* The bits of a record's entry figure_records reads besides its PFN. */
 #define FIGURE_BITS (PAGEMAP_PRESENT | PAGEMAP_FILE_OR_SHARED | PAGEMAP_EXCLUSIVE)
 
+/* One mapping of a page mapped m times under a design. */
+static struct mapping_cost mapping_cost(const struct rmap_profile *profile, uint64_t m, bool anon)
+{
+	/* C(m - 1), C(m), C(m + 1): a fork takes the page to m + 1
+	 * mappings, an exit to m - 1 (chain_allocations, in one go) */
+	uint64_t before = rmap_page_cost(profile, m - 1, anon), now = rmap_page_cost(profile, m, anon);
+	uint64_t after = rmap_page_cost(profile, m + 1, anon), unit = chain_unit_bytes(profile);
+	return (struct mapping_cost){ .allocations = after > now && unit ? (after - now) / unit : 0,
+				      .frees = now > before && unit ? (now - before) / unit : 0,
+				      .direct = direct_mapping(profile, m, anon), .now = now };
+}
+
+/* The pages mapped fewer than MAPPING_COSTS_M times (nearly all) look their
+ * costs up in a table made once. */
+#define MAPPING_COSTS_M 64
+
+static void make_mapping_costs(struct model_context *c)
+{
+	size_t designs = c->result->design_count;
+	c->mapping_costs = xcalloc(MAPPING_COSTS_M * 2 * designs + 1, sizeof(*c->mapping_costs));
+	for (uint64_t m = 0; m < MAPPING_COSTS_M; m++)
+		for (int anon = 0; anon < 2; anon++)
+			for (size_t d = 0; d < designs; d++)
+				c->mapping_costs[(m * 2 + (uint64_t)anon) * designs + d] =
+					mapping_cost(c->result->designs[d].profile, m, anon);
+}
+
 /* n mappings, each of a page mapped m times (e its PFN run, NULL unknown),
  * every design at once: the counts n at a time; each design's charge added
  * n times over, one record after another, as a sum of doubles in record
@@ -93,18 +120,16 @@ static void figure_mappings(const struct model_context *c, const struct pfn_run 
 {
 	const struct model_result *r = c->result;
 	uint64_t m = e ? pfn_mapcount(e) : 1;
+	const struct mapping_cost *table = m < MAPPING_COSTS_M ?
+		&c->mapping_costs[(m * 2 + anon) * r->design_count] : NULL;
 	for (size_t d = 0; d < r->design_count; d++) {
-		const struct rmap_profile *profile = r->designs[d].profile;
-		/* C(m - 1), C(m), C(m + 1): a fork takes the page to m + 1
-		 * mappings, an exit to m - 1 (chain_allocations, in one go) */
-		uint64_t before = rmap_page_cost(profile, m - 1, anon), now = rmap_page_cost(profile, m, anon);
-		uint64_t after = rmap_page_cost(profile, m + 1, anon), unit = chain_unit_bytes(profile);
-		out->chain_allocations[d] += n * (after > now && unit ? (after - now) / unit : 0);
-		out->chain_frees[d] += n * (now > before && unit ? (now - before) / unit : 0);
-		out->direct_pages[d] += n * direct_mapping(profile, m, anon);
+		struct mapping_cost cost = table ? table[d] : mapping_cost(r->designs[d].profile, m, anon);
+		out->chain_allocations[d] += n * cost.allocations;
+		out->chain_frees[d] += n * cost.frees;
+		out->direct_pages[d] += n * cost.direct;
 		if (!e)
 			continue;
-		double charge = (double)now / (double)m, *bytes = &out->chain_bytes[d], *bytes_anon = &out->chain_bytes_anon[d];
+		double charge = (double)cost.now / (double)m, *bytes = &out->chain_bytes[d], *bytes_anon = &out->chain_bytes_anon[d];
 		for (uint64_t i = 0; i < n; i++) {
 			*bytes += charge;
 			if (anon)
@@ -298,7 +323,7 @@ static void free_contents(struct model_context *c)
 		free(c->content_figures[0].chain_allocations);
 	}
 	FREE_ALL(c->content_figures, c->content_pmd, c->record_pfns, c->overrides, c->override_first,
-		 c->override_count);
+		 c->override_count, c->mapping_costs);
 }
 
 /* ---- PTE windows mapped by PMD leaves ---- */
@@ -545,6 +570,7 @@ bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma
 void model_walk_begin(struct model_context *c)
 {
 	count_pfns(c);
+	make_mapping_costs(c);
 	figure_contents(c);
 	resolve_pmd_windows(c);
 }
