@@ -24,57 +24,9 @@
 #define RUNS_DEFAULT 100
 #define RUNS_MOST 1000000
 
-static const char usage_text[] =
-	"usage: ptscope bench [fork|exec|sh|fault|munmap|hugetlb]... [--like SNAPSHOT[:PID]] [--runs N] [--cpu N]\n"
-	"                     [--format text|json] [-o FILE]\n"
-	"       ptscope bench --calibrate [--quick] [--cpu N] -o CALIBRATION\n"
-	"       ptscope bench --compare BEFORE AFTER [BASE] [--like SNAP --calibration FILE --model B,A[,Z]]\n"
-	"\n"
-	"Time on the running kernel, as lmbench does: fork + exit, fork + exec, fork + /bin/sh -c,\n"
-	"page faults (anonymous first touch, copy on write, cached file read) and munmap; pinned\n"
-	"to one CPU, after warm-up runs; min, median and p90 in microseconds.\n"
-	"hugetlb: fork with and without hugetlbfs PMD sharing (1 GiB of huge pages, reserved by root).\n"
-	"No word: every measurement but hugetlb.\n"
-	"--compare reads timings as they were posted (bash, zsh or POSIX time, /usr/bin/time [-v],\n"
-	"lmbench lat_proc, perf stat; several runs per file) and prints the change of each.\n"
-	"\n";
-
-enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT, OPT_COMPARE, OPT_LIKE, OPT_CALIBRATE, OPT_QUICK, OPT_CALIBRATION,
-       OPT_MODEL };
-static const struct command_option options_table[] = {
-	{ "runs", required_argument, OPT_RUNS, "N", "timed runs of each measurement (default 100), after\n"
-						  "N/10 (at least 2) warm-up runs" },
-	{ "like", required_argument, OPT_LIKE, "SNAPSHOT[:PID]",
-	  "fork a child that rebuilt the address space of process PID\n"
-	  "of SNAPSHOT (default: its process with most VMAs): VMAs,\n"
-	  "permissions, files, present pages, THP advice" },
-	{ "cpu", required_argument, OPT_CPU, "N", "pin to CPU N, one this process may use (default: the\n"
-						 "lowest it may use)" },
-	{ "format", required_argument, OPT_FORMAT, "F", "text (default) or json" },
-	{ "compare", no_argument, OPT_COMPARE, "BEFORE AFTER [BASE]",
-	  "the mean and spread of each of real, user, system and total\n"
-	  "(user + system) time, or lmbench's lines, in each file; % win\n"
-	  "of AFTER over BEFORE; with BASE (the kernel without the\n"
-	  "feature) the overhead ratio (AFTER - BASE) / (BEFORE - BASE)" },
-	{ "calibrate", no_argument, OPT_CALIBRATE, NULL,
-	  "time forks of made-up layouts varying one thing at a time,\n"
-	  "fit the cost of each step (least squares, with errors), check\n"
-	  "3 layouts held out; -o CALIBRATION keeps it for report" },
-	{ "quick", no_argument, OPT_QUICK, NULL, "--calibrate with 15 runs per layout, not 100" },
-	{ "calibration", required_argument, OPT_CALIBRATION, "FILE",
-	  "with --like: the fork predicted at FILE's costs beside the\n"
-	  "measured one; with --compare: the model's change (--model)" },
-	{ "model", required_argument, OPT_MODEL, "B,A[,Z]",
-	  "--compare: the designs or sharing rules BEFORE, AFTER (and\n"
-	  "BASE) ran, priced for every process of --like SNAPSHOT\n"
-	  "forking once at --calibration's costs, beside the posted change" },
-	{ "output", required_argument, 'o', "FILE", "write to FILE (atomically) instead of stdout;\n"
-						   "with --calibrate, the calibration file" },
-	{ "help", no_argument, 'h', NULL, "this text" },
-	{ NULL, 0, 0, NULL, NULL },
-};
-
-const struct command_help bench_help = { .command = "bench", .usage = usage_text, .options = options_table };
+/* The option table, OPT_NAME of each option without a letter and bench_help:
+ * made at build time from builtin/help/bench.txt. */
+#include "builtin/bench_options.h"
 
 static const char *const words[] = { "fork", "exec", "sh", "fault", "munmap", "hugetlb" };
 #define WORD_COUNT (sizeof(words) / sizeof(words[0]))

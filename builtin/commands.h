@@ -23,9 +23,11 @@ int cmd_bench(int argc, char **argv);     /* builtin/cmd_bench.c */
 
 /*
  * A command's options as one table: each option's name, value and help are
- * written once and give getopt_long's table, the --help lines (which
- * completion reads) and what the man page is held to, so nothing lists an
- * option twice.  Ends with { NULL }.
+ * written once, in builtin/help/NAME.txt, which builtin/help.awk makes into
+ * this table at build time ($(BUILD)/builtin/NAME_options.h, included by
+ * cmd_NAME.c alone).  The table gives getopt_long's table, the --help lines
+ * (which completion reads) and what the man page is held to, so nothing
+ * lists an option twice.  Ends with { NULL }.
  */
 struct command_option {
 	const char *name;               /* long name, without "--" */
