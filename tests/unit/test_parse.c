@@ -209,16 +209,42 @@ static const struct { const char *name, *rest; } number_lines[] = {
 	{ "THPeligible", "    1" },
 };
 
+/* A second VMA as the kernel prints it: names in 16 columns, numbers
+ * right-aligned in 8 (a wider one pushes " kB" right), THPeligible without
+ * a unit; values in table order. */
+static const char *const column_values[SMAPS_FIELD_COUNT] = {
+	"70368744177664", "4", "2048", "12345678", "1234567", "123456", "12345", "1234", "123", "12", "1",
+	"0", "99999999", "100000000", "10", "20", "30", "40", "50", "60", "70", "80", "90", "00000007",
+	"5", "1",
+};
+
+static void append_column_vma(char *text, size_t size)
+{
+	strcat(text, "100000000000000-200000000000000 rw-p 00000000 00:00 0 \n");
+	for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s:", smaps_field_names[field]);
+		snprintf(text + strlen(text), size - strlen(text), "%-16s%8s%s\n", name, column_values[field],
+			 field == SMAPS_THP_ELIGIBLE ? "" : " kB");
+	}
+	strcat(text, "VmFlags: rd wr mr mw me ac \n");
+}
+
 static void test_smaps_field_numbers(void)
 {
-	char text[2048] = "00000000-100000000000000 rw-p 00000000 00:00 0 \n";
+	char text[4096] = "00000000-100000000000000 rw-p 00000000 00:00 0 \n";
 	for (size_t i = 0; i < sizeof(number_lines) / sizeof(number_lines[0]); i++)
 		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s:%s\n", number_lines[i].name,
 			 number_lines[i].rest);
 	strcat(text, "VmFlags: rd wr \n");
+	size_t first_vma = strlen(text);
+	append_column_vma(text, sizeof(text));
 	struct parsed_smaps whole = smaps_of(text, strlen(text));
 	CU_ASSERT_EQUAL_FATAL(whole.status, 0);
-	CU_ASSERT_EQUAL_FATAL(whole.vmas.count, 1);
+	CU_ASSERT_EQUAL_FATAL(whole.vmas.count, 2);
+	for (int field = 0; field < SMAPS_FIELD_COUNT; field++)
+		if (vma_kb(&whole.vmas.items[1], field) != strtoull(column_values[field], NULL, 10))
+			CU_FAIL(smaps_field_names[field]);
 	for (size_t i = 0; i < sizeof(number_lines) / sizeof(number_lines[0]); i++) {
 		int field = 0;
 		while (strcmp(smaps_field_names[field], number_lines[i].name))
@@ -231,19 +257,22 @@ static void test_smaps_field_numbers(void)
 	parsed_free(&whole);
 
 	/* the page size is checked when its VMA ends: on the last line; text
-	 * after "kB" two lines before the last */
+	 * after "kB" two lines before the last; and a letter among a
+	 * number's 8 columns there */
 	const char *bad[] = { "Rss:                   1 kB\n",
 			      "100000000000000-100000000001000 rw-p 00000000 00:00 0 \nSize:  4 kB\nRss:  4 kB\n"
 			      "KernelPageSize:  999999999999999 kB\nVmFlags: rd wr mr mw me ac \n",
 			      "100000000000000-100000000001000 rw-p 00000000 00:00 0 \nSize:                  4 kB\n"
-			      "KernelPageSize:        4 kBx\nRss: 4 kB\nVmFlags: rd wr mr mw me ac \n" };
+			      "KernelPageSize:        4 kBx\nRss: 4 kB\nVmFlags: rd wr mr mw me ac \n",
+			      "100000000000000-100000000001000 rw-p 00000000 00:00 0 \nSize:                  4 kB\n"
+			      "KernelPageSize:      1x2 kB\nRss: 4 kB\nVmFlags: rd wr mr mw me ac \n" };
 	const char *expect[] = { "field Rss repeated",
 				 ("VMA 100000000000000-100000000001000 has KernelPageSize above any address space "
-				  "(999999999999999 kB)"), "unexpected text after number" };
-	for (size_t i = 0; i < 3; i++) {
-		char wrong[2048], where[32];
-		snprintf(wrong, sizeof(wrong), "%s%s", text, bad[i]);
-		int line = i == 2 ? -2 : 0;
+				  "(999999999999999 kB)"), "unexpected text after number", "unexpected text after number" };
+	for (size_t i = 0; i < 4; i++) {
+		char wrong[4096], where[32];
+		snprintf(wrong, sizeof(wrong), "%.*s%s", (int)first_vma, text, bad[i]);
+		int line = i >= 2 ? -2 : 0;
 		for (const char *c = wrong; *c; c++)
 			line += *c == '\n';
 		snprintf(where, sizeof(where), "member:%d: ", line);
