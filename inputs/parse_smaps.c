@@ -456,6 +456,21 @@ static const char *field_line(struct smaps_parser *parser, const char *p, const 
 	return next;
 }
 
+/* "VmFlags: rd wr ... \n" as the kernel prints it (smaps_vm_flags_line):
+ * the next line, or NULL (parse_line reads it, to the same flags). */
+static const char *vm_flags_line(struct smaps_parser *parser, const char *p, const char *end)
+{
+	uint64_t flags;
+	if (!parser->current || end - p < 8 || memcmp(p, "VmFlags:", 8))
+		return NULL;
+	const char *next = smaps_vm_flags_line(p + 8, end, &flags);
+	if (!next || next - 1 - p > SMAPS_LINE_MAX_BYTES)
+		return NULL;
+	parser->line++;
+	parser->current->vm_flags |= flags;
+	return next;
+}
+
 static int line_too_long(struct smaps_parser *parser, unsigned long line)
 {
 	return parse_fail(parser->place, line, "a line of more than %d bytes: no smaps line is that long",
@@ -512,6 +527,8 @@ static int parse_piece(struct smaps_parser *parser, const char *text, size_t siz
 	}
 	while (p < end) {
 		const char *next = field_line(parser, p, end);
+		if (!next)
+			next = vm_flags_line(parser, p, end);
 		if (next) {
 			p = next;
 			continue;

@@ -416,6 +416,35 @@ static void test_smaps_hostile(void)
 	}
 }
 
+/* Numbers at their bounds: 2^64 - 1 taken, 2^64 refused, in decimal and hex;
+ * leading zeros never overflow; the stop and the limit respected. */
+static void test_numbers(void)
+{
+	static const struct { const char *text; int base; size_t limit; bool ok; uint64_t value; size_t used; } cases[] = {
+		{ "18446744073709551615", 10, 20, true, UINT64_MAX, 20 },
+		{ "18446744073709551616", 10, 20, false, 0, 0 },
+		{ "99999999999999999999", 10, 20, false, 0, 0 },
+		{ "000000000000000000000000042 kB", 10, 30, true, 42, 27 },
+		{ "123", 10, 2, true, 12, 2 },
+		{ " 1", 10, 2, false, 0, 0 },
+		{ "ffffffffffffffff", 16, 16, true, UINT64_MAX, 16 },
+		{ "FFFFFFFFFFFFFFFF0", 16, 17, false, 0, 0 },
+		{ "10000000000000000", 16, 17, false, 0, 0 },
+		{ "00000000000000000000aBcD-1", 16, 26, true, 0xabcd, 24 },
+		{ "7fG", 16, 3, true, 0x7f, 2 },
+		{ "g", 16, 1, false, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t value = 0;
+		const char *end = NULL, *text = cases[i].text;
+		bool ok = cases[i].base == 10 ? parse_u64(text, text + cases[i].limit, &value, &end)
+					      : parse_hex_u64(text, text + cases[i].limit, &value, &end);
+		CU_ASSERT_EQUAL(ok, cases[i].ok);
+		if (ok && (value != cases[i].value || end != text + cases[i].used))
+			CU_FAIL(text);
+	}
+}
+
 /* The line parsers capture's walk shares with the readers (proc_lines.c). */
 static void test_line_parsers(void)
 {
@@ -441,6 +470,19 @@ static void test_line_parsers(void)
 	CU_ASSERT_EQUAL(smaps_vm_flags(flags, flags + sizeof(flags) - 1),
 			UINT64_C(1) << 0 | UINT64_C(1) << 4 | UINT64_C(1) << 9 | UINT64_C(1) << 12 | UINT64_C(1) << VMF_OTHER);
 	CU_ASSERT_EQUAL(smaps_vm_flags(flags, flags), 0);
+	/* the kernel's own shape read to its newline; any other left to smaps_vm_flags */
+	static const char kernel_flags[] = " rd mr pf io zz \nnext";
+	uint64_t found = 0;
+	const char *kernel_end = kernel_flags + sizeof(kernel_flags) - 1;
+	CU_ASSERT_PTR_EQUAL(smaps_vm_flags_line(kernel_flags, kernel_end, &found), kernel_flags + 17);
+	CU_ASSERT_EQUAL(found, UINT64_C(1) << 0 | UINT64_C(1) << 4 | UINT64_C(1) << 9 | UINT64_C(1) << 12 |
+			       UINT64_C(1) << VMF_OTHER);
+	static const char no_space[] = " rd\n";
+	CU_ASSERT_PTR_EQUAL(smaps_vm_flags_line(no_space, no_space + 4, &found), no_space + 4);
+	CU_ASSERT_EQUAL(found, 1);
+	static const char *const others[] = { " rd mr  pf\n", " rd x \n", " rd\tmr \n", " rdmr \n", " rd mr " };
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		CU_ASSERT_PTR_NULL(smaps_vm_flags_line(others[i], others[i] + strlen(others[i]), &found));
 	static const char stat[] = "42 (a) b (c)) S 7 42 42 0 -1\n";
 	struct stat_line st;
 	CU_ASSERT_EQUAL_FATAL(stat_line_parse(stat, sizeof(stat) - 1, &st, &place), 0);
@@ -684,7 +726,7 @@ static void test_slabinfo(void)
 void suite_parse(void)
 {
 	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_field_numbers, test_smaps_names_and_old_formats,
-		  test_smaps_compact_counters, test_arena_words, test_smaps_hostile, test_line_parsers,
+		  test_smaps_compact_counters, test_arena_words, test_smaps_hostile, test_numbers, test_line_parsers,
 		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members, test_pmd_ranges,
 		  test_slabinfo, test_kpage_runs);
 }
