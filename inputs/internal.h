@@ -136,6 +136,9 @@ struct smaps_parser {
 	struct vma *current;
 	uint64_t kb[SMAPS_FIELD_COUNT]; /* the current VMA's counters, kept on finishing it */
 	int last_field;
+	/* the field expected after last_field (follows[last_field + 1]):
+	 * learned from the lines seen, so a kernel's order is guessed right */
+	signed char follows[SMAPS_FIELD_COUNT + 1];
 	size_t vma_first;       /* this member's first VMA in vmas */
 	struct buffer tail;     /* the incomplete last line so far */
 	const char *last_path;  /* the previous VMA's interned path */

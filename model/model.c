@@ -274,28 +274,43 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* munmap VMA by VMA under one design: the median and largest count of
- * rmap removals (a whole design's PMD-mapped THP is one, as at exit). */
-static void count_munmap(struct model_context *c, struct model_design *design)
+/* munmap VMA by VMA over per_vma: the median and largest count of rmap
+ * removals. */
+static struct munmap_work count_munmap(const struct model_context *c, const uint64_t *per_vma)
 {
 	const struct snapshot *s = c->snapshot;
-	struct munmap_work *m = &design->munmap;
-	const uint64_t *per_vma = design->profile->huge_pmd_whole ? c->vma_pmd_calls : c->vma_mapped;
+	struct munmap_work m = { .vmas = s->vma_count };
 	uint64_t *calls = xcalloc(s->vma_count + 1, sizeof(*calls));
-	m->vmas = s->vma_count;
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
 			size_t g = (size_t)(&s->processes[i].vmas[v] - s->vmas);
 			calls[g] = per_vma[g];
-			if (calls[g] > m->max_calls) {
-				m->max_calls = calls[g];
-				m->largest = &s->vmas[g];
-				m->largest_process = i;
+			if (calls[g] > m.max_calls) {
+				m.max_calls = calls[g];
+				m.largest = &s->vmas[g];
+				m.largest_process = i;
 			}
 		}
 	array_sort(calls, s->vma_count, sizeof(*calls), by_value);
-	m->median_calls = s->vma_count ? calls[(s->vma_count - 1) / 2] : 0;
+	m.median_calls = s->vma_count ? calls[(s->vma_count - 1) / 2] : 0;
 	free(calls);
+	return m;
+}
+
+/* munmap under each design: a whole design's PMD-mapped THP is one removal,
+ * as at exit; every design of a kind counts the same, so twice at most. */
+static void count_munmaps(struct model_context *c)
+{
+	struct munmap_work kinds[2] = { { 0 }, { 0 } };
+	bool done[2] = { false, false };
+	for (size_t d = 0; d < c->result->design_count; d++) {
+		struct model_design *design = &c->result->designs[d];
+		int whole = design->profile->huge_pmd_whole ? 1 : 0;
+		if (!done[whole])
+			kinds[whole] = count_munmap(c, whole ? c->vma_pmd_calls : c->vma_mapped);
+		done[whole] = true;
+		design->munmap = kinds[whole];
+	}
 }
 
 /* Fork, exit and fault work per process and design, then their sums.  The
@@ -327,8 +342,8 @@ static void count_work(struct model_context *c)
 			design->work.faults[k].chain_allocations = (uint64_t)llround(total_bytes[d * 3 + k] / unit);
 		design->faults_exact = r->has_pfns && r->processes_with_pagemap == r->processes;
 		design->cow_frees_known = cow_chain_frees(design->profile) >= 0;
-		count_munmap(c, design);
 	}
+	count_munmaps(c);
 	free(total_bytes);
 	free(walk.fault_chain_bytes);
 }

@@ -88,6 +88,9 @@ struct model_context {
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	struct record_figures scratch;  /* a cut chunk's segment */
+	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
+	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */
+	struct mapping_cost { uint64_t allocations, frees, direct, now; } *mapping_costs;
 	/* Without PID/pmd_mapped, smaps' count of PMD-mapped windows per VMA
 	 * overrides what the records suggest (walk.c resolve_pmd_windows):
 	 * per process, ascending windows and the kind each really has */

@@ -190,6 +190,72 @@ static void test_smaps_names_and_old_formats(void)
 }
 
 /*
+ * Field lines in the shapes the kernel prints and in others parse_line
+ * accepts (tabs, no unit, "KB", "kB" without a space, trailing spaces,
+ * leading zeros), numbers of 1 to 15 digits, each expected value taken by
+ * strtoull from the text itself; fed whole and in pieces of 1 to 64 bytes.
+ * Then a repeated field and a 15-digit page size past any address space are
+ * refused on the line where they stand (counted here from the text).
+ */
+static const struct { const char *name, *rest; } number_lines[] = {
+	{ "Size", "      70368744177664 kB" }, { "KernelPageSize", "\t4 kB" }, { "MMUPageSize", "4kB" },
+	{ "Rss", "                   1 kB" }, { "Pss", "  12 KB" }, { "Pss_Dirty", " 123" },
+	{ "Shared_Clean", "1234   " }, { "Shared_Dirty", "           12345 kB" },
+	{ "Private_Clean", "          123456 kB" }, { "Private_Dirty", "         1234567 kB" },
+	{ "Referenced", "        12345678 kB" }, { "Anonymous", "       123456789 kB" },
+	{ "KSM", "      1234567890 kB" }, { "LazyFree", "     12345678901 kB" },
+	{ "AnonHugePages", "    123456789012 kB" }, { "ShmemPmdMapped", "   1234567890123 kB" },
+	{ "FilePmdMapped", "  70368744177663 kB" }, { "Locked", " 00000000000000000000007 kB" },
+	{ "THPeligible", "    1" },
+};
+
+static void test_smaps_field_numbers(void)
+{
+	char text[2048] = "00000000-100000000000000 rw-p 00000000 00:00 0 \n";
+	for (size_t i = 0; i < sizeof(number_lines) / sizeof(number_lines[0]); i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s:%s\n", number_lines[i].name,
+			 number_lines[i].rest);
+	strcat(text, "VmFlags: rd wr \n");
+	struct parsed_smaps whole = smaps_of(text, strlen(text));
+	CU_ASSERT_EQUAL_FATAL(whole.status, 0);
+	CU_ASSERT_EQUAL_FATAL(whole.vmas.count, 1);
+	for (size_t i = 0; i < sizeof(number_lines) / sizeof(number_lines[0]); i++) {
+		int field = 0;
+		while (strcmp(smaps_field_names[field], number_lines[i].name))
+			field++;
+		if (vma_kb(&whole.vmas.items[0], field) != strtoull(number_lines[i].rest, NULL, 10))
+			CU_FAIL(number_lines[i].name);
+	}
+	for (size_t piece = 1; piece <= 64; piece++)
+		check_pieces(text, strlen(text), piece, &whole);
+	parsed_free(&whole);
+
+	/* the page size is checked when its VMA ends: on the last line; text
+	 * after "kB" two lines before the last */
+	const char *bad[] = { "Rss:                   1 kB\n",
+			      "100000000000000-100000000001000 rw-p 00000000 00:00 0 \nSize:  4 kB\nRss:  4 kB\n"
+			      "KernelPageSize:  999999999999999 kB\nVmFlags: rd wr mr mw me ac \n",
+			      "100000000000000-100000000001000 rw-p 00000000 00:00 0 \nSize:                  4 kB\n"
+			      "KernelPageSize:        4 kBx\nRss: 4 kB\nVmFlags: rd wr mr mw me ac \n" };
+	const char *expect[] = { "field Rss repeated",
+				 ("VMA 100000000000000-100000000001000 has KernelPageSize above any address space "
+				  "(999999999999999 kB)"), "unexpected text after number" };
+	for (size_t i = 0; i < 3; i++) {
+		char wrong[2048], where[32];
+		snprintf(wrong, sizeof(wrong), "%s%s", text, bad[i]);
+		int line = i == 2 ? -2 : 0;
+		for (const char *c = wrong; *c; c++)
+			line += *c == '\n';
+		snprintf(where, sizeof(where), "member:%d: ", line);
+		struct parsed_smaps p = smaps_of(wrong, strlen(wrong));
+		CU_ASSERT_EQUAL(p.status, -1);
+		if (!strstr(error.message, where) || !strstr(error.message, expect[i]))
+			CU_FAIL(error.message);
+		parsed_free(&p);
+	}
+}
+
+/*
  * A VMA keeps only its nonzero counters, in field order, interned (struct
  * vma): worked by hand.  VMA 0 shows Pss as 0 (present, not held) and no
  * Swap line (absent), an unknown field, and its fields out of the kernel's
@@ -588,7 +654,7 @@ static void test_slabinfo(void)
 
 void suite_parse(void)
 {
-	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_names_and_old_formats,
+	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_field_numbers, test_smaps_names_and_old_formats,
 		  test_smaps_compact_counters, test_arena_words, test_smaps_hostile, test_line_parsers,
 		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members, test_pmd_ranges,
 		  test_slabinfo, test_kpage_runs);
