@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "base/alloc.h"
+#include "base/output.h"
 #include "outputs/bench.h"
 
 static int write_json_tree(FILE *out, struct json_object *root);
@@ -385,6 +386,27 @@ int bench_write(FILE *out, const struct bench_run *run, enum bench_format format
 		return ferror(out) ? -1 : 0;
 	}
 	return write_json_tree(out, build_json(run));
+}
+
+/* What one output holds: a run's measurements or a comparison. */
+struct bench_output {
+	const struct bench_run *run;
+	const struct timing_comparison *comparison;
+	enum bench_format format;
+};
+
+static int write_output(FILE *out, const void *context)
+{
+	const struct bench_output *what = context;
+	return what->run ? bench_write(out, what->run, what->format)
+			 : bench_write_comparison(out, what->comparison, what->format);
+}
+
+int bench_write_path(const char *path, const struct bench_run *run, const struct timing_comparison *comparison,
+		     enum bench_format format)
+{
+	const struct bench_output what = { run, comparison, format };
+	return output_write_whole(path, write_output, &what);
 }
 
 /* ---- bench --compare ---- */
