@@ -17,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/output.h"
 #include "builtin/commands.h"
 #include "outputs/outputs.h"
 
@@ -74,25 +73,6 @@ static int select_kinds(int count, char **given, bool *selected, bool *hugetlb)
 	return 0;
 }
 
-/* What one output holds: a run's measurements or a comparison. */
-struct bench_output {
-	const struct bench_run *run;
-	const struct timing_comparison *comparison;
-	enum bench_format format;
-};
-
-static int write_bench(FILE *out, const void *context)
-{
-	const struct bench_output *what = context;
-	return what->run ? bench_write(out, what->run, what->format)
-			 : bench_write_comparison(out, what->comparison, what->format);
-}
-
-static int write_output(const char *path, const struct bench_output *what)
-{
-	return output_write_whole(path, write_bench, what);
-}
-
 /* The model's side of --compare: --model's ids, one per file, then every
  * process of --like's snapshot forking once under each, at the
  * calibration's costs.  0, or the exit status of a refusal (said). */
@@ -136,23 +116,12 @@ static int compare(int count, char **paths, const char *output, enum bench_forma
 		error_print(&error);
 		status = (int)error.status;
 	} else {
-		const struct bench_output what = { NULL, &comparison, format };
-		status = write_output(output, &what);
+		status = bench_write_path(output, NULL, &comparison, format);
 	}
 	timing_compare_free(&comparison);
 	for (int i = 0; i < 3; i++)
 		timing_set_free(&sets[i]);
 	return status;
-}
-
-static int write_calibration_file(FILE *out, const void *context)
-{
-	return calibration_write(out, context);
-}
-
-static int write_calibration(const char *path, const struct calibration *calibration)
-{
-	return output_write_whole(path, write_calibration_file, calibration);
 }
 
 static int calibrate(bool quick, int cpu, const char *output, int words)
@@ -173,7 +142,7 @@ static int calibrate(bool quick, int cpu, const char *output, int words)
 		error_print(&error);
 		return (int)error.status;
 	}
-	int status = write_calibration(output, &calibration);
+	int status = calibration_write_path(output, &calibration);
 	if (!status && strcmp(output, "-"))
 		calibration_print(stdout, &calibration);
 	return status;
@@ -258,8 +227,7 @@ static int time_here(const struct bench_request *r, const bool *selected, bool h
 		error_print(&error);
 		return (int)error.status;
 	}
-	const struct bench_output what = { &run, NULL, r->format };
-	return write_output(r->output, &what);
+	return bench_write_path(r->output, &run, NULL, r->format);
 }
 
 /* After the options: a comparison, a calibration or timings here. */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "analyzer/analyzer.h"
-#include "base/output.h"
+#include "base/error.h"
 #include "builtin/commands.h"
 #include "outputs/outputs.h"
 
@@ -213,25 +213,6 @@ static int settle_options(struct report_request *r)
 	return status;
 }
 
-/* The one writer: the file appears whole or not at all (base/output.h);
- * stdout is checked by the front door. */
-struct report_output {
-	const struct model_result *result;
-	const struct report_options *options;
-};
-
-static int write_report(FILE *out, const void *context)
-{
-	const struct report_output *what = context;
-	return report_write(out, what->result, what->options);
-}
-
-static int write_output(const char *path, const struct model_result *result, const struct report_options *options)
-{
-	const struct report_output what = { result, options };
-	return output_write_whole(path, write_report, &what);
-}
-
 /* Two snapshots or more (positional, or --versus repeated): a series,
  * every one of them read, none dropped. */
 static int report_series(struct report_request *r, int count, char **paths)
@@ -254,7 +235,7 @@ static int report_series(struct report_request *r, int count, char **paths)
 		error_print(&error);
 		return (int)error.status;
 	}
-	int status = write_output(r->output, NULL, report);
+	int status = report_write_path(r->output, NULL, report);
 	report_series_free(&r->job);
 	return status;
 }
@@ -273,7 +254,7 @@ static int report(void *request, int count, char **operands)
 		error_print(&error);
 		status = (int)error.status;
 	} else if (!status) {
-		status = write_output(r->output, made.result, &r->job.report);
+		status = report_write_path(r->output, made.result, &r->job.report);
 	}
 	report_made_free(&r->job, &made);
 	return status;

@@ -86,6 +86,9 @@ enum smaps_header_problem {
 enum smaps_header_problem smaps_header_parse(const char *p, const char *limit, struct smaps_header *h);
 /* The words after "VmFlags:", a bit per enum vma_flag (VMF_OTHER: any unknown). */
 uint64_t smaps_vm_flags(const char *p, const char *limit);
+/* The same of a line as the kernel prints it (" rd wr ... \n"), read to its
+ * newline: the byte after it, or NULL for another shape. */
+const char *smaps_vm_flags_line(const char *p, const char *end, uint64_t *flags);
 /* /proc/PID/stat's pid, ppid and comm (pointing into the text); 0, or -1
  * with place->error set (line 1). */
 struct stat_line {
@@ -136,6 +139,9 @@ struct smaps_parser {
 	struct vma *current;
 	uint64_t kb[SMAPS_FIELD_COUNT]; /* the current VMA's counters, kept on finishing it */
 	int last_field;
+	/* the field expected after last_field (follows[last_field + 1]):
+	 * learned from the lines seen, so a kernel's order is guessed right */
+	signed char follows[SMAPS_FIELD_COUNT + 1];
 	size_t vma_first;       /* this member's first VMA in vmas */
 	struct buffer tail;     /* the incomplete last line so far */
 	const char *last_path;  /* the previous VMA's interned path */
