@@ -86,6 +86,9 @@ enum smaps_header_problem {
 enum smaps_header_problem smaps_header_parse(const char *p, const char *limit, struct smaps_header *h);
 /* The words after "VmFlags:", a bit per enum vma_flag (VMF_OTHER: any unknown). */
 uint64_t smaps_vm_flags(const char *p, const char *limit);
+/* The same of a line as the kernel prints it (" rd wr ... \n"), read to its
+ * newline: the byte after it, or NULL for another shape. */
+const char *smaps_vm_flags_line(const char *p, const char *end, uint64_t *flags);
 /* /proc/PID/stat's pid, ppid and comm (pointing into the text); 0, or -1
  * with place->error set (line 1). */
 struct stat_line {

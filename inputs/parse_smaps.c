@@ -302,9 +302,10 @@ static int parse_line(struct smaps_parser *parser, const char *p, const char *li
 }
 
 /* A field's name and ':' as two little-endian words, and which of their
- * bytes count: a line begins with it when (word & mask) == name. */
+ * bytes count: a line begins with it when (word & mask) == name.  padded:
+ * the name as the kernel prints it, in 16 columns ("Rss:" and 12 spaces). */
 struct name_key {
-	uint64_t name[2], mask[2];
+	uint64_t name[2], mask[2], padded[2];
 	unsigned char length;   /* with the ':' */
 };
 
@@ -314,13 +315,16 @@ static const struct name_key *name_keys(void)
 	static bool filled;
 	if (!filled) {
 		for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
-			unsigned char name[16] = { 0 }, mask[16] = { 0 };
+			unsigned char name[16] = { 0 }, mask[16] = { 0 }, padded[16];
 			size_t length = strlen(smaps_field_names[field]);
 			memcpy(name, smaps_field_names[field], length);
 			name[length] = ':';
 			memset(mask, 0xff, length + 1);
+			memset(padded, ' ', 16);
+			memcpy(padded, name, length + 1);
 			memcpy(keys[field].name, name, 16);
 			memcpy(keys[field].mask, mask, 16);
+			memcpy(keys[field].padded, padded, 16);
 			keys[field].length = (unsigned char)(length + 1);
 		}
 		filled = true;
@@ -328,14 +332,19 @@ static const struct name_key *name_keys(void)
 	return keys;
 }
 
-/* The first byte of word (little-endian, 8 bytes of text) that is not a
- * decimal digit, as a byte count (8: all digits).  A byte's carry can only
- * reach bytes after the first non-digit, which already counts. */
+/* The top bit of each byte of word (little-endian, 8 bytes of text) that
+ * is not a decimal digit.  A byte's carry reaches only bytes after a marked
+ * one, and can only mark more: an unmarked byte is a digit. */
+static uint64_t other_than_digits(uint64_t word)
+{
+	uint64_t x = word ^ UINT64_C(0x3030303030303030);   /* a digit is 0..9 now */
+	return ((x + UINT64_C(0x7676767676767676)) | x) & UINT64_C(0x8080808080808080);
+}
+
+/* How many bytes word begins with that are digits (8: all). */
 static unsigned digits_in_word(uint64_t word)
 {
-	const uint64_t high = UINT64_C(0x8080808080808080);
-	uint64_t x = word ^ UINT64_C(0x3030303030303030);   /* a digit is 0..9 now */
-	uint64_t other = ((x + UINT64_C(0x7676767676767676)) | x) & high;
+	uint64_t other = other_than_digits(word);
 	return other ? (unsigned)__builtin_ctzll(other) / 8 : 8;
 }
 
@@ -393,6 +402,30 @@ static const char *field_value(const char *q, const char *end, uint64_t *value)
 }
 
 /*
+ * The line as the kernel prints it: the name in 16 columns, the number
+ * right-aligned in 8, then " kB" or nothing (THPeligible): one compare of
+ * each part.  Spaces read as zeros in digits_value.  The next line, or NULL.
+ */
+static const char *column_line(const struct name_key *key, const char *p, const char *end, uint64_t *value)
+{
+	const uint64_t spaces = UINT64_C(0x2020202020202020);
+	if (end - p < 28 || load_word(p) != key->padded[0] || load_word(p + 8) != key->padded[1])
+		return NULL;
+	uint64_t number = load_word(p + 16);
+	if (number == spaces)
+		return NULL;
+	/* spaces, then digits to the eighth column: the bytes that are not
+	 * digits are exactly those before the first that is not a space */
+	unsigned first = (unsigned)__builtin_ctzll(number ^ spaces) & ~7u;
+	if (other_than_digits(number) != (UINT64_C(0x8080808080808080) & ((UINT64_C(1) << first) - 1)))
+		return NULL;
+	*value = digits_value(number, 8);
+	if (!memcmp(p + 24, " kB\n", 4))
+		return p + 28;
+	return p[24] == '\n' ? p + 25 : NULL;
+}
+
+/*
  * The common line, "Name:   1234 kB" for the field expected next, read in
  * one pass: the name compared as two masked words, the number read in
  * words, the newline met at the end rather than searched for.  The next
@@ -407,9 +440,12 @@ static const char *field_line(struct smaps_parser *parser, const char *p, const 
 	int field = parser->follows[parser->last_field + 1];
 	const struct name_key *key = &name_keys()[field];
 	uint64_t w0 = load_word(p), w1 = load_word(p + 8), value;
-	if (((w0 & key->mask[0]) ^ key->name[0]) | ((w1 & key->mask[1]) ^ key->name[1]))
-		return NULL;
-	const char *next = field_value(p + key->length, end, &value);
+	const char *next = column_line(key, p, end, &value);
+	if (!next) {
+		if (((w0 & key->mask[0]) ^ key->name[0]) | ((w1 & key->mask[1]) ^ key->name[1]))
+			return NULL;
+		next = field_value(p + key->length, end, &value);
+	}
 	uint32_t bit = UINT32_C(1) << field;
 	if (!next || next - 1 - p > SMAPS_LINE_MAX_BYTES || parser->current->present_fields & bit)
 		return NULL;
@@ -417,6 +453,21 @@ static const char *field_line(struct smaps_parser *parser, const char *p, const 
 	parser->kb[field] = value;
 	parser->current->present_fields |= bit;
 	parser->last_field = field;
+	return next;
+}
+
+/* "VmFlags: rd wr ... \n" as the kernel prints it (smaps_vm_flags_line):
+ * the next line, or NULL (parse_line reads it, to the same flags). */
+static const char *vm_flags_line(struct smaps_parser *parser, const char *p, const char *end)
+{
+	uint64_t flags;
+	if (!parser->current || end - p < 8 || memcmp(p, "VmFlags:", 8))
+		return NULL;
+	const char *next = smaps_vm_flags_line(p + 8, end, &flags);
+	if (!next || next - 1 - p > SMAPS_LINE_MAX_BYTES)
+		return NULL;
+	parser->line++;
+	parser->current->vm_flags |= flags;
 	return next;
 }
 
@@ -476,6 +527,8 @@ static int parse_piece(struct smaps_parser *parser, const char *text, size_t siz
 	}
 	while (p < end) {
 		const char *next = field_line(parser, p, end);
+		if (!next)
+			next = vm_flags_line(parser, p, end);
 		if (next) {
 			p = next;
 			continue;
