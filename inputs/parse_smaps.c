@@ -230,14 +230,22 @@ static int check_vma(struct smaps_parser *parser)
 		return parse_fail(parser->place, parser->line,
 				  "VMA %" PRIx64 "-%" PRIx64 " has Size %" PRIu64 " kB, not its length",
 				  vma->start, vma->end, kb[SMAPS_SIZE]);
-	/* every counter but the page sizes and THPeligible counts pages of this
-	 * VMA; an absent field's counter is 0 */
+	return 0;
+}
+
+/* Every counter but the page sizes and THPeligible counts pages of this VMA. */
+static const uint32_t size_like_fields = UINT32_C(1) << SMAPS_KERNEL_PAGE_SIZE |
+					 UINT32_C(1) << SMAPS_MMU_PAGE_SIZE | UINT32_C(1) << SMAPS_THP_ELIGIBLE;
+
+/* The first counter above its bound, said (finish_vma found one). */
+static int counter_too_large(struct smaps_parser *parser)
+{
+	const struct vma *vma = parser->current;
+	const uint64_t *kb = parser->kb;
 	for (uint32_t held = vma->present_fields; held; held &= held - 1) {
 		int field = __builtin_ctz(held);
-		bool size_like = field == SMAPS_KERNEL_PAGE_SIZE || field == SMAPS_MMU_PAGE_SIZE ||
-				 field == SMAPS_THP_ELIGIBLE;
-		uint64_t limit = size_like ? KERNEL_MAX_KB : kb[SMAPS_SIZE];
-		if (kb[field] > limit)
+		bool size_like = size_like_fields >> field & 1;
+		if (kb[field] > (size_like ? KERNEL_MAX_KB : kb[SMAPS_SIZE]))
 			return parse_fail(parser->place, parser->line,
 					  "VMA %" PRIx64 "-%" PRIx64 " has %s above %s (%" PRIu64 " kB)",
 					  vma->start, vma->end, smaps_field_names[field],
@@ -247,7 +255,9 @@ static int check_vma(struct smaps_parser *parser)
 }
 
 /* The VMA's lines are all read: checked, then its nonzero counters kept,
- * interned (struct vma), and the parser's counters cleared for the next. */
+ * interned (struct vma), and the parser's counters cleared for the next.
+ * One pass without a branch per field gathers them and tells whether one
+ * passes its bound (an absent field's counter is 0). */
 static int finish_vma(struct smaps_parser *parser)
 {
 	struct vma *vma = parser->current;
@@ -255,16 +265,22 @@ static int finish_vma(struct smaps_parser *parser)
 		return 0;
 	if (check_vma(parser))
 		return -1;
-	uint64_t words[SMAPS_FIELD_COUNT];
+	uint64_t words[SMAPS_FIELD_COUNT], size = parser->kb[SMAPS_SIZE];
 	size_t count = 0;
+	uint32_t held_fields = 0;
+	bool over = false;
 	for (uint32_t held = vma->present_fields; held; held &= held - 1) {
 		int field = __builtin_ctz(held);
-		if (parser->kb[field]) {
-			words[count++] = parser->kb[field];
-			vma->counter_fields |= UINT32_C(1) << field;
-			parser->kb[field] = 0;
-		}
+		uint64_t value = parser->kb[field];
+		over |= value > (size_like_fields >> field & 1 ? KERNEL_MAX_KB : size);
+		words[count] = value;
+		count += value != 0;
+		held_fields |= (uint32_t)(value != 0) << field;
 	}
+	if (over)
+		return counter_too_large(parser);
+	memset(parser->kb, 0, sizeof(parser->kb));
+	vma->counter_fields |= held_fields;
 	vma->counters = arena_intern_words(parser->arena, words, count);
 	return 0;
 }
