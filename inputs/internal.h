@@ -138,6 +138,7 @@ struct smaps_parser {
 	unsigned long line;
 	struct vma *current;
 	uint64_t kb[SMAPS_FIELD_COUNT]; /* the current VMA's counters, kept on finishing it */
+	uint32_t nonzero;               /* a bit per field of kb that is not 0 */
 	int last_field;
 	/* the field expected after last_field (follows[last_field + 1]):
 	 * learned from the lines seen, so a kernel's order is guessed right */

@@ -211,6 +211,7 @@ static int store_field(struct smaps_parser *parser, int field, const char *name,
 	if (parse_value(parser, p, limit, &parser->kb[field]))
 		return -1;
 	vma->present_fields |= UINT32_C(1) << field;
+	parser->nonzero |= (uint32_t)(parser->kb[field] != 0) << field;
 	parser->follows[parser->last_field + 1] = (signed char)field;
 	parser->last_field = field;
 	return 0;
@@ -256,8 +257,8 @@ static int counter_too_large(struct smaps_parser *parser)
 
 /* The VMA's lines are all read: checked, then its nonzero counters kept,
  * interned (struct vma), and the parser's counters cleared for the next.
- * One pass without a branch per field gathers them and tells whether one
- * passes its bound (an absent field's counter is 0). */
+ * Only the nonzero ones are looked at: an absent or zero counter is within
+ * any bound. */
 static int finish_vma(struct smaps_parser *parser)
 {
 	struct vma *vma = parser->current;
@@ -267,20 +268,18 @@ static int finish_vma(struct smaps_parser *parser)
 		return -1;
 	uint64_t words[SMAPS_FIELD_COUNT], size = parser->kb[SMAPS_SIZE];
 	size_t count = 0;
-	uint32_t held_fields = 0;
 	bool over = false;
-	for (uint32_t held = vma->present_fields; held; held &= held - 1) {
+	for (uint32_t held = parser->nonzero; held; held &= held - 1) {
 		int field = __builtin_ctz(held);
 		uint64_t value = parser->kb[field];
 		over |= value > (size_like_fields >> field & 1 ? KERNEL_MAX_KB : size);
-		words[count] = value;
-		count += value != 0;
-		held_fields |= (uint32_t)(value != 0) << field;
+		words[count++] = value;
 	}
 	if (over)
 		return counter_too_large(parser);
 	memset(parser->kb, 0, sizeof(parser->kb));
-	vma->counter_fields |= held_fields;
+	vma->counter_fields |= parser->nonzero;
+	parser->nonzero = 0;
 	vma->counters = arena_intern_words(parser->arena, words, count);
 	return 0;
 }
@@ -468,6 +467,7 @@ static const char *field_line(struct smaps_parser *parser, const char *p, const 
 	parser->line++;
 	parser->kb[field] = value;
 	parser->current->present_fields |= bit;
+	parser->nonzero |= (uint32_t)(value != 0) << field;
 	parser->last_field = field;
 	return next;
 }
