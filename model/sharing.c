@@ -856,10 +856,30 @@ static uint64_t class_hash(const void *context, size_t index)
 	return ((const struct identical *)context)->classes[index].hash;
 }
 
-/* The class of a window; with create, a new class when none is equal. */
+/* The only class of a hash, or NULL when there are several (or none). */
+static struct window_class *only_class(struct identical *x, uint64_t hash)
+{
+	struct hash_probe probe;
+	struct window_class *only = NULL;
+	for (size_t i = hash_first(&x->table, hash, &probe); i != HASH_NONE; i = hash_next(&x->table, &probe)) {
+		if (x->classes[i].hash != hash)
+			continue;
+		if (only)
+			return NULL;
+		only = &x->classes[i];
+	}
+	return only;
+}
+
+/* The class of a window; with create, a new class when none is equal.
+ * Without, every window has its class already (the counting pass made
+ * them), so a hash that only one class has names it without comparing. */
 static struct window_class *find_class(struct model_context *c, struct identical *x,
 				       const struct window_view *view, bool create)
 {
+	struct window_class *only = create ? NULL : only_class(x, view->hash);
+	if (only)
+		return only;
 	struct hash_probe probe;
 	for (size_t i = hash_first(&x->table, view->hash, &probe); i != HASH_NONE; i = hash_next(&x->table, &probe))
 		if (x->classes[i].hash == view->hash && same_window(c, x, &x->classes[i], view))

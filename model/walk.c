@@ -203,6 +203,15 @@ static uint64_t record_offset(const void *record)
 static uint32_t segment_end(const struct process *p, size_t *v, uint64_t base, const struct pagemap_record *records,
 			    uint32_t count, uint32_t k, const struct vma **vma)
 {
+	if (k == 0) {
+		/* a VMA over the whole chunk holds every record: none is read */
+		while (*v < p->vma_count && p->vmas[*v].end <= base)
+			(*v)++;
+		if (*v < p->vma_count && p->vmas[*v].start <= base && p->vmas[*v].end - base >= PAGEMAP_CHUNK_BYTES) {
+			*vma = &p->vmas[*v];
+			return count;
+		}
+	}
 	uint64_t vaddr = base + records[k].vaddr;
 	while (*v < p->vma_count && p->vmas[*v].end <= vaddr)
 		(*v)++;

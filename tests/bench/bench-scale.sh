@@ -18,7 +18,9 @@
 #     alternating pairs, peak memory (/usr/bin/time), report memory per record;
 #   - 64 GiB x 1000 processes extrapolated from the largest size measured:
 #     format 1 linear in records; format 2 as the parent alone (distinct
-#     pages) x 64 GiB / S plus 1000 x the cost of one more process.
+#     pages) x 64 GiB / S plus 1000 x the cost of one more process; report
+#     time from two sizes as a term in distinct pages and one in processes
+#     times pages (extrapolate_time says how), with its bounds.
 # Sizes: BENCH_SCALE ("MIB:N ...", default "1024:16 4096:48": two sizes for
 # the growth per GiB, the middle 2048:32 left out for make bench's time; with
 # BENCH_QUICK "1024:16"), each
@@ -112,9 +114,9 @@ for size in $sizes; do
 	echo "  bytes per page record: $per_record; format 1 $((snapshot1_bytes / 1000000)) MB"
 	echo "  format 2 with the parent alone: $parent_bytes bytes; one more process: $(( (snapshot_bytes - parent_bytes) / children )) bytes"
 	rm -rf "$tmp/out.d" "$tmp/out1.d" "$tmp/none.d" "$tmp/parent.d"
-	[ -n "${first_mib:-}" ] || first_mib=$mib first_report_kb=$report_kb
+	[ -n "${first_mib:-}" ] || first_mib=$mib first_report_kb=$report_kb first_children=$children first_report_s=$ratio_work_cpu
 	last_mib=$mib last_children=$children last_records=$records
-	last_snapshot_bytes=$snapshot1_bytes last_report_kb=$report_kb
+	last_snapshot_bytes=$snapshot1_bytes last_report_kb=$report_kb last_report_s=$ratio_work_cpu
 	last_parent_bytes=$parent_bytes last_child_bytes=$(( (snapshot_bytes - parent_bytes) / children ))
 done
 [ -n "${last_records:-}" ] || exit 0
@@ -160,6 +162,46 @@ extrapolate() {
 			report_kb / 1024, mib, per_gib, method, report_gib
 	}'
 }
+
+# Report CPU time at 64 GiB x 1000, from the first and the last size: the
+# model reads each distinct chunk once (a term a in GiB of distinct pages S)
+# and walks every process's chunk references (a term b in GiB x processes,
+# S x (N + 1)), so t = a S + b S (N + 1), two equations for a and b.  What
+# does not grow (start, profiles) is folded into the two terms, so the
+# figure leans high.  Bounds that hold whatever the split, from the largest
+# size alone: all of its time in distinct pages (t x 64 GiB / S, the low
+# end) or all in processes x pages (t x 64 GiB / S x 1001 / (N + 1), the
+# high end).  One size, or two whose equations do not separate the terms
+# (the same N + 1 per GiB), or a term solved below zero (noise): the bounds
+# alone.
+extrapolate_time() {
+	awk -v s1="$first_mib" -v n1="$first_children" -v t1="$first_report_s" \
+		-v s2="$last_mib" -v n2="$last_children" -v t2="$last_report_s" -v row="$1" 'BEGIN {
+		g1 = s1 / 1024; g2 = s2 / 1024; p1 = g1 * (n1 + 1); p2 = g2 * (n2 + 1)
+		low = t2 * 64 / g2; high = t2 * 64 / g2 * 1001 / (n2 + 1)
+		det = g1 * p2 - g2 * p1
+		solved = 0
+		if (det > 1e-9 || det < -1e-9) {
+			a = (t1 * p2 - t2 * p1) / det; b = (g1 * t2 - g2 * t1) / det
+			solved = a >= 0 && b >= 0
+		}
+		if (solved) {
+			t = a * 64 + b * 64 * 1001
+			method = sprintf("t = a S + b S (N + 1) solved from %d MiB x %d (%.2f s) and %d MiB x %d (%.2f s): a = %.3f s per GiB, b = %.4f s per GiB x process", s1, n1, t1, s2, n2, t2, a, b)
+			figure = sprintf("%.0f s", t)
+		} else {
+			method = sprintf("bounds from %d MiB x %d alone (%.2f s): the two sizes do not separate the terms", s2, n2, t2)
+			figure = "not separated"
+		}
+		if (row) {
+			printf "| report CPU time at 64 GiB shared x 1000 processes, extrapolated (%s; bounds: all in distinct pages, all in processes x pages) | — | %s, bounds [%.0f s, %.0f s] | — | — |\n", method, figure, low, high
+			exit
+		}
+		printf "  report CPU time: %s (%s); bounds [%.0f s all in distinct pages, %.0f s all in processes x pages]\n",
+			figure, method, low, high
+	}'
+}
 extrapolate ""
-[ -n "${BENCH_RATIOS:-}" ] && extrapolate row >> "$BENCH_RATIOS"
+extrapolate_time ""
+[ -n "${BENCH_RATIOS:-}" ] && { extrapolate row; extrapolate_time row; } >> "$BENCH_RATIOS"
 exit 0
