@@ -542,6 +542,7 @@ static int parse_piece(struct smaps_parser *parser, const char *text, size_t siz
 		p = newline + 1;
 	}
 	while (p < end) {
+		__builtin_prefetch(p + 1024);   /* the text streams from memory: ask ahead */
 		const char *next = field_line(parser, p, end);
 		if (!next)
 			next = vm_flags_line(parser, p, end);
