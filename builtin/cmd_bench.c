@@ -9,7 +9,6 @@
  * The machine is shared and loaded: the figures are what it did, and no
  * test asserts them.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,18 +29,15 @@
 static const char *const words[] = { "fork", "exec", "sh", "fault", "munmap", "hugetlb" };
 #define WORD_COUNT (sizeof(words) / sizeof(words[0]))
 
-/* A count option's value: 1 .. most. */
+/* A count option's value: 1 (--cpu: 0) .. most. */
 static int parse_count(const char *option, const char *text, long most, long *value)
 {
-	char *end;
-	errno = 0;
-	long n = strtol(text, &end, 10);
-	if (!*text || *end || errno || n < 0 || n > most || (n == 0 && strcmp(option, "--cpu"))) {
-		fprintf(stderr, "ptscope: bench: %s wants a number from %d to %ld, not '%s'\n", option,
-			strcmp(option, "--cpu") ? 1 : 0, most, text);
+	long long n, least = strcmp(option, "--cpu") ? 1 : 0;
+	if (!command_number(text, least, most, &n)) {
+		fprintf(stderr, "ptscope: bench: %s wants a number from %lld to %ld, not '%s'\n", option, least, most, text);
 		return 1;
 	}
-	*value = n;
+	*value = (long)n;
 	return 0;
 }
 

@@ -31,16 +31,6 @@ static void push(const char ***list, size_t *count, const char *value)
 	(*list)[(*count)++] = value;
 }
 
-static bool positive_number(const char *text, int *value)
-{
-	char *end;
-	long number = strtol(text, &end, 10);
-	if (end == text || *end || number <= 0 || number > 1000000)
-		return false;
-	*value = (int)number;
-	return true;
-}
-
 /* The option table, OPT_NAME of each option without a letter and callgraph_help:
  * made at build time from builtin/help/callgraph.txt. */
 #include "builtin/callgraph_options.h"
@@ -66,8 +56,11 @@ static int parse_word(int option, const char *value, struct arguments *a)
 		return 0;
 	}
 	/* --depth, --jobs */
-	if (positive_number(value, option == 'j' ? &a->job.options.jobs : &a->job.options.depth))
+	long long n;
+	if (command_number(value, 1, 1000000, &n)) {
+		*(option == 'j' ? &a->job.options.jobs : &a->job.options.depth) = (int)n;
 		return 0;
+	}
 	fprintf(stderr, "ptscope: callgraph: %s: '%s' is not a positive number\n", option == 'j' ? "--jobs" : "--depth",
 		value);
 	return 1;

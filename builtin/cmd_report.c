@@ -75,16 +75,12 @@ static int add_path(const char *name, struct report_job *job)
 
 static int parse_top(const char *text, struct report_options *report)
 {
-	char *end;
-	unsigned long long n = strtoull(text, &end, 10);
-	int status = 0;
-	if (!*text || *end || n == 0 || n > SIZE_MAX / 2 || text[0] == '-') {
-		fprintf(stderr, "ptscope: report: --top wants a positive number, not '%s'\n", text);
-		status = 1;
-	}
+	long long n;
+	if (!command_number(text, 1, (long long)(SIZE_MAX / 2), &n))
+		return fprintf(stderr, "ptscope: report: --top wants a positive number, not '%s'\n", text), 1;
 	report->top = (size_t)n;
 	report->top_given = true;
-	return status;
+	return 0;
 }
 
 static int parse_filter(const char *text, struct report_options *report)

@@ -9,6 +9,7 @@
 #define PTSCOPE_COMMANDS_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -69,6 +70,9 @@ int command_run(const struct command_help *help, int argc, char **argv, command_
 /* For a command that takes no operands: 0 when there are none, else the
  * first refused ("ptscope NAME: unexpected argument 'X'"), 1. */
 int command_refuse_operands(const struct command_help *help, int count, char **operands);
+/* An option's number: TEXT all digits (strtoll's), from LEAST to MOST, into
+ * *value; false for anything else (the command says its refusal). */
+bool command_number(const char *text, long long least, long long most, long long *value);
 /*
  * An option's value that is none of a table's names (a struct array whose
  * rows start at names, STRIDE bytes apart, ending with a NULL name):

@@ -138,6 +138,7 @@ struct smaps_parser {
 	unsigned long line;
 	struct vma *current;
 	uint64_t kb[SMAPS_FIELD_COUNT]; /* the current VMA's counters, kept on finishing it */
+	uint32_t nonzero;               /* a bit per field of kb that is not 0 */
 	int last_field;
 	/* the field expected after last_field (follows[last_field + 1]):
 	 * learned from the lines seen, so a kernel's order is guessed right */
@@ -330,6 +331,10 @@ void builder_abort(struct snapshot_builder *builder);
 /* ---- containers ---- */
 int read_directory(const char *path, struct snapshot_builder *builder, struct error *error);
 int read_archive(const char *path, struct snapshot_builder *builder, struct error *error);
+/* libarchive's archive_read_open_filename for a regular file, through a
+ * mapping instead of read() (mapped_file.c); anything else opened by it. */
+struct archive;
+int archive_open_mapped(struct archive *archive, const char *path, size_t block_bytes);
 int read_live(const char *proc_root, struct snapshot_builder *builder, struct error *error);
 /* The walk of a capture with every member handed to sink instead of a tar
  * (inputs/capture.c; read_live, inputs/live.c, hands them to a builder). */

@@ -211,6 +211,7 @@ static int store_field(struct smaps_parser *parser, int field, const char *name,
 	if (parse_value(parser, p, limit, &parser->kb[field]))
 		return -1;
 	vma->present_fields |= UINT32_C(1) << field;
+	parser->nonzero |= (uint32_t)(parser->kb[field] != 0) << field;
 	parser->follows[parser->last_field + 1] = (signed char)field;
 	parser->last_field = field;
 	return 0;
@@ -230,14 +231,22 @@ static int check_vma(struct smaps_parser *parser)
 		return parse_fail(parser->place, parser->line,
 				  "VMA %" PRIx64 "-%" PRIx64 " has Size %" PRIu64 " kB, not its length",
 				  vma->start, vma->end, kb[SMAPS_SIZE]);
-	/* every counter but the page sizes and THPeligible counts pages of this
-	 * VMA; an absent field's counter is 0 */
+	return 0;
+}
+
+/* Every counter but the page sizes and THPeligible counts pages of this VMA. */
+static const uint32_t size_like_fields = UINT32_C(1) << SMAPS_KERNEL_PAGE_SIZE |
+					 UINT32_C(1) << SMAPS_MMU_PAGE_SIZE | UINT32_C(1) << SMAPS_THP_ELIGIBLE;
+
+/* The first counter above its bound, said (finish_vma found one). */
+static int counter_too_large(struct smaps_parser *parser)
+{
+	const struct vma *vma = parser->current;
+	const uint64_t *kb = parser->kb;
 	for (uint32_t held = vma->present_fields; held; held &= held - 1) {
 		int field = __builtin_ctz(held);
-		bool size_like = field == SMAPS_KERNEL_PAGE_SIZE || field == SMAPS_MMU_PAGE_SIZE ||
-				 field == SMAPS_THP_ELIGIBLE;
-		uint64_t limit = size_like ? KERNEL_MAX_KB : kb[SMAPS_SIZE];
-		if (kb[field] > limit)
+		bool size_like = size_like_fields >> field & 1;
+		if (kb[field] > (size_like ? KERNEL_MAX_KB : kb[SMAPS_SIZE]))
 			return parse_fail(parser->place, parser->line,
 					  "VMA %" PRIx64 "-%" PRIx64 " has %s above %s (%" PRIu64 " kB)",
 					  vma->start, vma->end, smaps_field_names[field],
@@ -247,7 +256,9 @@ static int check_vma(struct smaps_parser *parser)
 }
 
 /* The VMA's lines are all read: checked, then its nonzero counters kept,
- * interned (struct vma), and the parser's counters cleared for the next. */
+ * interned (struct vma), and the parser's counters cleared for the next.
+ * Only the nonzero ones are looked at: an absent or zero counter is within
+ * any bound. */
 static int finish_vma(struct smaps_parser *parser)
 {
 	struct vma *vma = parser->current;
@@ -255,16 +266,20 @@ static int finish_vma(struct smaps_parser *parser)
 		return 0;
 	if (check_vma(parser))
 		return -1;
-	uint64_t words[SMAPS_FIELD_COUNT];
+	uint64_t words[SMAPS_FIELD_COUNT], size = parser->kb[SMAPS_SIZE];
 	size_t count = 0;
-	for (uint32_t held = vma->present_fields; held; held &= held - 1) {
+	bool over = false;
+	for (uint32_t held = parser->nonzero; held; held &= held - 1) {
 		int field = __builtin_ctz(held);
-		if (parser->kb[field]) {
-			words[count++] = parser->kb[field];
-			vma->counter_fields |= UINT32_C(1) << field;
-			parser->kb[field] = 0;
-		}
+		uint64_t value = parser->kb[field];
+		over |= value > (size_like_fields >> field & 1 ? KERNEL_MAX_KB : size);
+		words[count++] = value;
 	}
+	if (over)
+		return counter_too_large(parser);
+	memset(parser->kb, 0, sizeof(parser->kb));
+	vma->counter_fields |= parser->nonzero;
+	parser->nonzero = 0;
 	vma->counters = arena_intern_words(parser->arena, words, count);
 	return 0;
 }
@@ -452,6 +467,7 @@ static const char *field_line(struct smaps_parser *parser, const char *p, const 
 	parser->line++;
 	parser->kb[field] = value;
 	parser->current->present_fields |= bit;
+	parser->nonzero |= (uint32_t)(value != 0) << field;
 	parser->last_field = field;
 	return next;
 }
@@ -526,6 +542,7 @@ static int parse_piece(struct smaps_parser *parser, const char *text, size_t siz
 		p = newline + 1;
 	}
 	while (p < end) {
+		__builtin_prefetch(p + 1024);   /* the text streams from memory: ask ahead */
 		const char *next = field_line(parser, p, end);
 		if (!next)
 			next = vm_flags_line(parser, p, end);
