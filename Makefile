@@ -62,8 +62,10 @@ LIB_SRC  = $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(wildcard tests/unit/test_*.c)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/main.o
-# Files generated at build time from data (kernel profiles, schema).
-GENERATED = $(BUILD)/model/builtin_profiles.h
+# Files generated at build time from data: the kernel profiles and schema;
+# each command's option table from what it says of itself (builtin/help/).
+COMMAND_HELP = $(sort $(wildcard builtin/help/*.txt))
+GENERATED = $(BUILD)/model/builtin_profiles.h $(COMMAND_HELP:builtin/help/%.txt=$(BUILD)/builtin/%_options.h)
 
 PROGRAM  = $(if $(filter 1,$(SANITIZE)),$(BUILD)/ptscope,ptscope)
 # The capture alone, for production hosts: libc and libarchive only at run time.
@@ -102,7 +104,8 @@ $(BUILD)/libptscope.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%.o: %.c $(GENERATED)
+# Made before any object; which object reads which, its .d file says (-MMD).
+$(BUILD)/%.o: %.c | $(GENERATED)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(BUILD) $(WARN) $(CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -110,6 +113,12 @@ $(BUILD)/%.o: %.c $(GENERATED)
 $(BUILD)/model/builtin_profiles.h: $(sort $(wildcard model/profiles/*.xml model/profiles/*.xsd)) model/embed.sh
 	@mkdir -p $(dir $@)
 	sh model/embed.sh $(sort $(wildcard model/profiles/*.xml model/profiles/*.xsd)) > $@.tmp && mv $@.tmp $@
+
+# (kept: made by a pattern, they would go as intermediate files after a build)
+.SECONDARY: $(GENERATED)
+$(BUILD)/builtin/%_options.h: builtin/help/%.txt builtin/help.awk
+	@mkdir -p $(dir $@)
+	awk -v command=$* -f builtin/help.awk $< > $@.tmp && mv $@.tmp $@
 
 # Test runner: every tests/unit/test_*.c offers `void suite_NAME(void)`.
 $(BUILD)/tests/unit/suites.h: $(TEST_SRC)

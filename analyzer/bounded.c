@@ -22,9 +22,11 @@
  *     the system headers: parse.c checks libclang's inclusion list).
  *
  * Before any of that sees a file, the kernel has refused it: the worker's
- * parsing thread is confined by Landlock (confine.c) to reading the tree,
- * the cache and the system headers, and to writing nothing, so a device or
- * a FIFO elsewhere is never opened (its driver never runs).  Where the
+ * parsing thread is confined by Landlock (confine.c) to reading the tree's
+ * regular files, the cache and the system headers, and to writing nothing,
+ * so a device or a FIFO, in the tree or elsewhere, is never opened (its
+ * driver never runs).  The parent walks the tree for it once, before the
+ * first worker is forked (none when nothing is to be parsed).  Where the
  * kernel has no Landlock the watchdog is all, and the parent says so once.
  *
  * The child's answer is the bytes its work wrote (facts serialised as in
@@ -87,12 +89,6 @@ static void add_number(char *out, size_t *length, unsigned long long value)
 	out[*length] = '\0';
 }
 
-static const char *file_kind(mode_t mode)
-{
-	return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
-	       : S_ISSOCK(mode) ? "a socket" : "not a regular file";
-}
-
 /* Is st something libclang may read?  If not, append why (with path). */
 static bool readable(const struct stat *st, const char *path, char *why, size_t *length)
 {
@@ -108,7 +104,7 @@ static bool readable(const struct stat *st, const char *path, char *why, size_t 
 		add_text(why, length, " MiB a source file may have");
 	} else {
 		add_text(why, length, ", ");
-		add_text(why, length, file_kind(st->st_mode));
+		add_text(why, length, confine_file_kind(st->st_mode));
 		add_text(why, length, ": the analyzer lets libclang read regular files only");
 	}
 	return false;
@@ -565,10 +561,11 @@ static void end_workers(struct pool *pool)
 		}
 }
 
-/* roots, if the kernel can confine a worker to them (Landlock); else NULL,
- * said once a process: the watchdog alone stands between libclang and a
- * device it is made to open. */
-static const struct read_roots *confinement(const struct read_roots *roots)
+/* roots, if the kernel can confine a worker to them (Landlock), the tree
+ * walked for it (*refused: why it cannot be); else NULL, said once a
+ * process: the watchdog alone stands between libclang and a device it is
+ * made to open. */
+static const struct read_roots *confinement(const struct read_roots *roots, const char **refused)
 {
 	static int abi = -1;
 	if (!roots)
@@ -579,6 +576,8 @@ static const struct read_roots *confinement(const struct read_roots *roots)
 			fprintf(stderr, "ptscope: this kernel has no Landlock (or it is off): libclang's reads are "
 				"watched, not confined to the tree and the system headers\n");
 	}
+	if (abi > 0)
+		*refused = confine_walk(roots);
 	return abi > 0 ? roots : NULL;
 }
 
@@ -589,9 +588,18 @@ void bounded_run(struct bounded_task *tasks, size_t count, size_t parallel, cons
 		parallel = 1;
 	if (parallel > count)
 		parallel = count ? count : 1;
+	const char *refused = NULL;
+	const struct read_roots *confined = count ? confinement(roots, &refused) : NULL;
+	for (size_t i = 0; refused && i < count; i++) {
+		tasks[i].refused = xstrdup(refused);
+		if (progress)
+			progress(progress_data);
+	}
+	if (refused)
+		return;
 	struct pool pool = { .tasks = tasks, .count = count, .parallel = parallel,
 			     .workers = xcalloc(parallel, sizeof(*pool.workers)),
-			     .polls = xcalloc(parallel, sizeof(*pool.polls)), .roots = confinement(roots),
+			     .polls = xcalloc(parallel, sizeof(*pool.polls)), .roots = confined,
 			     .progress = progress, .progress_data = progress_data };
 	/* a worker that ended while idle makes give() fail with EPIPE, not
 	 * end this process */

@@ -176,6 +176,11 @@ int confine_reads(const struct read_roots *roots);
  * -1 with errno. */
 int confine_prepare(const struct read_roots *roots);
 int confine_enter(int ruleset);
+/* The walk of roots->tree the rules are made from (once a process, for the
+ * workers it forks after): NULL, or why the tree cannot be confined. */
+const char *confine_walk(const struct read_roots *roots);
+/* "a FIFO", "a character device", ...: what a file of mode is, for a refusal. */
+const char *confine_file_kind(unsigned mode);
 
 struct pch;
 

@@ -518,10 +518,11 @@ static void inclusion_visitor(CXFile file, CXSourceLocation *stack, unsigned dep
 	clang_disposeString(name);
 }
 
-/* A file libclang could not open, outside the roots: the kernel refused it
- * (bounded.c confines the worker's reads) before it was ever opened, and
- * libclang says "cannot open file 'PATH': Permission denied", fatal.  The
- * first such diagnostic becomes the unit's refusal. */
+/* A file libclang could not open, outside the roots or inside them but no
+ * regular file (a device, a FIFO): the kernel refused it (bounded.c
+ * confines the worker's reads) before it was ever opened, and libclang says
+ * "cannot open file 'PATH': Permission denied", fatal.  The first such
+ * diagnostic becomes the unit's refusal. */
 static void check_denied(struct inclusion_walk *walk, CXTranslationUnit unit)
 {
 	static const char said[] = "cannot open file '";
@@ -541,11 +542,16 @@ static void check_denied(struct inclusion_walk *walk, CXTranslationUnit unit)
 			unsigned line = 0;
 			clang_getExpansionLocation(clang_getDiagnosticLocation(diagnostic), &includer, &line, NULL, NULL);
 			CXString file = clang_getFileName(includer);
+			const char *includer_name = clang_getCString(file) ? clang_getCString(file) : "?";
+			struct stat st;
 			if (!read_roots_allow(walk->roots, shown))
 				walk->facts->outside = xasprintf("%s:%u: includes %s, outside the tree and the system "
 								 "headers: refused before it was opened",
-								 clang_getCString(file) ? clang_getCString(file) : "?",
-								 line, shown);
+								 includer_name, line, shown);
+			else if (stat(shown, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+				walk->facts->outside = xasprintf("%s:%u: includes %s, %s: the analyzer lets libclang "
+								 "read regular files only: refused before it was opened",
+								 includer_name, line, shown, confine_file_kind(st.st_mode));
 			clang_disposeString(file);
 			free(path);
 		}

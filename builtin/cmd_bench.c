@@ -9,7 +9,6 @@
  * The machine is shared and loaded: the figures are what it did, and no
  * test asserts them.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
@@ -17,80 +16,28 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/output.h"
 #include "builtin/commands.h"
 #include "outputs/outputs.h"
 
 #define RUNS_DEFAULT 100
 #define RUNS_MOST 1000000
 
-static const char usage_text[] =
-	"usage: ptscope bench [fork|exec|sh|fault|munmap|hugetlb]... [--like SNAPSHOT[:PID]] [--runs N] [--cpu N]\n"
-	"                     [--format text|json] [-o FILE]\n"
-	"       ptscope bench --calibrate [--quick] [--cpu N] -o CALIBRATION\n"
-	"       ptscope bench --compare BEFORE AFTER [BASE] [--like SNAP --calibration FILE --model B,A[,Z]]\n"
-	"\n"
-	"Time on the running kernel, as lmbench does: fork + exit, fork + exec, fork + /bin/sh -c,\n"
-	"page faults (anonymous first touch, copy on write, cached file read) and munmap; pinned\n"
-	"to one CPU, after warm-up runs; min, median and p90 in microseconds.\n"
-	"hugetlb: fork with and without hugetlbfs PMD sharing (1 GiB of huge pages, reserved by root).\n"
-	"No word: every measurement but hugetlb.\n"
-	"--compare reads timings as they were posted (bash, zsh or POSIX time, /usr/bin/time [-v],\n"
-	"lmbench lat_proc, perf stat; several runs per file) and prints the change of each.\n"
-	"\n";
-
-enum { OPT_RUNS = 256, OPT_CPU, OPT_FORMAT, OPT_COMPARE, OPT_LIKE, OPT_CALIBRATE, OPT_QUICK, OPT_CALIBRATION,
-       OPT_MODEL };
-static const struct command_option options_table[] = {
-	{ "runs", required_argument, OPT_RUNS, "N", "timed runs of each measurement (default 100), after\n"
-						  "N/10 (at least 2) warm-up runs" },
-	{ "like", required_argument, OPT_LIKE, "SNAPSHOT[:PID]",
-	  "fork a child that rebuilt the address space of process PID\n"
-	  "of SNAPSHOT (default: its process with most VMAs): VMAs,\n"
-	  "permissions, files, present pages, THP advice" },
-	{ "cpu", required_argument, OPT_CPU, "N", "pin to CPU N, one this process may use (default: the\n"
-						 "lowest it may use)" },
-	{ "format", required_argument, OPT_FORMAT, "F", "text (default) or json" },
-	{ "compare", no_argument, OPT_COMPARE, "BEFORE AFTER [BASE]",
-	  "the mean and spread of each of real, user, system and total\n"
-	  "(user + system) time, or lmbench's lines, in each file; % win\n"
-	  "of AFTER over BEFORE; with BASE (the kernel without the\n"
-	  "feature) the overhead ratio (AFTER - BASE) / (BEFORE - BASE)" },
-	{ "calibrate", no_argument, OPT_CALIBRATE, NULL,
-	  "time forks of made-up layouts varying one thing at a time,\n"
-	  "fit the cost of each step (least squares, with errors), check\n"
-	  "3 layouts held out; -o CALIBRATION keeps it for report" },
-	{ "quick", no_argument, OPT_QUICK, NULL, "--calibrate with 15 runs per layout, not 100" },
-	{ "calibration", required_argument, OPT_CALIBRATION, "FILE",
-	  "with --like: the fork predicted at FILE's costs beside the\n"
-	  "measured one; with --compare: the model's change (--model)" },
-	{ "model", required_argument, OPT_MODEL, "B,A[,Z]",
-	  "--compare: the designs or sharing rules BEFORE, AFTER (and\n"
-	  "BASE) ran, priced for every process of --like SNAPSHOT\n"
-	  "forking once at --calibration's costs, beside the posted change" },
-	{ "output", required_argument, 'o', "FILE", "write to FILE (atomically) instead of stdout;\n"
-						   "with --calibrate, the calibration file" },
-	{ "help", no_argument, 'h', NULL, "this text" },
-	{ NULL, 0, 0, NULL, NULL },
-};
-
-const struct command_help bench_help = { .command = "bench", .usage = usage_text, .options = options_table };
+/* The option table, OPT_NAME of each option without a letter and bench_help:
+ * made at build time from builtin/help/bench.txt. */
+#include "builtin/bench_options.h"
 
 static const char *const words[] = { "fork", "exec", "sh", "fault", "munmap", "hugetlb" };
 #define WORD_COUNT (sizeof(words) / sizeof(words[0]))
 
-/* A count option's value: 1 .. most. */
+/* A count option's value: 1 (--cpu: 0) .. most. */
 static int parse_count(const char *option, const char *text, long most, long *value)
 {
-	char *end;
-	errno = 0;
-	long n = strtol(text, &end, 10);
-	if (!*text || *end || errno || n < 0 || n > most || (n == 0 && strcmp(option, "--cpu"))) {
-		fprintf(stderr, "ptscope: bench: %s wants a number from %d to %ld, not '%s'\n", option,
-			strcmp(option, "--cpu") ? 1 : 0, most, text);
+	long long n, least = strcmp(option, "--cpu") ? 1 : 0;
+	if (!command_number(text, least, most, &n)) {
+		fprintf(stderr, "ptscope: bench: %s wants a number from %lld to %ld, not '%s'\n", option, least, most, text);
 		return 1;
 	}
-	*value = n;
+	*value = (long)n;
 	return 0;
 }
 
@@ -120,25 +67,6 @@ static int select_kinds(int count, char **given, bool *selected, bool *hugetlb)
 	for (size_t k = 0; !any && k < LATENCY_KIND_COUNT; k++)
 		selected[k] = true;
 	return 0;
-}
-
-/* What one output holds: a run's measurements or a comparison. */
-struct bench_output {
-	const struct bench_run *run;
-	const struct timing_comparison *comparison;
-	enum bench_format format;
-};
-
-static int write_bench(FILE *out, const void *context)
-{
-	const struct bench_output *what = context;
-	return what->run ? bench_write(out, what->run, what->format)
-			 : bench_write_comparison(out, what->comparison, what->format);
-}
-
-static int write_output(const char *path, const struct bench_output *what)
-{
-	return output_write_whole(path, write_bench, what);
 }
 
 /* The model's side of --compare: --model's ids, one per file, then every
@@ -184,23 +112,12 @@ static int compare(int count, char **paths, const char *output, enum bench_forma
 		error_print(&error);
 		status = (int)error.status;
 	} else {
-		const struct bench_output what = { NULL, &comparison, format };
-		status = write_output(output, &what);
+		status = bench_write_path(output, NULL, &comparison, format);
 	}
 	timing_compare_free(&comparison);
 	for (int i = 0; i < 3; i++)
 		timing_set_free(&sets[i]);
 	return status;
-}
-
-static int write_calibration_file(FILE *out, const void *context)
-{
-	return calibration_write(out, context);
-}
-
-static int write_calibration(const char *path, const struct calibration *calibration)
-{
-	return output_write_whole(path, write_calibration_file, calibration);
 }
 
 static int calibrate(bool quick, int cpu, const char *output, int words)
@@ -221,7 +138,7 @@ static int calibrate(bool quick, int cpu, const char *output, int words)
 		error_print(&error);
 		return (int)error.status;
 	}
-	int status = write_calibration(output, &calibration);
+	int status = calibration_write_path(output, &calibration);
 	if (!status && strcmp(output, "-"))
 		calibration_print(stdout, &calibration);
 	return status;
@@ -306,8 +223,7 @@ static int time_here(const struct bench_request *r, const bool *selected, bool h
 		error_print(&error);
 		return (int)error.status;
 	}
-	const struct bench_output what = { &run, NULL, r->format };
-	return write_output(r->output, &what);
+	return bench_write_path(r->output, &run, NULL, r->format);
 }
 
 /* After the options: a comparison, a calibration or timings here. */

@@ -31,126 +31,9 @@ static void push(const char ***list, size_t *count, const char *value)
 	(*list)[(*count)++] = value;
 }
 
-static bool positive_number(const char *text, int *value)
-{
-	char *end;
-	long number = strtol(text, &end, 10);
-	if (end == text || *end || number <= 0 || number > 1000000)
-		return false;
-	*value = (int)number;
-	return true;
-}
-
-enum { OPT_ENTRY = 256, OPT_SINK, OPT_FILE, OPT_DEPTH, OPT_ALL, OPT_NO_CACHE,
-       OPT_CACHE_DIR, OPT_CONFIG, OPT_FORMAT, OPT_WRITE_COMMANDS, OPT_ONLY_GIVEN, OPT_SHORTEST, OPT_EXCLUDE,
-       OPT_OVERLAY_EVENTS, OPT_DESIGN, OPT_OVERLAY_PROFILE, OPT_VERSUS, OPT_PATH, OPT_PAGE, OPT_UNRESOLVED,
-       OPT_LIBCLANG, OPT_BASELINE_PROFILE, OPT_COMPARE, OPT_REVERSE, OPT_NO_RENAMES };
-
-static const struct command_option options_table[] = {
-	{ "entry", required_argument, OPT_ENTRY, "NAME",
-	  "add an entry point (name or fnmatch pattern); repeatable" },
-	{ "sink", required_argument, OPT_SINK, "NAME|FILE",
-	  "add sinks: a function name/pattern, or every function\n"
-	  "defined in a file (contains '/' or ends in .c/.h)" },
-	{ "exclude", required_argument, OPT_EXCLUDE, "NAME|FILE",
-	  "no path may go through these functions (a name,\n"
-	  "pattern or file, e.g. mm/page_alloc.c); repeatable" },
-	{ "only-given", no_argument, OPT_ONLY_GIVEN, NULL,
-	  "no default entries or sinks: only --entry and --sink" },
-	{ "file", required_argument, OPT_FILE, "FILE",
-	  "parse this file too (relative to the tree); repeatable" },
-	{ "path", required_argument, OPT_PATH, "JOB",
-	  "one job's rmap paths, small enough to read: fork, fault,\n"
-	  "exit, munmap or reclaim (says on stderr what it pruned)" },
-	{ "depth", required_argument, OPT_DEPTH, "N",
-	  "keep only entry-to-sink paths of at most N calls" },
-	{ "shortest", no_argument, OPT_SHORTEST, NULL,
-	  "keep one shortest path from each entry to each sink it\n"
-	  "reaches (legible pictures)" },
-	{ "all", no_argument, OPT_ALL, NULL,
-	  "keep the whole call graph (roles still marked)" },
-	{ "jobs", required_argument, 'j', "N",
-	  "parser threads (default: online cores)" },
-	{ "no-cache", no_argument, OPT_NO_CACHE, NULL,
-	  "neither read nor write the per-file cache" },
-	{ "cache-dir", required_argument, OPT_CACHE_DIR, "DIR",
-	  "cache folder (default $XDG_CACHE_HOME/ptscope)" },
-	{ "config", required_argument, OPT_CONFIG, "FILE",
-	  "kernel .config (plain or compressed) to parse with" },
-	{ "libclang", required_argument, OPT_LIBCLANG, "N|FILE",
-	  "the libclang to use: a version (14 to 19) or a library file\n"
-	  "(default: $PTSCOPE_LIBCLANG, else the newest installed)" },
-	{ "format", required_argument, OPT_FORMAT, "FORMAT",
-	  "tree (cflow-style text with file:line, overlay figures as\n"
-	  "a column), table (two profiles as perf diff does), json,\n"
-	  "xml, dot, svg, png or pdf (default: from -o, else dot);\n"
-	  "png and pdf are not written to a terminal" },
-	{ "page", required_argument, OPT_PAGE, "SIZE",
-	  "lay png/pdf out for an a4 or letter page or a 1920-pixel\n"
-	  "screen (default: pdf a4, png screen)" },
-	{ "output", required_argument, 'o', "FILE",
-	  "write here (.svg .png .pdf .dot .json .xml .txt); default stdout" },
-	{ "write-commands", required_argument, OPT_WRITE_COMMANDS, "FILE",
-	  "also write the files and flags as compile_commands.json" },
-	{ "overlay-events", required_argument, OPT_OVERLAY_EVENTS, "SNAPSHOT",
-	  "write on the rmap functions, and on the calls into\n"
-	  "them, what every process of SNAPSHOT forking, exiting\n"
-	  "and unmapping its VMAs once, faulting every page in once\n"
-	  "and reclaiming every page once would cost (the cost\n"
-	  "model's counts); untouched rmap functions are grey,\n"
-	  "unpriced ones dotted" },
-	{ "design", required_argument, OPT_DESIGN, "ID",
-	  "with --overlay-events: the kernel profile to count with\n"
-	  "(default: the design of the tree's era)" },
-	{ "overlay-profile", required_argument, OPT_OVERLAY_PROFILE, "FILE",
-	  "shade functions by their share of a kernel profile\n"
-	  "(perf report --stdio [--children], opreport -l, oprofile,\n"
-	  "readprofile or 'samples symbol' text); call chains of\n"
-	  "perf script or perf report --no-children -g weight calls" },
-	{ "versus", required_argument, OPT_VERSUS, "BEFORE",
-	  "an older kernel tree (a folder): both trees' rmap paths in\n"
-	  "one graph, the functions and calls only one of them has\n"
-	  "coloured; or, a file with --overlay-profile, the BEFORE\n"
-	  "profile (as --baseline-profile)" },
-	{ "baseline-profile", required_argument, OPT_BASELINE_PROFILE, "FILE",
-	  "with --overlay-profile: colour the change from this\n"
-	  "BEFORE profile (placed on the --versus tree when given)" },
-	{ "compare", required_argument, OPT_COMPARE, "WHAT",
-	  "counts or shares: how the two profiles are compared\n"
-	  "(default: counts when neither listing has a total, else\n"
-	  "shares of all samples); the legend says which" },
-	{ "no-renames", no_argument, OPT_NO_RENAMES, NULL,
-	  "with two profiles: compare name by name, never joining the\n"
-	  "names the era rename table gives one piece of work\n"
-	  "(2.4's zap_page_range, 2.5's zap_pte_range)" },
-	{ "reverse", required_argument, OPT_REVERSE, "NAME",
-	  "instead of the graph, who calls NAME (a function or\n"
-	  "pattern) and who calls those, as indented text (cflow -r)" },
-	{ "unresolved", no_argument, OPT_UNRESOLVED, NULL,
-	  "instead of the graph, list the calls through function-\n"
-	  "pointer fields no parsed file stores a function in\n"
-	  "(FILE:LINE: CALLER calls through struct.field)" },
-	{ "quiet", no_argument, 'q', NULL,
-	  "no summary on stderr" },
-	{ "help", no_argument, 'h', NULL,
-	  "this text" },
-	{ NULL, 0, 0, NULL, NULL },
-};
-
-const struct command_help callgraph_help = {
-	.command = "callgraph",
-	.usage = "usage: ptscope callgraph SOURCE_DIR|compile_commands.json [OPTIONS]\n"
-		 "\n"
-		 "Call graph of the kernel mm code paths that reach the reverse map (rmap).\n"
-		 "A tree is parsed tolerantly with libclang: mm/*.c as kbuild builds them,\n"
-		 "kernel/fork.c, kernel/exit.c and the arch page-fault handler.\n"
-		 "\n",
-	.options = options_table,
-	.epilogue = "\n"
-		    "Default entries: fork, page-fault, exit, munmap, mremap, exec and reclaim\n"
-		    "entry points of every era; default sinks: functions of mm/rmap.c and\n"
-		    "include/linux/rmap.h.\n",
-};
+/* The option table, OPT_NAME of each option without a letter and callgraph_help:
+ * made at build time from builtin/help/callgraph.txt. */
+#include "builtin/callgraph_options.h"
 
 /* A value option that names a word of a table: 0, or 1 with the refusal said. */
 static int parse_word(int option, const char *value, struct arguments *a)
@@ -173,8 +56,11 @@ static int parse_word(int option, const char *value, struct arguments *a)
 		return 0;
 	}
 	/* --depth, --jobs */
-	if (positive_number(value, option == 'j' ? &a->job.options.jobs : &a->job.options.depth))
+	long long n;
+	if (command_number(value, 1, 1000000, &n)) {
+		*(option == 'j' ? &a->job.options.jobs : &a->job.options.depth) = (int)n;
 		return 0;
+	}
 	fprintf(stderr, "ptscope: callgraph: %s: '%s' is not a positive number\n", option == 'j' ? "--jobs" : "--depth",
 		value);
 	return 1;

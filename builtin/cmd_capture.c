@@ -19,42 +19,9 @@
 #include "builtin/commands.h"
 #include "inputs/snapshot.h"
 
-enum { OPT_PID = 256, OPT_TREE, OPT_NO_PAGEMAP, OPT_COMPRESS, OPT_FORMAT };
-static const struct command_option options_table[] = {
-	{ "output", required_argument, 'o', "FILE|DIR",
-	  "FILE.tar, .tar.gz, .tgz, .tar.xz or .tar.zst; a directory\n"
-	  "gets the default name ptscope-HOST-DATE.tar.zst inside it;\n"
-	  "- writes the snapshot to stdout (not to a terminal)" },
-	{ "compress", required_argument, OPT_COMPRESS, "CODEC",
-	  "gz, xz, zst (default; multi-threaded) or none; without it\n"
-	  "the name's suffix decides" },
-	{ "pid", required_argument, OPT_PID, "N", "capture process N (repeatable); default: every process" },
-	{ "tree", required_argument, OPT_TREE, "N", "capture process N and all its descendants (repeatable)" },
-	{ "no-pagemap", no_argument, OPT_NO_PAGEMAP, NULL,
-	  "leave out the pagemap members and kpages (pagemap: none)" },
-	{ "format", required_argument, OPT_FORMAT, "1|2",
-	  "snapshot format: 2 (default) keeps each 2 MiB chunk of\n"
-	  "page records once (pagemap_chunks, PID/pagemap_runs)\n"
-	  "and kpages as runs (kpage_runs); 1 writes every\n"
-	  "process's records (PID/pagemap) and kpages, for\n"
-	  "readers that know only format 1" },
-	{ "help", no_argument, 'h', NULL, "this text" },
-	{ NULL, 0, 0, NULL, NULL },
-};
-
-const struct command_help capture_help = {
-	.command = "capture",
-	.usage = "usage: ptscope capture [-o FILE|DIR|-] [--compress gz|xz|zst|none] [--pid N]... [--tree N]...\n"
-		 "                       [--no-pagemap] [--format 1|2]\n"
-		 "\n"
-		 "Write the processes of the live system into one snapshot (format version 2).\n"
-		 "\n",
-	.options = options_table,
-	.epilogue = "\n"
-		    "As root the pagemap records carry PFNs and kpages is written (pagemap: pfn);\n"
-		    "otherwise only the present/swapped bits (pagemap: present).  Processes that\n"
-		    "vanish or refuse are skipped and counted.\n",
-};
+/* The option table, OPT_NAME of each option without a letter and capture_help:
+ * made at build time from builtin/help/capture.txt. */
+#include "builtin/capture_options.h"
 
 struct int_list {
 	int *values;

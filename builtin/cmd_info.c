@@ -18,30 +18,9 @@
 #include "builtin/commands.h"
 #include "inputs/snapshot.h"
 
-enum { OPT_PER_PROCESS = 256, OPT_SKIP_BAD, OPT_VERIFY };
-static const struct command_option options_table[] = {
-	{ "per-process", no_argument, OPT_PER_PROCESS, NULL,
-	  "only a tab-separated table, a line per process: pid, comm,\n"
-	  "VMAs, Rss, Pss, VmPTE (kB)" },
-	{ "skip-bad", no_argument, OPT_SKIP_BAD, NULL, "drop a process whose files are broken instead of failing" },
-	{ "verify", no_argument, OPT_VERIFY, NULL,
-	  "also load every pagemap record and check it lies in a VMA,\n"
-	  "that stat's code and stack lie in smaps' VMAs, and count\n"
-	  "comms that are not cmdline's program" },
-	{ "help", no_argument, 'h', NULL, "this text" },
-	{ NULL, 0, 0, NULL, NULL },
-};
-
-const struct command_help info_help = {
-	.command = "info",
-	.usage = "usage: ptscope info [SNAPSHOT|/proc] [--per-process] [--skip-bad] [--verify]\n"
-		 "\n"
-		 "Show what a snapshot holds: kernel, page size, processes, VMAs, pagemap, kpages.\n"
-		 "SNAPSHOT is a directory, .tar, .tar.gz, .tgz, .tar.xz, .tar.zst or an smemcap\n"
-		 "capture; /proc or nothing means the live system.\n"
-		 "\n",
-	.options = options_table,
-};
+/* The option table, OPT_NAME of each option without a letter and info_help:
+ * made at build time from builtin/help/info.txt. */
+#include "builtin/info_options.h"
 
 /* "Linux version 6.1.0-13-amd64 (...)": the third word, for smemcap captures
  * that carry no snapshot.info. */

@@ -19,34 +19,9 @@
 #include "model/model.h"
 #include "outputs/outputs.h"
 
-enum { OPT_SHOW = 256, OPT_SCHEMA, OPT_CHECK, OPT_BUILTIN, OPT_FROM_SOURCE, OPT_CONFIG, OPT_LIBCLANG };
-static const struct command_option options_table[] = {
-	{ "show", required_argument, OPT_SHOW, "ID", "one profile in full, with NRPTE and C(m) for small m" },
-	{ "schema", no_argument, OPT_SCHEMA, NULL, "the XML schema (profile.xsd) profiles are validated against" },
-	{ "check", required_argument, OPT_CHECK, "FILE",
-	  "validate a profile file (repeatable); exit 1 naming FILE:LINE\n"
-	  "when it is wrong" },
-	{ "builtin", required_argument, OPT_BUILTIN, "NAME", "print a built-in profile file (e.g. 30-sharing.xml)" },
-	{ "from-source", required_argument, OPT_FROM_SOURCE, "TREE",
-	  "the sizes libclang gives the rmap structs in a kernel\n"
-	  "tree (its mm/rmap.c, configured as for callgraph)" },
-	{ "config", required_argument, OPT_CONFIG, "FILE", "with --from-source: the kernel .config to use" },
-	{ "libclang", required_argument, OPT_LIBCLANG, "N|FILE",
-	  "with --from-source: the libclang to use (14 to 19;\n"
-	  "default: $PTSCOPE_LIBCLANG, else the newest installed)" },
-	{ "help", no_argument, 'h', NULL, "this text" },
-	{ NULL, 0, 0, NULL, NULL },
-};
-
-const struct command_help profiles_help = {
-	.command = "profiles",
-	.usage = "usage: ptscope profiles [--show ID] [--schema] [--check FILE.xml]... [--builtin NAME]\n"
-		 "                        [--from-source TREE [--config FILE] [--libclang N|FILE]]\n"
-		 "\n"
-		 "With no option, every built-in rmap design, sharing rule and era rename.\n"
-		 "\n",
-	.options = options_table,
-};
+/* The option table, OPT_NAME of each option without a letter and profiles_help:
+ * made at build time from builtin/help/profiles.txt. */
+#include "builtin/profiles_options.h"
 
 /* What the command line asked for. */
 struct profiles_request {

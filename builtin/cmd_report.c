@@ -16,74 +16,15 @@
 #include <unistd.h>
 
 #include "analyzer/analyzer.h"
-#include "base/output.h"
+#include "base/error.h"
 #include "builtin/commands.h"
 #include "outputs/outputs.h"
 
 #define MAX_SERIES 1024
 
-enum { OPT_PROFILE = 256, OPT_PER_PROCESS, OPT_PER_FILE, OPT_FORMAT, OPT_SKIP_BAD, OPT_ALL_DESIGNS, OPT_VERSUS,
-       OPT_SORT, OPT_TOP, OPT_FILTER, OPT_GROUP_BY, OPT_CALLGRAPH, OPT_CALIBRATION, OPT_BRIEF, OPT_PATH };
-static const struct command_option options_table[] = {
-	{ "profile", required_argument, OPT_PROFILE, "ID|FILE.xml",
-	  "compare only these designs / sharing rules (repeatable);\n"
-	  "a file adds its profiles (see `ptscope profiles --schema`)" },
-	{ "brief", no_argument, OPT_BRIEF, NULL,
-	  "the answer alone for a mail: at most 80 columns, about 20 lines\n"
-	  "(headline, page tables beside VmPTE, a design per family, the\n"
-	  "sharing rules, the fork copies); the full text wraps at COLUMNS" },
-	{ "per-process", no_argument, OPT_PER_PROCESS, NULL, "a row per process" },
-	{ "per-file", no_argument, OPT_PER_FILE, NULL, "every file that contributes sharable pages" },
-	{ "all-designs", no_argument, OPT_ALL_DESIGNS, NULL,
-	  "text: the designs of every architecture, not only the snapshot's" },
-	{ "format", required_argument, OPT_FORMAT, "F",
-	  "text (default), xml, json, csv, html or openmetrics (Prometheus\n"
-	  "text exposition, node_exporter's textfile collector)" },
-	{ "output", required_argument, 'o', "FILE",
-	  "write to FILE (atomically) instead of stdout; its extension\n"
-	  "(.txt .json .xml .csv .html .prom) is the format unless --format is given" },
-	{ "skip-bad", no_argument, OPT_SKIP_BAD, NULL, "drop a broken process of the snapshot instead of failing" },
-	{ "sort", required_argument, OPT_SORT, "FIELD",
-	  "process and group order: pagetables (default), vmpte, rss, pss,\n"
-	  "sharable, pte_chain (largest first), pid, command" },
-	{ "top", required_argument, OPT_TOP, "N", "N processes (text default 5; with it, every format keeps N)" },
-	{ "filter", required_argument, OPT_FILTER, "REGEX",
-	  "only processes whose command line matches (POSIX extended)" },
-	{ "group-by", required_argument, OPT_GROUP_BY, "KEY",
-	  "sums per user (captured uid), cgroup (PID/cgroup) or command" },
-	{ "callgraph", required_argument, OPT_CALLGRAPH, "TREE",
-	  "html: embed the rmap-path diagrams of kernel TREE with this report's\n"
-	  "counts on them (ptscope callgraph --path JOB --overlay-events)" },
-	{ "path", required_argument, OPT_PATH, "JOB",
-	  "with --callgraph: the jobs drawn, fork, fault, exit, munmap or\n"
-	  "reclaim (repeatable; default fork and exit)" },
-	{ "calibration", required_argument, OPT_CALIBRATION, "FILE",
-	  "a time section (every format): fork and exit, per process and in\n"
-	  "total, today, under each rule and design, at `bench --calibrate` prices" },
-	{ "versus", required_argument, OPT_VERSUS, "BEFORE",
-	  "compare with the snapshot BEFORE: every total side by side with\n"
-	  "the change; with --per-process / --per-file, processes matched\n"
-	  "by command line then comm, files by path; repeated, a series" },
-	{ "help", no_argument, 'h', NULL, "this text" },
-	{ NULL, 0, 0, NULL, NULL },
-};
-
-const struct command_help report_help = {
-	.command = "report",
-	.usage = "usage: ptscope report [SNAPSHOT|/proc] [--profile ID|FILE.xml]... [--per-process] [--per-file]\n"
-		 "                      [--format text|xml|json|csv|html|openmetrics] [-o FILE] [--all-designs]\n"
-		 "                      [--versus BEFORE] [--sort FIELD] [--top N] [--filter REGEX] [--group-by KEY]\n"
-		 "                      [--skip-bad] [--brief] [--calibration FILE] [--callgraph TREE [--path JOB]]\n"
-		 "\n"
-		 "Page-table and reverse-map cost of a snapshot (or of the live system when none is\n"
-		 "given): page tables beside VmPTE, pte_chain and object-rmap memory under each kernel\n"
-		 "design, and the page-table pages each sharing rule would share.\n"
-		 "\n",
-	.options = options_table,
-	.epilogue = "\n"
-		    "SNAP1 SNAP2 ... (two snapshots or more): a series, a row per snapshot in capture\n"
-		    "order (page tables, VmPTE, rmap, huge pages, each rule); CSV in long form, HTML a chart.\n",
-};
+/* The option table, OPT_NAME of each option without a letter and report_help:
+ * made at build time from builtin/help/report.txt. */
+#include "builtin/report_options.h"
 
 /* What the command line asked for. */
 struct report_request {
@@ -134,16 +75,12 @@ static int add_path(const char *name, struct report_job *job)
 
 static int parse_top(const char *text, struct report_options *report)
 {
-	char *end;
-	unsigned long long n = strtoull(text, &end, 10);
-	int status = 0;
-	if (!*text || *end || n == 0 || n > SIZE_MAX / 2 || text[0] == '-') {
-		fprintf(stderr, "ptscope: report: --top wants a positive number, not '%s'\n", text);
-		status = 1;
-	}
+	long long n;
+	if (!command_number(text, 1, (long long)(SIZE_MAX / 2), &n))
+		return fprintf(stderr, "ptscope: report: --top wants a positive number, not '%s'\n", text), 1;
 	report->top = (size_t)n;
 	report->top_given = true;
-	return status;
+	return 0;
 }
 
 static int parse_filter(const char *text, struct report_options *report)
@@ -272,25 +209,6 @@ static int settle_options(struct report_request *r)
 	return status;
 }
 
-/* The one writer: the file appears whole or not at all (base/output.h);
- * stdout is checked by the front door. */
-struct report_output {
-	const struct model_result *result;
-	const struct report_options *options;
-};
-
-static int write_report(FILE *out, const void *context)
-{
-	const struct report_output *what = context;
-	return report_write(out, what->result, what->options);
-}
-
-static int write_output(const char *path, const struct model_result *result, const struct report_options *options)
-{
-	const struct report_output what = { result, options };
-	return output_write_whole(path, write_report, &what);
-}
-
 /* Two snapshots or more (positional, or --versus repeated): a series,
  * every one of them read, none dropped. */
 static int report_series(struct report_request *r, int count, char **paths)
@@ -313,7 +231,7 @@ static int report_series(struct report_request *r, int count, char **paths)
 		error_print(&error);
 		return (int)error.status;
 	}
-	int status = write_output(r->output, NULL, report);
+	int status = report_write_path(r->output, NULL, report);
 	report_series_free(&r->job);
 	return status;
 }
@@ -332,7 +250,7 @@ static int report(void *request, int count, char **operands)
 		error_print(&error);
 		status = (int)error.status;
 	} else if (!status) {
-		status = write_output(r->output, made.result, &r->job.report);
+		status = report_write_path(r->output, made.result, &r->job.report);
 	}
 	report_made_free(&r->job, &made);
 	return status;

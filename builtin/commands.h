@@ -9,6 +9,7 @@
 #define PTSCOPE_COMMANDS_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -23,9 +24,11 @@ int cmd_bench(int argc, char **argv);     /* builtin/cmd_bench.c */
 
 /*
  * A command's options as one table: each option's name, value and help are
- * written once and give getopt_long's table, the --help lines (which
- * completion reads) and what the man page is held to, so nothing lists an
- * option twice.  Ends with { NULL }.
+ * written once, in builtin/help/NAME.txt, which builtin/help.awk makes into
+ * this table at build time ($(BUILD)/builtin/NAME_options.h, included by
+ * cmd_NAME.c alone).  The table gives getopt_long's table, the --help lines
+ * (which completion reads) and what the man page is held to, so nothing
+ * lists an option twice.  Ends with { NULL }.
  */
 struct command_option {
 	const char *name;               /* long name, without "--" */
@@ -67,6 +70,9 @@ int command_run(const struct command_help *help, int argc, char **argv, command_
 /* For a command that takes no operands: 0 when there are none, else the
  * first refused ("ptscope NAME: unexpected argument 'X'"), 1. */
 int command_refuse_operands(const struct command_help *help, int count, char **operands);
+/* An option's number: TEXT all digits (strtoll's), from LEAST to MOST, into
+ * *value; false for anything else (the command says its refusal). */
+bool command_number(const char *text, long long least, long long most, long long *value);
 /*
  * An option's value that is none of a table's names (a struct array whose
  * rows start at names, STRIDE bytes apart, ending with a NULL name):

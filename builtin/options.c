@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -259,6 +260,17 @@ int command_refuse_operands(const struct command_help *help, int count, char **o
 		return 0;
 	fprintf(stderr, "ptscope: %s: unexpected argument '%s'\n", help->command, operands[0]);
 	return 1;
+}
+
+bool command_number(const char *text, long long least, long long most, long long *value)
+{
+	char *end;
+	errno = 0;
+	long long n = strtoll(text, &end, 10);
+	if (end == text || *end || errno || n < least || n > most)
+		return false;
+	*value = n;
+	return true;
 }
 
 int command_unknown_word(const char *command, const char *option, const char *word, const char *const *names,

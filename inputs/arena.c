@@ -9,6 +9,7 @@
  * by every backend, guard pages, [vvar]): they are interned the same way,
  * in a set of their own, so memory follows the distinct counters.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,43 @@ static void *arena_allocate(struct arena *arena, size_t bytes)
 	return p;
 }
 
+/*
+ * The hash of a key to intern.  Keys come from input, so it is keyed as
+ * hash_keyed is (base/hash_keyed.c), but short keys (counters, paths: one
+ * per VMA) take NH, the inner hash of UMAC: the sum, over the key's 8-byte
+ * words, of the product of its two halves each added to a secret 32-bit
+ * key, which collides for two keys of one length with probability 2^-32
+ * whatever the keys chosen.  The secret is drawn from hash_keyed's own, so
+ * the run's only random source stays libsodium.  Longer keys: hash_keyed.
+ */
+#define NH_WORDS 32
+static uint64_t nh_key[NH_WORDS];
+static pthread_once_t nh_once = PTHREAD_ONCE_INIT;
+
+static void draw_nh_key(void)
+{
+	for (uint64_t i = 0; i < NH_WORDS; i++)
+		nh_key[i] = hash_keyed(&i, sizeof(i));
+}
+
+static uint64_t intern_hash(const void *bytes, size_t length)
+{
+	if (length > NH_WORDS * 8)
+		return hash_keyed(bytes, length);
+	pthread_once(&nh_once, draw_nh_key);
+	const unsigned char *p = bytes;
+	uint64_t sum = 0;
+	for (size_t i = 0; i * 8 < length; i++) {
+		uint64_t word = 0;
+		memcpy(&word, p + i * 8, length - i * 8 < 8 ? length - i * 8 : 8);
+		uint32_t low = (uint32_t)word + (uint32_t)nh_key[i];
+		uint32_t high = (uint32_t)(word >> 32) + (uint32_t)(nh_key[i] >> 32);
+		sum += (uint64_t)low * high;
+	}
+	/* the length tells a key from the same key and zero bytes */
+	return hash_u64(sum + length);
+}
+
 static uint64_t rehash_item(const void *context, size_t index)
 {
 	const struct intern_set *set = context;
@@ -89,7 +127,7 @@ static uint64_t rehash_item(const void *context, size_t index)
 static const void *intern(struct arena *arena, struct intern_set *set, const void *bytes, size_t length,
 			  size_t terminator)
 {
-	uint64_t hash = hash_keyed(bytes, length);
+	uint64_t hash = intern_hash(bytes, length);
 	struct hash_probe probe;
 	for (size_t i = hash_first(&set->index, hash, &probe); i != HASH_NONE; i = hash_next(&set->index, &probe)) {
 		const struct interned *old = &set->items[i];

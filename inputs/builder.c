@@ -649,12 +649,21 @@ static int feed_records(struct snapshot_builder *b, const unsigned char *data, s
 {
 	struct record_stream *r = &b->records;
 	r->member_bytes += size;
-	while (gather(r->tail.bytes, &r->tail_bytes, r->record_bytes, &data, &size)) {
-		r->tail_bytes = 0;
-		if (stream_record(b, r->tail.bytes))
+	for (;;) {
+		const unsigned char *record = data;
+		if (r->tail_bytes == 0 && size >= r->record_bytes) {
+			/* a whole record in the piece: read where it lies */
+			data += r->record_bytes;
+			size -= r->record_bytes;
+		} else if (gather(r->tail.bytes, &r->tail_bytes, r->record_bytes, &data, &size)) {
+			r->tail_bytes = 0;
+			record = r->tail.bytes;
+		} else {
+			return 0;
+		}
+		if (stream_record(b, record))
 			return -1;
 	}
-	return 0;
 }
 
 /* pagemap_chunks: a chunk whole, decoded, kept once; its content noted by position. */

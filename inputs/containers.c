@@ -216,26 +216,50 @@ static int read_member_data(struct archive *archive, char *data, size_t size, si
 }
 
 /*
- * A member the builder parses as it arrives (smaps), in pieces of
- * STREAM_PIECE_BYTES: memory follows what the parser keeps, not the size
- * the header claims (docs/snapshot-format.md).  The rest of a refused
- * member is left unread (libarchive skips it at the next header).
+ * A member the builder parses as it arrives (smaps), in the blocks
+ * libarchive holds (a mapped window of the file, or what it decompressed):
+ * nothing is copied, and memory follows what the parser keeps, not the
+ * size the header claims (docs/snapshot-format.md).  A sparse member's holes
+ * are fed as the zero bytes archive_read_data would give.  The rest of a
+ * refused member is left unread (libarchive skips it at the next header).
  */
-#define STREAM_PIECE_BYTES (64 << 10)
+static int feed_hole(struct snapshot_builder *builder, uint64_t bytes, struct error *error)
+{
+	static const char zeros[4096];
+	int status = 0;
+	for (; status == 0 && bytes; bytes -= bytes < sizeof(zeros) ? bytes : sizeof(zeros))
+		status = builder_stream_feed(builder, zeros, bytes < sizeof(zeros) ? bytes : sizeof(zeros), error);
+	return status;
+}
 
 static int stream_archive_member(struct archive *archive, const char *name, size_t size,
-				 struct snapshot_builder *builder, struct buffer *shared,
-				 const char *source, struct error *error)
+				 struct snapshot_builder *builder, const char *source, struct error *error)
 {
 	int status = builder_stream_begin(builder, name, error);
-	shared->length = 0;
-	buffer_reserve(shared, STREAM_PIECE_BYTES);
 	for (size_t done = 0; status == 0 && done < size; ) {
-		size_t want = size - done < STREAM_PIECE_BYTES ? size - done : STREAM_PIECE_BYTES;
-		if (read_member_data(archive, shared->data, want, done, size, source, name, error))
+		const void *block;
+		size_t bytes;
+		la_int64_t offset;
+		int r = archive_read_data_block(archive, &block, &bytes, &offset);
+		if (r == ARCHIVE_EOF) {
+			input_error_set(error, source, name, 0, "archive ends after %zu of %zu bytes (truncated)",
+					done, size);
 			return -1;
-		done += want;
-		status = builder_stream_feed(builder, shared->data, want, error);
+		}
+		if (r != ARCHIVE_OK || offset < 0 || (uint64_t)offset < done) {
+			input_error_set(error, source, name, 0, "%s", r != ARCHIVE_OK ? archive_error_string(archive)
+					: "member data out of order");
+			return -1;
+		}
+		if ((uint64_t)offset > done) {
+			uint64_t hole = (uint64_t)offset - done < size - done ? (uint64_t)offset - done : size - done;
+			status = feed_hole(builder, hole, error);
+			done += (size_t)hole;
+		}
+		bytes = bytes < size - done ? bytes : size - done;
+		if (status == 0 && bytes)
+			status = builder_stream_feed(builder, block, bytes, error);
+		done += bytes;
 	}
 	return status ? (status < 0 ? -1 : 0) : builder_stream_end(builder, error);
 }
@@ -255,7 +279,7 @@ static int add_archive_member(struct archive *archive, const char *name, int64_t
 	case MEMBER_SIZE_ONLY:
 		return builder_size_member(builder, name, (uint64_t)size, error);
 	case MEMBER_STREAM:
-		return stream_archive_member(archive, name, (size_t)size, builder, shared, source, error);
+		return stream_archive_member(archive, name, (size_t)size, builder, source, error);
 	case MEMBER_ADOPT:
 		own = xmalloc((size_t)size);
 		if (read_member_data(archive, own, (size_t)size, 0, (size_t)size, source, name, error)) {
@@ -306,7 +330,7 @@ int read_archive(const char *file, struct snapshot_builder *builder, struct erro
 
 	decompress_enable_builtin(archive);   /* never external programs (base/decompress.h) */
 	archive_read_support_format_tar(archive);
-	if (archive_read_open_filename(archive, file, 1 << 16) != ARCHIVE_OK) {
+	if (archive_open_mapped(archive, file, 1 << 16) != ARCHIVE_OK) {
 		input_error_set(error, path, NULL, 0, "not a snapshot archive: %s", archive_error_string(archive));
 		archive_read_free(archive);
 		return -1;

@@ -86,6 +86,9 @@ enum smaps_header_problem {
 enum smaps_header_problem smaps_header_parse(const char *p, const char *limit, struct smaps_header *h);
 /* The words after "VmFlags:", a bit per enum vma_flag (VMF_OTHER: any unknown). */
 uint64_t smaps_vm_flags(const char *p, const char *limit);
+/* The same of a line as the kernel prints it (" rd wr ... \n"), read to its
+ * newline: the byte after it, or NULL for another shape. */
+const char *smaps_vm_flags_line(const char *p, const char *end, uint64_t *flags);
 /* /proc/PID/stat's pid, ppid and comm (pointing into the text); 0, or -1
  * with place->error set (line 1). */
 struct stat_line {
@@ -135,7 +138,11 @@ struct smaps_parser {
 	unsigned long line;
 	struct vma *current;
 	uint64_t kb[SMAPS_FIELD_COUNT]; /* the current VMA's counters, kept on finishing it */
+	uint32_t nonzero;               /* a bit per field of kb that is not 0 */
 	int last_field;
+	/* the field expected after last_field (follows[last_field + 1]):
+	 * learned from the lines seen, so a kernel's order is guessed right */
+	signed char follows[SMAPS_FIELD_COUNT + 1];
 	size_t vma_first;       /* this member's first VMA in vmas */
 	struct buffer tail;     /* the incomplete last line so far */
 	const char *last_path;  /* the previous VMA's interned path */
@@ -324,6 +331,10 @@ void builder_abort(struct snapshot_builder *builder);
 /* ---- containers ---- */
 int read_directory(const char *path, struct snapshot_builder *builder, struct error *error);
 int read_archive(const char *path, struct snapshot_builder *builder, struct error *error);
+/* libarchive's archive_read_open_filename for a regular file, through a
+ * mapping instead of read() (mapped_file.c); anything else opened by it. */
+struct archive;
+int archive_open_mapped(struct archive *archive, const char *path, size_t block_bytes);
 int read_live(const char *proc_root, struct snapshot_builder *builder, struct error *error);
 /* The walk of a capture with every member handed to sink instead of a tar
  * (inputs/capture.c; read_live, inputs/live.c, hands them to a builder). */

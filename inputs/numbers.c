@@ -8,6 +8,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/escape.h"
 #include "internal.h"
@@ -50,38 +51,49 @@ int parse_fail(const struct parse_place *place, unsigned long line, const char *
 	return -1;
 }
 
-static bool parse_digits(const char *s, const char *limit, unsigned base, uint64_t *value,
-			 const char **end)
+/* Each a loop of its own: the base is known, so a digit costs a compare or
+ * a table look-up and a shift, and overflow is caught before it happens. */
+bool parse_u64(const char *s, const char *limit, uint64_t *value, const char **end)
 {
-	/* the largest value a digit may extend, worked out once: no division per digit */
-	const uint64_t cutoff = UINT64_MAX / base, last_digit = UINT64_MAX % base;
+	const uint64_t cutoff = UINT64_MAX / 10, last_digit = UINT64_MAX % 10;
 	uint64_t v = 0;
 	const char *p = s;
-	for (; p < limit; p++) {
-		unsigned d;
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (base == 16 && *p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else if (base == 16 && *p >= 'A' && *p <= 'F')
-			d = (unsigned)(*p - 'A' + 10);
-		else
-			break;
+	for (; p < limit && (unsigned)(*p - '0') < 10; p++) {
+		unsigned d = (unsigned)(*p - '0');
 		if (v > cutoff || (v == cutoff && d > last_digit))
 			return false;
-		v = v * base + d;
+		v = v * 10 + d;
 	}
 	*value = v;
 	*end = p;
 	return p > s;
 }
 
-bool parse_u64(const char *s, const char *limit, uint64_t *value, const char **end)
+/* Each byte's value as a hex digit, 16 for any other byte. */
+static const unsigned char *hex_digits(void)
 {
-	return parse_digits(s, limit, 10, value, end);
+	static unsigned char table[256];
+	static bool filled;
+	if (!filled) {
+		memset(table, 16, sizeof(table));
+		for (int d = 0; d < 16; d++)
+			table[(unsigned char)"0123456789abcdef"[d]] = table[(unsigned char)"0123456789ABCDEF"[d]] = (unsigned char)d;
+		filled = true;
+	}
+	return table;
 }
 
 bool parse_hex_u64(const char *s, const char *limit, uint64_t *value, const char **end)
 {
-	return parse_digits(s, limit, 16, value, end);
+	const unsigned char *digits = hex_digits();
+	uint64_t v = 0;
+	const char *p = s;
+	for (unsigned d; p < limit && (d = digits[(unsigned char)*p]) < 16; p++) {
+		if (v >> 60)
+			return false;   /* v * 16 would pass 2^64 */
+		v = v << 4 | d;
+	}
+	*value = v;
+	*end = p;
+	return p > s;
 }

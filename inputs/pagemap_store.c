@@ -28,12 +28,20 @@ struct pagemap_index {
 	uint32_t pending_count;
 };
 
+/* Two lanes, addresses and entries, each one multiply a record and neither
+ * waiting on the other, mixed at the end (two full mixes a record, one
+ * waiting on the last, made the hash most of find_or_add; equal hashes are
+ * compared record by record anyway). */
 static uint64_t hash_records(const struct pagemap_record *records, uint32_t count)
 {
-	uint64_t h = count;
-	for (uint32_t i = 0; i < count; i++)
-		h = hash_u64(h ^ records[i].vaddr ^ hash_u64(records[i].entry));
-	return h;
+	uint64_t a = count, b = UINT64_C(0x9e3779b97f4a7c15);
+	for (uint32_t i = 0; i < count; i++) {
+		a = (a ^ records[i].vaddr) * UINT64_C(0xff51afd7ed558ccd);
+		a = a << 29 | a >> 35;
+		b = (b ^ records[i].entry) * UINT64_C(0xc4ceb9fe1a85ec53);
+		b = b << 31 | b >> 33;
+	}
+	return hash_u64(a ^ hash_u64(b));
 }
 
 static uint64_t content_hash(const void *context, size_t index)
@@ -272,7 +280,8 @@ int process_next_record(const struct snapshot *s, const struct process *p, uint6
 			const struct pagemap_content *c = &s->contents[run->content + i];
 			const struct pagemap_record *records = s->content_records + c->first;
 			uint64_t offset = vaddr > base ? vaddr - base : 0;
-			size_t low = array_lower_bound(records, c->count, sizeof(*records), record_vaddr, offset);
+			/* from a chunk's start (the common case), its first record */
+			size_t low = offset ? array_lower_bound(records, c->count, sizeof(*records), record_vaddr, offset) : 0;
 			if (low < c->count) {
 				if (base + records[low].vaddr >= limit)
 					return 0;

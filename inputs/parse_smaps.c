@@ -211,6 +211,8 @@ static int store_field(struct smaps_parser *parser, int field, const char *name,
 	if (parse_value(parser, p, limit, &parser->kb[field]))
 		return -1;
 	vma->present_fields |= UINT32_C(1) << field;
+	parser->nonzero |= (uint32_t)(parser->kb[field] != 0) << field;
+	parser->follows[parser->last_field + 1] = (signed char)field;
 	parser->last_field = field;
 	return 0;
 }
@@ -229,12 +231,22 @@ static int check_vma(struct smaps_parser *parser)
 		return parse_fail(parser->place, parser->line,
 				  "VMA %" PRIx64 "-%" PRIx64 " has Size %" PRIu64 " kB, not its length",
 				  vma->start, vma->end, kb[SMAPS_SIZE]);
-	/* every counter but the page sizes and THPeligible counts pages of this VMA */
-	for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
-		bool size_like = field == SMAPS_KERNEL_PAGE_SIZE || field == SMAPS_MMU_PAGE_SIZE ||
-				 field == SMAPS_THP_ELIGIBLE;
-		uint64_t limit = size_like ? KERNEL_MAX_KB : kb[SMAPS_SIZE];
-		if (kb[field] > limit)
+	return 0;
+}
+
+/* Every counter but the page sizes and THPeligible counts pages of this VMA. */
+static const uint32_t size_like_fields = UINT32_C(1) << SMAPS_KERNEL_PAGE_SIZE |
+					 UINT32_C(1) << SMAPS_MMU_PAGE_SIZE | UINT32_C(1) << SMAPS_THP_ELIGIBLE;
+
+/* The first counter above its bound, said (finish_vma found one). */
+static int counter_too_large(struct smaps_parser *parser)
+{
+	const struct vma *vma = parser->current;
+	const uint64_t *kb = parser->kb;
+	for (uint32_t held = vma->present_fields; held; held &= held - 1) {
+		int field = __builtin_ctz(held);
+		bool size_like = size_like_fields >> field & 1;
+		if (kb[field] > (size_like ? KERNEL_MAX_KB : kb[SMAPS_SIZE]))
 			return parse_fail(parser->place, parser->line,
 					  "VMA %" PRIx64 "-%" PRIx64 " has %s above %s (%" PRIu64 " kB)",
 					  vma->start, vma->end, smaps_field_names[field],
@@ -244,7 +256,9 @@ static int check_vma(struct smaps_parser *parser)
 }
 
 /* The VMA's lines are all read: checked, then its nonzero counters kept,
- * interned (struct vma), and the parser's counters cleared for the next. */
+ * interned (struct vma), and the parser's counters cleared for the next.
+ * Only the nonzero ones are looked at: an absent or zero counter is within
+ * any bound. */
 static int finish_vma(struct smaps_parser *parser)
 {
 	struct vma *vma = parser->current;
@@ -252,15 +266,20 @@ static int finish_vma(struct smaps_parser *parser)
 		return 0;
 	if (check_vma(parser))
 		return -1;
-	uint64_t words[SMAPS_FIELD_COUNT];
+	uint64_t words[SMAPS_FIELD_COUNT], size = parser->kb[SMAPS_SIZE];
 	size_t count = 0;
-	for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
-		if (parser->kb[field]) {
-			words[count++] = parser->kb[field];
-			vma->counter_fields |= UINT32_C(1) << field;
-			parser->kb[field] = 0;
-		}
+	bool over = false;
+	for (uint32_t held = parser->nonzero; held; held &= held - 1) {
+		int field = __builtin_ctz(held);
+		uint64_t value = parser->kb[field];
+		over |= value > (size_like_fields >> field & 1 ? KERNEL_MAX_KB : size);
+		words[count++] = value;
 	}
+	if (over)
+		return counter_too_large(parser);
+	memset(parser->kb, 0, sizeof(parser->kb));
+	vma->counter_fields |= parser->nonzero;
+	parser->nonzero = 0;
 	vma->counters = arena_intern_words(parser->arena, words, count);
 	return 0;
 }
@@ -297,14 +316,185 @@ static int parse_line(struct smaps_parser *parser, const char *p, const char *li
 	return parse_vma_header(parser, name, limit);
 }
 
+/* A field's name and ':' as two little-endian words, and which of their
+ * bytes count: a line begins with it when (word & mask) == name.  padded:
+ * the name as the kernel prints it, in 16 columns ("Rss:" and 12 spaces). */
+struct name_key {
+	uint64_t name[2], mask[2], padded[2];
+	unsigned char length;   /* with the ':' */
+};
+
+static const struct name_key *name_keys(void)
+{
+	static struct name_key keys[SMAPS_FIELD_COUNT];
+	static bool filled;
+	if (!filled) {
+		for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
+			unsigned char name[16] = { 0 }, mask[16] = { 0 }, padded[16];
+			size_t length = strlen(smaps_field_names[field]);
+			memcpy(name, smaps_field_names[field], length);
+			name[length] = ':';
+			memset(mask, 0xff, length + 1);
+			memset(padded, ' ', 16);
+			memcpy(padded, name, length + 1);
+			memcpy(keys[field].name, name, 16);
+			memcpy(keys[field].mask, mask, 16);
+			memcpy(keys[field].padded, padded, 16);
+			keys[field].length = (unsigned char)(length + 1);
+		}
+		filled = true;
+	}
+	return keys;
+}
+
+/* The top bit of each byte of word (little-endian, 8 bytes of text) that
+ * is not a decimal digit.  A byte's carry reaches only bytes after a marked
+ * one, and can only mark more: an unmarked byte is a digit. */
+static uint64_t other_than_digits(uint64_t word)
+{
+	uint64_t x = word ^ UINT64_C(0x3030303030303030);   /* a digit is 0..9 now */
+	return ((x + UINT64_C(0x7676767676767676)) | x) & UINT64_C(0x8080808080808080);
+}
+
+/* How many bytes word begins with that are digits (8: all). */
+static unsigned digits_in_word(uint64_t word)
+{
+	uint64_t other = other_than_digits(word);
+	return other ? (unsigned)__builtin_ctzll(other) / 8 : 8;
+}
+
+/* The value of the first n (1 to 8) digits of word: the digits moved to
+ * the top, then pairs, fours and eights combined by multiplication. */
+static uint64_t digits_value(uint64_t word, unsigned n)
+{
+	uint64_t v = (word & UINT64_C(0x0f0f0f0f0f0f0f0f)) << (8 * (8 - n));
+	v = (v * 10 + (v >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	v = (v * 100 + (v >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	return (v * 10000 + (v >> 32)) & UINT64_C(0xffffffff);
+}
+
+static uint64_t load_word(const char *p)
+{
+	uint64_t word;
+	memcpy(&word, p, 8);
+	return word;
+}
+
+/*
+ * A counter of a field line read in words: spaces, 1 to 16 digits, and
+ * " kB\n" or "\n"; *value set and the byte after the newline returned, or
+ * NULL for anything else (tabs, more digits, other text, too near the end
+ * of the piece to load whole words), which parse_line then reads.
+ */
+static const char *field_value(const char *q, const char *end, uint64_t *value)
+{
+	const uint64_t spaces = UINT64_C(0x2020202020202020);
+	uint64_t word;
+	while (end - q >= 8 && (word = load_word(q)) == spaces)
+		q += 8;
+	if (end - q < 24)
+		return NULL;
+	q += __builtin_ctzll(word ^ spaces) / 8;
+	word = load_word(q);
+	unsigned n = digits_in_word(word);
+	if (n == 0)
+		return NULL;
+	*value = digits_value(word, n);
+	if (n == 8) {
+		uint64_t more = load_word(q + 8);
+		unsigned m = digits_in_word(more);
+		if (m == 8)
+			return NULL;
+		if (m)
+			*value = *value * ((const uint64_t[]){ 1, 10, 100, 1000, 10000, 100000, 1000000,
+							       10000000 })[m] + digits_value(more, m);
+		n += m;
+	}
+	q += n;
+	if (!memcmp(q, " kB\n", 4))
+		return q + 4;
+	return *q == '\n' ? q + 1 : NULL;
+}
+
+/*
+ * The line as the kernel prints it: the name in 16 columns, the number
+ * right-aligned in 8, then " kB" or nothing (THPeligible): one compare of
+ * each part.  Spaces read as zeros in digits_value.  The next line, or NULL.
+ */
+static const char *column_line(const struct name_key *key, const char *p, const char *end, uint64_t *value)
+{
+	const uint64_t spaces = UINT64_C(0x2020202020202020);
+	if (end - p < 28 || load_word(p) != key->padded[0] || load_word(p + 8) != key->padded[1])
+		return NULL;
+	uint64_t number = load_word(p + 16);
+	if (number == spaces)
+		return NULL;
+	/* spaces, then digits to the eighth column: the bytes that are not
+	 * digits are exactly those before the first that is not a space */
+	unsigned first = (unsigned)__builtin_ctzll(number ^ spaces) & ~7u;
+	if (other_than_digits(number) != (UINT64_C(0x8080808080808080) & ((UINT64_C(1) << first) - 1)))
+		return NULL;
+	*value = digits_value(number, 8);
+	if (!memcmp(p + 24, " kB\n", 4))
+		return p + 28;
+	return p[24] == '\n' ? p + 25 : NULL;
+}
+
+/*
+ * The common line, "Name:   1234 kB" for the field expected next, read in
+ * one pass: the name compared as two masked words, the number read in
+ * words, the newline met at the end rather than searched for.  The next
+ * line, or NULL for any other line (another field, a repeated one, a line
+ * field_value leaves), which then takes parse_line: what is taken here,
+ * parse_line takes alike.
+ */
+static const char *field_line(struct smaps_parser *parser, const char *p, const char *end)
+{
+	if (!parser->current || end - p < 16)
+		return NULL;
+	int field = parser->follows[parser->last_field + 1];
+	const struct name_key *key = &name_keys()[field];
+	uint64_t w0 = load_word(p), w1 = load_word(p + 8), value;
+	const char *next = column_line(key, p, end, &value);
+	if (!next) {
+		if (((w0 & key->mask[0]) ^ key->name[0]) | ((w1 & key->mask[1]) ^ key->name[1]))
+			return NULL;
+		next = field_value(p + key->length, end, &value);
+	}
+	uint32_t bit = UINT32_C(1) << field;
+	if (!next || next - 1 - p > SMAPS_LINE_MAX_BYTES || parser->current->present_fields & bit)
+		return NULL;
+	parser->line++;
+	parser->kb[field] = value;
+	parser->current->present_fields |= bit;
+	parser->nonzero |= (uint32_t)(value != 0) << field;
+	parser->last_field = field;
+	return next;
+}
+
+/* "VmFlags: rd wr ... \n" as the kernel prints it (smaps_vm_flags_line):
+ * the next line, or NULL (parse_line reads it, to the same flags). */
+static const char *vm_flags_line(struct smaps_parser *parser, const char *p, const char *end)
+{
+	uint64_t flags;
+	if (!parser->current || end - p < 8 || memcmp(p, "VmFlags:", 8))
+		return NULL;
+	const char *next = smaps_vm_flags_line(p + 8, end, &flags);
+	if (!next || next - 1 - p > SMAPS_LINE_MAX_BYTES)
+		return NULL;
+	parser->line++;
+	parser->current->vm_flags |= flags;
+	return next;
+}
+
 static int line_too_long(struct smaps_parser *parser, unsigned long line)
 {
 	return parse_fail(parser->place, line, "a line of more than %d bytes: no smaps line is that long",
 			  SMAPS_LINE_MAX_BYTES);
 }
 
-/* One complete line, without its newline; `nul` is the first NUL byte at
- * or after p (NULL: none), found once per piece rather than once per line. */
+/* One complete line, without its newline; `nul` is its first NUL byte
+ * (NULL: none). */
 static int take_line(struct smaps_parser *parser, const char *p, const char *newline, const char *nul)
 {
 	parser->line++;
@@ -320,6 +510,8 @@ void smaps_parser_begin(struct smaps_parser *parser, struct arena *arena, struct
 {
 	*parser = (struct smaps_parser){ .arena = arena, .vmas = vmas, .extras = extras, .place = place,
 					 .vma_first = vmas->count, .last_field = -1 };
+	for (int field = 0; field < SMAPS_FIELD_COUNT; field++)
+		parser->follows[field] = (signed char)field;   /* the table's order, to begin with */
 }
 
 /* A line cut by the end of a piece is refused as soon as it is longer than
@@ -349,12 +541,19 @@ static int parse_piece(struct smaps_parser *parser, const char *text, size_t siz
 			return -1;
 		p = newline + 1;
 	}
-	const char *nul = memchr(p, '\0', (size_t)(end - p));
 	while (p < end) {
+		__builtin_prefetch(p + 1024);   /* the text streams from memory: ask ahead */
+		const char *next = field_line(parser, p, end);
+		if (!next)
+			next = vm_flags_line(parser, p, end);
+		if (next) {
+			p = next;
+			continue;
+		}
 		const char *newline = memchr(p, '\n', (size_t)(end - p));
 		if (!newline)
 			return keep_tail(parser, p, (size_t)(end - p));
-		if (take_line(parser, p, newline, nul))
+		if (take_line(parser, p, newline, memchr(p, '\0', (size_t)(newline - p))))
 			return -1;
 		p = newline + 1;
 	}

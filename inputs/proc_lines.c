@@ -31,8 +31,8 @@ enum smaps_header_problem smaps_header_parse(const char *p, const char *limit, s
 	if (h->end - h->start > KERNEL_MAX_SPAN_BYTES)
 		return SMAPS_HEADER_TOO_LARGE;
 	q = skip_spaces(q, limit);
-	if (limit - q < 4 || strchr("r-", q[0]) == NULL || strchr("w-", q[1]) == NULL ||
-	    strchr("x-", q[2]) == NULL || strchr("ps", q[3]) == NULL)
+	if (limit - q < 4 || (q[0] != 'r' && q[0] != '-') || (q[1] != 'w' && q[1] != '-') ||
+	    (q[2] != 'x' && q[2] != '-') || (q[3] != 'p' && q[3] != 's'))
 		return SMAPS_HEADER_BAD_PERMS;
 	memcpy(h->perms, q, 4);
 	q = skip_spaces(q + 4, limit);
@@ -78,6 +78,23 @@ uint64_t smaps_vm_flags(const char *p, const char *limit)
 		flags |= UINT64_C(1) << vm_flag_of(word, (size_t)(p - word));
 	}
 	return flags;
+}
+
+/* The codes of a VmFlags line as the kernel prints them, each a space and
+ * two lower-case letters, then a space and the newline: the flags, and the
+ * byte after the newline; NULL for any other shape (smaps_vm_flags reads
+ * it, to the same flags). */
+const char *smaps_vm_flags_line(const char *p, const char *end, uint64_t *flags)
+{
+	uint64_t found = 0;
+	for (; end - p >= 3 && p[0] == ' ' && p[1] >= 'a' && p[1] <= 'z' && p[2] >= 'a' && p[2] <= 'z'; p += 3)
+		found |= UINT64_C(1) << vm_flag_of(p + 1, 2);
+	if (p < end && *p == ' ')
+		p++;
+	if (p >= end || *p != '\n')
+		return NULL;
+	*flags = found;
+	return p + 1;
 }
 
 /* "pid (comm) state ppid ..."; comm may hold spaces and ')' */

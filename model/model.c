@@ -94,6 +94,10 @@ const char *const fault_kind_names[FAULT_KIND_COUNT] = { "anon", "cow", "file", 
  * kind of fault maps (anon, cow, file), rounded once per process. */
 struct work_walk {
 	double *fault_chain_bytes;      /* [design * 3 + kind] */
+	struct design_steps {           /* per design, worked out once */
+		int64_t cow_frees;      /* cow_chain_frees */
+		uint64_t swap_allocations; /* chains one swap-in allocates */
+	} *steps;
 };
 
 /* pte_chains (or blocks) a COW fault's removal of the old file page frees:
@@ -134,7 +138,7 @@ static void count_pmd_fault(const struct model_context *c, const struct segment 
 /* The faults that would map the segment's pages (section 7): an anonymous
  * page of a file VMA is that file page's COW copy. */
 static void count_faults(const struct model_context *c, const struct segment *seg, size_t d,
-			 struct event_work *w, double *chain_bytes)
+			 const struct design_steps *steps, struct event_work *w, double *chain_bytes)
 {
 	const struct record_figures *f = seg->figures;
 	const struct rmap_profile *profile = c->result->designs[d].profile;
@@ -145,18 +149,16 @@ static void count_faults(const struct model_context *c, const struct segment *se
 	struct fault_work *swap = &w->faults[FAULT_SWAP];
 	anon->faults += f->mapped_anon;
 	anon->rmap_calls += (anon_kind == FAULT_COW ? 2 : 1) * f->mapped_anon;
-	int64_t frees = anon_kind == FAULT_COW ? cow_chain_frees(profile) : 0;
+	int64_t frees = anon_kind == FAULT_COW ? steps->cow_frees : 0;
 	anon->chain_frees += frees > 0 ? (uint64_t)frees * f->mapped_anon : 0;
 	anon->anon_vma_prepares += prepares ? f->mapped_anon : 0;
 	chain_bytes[anon_kind] += f->chain_bytes_anon[d];
 	file->faults += f->mapped - f->mapped_anon;
 	file->rmap_calls += f->mapped - f->mapped_anon;
 	chain_bytes[FAULT_FILE] += f->chain_bytes[d] - f->chain_bytes_anon[d];
-	/* do_swap_page maps the page once: a page of one mapping */
-	unsigned unit = chain_unit_bytes(profile);
 	swap->faults += f->swap;
 	swap->rmap_calls += f->swap;
-	swap->chain_allocations += unit ? f->swap * (rmap_page_cost(profile, 1, true) / unit) : 0;
+	swap->chain_allocations += f->swap * steps->swap_allocations;
 }
 
 static bool is_pmd_mapped(enum pmd_kind kind)
@@ -229,7 +231,7 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 		if (s.pmd)
 			count_pmd_fault(c, seg, d, kind, pmd_calls, w, &walk->fault_chain_bytes[d * 3]);
 		else
-			count_faults(c, seg, d, w, &walk->fault_chain_bytes[d * 3]);
+			count_faults(c, seg, d, &walk->steps[d], w, &walk->fault_chain_bytes[d * 3]);
 		/* copy_huge_pmd leaves a file or shmem PMD to be faulted again */
 		if (!model_fork_copies(r->designs[d].profile, seg->vma, has_anon_vma) || (s.pmd && kind == PMD_FILE))
 			continue;
@@ -274,28 +276,43 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* munmap VMA by VMA under one design: the median and largest count of
- * rmap removals (a whole design's PMD-mapped THP is one, as at exit). */
-static void count_munmap(struct model_context *c, struct model_design *design)
+/* munmap VMA by VMA over per_vma: the median and largest count of rmap
+ * removals. */
+static struct munmap_work count_munmap(const struct model_context *c, const uint64_t *per_vma)
 {
 	const struct snapshot *s = c->snapshot;
-	struct munmap_work *m = &design->munmap;
-	const uint64_t *per_vma = design->profile->huge_pmd_whole ? c->vma_pmd_calls : c->vma_mapped;
+	struct munmap_work m = { .vmas = s->vma_count };
 	uint64_t *calls = xcalloc(s->vma_count + 1, sizeof(*calls));
-	m->vmas = s->vma_count;
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
 			size_t g = (size_t)(&s->processes[i].vmas[v] - s->vmas);
 			calls[g] = per_vma[g];
-			if (calls[g] > m->max_calls) {
-				m->max_calls = calls[g];
-				m->largest = &s->vmas[g];
-				m->largest_process = i;
+			if (calls[g] > m.max_calls) {
+				m.max_calls = calls[g];
+				m.largest = &s->vmas[g];
+				m.largest_process = i;
 			}
 		}
 	array_sort(calls, s->vma_count, sizeof(*calls), by_value);
-	m->median_calls = s->vma_count ? calls[(s->vma_count - 1) / 2] : 0;
+	m.median_calls = s->vma_count ? calls[(s->vma_count - 1) / 2] : 0;
 	free(calls);
+	return m;
+}
+
+/* munmap under each design: a whole design's PMD-mapped THP is one removal,
+ * as at exit; every design of a kind counts the same, so twice at most. */
+static void count_munmaps(struct model_context *c)
+{
+	struct munmap_work kinds[2] = { { 0 }, { 0 } };
+	bool done[2] = { false, false };
+	for (size_t d = 0; d < c->result->design_count; d++) {
+		struct model_design *design = &c->result->designs[d];
+		int whole = design->profile->huge_pmd_whole ? 1 : 0;
+		if (!done[whole])
+			kinds[whole] = count_munmap(c, whole ? c->vma_pmd_calls : c->vma_mapped);
+		done[whole] = true;
+		design->munmap = kinds[whole];
+	}
 }
 
 /* Fork, exit and fault work per process and design, then their sums.  The
@@ -303,7 +320,15 @@ static void count_munmap(struct model_context *c, struct model_design *design)
 static void count_work(struct model_context *c)
 {
 	struct model_result *r = c->result;
-	struct work_walk walk = { xcalloc(r->design_count * 3 + 1, sizeof(double)) };
+	struct work_walk walk = { xcalloc(r->design_count * 3 + 1, sizeof(double)),
+				  xcalloc(r->design_count + 1, sizeof(*walk.steps)) };
+	for (size_t d = 0; d < r->design_count; d++) {
+		/* do_swap_page maps the page once: a page of one mapping */
+		const struct rmap_profile *profile = r->designs[d].profile;
+		unsigned unit = chain_unit_bytes(profile);
+		walk.steps[d] = (struct design_steps){ cow_chain_frees(profile),
+						       unit ? rmap_page_cost(profile, 1, true) / unit : 0 };
+	}
 	double *total_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double));
 	for (size_t i = 0; i < c->snapshot->process_count; i++) {
 		memset(walk.fault_chain_bytes, 0, r->design_count * 3 * sizeof(double));
@@ -327,10 +352,10 @@ static void count_work(struct model_context *c)
 			design->work.faults[k].chain_allocations = (uint64_t)llround(total_bytes[d * 3 + k] / unit);
 		design->faults_exact = r->has_pfns && r->processes_with_pagemap == r->processes;
 		design->cow_frees_known = cow_chain_frees(design->profile) >= 0;
-		count_munmap(c, design);
 	}
+	count_munmaps(c);
 	free(total_bytes);
-	free(walk.fault_chain_bytes);
+	FREE_ALL(walk.fault_chain_bytes, walk.steps);
 }
 
 const struct event_work *model_process_work(const struct model_result *r, size_t process, size_t design)

@@ -88,6 +88,9 @@ struct model_context {
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	struct record_figures scratch;  /* a cut chunk's segment */
+	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
+	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */
+	struct mapping_cost { uint64_t allocations, frees, direct, now; } *mapping_costs;
 	/* Without PID/pmd_mapped, smaps' count of PMD-mapped windows per VMA
 	 * overrides what the records suggest (walk.c resolve_pmd_windows):
 	 * per process, ascending windows and the kind each really has */
@@ -112,6 +115,10 @@ void pfn_table_build(struct pfn_table *table, const struct snapshot *s, const ui
 struct pfn_run *pfn_table_find(const struct pfn_table *table, uint64_t pfn);
 void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_t *record_pfns);
 void pfn_table_free(struct pfn_table *table);
+
+/* The VMA holding the whole of a chunk (vaddr >> PAGEMAP_CHUNK_SHIFT), so
+ * every record of it, or NULL. */
+const struct vma *chunk_vma(const struct process *p, uint64_t chunk);
 
 /* m of section 8: max(kpagecount, records in the snapshot) */
 uint64_t pfn_mapcount(const struct pfn_run *run);

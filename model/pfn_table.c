@@ -250,13 +250,16 @@ void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_
 {
 	uint32_t *number = xcalloc(table->count + 1, sizeof(*number));   /* sorted index -> order + 1 */
 	uint32_t next = 0;
+	size_t i = 0;                   /* the last record's run: the next record's too, mostly */
 	for (size_t id = 0; id < s->content_count; id++) {
 		const struct pagemap_content *pc = &s->contents[id];
 		const struct pagemap_record *records = s->content_records + pc->first;
 		for (uint32_t k = 0; pc->references && k < pc->count; k++) {
 			if (!record_has_pfn(&records[k]))
 				continue;
-			size_t i = (size_t)(pfn_table_find(table, records[k].entry & PAGEMAP_PFN_MASK) - table->runs);
+			uint64_t pfn = records[k].entry & PAGEMAP_PFN_MASK;
+			if (i >= table->count || pfn < table->runs[i].pfn || pfn - table->runs[i].pfn >= table->runs[i].pages)
+				i = (size_t)(pfn_table_find(table, pfn) - table->runs);
 			if (!number[i])
 				number[i] = ++next;
 			record_pfns[pc->first + k] = number[i];

@@ -727,6 +727,9 @@ struct identical {
 	struct hash_table table;        /* classes by hash; equal hashes probe on */
 	uint64_t *content_sums;         /* per content: its records' hash sum (windows of one chunk) */
 	uint64_t *fields[2];            /* a window's slots, three words each, to compare */
+	bool have_first;                /* fields[0] holds the window of first_process, */
+	size_t first_process, first_count; /* ... first_window: first_count slots */
+	uint64_t first_window;
 };
 
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -784,8 +787,11 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 		uint32_t count = c->snapshot->contents[content].count;
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
 		for (uint32_t first = 0; first < count;) {
-			const struct vma *vma = process_find_vma(p, base + records[first].vaddr);
-			uint32_t end = first + 1;
+			/* a VMA over the whole chunk holds every record: none is read */
+			const struct vma *vma = first == 0 ? chunk_vma(p, chunk) : NULL;
+			uint32_t end = vma ? count : first + 1;
+			if (!vma)
+				vma = process_find_vma(p, base + records[first].vaddr);
 			while (end < count && vma && base + records[end].vaddr < vma->end)
 				end++;
 			uint64_t sum = 0;
@@ -813,6 +819,7 @@ static size_t window_fields(struct model_context *c, size_t process, uint64_t wi
 	const struct process *p = &c->snapshot->processes[process];
 	unsigned k = c->chunks_per_window_shift;
 	size_t n = 0;
+	const struct vma *vma = NULL;   /* the last record's: the next one's too, mostly */
 	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
 		long content = process_chunk_content(p, chunk);
 		if (content < 0)
@@ -821,9 +828,11 @@ static size_t window_fields(struct model_context *c, size_t process, uint64_t wi
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
 		for (uint32_t r = 0; r < c->snapshot->contents[content].count; r++, n++) {
 			uint64_t vaddr = base + records[r].vaddr;
+			if (!vma || vaddr < vma->start || vaddr >= vma->end)
+				vma = process_find_vma(p, vaddr);
 			out[3 * n] = slot_word(c, vaddr, records[r].entry);
 			out[3 * n + 1] = records[r].entry & PAGEMAP_PFN_MASK;
-			out[3 * n + 2] = perms_word(process_find_vma(p, vaddr));
+			out[3 * n + 2] = perms_word(vma);
 		}
 	}
 	return n;
@@ -834,7 +843,13 @@ static bool same_window(struct model_context *c, struct identical *x, const stru
 {
 	if (class->content >= 0 && class->content == view->content && class->perms == view->perms)
 		return true;
-	size_t a = window_fields(c, class->process, class->window, x->fields[0]);
+	if (!x->have_first || x->first_process != class->process || x->first_window != class->window) {
+		x->first_count = window_fields(c, class->process, class->window, x->fields[0]);
+		x->first_process = class->process;
+		x->first_window = class->window;
+		x->have_first = true;
+	}
+	size_t a = x->first_count;
 	size_t b = window_fields(c, view->process, view->window, x->fields[1]);
 	return a == b && !memcmp(x->fields[0], x->fields[1], 3 * a * sizeof(uint64_t));
 }
@@ -844,10 +859,30 @@ static uint64_t class_hash(const void *context, size_t index)
 	return ((const struct identical *)context)->classes[index].hash;
 }
 
-/* The class of a window; with create, a new class when none is equal. */
+/* The only class of a hash, or NULL when there are several (or none). */
+static struct window_class *only_class(struct identical *x, uint64_t hash)
+{
+	struct hash_probe probe;
+	struct window_class *only = NULL;
+	for (size_t i = hash_first(&x->table, hash, &probe); i != HASH_NONE; i = hash_next(&x->table, &probe)) {
+		if (x->classes[i].hash != hash)
+			continue;
+		if (only)
+			return NULL;
+		only = &x->classes[i];
+	}
+	return only;
+}
+
+/* The class of a window; with create, a new class when none is equal.
+ * Without, every window has its class already (the counting pass made
+ * them), so a hash that only one class has names it without comparing. */
 static struct window_class *find_class(struct model_context *c, struct identical *x,
 				       const struct window_view *view, bool create)
 {
+	struct window_class *only = create ? NULL : only_class(x, view->hash);
+	if (only)
+		return only;
 	struct hash_probe probe;
 	for (size_t i = hash_first(&x->table, view->hash, &probe); i != HASH_NONE; i = hash_next(&x->table, &probe))
 		if (x->classes[i].hash == view->hash && same_window(c, x, &x->classes[i], view))

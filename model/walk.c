@@ -81,12 +81,97 @@ static bool direct_mapping(const struct rmap_profile *profile, uint64_t m, bool 
 	return m == 1 && rule->direct && !(anon ? rule->anon_by_object : rule->file_by_object);
 }
 
-/* Everything records [first, first + count) of a content give, every design at once. */
+/* The bits of a record's entry figure_records reads besides its PFN. */
+#define FIGURE_BITS (PAGEMAP_PRESENT | PAGEMAP_FILE_OR_SHARED | PAGEMAP_EXCLUSIVE)
+
+/* One mapping of a page mapped m times under a design. */
+static struct mapping_cost mapping_cost(const struct rmap_profile *profile, uint64_t m, bool anon)
+{
+	/* C(m - 1), C(m), C(m + 1): a fork takes the page to m + 1
+	 * mappings, an exit to m - 1 (chain_allocations, in one go) */
+	uint64_t before = rmap_page_cost(profile, m - 1, anon), now = rmap_page_cost(profile, m, anon);
+	uint64_t after = rmap_page_cost(profile, m + 1, anon), unit = chain_unit_bytes(profile);
+	return (struct mapping_cost){ .allocations = after > now && unit ? (after - now) / unit : 0,
+				      .frees = now > before && unit ? (now - before) / unit : 0,
+				      .direct = direct_mapping(profile, m, anon), .now = now };
+}
+
+/* The pages mapped fewer than MAPPING_COSTS_M times (nearly all) look their
+ * costs up in a table made once. */
+#define MAPPING_COSTS_M 64
+
+static void make_mapping_costs(struct model_context *c)
+{
+	size_t designs = c->result->design_count;
+	c->mapping_costs = xcalloc(MAPPING_COSTS_M * 2 * designs + 1, sizeof(*c->mapping_costs));
+	for (uint64_t m = 0; m < MAPPING_COSTS_M; m++)
+		for (int anon = 0; anon < 2; anon++)
+			for (size_t d = 0; d < designs; d++)
+				c->mapping_costs[(m * 2 + (uint64_t)anon) * designs + d] =
+					mapping_cost(c->result->designs[d].profile, m, anon);
+}
+
+/* n mappings, each of a page mapped m times (e its PFN run, NULL unknown),
+ * every design at once: the counts n at a time; each design's charge added
+ * n times over, one record after another, as a sum of doubles in record
+ * order gives the same bits whatever else is grouped. */
+static void figure_mappings(const struct model_context *c, const struct pfn_run *e, bool anon, uint64_t n,
+			    struct record_figures *out)
+{
+	const struct model_result *r = c->result;
+	uint64_t m = e ? pfn_mapcount(e) : 1;
+	const struct mapping_cost *table = m < MAPPING_COSTS_M ?
+		&c->mapping_costs[(m * 2 + anon) * r->design_count] : NULL;
+	for (size_t d = 0; d < r->design_count; d++) {
+		struct mapping_cost cost = table ? table[d] : mapping_cost(r->designs[d].profile, m, anon);
+		out->chain_allocations[d] += n * cost.allocations;
+		out->chain_frees[d] += n * cost.frees;
+		out->direct_pages[d] += n * cost.direct;
+		if (!e)
+			continue;
+		double charge = (double)cost.now / (double)m, *bytes = &out->chain_bytes[d], *bytes_anon = &out->chain_bytes_anon[d];
+		for (uint64_t i = 0; i < n; i++) {
+			*bytes += charge;
+			if (anon)
+				*bytes_anon += charge;
+		}
+	}
+}
+
+/* n records with one entry's bits and one PFN run e (NULL: none known). */
+static void figure_group(const struct model_context *c, uint64_t entry, const struct pfn_run *e, uint64_t n,
+			 struct record_figures *out)
+{
+	if (!(entry & PAGEMAP_PRESENT)) {
+		out->swap += n;
+		return;
+	}
+	if (!(entry & PAGEMAP_FILE_OR_SHARED))
+		out->exclusive_anon |= (entry & PAGEMAP_EXCLUSIVE) != 0;
+	if (e && pfn_is_zero_page(e)) {
+		out->zero_page += n;
+		return;
+	}
+	bool anon = record_is_anonymous(entry, e);
+	out->present += n;
+	out->mapped += n;
+	out->mapped_anon += anon ? n : 0;
+	if (!(entry & PAGEMAP_FILE_OR_SHARED))
+		out->shared_anon |= e && !(entry & PAGEMAP_EXCLUSIVE);
+	out->with_pfn += e ? n : 0;
+	out->shared += e && pfn_mapcount(e) >= 2 ? n : 0;
+	figure_mappings(c, e, anon, n, out);
+}
+
+/* Everything records [first, first + count) of a content give, every design
+ * at once, taken in groups of consecutive records with the same PFN run and
+ * entry bits (a run of PFNs, or records without one), which give the same. */
 static void figure_records(const struct model_context *c, uint32_t content, uint32_t first,
 			   uint32_t count, struct record_figures *out)
 {
 	const struct model_result *r = c->result;
 	const struct pagemap_record *records = content_records(c, content);
+	const uint32_t *pfns = c->record_pfns + c->snapshot->contents[content].first;
 	double *chain_bytes = out->chain_bytes, *chain_bytes_anon = out->chain_bytes_anon;
 	uint64_t *allocations = out->chain_allocations, *frees = out->chain_frees, *direct = out->direct_pages;
 	*out = (struct record_figures){ .chain_bytes = chain_bytes, .chain_bytes_anon = chain_bytes_anon,
@@ -97,45 +182,21 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 	memset(allocations, 0, r->design_count * sizeof(*allocations));
 	memset(frees, 0, r->design_count * sizeof(*frees));
 	memset(direct, 0, r->design_count * sizeof(*direct));
-	for (uint32_t k = first; k < first + count; k++) {
-		const struct pagemap_record *rec = &records[k];
-		const struct pfn_run *e = content_record_pfn(c, content, k);
-		bool zero = e && pfn_is_zero_page(e);
-		if (!record_present(rec)) {
-			out->swap++;
-			continue;
-		}
-		if (!(rec->entry & PAGEMAP_FILE_OR_SHARED))
-			out->exclusive_anon |= (rec->entry & PAGEMAP_EXCLUSIVE) != 0;
-		if (zero) {
-			out->zero_page++;
-			continue;
-		}
-		out->present++;
-		bool anon = record_is_anonymous(rec->entry, e);
-		uint64_t m = e ? pfn_mapcount(e) : 1;
-		out->mapped++;
-		out->mapped_anon += anon;
-		if (!(rec->entry & PAGEMAP_FILE_OR_SHARED))
-			out->shared_anon |= e && !(rec->entry & PAGEMAP_EXCLUSIVE);
-		out->with_pfn += e != NULL;
-		out->shared += e && m >= 2;
-		for (size_t d = 0; d < r->design_count; d++) {
-			const struct rmap_profile *profile = r->designs[d].profile;
-			/* C(m - 1), C(m), C(m + 1): a fork takes the page to m + 1
-			 * mappings, an exit to m - 1 (chain_allocations, in one go) */
-			uint64_t before = rmap_page_cost(profile, m - 1, anon), now = rmap_page_cost(profile, m, anon);
-			uint64_t after = rmap_page_cost(profile, m + 1, anon), unit = chain_unit_bytes(profile);
-			allocations[d] += after > now && unit ? (after - now) / unit : 0;
-			frees[d] += now > before && unit ? (now - before) / unit : 0;
-			direct[d] += direct_mapping(profile, m, anon);
-			if (!e)
-				continue;
-			double charge = (double)now / (double)m;
-			chain_bytes[d] += charge;
-			chain_bytes_anon[d] += anon ? charge : 0;
-		}
+	for (uint32_t k = first, end = first + count; k < end;) {
+		uint64_t bits = records[k].entry & FIGURE_BITS;
+		uint32_t next = k + 1;
+		while (next < end && pfns[next] == pfns[k] && (records[next].entry & FIGURE_BITS) == bits)
+			next++;
+		figure_group(c, records[k].entry, content_record_pfn(c, content, k), next - k, out);
+		k = next;
 	}
+}
+
+const struct vma *chunk_vma(const struct process *p, uint64_t chunk)
+{
+	uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
+	const struct vma *v = process_find_vma(p, base);
+	return v && v->end - base >= PAGEMAP_CHUNK_BYTES ? v : NULL;
 }
 
 static uint64_t record_offset(const void *record)
@@ -149,6 +210,15 @@ static uint64_t record_offset(const void *record)
 static uint32_t segment_end(const struct process *p, size_t *v, uint64_t base, const struct pagemap_record *records,
 			    uint32_t count, uint32_t k, const struct vma **vma)
 {
+	if (k == 0) {
+		/* a VMA over the whole chunk holds every record: none is read */
+		while (*v < p->vma_count && p->vmas[*v].end <= base)
+			(*v)++;
+		if (*v < p->vma_count && p->vmas[*v].start <= base && p->vmas[*v].end - base >= PAGEMAP_CHUNK_BYTES) {
+			*vma = &p->vmas[*v];
+			return count;
+		}
+	}
 	uint64_t vaddr = base + records[k].vaddr;
 	while (*v < p->vma_count && p->vmas[*v].end <= vaddr)
 		(*v)++;
@@ -269,7 +339,7 @@ static void free_contents(struct model_context *c)
 		free(c->content_figures[0].chain_allocations);
 	}
 	FREE_ALL(c->content_figures, c->content_pmd, c->record_pfns, c->overrides, c->override_first,
-		 c->override_count);
+		 c->override_count, c->mapping_costs);
 }
 
 /* ---- PTE windows mapped by PMD leaves ---- */
@@ -516,6 +586,7 @@ bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma
 void model_walk_begin(struct model_context *c)
 {
 	count_pfns(c);
+	make_mapping_costs(c);
 	figure_contents(c);
 	resolve_pmd_windows(c);
 }

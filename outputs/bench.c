@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "base/alloc.h"
+#include "base/output.h"
 #include "outputs/bench.h"
 
 static int write_json_tree(FILE *out, struct json_object *root);
@@ -293,14 +294,33 @@ static struct json_object *work_json(const struct bench_work *work)
 	return o;
 }
 
+/* min_us, median_us, p90_us: a measurement's, or its fork's or exit's part. */
+static void put_spread(struct json_object *o, const struct latency_stats *stats)
+{
+	json_object_object_add(o, "min_us", json_object_new_double(stats->min_us));
+	json_object_object_add(o, "median_us", json_object_new_double(stats->median_us));
+	json_object_object_add(o, "p90_us", json_object_new_double(stats->p90_us));
+}
+
 static struct json_object *part_json(const struct latency_stats *part)
 {
 	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "min_us", json_object_new_double(part->min_us));
-	json_object_object_add(o, "median_us", json_object_new_double(part->median_us));
-	json_object_object_add(o, "p90_us", json_object_new_double(part->p90_us));
+	put_spread(o, part);
 	return o;
 }
+
+/* Counts as KEY: N members, in the list's order. */
+struct json_count {
+	const char *key;
+	uint64_t count;
+};
+
+static void put_counts(struct json_object *o, const struct json_count *counts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_object_object_add(o, counts[i].key, json_object_new_int64((int64_t)counts[i].count));
+}
+#define PUT_COUNTS(o, counts) put_counts(o, counts, sizeof(counts) / sizeof((counts)[0]))
 
 /* The snapshot process bench --like built its subject after, and how near. */
 static struct json_object *like_json(const struct bench_like *l)
@@ -309,12 +329,11 @@ static struct json_object *like_json(const struct bench_like *l)
 	json_object_object_add(like, "snapshot", json_object_new_string(l->source));
 	json_object_object_add(like, "pid", json_object_new_int(l->pid));
 	json_object_object_add(like, "comm", json_object_new_string(l->comm));
-	json_object_object_add(like, "vmas", json_object_new_int64((int64_t)l->vmas));
-	json_object_object_add(like, "vmas_found", json_object_new_int64((int64_t)l->vmas_found));
-	json_object_object_add(like, "kernel_mappings_skipped", json_object_new_int64((int64_t)l->skipped));
-	json_object_object_add(like, "present_pages", json_object_new_int64((int64_t)l->pages));
-	json_object_object_add(like, "present_pages_found", json_object_new_int64((int64_t)l->pages_found));
-	json_object_object_add(like, "other_vmas", json_object_new_int64((int64_t)l->other_vmas));
+	const struct json_count counts[] = {
+		{ "vmas", l->vmas }, { "vmas_found", l->vmas_found }, { "kernel_mappings_skipped", l->skipped },
+		{ "present_pages", l->pages }, { "present_pages_found", l->pages_found }, { "other_vmas", l->other_vmas },
+	};
+	PUT_COUNTS(like, counts);
 	json_object_object_add(like, "subject", json_object_new_string(l->subject));
 	struct json_object *others = json_object_new_object();
 	for (size_t i = 0; i < l->other_names; i++)
@@ -329,9 +348,7 @@ static struct json_object *measurement_json(const struct latency_result *r)
 	json_object_object_add(item, "name", json_object_new_string(latency_kinds[r->kind].name));
 	json_object_object_add(item, "what", json_object_new_string(latency_kinds[r->kind].what));
 	json_object_object_add(item, "runs", json_object_new_int64((int64_t)r->stats.runs));
-	json_object_object_add(item, "min_us", json_object_new_double(r->stats.min_us));
-	json_object_object_add(item, "median_us", json_object_new_double(r->stats.median_us));
-	json_object_object_add(item, "p90_us", json_object_new_double(r->stats.p90_us));
+	put_spread(item, &r->stats);
 	json_object_object_add(item, "mean_us", json_object_new_double(r->stats.mean_us));
 	if (r->kind == LATENCY_FORK) {
 		json_object_object_add(item, "fork_part", part_json(&r->fork_part));
@@ -352,12 +369,12 @@ static struct json_object *build_json(const struct bench_run *run)
 	json_object_object_add(root, "cpu_model", json_object_new_string(m->cpu_model));
 	json_object_object_add(root, "cpu", json_object_new_int(m->cpu));
 	json_object_object_add(root, "allowed_cpus", json_object_new_string(m->allowed_cpus));
-	json_object_object_add(root, "runs", json_object_new_int64((int64_t)run->runs));
-	json_object_object_add(root, "warmup_runs", json_object_new_int64((int64_t)run->warmup));
+	const struct json_count runs[] = { { "runs", run->runs }, { "warmup_runs", run->warmup } };
+	PUT_COUNTS(root, runs);
 	struct json_object *image = json_object_new_object();
 	json_object_object_add(image, "what", json_object_new_string(run->image));
-	json_object_object_add(image, "vmas", json_object_new_int64((int64_t)m->image_vmas));
-	json_object_object_add(image, "rss_kb", json_object_new_int64((int64_t)m->image_rss_kb));
+	const struct json_count sizes[] = { { "vmas", m->image_vmas }, { "rss_kb", m->image_rss_kb } };
+	PUT_COUNTS(image, sizes);
 	json_object_object_add(root, "forked", image);
 	if (run->has_like)
 		json_object_object_add(root, "like", like_json(&run->like));
@@ -385,6 +402,27 @@ int bench_write(FILE *out, const struct bench_run *run, enum bench_format format
 		return ferror(out) ? -1 : 0;
 	}
 	return write_json_tree(out, build_json(run));
+}
+
+/* What one output holds: a run's measurements or a comparison. */
+struct bench_output {
+	const struct bench_run *run;
+	const struct timing_comparison *comparison;
+	enum bench_format format;
+};
+
+static int write_output(FILE *out, const void *context)
+{
+	const struct bench_output *what = context;
+	return what->run ? bench_write(out, what->run, what->format)
+			 : bench_write_comparison(out, what->comparison, what->format);
+}
+
+int bench_write_path(const char *path, const struct bench_run *run, const struct timing_comparison *comparison,
+		     enum bench_format format)
+{
+	const struct bench_output what = { run, comparison, format };
+	return output_write_whole(path, write_output, &what);
 }
 
 /* ---- bench --compare ---- */

@@ -137,6 +137,9 @@ struct calibration {
 /* Measure and fit (quick: fewer runs per layout).  0, or -1 with *error. */
 int calibration_run(struct calibration *calibration, bool quick, int cpu, bool progress, struct error *error);
 int calibration_write(FILE *out, const struct calibration *calibration);   /* the file: JSON */
+/* The file written whole at PATH (NULL or "-": stdout): 0, or the status of
+ * the failure said (base/output.h's output_write_whole). */
+int calibration_write_path(const char *path, const struct calibration *calibration);
 void calibration_print(FILE *out, const struct calibration *calibration);  /* for people */
 /* Read a calibration file (at most 64 KiB); bad input names the file. */
 int calibration_read(const char *path, struct calibration *calibration, struct error *error);
@@ -158,5 +161,10 @@ struct compare_prediction {
 int bench_format_parse(const char *name, enum bench_format *format);
 /* 0, or -1 with errno set by the failing write. */
 int bench_write(FILE *out, const struct bench_run *run, enum bench_format format);
+/* A run's measurements (comparison NULL) or a comparison (run NULL) written
+ * whole at PATH, as -o does (NULL or "-": stdout): 0, or the status of the
+ * failure said (base/output.h's output_write_whole). */
+int bench_write_path(const char *path, const struct bench_run *run, const struct timing_comparison *comparison,
+		     enum bench_format format);
 
 #endif

@@ -32,6 +32,7 @@
 #include <json-c/json.h>
 
 #include "base/file.h"
+#include "base/output.h"
 #include "outputs/bench.h"
 
 const char *const calibration_term_names[CALIBRATION_TERMS] = { "fork", "vma", "pte_page", "pte", "anon_vma" };
@@ -284,6 +285,16 @@ int calibration_write(FILE *out, const struct calibration *c)
 	int status = fputs(text, out) == EOF || fputc('\n', out) == EOF ? -1 : 0;
 	json_object_put(root);
 	return status || ferror(out) ? -1 : 0;
+}
+
+static int write_file(FILE *out, const void *calibration)
+{
+	return calibration_write(out, calibration);
+}
+
+int calibration_write_path(const char *path, const struct calibration *calibration)
+{
+	return output_write_whole(path, write_file, calibration);
 }
 
 void calibration_print(FILE *out, const struct calibration *c)

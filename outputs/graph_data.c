@@ -260,6 +260,18 @@ static void join_fields(const struct overlay_join *join, struct fields *fields)
 	field_text(fields, "on", join->on);
 }
 
+/* Where clang refused, a header once however many files include it. */
+static void error_site_fields(const struct cg_error_site *site, struct fields *fields)
+{
+	fields->count = 0;
+	field_text(fields, "file", site->file);
+	field_integer(fields, "", "line", (long long)site->line);
+	field_text(fields, "message", site->message);
+	field_integer(fields, "", "units", (long long)site->units);
+	if (site->why)
+		field_text(fields, "why", site->why);
+}
+
 static void json_fields(json_object *object, const struct fields *fields)
 {
 	for (size_t i = 0; i < fields->count; i++) {
@@ -272,14 +284,33 @@ static void json_fields(json_object *object, const struct fields *fields)
 	}
 }
 
-static void json_node_overlay(json_object *object, const struct graph_overlay *overlay, size_t index)
+static json_object *json_fields_object(const struct fields *fields)
+{
+	json_object *object = json_object_new_object();
+	json_fields(object, fields);
+	return object;
+}
+
+/* What the overlay puts on node (or edge) INDEX: its figures into fields, its events returned. */
+static const struct overlay_count *item_overlay(const struct graph_overlay *overlay, size_t index, bool edge,
+						struct fields *fields)
+{
+	if (edge) {
+		edge_fields(overlay, index, fields);
+		return &overlay->edges[index].events;
+	}
+	node_fields(overlay, index, fields);
+	return &overlay->nodes[index].events;
+}
+
+static void json_item_overlay(json_object *object, const struct graph_overlay *overlay, size_t index, bool edge)
 {
 	if (!overlay)
 		return;
 	struct fields fields;
-	node_fields(overlay, index, &fields);
+	const struct overlay_count *events = item_overlay(overlay, index, edge, &fields);
 	json_fields(object, &fields);
-	json_events(object, &overlay->nodes[index].events);
+	json_events(object, events);
 }
 
 static json_object *json_unplaced(const struct graph_overlay *overlay)
@@ -287,10 +318,8 @@ static json_object *json_unplaced(const struct graph_overlay *overlay)
 	json_object *array = json_object_new_array();
 	struct fields fields;
 	for (size_t i = 0; i < overlay->unplaced_count; i++) {
-		json_object *object = json_object_new_object();
 		unplaced_fields(&overlay->unplaced[i], &fields);
-		json_fields(object, &fields);
-		json_object_array_add(array, object);
+		json_object_array_add(array, json_fields_object(&fields));
 	}
 	return array;
 }
@@ -312,23 +341,6 @@ static json_object *json_error_files(const struct callgraph *graph)
 	return error_files;
 }
 
-/* where clang refused, a header once however many files include it */
-static json_object *json_error_sites(const struct callgraph *graph)
-{
-	json_object *error_sites = json_object_new_array();
-	for (size_t i = 0; i < graph->error_site_count; i++) {
-		const struct cg_error_site *e = &graph->error_sites[i];
-		json_object *site = json_object_new_object();
-		json_object_object_add(site, "file", json_string(e->file));
-		json_object_object_add(site, "line", json_object_new_int64(e->line));
-		json_object_object_add(site, "message", json_string(e->message));
-		json_object_object_add(site, "units", json_object_new_int64((int64_t)e->units));
-		if (e->why)
-			json_object_object_add(site, "why", json_string(e->why));
-		json_object_array_add(error_sites, site);
-	}
-	return error_sites;
-}
 
 static json_object *json_summary(const struct callgraph *graph, const struct graph_overlay *overlay)
 {
@@ -349,15 +361,18 @@ static json_object *json_summary(const struct callgraph *graph, const struct gra
 	if (overlay && overlay->has_baseline) {   /* renamed work compared on sums */
 		json_object *joined = json_object_new_array();
 		for (size_t j = 0; j < overlay->join_count; j++) {
-			json_object *object = json_object_new_object();
 			join_fields(&overlay->joins[j], &fields);
-			json_fields(object, &fields);
-			json_object_array_add(joined, object);
+			json_object_array_add(joined, json_fields_object(&fields));
 		}
 		json_object_object_add(summary, "joined", joined);
 	}
 	json_object_object_add(summary, "error_files", json_error_files(graph));
-	json_object_object_add(summary, "error_sites", json_error_sites(graph));
+	json_object *error_sites = json_object_new_array();
+	for (size_t i = 0; i < graph->error_site_count; i++) {
+		error_site_fields(&graph->error_sites[i], &fields);
+		json_object_array_add(error_sites, json_fields_object(&fields));
+	}
+	json_object_object_add(summary, "error_sites", error_sites);
 	return summary;
 }
 
@@ -371,7 +386,7 @@ static json_object *json_node(const struct callgraph *graph, const struct graph_
 	json_object_object_add(object, "line", json_object_new_int64(node->line));
 	json_object_object_add(object, "role", json_string(graph_role_name(node->role)));
 	json_object_object_add(object, "defined", json_object_new_boolean(node->defined));
-	json_node_overlay(object, overlay, i);
+	json_item_overlay(object, overlay, i, false);
 	return object;
 }
 
@@ -385,12 +400,7 @@ static json_object *json_edge(const struct callgraph *graph, const struct graph_
 	json_object_object_add(object, "line", json_object_new_int64(edge->line));
 	if (edge->field)
 		json_object_object_add(object, "field", json_string(edge->field));
-	if (overlay) {
-		struct fields fields;
-		edge_fields(overlay, i, &fields);
-		json_fields(object, &fields);
-		json_events(object, &overlay->edges[i].events);
-	}
+	json_item_overlay(object, overlay, i, true);
 	return object;
 }
 
@@ -458,22 +468,20 @@ static bool xml_fields(xmlTextWriterPtr writer, const struct fields *fields)
 	return ok;
 }
 
-static bool xml_node_overlay(xmlTextWriterPtr writer, const struct graph_overlay *overlay, size_t index)
+/* <NAME with the fields as attributes/> */
+static bool xml_fields_element(xmlTextWriterPtr writer, const char *name, const struct fields *fields)
 {
-	if (!overlay)
-		return true;
-	struct fields fields;
-	node_fields(overlay, index, &fields);
-	return xml_fields(writer, &fields) && xml_events(writer, &overlay->nodes[index].events);
+	return xmlTextWriterStartElement(writer, BAD_CAST name) >= 0 && xml_fields(writer, fields) &&
+	       xmlTextWriterEndElement(writer) >= 0;
 }
 
-static bool xml_edge_overlay(xmlTextWriterPtr writer, const struct graph_overlay *overlay, size_t index)
+static bool xml_item_overlay(xmlTextWriterPtr writer, const struct graph_overlay *overlay, size_t index, bool edge)
 {
 	if (!overlay)
 		return true;
 	struct fields fields;
-	edge_fields(overlay, index, &fields);
-	return xml_fields(writer, &fields) && xml_events(writer, &overlay->edges[index].events);
+	const struct overlay_count *events = item_overlay(overlay, index, edge, &fields);
+	return xml_fields(writer, &fields) && xml_events(writer, events);
 }
 
 static bool xml_unplaced(xmlTextWriterPtr writer, const struct graph_overlay *overlay)
@@ -482,8 +490,7 @@ static bool xml_unplaced(xmlTextWriterPtr writer, const struct graph_overlay *ov
 	struct fields fields;
 	for (size_t i = 0; ok && overlay && i < overlay->unplaced_count; i++) {
 		unplaced_fields(&overlay->unplaced[i], &fields);
-		ok = xmlTextWriterStartElement(writer, BAD_CAST "unplaced_symbol") >= 0 && xml_fields(writer, &fields) &&
-		     xmlTextWriterEndElement(writer) >= 0;
+		ok = xml_fields_element(writer, "unplaced_symbol", &fields);
 	}
 	return ok;
 }
@@ -501,15 +508,11 @@ static bool xml_summary_overlay(xmlTextWriterPtr writer, const struct callgraph 
 	}
 	for (size_t j = 0; ok && overlay && j < overlay->join_count; j++) {
 		join_fields(&overlay->joins[j], &fields);
-		ok = xmlTextWriterStartElement(writer, BAD_CAST "joined") >= 0 && xml_fields(writer, &fields) &&
-		     xmlTextWriterEndElement(writer) >= 0;
+		ok = xml_fields_element(writer, "joined", &fields);
 	}
 	for (size_t i = 0; ok && i < graph->error_site_count; i++) {
-		const struct cg_error_site *e = &graph->error_sites[i];
-		ok = xmlTextWriterStartElement(writer, BAD_CAST "error_site") >= 0 && xml_text(writer, "file", e->file) &&
-		     xml_number(writer, "line", (size_t)e->line) && xml_text(writer, "message", e->message) &&
-		     xml_number(writer, "units", e->units) && (!e->why || xml_text(writer, "why", e->why)) &&
-		     xmlTextWriterEndElement(writer) >= 0;
+		error_site_fields(&graph->error_sites[i], &fields);
+		ok = xml_fields_element(writer, "error_site", &fields);
 	}
 	return ok;
 }
@@ -537,7 +540,7 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
 		     xml_text(writer, "file", node->file) && xml_number(writer, "line", node->line) &&
 		     xml_text(writer, "role", graph_role_name(node->role)) &&
 		     xml_text(writer, "defined", node->defined ? "true" : "false") &&
-		     xml_node_overlay(writer, overlay, i) &&
+		     xml_item_overlay(writer, overlay, i, false) &&
 		     xmlTextWriterEndElement(writer) >= 0;
 	}
 	for (size_t i = 0; ok && i < graph->edge_count; i++) {
@@ -548,7 +551,7 @@ static bool xml_body(xmlTextWriterPtr writer, const struct callgraph *graph,
 		     xml_text(writer, "kind", graph_kind_name(edge->kind)) &&
 		     xml_number(writer, "line", edge->line) &&
 		     (!edge->field || xml_text(writer, "field", edge->field)) &&
-		     xml_edge_overlay(writer, overlay, i) &&
+		     xml_item_overlay(writer, overlay, i, true) &&
 		     xmlTextWriterEndElement(writer) >= 0;
 	}
 	ok = ok && xml_unplaced(writer, overlay);

@@ -74,84 +74,73 @@ enum event_figure {
  * in docs/cost-model.md section 7 with the reason.
  */
 static const struct event_function {
-	const char *function;
+	const char *functions[4];       /* the era's names of this work, first found first; NULL-ended */
 	enum overlay_event event;
 	enum event_figure figure;
 	const char *unit;
 } event_functions[] = {
-	{ "page_add_rmap", OVERLAY_FORK, FORK_ALL, "PTEs" },                 /* 2.4-rmap, 2.5 */
-	{ "pte_chain_alloc", OVERLAY_FORK, FORK_CHAINS, "pte_chains" },      /* 2.4-rmap, 2.5 */
-	{ "page_dup_rmap", OVERLAY_FORK, FORK_ALL, "PTEs" },                 /* 2.6.x - 5.x */
-	{ "__page_dup_rmap", OVERLAY_FORK, FORK_ALL, "PTEs" },               /* 6.1: both dups */
-	{ "page_try_dup_anon_rmap", OVERLAY_FORK, FORK_ANON, "PTEs" },       /* 5.19 - 6.7 */
-	{ "page_dup_file_rmap", OVERLAY_FORK, FORK_FILE, "PTEs" },           /* 5.19 - 6.7 */
-	{ "folio_try_dup_anon_rmap_ptes", OVERLAY_FORK, FORK_ANON_PTES, "PTEs" }, /* 6.8 on, batched */
-	{ "folio_try_dup_anon_rmap_pte", OVERLAY_FORK, FORK_ANON_PTES, "PTEs" },
-	{ "folio_dup_file_rmap_ptes", OVERLAY_FORK, FORK_FILE, "PTEs" },
-	{ "folio_dup_file_rmap_pte", OVERLAY_FORK, FORK_FILE, "PTEs" },
-	{ "anon_vma_link", OVERLAY_FORK, FORK_ANON_VMA, "VMAs" },            /* 2.6.7 - 2.6.33 */
-	{ "anon_vma_fork", OVERLAY_FORK, FORK_ANON_VMA, "VMAs" },            /* 2.6.34 on */
-	{ "anon_vma_clone", OVERLAY_FORK, FORK_CLONED_CHAINS, "anon_vma_chains" }, /* 2.6.34 on */
-	{ "folio_try_dup_anon_rmap_pmd", OVERLAY_FORK, FORK_ANON_PMDS, "PMDs" },   /* 6.8 on */
-	{ "page_remove_rmap", OVERLAY_EXIT, EXIT_ALL, "PTEs" },              /* 2.4 - 6.7 */
-	{ "folio_remove_rmap_ptes", OVERLAY_EXIT, EXIT_PTES, "PTEs" },       /* 6.8 on, batched */
-	{ "folio_remove_rmap_pte", OVERLAY_EXIT, EXIT_PTES, "PTEs" },
-	{ "page_remove_file_rmap", OVERLAY_EXIT, EXIT_FILE, "PTEs" },        /* 5.x - 6.2 */
-	{ "page_remove_anon_compound_rmap", OVERLAY_EXIT, EXIT_ANON_PMDS, "PMDs" },
-	{ "folio_remove_rmap_pmd", OVERLAY_EXIT, EXIT_PMDS, "PMDs" },        /* 6.8 on */
-	{ "anon_vma_unlink", OVERLAY_EXIT, EXIT_UNLINKS, "VMAs" },           /* 2.6.7 - 2.6.33 */
-	{ "unlink_anon_vmas", OVERLAY_EXIT, EXIT_UNLINKS, "VMAs" },          /* 2.6.34 on */
-	{ "page_add_rmap", OVERLAY_FAULT, ADD_ALL, "PTEs" },              /* 2.4-rmap, 2.5 */
-	{ "pte_chain_alloc", OVERLAY_FAULT, FAULT_CHAIN_ALLOCATIONS, "pte_chains" },
-	{ "pte_chain_free", OVERLAY_FAULT, COW_CHAIN_FREES, "pte_chains" },
-	{ "page_add_new_anon_rmap", OVERLAY_FAULT, ADD_NEW_ANON, "PTEs" }, /* 2.6.16 - 6.2 */
-	{ "folio_add_new_anon_rmap", OVERLAY_FAULT, ADD_NEW_ANON, "PTEs" },/* 6.3 on */
-	{ "page_add_anon_rmap", OVERLAY_FAULT, ADD_ANON, "PTEs" },         /* 2.6.7 - 6.7 */
-	{ "do_page_add_anon_rmap", OVERLAY_FAULT, ADD_SWAP, "PTEs" },      /* 3.x - 5.x swap-in */
-	{ "folio_add_anon_rmap_ptes", OVERLAY_FAULT, ADD_SWAP, "PTEs" },   /* 6.8 on */
-	{ "folio_add_anon_rmap_pte", OVERLAY_FAULT, ADD_SWAP, "PTEs" },
-	{ "page_add_file_rmap", OVERLAY_FAULT, ADD_FILE, "PTEs" },         /* 2.6.7 - 6.2 */
-	{ "folio_add_file_rmap_ptes", OVERLAY_FAULT, ADD_FILE_PTES, "PTEs" }, /* 6.8 on */
-	{ "folio_add_file_rmap_pte", OVERLAY_FAULT, ADD_FILE_PTES, "PTEs" },
-	{ "folio_add_file_rmap_range", OVERLAY_FAULT, ADD_FILE, "PTEs" },  /* 6.3 - 6.7 */
-	{ "folio_add_file_rmap_pmd", OVERLAY_FAULT, FAULT_FILE_PMDS, "PMDs" },
-	{ "page_remove_file_rmap", OVERLAY_FAULT, COW_FILE_REMOVES, "PTEs" },
-	{ "page_remove_rmap", OVERLAY_FAULT, COW_REMOVES, "PTEs" },
-	{ "folio_remove_rmap_ptes", OVERLAY_FAULT, COW_REMOVES, "PTEs" },
-	{ "folio_remove_rmap_pte", OVERLAY_FAULT, COW_REMOVES, "PTEs" },
-	{ "anon_vma_prepare", OVERLAY_FAULT, PREPARES, "calls" },      /* 2.6.7 on */
-	{ "__anon_vma_prepare", OVERLAY_FAULT, PREPARES, "calls" },    /* 4.x on: the slow part */
-	{ "page_remove_rmap", OVERLAY_MUNMAP, MUNMAP_ALL, "PTEs" },
-	{ "folio_remove_rmap_ptes", OVERLAY_MUNMAP, MUNMAP_PTES, "PTEs" },
-	{ "folio_remove_rmap_pte", OVERLAY_MUNMAP, MUNMAP_PTES, "PTEs" },
-	{ "page_remove_file_rmap", OVERLAY_MUNMAP, MUNMAP_FILE, "PTEs" },
-	{ "page_remove_anon_compound_rmap", OVERLAY_MUNMAP, MUNMAP_ANON_PMDS, "PMDs" },
-	{ "folio_remove_rmap_pmd", OVERLAY_MUNMAP, MUNMAP_PMDS, "PMDs" },
-	{ "anon_vma_clone", OVERLAY_MUNMAP, MUNMAP_SPLITS, "anon_vma_chains" },
-	{ "anon_vma_unlink", OVERLAY_MUNMAP, MUNMAP_UNLINKS, "VMAs" },
-	{ "unlink_anon_vmas", OVERLAY_MUNMAP, MUNMAP_UNLINKS, "VMAs" },
-	{ "try_to_unmap", OVERLAY_RECLAIM, RECLAIM_UNMAP, "pages" },
-	{ "page_referenced", OVERLAY_RECLAIM, RECLAIM_REFERENCED, "pages" },
-	{ "folio_referenced", OVERLAY_RECLAIM, RECLAIM_REFERENCED, "pages" },
-	{ "rmap_walk", OVERLAY_RECLAIM, RECLAIM_WALKS, "walks" },                 /* 3.x on */
-	{ "try_to_unmap_anon", OVERLAY_RECLAIM, RECLAIM_ANON_UNMAP, "pages" },    /* 2.6.7 - 3.x */
-	{ "page_referenced_anon", OVERLAY_RECLAIM, RECLAIM_ANON_REFERENCED, "pages" },
-	{ "rmap_walk_anon", OVERLAY_RECLAIM, RECLAIM_ANON_WALKS, "walks" },
-	{ "page_lock_anon_vma", OVERLAY_RECLAIM, RECLAIM_ANON_LOCKS, "walks" },   /* 2.6.7 - 3.8: both walks */
-	{ "rmap_walk_anon_lock", OVERLAY_RECLAIM, RECLAIM_ANON_WALK_LOCKS, "walks" },
+	{ { "page_add_rmap" }, OVERLAY_FORK, FORK_ALL, "PTEs" },  /* 2.4-rmap, 2.5 */
+	{ { "pte_chain_alloc" }, OVERLAY_FORK, FORK_CHAINS, "pte_chains" },  /* 2.4-rmap, 2.5 */
+	{ { "page_dup_rmap", "__page_dup_rmap" }, OVERLAY_FORK, FORK_ALL, "PTEs" },  /* 2.6.x - 5.x; 6.1: both dups */
+	{ { "page_try_dup_anon_rmap" }, OVERLAY_FORK, FORK_ANON, "PTEs" },  /* 5.19 - 6.7 */
+	{ { "page_dup_file_rmap" }, OVERLAY_FORK, FORK_FILE, "PTEs" },  /* 5.19 - 6.7 */
+	/* 6.8 on, batched */
+	{ { "folio_try_dup_anon_rmap_ptes", "folio_try_dup_anon_rmap_pte" }, OVERLAY_FORK, FORK_ANON_PTES, "PTEs" },
+	{ { "folio_dup_file_rmap_ptes", "folio_dup_file_rmap_pte" }, OVERLAY_FORK, FORK_FILE, "PTEs" },
+	{ { "anon_vma_link", "anon_vma_fork" }, OVERLAY_FORK, FORK_ANON_VMA, "VMAs" },  /* 2.6.7 - 2.6.33; 2.6.34 on */
+	{ { "anon_vma_clone" }, OVERLAY_FORK, FORK_CLONED_CHAINS, "anon_vma_chains" },  /* 2.6.34 on */
+	{ { "folio_try_dup_anon_rmap_pmd" }, OVERLAY_FORK, FORK_ANON_PMDS, "PMDs" },  /* 6.8 on */
+	{ { "page_remove_rmap" }, OVERLAY_EXIT, EXIT_ALL, "PTEs" },  /* 2.4 - 6.7 */
+	/* 6.8 on, batched */
+	{ { "folio_remove_rmap_ptes", "folio_remove_rmap_pte" }, OVERLAY_EXIT, EXIT_PTES, "PTEs" },
+	{ { "page_remove_file_rmap" }, OVERLAY_EXIT, EXIT_FILE, "PTEs" },  /* 5.x - 6.2 */
+	{ { "page_remove_anon_compound_rmap" }, OVERLAY_EXIT, EXIT_ANON_PMDS, "PMDs" },
+	{ { "folio_remove_rmap_pmd" }, OVERLAY_EXIT, EXIT_PMDS, "PMDs" },  /* 6.8 on */
+	/* 2.6.7 - 2.6.33; 2.6.34 on */
+	{ { "anon_vma_unlink", "unlink_anon_vmas" }, OVERLAY_EXIT, EXIT_UNLINKS, "VMAs" },
+	{ { "page_add_rmap" }, OVERLAY_FAULT, ADD_ALL, "PTEs" },  /* 2.4-rmap, 2.5 */
+	{ { "pte_chain_alloc" }, OVERLAY_FAULT, FAULT_CHAIN_ALLOCATIONS, "pte_chains" },
+	{ { "pte_chain_free" }, OVERLAY_FAULT, COW_CHAIN_FREES, "pte_chains" },
+	/* 2.6.16 - 6.2; 6.3 on */
+	{ { "page_add_new_anon_rmap", "folio_add_new_anon_rmap" }, OVERLAY_FAULT, ADD_NEW_ANON, "PTEs" },
+	{ { "page_add_anon_rmap" }, OVERLAY_FAULT, ADD_ANON, "PTEs" },  /* 2.6.7 - 6.7 */
+	/* 3.x - 5.x swap-in; 6.8 on */
+	{ { "do_page_add_anon_rmap", "folio_add_anon_rmap_ptes", "folio_add_anon_rmap_pte" },
+	  OVERLAY_FAULT, ADD_SWAP, "PTEs" },
+	{ { "page_add_file_rmap" }, OVERLAY_FAULT, ADD_FILE, "PTEs" },  /* 2.6.7 - 6.2 */
+	/* 6.8 on */
+	{ { "folio_add_file_rmap_ptes", "folio_add_file_rmap_pte" }, OVERLAY_FAULT, ADD_FILE_PTES, "PTEs" },
+	{ { "folio_add_file_rmap_range" }, OVERLAY_FAULT, ADD_FILE, "PTEs" },  /* 6.3 - 6.7 */
+	{ { "folio_add_file_rmap_pmd" }, OVERLAY_FAULT, FAULT_FILE_PMDS, "PMDs" },
+	{ { "page_remove_file_rmap" }, OVERLAY_FAULT, COW_FILE_REMOVES, "PTEs" },
+	{ { "page_remove_rmap", "folio_remove_rmap_ptes", "folio_remove_rmap_pte" }, OVERLAY_FAULT, COW_REMOVES, "PTEs" },
+	/* 2.6.7 on; 4.x on: the slow part */
+	{ { "anon_vma_prepare", "__anon_vma_prepare" }, OVERLAY_FAULT, PREPARES, "calls" },
+	{ { "page_remove_rmap" }, OVERLAY_MUNMAP, MUNMAP_ALL, "PTEs" },
+	{ { "folio_remove_rmap_ptes", "folio_remove_rmap_pte" }, OVERLAY_MUNMAP, MUNMAP_PTES, "PTEs" },
+	{ { "page_remove_file_rmap" }, OVERLAY_MUNMAP, MUNMAP_FILE, "PTEs" },
+	{ { "page_remove_anon_compound_rmap" }, OVERLAY_MUNMAP, MUNMAP_ANON_PMDS, "PMDs" },
+	{ { "folio_remove_rmap_pmd" }, OVERLAY_MUNMAP, MUNMAP_PMDS, "PMDs" },
+	{ { "anon_vma_clone" }, OVERLAY_MUNMAP, MUNMAP_SPLITS, "anon_vma_chains" },
+	{ { "anon_vma_unlink", "unlink_anon_vmas" }, OVERLAY_MUNMAP, MUNMAP_UNLINKS, "VMAs" },
+	{ { "try_to_unmap" }, OVERLAY_RECLAIM, RECLAIM_UNMAP, "pages" },
+	{ { "page_referenced", "folio_referenced" }, OVERLAY_RECLAIM, RECLAIM_REFERENCED, "pages" },
+	{ { "rmap_walk" }, OVERLAY_RECLAIM, RECLAIM_WALKS, "walks" },  /* 3.x on */
+	{ { "try_to_unmap_anon" }, OVERLAY_RECLAIM, RECLAIM_ANON_UNMAP, "pages" },  /* 2.6.7 - 3.x */
+	{ { "page_referenced_anon" }, OVERLAY_RECLAIM, RECLAIM_ANON_REFERENCED, "pages" },
+	{ { "rmap_walk_anon" }, OVERLAY_RECLAIM, RECLAIM_ANON_WALKS, "walks" },
+	{ { "page_lock_anon_vma" }, OVERLAY_RECLAIM, RECLAIM_ANON_LOCKS, "walks" },  /* 2.6.7 - 3.8: both walks */
+	{ { "rmap_walk_anon_lock" }, OVERLAY_RECLAIM, RECLAIM_ANON_WALK_LOCKS, "walks" },
 	/* 3.9 on: the referenced walk's rwc->anon_lock */
-	{ "page_lock_anon_vma_read", OVERLAY_RECLAIM, RECLAIM_ANON_REFERENCED_LOCKS, "pages" },
-	{ "folio_lock_anon_vma_read", OVERLAY_RECLAIM, RECLAIM_ANON_REFERENCED_LOCKS, "pages" },
-	{ "try_to_unmap_file", OVERLAY_RECLAIM, RECLAIM_FILE_UNMAP, "pages" },
-	{ "page_referenced_file", OVERLAY_RECLAIM, RECLAIM_FILE_REFERENCED, "pages" },
-	{ "rmap_walk_file", OVERLAY_RECLAIM, RECLAIM_FILE_WALKS, "walks" },
-	{ "rmap_walk_locked", OVERLAY_RECLAIM, RECLAIM_LOCKED_WALKS, "walks" },
-	{ "try_to_unmap_one", OVERLAY_RECLAIM, RECLAIM_UNMAP_VISITS, "visits" },
-	{ "page_referenced_one", OVERLAY_RECLAIM, RECLAIM_REFERENCED_VISITS, "visits" },
-	{ "folio_referenced_one", OVERLAY_RECLAIM, RECLAIM_REFERENCED_VISITS, "visits" },
-	{ "page_remove_rmap", OVERLAY_RECLAIM, RECLAIM_REMOVES, "PTEs" },
-	{ "folio_remove_rmap_ptes", OVERLAY_RECLAIM, RECLAIM_REMOVES, "PTEs" },
-	{ "folio_remove_rmap_pte", OVERLAY_RECLAIM, RECLAIM_REMOVES, "PTEs" },
+	{ { "page_lock_anon_vma_read", "folio_lock_anon_vma_read" }, OVERLAY_RECLAIM, RECLAIM_ANON_REFERENCED_LOCKS,
+	  "pages" },
+	{ { "try_to_unmap_file" }, OVERLAY_RECLAIM, RECLAIM_FILE_UNMAP, "pages" },
+	{ { "page_referenced_file" }, OVERLAY_RECLAIM, RECLAIM_FILE_REFERENCED, "pages" },
+	{ { "rmap_walk_file" }, OVERLAY_RECLAIM, RECLAIM_FILE_WALKS, "walks" },
+	{ { "rmap_walk_locked" }, OVERLAY_RECLAIM, RECLAIM_LOCKED_WALKS, "walks" },
+	{ { "try_to_unmap_one" }, OVERLAY_RECLAIM, RECLAIM_UNMAP_VISITS, "visits" },
+	{ { "page_referenced_one", "folio_referenced_one" }, OVERLAY_RECLAIM, RECLAIM_REFERENCED_VISITS, "visits" },
+	{ { "page_remove_rmap", "folio_remove_rmap_ptes", "folio_remove_rmap_pte" }, OVERLAY_RECLAIM, RECLAIM_REMOVES, "PTEs" },
 };
 #define EVENT_FUNCTION_COUNT (sizeof(event_functions) / sizeof(event_functions[0]))
 
@@ -388,26 +377,27 @@ static void place_node_events(const struct model_design *d, struct graph_names *
 			      struct graph_overlay *overlay, enum event_figure *node_figures)
 {
 	const char *placed_on[FIGURE_COUNT] = { NULL };
-	for (size_t e = 0; e < EVENT_FUNCTION_COUNT; e++) {
-		const struct event_function *f = &event_functions[e];
+	for (const struct event_function *f = event_functions; f < event_functions + EVENT_FUNCTION_COUNT; f++) {
 		/* a figure the design cannot give from a snapshot (section 7) */
 		if (f->figure == COW_CHAIN_FREES && !d->cow_frees_known)
 			continue;
-		for (size_t n = graph_names_first(index, f->function); n != SIZE_MAX; n = index->next[n]) {
-			struct overlay_node *node = &overlay->nodes[n];
-			if (placed_on[f->figure] && strcmp(placed_on[f->figure], f->function)) {
-				if (node->pricing != OVERLAY_PRICED) {
-					node->pricing = OVERLAY_COUNTED_ELSEWHERE;
-					node->counted_on = placed_on[f->figure];
+		for (const char *const *function = f->functions; *function; function++) {
+			for (size_t n = graph_names_first(index, *function); n != SIZE_MAX; n = index->next[n]) {
+				struct overlay_node *node = &overlay->nodes[n];
+				if (placed_on[f->figure] && strcmp(placed_on[f->figure], *function)) {
+					if (node->pricing != OVERLAY_PRICED) {
+						node->pricing = OVERLAY_COUNTED_ELSEWHERE;
+						node->counted_on = placed_on[f->figure];
+					}
+					continue;
 				}
-				continue;
+				placed_on[f->figure] = *function;
+				node->pricing = OVERLAY_PRICED;
+				node->events.count[f->event] += figure_of(d, f->figure, era);
+				node->events.has[f->event] = true;
+				node->events.unit = node->events.unit ? node->events.unit : f->unit;
+				node_figures[n * OVERLAY_EVENT_COUNT + f->event] = f->figure;
 			}
-			placed_on[f->figure] = f->function;
-			node->pricing = OVERLAY_PRICED;
-			node->events.count[f->event] += figure_of(d, f->figure, era);
-			node->events.has[f->event] = true;
-			node->events.unit = node->events.unit ? node->events.unit : f->unit;
-			node_figures[n * OVERLAY_EVENT_COUNT + f->event] = f->figure;
 		}
 	}
 }

@@ -289,8 +289,7 @@ static void write_pagetables(FILE *out, struct json_object *tree)
 static void write_work(FILE *out, struct json_object *tree)
 {
 	static const struct column columns[] = {
-		{ "design", "id", CELL_TEXT },
-		{ "fork rmap", "work_per_event.fork_rmap_calls", CELL_COUNT },
+		{ "design", "id", CELL_TEXT }, { "fork rmap", "work_per_event.fork_rmap_calls", CELL_COUNT },
 		{ "fork allocations", "work_per_event.fork_chain_allocations", CELL_COUNT },
 		{ "fork anon_vma", "work_per_event.fork_anon_vma_calls", CELL_COUNT },
 		{ "exit rmap", "work_per_event.exit_rmap_calls", CELL_COUNT },
@@ -371,7 +370,8 @@ static void write_time(FILE *out, struct json_object *tree)
 static void write_fork_copies(FILE *out, struct json_object *tree)
 {
 	static const struct column columns[] = {
-		{ "under", NULL, CELL_TEXT }, { "PTE pages copied", NULL, CELL_COUNT }, { "PTEs copied", NULL, CELL_COUNT },
+		{ "under", NULL, CELL_TEXT }, { "PTE pages copied", NULL, CELL_COUNT },
+		{ "PTEs copied", NULL, CELL_COUNT },
 	};
 	struct json_object *t = get(tree, "totals"), *pages = get(t, "fork_pte_pages_copied"),
 			   *ptes = get(t, "fork_ptes_copied");
@@ -390,10 +390,8 @@ static void write_fork_copies(FILE *out, struct json_object *tree)
 static void write_today(FILE *out, struct json_object *tree)
 {
 	static const struct column columns[] = {
-		{ "shared segment", "path", CELL_TEXT },
-		{ "size", "bytes", CELL_BYTES },
-		{ "processes", "processes", CELL_COUNT },
-		{ "PTE pages now", "pte_pages", CELL_COUNT },
+		{ "shared segment", "path", CELL_TEXT }, { "size", "bytes", CELL_BYTES },
+		{ "processes", "processes", CELL_COUNT }, { "PTE pages now", "pte_pages", CELL_COUNT },
 		{ "saved on PMD-size huge pages", "saved_bytes_on_pmd_size_pages", CELL_BYTES },
 		{ "saved on the next size", "saved_bytes_on_next_size_pages", CELL_BYTES },
 		{ "PMD pages hugetlb PMD sharing saves", "pmd_pages_saved_by_hugetlb_pmd_sharing", CELL_COUNT },
@@ -412,15 +410,10 @@ static void write_today(FILE *out, struct json_object *tree)
 static void write_designs(FILE *out, struct json_object *tree)
 {
 	static const struct column columns[] = {
-		{ "design", "id", CELL_TEXT },
-		{ "family", "family", CELL_TEXT },
-		{ "arch", "arch", CELL_TEXT },
-		{ "pte_chain", "pte_chain_bytes", CELL_BYTES },
-		{ "object rmap", "object_rmap_bytes", CELL_BYTES },
-		{ "rmap", "rmap_bytes", CELL_BYTES },
-		{ "baseline", "baseline", CELL_TEXT },
-		{ "saves", "saves_bytes", CELL_BYTES },
-		{ "page field", "page_field_bytes", CELL_BYTES },
+		{ "design", "id", CELL_TEXT }, { "family", "family", CELL_TEXT }, { "arch", "arch", CELL_TEXT },
+		{ "pte_chain", "pte_chain_bytes", CELL_BYTES }, { "object rmap", "object_rmap_bytes", CELL_BYTES },
+		{ "rmap", "rmap_bytes", CELL_BYTES }, { "baseline", "baseline", CELL_TEXT },
+		{ "saves", "saves_bytes", CELL_BYTES }, { "page field", "page_field_bytes", CELL_BYTES },
 		{ "priced over", "page_field_ram_bytes", CELL_BYTES },
 	};
 	struct json_object *designs = get(tree, "designs");
@@ -457,16 +450,12 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 {
 	/* the last column is the rule's description, from the model (the tree has none) */
 	static const struct column columns[] = {
-		{ "rule", "id", CELL_TEXT },
-		{ "pages saved", "pages", CELL_COUNT_RANGE },
+		{ "rule", "id", CELL_TEXT }, { "pages saved", "pages", CELL_COUNT_RANGE },
 		{ "bytes saved", "bytes", CELL_BYTES_RANGE },
 		{ "% of page tables", "percent_of_pagetables", CELL_PERCENT },
-		{ "eligible VMAs", "eligible_vmas", CELL_COUNT },
-		{ "partners", "partners", CELL_TEXT },
-		{ "in a kernel", "kernel", CELL_TEXT },
-		{ "since", "since", CELL_TEXT },
-		{ "why nothing", "why_zero", CELL_TEXT },
-		{ "what it is", NULL, CELL_TEXT },
+		{ "eligible VMAs", "eligible_vmas", CELL_COUNT }, { "partners", "partners", CELL_TEXT },
+		{ "in a kernel", "kernel", CELL_TEXT }, { "since", "since", CELL_TEXT },
+		{ "why nothing", "why_zero", CELL_TEXT }, { "what it is", NULL, CELL_TEXT },
 	};
 	struct json_object *sharing = get(tree, "sharing");
 	size_t n = json_object_array_length(sharing);
@@ -485,9 +474,7 @@ static void write_sharing(FILE *out, struct json_object *tree, const struct repo
 	/* files: every contributing file with --per-file, else the top ones;
 	 * each row the rule's id, then the figures of one of its files */
 	static const struct column file_columns[] = {
-		{ "rule", "id", CELL_TEXT },
-		{ "file", "path", CELL_TEXT },
-		{ "pages", "pages", CELL_COUNT },
+		{ "rule", "id", CELL_TEXT }, { "file", "path", CELL_TEXT }, { "pages", "pages", CELL_COUNT },
 		{ "mappings", "mappings", CELL_COUNT },
 	};
 	fprintf(out, "<h3>Files whose page tables would be shared%s</h3>\n", o->per_file ? "" : " (top files; --per-file for all)");
@@ -567,9 +554,7 @@ static void write_comparison(FILE *out, struct json_object *tree, const struct r
 	if (!rows)
 		return;
 	static const struct column columns[] = {
-		{ "figure", "name", CELL_TEXT },
-		{ "before", "before", CELL_TEXT },
-		{ "after", "after", CELL_TEXT },
+		{ "figure", "name", CELL_TEXT }, { "before", "before", CELL_TEXT }, { "after", "after", CELL_TEXT },
 		{ "delta", "delta", CELL_TEXT },
 	};
 	column_header(out, "Compared with the snapshot before (--versus)", "versus", columns, COLUMN_COUNT(columns));

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "base/alloc.h"
+#include "base/output.h"
 #include "outputs/report_run.h"
 
 int report_select_profile(struct profile_set *set, struct report_selection *chosen, const char *argument,
@@ -197,4 +198,23 @@ void report_series_free(struct report_job *job)
 {
 	json_object_put(job->report.series);
 	job->report.series = NULL;
+}
+
+/* The one writer: the file appears whole or not at all (base/output.h);
+ * stdout is checked by the front door. */
+struct report_output {
+	const struct model_result *result;
+	const struct report_options *options;
+};
+
+static int write_report(FILE *out, const void *context)
+{
+	const struct report_output *what = context;
+	return report_write(out, what->result, what->options);
+}
+
+int report_write_path(const char *path, const struct model_result *result, const struct report_options *options)
+{
+	const struct report_output what = { result, options };
+	return output_write_whole(path, write_report, &what);
 }

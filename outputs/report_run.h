@@ -63,4 +63,8 @@ void report_made_free(struct report_job *job, struct report_made *made);
 int report_make_series(struct report_job *job, const char *const *paths, size_t count, struct error *error);
 void report_series_free(struct report_job *job);
 
+/* report_write into PATH, written whole as -o does (NULL or "-": stdout):
+ * 0, or the status of the failure said (base/output.h's output_write_whole). */
+int report_write_path(const char *path, const struct model_result *result, const struct report_options *options);
+
 #endif

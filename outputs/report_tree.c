@@ -23,6 +23,21 @@ static void put_u64(struct json_object *object, const char *key, uint64_t value)
 	put(object, key, json_object_new_uint64(value));
 }
 
+/* Several KEY: N members, in order: PUT_U64S(o, { "pte_pages", r->pte_pages }, ...). */
+struct named_u64 {
+	const char *key;
+	uint64_t value;
+};
+
+static void put_u64_list(struct json_object *object, const struct named_u64 *list, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		put_u64(object, list[i].key, list[i].value);
+}
+#define PUT_U64S(object, ...)                                                              \
+	put_u64_list(object, (const struct named_u64[]){ __VA_ARGS__ },                      \
+		     sizeof((const struct named_u64[]){ __VA_ARGS__ }) / sizeof(struct named_u64))
+
 /* Names come from input: the tree holds them as valid UTF-8 (base/escape.h),
  * so every format written from it starts from text its reader accepts. */
 static void put_string(struct json_object *object, const char *key, const char *value)
@@ -60,9 +75,8 @@ static struct json_object *estimate_object(const struct estimate *e, double exac
 {
 	struct json_object *o = json_object_new_object();
 	put_string(o, "method", e->method);
-	put_u64(o, "point", (uint64_t)llround(e->point));
-	put_u64(o, "lower", (uint64_t)floor(e->lower));
-	put_u64(o, "upper", (uint64_t)ceil(e->upper));
+	PUT_U64S(o, { "point", (uint64_t)llround(e->point) }, { "lower", (uint64_t)floor(e->lower) },
+	            { "upper", (uint64_t)ceil(e->upper) });
 	if (has_exact) {
 		put_u64(o, "exact", (uint64_t)llround(exact));
 		put(o, "error_percent", decimal(exact > 0 ? (e->point - exact) / exact * 100 : 0));
@@ -139,23 +153,18 @@ static void put_fork_copies(struct json_object *o, const struct model_result *r,
 static struct json_object *totals_object(const struct model_result *r)
 {
 	struct json_object *o = json_object_new_object();
-	put_u64(o, "processes", r->processes);
-	put_u64(o, "vmpte_bytes", r->vmpte_bytes);
-	put_u64(o, "pagetable_bytes", r->pagetable_bytes);
-	put_u64(o, "processes_pagetable_exact", r->processes_pagetable_exact);
-	put_u64(o, "processes_with_pagemap", r->processes_with_pagemap);
-	put_u64(o, "pte_pages", r->pte_pages);
-	put_u64(o, "upper_level_pages", r->upper_pages);
-	put_u64(o, "pmd_mapped_windows", r->pmd_mapped_windows);
-	put_u64(o, "pmd_ambiguous_windows", r->pmd_ambiguous_windows);
-	put_u64(o, "pmd_mapped_anon_windows", r->pmd_mapped_anon_windows);
-	put_u64(o, "vmpte_above_model_bytes", r->vmpte_above_model_bytes);
-	put_u64(o, "vmpte_below_model_bytes", r->vmpte_below_model_bytes);
-	put_u64(o, "present_ptes", r->present_ptes);
-	put_u64(o, "swap_ptes", r->swap_ptes);
-	put_u64(o, "zero_page_ptes", r->zero_page_ptes);
-	put_u64(o, "vmas", r->vma_count);
-	put_u64(o, "vmas_with_anon_vma", r->anon_vmas);
+	PUT_U64S(o, { "processes", r->processes }, { "vmpte_bytes", r->vmpte_bytes },
+	            { "pagetable_bytes", r->pagetable_bytes },
+	            { "processes_pagetable_exact", r->processes_pagetable_exact },
+	            { "processes_with_pagemap", r->processes_with_pagemap }, { "pte_pages", r->pte_pages },
+	            { "upper_level_pages", r->upper_pages }, { "pmd_mapped_windows", r->pmd_mapped_windows },
+	            { "pmd_ambiguous_windows", r->pmd_ambiguous_windows },
+	            { "pmd_mapped_anon_windows", r->pmd_mapped_anon_windows },
+	            { "vmpte_above_model_bytes", r->vmpte_above_model_bytes },
+	            { "vmpte_below_model_bytes", r->vmpte_below_model_bytes },
+	            { "present_ptes", r->present_ptes }, { "swap_ptes", r->swap_ptes },
+	            { "zero_page_ptes", r->zero_page_ptes }, { "vmas", r->vma_count },
+	            { "vmas_with_anon_vma", r->anon_vmas });
 	put(o, "pte_chain_bytes", keyed_totals(r, 0));
 	put(o, "object_rmap_bytes", keyed_totals(r, 1));
 	put(o, "rmap_total_bytes", keyed_totals(r, 2));
@@ -169,12 +178,9 @@ static struct json_object *totals_object(const struct model_result *r)
 static struct json_object *fault_object(const struct fault_work *f)
 {
 	struct json_object *o = json_object_new_object();
-	put_u64(o, "faults", f->faults);
-	put_u64(o, "pmd_faults", f->pmd_faults);
-	put_u64(o, "rmap_calls", f->rmap_calls);
-	put_u64(o, "chain_allocations", f->chain_allocations);
-	put_u64(o, "anon_vma_prepare_calls", f->anon_vma_prepares);
-	put_u64(o, "chain_frees", f->chain_frees);
+	PUT_U64S(o, { "faults", f->faults }, { "pmd_faults", f->pmd_faults }, { "rmap_calls", f->rmap_calls },
+	            { "chain_allocations", f->chain_allocations },
+	            { "anon_vma_prepare_calls", f->anon_vma_prepares }, { "chain_frees", f->chain_frees });
 	struct json_object *one = json_object_new_object();
 	double n = f->faults ? (double)f->faults : 1;
 	put(one, "rmap_calls", decimal((double)f->rmap_calls / n));
@@ -208,13 +214,11 @@ static struct json_object *munmap_object(const struct model_result *r, const str
 {
 	const struct munmap_work *u = &m->munmap;
 	struct json_object *o = json_object_new_object();
-	put_u64(o, "vmas", u->vmas);
-	put_u64(o, "rmap_calls", m->work.exit_rmap_calls);
-	put_u64(o, "chain_frees", m->work.exit_chain_frees);
-	put_u64(o, "anon_vma_unlinks", m->work.exit_anon_vma_unlinks);
-	put_u64(o, "anon_vma_chain_frees", m->work.exit_anon_vma_chain_frees);
-	put_u64(o, "median_rmap_calls_per_vma", u->median_calls);
-	put_u64(o, "max_rmap_calls_per_vma", u->max_calls);
+	PUT_U64S(o, { "vmas", u->vmas }, { "rmap_calls", m->work.exit_rmap_calls },
+	            { "chain_frees", m->work.exit_chain_frees },
+	            { "anon_vma_unlinks", m->work.exit_anon_vma_unlinks },
+	            { "anon_vma_chain_frees", m->work.exit_anon_vma_chain_frees },
+	            { "median_rmap_calls_per_vma", u->median_calls }, { "max_rmap_calls_per_vma", u->max_calls });
 	if (u->largest) {
 		struct json_object *v = json_object_new_object();
 		put(v, "pid", json_object_new_int64(r->snapshot->processes[u->largest_process].pid));
@@ -241,9 +245,8 @@ static struct json_object *walk_owners(const struct model_result *r, const struc
 			put_u64(o, "start", w->vma->start);
 			put_u64(o, "end", w->vma->end);
 		}
-		put_u64(o, "pages", w->pages);
-		put_u64(o, "visited", w->visited);
-		put_u64(o, "visited_not_mapping", w->not_mapping);
+		PUT_U64S(o, { "pages", w->pages }, { "visited", w->visited },
+		            { "visited_not_mapping", w->not_mapping });
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -253,19 +256,12 @@ static struct json_object *reclaim_object(const struct model_result *r, const st
 {
 	struct json_object *o = json_object_new_object();
 	put_bool(o, "available", w->available);
-	put_u64(o, "pages", w->pages);
-	put_u64(o, "anon_pages", w->anon_pages);
-	put_u64(o, "walks", w->walks);
-	put_u64(o, "anon_walks", w->anon_walks);
-	put_u64(o, "visited", w->visited);
-	put_u64(o, "anon_visited", w->anon_visited);
-	put_u64(o, "found", w->found);
-	put_u64(o, "removes", w->removes);
-	put_u64(o, "visited_not_mapping", w->not_mapping);
+	PUT_U64S(o, { "pages", w->pages }, { "anon_pages", w->anon_pages }, { "walks", w->walks },
+	            { "anon_walks", w->anon_walks }, { "visited", w->visited },
+	            { "anon_visited", w->anon_visited }, { "found", w->found }, { "removes", w->removes },
+	            { "visited_not_mapping", w->not_mapping });
 	struct json_object *walk = json_object_new_object();
-	put_u64(walk, "median", w->walk_median);
-	put_u64(walk, "p99", w->walk_p99);
-	put_u64(walk, "max", w->walk_max);
+	PUT_U64S(walk, { "median", w->walk_median }, { "p99", w->walk_p99 }, { "max", w->walk_max });
 	put(o, "walk", walk);
 	put(o, "worst_files", walk_owners(r, w->worst_files, w->worst_file_count, true));
 	put(o, "worst_anon_vmas", walk_owners(r, w->worst_anon_vmas, w->worst_anon_vma_count, false));
@@ -278,21 +274,17 @@ static struct json_object *work_object(const struct model_result *r, const struc
 {
 	const struct event_work *w = &m->work;
 	struct json_object *o = json_object_new_object();
-	put_u64(o, "fork_rmap_calls", w->fork_rmap_calls);
-	put_u64(o, "fork_rmap_anon_calls", w->fork_rmap_anon_calls);
-	put_u64(o, "fork_rmap_pages", w->fork_rmap_pages);
-	put_u64(o, "fork_rmap_pmd_calls", w->fork_rmap_pmd_calls);
-	put_u64(o, "fork_chain_allocations", w->fork_chain_allocations);
-	put_u64(o, "fork_anon_vma_calls", w->fork_anon_vma_calls);
-	put_u64(o, "exit_rmap_calls", w->exit_rmap_calls);
-	put_u64(o, "exit_rmap_anon_calls", w->exit_rmap_anon_calls);
-	put_u64(o, "exit_rmap_pages", w->exit_rmap_pages);
-	put_u64(o, "exit_rmap_pmd_calls", w->exit_rmap_pmd_calls);
-	put_u64(o, "exit_rmap_anon_pmd_calls", w->exit_rmap_anon_pmd_calls);
-	put_u64(o, "exit_chain_frees", w->exit_chain_frees);
-	put_u64(o, "exit_direct_pages", w->exit_direct_pages);
-	put_u64(o, "exit_anon_vma_unlinks", w->exit_anon_vma_unlinks);
-	put_u64(o, "exit_anon_vma_chain_frees", w->exit_anon_vma_chain_frees);
+	PUT_U64S(o, { "fork_rmap_calls", w->fork_rmap_calls },
+	            { "fork_rmap_anon_calls", w->fork_rmap_anon_calls },
+	            { "fork_rmap_pages", w->fork_rmap_pages }, { "fork_rmap_pmd_calls", w->fork_rmap_pmd_calls },
+	            { "fork_chain_allocations", w->fork_chain_allocations },
+	            { "fork_anon_vma_calls", w->fork_anon_vma_calls }, { "exit_rmap_calls", w->exit_rmap_calls },
+	            { "exit_rmap_anon_calls", w->exit_rmap_anon_calls },
+	            { "exit_rmap_pages", w->exit_rmap_pages }, { "exit_rmap_pmd_calls", w->exit_rmap_pmd_calls },
+	            { "exit_rmap_anon_pmd_calls", w->exit_rmap_anon_pmd_calls },
+	            { "exit_chain_frees", w->exit_chain_frees }, { "exit_direct_pages", w->exit_direct_pages },
+	            { "exit_anon_vma_unlinks", w->exit_anon_vma_unlinks },
+	            { "exit_anon_vma_chain_frees", w->exit_anon_vma_chain_frees });
 	put(o, "faults", faults_object(m));
 	put(o, "munmap", munmap_object(r, m));
 	put(o, "reclaim", reclaim_object(r, &m->reclaim));
@@ -321,9 +313,8 @@ static struct json_object *design_object(const struct model_result *r, const str
 	put_u64(o, "vma_field_bytes", m->vma_field_bytes);
 	put_u64(o, "anon_vmas", m->anon_vma_count);
 	put_bool(o, "anon_vmas_exact", m->anon_vma_exact);
-	put_u64(o, "anon_vma_chains", m->anon_vma_chain_count);
-	put_u64(o, "object_rmap_bytes", m->object_rmap_bytes);
-	put_u64(o, "total_bytes", m->total_bytes);
+	PUT_U64S(o, { "anon_vma_chains", m->anon_vma_chain_count }, { "object_rmap_bytes", m->object_rmap_bytes },
+	            { "total_bytes", m->total_bytes });
 	put(o, "work_per_event", work_object(r, m));
 	return o;
 }
@@ -355,14 +346,12 @@ static struct json_object *today_object(const struct model_result *r)
 		const struct model_segment *seg = &r->segments[i];
 		struct json_object *x = json_object_new_object();
 		put_string(x, "path", seg->path);
-		put_u64(x, "inode", seg->inode);
-		put_u64(x, "bytes", seg->bytes);
-		put_u64(x, "processes", seg->mappings);
-		put_u64(x, "pte_pages", seg->pte_pages);
-		put_u64(x, "pte_pages_saved_on_pmd_size_pages", seg->pte_pages_saved_pmd_size);
-		put_u64(x, "pmd_pages_saved_on_next_size_pages", seg->pmd_pages_saved_next_size);
-		put_u64(x, "pmd_pages_saved_by_hugetlb_pmd_sharing", seg->pmd_pages_shared);
-		put_u64(x, "saved_bytes_on_pmd_size_pages", seg->pte_pages_saved_pmd_size * MODEL_PAGE_BYTES);
+		PUT_U64S(x, { "inode", seg->inode }, { "bytes", seg->bytes }, { "processes", seg->mappings },
+		            { "pte_pages", seg->pte_pages },
+		            { "pte_pages_saved_on_pmd_size_pages", seg->pte_pages_saved_pmd_size },
+		            { "pmd_pages_saved_on_next_size_pages", seg->pmd_pages_saved_next_size },
+		            { "pmd_pages_saved_by_hugetlb_pmd_sharing", seg->pmd_pages_shared },
+		            { "saved_bytes_on_pmd_size_pages", seg->pte_pages_saved_pmd_size * MODEL_PAGE_BYTES });
 		put_u64(x, "saved_bytes_on_next_size_pages",
 			(seg->pte_pages_saved_pmd_size + seg->pmd_pages_saved_next_size) * MODEL_PAGE_BYTES);
 		put_u64(x, "touch_all_pte_pages", seg->touch_all_pte_pages);
@@ -382,10 +371,9 @@ static struct json_object *headlines_object(const struct model_result *r)
 		struct json_object *h = headline_object(r, report_headline);
 		put_string(h, "rule", s->rule->id);
 		bool exact = r->processes_with_pagemap == r->processes && r->processes;
-		put_u64(h, "pages", s->sharable_pages);
-		put_u64(h, "bytes", s->sharable_bytes);
-		put_u64(h, "pages_lower", s->sharable_pages_lower);
-		put_u64(h, "bytes_lower", s->sharable_bytes_lower);
+		PUT_U64S(h, { "pages", s->sharable_pages }, { "bytes", s->sharable_bytes },
+		            { "pages_lower", s->sharable_pages_lower },
+		            { "bytes_lower", s->sharable_bytes_lower });
 		/* the whole the part is of: exact, else its bounds (VmPTE where known) */
 		put_u64(h, "pagetable_bytes", exact ? r->pagetable_bytes : (uint64_t)llround(r->pagetable_whole.upper));
 		put_u64(h, "pagetable_bytes_lower", exact ? r->pagetable_bytes : (uint64_t)llround(r->pagetable_whole.lower));
@@ -409,13 +397,10 @@ static void put_census(struct json_object *o, const struct model_result *r, cons
 	if (s->rule->partners == PARTNERS_CONTENT)
 		return;
 	struct json_object *c = json_object_new_object();
-	put_u64(c, "kind_vmas", s->census.kind_vmas);
-	put_u64(c, "eligible_vmas", s->eligible_vmas);
-	put_u64(c, "window_vmas", s->census.window_vmas);
-	put_u64(c, "groups", s->census.groups);
-	put_u64(c, "shared_groups", s->census.shared_groups);
-	put_u64(c, "file_groups", s->census.file_groups);
-	put_u64(c, "file_groups_apart", s->census.file_groups_apart);
+	PUT_U64S(c, { "kind_vmas", s->census.kind_vmas }, { "eligible_vmas", s->eligible_vmas },
+	            { "window_vmas", s->census.window_vmas }, { "groups", s->census.groups },
+	            { "shared_groups", s->census.shared_groups }, { "file_groups", s->census.file_groups },
+	            { "file_groups_apart", s->census.file_groups_apart });
 	put(o, "census", c);
 	char reason[1024];
 	report_sharing_reason(r, (size_t)(s - r->sharing), reason, sizeof(reason));
@@ -435,24 +420,21 @@ static struct json_object *sharing_object(const struct model_result *r, const st
 	put_u64(o, "window_bytes", (uint64_t)1 << s->rule->window_shift);
 	put_bool(o, "available", s->available);
 	put_bool(o, "exact", s->exact);
-	put_u64(o, "pages", s->sharable_pages);
-	put_u64(o, "bytes", s->sharable_bytes);
-	put_u64(o, "pages_lower", s->sharable_pages_lower);
-	put_u64(o, "bytes_lower", s->sharable_bytes_lower);
+	PUT_U64S(o, { "pages", s->sharable_pages }, { "bytes", s->sharable_bytes },
+	            { "pages_lower", s->sharable_pages_lower }, { "bytes_lower", s->sharable_bytes_lower });
 	put(o, "percent_of_pagetables", decimal(r->sharing_base_bytes > 0 ? 100.0 * (double)s->sharable_bytes / r->sharing_base_bytes : 0));
 	put_u64(o, "eligible_vmas", s->eligible_vmas);
 	put_census(o, r, s);
-	put_u64(o, "pages_in_vmas_with_private_copies", s->pages_in_cow_vmas);
-	put_u64(o, "fork_pte_pages_copied", s->fork_copies.pte_pages);
-	put_u64(o, "fork_ptes_copied", s->fork_copies.ptes);
+	PUT_U64S(o, { "pages_in_vmas_with_private_copies", s->pages_in_cow_vmas },
+	            { "fork_pte_pages_copied", s->fork_copies.pte_pages },
+	            { "fork_ptes_copied", s->fork_copies.ptes });
 	struct json_object *files = json_object_new_array();
 	size_t limit = options->per_file ? s->file_count : report_top(options);
 	for (size_t i = 0; i < s->file_count && i < limit; i++) {
 		struct json_object *f = json_object_new_object();
 		put_string(f, "path", s->files[i].path);
-		put_u64(f, "inode", s->files[i].inode);
-		put_u64(f, "pages", s->files[i].sharable_pages);
-		put_u64(f, "mappings", s->files[i].mappings);
+		PUT_U64S(f, { "inode", s->files[i].inode }, { "pages", s->files[i].sharable_pages },
+		            { "mappings", s->files[i].mappings });
 		json_object_array_add(files, f);
 	}
 	put(o, "files", files);
@@ -472,12 +454,9 @@ static struct json_object *process_object(const struct model_result *r, const st
 	if (p->process->cgroup)
 		put_string(o, "cgroup", p->process->cgroup);
 	put_bool(o, "exact", p->exact);
-	put_u64(o, "rss_bytes", p->rss_bytes);
-	put_u64(o, "pss_bytes", p->pss_bytes);
-	put_u64(o, "vmpte_bytes", p->vmpte_bytes);
-	put_u64(o, "pagetable_bytes", p->pagetable_bytes);
-	put_u64(o, "pte_pages", p->pte_pages);
-	put_u64(o, "pmd_mapped_windows", p->pmd_mapped_windows);
+	PUT_U64S(o, { "rss_bytes", p->rss_bytes }, { "pss_bytes", p->pss_bytes },
+	            { "vmpte_bytes", p->vmpte_bytes }, { "pagetable_bytes", p->pagetable_bytes },
+	            { "pte_pages", p->pte_pages }, { "pmd_mapped_windows", p->pmd_mapped_windows });
 	put(o, "pagetable_estimate", estimate_object(&p->pagetable_estimate, (double)p->pagetable_bytes, p->exact));
 	put_u64(o, "present_ptes", p->present_ptes);
 	put_u64(o, "swap_ptes", p->swap_ptes);
@@ -513,11 +492,8 @@ static struct json_object *counters_object(const struct model_result *r)
 		if (!c->available)
 			continue;
 		struct json_object *cache = json_object_new_object();
-		put_u64(cache, "objects", c->objects);
-		put_u64(cache, "objects_after", c->objects_after);
-		put_u64(cache, "model", c->model);
-		put_u64(cache, "lower", c->lower);
-		put_u64(cache, "upper", c->upper);
+		PUT_U64S(cache, { "objects", c->objects }, { "objects_after", c->objects_after },
+		                { "model", c->model }, { "lower", c->lower }, { "upper", c->upper });
 		put_bool(cache, "lower_known", c->lower_known);
 		put_bool(cache, "within", c->within);
 		put_known_u64(cache, "slack", c->slack_known, c->slack);
@@ -533,11 +509,9 @@ static struct json_object *group_object(const struct report_options *options, co
 	struct json_object *o = json_object_new_object();
 	put_string(o, "by", report_group_name(options->group_by));
 	put_string(o, "key", g->key);
-	put_u64(o, "processes", g->processes);
-	put_u64(o, "vmpte_bytes", g->vmpte_bytes);
-	put_u64(o, "pagetable_bytes", g->pagetable_bytes);
-	put_u64(o, "rss_bytes", g->rss_bytes);
-	put_u64(o, "pss_bytes", g->pss_bytes);
+	PUT_U64S(o, { "processes", g->processes }, { "vmpte_bytes", g->vmpte_bytes },
+	            { "pagetable_bytes", g->pagetable_bytes }, { "rss_bytes", g->rss_bytes },
+	            { "pss_bytes", g->pss_bytes });
 	put(o, "sharable_pte_pages", decimal(g->sharable_pages));
 	return o;
 }

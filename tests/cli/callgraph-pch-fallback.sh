@@ -21,30 +21,15 @@
 sh "$PTSCOPE_TESTS/deps.sh" jq >/dev/null 2>&1
 command -v jq >/dev/null || skip "jq is not installed"
 mkdir -p "$tmp/tree/include"
-cat > "$tmp/tree/include/shared.h" <<'EOF'
-#ifndef SHARED_H
-#define SHARED_H
-void old_path(void);
-void new_path(void);
-#ifdef USE_NEW
-static inline void helper(void) { new_path(); }
-#else
-static inline void helper(void) { old_path(); }
-#endif
-#endif
-EOF
-cat > "$tmp/tree/include/named.h" <<'EOF'
-#ifndef NAMED_H
-#define NAMED_H
-void with_name(void);
-void without_name(void);
-#ifdef KBUILD_MODNAME
-static inline void named(void) { with_name(); }
-#else
-static inline void named(void) { without_name(); }
-#endif
-#endif
-EOF
+# GUARD MACRO FUNCTION IF_SET IF_UNSET: a guarded header whose inline
+# FUNCTION calls IF_SET where MACRO is defined before it, else IF_UNSET
+switch_header() {
+	printf '#ifndef %s\n#define %s\nvoid %s(void);\nvoid %s(void);\n' "$1" "$1" "$5" "$4"
+	printf '#ifdef %s\nstatic inline void %s(void) { %s(); }\n' "$2" "$3" "$4"
+	printf '#else\nstatic inline void %s(void) { %s(); }\n#endif\n#endif\n' "$3" "$5"
+}
+switch_header SHARED_H USE_NEW helper new_path old_path > "$tmp/tree/include/shared.h"
+switch_header NAMED_H KBUILD_MODNAME named with_name without_name > "$tmp/tree/include/named.h"
 cat > "$tmp/tree/include/noguard.h" <<'EOF'
 void unguarded(void);
 static inline void ng(void) { unguarded(); }

@@ -13,6 +13,13 @@
 # and the system headers is never opened: a device's driver never runs, an
 # outside FIFO's writer never sees a reader; the refusal names the including
 # line.  Without Landlock the child's watchdog stops it once it is open.
+# Inside the tree only regular files may be read: a device, a FIFO or a
+# socket there (or a symlink in the tree to one) is refused alike, before it
+# is opened, naming the including line and the file; the regular files
+# beside them are still read.  The tree is walked for that before a cold
+# parse (a special file is found where no #include names it), never when
+# everything is cached; a tree that would need more than 16384 Landlock
+# rules is refused whole.
 . "${PTSCOPE_TESTS:-$(dirname "$0")/..}/cli-common.sh"
 [ -x /usr/bin/time ] || skip "/usr/bin/time not installed (package time)"
 scale=1
@@ -70,7 +77,12 @@ refused "#include /dev/zero" "$zero_said" \
 	"$PTSCOPE" callgraph "$(database zero)" --no-cache -q --format json -o "$tmp/out.json"
 refused "#include of a macro-built /dev/urandom" "$urandom_said" \
 	"$PTSCOPE" callgraph "$(database macro)" --no-cache -q --format json -o "$tmp/out.json"
-refused "#include of a FIFO nobody writes" "mm/fifo.c: libclang was reading .*fifo.h, a FIFO" \
+if [ "$landlock" ]; then
+	fifo_said="mm/fifo.c:1: includes $tree/include/fifo.h, a FIFO: the analyzer lets libclang read regular files only$unopened"
+else
+	fifo_said="mm/fifo.c: libclang was reading .*fifo.h, a FIFO"
+fi
+refused "#include of a FIFO nobody writes" "$fifo_said" \
 	"$PTSCOPE" callgraph "$(database fifo)" --no-cache -q --format json -o "$tmp/out.json"
 refused "#include of a sparse 1 GiB file" "huge.h, a file of 1073741824 bytes: more than the 256 MiB" \
 	"$PTSCOPE" callgraph "$(database huge)" --no-cache -q --format json -o "$tmp/out.json"
@@ -91,6 +103,83 @@ if [ "$landlock" ]; then
 	[ ! -e "$tmp/mark" ] || fail "the outside FIFO was opened: its writer wrote $(cat "$tmp/mark")"
 else
 	echo "hostile-libclang-reads: no Landlock here: the outside FIFO's open is not checked"
+fi
+
+# devices, FIFOs and sockets inside the tree, each also through a symlink
+# in the tree, and a regular file beside them that is read
+if [ "$landlock" ]; then
+	mkdir -p "$tree/dev" "$tree/unrelated/nobody-reads-this"
+	printf 'int okay_value;\n' > "$tree/dev/ok"
+	mkfifo "$tree/dev/fifo"
+	specials="fifo"
+	if mknod "$tree/dev/zero" c 1 5 2> /dev/null; then
+		specials="$specials zero"
+	else
+		echo "hostile-libclang-reads: mknod refused here: no character device inside the tree"
+	fi
+	if python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tree/dev/sock" 2> /dev/null; then
+		specials="$specials sock"
+	else
+		echo "hostile-libclang-reads: no python3 to make a socket: no socket inside the tree"
+	fi
+	(exec 3> "$tree/dev/fifo"; echo opened > "$tmp/inmark") &
+	pids="$pids $!"
+	for name in $specials ok; do
+		ln -s "../dev/$name" "$tree/include/$name-link.h"
+	done
+	for name in $specials; do
+		case $name in
+		zero) kind="a character device" ;;
+		fifo) kind="a FIFO" ;;
+		sock) kind="a socket" ;;
+		esac
+		printf '#include "../dev/%s"\nint s_%s(void) { return 7; }\n' "$name" "$name" > "$tree/mm/in$name.c"
+		printf '#include "../include/%s-link.h"\nint l_%s(void) { return 8; }\n' "$name" "$name" > "$tree/mm/link$name.c"
+		said="includes $tree/dev/$name, $kind: the analyzer lets libclang read regular files only$unopened"
+		refused "#include of $kind inside the tree" "mm/in$name.c:1: $said" \
+			"$PTSCOPE" callgraph "$(database "in$name")" --no-cache -q --format json -o "$tmp/out.json"
+		refused "#include of a symlink in the tree to $kind in it" "mm/link$name.c:1: $said" \
+			"$PTSCOPE" callgraph "$(database "link$name")" --no-cache -q --format json -o "$tmp/out.json"
+	done
+	sleep 1
+	[ ! -e "$tmp/inmark" ] || fail "the FIFO inside the tree was opened: its writer wrote $(cat "$tmp/inmark")"
+	ln -s /dev/zero "$tree/include/outside-link.h"
+	printf '#include "../include/outside-link.h"\nint o(void) { return 9; }\n' > "$tree/mm/linkout.c"
+	refused "#include of a symlink in the tree to /dev/zero" \
+		"mm/linkout.c:1: includes /dev/zero, outside the tree and the system headers$unopened" \
+		"$PTSCOPE" callgraph "$(database linkout)" --no-cache -q --format json -o "$tmp/out.json"
+	# the regular file beside them, directly and through a link
+	printf '#include "../dev/ok"\n#include "../include/ok-link.h"\nint okay(void) { return okay_value; }\n' \
+		> "$tree/mm/okay.c"
+	"$PTSCOPE" callgraph "$(database okay)" --no-cache -q --all --format json -o "$tmp/okay.json" 2> "$tmp/err" ||
+		fail "a regular file beside special ones: $(cat "$tmp/err")"
+	grep -q '"name": *"okay"' "$tmp/okay.json" || fail "a regular file beside special ones: okay is missing"
+	grep -q '"errors":0,' "$tmp/okay.json" || fail "a regular file beside special ones: not read: $(grep first_error "$tmp/okay.json")"
+	# the walk is seen (a folder no unit reads is opened) on a cold parse, not on a warm one
+	if command -v strace > /dev/null && strace -f -qq -o /dev/null true 2> /dev/null; then
+		for run in cold warm; do   # (LeakSanitizer cannot run under ptrace)
+			ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -e trace=openat -o "$tmp/strace.$run" "$PTSCOPE" callgraph "$(database okay)" \
+				--cache-dir "$tmp/cache" -q --all --format json -o "$tmp/$run.json" 2> "$tmp/err" ||
+				fail "the $run run: $(cat "$tmp/err")"
+		done
+		grep -q "nobody-reads-this" "$tmp/strace.cold" || fail "the cold parse did not walk the tree"
+		! grep -q "nobody-reads-this" "$tmp/strace.warm" || fail "the warm call graph walked the tree"
+		grep -q '"files_parsed":0,"files_cached":1,' "$tmp/warm.json" || fail "the warm call graph parsed again"
+	else
+		echo "hostile-libclang-reads: no strace that may trace here: the walk is not watched"
+	fi
+	# a FIFO beside more regular files than the rules' bound: refused whole
+	mkdir -p "$tmp/big/mm" "$tmp/big/many"
+	printf 'int b(void) { return 10; }\n' > "$tmp/big/mm/big.c"
+	(cd "$tmp/big/many" && seq 1 16385 | sed 's/$/.h/' | xargs touch) || fail "cannot make 16385 files"
+	mkfifo "$tmp/big/many/fifo"
+	printf '[{"directory": "%s", "file": "mm/big.c", "arguments": ["cc", "-c", "mm/big.c"]}]\n' "$tmp/big" \
+		> "$tmp/db-big.json"
+	refused "a FIFO beside 16385 files" \
+		"the tree holds files that are not regular files, folders or symlinks ($tmp/big/many/fifo, a FIFO), beside more than 16384 files" \
+		"$PTSCOPE" callgraph "$tmp/db-big.json" --no-cache -q --format json -o "$tmp/out.json"
+else
+	echo "hostile-libclang-reads: no Landlock here: special files inside the tree are left to the watchdog"
 fi
 
 # a tree: the kernel-2.5 fixture with one header that includes /dev/zero

@@ -1,5 +1,5 @@
 #!/bin/sh
-# One option table per command (builtin/): the bash completion offers, after
+# One option table per command (builtin/help/NAME.txt): the bash completion offers, after
 # `ptscope COMMAND --`, exactly the long options of the command's --help
 # (which is printed from the table; tests/unit/test_options.c holds the man
 # pages to the same table).  An option the completion misses or invents fails.

@@ -101,7 +101,65 @@ static void test_confine_thread(void)
 	CU_ASSERT_EQUAL(open_error("/dev/zero", O_RDONLY), 0);
 }
 
+/* A tree holding a FIFO beside regular files (analyzer/confine.c's walk):
+ * the FIFO, and a link in the tree to it, are refused; the regular file
+ * beside it, a link to that, and a file in a clean folder beside, are read. */
+enum { SPECIAL_PATHS = 5 };
+static const char *const special_names[SPECIAL_PATHS] = {
+	"dev/fifo", "include/fifo.h", "dev/regular.h", "include/regular.h", "dev/clean/a.h",
+};
+static const int special_wanted[SPECIAL_PATHS] = { EACCES, EACCES, 0, 0, 0 };
+
+struct special_tree {
+	char tree[512], paths[SPECIAL_PATHS][600];
+	int results[SPECIAL_PATHS];
+};
+
+static void *special_thread(void *data)
+{
+	struct special_tree *place = data;
+	struct read_roots roots = { .tree = place->tree };
+	if (confine_reads(&roots) != 0)
+		return NULL;
+	for (int i = 0; i < SPECIAL_PATHS; i++)   /* O_NONBLOCK: a FIFO with no writer opens at once */
+		place->results[i] = open_error(place->paths[i], O_RDONLY | O_NONBLOCK);
+	return place;
+}
+
+static void test_confine_special_in_tree(void)
+{
+	struct special_tree place;
+	snprintf(place.tree, sizeof(place.tree), "%s/special-tree", test_tmpdir());
+	for (int i = 0; i < SPECIAL_PATHS; i++)
+		snprintf(place.paths[i], sizeof(place.paths[i]), "%s/%s", place.tree, special_names[i]);
+	static const char *const folders[] = { "", "/dev", "/dev/clean", "/include" };
+	for (size_t i = 0; i < sizeof(folders) / sizeof(folders[0]); i++) {
+		char folder[600];
+		snprintf(folder, sizeof(folder), "%s%s", place.tree, folders[i]);
+		CU_ASSERT_EQUAL_FATAL(mkdir(folder, 0700), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(mkfifo(place.paths[0], 0600), 0);
+	CU_ASSERT_EQUAL_FATAL(symlink("../dev/fifo", place.paths[1]), 0);
+	write_file(place.paths[2], "int regular;\n");
+	CU_ASSERT_EQUAL_FATAL(symlink("../dev/regular.h", place.paths[3]), 0);
+	write_file(place.paths[4], "int clean;\n");
+	if (confine_abi() < 1) {
+		test_skip("this kernel has no Landlock");
+		return;
+	}
+	pthread_t thread;
+	struct special_tree *result = NULL;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, special_thread, &place), 0);
+	pthread_join(thread, (void **)&result);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(result);
+	for (int i = 0; i < SPECIAL_PATHS; i++) {
+		if (place.results[i] != special_wanted[i])
+			fprintf(stderr, "\n%s: open gave %d, want %d\n", special_names[i], place.results[i], special_wanted[i]);
+		CU_ASSERT_EQUAL(place.results[i], special_wanted[i]);
+	}
+}
+
 void suite_confine(void)
 {
-	ADD_SUITE("confine", test_confine_thread);
+	ADD_SUITE("confine", test_confine_thread, test_confine_special_in_tree);
 }

@@ -22,6 +22,27 @@ static const struct rmap_profile *design(const char *id)
 	return p;
 }
 
+/* Counts worked by hand: IS(got, want) each, checked in order; one that is
+ * off is said by name with both values ("w->walks is 3, not 4"). */
+struct expected_count {
+	const char *name;
+	unsigned long long got, want;
+};
+#define IS(got, want) { #got, (unsigned long long)(got), (unsigned long long)(want) }
+
+static void expect_counts(const struct expected_count *counts, size_t count, int line)
+{
+	for (size_t i = 0; i < count; i++) {
+		CU_ASSERT(counts[i].got == counts[i].want);
+		if (counts[i].got != counts[i].want)
+			fprintf(stderr, "\ntest_model.c:%d: %s is %llu, not %llu", line, counts[i].name, counts[i].got,
+				counts[i].want);
+	}
+}
+#define EXPECT_COUNTS(...)                                                                            \
+	expect_counts((const struct expected_count[]){ __VA_ARGS__ },                                     \
+		      sizeof((const struct expected_count[]){ __VA_ARGS__ }) / sizeof(struct expected_count), __LINE__)
+
 /* ---- C(m) per design, section 1 ---- */
 
 static void test_nrpte(void)
@@ -570,47 +591,26 @@ static void test_thp_events(void)
 	const char *const ids[] = { "6.1-x86_64", "2.4-rmap-x86_64", "2.6.34-avc-x86_64" };
 	struct model_result *r = run(f, ids, 3);
 	const struct model_design *now = &r->designs[0], *old = &r->designs[1], *split = &r->designs[2];
+	const struct event_work *w = &now->work;
 	CU_ASSERT_EQUAL(r->pmd_mapped_windows, 3);
-	CU_ASSERT_EQUAL(now->work.exit_rmap_calls, 5);
-	CU_ASSERT_EQUAL(now->work.exit_rmap_pmd_calls, 3);
-	CU_ASSERT_EQUAL(now->work.exit_rmap_anon_pmd_calls, 2);
-	CU_ASSERT_EQUAL(now->work.exit_rmap_pages, 1538);
-	CU_ASSERT_EQUAL(now->work.fork_rmap_calls, 4);
-	CU_ASSERT_EQUAL(now->work.fork_rmap_pmd_calls, 2);
-	CU_ASSERT_EQUAL(now->work.faults[FAULT_ANON].faults, 4);
-	CU_ASSERT_EQUAL(now->work.faults[FAULT_ANON].pmd_faults, 2);
-	CU_ASSERT_EQUAL(now->work.faults[FAULT_ANON].rmap_calls, 4);
-	CU_ASSERT_EQUAL(now->work.faults[FAULT_ANON].anon_vma_prepares, 4);
-	CU_ASSERT_EQUAL(now->work.faults[FAULT_FILE].faults, 1);
-	CU_ASSERT_EQUAL(now->work.faults[FAULT_FILE].pmd_faults, 1);
-	CU_ASSERT_EQUAL(now->munmap.median_calls, 1);
-	CU_ASSERT_EQUAL(now->munmap.max_calls, 2);
-	CU_ASSERT_EQUAL(now->reclaim.pages, 1026);
-	CU_ASSERT_EQUAL(now->reclaim.walks, 4);
-	CU_ASSERT_EQUAL(now->reclaim.anon_walks, 3);
-	CU_ASSERT_EQUAL(now->reclaim.visited, 5);
-	CU_ASSERT_EQUAL(now->reclaim.found, 5);
-	CU_ASSERT_EQUAL(now->reclaim.removes, 1026);
-	CU_ASSERT_EQUAL(now->reclaim.walk_median, 1);
-	CU_ASSERT_EQUAL(now->reclaim.walk_p99, 2);
-	CU_ASSERT_EQUAL(old->work.exit_rmap_calls, 1538);
-	CU_ASSERT_EQUAL(old->work.exit_rmap_pmd_calls, 0);
-	CU_ASSERT_EQUAL(old->work.fork_rmap_calls, 1538);
-	CU_ASSERT_EQUAL(old->work.faults[FAULT_ANON].faults, 1026);
-	CU_ASSERT_EQUAL(old->work.faults[FAULT_ANON].pmd_faults, 0);
-	CU_ASSERT_EQUAL(old->work.faults[FAULT_FILE].faults, 512);
-	CU_ASSERT_EQUAL(old->munmap.median_calls, 512);
-	CU_ASSERT_EQUAL(old->munmap.max_calls, 512);
-	CU_ASSERT_EQUAL(old->reclaim.walks, 1026);
-	CU_ASSERT_EQUAL(old->reclaim.visited, 1538);
-	CU_ASSERT_EQUAL(old->reclaim.removes, 1538);
-	CU_ASSERT_EQUAL(split->work.exit_rmap_calls, 5);
-	CU_ASSERT_EQUAL(split->work.faults[FAULT_ANON].pmd_faults, 2);
-	CU_ASSERT_EQUAL(split->reclaim.walks, 1026);
-	CU_ASSERT_EQUAL(split->reclaim.visited, 1538);
-	CU_ASSERT_EQUAL(split->reclaim.removes, 1538);
-	CU_ASSERT_EQUAL(old->reclaim.walk_median, 1);
-	CU_ASSERT_EQUAL(old->reclaim.walk_p99, 2);
+	EXPECT_COUNTS(IS(w->exit_rmap_calls, 5), IS(w->exit_rmap_pmd_calls, 3), IS(w->exit_rmap_anon_pmd_calls, 2),
+		      IS(w->exit_rmap_pages, 1538), IS(w->fork_rmap_calls, 4), IS(w->fork_rmap_pmd_calls, 2));
+	EXPECT_COUNTS(IS(w->faults[FAULT_ANON].faults, 4), IS(w->faults[FAULT_ANON].pmd_faults, 2),
+		      IS(w->faults[FAULT_ANON].rmap_calls, 4), IS(w->faults[FAULT_ANON].anon_vma_prepares, 4),
+		      IS(w->faults[FAULT_FILE].faults, 1), IS(w->faults[FAULT_FILE].pmd_faults, 1));
+	EXPECT_COUNTS(IS(now->munmap.median_calls, 1), IS(now->munmap.max_calls, 2));
+	EXPECT_COUNTS(IS(now->reclaim.pages, 1026), IS(now->reclaim.walks, 4), IS(now->reclaim.anon_walks, 3),
+		      IS(now->reclaim.visited, 5), IS(now->reclaim.found, 5), IS(now->reclaim.removes, 1026),
+		      IS(now->reclaim.walk_median, 1), IS(now->reclaim.walk_p99, 2));
+	w = &old->work;
+	EXPECT_COUNTS(IS(w->exit_rmap_calls, 1538), IS(w->exit_rmap_pmd_calls, 0), IS(w->fork_rmap_calls, 1538),
+		      IS(w->faults[FAULT_ANON].faults, 1026), IS(w->faults[FAULT_ANON].pmd_faults, 0),
+		      IS(w->faults[FAULT_FILE].faults, 512));
+	EXPECT_COUNTS(IS(old->munmap.median_calls, 512), IS(old->munmap.max_calls, 512));
+	EXPECT_COUNTS(IS(old->reclaim.walks, 1026), IS(old->reclaim.visited, 1538), IS(old->reclaim.removes, 1538),
+		      IS(old->reclaim.walk_median, 1), IS(old->reclaim.walk_p99, 2));
+	EXPECT_COUNTS(IS(split->work.exit_rmap_calls, 5), IS(split->work.faults[FAULT_ANON].pmd_faults, 2),
+		      IS(split->reclaim.walks, 1026), IS(split->reclaim.visited, 1538), IS(split->reclaim.removes, 1538));
 }
 
 /*

@@ -1,5 +1,5 @@
 /*
- * Each command's option table (builtin/) is the one list of its options:
+ * Each command's option table (made from builtin/help/NAME.txt) is the one list of its options:
  * --help is printed from it, and its manual page, man/ptscope-NAME.1, is held
  * to it here.  Every option of the table must be a tag of the page's OPTIONS
  * section and a line of --help; every --option the OPTIONS section tags must
@@ -267,8 +267,24 @@ static void test_checker_catches_missing(void)
 	free(tags);
 }
 
+/* An option's number (--runs, --cpu, --top, --depth, -j): digits only, in range. */
+static void test_command_number(void)
+{
+	long long n = -7;
+	CU_ASSERT(command_number("42", 1, 100, &n) && n == 42);
+	CU_ASSERT(command_number("0", 0, 1023, &n) && n == 0);
+	CU_ASSERT(command_number("1000000", 1, 1000000, &n) && n == 1000000);
+	static const char *const refused[] = { "", "0", "-3", "1000001", "5x", "x5", "0x10",
+					       "99999999999999999999", "1.5" };
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		n = -7;
+		CU_ASSERT_FALSE(command_number(refused[i], 1, 1000000, &n));
+		CU_ASSERT_EQUAL(n, -7);   /* untouched */
+	}
+}
+
 void suite_options(void)
 {
 	ADD_SUITE("options", test_checker_catches_missing, test_every_option_in_man_and_help, test_man_options_exist,
-		  test_synopsis_checker, test_synopsis_matches_table);
+		  test_synopsis_checker, test_synopsis_matches_table, test_command_number);
 }

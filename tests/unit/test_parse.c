@@ -190,6 +190,101 @@ static void test_smaps_names_and_old_formats(void)
 }
 
 /*
+ * Field lines in the shapes the kernel prints and in others parse_line
+ * accepts (tabs, no unit, "KB", "kB" without a space, trailing spaces,
+ * leading zeros), numbers of 1 to 15 digits, each expected value taken by
+ * strtoull from the text itself; fed whole and in pieces of 1 to 64 bytes.
+ * Then a repeated field and a 15-digit page size past any address space are
+ * refused on the line where they stand (counted here from the text).
+ */
+static const struct { const char *name, *rest; } number_lines[] = {
+	{ "Size", "      70368744177664 kB" }, { "KernelPageSize", "\t4 kB" }, { "MMUPageSize", "4kB" },
+	{ "Rss", "                   1 kB" }, { "Pss", "  12 KB" }, { "Pss_Dirty", " 123" },
+	{ "Shared_Clean", "1234   " }, { "Shared_Dirty", "           12345 kB" },
+	{ "Private_Clean", "          123456 kB" }, { "Private_Dirty", "         1234567 kB" },
+	{ "Referenced", "        12345678 kB" }, { "Anonymous", "       123456789 kB" },
+	{ "KSM", "      1234567890 kB" }, { "LazyFree", "     12345678901 kB" },
+	{ "AnonHugePages", "    123456789012 kB" }, { "ShmemPmdMapped", "   1234567890123 kB" },
+	{ "FilePmdMapped", "  70368744177663 kB" }, { "Locked", " 00000000000000000000007 kB" },
+	{ "THPeligible", "    1" },
+};
+
+/* A second VMA as the kernel prints it: names in 16 columns, numbers
+ * right-aligned in 8 (a wider one pushes " kB" right), THPeligible without
+ * a unit; values in table order. */
+static const char *const column_values[SMAPS_FIELD_COUNT] = {
+	"70368744177664", "4", "2048", "12345678", "1234567", "123456", "12345", "1234", "123", "12", "1",
+	"0", "99999999", "100000000", "10", "20", "30", "40", "50", "60", "70", "80", "90", "00000007",
+	"5", "1",
+};
+
+static void append_column_vma(char *text, size_t size)
+{
+	strcat(text, "100000000000000-200000000000000 rw-p 00000000 00:00 0 \n");
+	for (int field = 0; field < SMAPS_FIELD_COUNT; field++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s:", smaps_field_names[field]);
+		snprintf(text + strlen(text), size - strlen(text), "%-16s%8s%s\n", name, column_values[field],
+			 field == SMAPS_THP_ELIGIBLE ? "" : " kB");
+	}
+	strcat(text, "VmFlags: rd wr mr mw me ac \n");
+}
+
+static void test_smaps_field_numbers(void)
+{
+	char text[4096] = "00000000-100000000000000 rw-p 00000000 00:00 0 \n";
+	for (size_t i = 0; i < sizeof(number_lines) / sizeof(number_lines[0]); i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s:%s\n", number_lines[i].name,
+			 number_lines[i].rest);
+	strcat(text, "VmFlags: rd wr \n");
+	size_t first_vma = strlen(text);
+	append_column_vma(text, sizeof(text));
+	struct parsed_smaps whole = smaps_of(text, strlen(text));
+	CU_ASSERT_EQUAL_FATAL(whole.status, 0);
+	CU_ASSERT_EQUAL_FATAL(whole.vmas.count, 2);
+	for (int field = 0; field < SMAPS_FIELD_COUNT; field++)
+		if (vma_kb(&whole.vmas.items[1], field) != strtoull(column_values[field], NULL, 10))
+			CU_FAIL(smaps_field_names[field]);
+	for (size_t i = 0; i < sizeof(number_lines) / sizeof(number_lines[0]); i++) {
+		int field = 0;
+		while (strcmp(smaps_field_names[field], number_lines[i].name))
+			field++;
+		if (vma_kb(&whole.vmas.items[0], field) != strtoull(number_lines[i].rest, NULL, 10))
+			CU_FAIL(number_lines[i].name);
+	}
+	for (size_t piece = 1; piece <= 64; piece++)
+		check_pieces(text, strlen(text), piece, &whole);
+	parsed_free(&whole);
+
+	/* the page size is checked when its VMA ends: on the last line; text
+	 * after "kB" two lines before the last; and a letter among a
+	 * number's 8 columns there */
+	const char *bad[] = { "Rss:                   1 kB\n",
+			      "100000000000000-100000000001000 rw-p 00000000 00:00 0 \nSize:  4 kB\nRss:  4 kB\n"
+			      "KernelPageSize:  999999999999999 kB\nVmFlags: rd wr mr mw me ac \n",
+			      "100000000000000-100000000001000 rw-p 00000000 00:00 0 \nSize:                  4 kB\n"
+			      "KernelPageSize:        4 kBx\nRss: 4 kB\nVmFlags: rd wr mr mw me ac \n",
+			      "100000000000000-100000000001000 rw-p 00000000 00:00 0 \nSize:                  4 kB\n"
+			      "KernelPageSize:      1x2 kB\nRss: 4 kB\nVmFlags: rd wr mr mw me ac \n" };
+	const char *expect[] = { "field Rss repeated",
+				 ("VMA 100000000000000-100000000001000 has KernelPageSize above any address space "
+				  "(999999999999999 kB)"), "unexpected text after number", "unexpected text after number" };
+	for (size_t i = 0; i < 4; i++) {
+		char wrong[4096], where[32];
+		snprintf(wrong, sizeof(wrong), "%.*s%s", (int)first_vma, text, bad[i]);
+		int line = i >= 2 ? -2 : 0;
+		for (const char *c = wrong; *c; c++)
+			line += *c == '\n';
+		snprintf(where, sizeof(where), "member:%d: ", line);
+		struct parsed_smaps p = smaps_of(wrong, strlen(wrong));
+		CU_ASSERT_EQUAL(p.status, -1);
+		if (!strstr(error.message, where) || !strstr(error.message, expect[i]))
+			CU_FAIL(error.message);
+		parsed_free(&p);
+	}
+}
+
+/*
  * A VMA keeps only its nonzero counters, in field order, interned (struct
  * vma): worked by hand.  VMA 0 shows Pss as 0 (present, not held) and no
  * Swap line (absent), an unknown field, and its fields out of the kernel's
@@ -321,6 +416,35 @@ static void test_smaps_hostile(void)
 	}
 }
 
+/* Numbers at their bounds: 2^64 - 1 taken, 2^64 refused, in decimal and hex;
+ * leading zeros never overflow; the stop and the limit respected. */
+static void test_numbers(void)
+{
+	static const struct { const char *text; int base; size_t limit; bool ok; uint64_t value; size_t used; } cases[] = {
+		{ "18446744073709551615", 10, 20, true, UINT64_MAX, 20 },
+		{ "18446744073709551616", 10, 20, false, 0, 0 },
+		{ "99999999999999999999", 10, 20, false, 0, 0 },
+		{ "000000000000000000000000042 kB", 10, 30, true, 42, 27 },
+		{ "123", 10, 2, true, 12, 2 },
+		{ " 1", 10, 2, false, 0, 0 },
+		{ "ffffffffffffffff", 16, 16, true, UINT64_MAX, 16 },
+		{ "FFFFFFFFFFFFFFFF0", 16, 17, false, 0, 0 },
+		{ "10000000000000000", 16, 17, false, 0, 0 },
+		{ "00000000000000000000aBcD-1", 16, 26, true, 0xabcd, 24 },
+		{ "7fG", 16, 3, true, 0x7f, 2 },
+		{ "g", 16, 1, false, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t value = 0;
+		const char *end = NULL, *text = cases[i].text;
+		bool ok = cases[i].base == 10 ? parse_u64(text, text + cases[i].limit, &value, &end)
+					      : parse_hex_u64(text, text + cases[i].limit, &value, &end);
+		CU_ASSERT_EQUAL(ok, cases[i].ok);
+		if (ok && (value != cases[i].value || end != text + cases[i].used))
+			CU_FAIL(text);
+	}
+}
+
 /* The line parsers capture's walk shares with the readers (proc_lines.c). */
 static void test_line_parsers(void)
 {
@@ -346,6 +470,19 @@ static void test_line_parsers(void)
 	CU_ASSERT_EQUAL(smaps_vm_flags(flags, flags + sizeof(flags) - 1),
 			UINT64_C(1) << 0 | UINT64_C(1) << 4 | UINT64_C(1) << 9 | UINT64_C(1) << 12 | UINT64_C(1) << VMF_OTHER);
 	CU_ASSERT_EQUAL(smaps_vm_flags(flags, flags), 0);
+	/* the kernel's own shape read to its newline; any other left to smaps_vm_flags */
+	static const char kernel_flags[] = " rd mr pf io zz \nnext";
+	uint64_t found = 0;
+	const char *kernel_end = kernel_flags + sizeof(kernel_flags) - 1;
+	CU_ASSERT_PTR_EQUAL(smaps_vm_flags_line(kernel_flags, kernel_end, &found), kernel_flags + 17);
+	CU_ASSERT_EQUAL(found, UINT64_C(1) << 0 | UINT64_C(1) << 4 | UINT64_C(1) << 9 | UINT64_C(1) << 12 |
+			       UINT64_C(1) << VMF_OTHER);
+	static const char no_space[] = " rd\n";
+	CU_ASSERT_PTR_EQUAL(smaps_vm_flags_line(no_space, no_space + 4, &found), no_space + 4);
+	CU_ASSERT_EQUAL(found, 1);
+	static const char *const others[] = { " rd mr  pf\n", " rd x \n", " rd\tmr \n", " rdmr \n", " rd mr " };
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		CU_ASSERT_PTR_NULL(smaps_vm_flags_line(others[i], others[i] + strlen(others[i]), &found));
 	static const char stat[] = "42 (a) b (c)) S 7 42 42 0 -1\n";
 	struct stat_line st;
 	CU_ASSERT_EQUAL_FATAL(stat_line_parse(stat, sizeof(stat) - 1, &st, &place), 0);
@@ -588,8 +725,8 @@ static void test_slabinfo(void)
 
 void suite_parse(void)
 {
-	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_names_and_old_formats,
-		  test_smaps_compact_counters, test_arena_words, test_smaps_hostile, test_line_parsers,
+	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_field_numbers, test_smaps_names_and_old_formats,
+		  test_smaps_compact_counters, test_arena_words, test_smaps_hostile, test_numbers, test_line_parsers,
 		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members, test_pmd_ranges,
 		  test_slabinfo, test_kpage_runs);
 }

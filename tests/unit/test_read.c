@@ -3,12 +3,15 @@
  * snapshots fail with file and line, and the reference snapshots load with
  * the counts an independent implementation found (shared/snapshots).
  */
+#include <archive.h>
+#include <archive_entry.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include "inputs/snapshot.h"
+#include "inputs/internal.h"
 #include "test.h"
 
 static char root[512];
@@ -193,6 +196,56 @@ static void test_archives(void)
 	}
 }
 
+/*
+ * A tar read through its mapping (inputs/mapped_file.c): a member ignored
+ * (skipped, to a position off any page) before the snapshot's, of sizes
+ * that put the smaps across the edge of a mapped window (256 KiB), reads as
+ * the directory does.  Then a file cut short while mapped ends the reader
+ * with exit 1 and one line naming the file, not a crash.
+ */
+static void test_mapped_archive(void)
+{
+	const char *dir = make_snapshot_dir("mapped");
+	char padding[600], archive[600], command[4096];
+	snprintf(padding, sizeof(padding), "%s/pad", test_tmpdir());
+	snprintf(archive, sizeof(archive), "%s/mapped.tar", test_tmpdir());
+	for (size_t size = 250000; size < 270000; size += 2053) {
+		snprintf(command, sizeof(command), "rm -rf %s && mkdir -p %s && head -c %zu /dev/urandom > %s/zzpad && "
+			 "tar -cf %s -C %s zzpad -C %s .", padding, padding, size, padding, archive, padding, dir);
+		run(command);
+		struct snapshot *s;
+		struct error error;
+		CU_ASSERT_EQUAL_FATAL(snapshot_read(archive, NULL, &s, &error), 0);
+		check_fixture_snapshot(s);
+		snapshot_free(s);
+	}
+	int err[2];
+	CU_ASSERT_EQUAL_FATAL(pipe(err), 0);
+	pid_t child = fork();
+	if (child == 0) {
+		dup2(err[1], STDERR_FILENO);
+		struct archive *a = archive_read_new();
+		struct archive_entry *entry;
+		archive_read_support_format_tar(a);
+		if (archive_open_mapped(a, archive, 1 << 16) != ARCHIVE_OK || archive_read_next_header(a, &entry))
+			_exit(3);
+		if (truncate(archive, 0))
+			_exit(4);
+		while (archive_read_next_header(a, &entry) == ARCHIVE_OK)
+			;
+		_exit(5);       /* read past the cut without noticing */
+	}
+	close(err[1]);
+	char said[1024] = "";
+	ssize_t got = read(err[0], said, sizeof(said) - 1);
+	said[got > 0 ? got : 0] = '\0';
+	close(err[0]);
+	int status;
+	CU_ASSERT_EQUAL_FATAL(waitpid(child, &status, 0), child);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(said, "mapped.tar: the file shrank while it was read\n"));
+}
+
 /* Expect a failure whose message holds `expect`. */
 static void expect_failure(const char *path, const char *expect)
 {
@@ -304,6 +357,6 @@ static void test_reference_desktop(void)
 
 void suite_read(void)
 {
-	ADD_SUITE("read", test_directory, test_memory_budget, test_vanished_process, test_archives, test_broken_snapshots, test_absurd_member_size,
+	ADD_SUITE("read", test_directory, test_memory_budget, test_vanished_process, test_archives, test_mapped_archive, test_broken_snapshots, test_absurd_member_size,
 		  test_reference_pg32, test_reference_desktop);
 }

@@ -56,57 +56,80 @@ static void test_bash(void)
 	CLOSE(s.highest, 28.0);
 }
 
+/* A post, the shape it is read as and figures worked from it by hand:
+ * a measure's value in a run (the list ends with a NULL measure). */
+struct post {
+	const char *text, *shape;
+	struct figure {
+		const char *measure;
+		size_t run;
+		double value;
+	} figures[5];
+};
+
+static void check_post(const struct post *post)
+{
+	CU_ASSERT_EQUAL_FATAL(read_text(post->text), 0);
+	CU_ASSERT_STRING_EQUAL(set.shape, post->shape);
+	for (const struct figure *f = post->figures; f->measure; f++) {
+		double got = value(f->measure, f->run);
+		CU_ASSERT(fabs(got - f->value) < 1e-6);
+		if (!(fabs(got - f->value) < 1e-6))
+			fprintf(stderr, "\n%s: %s run %zu is %g, not %g", post->shape, f->measure, f->run, got, f->value);
+	}
+}
+
 static void test_posix_and_zsh(void)
 {
-	CU_ASSERT_EQUAL_FATAL(read_text("real 27.81\nuser 35.12\nsys 65.96\n"), 0);
-	CU_ASSERT_STRING_EQUAL(set.shape, "time -p");
-	CLOSE(value("user", 0), 35.12);
+	static const struct post posix = { "real 27.81\nuser 35.12\nsys 65.96\n", "time -p", { { "user", 0, 35.12 } } };
 	/* zsh, older (seconds) and newer (m:ss.ss) totals; the command before them */
-	CU_ASSERT_EQUAL_FATAL(read_text("make -j4 bzImage  35.12s user 65.96s system 363% cpu 27.814 total\n"
-					"make -j4 bzImage  35.00s user 66.00s system 365% cpu 1:27.81 total\n"), 0);
-	CU_ASSERT_STRING_EQUAL(set.shape, "zsh time");
-	CLOSE(value("real", 0), 27.814);
-	CLOSE(value("real", 1), 87.81);
-	CLOSE(value("system", 1), 66.0);
-	CLOSE(value("total", 0), 101.08);
+	static const struct post zsh = {
+		"make -j4 bzImage  35.12s user 65.96s system 363% cpu 27.814 total\n"
+		"make -j4 bzImage  35.00s user 66.00s system 365% cpu 1:27.81 total\n", "zsh time",
+		{ { "real", 0, 27.814 }, { "real", 1, 87.81 }, { "system", 1, 66.0 }, { "total", 0, 101.08 } }
+	};
+	check_post(&posix);
+	check_post(&zsh);
 }
 
 static void test_gnu_time(void)
 {
-	CU_ASSERT_EQUAL_FATAL(read_text("\tCommand being timed: \"make\"\n\tUser time (seconds): 35.12\n"
-					"\tSystem time (seconds): 65.96\n\tPercent of CPU this job got: 363%\n"
-					"\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:02:03.5\n"
-					"\tMaximum resident set size (kbytes): 1234\n"), 0);
-	CU_ASSERT_STRING_EQUAL(set.shape, "/usr/bin/time -v");
-	CLOSE(value("real", 0), 3723.5);    /* 1 h 2 min 3.5 s */
-	CLOSE(value("system", 0), 65.96);
+	/* -v: 1 h 2 min 3.5 s elapsed */
+	static const struct post verbose = {
+		"\tCommand being timed: \"make\"\n\tUser time (seconds): 35.12\n\tSystem time (seconds): 65.96\n"
+		"\tPercent of CPU this job got: 363%\n\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:02:03.5\n"
+		"\tMaximum resident set size (kbytes): 1234\n", "/usr/bin/time -v",
+		{ { "real", 0, 3723.5 }, { "system", 0, 65.96 } }
+	};
+	static const struct post plain = {
+		"35.12user 65.96system 0:27.81elapsed 363%CPU (0avgtext+0avgdata 1234maxresident)k\n"
+		"0inputs+0outputs (0major+123minor)pagefaults 0swaps\n", "/usr/bin/time",
+		{ { "real", 0, 27.81 }, { "user", 0, 35.12 } }
+	};
+	check_post(&verbose);
 	CU_ASSERT_EQUAL(set.measure_count, 4);   /* real, user, system, total */
-	CU_ASSERT_EQUAL_FATAL(read_text("35.12user 65.96system 0:27.81elapsed 363%CPU (0avgtext+0avgdata "
-					"1234maxresident)k\n0inputs+0outputs (0major+123minor)pagefaults 0swaps\n"), 0);
-	CU_ASSERT_STRING_EQUAL(set.shape, "/usr/bin/time");
-	CLOSE(value("real", 0), 27.81);
-	CLOSE(value("user", 0), 35.12);
+	check_post(&plain);
 }
 
 static void test_lmbench_and_perf(void)
 {
-	CU_ASSERT_EQUAL_FATAL(read_text("Process fork+exit: 179.0000 microseconds\n"
-					"Process fork+execve: 364.0000 microseconds\n"
-					"Process fork+/bin/sh -c: 949.0000 microseconds\n"
-					"Process fork+exit: 181.0000 microseconds\n"), 0);
-	CU_ASSERT_STRING_EQUAL(set.shape, "lmbench");
+	static const struct post lmbench = {
+		"Process fork+exit: 179.0000 microseconds\nProcess fork+execve: 364.0000 microseconds\n"
+		"Process fork+/bin/sh -c: 949.0000 microseconds\nProcess fork+exit: 181.0000 microseconds\n", "lmbench",
+		{ { "Process fork+exit", 1, 181 }, { "Process fork+/bin/sh -c", 0, 949 } }
+	};
+	static const struct post perf = {
+		" Performance counter stats for 'make' (5 runs):\n\n"
+		"         27,814.12 msec task-clock                #    3.630 CPUs utilized\n"
+		"       27.814 +- 0.120 seconds time elapsed  ( +-  0.43% )\n\n"
+		"      35.120000000 seconds user\n      65.960000000 seconds sys\n", "perf stat",
+		{ { "real", 0, 27.814 }, { "system", 0, 65.96 } }
+	};
+	check_post(&lmbench);
 	CU_ASSERT_EQUAL(runs("Process fork+exit"), 2);
-	CLOSE(value("Process fork+exit", 1), 181);
-	CLOSE(value("Process fork+/bin/sh -c", 0), 949);
 	CU_ASSERT_STRING_EQUAL(timing_find(&set, "Process fork+execve")->unit, "us");
 	CU_ASSERT_PTR_NULL(timing_find(&set, "total"));
-	CU_ASSERT_EQUAL_FATAL(read_text(" Performance counter stats for 'make' (5 runs):\n\n"
-					"         27,814.12 msec task-clock                #    3.630 CPUs utilized\n"
-					"       27.814 +- 0.120 seconds time elapsed  ( +-  0.43% )\n\n"
-					"      35.120000000 seconds user\n      65.960000000 seconds sys\n"), 0);
-	CU_ASSERT_STRING_EQUAL(set.shape, "perf stat");
-	CLOSE(value("real", 0), 27.814);
-	CLOSE(value("system", 0), 65.96);
+	check_post(&perf);
 	CU_ASSERT_EQUAL(runs("real"), 1);   /* the task-clock line is no time */
 }
 
