@@ -280,7 +280,8 @@ int process_next_record(const struct snapshot *s, const struct process *p, uint6
 			const struct pagemap_content *c = &s->contents[run->content + i];
 			const struct pagemap_record *records = s->content_records + c->first;
 			uint64_t offset = vaddr > base ? vaddr - base : 0;
-			size_t low = array_lower_bound(records, c->count, sizeof(*records), record_vaddr, offset);
+			/* from a chunk's start (the common case), its first record */
+			size_t low = offset ? array_lower_bound(records, c->count, sizeof(*records), record_vaddr, offset) : 0;
 			if (low < c->count) {
 				if (base + records[low].vaddr >= limit)
 					return 0;

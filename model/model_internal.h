@@ -116,6 +116,10 @@ struct pfn_run *pfn_table_find(const struct pfn_table *table, uint64_t pfn);
 void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_t *record_pfns);
 void pfn_table_free(struct pfn_table *table);
 
+/* The VMA holding the whole of a chunk (vaddr >> PAGEMAP_CHUNK_SHIFT), so
+ * every record of it, or NULL. */
+const struct vma *chunk_vma(const struct process *p, uint64_t chunk);
+
 /* m of section 8: max(kpagecount, records in the snapshot) */
 uint64_t pfn_mapcount(const struct pfn_run *run);
 bool pfn_is_zero_page(const struct pfn_run *run);

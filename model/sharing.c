@@ -787,8 +787,11 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 		uint32_t count = c->snapshot->contents[content].count;
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
 		for (uint32_t first = 0; first < count;) {
-			const struct vma *vma = process_find_vma(p, base + records[first].vaddr);
-			uint32_t end = first + 1;
+			/* a VMA over the whole chunk holds every record: none is read */
+			const struct vma *vma = first == 0 ? chunk_vma(p, chunk) : NULL;
+			uint32_t end = vma ? count : first + 1;
+			if (!vma)
+				vma = process_find_vma(p, base + records[first].vaddr);
 			while (end < count && vma && base + records[end].vaddr < vma->end)
 				end++;
 			uint64_t sum = 0;

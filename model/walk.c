@@ -192,6 +192,13 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 	}
 }
 
+const struct vma *chunk_vma(const struct process *p, uint64_t chunk)
+{
+	uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
+	const struct vma *v = process_find_vma(p, base);
+	return v && v->end - base >= PAGEMAP_CHUNK_BYTES ? v : NULL;
+}
+
 static uint64_t record_offset(const void *record)
 {
 	return ((const struct pagemap_record *)record)->vaddr;
