@@ -32,6 +32,7 @@
 	X(disposeTokens) \
 	X(disposeTranslationUnit) \
 	X(equalCursors) \
+	X(equalLocations) \
 	X(formatDiagnostic) \
 	X(getCString) \
 	X(getClangVersion) \
@@ -53,6 +54,7 @@
 	X(getInclusions) \
 	X(getNullCursor) \
 	X(getNumDiagnostics) \
+	X(getRangeStart) \
 	X(getTokenKind) \
 	X(getTokenSpelling) \
 	X(getTranslationUnitCursor) \
@@ -95,6 +97,7 @@ const char *libclang_loaded(void);
 #define clang_disposeTokens (libclang.disposeTokens)
 #define clang_disposeTranslationUnit (libclang.disposeTranslationUnit)
 #define clang_equalCursors (libclang.equalCursors)
+#define clang_equalLocations (libclang.equalLocations)
 #define clang_formatDiagnostic (libclang.formatDiagnostic)
 #define clang_getCString (libclang.getCString)
 #define clang_getClangVersion (libclang.getClangVersion)
@@ -116,6 +119,7 @@ const char *libclang_loaded(void);
 #define clang_getInclusions (libclang.getInclusions)
 #define clang_getNullCursor (libclang.getNullCursor)
 #define clang_getNumDiagnostics (libclang.getNumDiagnostics)
+#define clang_getRangeStart (libclang.getRangeStart)
 #define clang_getTokenKind (libclang.getTokenKind)
 #define clang_getTokenSpelling (libclang.getTokenSpelling)
 #define clang_getTranslationUnitCursor (libclang.getTranslationUnitCursor)

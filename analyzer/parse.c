@@ -104,10 +104,33 @@ static bool in_main_file(CXCursor cursor)
 	return clang_Location_isFromMainFile(clang_getCursorLocation(cursor));
 }
 
+/* The prefixes of the names clang keeps for its own functions. */
+static const char *const builtin_prefixes[] = { "__builtin_", "__sync_", "__atomic_", "__c11_atomic_" };
+
+/*
+ * A compiler builtin (__builtin_expect...) that the tree does not declare:
+ * clang declares it itself, over its name where a unit first uses it (a
+ * declaration the tree writes starts with its type, before the name).
+ * That place is no fact of the tree, and it moves with the order a unit
+ * reads its headers in (a precompiled header reads them in another), so a
+ * builtin is no node of the graph.
+ */
+static bool is_builtin(CXCursor cursor)
+{
+	CXString name = clang_getCursorSpelling(cursor);
+	const char *text = clang_getCString(name);
+	bool reserved = false;
+	for (size_t i = 0; text && !reserved && i < sizeof(builtin_prefixes) / sizeof(builtin_prefixes[0]); i++)
+		reserved = !strncmp(text, builtin_prefixes[i], strlen(builtin_prefixes[i]));
+	clang_disposeString(name);
+	return reserved && clang_equalLocations(clang_getCursorLocation(cursor),
+						 clang_getRangeStart(clang_getCursorExtent(cursor)));
+}
+
 /*
  * The function index for a function declaration or definition, adding it
  * on first sight.  A later sight of the definition upgrades the entry.
- * CG_NONE for builtins (no file).
+ * CG_NONE for builtins (is_builtin, or no file).
  */
 static uint32_t function_index(struct walker *walker, CXCursor cursor)
 {
@@ -115,6 +138,8 @@ static uint32_t function_index(struct walker *walker, CXCursor cursor)
 	bool defined = !clang_Cursor_isNull(definition);
 	if (defined)
 		cursor = definition;
+	else if (is_builtin(cursor))
+		return CG_NONE;
 	char *file = NULL;
 	unsigned line = 0;
 	if (!cursor_place(cursor, &file, &line, &walker->real_names))

@@ -23,7 +23,11 @@
  *   - the flags are the file's, but for the -D that kbuild gives each file
  *     (KBUILD_MODNAME...), which clang defines after the header: a header
  *     that names one outside a #define would read it undefined, so such a
- *     header is not used (checked from the text of every file it read);
+ *     header is not used (checked from the text of every file it read); one
+ *     that expands it through the file's own #define lines (pr_fmt) reads a
+ *     string stand-in (header_text);
+ *   - where a unit first meets a name matters only for compiler builtins,
+ *     which clang declares there; they are no nodes (parse.c, is_builtin);
  *   - the build had no error, and every header it includes has an include
  *     guard (the file includes it again: it must read as nothing).
  *
@@ -34,6 +38,7 @@
  * generated text, libclang's version and the configuration.
  * PTSCOPE_NO_PCH=1 parses every file on its own (tests compare).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +56,10 @@ enum {
 /* The -D that kbuild gives each file: per-file, so left out of the shared flags. */
 static const char *const file_defines[] = { "KBUILD_BASENAME", "KBUILD_MODNAME", "__KBUILD_MODNAME",
 					    "KBUILD_MODFILE" };
+
+/* Those of them whose value is a string ("memory"); __KBUILD_MODNAME is
+ * an identifier (kmod_memory), which a header could paste into a name. */
+static const char *const string_file_defines[] = { "KBUILD_BASENAME", "KBUILD_MODNAME", "KBUILD_MODFILE" };
 
 static const char *file_define(const char *argument)
 {
@@ -177,6 +186,21 @@ static void head_free(struct head *head)
 	cg_list_free(&head->includes);
 }
 
+static bool is_name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Does text name word as a whole identifier? */
+static bool names_word(const char *text, const char *word)
+{
+	size_t length = strlen(word);
+	for (const char *at = strstr(text, word); at; at = strstr(at + 1, word))
+		if ((at == text || !is_name_char(at[-1])) && !is_name_char(at[length]))
+			return true;
+	return false;
+}
+
 /* --- which files share which header ----------------------------------------- */
 
 /* Files of one set of flags (their own -D aside), folder and #define lines. */
@@ -243,16 +267,28 @@ static bool grow(const struct head *heads, const struct group *group, const bool
 }
 
 /* The generated header: the group's #define lines, then the chosen
- * includes in the order the first file that fits has them. */
+ * includes in the order the first file that fits has them.  Where those
+ * #define lines name a per-file string macro (mm/ files start with
+ * "#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt", and a header's inline
+ * function that logs expands it), the header stands a string in for it
+ * while it is built and takes it away at its end, so that each file's own
+ * -D defines it after: only the text of a string literal differs, which
+ * no fact holds.  Without it such a header does not build at all. */
 static char *header_text(const struct head *head, const struct cg_list *chosen)
 {
 	struct buffer text = { 0 };
 	buffer_printf(&text, "/* ptscope: headers files of this tree share, parsed once (analyzer/pch.c) */\n");
-	if (head->defines.length)
-		buffer_add(&text, head->defines.data, head->defines.length);
+	const char *defines = head->defines.length ? head->defines.data : "";
+	for (size_t i = 0; i < sizeof(string_file_defines) / sizeof(string_file_defines[0]); i++)
+		if (names_word(defines, string_file_defines[i]))
+			buffer_printf(&text, "#define %s \"ptscope_pch\"\n", string_file_defines[i]);
+	buffer_add(&text, defines, strlen(defines));
 	for (size_t i = 0; i < head->includes.count; i++)
 		if (cg_list_has(chosen, head->includes.items[i]))
 			buffer_printf(&text, "#include <%s>\n", head->includes.items[i]);
+	for (size_t i = 0; i < sizeof(string_file_defines) / sizeof(string_file_defines[0]); i++)
+		if (names_word(defines, string_file_defines[i]))
+			buffer_printf(&text, "#undef %s\n", string_file_defines[i]);
 	return buffer_release(&text);
 }
 
@@ -340,20 +376,11 @@ static bool named_outside_define(const char *text, size_t size, const char *word
 	const char *p = text, *end = text + size;
 	struct buffer line = { 0 };
 	bool in_comment = false, outside = false;
-	size_t length = strlen(word);
 	while (!outside && next_line(&p, end, &line, &in_comment)) {
 		buffer_reserve(&line, 0);
 		line.data[line.length] = '\0';
 		const char *d = directive(line.data);
-		if (d && !strncmp(d, "define ", 7))
-			continue;
-		for (const char *at = strstr(line.data, word); at && !outside; at = strstr(at + 1, word)) {
-			char before = at > line.data ? at[-1] : ' ', after = at[length];
-			outside = !(before == '_' || (before >= 'A' && before <= 'Z') || (before >= 'a' && before <= 'z') ||
-				    (before >= '0' && before <= '9')) &&
-				  !(after == '_' || (after >= 'A' && after <= 'Z') || (after >= 'a' && after <= 'z') ||
-				    (after >= '0' && after <= '9'));
-		}
+		outside = !(d && !strncmp(d, "define ", 7)) && names_word(line.data, word);
 	}
 	buffer_free(&line);
 	return outside;

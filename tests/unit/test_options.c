@@ -1,5 +1,5 @@
 /*
- * Each command's option table (builtin/) is the one list of its options:
+ * Each command's option table (made from builtin/help/NAME.txt) is the one list of its options:
  * --help is printed from it, and its manual page, man/ptscope-NAME.1, is held
  * to it here.  Every option of the table must be a tag of the page's OPTIONS
  * section and a line of --help; every --option the OPTIONS section tags must
