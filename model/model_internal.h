@@ -87,6 +87,7 @@ struct model_context {
 	uint32_t *record_pfns;          /* per content record: its PFN run's index + 1, 0 none */
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
+	uint8_t *content_uniform;       /* per content: its records one group (walk.c figure_records) */
 	struct record_figures scratch;  /* a cut chunk's segment */
 	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
 	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */

@@ -165,9 +165,12 @@ static void figure_group(const struct model_context *c, uint64_t entry, const st
 
 /* Everything records [first, first + count) of a content give, every design
  * at once, taken in groups of consecutive records with the same PFN run and
- * entry bits (a run of PFNs, or records without one), which give the same. */
-static void figure_records(const struct model_context *c, uint32_t content, uint32_t first,
-			   uint32_t count, struct record_figures *out)
+ * entry bits (a run of PFNs, or records without one), which give the same;
+ * the groups taken.  A content that is one group (content_uniform: records
+ * without PFNs of one kind, as a capture without root makes) gives any part
+ * of it from its first record, the rest unread. */
+static uint32_t figure_records(const struct model_context *c, uint32_t content, uint32_t first,
+			       uint32_t count, struct record_figures *out)
 {
 	const struct model_result *r = c->result;
 	const struct pagemap_record *records = content_records(c, content);
@@ -182,7 +185,12 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 	memset(allocations, 0, r->design_count * sizeof(*allocations));
 	memset(frees, 0, r->design_count * sizeof(*frees));
 	memset(direct, 0, r->design_count * sizeof(*direct));
-	for (uint32_t k = first, end = first + count; k < end;) {
+	uint32_t groups = 0, end = first + count;
+	if (c->content_uniform && c->content_uniform[content] && count) {
+		figure_group(c, records[first].entry, content_record_pfn(c, content, first), count, out);
+		return 1;
+	}
+	for (uint32_t k = first; k < end; groups++) {
 		uint64_t bits = records[k].entry & FIGURE_BITS;
 		uint32_t next = k + 1;
 		while (next < end && pfns[next] == pfns[k] && (records[next].entry & FIGURE_BITS) == bits)
@@ -190,6 +198,7 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 		figure_group(c, records[k].entry, content_record_pfn(c, content, k), next - k, out);
 		k = next;
 	}
+	return groups;
 }
 
 const struct vma *chunk_vma(const struct process *p, uint64_t chunk)
@@ -314,6 +323,7 @@ static void figure_contents(struct model_context *c)
 	size_t designs = c->result->design_count + 1, contents = s->content_count + 1;
 	c->content_figures = xcalloc(contents, sizeof(*c->content_figures));
 	c->content_pmd = xcalloc(contents, sizeof(*c->content_pmd));
+	uint8_t *uniform = xcalloc(contents, sizeof(*uniform));
 	/* per content and design: two doubles, then three counts */
 	double *bytes = xcalloc(2 * (contents * designs + designs), sizeof(*bytes));
 	uint64_t *counts = xcalloc(3 * (contents * designs + designs), sizeof(*counts));
@@ -326,8 +336,9 @@ static void figure_contents(struct model_context *c)
 		f->chain_frees = counts + stride + id * designs;
 		f->direct_pages = counts + 2 * stride + id * designs;
 		if (id < s->content_count && s->contents[id].references)
-			figure_records(c, (uint32_t)id, 0, s->contents[id].count, &c->content_figures[id]);
+			uniform[id] = figure_records(c, (uint32_t)id, 0, s->contents[id].count, &c->content_figures[id]) == 1;
 	}
+	c->content_uniform = uniform;
 	/* the last slot is the scratch of cut chunks */
 	c->scratch = c->content_figures[s->content_count];
 }
@@ -338,7 +349,7 @@ static void free_contents(struct model_context *c)
 		free(c->content_figures[0].chain_bytes);
 		free(c->content_figures[0].chain_allocations);
 	}
-	FREE_ALL(c->content_figures, c->content_pmd, c->record_pfns, c->overrides, c->override_first,
+	FREE_ALL(c->content_figures, c->content_pmd, c->content_uniform, c->record_pfns, c->overrides, c->override_first,
 		 c->override_count, c->mapping_costs);
 }
 
