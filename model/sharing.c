@@ -725,7 +725,8 @@ struct identical {
 	struct window_class *classes;
 	size_t count, capacity;
 	struct hash_table table;        /* classes by hash; equal hashes probe on */
-	uint64_t *content_sums;         /* per content: its records' hash sum (windows of one chunk) */
+	uint64_t *content_sums;         /* per content: its records' hash sum (windows of one chunk), */
+	bool *summed;                   /* ... worked out the first time a window is one whole chunk */
 	uint64_t *slot_hashes;          /* record_hash's first mix, per slot and present bit */
 	uint64_t *fields[2];            /* a window's slots, three words each, to compare */
 	bool have_first;                /* fields[0] holds the window of first_process, */
@@ -778,6 +779,20 @@ static uint64_t perms_factor(uint64_t perms)
 	return mix(perms, 7) | 1;
 }
 
+/* The hash sum of a content's records, the first time it is asked for:
+ * only whole chunks inside one VMA are (most contents of a host of small
+ * VMAs never are). */
+static uint64_t content_sum(const struct model_context *c, struct identical *x, uint32_t content)
+{
+	if (!x->summed[content]) {
+		const struct pagemap_record *records = content_records(c, content);
+		for (uint32_t r = 0; r < c->snapshot->contents[content].count; r++)
+			x->content_sums[content] += record_hash(c, x->slot_hashes, records[r].vaddr, records[r].entry);
+		x->summed[content] = true;
+	}
+	return x->content_sums[content];
+}
+
 /* A window's description: its hash, and whether it is one chunk inside one VMA. */
 struct window_view {
 	size_t process;
@@ -810,7 +825,7 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 				end++;
 			uint64_t sum = 0;
 			if (k == 0 && first == 0 && end == count) {
-				sum = x->content_sums[content];
+				sum = content_sum(c, x, (uint32_t)content);
 				view->content = content;
 			} else {
 				for (uint32_t r = first; r < end; r++)
@@ -950,14 +965,10 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	size_t slots = (size_t)1 << (c->pte_shift - 12);
 	struct identical x = {
 		.content_sums = xcalloc(s->content_count + 1, sizeof(*x.content_sums)),
+		.summed = xcalloc(s->content_count + 1, sizeof(*x.summed)),
 		.slot_hashes = make_slot_hashes(c),
 		.fields = { xreallocarray(NULL, 3 * slots, sizeof(uint64_t)), xreallocarray(NULL, 3 * slots, sizeof(uint64_t)) },
 	};
-	for (size_t id = 0; c->chunks_per_window_shift == 0 && id < s->content_count; id++) {
-		const struct pagemap_record *records = content_records(c, (uint32_t)id);
-		for (uint32_t r = 0; s->contents[id].references && r < s->contents[id].count; r++)
-			x.content_sums[id] += record_hash(c, x.slot_hashes, records[r].vaddr, records[r].entry);
-	}
 	identical_pass(c, &x, out, rule_index, true);
 	identical_pass(c, &x, out, rule_index, false);
 	for (size_t i = 0; i < x.count; i++)
@@ -966,6 +977,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	free(x.classes);
 	hash_free(&x.table);
 	free(x.content_sums);
+	free(x.summed);
 	free(x.slot_hashes);
 	free(x.fields[0]);
 	free(x.fields[1]);
