@@ -546,6 +546,11 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	 * the segments of chunks its two edges cut, two each (an array doubling: twice) */
 	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
 					   9 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t));
+	/* per chunk a process references (a PTE window at most): the identical
+	 * rule's class of the window (model/sharing.c; an array doubling) */
+	for (size_t i = 0; i < s->process_count; i++)
+		for (size_t r = 0; r < s->processes[i].run_count; r++)
+			bytes += s->processes[i].runs[r].length * 2 * sizeof(uint32_t);
 	/* the smaps estimate's table of VMA shapes (model/estimate.c) */
 	bytes += model_estimate_table_bytes(designs);
 	/* per process: its figures for every design and rule */
@@ -596,6 +601,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	count_work(&c);
 	model_reclaim(&c);
 	model_fork_tables(&c);
+	model_walk_segments_end(&c);    /* the last walk */
 	model_counters(&c);
 	finish_designs(&c, sums);
 	model_sharing(&c);

@@ -81,7 +81,7 @@ struct pfn_table {
 struct cut_segments {
 	uint32_t *items;
 	size_t count, capacity;
-	size_t *first;                  /* per process: its first */
+	size_t *first;                  /* per process: its first (NULL: none kept, none to keep) */
 	size_t next;                    /* the walk's next */
 	bool kept;                      /* complete (the first walk kept them): later walks read them */
 };
@@ -155,6 +155,8 @@ enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, 
  * times gains one more mapping (model/walk.c), and the bytes of one. */
 uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m, bool anon);
 unsigned chain_unit_bytes(const struct rmap_profile *profile);
+/* The last walk is over: what the walks kept is freed (model/walk.c). */
+void model_walk_segments_end(struct model_context *context);
 /* Visit the ancestors (PPid chain) of process p that hold a VMA with an
  * anon_vma overlapping vma (the first such VMA of each, nearest ancestor
  * first): the VMAs a fork copied it, or the VMA it was split from, from

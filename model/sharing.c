@@ -732,6 +732,11 @@ struct identical {
 	bool have_first;                /* fields[0] holds the window of first_process, */
 	size_t first_process, first_count; /* ... first_window: first_count slots */
 	uint64_t first_window;
+	/* the counting pass's class of each window, in the order the passes
+	 * visit them, so the crediting pass need not hash them again (NULL
+	 * past UINT32_MAX classes: it does) */
+	uint32_t *window_classes;
+	size_t windows, window_capacity, next_window;
 };
 
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -925,6 +930,23 @@ static struct window_class *find_class(struct model_context *c, struct identical
 	return &x->classes[x->count - 1];
 }
 
+/* A window's class: counting, found or made from its description and
+ * noted; then the noted one. */
+static struct window_class *window_class(struct model_context *c, struct identical *x, size_t process,
+					 uint64_t window, bool counting)
+{
+	if (!counting && x->window_classes)
+		return &x->classes[x->window_classes[x->next_window++]];
+	struct window_view view;
+	describe_window(c, x, process, window, &view);
+	struct window_class *class = find_class(c, x, &view, counting);
+	if (counting && x->count > UINT32_MAX)
+		FREE_ALL(x->window_classes);
+	else if (counting)
+		*ARRAY_PUSH(x->window_classes, x->windows, x->window_capacity) = (uint32_t)(class - x->classes);
+	return class;
+}
+
 /* Every populated PTE window of a process once, PMD-mapped ones skipped if the rule says so. */
 static void identical_pass(struct model_context *c, struct identical *x, struct model_sharing *out,
 			   size_t rule_index, bool counting)
@@ -944,9 +966,7 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 				last = window;
 				if (out->rule->skip_pmd_mapped && window_pmd_kind(c, p, window) != PMD_NONE)
 					continue;
-				struct window_view view;
-				describe_window(c, x, i, window, &view);
-				struct window_class *class = find_class(c, x, &view, counting);
+				struct window_class *class = window_class(c, x, i, window, counting);
 				if (counting) {
 					class->members++;
 					continue;
@@ -964,6 +984,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	const struct snapshot *s = c->snapshot;
 	size_t slots = (size_t)1 << (c->pte_shift - 12);
 	struct identical x = {
+		.window_classes = xreallocarray(NULL, 1, sizeof(*x.window_classes)),
 		.content_sums = xcalloc(s->content_count + 1, sizeof(*x.content_sums)),
 		.summed = xcalloc(s->content_count + 1, sizeof(*x.summed)),
 		.slot_hashes = make_slot_hashes(c),
@@ -981,6 +1002,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	free(x.slot_hashes);
 	free(x.fields[0]);
 	free(x.fields[1]);
+	free(x.window_classes);
 }
 
 /* The most a process without pagemap can be credited under a rule: its

@@ -283,7 +283,7 @@ static uint32_t next_segment(struct model_context *c, const struct process *p, s
 	if (seg->first == 0 && (*vma = whole_chunk_vma(p, v, seg->base)))
 		return count;
 	struct cut_segments *cuts = &c->cuts;
-	bool keep = p->vma_count < CUT_VMAS;
+	bool keep = p->vma_count < CUT_VMAS && c->cuts.first;
 	if (cuts->kept && keep) {
 		uint32_t cut = cuts->items[cuts->next++];
 		*vma = cut >> CUT_END_BITS ? &p->vmas[(cut >> CUT_END_BITS) - 1] : NULL;
@@ -303,9 +303,9 @@ static void walk_process(struct model_context *c, size_t index, bool figures, se
 	const struct snapshot *s = c->snapshot;
 	const struct process *p = &s->processes[index];
 	size_t v = 0;
-	if (c->cuts.kept)
+	if (c->cuts.first && c->cuts.kept)
 		c->cuts.next = c->cuts.first[index];
-	else
+	else if (c->cuts.first)
 		c->cuts.first[index] = c->cuts.count;
 	for (size_t r = 0; r < p->run_count; r++) {
 		for (uint64_t i = 0; i < p->runs[r].length; i++) {
@@ -330,6 +330,14 @@ static void walk_process(struct model_context *c, size_t index, bool figures, se
 			}
 		}
 	}
+}
+
+/* The last walk is over: what the walks kept is freed before the sharing
+ * rules' tables are made (a walk after this searches the records). */
+void model_walk_segments_end(struct model_context *c)
+{
+	FREE_ALL(c->cuts.items, c->cuts.first);
+	c->cuts = (struct cut_segments){ 0 };
 }
 
 /* A chunk's records that fall in one VMA: the whole content (figures worked
