@@ -68,6 +68,10 @@ static size_t find_or_add(struct snapshot *s, struct pagemap_index *x)
 	ARRAY_RESERVE(s->content_records, x->record_capacity, s->content_record_count + x->pending_count);
 	size_t id = s->content_count++;
 	s->contents[id] = (struct pagemap_content){ .first = s->content_record_count, .count = x->pending_count };
+	bool pfns = false;
+	for (uint32_t k = 0; k < x->pending_count && !pfns; k++)
+		pfns = (x->pending[k].entry & PAGEMAP_PRESENT) && (x->pending[k].entry & PAGEMAP_PFN_MASK);
+	s->contents[id].without_pfns = !pfns;
 	x->hashes[id] = h;
 	memcpy(s->content_records + s->content_record_count, x->pending, bytes);
 	s->content_record_count += x->pending_count;

@@ -135,6 +135,8 @@ struct address_range {
 struct pagemap_content {
 	size_t first;                   /* records: snapshot->content_records[first ..] */
 	uint32_t count;                 /* 1 .. 512 (records are page-aligned, ascending) */
+	bool without_pfns;              /* no present record with a PFN other than 0, as the
+					   store found (false: look at the records) */
 	uint64_t references;            /* (process, chunk) pairs holding it */
 };
 

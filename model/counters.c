@@ -44,7 +44,7 @@ static const char *partial_reason(const struct snapshot *s)
 	if (s->info.scope == SCOPE_PART)
 		return "the capture chose its processes (--pid or --tree)";
 	if (s->info.unreadable > 0)
-		return "processes were refused to a non-root capture";
+		return "some processes refused the capture: permission denied";
 	if (s->info.scope == SCOPE_UNSTATED && !snapshot_find_process(s, 1))
 		return "pid 1 is not in it";
 	return NULL;

@@ -542,9 +542,10 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
 	bytes += records * (11 * sizeof(uint32_t) + sizeof(uint64_t));
 	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys;
-	 * depth, family, mapped PTEs and THP calls, reclaim's file order, descendants and owners */
+	 * depth, family, mapped PTEs and THP calls, reclaim's file order, descendants and owners;
+	 * the segments of chunks its two edges cut, two each (an array doubling: twice) */
 	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
-					   9 * sizeof(uint64_t));
+					   9 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t));
 	/* per process: its figures for every design and rule */
 	bytes += (uint64_t)s->process_count * (sizeof(struct model_process) + (designs + rules + 2) * sizeof(double) +
 					       designs * sizeof(struct event_work));

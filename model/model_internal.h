@@ -76,6 +76,16 @@ struct pfn_table {
  * table breaks its runs there.  Records of a content are at most 512. */
 #define PFN_CUT_KEY(content, record) ((uint64_t)(content) << 10 | (uint64_t)(record))
 
+/* Where each segment of a chunk no VMA holds whole ends and in which VMA,
+ * every process's in walk order (model/walk.c next_segment). */
+struct cut_segments {
+	uint32_t *items;
+	size_t count, capacity;
+	size_t *first;                  /* per process: its first */
+	size_t next;                    /* the walk's next */
+	bool kept;                      /* complete (the first walk kept them): later walks read them */
+};
+
 struct model_context {
 	const struct snapshot *snapshot;
 	const struct model_options *options;
@@ -87,7 +97,9 @@ struct model_context {
 	uint32_t *record_pfns;          /* per content record: its PFN run's index + 1, 0 none */
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
+	uint8_t *content_uniform;       /* per content: its records one group, and how (walk.c figure_records) */
 	struct record_figures scratch;  /* a cut chunk's segment */
+	struct cut_segments cuts;
 	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
 	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */
 	struct mapping_cost { uint64_t allocations, frees, direct, now; } *mapping_costs;

@@ -62,7 +62,7 @@ static void collect_record_runs(const struct snapshot *s, const uint64_t *cuts, 
 	for (size_t id = 0; id < s->content_count; id++) {
 		const struct pagemap_content *pc = &s->contents[id];
 		const struct pagemap_record *records = s->content_records + pc->first;
-		for (uint32_t k = 0; pc->references && k < pc->count; k++) {
+		for (uint32_t k = 0; pc->references && !pc->without_pfns && k < pc->count; k++) {
 			uint64_t key = PFN_CUT_KEY(id, k);
 			while (next_cut < cut_count && cuts[next_cut] < key)
 				next_cut++;
@@ -254,7 +254,7 @@ void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_
 	for (size_t id = 0; id < s->content_count; id++) {
 		const struct pagemap_content *pc = &s->contents[id];
 		const struct pagemap_record *records = s->content_records + pc->first;
-		for (uint32_t k = 0; pc->references && k < pc->count; k++) {
+		for (uint32_t k = 0; pc->references && !pc->without_pfns && k < pc->count; k++) {
 			if (!record_has_pfn(&records[k]))
 				continue;
 			uint64_t pfn = records[k].entry & PAGEMAP_PFN_MASK;

@@ -725,7 +725,9 @@ struct identical {
 	struct window_class *classes;
 	size_t count, capacity;
 	struct hash_table table;        /* classes by hash; equal hashes probe on */
-	uint64_t *content_sums;         /* per content: its records' hash sum (windows of one chunk) */
+	uint64_t *content_sums;         /* per content: its records' hash sum (windows of one chunk), */
+	bool *summed;                   /* ... worked out the first time a window is one whole chunk */
+	uint64_t *slot_hashes;          /* record_hash's first mix, per slot and present bit */
 	uint64_t *fields[2];            /* a window's slots, three words each, to compare */
 	bool have_first;                /* fields[0] holds the window of first_process, */
 	size_t first_process, first_count; /* ... first_window: first_count slots */
@@ -753,15 +755,42 @@ static uint64_t slot_word(const struct model_context *c, uint64_t vaddr, uint64_
 	return ((vaddr >> 12) & (slots - 1)) | ((entry & PAGEMAP_PRESENT) ? 1ull << 63 : 0);
 }
 
-static uint64_t record_hash(uint64_t slot, uint64_t entry)
+/* A record's hash, mix(mix(1, slot word), PFN), its first mix looked up
+ * (slot_hashes, made once per rule: one a slot and present bit). */
+static uint64_t record_hash(const struct model_context *c, const uint64_t *slot_hashes, uint64_t vaddr,
+			    uint64_t entry)
 {
-	return mix(mix(1, slot), entry & PAGEMAP_PFN_MASK);
+	uint64_t slots = (uint64_t)1 << (c->pte_shift - 12);
+	return mix(slot_hashes[((vaddr >> 12) & (slots - 1)) << 1 | entry >> 63], entry & PAGEMAP_PFN_MASK);
+}
+
+static uint64_t *make_slot_hashes(const struct model_context *c)
+{
+	uint64_t slots = (uint64_t)1 << (c->pte_shift - 12);
+	uint64_t *hashes = xreallocarray(NULL, 2 * slots, sizeof(*hashes));
+	for (uint64_t i = 0; i < 2 * slots; i++)
+		hashes[i] = mix(1, slot_word(c, (i >> 1) << 12, i & 1 ? PAGEMAP_PRESENT : 0));
+	return hashes;
 }
 
 /* The permissions' multiplier: odd, so a sum times it loses nothing. */
 static uint64_t perms_factor(uint64_t perms)
 {
 	return mix(perms, 7) | 1;
+}
+
+/* The hash sum of a content's records, the first time it is asked for:
+ * only whole chunks inside one VMA are (most contents of a host of small
+ * VMAs never are). */
+static uint64_t content_sum(const struct model_context *c, struct identical *x, uint32_t content)
+{
+	if (!x->summed[content]) {
+		const struct pagemap_record *records = content_records(c, content);
+		for (uint32_t r = 0; r < c->snapshot->contents[content].count; r++)
+			x->content_sums[content] += record_hash(c, x->slot_hashes, records[r].vaddr, records[r].entry);
+		x->summed[content] = true;
+	}
+	return x->content_sums[content];
 }
 
 /* A window's description: its hash, and whether it is one chunk inside one VMA. */
@@ -796,11 +825,11 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 				end++;
 			uint64_t sum = 0;
 			if (k == 0 && first == 0 && end == count) {
-				sum = x->content_sums[content];
+				sum = content_sum(c, x, (uint32_t)content);
 				view->content = content;
 			} else {
 				for (uint32_t r = first; r < end; r++)
-					sum += record_hash(slot_word(c, base + records[r].vaddr, records[r].entry), records[r].entry);
+					sum += record_hash(c, x->slot_hashes, base + records[r].vaddr, records[r].entry);
 			}
 			view->perms = perms_word(vma);
 			hash += sum * perms_factor(view->perms);
@@ -936,13 +965,10 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	size_t slots = (size_t)1 << (c->pte_shift - 12);
 	struct identical x = {
 		.content_sums = xcalloc(s->content_count + 1, sizeof(*x.content_sums)),
+		.summed = xcalloc(s->content_count + 1, sizeof(*x.summed)),
+		.slot_hashes = make_slot_hashes(c),
 		.fields = { xreallocarray(NULL, 3 * slots, sizeof(uint64_t)), xreallocarray(NULL, 3 * slots, sizeof(uint64_t)) },
 	};
-	for (size_t id = 0; c->chunks_per_window_shift == 0 && id < s->content_count; id++) {
-		const struct pagemap_record *records = content_records(c, (uint32_t)id);
-		for (uint32_t r = 0; s->contents[id].references && r < s->contents[id].count; r++)
-			x.content_sums[id] += record_hash(slot_word(c, records[r].vaddr, records[r].entry), records[r].entry);
-	}
 	identical_pass(c, &x, out, rule_index, true);
 	identical_pass(c, &x, out, rule_index, false);
 	for (size_t i = 0; i < x.count; i++)
@@ -951,6 +977,8 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	free(x.classes);
 	hash_free(&x.table);
 	free(x.content_sums);
+	free(x.summed);
+	free(x.slot_hashes);
 	free(x.fields[0]);
 	free(x.fields[1]);
 }

@@ -163,11 +163,32 @@ static void figure_group(const struct model_context *c, uint64_t entry, const st
 	figure_mappings(c, e, anon, n, out);
 }
 
+/* content_uniform: 0, or a content one group (UNIFORM_ONE); one without
+ * a PFN also keeps the entry bits figure_group reads. */
+enum { UNIFORM_ONE = 1, UNIFORM_NO_PFN = 2, UNIFORM_PRESENT = 4, UNIFORM_FILE = 8, UNIFORM_EXCLUSIVE = 16 };
+
+static uint8_t uniform_kind(uint64_t entry, bool pfn)
+{
+	if (pfn)
+		return UNIFORM_ONE;
+	return UNIFORM_ONE | UNIFORM_NO_PFN | (entry & PAGEMAP_PRESENT ? UNIFORM_PRESENT : 0) |
+	       (entry & PAGEMAP_FILE_OR_SHARED ? UNIFORM_FILE : 0) | (entry & PAGEMAP_EXCLUSIVE ? UNIFORM_EXCLUSIVE : 0);
+}
+
+static uint64_t uniform_entry(uint8_t kind)
+{
+	return (kind & UNIFORM_PRESENT ? PAGEMAP_PRESENT : 0) | (kind & UNIFORM_FILE ? PAGEMAP_FILE_OR_SHARED : 0) |
+	       (kind & UNIFORM_EXCLUSIVE ? PAGEMAP_EXCLUSIVE : 0);
+}
+
 /* Everything records [first, first + count) of a content give, every design
  * at once, taken in groups of consecutive records with the same PFN run and
- * entry bits (a run of PFNs, or records without one), which give the same. */
-static void figure_records(const struct model_context *c, uint32_t content, uint32_t first,
-			   uint32_t count, struct record_figures *out)
+ * entry bits (a run of PFNs, or records without one), which give the same;
+ * the groups taken.  A content that is one group (content_uniform: records
+ * without PFNs of one kind, as a capture without root makes) gives any part
+ * of it from its first record, the rest unread. */
+static uint32_t figure_records(const struct model_context *c, uint32_t content, uint32_t first,
+			       uint32_t count, struct record_figures *out)
 {
 	const struct model_result *r = c->result;
 	const struct pagemap_record *records = content_records(c, content);
@@ -182,7 +203,17 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 	memset(allocations, 0, r->design_count * sizeof(*allocations));
 	memset(frees, 0, r->design_count * sizeof(*frees));
 	memset(direct, 0, r->design_count * sizeof(*direct));
-	for (uint32_t k = first, end = first + count; k < end;) {
+	uint32_t groups = 0, end = first + count;
+	uint8_t uniform = c->content_uniform ? c->content_uniform[content] : 0;
+	if (uniform && count) {
+		/* one without PFNs reads no record: its bits are kept */
+		if (uniform & UNIFORM_NO_PFN)
+			figure_group(c, uniform_entry(uniform), NULL, count, out);
+		else
+			figure_group(c, records[first].entry, content_record_pfn(c, content, first), count, out);
+		return 1;
+	}
+	for (uint32_t k = first; k < end; groups++) {
 		uint64_t bits = records[k].entry & FIGURE_BITS;
 		uint32_t next = k + 1;
 		while (next < end && pfns[next] == pfns[k] && (records[next].entry & FIGURE_BITS) == bits)
@@ -190,6 +221,7 @@ static void figure_records(const struct model_context *c, uint32_t content, uint
 		figure_group(c, records[k].entry, content_record_pfn(c, content, k), next - k, out);
 		k = next;
 	}
+	return groups;
 }
 
 const struct vma *chunk_vma(const struct process *p, uint64_t chunk)
@@ -204,21 +236,24 @@ static uint64_t record_offset(const void *record)
 	return ((const struct pagemap_record *)record)->vaddr;
 }
 
-/* The end of the segment that starts at record k of a chunk (at `base`):
- * the records before the next VMA's start, or this VMA's end (*vma, NULL
- * outside every VMA); *v walks the process's VMAs in order. */
+/* The VMA holding every record of the chunk at `base` (none is read), or
+ * NULL; *v walks the process's VMAs in order. */
+static const struct vma *whole_chunk_vma(const struct process *p, size_t *v, uint64_t base)
+{
+	while (*v < p->vma_count && p->vmas[*v].end <= base)
+		(*v)++;
+	if (*v < p->vma_count && p->vmas[*v].start <= base && p->vmas[*v].end - base >= PAGEMAP_CHUNK_BYTES)
+		return &p->vmas[*v];
+	return NULL;
+}
+
+/* The end of the segment that starts at record k of a chunk (at `base`)
+ * that no VMA holds whole: the records before the next VMA's start, or
+ * this VMA's end (*vma, NULL outside every VMA); *v walks the process's
+ * VMAs in order. */
 static uint32_t segment_end(const struct process *p, size_t *v, uint64_t base, const struct pagemap_record *records,
 			    uint32_t count, uint32_t k, const struct vma **vma)
 {
-	if (k == 0) {
-		/* a VMA over the whole chunk holds every record: none is read */
-		while (*v < p->vma_count && p->vmas[*v].end <= base)
-			(*v)++;
-		if (*v < p->vma_count && p->vmas[*v].start <= base && p->vmas[*v].end - base >= PAGEMAP_CHUNK_BYTES) {
-			*vma = &p->vmas[*v];
-			return count;
-		}
-	}
 	uint64_t vaddr = base + records[k].vaddr;
 	while (*v < p->vma_count && p->vmas[*v].end <= vaddr)
 		(*v)++;
@@ -230,6 +265,36 @@ static uint32_t segment_end(const struct process *p, size_t *v, uint64_t base, c
 						   limit - base);
 }
 
+/* A segment of a chunk no VMA holds whole, as kept: the content's record
+ * after its last, and its VMA (the process's index + 1, 0: outside every
+ * VMA), 4 bytes. */
+#define CUT_END_BITS 10
+#define CUT(end, vma) ((uint32_t)(vma) << CUT_END_BITS | (uint32_t)(end))
+#define CUT_VMAS ((size_t)1 << (32 - CUT_END_BITS))   /* a process with more keeps none */
+
+/* The segment of a content's chunk that starts at record seg->first: its
+ * end and VMA.  A chunk one VMA holds is one segment, no record read; in
+ * the others the first walk (count_pfns) searches the records for each
+ * segment's end and VMA and keeps them in c->cuts, which every later walk
+ * reads instead of the records (up to 7 walks). */
+static uint32_t next_segment(struct model_context *c, const struct process *p, size_t *v, const struct segment *seg,
+			     uint32_t count, const struct vma **vma)
+{
+	if (seg->first == 0 && (*vma = whole_chunk_vma(p, v, seg->base)))
+		return count;
+	struct cut_segments *cuts = &c->cuts;
+	bool keep = p->vma_count < CUT_VMAS;
+	if (cuts->kept && keep) {
+		uint32_t cut = cuts->items[cuts->next++];
+		*vma = cut >> CUT_END_BITS ? &p->vmas[(cut >> CUT_END_BITS) - 1] : NULL;
+		return cut & ((1u << CUT_END_BITS) - 1);
+	}
+	uint32_t end = segment_end(p, v, seg->base, content_records(c, seg->content), count, seg->first, vma);
+	if (!cuts->kept && keep)
+		*ARRAY_PUSH(cuts->items, cuts->count, cuts->capacity) = CUT(end, *vma ? *vma - p->vmas + 1 : 0);
+	return end;
+}
+
 /* Every segment of a process in address order: with figures (the whole
  * content's, worked out once per content, or a cut part's) or, before the
  * contents' figures exist, without (seg.figures NULL). */
@@ -238,16 +303,19 @@ static void walk_process(struct model_context *c, size_t index, bool figures, se
 	const struct snapshot *s = c->snapshot;
 	const struct process *p = &s->processes[index];
 	size_t v = 0;
+	if (c->cuts.kept)
+		c->cuts.next = c->cuts.first[index];
+	else
+		c->cuts.first[index] = c->cuts.count;
 	for (size_t r = 0; r < p->run_count; r++) {
 		for (uint64_t i = 0; i < p->runs[r].length; i++) {
 			uint32_t content = p->runs[r].content + (uint32_t)i;
 			const struct pagemap_content *pc = &s->contents[content];
-			const struct pagemap_record *records = content_records(c, content);
 			struct segment seg = { .process = index, .content = content,
 					       .base = (p->runs[r].chunk + i) << PAGEMAP_CHUNK_SHIFT };
 			for (uint32_t k = 0; k < pc->count;) {
-				uint32_t end = segment_end(p, &v, seg.base, records, pc->count, k, &seg.vma);
 				seg.first = k;
+				uint32_t end = next_segment(c, p, &v, &seg, pc->count, &seg.vma);
 				seg.count = end - k;
 				seg.whole = k == 0 && end == pc->count;
 				seg.figures = NULL;
@@ -297,8 +365,11 @@ static void count_pfns(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	struct cut_list cuts = { 0 };
+	c->cuts.first = xcalloc(s->process_count + 1, sizeof(*c->cuts.first));
 	for (size_t i = 0; i < s->process_count; i++)
 		walk_process(c, i, false, add_cut, &cuts);
+	c->cuts.kept = true;
+	c->cuts.items = xreallocarray(c->cuts.items, c->cuts.count + 1, sizeof(*c->cuts.items));
 	array_sort(cuts.keys, cuts.count, sizeof(*cuts.keys), by_key);
 	pfn_table_build(&c->pfns, s, cuts.keys, cuts.count);
 	free(cuts.keys);
@@ -314,6 +385,7 @@ static void figure_contents(struct model_context *c)
 	size_t designs = c->result->design_count + 1, contents = s->content_count + 1;
 	c->content_figures = xcalloc(contents, sizeof(*c->content_figures));
 	c->content_pmd = xcalloc(contents, sizeof(*c->content_pmd));
+	uint8_t *uniform = xcalloc(contents, sizeof(*uniform));
 	/* per content and design: two doubles, then three counts */
 	double *bytes = xcalloc(2 * (contents * designs + designs), sizeof(*bytes));
 	uint64_t *counts = xcalloc(3 * (contents * designs + designs), sizeof(*counts));
@@ -325,9 +397,12 @@ static void figure_contents(struct model_context *c)
 		f->chain_allocations = counts + id * designs;
 		f->chain_frees = counts + stride + id * designs;
 		f->direct_pages = counts + 2 * stride + id * designs;
-		if (id < s->content_count && s->contents[id].references)
-			figure_records(c, (uint32_t)id, 0, s->contents[id].count, &c->content_figures[id]);
+		if (id < s->content_count && s->contents[id].references &&
+		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, &c->content_figures[id]) == 1)
+			uniform[id] = uniform_kind(content_records(c, (uint32_t)id)[0].entry,
+						   content_record_pfn(c, (uint32_t)id, 0) != NULL);
 	}
+	c->content_uniform = uniform;
 	/* the last slot is the scratch of cut chunks */
 	c->scratch = c->content_figures[s->content_count];
 }
@@ -338,8 +413,8 @@ static void free_contents(struct model_context *c)
 		free(c->content_figures[0].chain_bytes);
 		free(c->content_figures[0].chain_allocations);
 	}
-	FREE_ALL(c->content_figures, c->content_pmd, c->record_pfns, c->overrides, c->override_first,
-		 c->override_count, c->mapping_costs);
+	FREE_ALL(c->content_figures, c->content_pmd, c->content_uniform, c->record_pfns, c->overrides, c->override_first,
+		 c->override_count, c->mapping_costs, c->cuts.items, c->cuts.first);
 }
 
 /* ---- PTE windows mapped by PMD leaves ---- */

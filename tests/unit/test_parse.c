@@ -421,18 +421,12 @@ static void test_smaps_hostile(void)
 static void test_numbers(void)
 {
 	static const struct { const char *text; int base; size_t limit; bool ok; uint64_t value; size_t used; } cases[] = {
-		{ "18446744073709551615", 10, 20, true, UINT64_MAX, 20 },
-		{ "18446744073709551616", 10, 20, false, 0, 0 },
-		{ "99999999999999999999", 10, 20, false, 0, 0 },
-		{ "000000000000000000000000042 kB", 10, 30, true, 42, 27 },
-		{ "123", 10, 2, true, 12, 2 },
-		{ " 1", 10, 2, false, 0, 0 },
-		{ "ffffffffffffffff", 16, 16, true, UINT64_MAX, 16 },
-		{ "FFFFFFFFFFFFFFFF0", 16, 17, false, 0, 0 },
-		{ "10000000000000000", 16, 17, false, 0, 0 },
-		{ "00000000000000000000aBcD-1", 16, 26, true, 0xabcd, 24 },
-		{ "7fG", 16, 3, true, 0x7f, 2 },
-		{ "g", 16, 1, false, 0, 0 },
+		{ "18446744073709551615", 10, 20, true, UINT64_MAX, 20 }, { "18446744073709551616", 10, 20, false, 0, 0 },
+		{ "99999999999999999999", 10, 20, false, 0, 0 }, { "000000000000000000000000042 kB", 10, 30, true, 42, 27 },
+		{ "123", 10, 2, true, 12, 2 }, { " 1", 10, 2, false, 0, 0 },
+		{ "ffffffffffffffff", 16, 16, true, UINT64_MAX, 16 }, { "FFFFFFFFFFFFFFFF0", 16, 17, false, 0, 0 },
+		{ "10000000000000000", 16, 17, false, 0, 0 }, { "00000000000000000000aBcD-1", 16, 26, true, 0xabcd, 24 },
+		{ "7fG", 16, 3, true, 0x7f, 2 }, { "g", 16, 1, false, 0, 0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t value = 0;
