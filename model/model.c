@@ -546,6 +546,8 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	 * the segments of chunks its two edges cut, two each (an array doubling: twice) */
 	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
 					   9 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t));
+	/* the smaps estimate's table of VMA shapes (model/estimate.c) */
+	bytes += model_estimate_table_bytes(designs);
 	/* per process: its figures for every design and rule */
 	bytes += (uint64_t)s->process_count * (sizeof(struct model_process) + (designs + rules + 2) * sizeof(double) +
 					       designs * sizeof(struct event_work));

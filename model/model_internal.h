@@ -182,6 +182,7 @@ static inline int model_compare_keys(const uint64_t *x, const uint64_t *y, size_
 /* The pieces of model_run. */
 void model_fork_tables(struct model_context *context);       /* model/fork.c */
 void model_estimate(struct model_context *context);          /* model/estimate.c */
+uint64_t model_estimate_table_bytes(uint64_t designs);       /* ... the memory its table of VMA shapes takes */
 void model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
 void model_counters(struct model_context *context);          /* model/counters.c */
