@@ -347,6 +347,7 @@ struct pch {
 	const struct read_roots *roots;
 	struct tu_facts facts;      /* what the build read, and its diagnostics */
 	size_t users;
+	size_t base;                /* the smaller header (index) its files fall back on, or SIZE_MAX */
 	bool ready;                 /* built or found current: files may use it */
 	char *refused;              /* why it is not used, or NULL */
 };

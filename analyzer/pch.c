@@ -50,6 +50,8 @@
 enum {
 	PCH_MIN_USERS = 3,          /* fewer files than this: not worth a build */
 	PCH_PER_GROUP = 4,          /* headers made for one set of flags and #defines */
+	PCH_REFINED = 2,            /* larger headers made within one of those */
+	PCH_REFINE_USERS = 10,      /* files a larger header must serve (its build costs ~4 files' gain) */
 	HEAD_LIMIT = 1 << 16,       /* bytes of a file read for its head */
 };
 
@@ -238,11 +240,12 @@ static size_t fitting(const struct head *heads, const struct group *group, const
 	return count;
 }
 
-/* Grow set by the include that keeps the most files, while files times
- * (3 + headers) grows: the first header (<linux/mm.h>) is most of the
- * work, each further one a little.  false when nothing was added. */
+/* Grow set by the include that keeps the most files (min_users at least),
+ * while files times (weight + headers) grows: with weight 3, the first
+ * header (<linux/mm.h>) counts as most of the work, each further one a
+ * little; with 0 (refine), each as much.  false when nothing was added. */
 static bool grow(const struct head *heads, const struct group *group, const bool *given,
-		 struct cg_list *set)
+		 struct cg_list *set, size_t weight, size_t min_users)
 {
 	const char *best = NULL;
 	size_t best_count = 0, now = set->count ? fitting(heads, group, given, set, NULL) : 0;
@@ -260,7 +263,7 @@ static bool grow(const struct head *heads, const struct group *group, const bool
 		}
 	}
 	cg_strings_free(&tried);
-	if (!best || best_count < PCH_MIN_USERS || best_count * (4 + set->count) <= now * (3 + set->count))
+	if (!best || best_count < min_users || best_count * (weight + 1 + set->count) <= now * (weight + set->count))
 		return false;
 	cg_list_add(set, best);
 	return true;
@@ -297,6 +300,7 @@ static void add_pch(struct pch_set *set, const struct tu_job *job, char *text, c
 	array_reserve(&set->items, &set->capacity, set->count + 1, sizeof(*set->items));
 	struct pch *pch = &set->items[set->count++];
 	memset(pch, 0, sizeof(*pch));
+	pch->base = SIZE_MAX;
 	pch->text = text;
 	pch->directory = job->directory;
 	pch->roots = job->roots;
@@ -318,6 +322,47 @@ static void add_pch(struct pch_set *set, const struct tu_job *job, char *text, c
 	pch->facts_path = xasprintf("%s/%016llx.facts", folder, key);
 }
 
+/* Within the files given header base (its includes base_set), a larger
+ * one for those that include more of the same headers: the first header
+ * is most of the work only when a file includes little else.  Each for
+ * PCH_REFINE_USERS files at least; the others keep base. */
+static void refine(struct pch_set *set, const struct group *group, const struct head *heads,
+		   const struct tu_job *jobs, const size_t *which, size_t *assigned, size_t base,
+		   const struct cg_list *base_set, const char *folder, uint64_t salt)
+{
+	struct group sub = { 0 };
+	for (size_t m = 0; m < group->count; m++)
+		if (assigned[group->members[m]] == base) {
+			array_reserve(&sub.members, &sub.capacity, sub.count + 1, sizeof(size_t));
+			sub.members[sub.count++] = group->members[m];
+		}
+	bool *given = xcalloc(sub.count ? sub.count : 1, sizeof(*given));
+	for (int n = 0; n < PCH_REFINED; n++) {
+		struct cg_list chosen = { 0 };
+		for (size_t i = 0; i < base_set->count; i++)
+			cg_list_add(&chosen, base_set->items[i]);
+		while (grow(heads, &sub, given, &chosen, 0, PCH_REFINE_USERS))
+			;
+		size_t first = SIZE_MAX;
+		for (size_t m = 0; chosen.count > base_set->count && m < sub.count; m++)
+			if (!given[m] && includes_all(&heads[sub.members[m]], &chosen, NULL)) {
+				given[m] = true;
+				assigned[sub.members[m]] = set->count;
+				first = first == SIZE_MAX ? m : first;
+			}
+		if (first != SIZE_MAX) {
+			add_pch(set, &jobs[which[sub.members[first]]],
+				header_text(&heads[sub.members[first]], &chosen), folder, salt);
+			set->items[set->count - 1].base = base;
+		}
+		cg_list_free(&chosen);
+		if (first == SIZE_MAX)
+			break;
+	}
+	free(given);
+	free(sub.members);
+}
+
 /* Up to PCH_PER_GROUP headers for the group's files, each file in one at most. */
 static void choose(struct pch_set *set, const struct group *group, const struct head *heads,
 		   const struct tu_job *jobs, const size_t *which, size_t *assigned,
@@ -326,7 +371,7 @@ static void choose(struct pch_set *set, const struct group *group, const struct 
 	bool *given = xcalloc(group->count, sizeof(*given));
 	for (int n = 0; n < PCH_PER_GROUP; n++) {
 		struct cg_list chosen = { 0 };
-		while (grow(heads, group, given, &chosen))
+		while (grow(heads, group, given, &chosen, 3, PCH_MIN_USERS))
 			;
 		size_t first = SIZE_MAX;
 		for (size_t m = 0; chosen.count && m < group->count; m++)
@@ -335,9 +380,11 @@ static void choose(struct pch_set *set, const struct group *group, const struct 
 				assigned[group->members[m]] = set->count;
 				first = first == SIZE_MAX ? m : first;
 			}
-		if (first != SIZE_MAX)
+		if (first != SIZE_MAX) {
 			add_pch(set, &jobs[which[group->members[first]]],
 				header_text(&heads[group->members[first]], &chosen), folder, salt);
+			refine(set, group, heads, jobs, which, assigned, set->count - 1, &chosen, folder, salt);
+		}
 		cg_list_free(&chosen);
 		if (first == SIZE_MAX)
 			break;
@@ -495,11 +542,16 @@ void pch_prepare(struct pch_set *set, struct tu_job *jobs, const size_t *which, 
 		for (size_t g = 0; g < group_count; g++)
 			choose(set, &groups[g], heads, jobs, which, assigned, folder, salt);
 		build(set, folder, reuse, parallel);
-		for (size_t i = 0; i < count; i++)
-			if (assigned[i] != SIZE_MAX && set->items[assigned[i]].ready) {
-				jobs[which[i]].pch = &set->items[assigned[i]];
-				set->items[assigned[i]].users++;
+		for (size_t i = 0; i < count; i++) {
+			size_t a = assigned[i];
+			/* a larger header that did not build: the one it grew from */
+			if (a != SIZE_MAX && !set->items[a].ready && set->items[a].base != SIZE_MAX)
+				a = set->items[a].base;
+			if (a != SIZE_MAX && set->items[a].ready) {
+				jobs[which[i]].pch = &set->items[a];
+				set->items[a].users++;
 			}
+		}
 	}
 	for (size_t i = 0; i < count; i++)
 		head_free(&heads[i]);
