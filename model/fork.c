@@ -114,7 +114,7 @@ void model_fork_tables(struct model_context *c)
 		walk.window = NO_WINDOW;
 		for (size_t k = 0; k < r->sharing_count; k++)
 			walk.rule_window[k] = NO_WINDOW;
-		model_walk_segments(c, i, visit_segment, &walk);
+		model_walk_segment_counts(c, i, visit_segment, &walk);
 		for (size_t v = 0; p->has_pagemap && v < p->vma_count; v++)
 			if (fork_copies(c, &walk, &p->vmas[v]))
 				vma_pages(c, &walk, i, &p->vmas[v]);

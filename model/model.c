@@ -464,7 +464,10 @@ static void sum_processes(struct model_context *c)
 			mp->rss_bytes += vma_kb(&p->vmas[v], SMAPS_RSS) * 1024;
 			mp->pss_bytes += vma_kb(&p->vmas[v], SMAPS_PSS) * 1024;
 		}
-		model_walk_segments(c, i, visit_process_figures, NULL);
+		if (r->has_pfns)   /* the pte_chain charges: per design */
+			model_walk_segments(c, i, visit_process_figures, NULL);
+		else
+			model_walk_segment_counts(c, i, visit_process_figures, NULL);
 		r->present_ptes += mp->present_ptes;
 		r->swap_ptes += mp->swap_ptes;
 		r->zero_page_ptes += mp->zero_page_ptes;

@@ -99,6 +99,7 @@ struct model_context {
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	uint8_t *content_uniform;       /* per content: its records one group, and how (walk.c figure_records) */
 	struct record_figures scratch;  /* a cut chunk's segment */
+	struct record_figures scratch_counts; /* ... its counts alone (per-design arrays NULL) */
 	struct cut_segments cuts;
 	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
 	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */
@@ -148,6 +149,9 @@ const struct pagemap_record *content_records(const struct model_context *c, uint
 const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k);
 /* Visit every segment of a process in address order. */
 void model_walk_segments(struct model_context *c, size_t process, segment_visit visit, void *data);
+/* ... for a visit that reads no per-design figure (chain_*, direct_pages):
+ * a cut part's are NULL. */
+void model_walk_segment_counts(struct model_context *c, size_t process, segment_visit visit, void *data);
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
 

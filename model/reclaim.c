@@ -447,7 +447,7 @@ void model_reclaim(struct model_context *c)
 	struct visited_contents seen = { xcalloc(s->content_count + 1, sizeof(*seen.depth)),
 					 xcalloc(s->content_count + 1, sizeof(*seen.marks)) };
 	for (size_t i = 0; i < s->process_count; i++)
-		model_walk_segments(c, i, visit_mappings, &seen);
+		model_walk_segment_counts(c, i, visit_mappings, &seen);
 	FREE_ALL(seen.depth, seen.marks);
 	struct file_index files = { 0 };
 	index_files(s, &files);

@@ -160,7 +160,8 @@ static void figure_group(const struct model_context *c, uint64_t entry, const st
 		out->shared_anon |= e && !(entry & PAGEMAP_EXCLUSIVE);
 	out->with_pfn += e ? n : 0;
 	out->shared += e && pfn_mapcount(e) >= 2 ? n : 0;
-	figure_mappings(c, e, anon, n, out);
+	if (out->chain_bytes)   /* NULL: the counts alone */
+		figure_mappings(c, e, anon, n, out);
 }
 
 /* content_uniform: 0, or a content one group (UNIFORM_ONE); one without
@@ -198,11 +199,13 @@ static uint32_t figure_records(const struct model_context *c, uint32_t content, 
 	*out = (struct record_figures){ .chain_bytes = chain_bytes, .chain_bytes_anon = chain_bytes_anon,
 					.chain_allocations = allocations, .chain_frees = frees,
 					.direct_pages = direct };
-	memset(chain_bytes, 0, r->design_count * sizeof(*chain_bytes));
-	memset(chain_bytes_anon, 0, r->design_count * sizeof(*chain_bytes_anon));
-	memset(allocations, 0, r->design_count * sizeof(*allocations));
-	memset(frees, 0, r->design_count * sizeof(*frees));
-	memset(direct, 0, r->design_count * sizeof(*direct));
+	if (chain_bytes) {
+		memset(chain_bytes, 0, r->design_count * sizeof(*chain_bytes));
+		memset(chain_bytes_anon, 0, r->design_count * sizeof(*chain_bytes_anon));
+		memset(allocations, 0, r->design_count * sizeof(*allocations));
+		memset(frees, 0, r->design_count * sizeof(*frees));
+		memset(direct, 0, r->design_count * sizeof(*direct));
+	}
 	uint32_t groups = 0, end = first + count;
 	uint8_t uniform = c->content_uniform ? c->content_uniform[content] : 0;
 	if (uniform && count) {
@@ -295,11 +298,17 @@ static uint32_t next_segment(struct model_context *c, const struct process *p, s
 	return end;
 }
 
+/* What a walk gives its segments: no figures (before the contents' exist),
+ * a cut part's counts alone (its per-design arrays NULL), or every figure. */
+enum walk_figures { WALK_BARE, WALK_COUNTS, WALK_DESIGNS };
+
 /* Every segment of a process in address order: with figures (the whole
- * content's, worked out once per content, or a cut part's) or, before the
- * contents' figures exist, without (seg.figures NULL). */
-static void walk_process(struct model_context *c, size_t index, bool figures, segment_visit visit, void *data)
+ * content's, worked out once per content, or a cut part's) or without
+ * (seg.figures NULL). */
+static void walk_process(struct model_context *c, size_t index, enum walk_figures figures, segment_visit visit,
+			 void *data)
 {
+	struct record_figures *scratch = figures == WALK_DESIGNS ? &c->scratch : &c->scratch_counts;
 	const struct snapshot *s = c->snapshot;
 	const struct process *p = &s->processes[index];
 	size_t v = 0;
@@ -319,11 +328,11 @@ static void walk_process(struct model_context *c, size_t index, bool figures, se
 				seg.count = end - k;
 				seg.whole = k == 0 && end == pc->count;
 				seg.figures = NULL;
-				if (figures && seg.whole) {
+				if (figures != WALK_BARE && seg.whole) {
 					seg.figures = &c->content_figures[content];
-				} else if (figures) {
-					figure_records(c, content, k, end - k, &c->scratch);
-					seg.figures = &c->scratch;
+				} else if (figures != WALK_BARE) {
+					figure_records(c, content, k, end - k, scratch);
+					seg.figures = scratch;
 				}
 				visit(c, &seg, data);
 				k = end;
@@ -344,7 +353,14 @@ void model_walk_segments_end(struct model_context *c)
  * out once per content) or, where a VMA boundary cuts the chunk, a part. */
 void model_walk_segments(struct model_context *c, size_t index, segment_visit visit, void *data)
 {
-	walk_process(c, index, true, visit, data);
+	walk_process(c, index, WALK_DESIGNS, visit, data);
+}
+
+/* The same, for a visit that reads no per-design figure: a cut part's are
+ * not worked out (NULL). */
+void model_walk_segment_counts(struct model_context *c, size_t index, segment_visit visit, void *data)
+{
+	walk_process(c, index, WALK_COUNTS, visit, data);
 }
 
 /* ---- pass 1: the PFN table, once per distinct content ---- */
@@ -375,7 +391,7 @@ static void count_pfns(struct model_context *c)
 	struct cut_list cuts = { 0 };
 	c->cuts.first = xcalloc(s->process_count + 1, sizeof(*c->cuts.first));
 	for (size_t i = 0; i < s->process_count; i++)
-		walk_process(c, i, false, add_cut, &cuts);
+		walk_process(c, i, WALK_BARE, add_cut, &cuts);
 	c->cuts.kept = true;
 	c->cuts.items = xreallocarray(c->cuts.items, c->cuts.count + 1, sizeof(*c->cuts.items));
 	array_sort(cuts.keys, cuts.count, sizeof(*cuts.keys), by_key);
