@@ -154,7 +154,9 @@ int pagemap_feed_begin(struct snapshot *s, struct process *p)
 	return 0;
 }
 
-int pagemap_feed(struct snapshot *s, struct process *p, const struct pagemap_record *records, size_t count)
+/* Records appended to the pending chunk, each chunk finished as the next begins. */
+static __attribute__((noinline)) int feed_each(struct snapshot *s, struct process *p,
+					       const struct pagemap_record *records, size_t count)
 {
 	struct pagemap_index *x = s->pagemap_index;
 	for (size_t i = 0; i < count; i++) {
@@ -171,6 +173,21 @@ int pagemap_feed(struct snapshot *s, struct process *p, const struct pagemap_rec
 			records[i].vaddr & (PAGEMAP_CHUNK_BYTES - 1), records[i].entry };
 	}
 	p->pagemap_count += count;
+	return 0;
+}
+
+/* A stream gives records one at a time: one more of the pending chunk is
+ * kept here, with no call and no register saved (feed_each is out of line). */
+int pagemap_feed(struct snapshot *s, struct process *p, const struct pagemap_record *records, size_t count)
+{
+	struct pagemap_index *x = s->pagemap_index;
+	if (count != 1 || (x->pending_count && (records[0].vaddr >> PAGEMAP_CHUNK_SHIFT != x->pending_chunk ||
+						x->pending_count == sizeof(x->pending) / sizeof(x->pending[0]))))
+		return feed_each(s, p, records, count);
+	x->pending_chunk = records[0].vaddr >> PAGEMAP_CHUNK_SHIFT;
+	x->pending[x->pending_count++] = (struct pagemap_record){ records[0].vaddr & (PAGEMAP_CHUNK_BYTES - 1),
+								  records[0].entry };
+	p->pagemap_count++;
 	return 0;
 }
 
