@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,10 +271,33 @@ static void add_work(struct event_work *sum, const struct event_work *w)
 	}
 }
 
-static int by_value(const void *a, const void *b)
+/* The k-th smallest of values[0, n) (k < n, from 0), the values reordered:
+ * Hoare's selection, linear on average where a sort is n log n. */
+static uint64_t kth_smallest(uint64_t *values, size_t n, size_t k)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
+	ptrdiff_t low = 0, high = (ptrdiff_t)n - 1, at = (ptrdiff_t)k;
+	while (low < high) {
+		uint64_t pivot = values[low + (high - low) / 2];
+		ptrdiff_t i = low, j = high;
+		while (i <= j) {
+			while (values[i] < pivot)
+				i++;
+			while (values[j] > pivot)
+				j--;
+			if (i <= j) {
+				uint64_t t = values[i];
+				values[i++] = values[j];
+				values[j--] = t;
+			}
+		}
+		if (at <= j)
+			high = j;
+		else if (at >= i)
+			low = i;
+		else
+			break;          /* between j and i: equal to the pivot */
+	}
+	return values[at];
 }
 
 /* munmap VMA by VMA over per_vma: the median and largest count of rmap
@@ -293,8 +317,7 @@ static struct munmap_work count_munmap(const struct model_context *c, const uint
 				m.largest_process = i;
 			}
 		}
-	array_sort(calls, s->vma_count, sizeof(*calls), by_value);
-	m.median_calls = s->vma_count ? calls[(s->vma_count - 1) / 2] : 0;
+	m.median_calls = s->vma_count ? kth_smallest(calls, s->vma_count, (s->vma_count - 1) / 2) : 0;
 	free(calls);
 	return m;
 }
