@@ -279,19 +279,20 @@ static bool grow(const struct head *heads, const struct group *group, const bool
  * no fact holds.  Without it such a header does not build at all. */
 static char *header_text(const struct head *head, const struct cg_list *chosen)
 {
-	struct buffer text = { 0 };
+	struct buffer text = { 0 }, undefine = { 0 };
 	buffer_printf(&text, "/* ptscope: headers files of this tree share, parsed once (analyzer/pch.c) */\n");
 	const char *defines = head->defines.length ? head->defines.data : "";
 	for (size_t i = 0; i < sizeof(string_file_defines) / sizeof(string_file_defines[0]); i++)
-		if (names_word(defines, string_file_defines[i]))
+		if (names_word(defines, string_file_defines[i])) {
 			buffer_printf(&text, "#define %s \"ptscope_pch\"\n", string_file_defines[i]);
+			buffer_printf(&undefine, "#undef %s\n", string_file_defines[i]);
+		}
 	buffer_add(&text, defines, strlen(defines));
 	for (size_t i = 0; i < head->includes.count; i++)
 		if (cg_list_has(chosen, head->includes.items[i]))
 			buffer_printf(&text, "#include <%s>\n", head->includes.items[i]);
-	for (size_t i = 0; i < sizeof(string_file_defines) / sizeof(string_file_defines[0]); i++)
-		if (names_word(defines, string_file_defines[i]))
-			buffer_printf(&text, "#undef %s\n", string_file_defines[i]);
+	buffer_add(&text, undefine.data, undefine.length);
+	buffer_free(&undefine);
 	return buffer_release(&text);
 }
 
