@@ -43,6 +43,9 @@ struct segment {
 	uint32_t first, count;          /* records [first, first + count) of the content */
 	uint64_t base;                  /* the chunk's first address */
 	bool whole;                     /* every record of the content */
+	uint32_t chunks;                /* 1, or a run of whole chunks of one VMA (contents
+					   content ..; model_walk_segment_runs): figures summed */
+	const uint8_t *charged;         /* a run: per design, a content's pte_chain charge is not 0 */
 	const struct record_figures *figures;
 };
 
@@ -101,6 +104,7 @@ struct model_context {
 	struct record_figures scratch;  /* a cut chunk's segment */
 	struct record_figures scratch_counts; /* ... its counts alone (per-design arrays NULL) */
 	struct cut_segments cuts;
+	struct run_entry *runs;         /* runs of whole chunks summed (walk.c run_figures) */
 	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
 	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */
 	struct mapping_cost { uint64_t allocations, frees, direct, now; } *mapping_costs;
@@ -152,6 +156,13 @@ void model_walk_segments(struct model_context *c, size_t process, segment_visit 
 /* ... for a visit that reads no per-design figure (chain_*, direct_pages):
  * a cut part's are NULL. */
 void model_walk_segment_counts(struct model_context *c, size_t process, segment_visit visit, void *data);
+/* ... a run of whole chunks of one VMA that no PMD maps as one segment
+ * (seg.chunks > 1: its counts summed, the doubles left to the visit, which
+ * adds them content by content, skipping a design not seg.charged); the
+ * per-design counts of cut parts too when `designs`. */
+void model_walk_segment_runs(struct model_context *c, size_t process, bool designs, segment_visit visit, void *data);
+/* The memory of the table of runs (model/walk.c). */
+uint64_t model_walk_run_bytes(uint64_t designs);
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
 
