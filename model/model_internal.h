@@ -151,16 +151,19 @@ void model_walk_end(struct model_context *context);
 /* The records of a content, and a record's PFN entry (NULL: none known). */
 const struct pagemap_record *content_records(const struct model_context *c, uint32_t content);
 const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k);
-/* Visit every segment of a process in address order. */
-void model_walk_segments(struct model_context *c, size_t process, segment_visit visit, void *data);
-/* ... for a visit that reads no per-design figure (chain_*, direct_pages):
- * a cut part's are NULL. */
-void model_walk_segment_counts(struct model_context *c, size_t process, segment_visit visit, void *data);
-/* ... a run of whole chunks of one VMA that no PMD maps as one segment
+/* Visit every segment of a process in address order: a chunk's records in
+ * one VMA, or a run of whole chunks of one VMA that no PMD maps as one
  * (seg.chunks > 1: its counts summed, the doubles left to the visit, which
  * adds them content by content, skipping a design not seg.charged); the
- * per-design counts of cut parts too when `designs`. */
+ * per-design figures of cut parts only when `designs` (else NULL). */
 void model_walk_segment_runs(struct model_context *c, size_t process, bool designs, segment_visit visit, void *data);
+/* Each chunk of a run segment (seg.chunks > 1) visited as the walk without
+ * runs gives it: a whole content with its own figures. */
+void model_segment_chunks(struct model_context *c, const struct segment *run, segment_visit visit, void *data);
+/* Is no PTE window of the process's chunks [chunk, chunk + chunks), holding
+ * contents content .. (one pagemap run), PMD-mapped?  false: it may be. */
+bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p, uint32_t content, uint64_t chunk,
+				uint64_t chunks);
 /* The memory of the table of runs (model/walk.c). */
 uint64_t model_walk_run_bytes(uint64_t designs);
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */

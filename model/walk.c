@@ -422,6 +422,18 @@ static bool run_pmd_none(const struct model_context *c, const struct process *p,
 	return low >= c->override_count[index] || o[low].window >= end >> c->pte_shift;
 }
 
+/* Is no window of chunks [chunk, chunk + chunks) of the process, holding
+ * contents content .. (one pagemap run), PMD-mapped?  false: it may be. */
+bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p, uint32_t content, uint64_t chunk,
+				uint64_t chunks)
+{
+	if (c->chunks_per_window_shift || !chunks || chunks > UINT32_MAX)
+		return false;
+	const struct run_entry *e = run_figures(c, content, (uint32_t)chunks);
+	uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
+	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), e);
+}
+
 /* Chunks [i, length) of pagemap run r from the one at `base`: how many
  * from i one VMA holds whole (*vma), as one segment, 0 when fewer than
  * RUN_MIN or a window of them may be PMD-mapped; *e their sums. */
@@ -499,6 +511,22 @@ static void walk_process(struct model_context *c, size_t index, enum walk_figure
 	}
 }
 
+/* Each chunk of a run segment as the walk without runs gives it: a whole
+ * content, its own figures. */
+void model_segment_chunks(struct model_context *c, const struct segment *run, segment_visit visit, void *data)
+{
+	struct segment seg = *run;
+	seg.chunks = 1;
+	seg.charged = NULL;
+	for (uint32_t k = 0; k < run->chunks; k++) {
+		seg.content = run->content + k;
+		seg.base = run->base + ((uint64_t)k << PAGEMAP_CHUNK_SHIFT);
+		seg.count = c->snapshot->contents[seg.content].count;
+		seg.figures = &c->content_figures[seg.content];
+		visit(c, &seg, data);
+	}
+}
+
 /* The last walk is over: what the walks kept is freed before the sharing
  * rules' tables are made (a walk after this searches the records). */
 void model_walk_segments_end(struct model_context *c)
@@ -507,21 +535,10 @@ void model_walk_segments_end(struct model_context *c)
 	c->cuts = (struct cut_segments){ 0 };
 }
 
-/* A chunk's records that fall in one VMA: the whole content (figures worked
- * out once per content) or, where a VMA boundary cuts the chunk, a part. */
-void model_walk_segments(struct model_context *c, size_t index, segment_visit visit, void *data)
-{
-	walk_process(c, index, WALK_DESIGNS, false, visit, data);
-}
-
-/* The same, for a visit that reads no per-design figure: a cut part's are
- * not worked out (NULL). */
-void model_walk_segment_counts(struct model_context *c, size_t index, segment_visit visit, void *data)
-{
-	walk_process(c, index, WALK_COUNTS, false, visit, data);
-}
-
-/* The same, a run of whole chunks of one VMA that no PMD maps as one
+/* Every segment of a process: a chunk's records that fall in one VMA (the
+ * whole content, figures worked out once per content, or where a VMA
+ * boundary cuts the chunk a part, its per-design figures only when
+ * `designs`), and a run of whole chunks of one VMA that no PMD maps as one
  * segment (seg.chunks > 1: its counts summed, seg.charged per design). */
 void model_walk_segment_runs(struct model_context *c, size_t index, bool designs, segment_visit visit, void *data)
 {
