@@ -645,12 +645,59 @@ static int stream_record(struct snapshot_builder *b, const void *bytes)
 	return 0;
 }
 
+/* The whole pagemap records lying in a piece, count of them: checked, then
+ * handed to the store as one run (not a call per record), in place when
+ * aligned, else through a copy.  A record that fails its check stops the
+ * run after those before it are kept, as one at a time would. */
+static int stream_pagemap_records(struct snapshot_builder *b, const unsigned char *bytes, size_t count)
+{
+	struct record_stream *r = &b->records;
+	struct process *p = &b->stream_process->process;
+	struct pagemap_record copy[256];
+	for (size_t done = 0, take; done < count; done += take) {
+		const struct pagemap_record *records = (const void *)(bytes + done * sizeof(*records));
+		take = count - done;
+		if ((uintptr_t)records % _Alignof(struct pagemap_record)) {
+			take = take < 256 ? take : 256;
+			records = memcpy(copy, records, take * sizeof(*records));
+		}
+		size_t good = 0;
+		for (uint64_t low = r->count ? r->previous.pagemap.vaddr + 1 : 0;
+		     good < take && pagemap_record_fits(&records[good], low); good++) {
+			__builtin_prefetch(&records[good] + 64);   /* the bytes stream from memory */
+			low = records[good].vaddr + 1;
+		}
+		if (good && pagemap_feed(b->snapshot, p, records, good))
+			return parse_fail(&b->stream_place, 0, "more than 512 records in one 2 MiB chunk");
+		if (good) {
+			r->previous.pagemap = records[good - 1];
+			r->count += good;
+		}
+		if (good < take) {   /* it fails: its check says why */
+			check_pagemap_record(&records[good], r->count ? &r->previous.pagemap : NULL, r->count,
+					     &b->stream_place);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int feed_records(struct snapshot_builder *b, const unsigned char *data, size_t size)
 {
 	struct record_stream *r = &b->records;
 	r->member_bytes += size;
 	for (;;) {
 		const unsigned char *record = data;
+		if (r->tail_bytes == 0 && size >= r->record_bytes && !b->stream_kpages &&
+		    b->stream_kind == MEMBER_PAGEMAP) {
+			/* whole pagemap records in the piece: as one run */
+			size_t count = size / r->record_bytes;
+			data += count * r->record_bytes;
+			size -= count * r->record_bytes;
+			if (stream_pagemap_records(b, record, count))
+				return -1;
+			continue;
+		}
 		if (r->tail_bytes == 0 && size >= r->record_bytes) {
 			/* a whole record in the piece: read where it lies */
 			data += r->record_bytes;
