@@ -63,6 +63,14 @@ static const char *const file_defines[] = { "KBUILD_BASENAME", "KBUILD_MODNAME",
  * an identifier (kmod_memory), which a header could paste into a name. */
 static const char *const string_file_defines[] = { "KBUILD_BASENAME", "KBUILD_MODNAME", "KBUILD_MODFILE" };
 
+static bool is_string_file_define(const char *word)
+{
+	for (size_t i = 0; i < sizeof(string_file_defines) / sizeof(string_file_defines[0]); i++)
+		if (!strcmp(word, string_file_defines[i]))
+			return true;
+	return false;
+}
+
 static const char *file_define(const char *argument)
 {
 	if (strncmp(argument, "-D", 2))
@@ -203,6 +211,88 @@ static bool names_word(const char *text, const char *word)
 	return false;
 }
 
+/* A string macro: "#define pr_fmt(fmt) "Memory failure: " fmt", a
+ * file's own text for its log lines.  Its body is only plain string
+ * literals (no '%', no escapes: a format check reads them), string
+ * per-file macros (KBUILD_MODNAME) and its parameters.  Where a header
+ * expands it, the files that define it differently read different string
+ * literals and nothing else, which no fact holds.  So the line is written
+ * with each run of strings as with: the group key's placeholder, or the
+ * header's stand-in.  false (out unchanged) for any other line. */
+static bool string_define(const char *line, const char *with, struct buffer *out)
+{
+	const char *d = directive(line);
+	if (!d || strncmp(d, "define ", 7))
+		return false;
+	const char *name = d + 7, *p = name;
+	while (is_name_char(*p))
+		p++;
+	const char *body = p;
+	if (*p == '(') {
+		body = strchr(p, ')');
+		if (!body || memchr(p, '.', (size_t)(body - p)))
+			return false;
+		body++;
+	}
+	if (p == name || *body != ' ')
+		return false;
+	char *params = xstrndup(p, (size_t)(body - p));   /* "(fmt)", or "" */
+	struct buffer text = { 0 };
+	buffer_printf(&text, "#define %.*s", (int)(body - name), name);
+	bool strings = false, ok = true, run = false;
+	for (const char *c = body; ok && *c; ) {
+		const char *end = c + 1;
+		if (*c == ' ') {
+			c++;
+			continue;
+		}
+		if (*c == '"') {
+			end = c + 1 + strcspn(c + 1, "\"\\%");
+			ok = *end == '"';
+			end++;
+		} else if (is_name_char(*c) && !isdigit((unsigned char)*c)) {
+			while (is_name_char(*end))
+				end++;
+		} else {
+			ok = false;
+		}
+		char *word = xstrndup(c, (size_t)(end - c));
+		bool literal = *c == '"' || is_string_file_define(word);
+		ok = ok && (literal || names_word(params, word));
+		if (ok && !(literal && run))
+			buffer_printf(&text, " %s", literal ? with : word);
+		strings |= literal;
+		run = literal;
+		free(word);
+		c = end;
+	}
+	if (ok && strings)
+		buffer_printf(out, "%s\n", text.data);
+	buffer_free(&text);
+	free(params);
+	return ok && strings;
+}
+
+/* The head's #define lines, string macros written with (string_define);
+ * and, when undefine is given, an #undef of each of those. */
+static void string_defines(const struct head *head, const char *with, struct buffer *out, struct buffer *undefine)
+{
+	const char *p = head->defines.length ? head->defines.data : "", *end = p + head->defines.length;
+	while (p < end) {
+		const char *newline = memchr(p, '\n', (size_t)(end - p));
+		size_t length = newline ? (size_t)(newline - p) : (size_t)(end - p);
+		char *line = xstrndup(p, length);
+		if (!string_define(line, with, out))
+			buffer_printf(out, "%s\n", line);
+		else if (undefine) {
+			const char *name = directive(line) + 7;
+			buffer_printf(undefine, "#undef %.*s\n", (int)strcspn(name, "( "), name);
+		}
+		free(line);
+		p += length + 1;
+	}
+}
+
 /* --- which files share which header ----------------------------------------- */
 
 /* Files of one set of flags (their own -D aside), folder and #define lines. */
@@ -219,7 +309,12 @@ static uint64_t shared_flags_key(const struct tu_job *job, const struct head *he
 		if (!file_define(job->arguments.items[i]))
 			hash = hash_bytes_more(hash, job->arguments.items[i], strlen(job->arguments.items[i]) + 1);
 	hash = hash_bytes_more(hash, job->directory, strlen(job->directory) + 1);
-	return hash_bytes_more(hash, head->defines.data ? head->defines.data : "", head->defines.length);
+	/* string macros of one shape share, whatever their strings say */
+	struct buffer defines = { 0 };
+	string_defines(head, "<string>", &defines, NULL);
+	hash = hash_bytes_more(hash, defines.data ? defines.data : "", defines.length);
+	buffer_free(&defines);
+	return hash;
 }
 
 static bool includes_all(const struct head *head, const struct cg_list *set, const char *also)
@@ -279,19 +374,20 @@ static bool grow(const struct head *heads, const struct group *group, const bool
  * no fact holds.  Without it such a header does not build at all. */
 static char *header_text(const struct head *head, const struct cg_list *chosen)
 {
-	struct buffer text = { 0 }, undefine = { 0 };
+	struct buffer text = { 0 }, defines = { 0 }, undefine = { 0 };
 	buffer_printf(&text, "/* ptscope: headers files of this tree share, parsed once (analyzer/pch.c) */\n");
-	const char *defines = head->defines.length ? head->defines.data : "";
+	string_defines(head, "\"ptscope_pch\"", &defines, &undefine);
 	for (size_t i = 0; i < sizeof(string_file_defines) / sizeof(string_file_defines[0]); i++)
-		if (names_word(defines, string_file_defines[i])) {
+		if (defines.length && names_word(defines.data, string_file_defines[i])) {
 			buffer_printf(&text, "#define %s \"ptscope_pch\"\n", string_file_defines[i]);
 			buffer_printf(&undefine, "#undef %s\n", string_file_defines[i]);
 		}
-	buffer_add(&text, defines, strlen(defines));
+	buffer_add(&text, defines.data, defines.length);
 	for (size_t i = 0; i < head->includes.count; i++)
 		if (cg_list_has(chosen, head->includes.items[i]))
 			buffer_printf(&text, "#include <%s>\n", head->includes.items[i]);
 	buffer_add(&text, undefine.data, undefine.length);
+	buffer_free(&defines);
 	buffer_free(&undefine);
 	return buffer_release(&text);
 }
