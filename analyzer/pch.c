@@ -14,7 +14,9 @@
  *     header's #define lines, in order, before its includes: a file that
  *     defines pr_fmt, CREATE_TRACE_POINTS or anything else the headers
  *     read keeps its own meaning (it gets a header of its own group, or
- *     none);
+ *     none); but a string macro (pr_fmt made of strings and fmt) counts
+ *     by its shape: the header has a stand-in, #undef'd at its end, and
+ *     the file's own #define follows it (string_define);
  *   - every header the precompiled one includes is one of the file's own
  *     head includes, so nothing is declared that the file would not have:
  *     only the order of its top-level includes among themselves can
