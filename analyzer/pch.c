@@ -27,7 +27,8 @@
  *     that names one outside a #define would read it undefined, so such a
  *     header is not used (checked from the text of every file it read); one
  *     that expands it through the file's own #define lines (pr_fmt) reads a
- *     string stand-in (header_text);
+ *     string stand-in (header_text); search folders of the file's own
+ *     after those -D are left out too (own_flags);
  *   - where a unit first meets a name matters only for compiler builtins,
  *     which clang declares there; they are no nodes (parse.c, is_builtin);
  *   - the build had no error, and every header it includes has an include
@@ -83,6 +84,43 @@ static const char *file_define(const char *argument)
 			return file_defines[i];
 	}
 	return NULL;
+}
+
+/* Where the file's own flags begin: kbuild's per-file -D, then maybe search
+ * folders of the file's own (CFLAGS_fault.o "-I$(src)/../include/asm/trace"),
+ * searched after every shared one.  Such a folder finds nothing the
+ * header's build would have found elsewhere (an include that only it could
+ * satisfy was an error there: the header is not made), so the file may use
+ * a header built without it, but where a header asks __has_include
+ * (probes_search).  The count when the file has no such folder. */
+static size_t own_flags(const struct tu_job *job)
+{
+	size_t count = job->arguments.count, first = count;
+	bool folders = false;
+	for (size_t i = 0; i < count; i++) {
+		const char *argument = job->arguments.items[i];
+		if (file_define(argument)) {
+			first = first < i ? first : i;
+		} else if (first < count && !strcmp(argument, "-I") && i + 1 < count) {
+			folders = true, i++;
+		} else if (first < count && !strncmp(argument, "-I", 2) && argument[2]) {
+			folders = true;
+		} else if (first < count) {
+			return count;
+		}
+	}
+	return folders ? first : count;
+}
+
+/* Is argument i one of the file's own search folders ("-I" and its folder)? */
+static bool own_folder(const struct tu_job *job, size_t i)
+{
+	return i >= own_flags(job) && !file_define(job->arguments.items[i]);
+}
+
+static bool has_own_folder(const struct tu_job *job)
+{
+	return own_flags(job) < job->arguments.count;
 }
 
 /* --- a file's head ----------------------------------------------------------- */
@@ -308,7 +346,7 @@ static uint64_t shared_flags_key(const struct tu_job *job, const struct head *he
 {
 	uint64_t hash = hash_bytes(PCH_MAGIC, sizeof(PCH_MAGIC));
 	for (size_t i = 0; i < job->arguments.count; i++)
-		if (!file_define(job->arguments.items[i]))
+		if (!file_define(job->arguments.items[i]) && !own_folder(job, i))
 			hash = hash_bytes_more(hash, job->arguments.items[i], strlen(job->arguments.items[i]) + 1);
 	hash = hash_bytes_more(hash, job->directory, strlen(job->directory) + 1);
 	/* string macros of one shape share, whatever their strings say */
@@ -400,6 +438,7 @@ static void add_pch(struct pch_set *set, const struct tu_job *job, char *text, c
 	struct pch *pch = &set->items[set->count++];
 	memset(pch, 0, sizeof(*pch));
 	pch->base = SIZE_MAX;
+	pch->probes = -1;
 	pch->text = text;
 	pch->directory = job->directory;
 	pch->roots = job->roots;
@@ -410,6 +449,8 @@ static void add_pch(struct pch_set *set, const struct tu_job *job, char *text, c
 			cg_list_add(&pch->dropped, name);
 			continue;
 		}
+		if (own_folder(job, i))
+			continue;
 		cg_list_add(&pch->arguments, argument);
 		hash = hash_bytes_more(hash, argument, strlen(argument) + 1);
 	}
@@ -622,6 +663,24 @@ static void build(struct pch_set *set, const char *folder, bool reuse, size_t pa
 	free(built);
 }
 
+/* Did the header's build read a file that asks __has_include?  The answer
+ * could differ for a file with a folder of its own (own_folder). */
+static bool probes_search(struct pch *pch)
+{
+	for (size_t i = 0; pch->probes < 0 && i < pch->facts.input_count; i++) {
+		char *text;
+		size_t size;
+		if (!cg_read_file(pch->facts.inputs[i].path, &text, &size))
+			continue;
+		if (strstr(text, "__has_include"))
+			pch->probes = 1;
+		free(text);
+	}
+	if (pch->probes < 0)
+		pch->probes = 0;
+	return pch->probes;
+}
+
 void pch_prepare(struct pch_set *set, struct tu_job *jobs, const size_t *which, size_t count,
 		 const char *cache_dir, bool reuse, uint64_t salt, size_t parallel)
 {
@@ -646,7 +705,8 @@ void pch_prepare(struct pch_set *set, struct tu_job *jobs, const size_t *which, 
 			/* a larger header that did not build: the one it grew from */
 			if (a != SIZE_MAX && !set->items[a].ready && set->items[a].base != SIZE_MAX)
 				a = set->items[a].base;
-			if (a != SIZE_MAX && set->items[a].ready) {
+			if (a != SIZE_MAX && set->items[a].ready &&
+			    !(has_own_folder(&jobs[which[i]]) && probes_search(&set->items[a]))) {
 				jobs[which[i]].pch = &set->items[a];
 				set->items[a].users++;
 			}
