@@ -196,6 +196,14 @@ int parse_pmd_ranges(const void *data, size_t size, struct snapshot *snapshot, s
 struct kpage_record {
 	uint64_t pfn, mapcount, flags;
 };
+/* A pagemap record is well formed: at least low (the record before's
+ * address + 1, 0 for the first), page-aligned, present or swapped.
+ * check_pagemap_record says why not. */
+static inline bool pagemap_record_fits(const struct pagemap_record *record, uint64_t low)
+{
+	return record->vaddr >= low && !(record->vaddr & 0xfff) &&
+	       (record->entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED));
+}
 /* One record of each, against the one before it (NULL for the first):
  * what parse_pagemap checks, and the streamed members. */
 int check_pagemap_record(const struct pagemap_record *record, const struct pagemap_record *previous,

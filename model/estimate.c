@@ -320,7 +320,8 @@ static void measure_drift(struct model_context *c, double *drift)
 		const struct process *p = &s->processes[i];
 		if (!p->has_pagemap || !c->result->has_pfns)
 			continue;
-		model_walk_segment_counts(c, i, visit_drift, counts);
+		/* a run's counts at once: sums of whole numbers below 2^53, exact */
+		model_walk_segment_runs(c, i, false, visit_drift, counts);
 		for (size_t v = 0; v < p->vma_count; v++) {
 			const struct vma *vma = &p->vmas[v];
 			size_t g = (size_t)(vma - s->vmas);

@@ -73,6 +73,25 @@ static void charge_pte_chains(struct model_context *c, struct fraction_sum *sums
 
 /* ---- per process: PTEs by kind, pte_chain charges (display) ---- */
 
+/* A segment's pte_chain charges under design d added to *bytes (all its
+ * pages') and *anon (anonymous pages'; NULL: not wanted): a run's content
+ * by content, in order, as the sums of doubles were always made. */
+static void add_chain_bytes(const struct model_context *c, const struct segment *seg, size_t d, double *bytes,
+			    double *anon)
+{
+	if (seg->chunks > 1 && !seg->charged[d])
+		return;         /* every charge is +0: no bit changes */
+	for (uint32_t k = 0; k < seg->chunks; k++) {
+		const struct record_figures *f = seg->chunks > 1 ? &c->content_figures[seg->content + k] : seg->figures;
+		if (anon) {
+			*anon += f->chain_bytes_anon[d];
+			*bytes += f->chain_bytes[d] - f->chain_bytes_anon[d];
+		} else {
+			*bytes += f->chain_bytes[d];
+		}
+	}
+}
+
 static void visit_process_figures(struct model_context *c, const struct segment *seg, void *data)
 {
 	(void)data;
@@ -84,7 +103,7 @@ static void visit_process_figures(struct model_context *c, const struct segment 
 	mp->zero_page_ptes += f->zero_page;
 	if (r->has_pfns)
 		for (size_t d = 0; d < r->design_count; d++)
-			mp->pte_chain_bytes[d] += f->chain_bytes[d];
+			add_chain_bytes(c, seg, d, &mp->pte_chain_bytes[d], NULL);
 }
 
 /* ---- rmap work per event (section 7) ---- */
@@ -153,10 +172,9 @@ static void count_faults(const struct model_context *c, const struct segment *se
 	int64_t frees = anon_kind == FAULT_COW ? steps->cow_frees : 0;
 	anon->chain_frees += frees > 0 ? (uint64_t)frees * f->mapped_anon : 0;
 	anon->anon_vma_prepares += prepares ? f->mapped_anon : 0;
-	chain_bytes[anon_kind] += f->chain_bytes_anon[d];
+	add_chain_bytes(c, seg, d, &chain_bytes[FAULT_FILE], &chain_bytes[anon_kind]);
 	file->faults += f->mapped - f->mapped_anon;
 	file->rmap_calls += f->mapped - f->mapped_anon;
-	chain_bytes[FAULT_FILE] += f->chain_bytes[d] - f->chain_bytes_anon[d];
 	swap->faults += f->swap;
 	swap->rmap_calls += f->swap;
 	swap->chain_allocations += f->swap * steps->swap_allocations;
@@ -355,7 +373,7 @@ static void count_work(struct model_context *c)
 	double *total_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double));
 	for (size_t i = 0; i < c->snapshot->process_count; i++) {
 		memset(walk.fault_chain_bytes, 0, r->design_count * 3 * sizeof(double));
-		model_walk_segments(c, i, visit_work, &walk);
+		model_walk_segment_runs(c, i, true, visit_work, &walk);
 		struct model_process *mp = &r->process_figures[i];
 		for (size_t d = 0; d < r->design_count; d++) {
 			unsigned unit = chain_unit_bytes(r->designs[d].profile);
@@ -487,10 +505,8 @@ static void sum_processes(struct model_context *c)
 			mp->rss_bytes += vma_kb(&p->vmas[v], SMAPS_RSS) * 1024;
 			mp->pss_bytes += vma_kb(&p->vmas[v], SMAPS_PSS) * 1024;
 		}
-		if (r->has_pfns)   /* the pte_chain charges: per design */
-			model_walk_segments(c, i, visit_process_figures, NULL);
-		else
-			model_walk_segment_counts(c, i, visit_process_figures, NULL);
+		/* the pte_chain charges: per design */
+		model_walk_segment_runs(c, i, r->has_pfns, visit_process_figures, NULL);
 		r->present_ptes += mp->present_ptes;
 		r->swap_ptes += mp->swap_ptes;
 		r->zero_page_ptes += mp->zero_page_ptes;
@@ -577,8 +593,8 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t r = 0; r < s->processes[i].run_count; r++)
 			bytes += s->processes[i].runs[r].length * 2 * sizeof(uint32_t);
-	/* the smaps estimate's table of VMA shapes (model/estimate.c) */
-	bytes += model_estimate_table_bytes(designs);
+	/* the smaps estimate's table of VMA shapes (model/estimate.c), the walk's of runs */
+	bytes += model_estimate_table_bytes(designs) + model_walk_run_bytes(designs);
 	/* per process: its figures for every design and rule */
 	bytes += (uint64_t)s->process_count * (sizeof(struct model_process) + (designs + rules + 2) * sizeof(double) +
 					       designs * sizeof(struct event_work));

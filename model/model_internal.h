@@ -43,6 +43,9 @@ struct segment {
 	uint32_t first, count;          /* records [first, first + count) of the content */
 	uint64_t base;                  /* the chunk's first address */
 	bool whole;                     /* every record of the content */
+	uint32_t chunks;                /* 1, or a run of whole chunks of one VMA (contents
+					   content ..; model_walk_segment_runs): figures summed */
+	const uint8_t *charged;         /* a run: per design, a content's pte_chain charge is not 0 */
 	const struct record_figures *figures;
 };
 
@@ -101,9 +104,12 @@ struct model_context {
 	struct record_figures scratch;  /* a cut chunk's segment */
 	struct record_figures scratch_counts; /* ... its counts alone (per-design arrays NULL) */
 	struct cut_segments cuts;
+	struct run_entry *runs;         /* runs of whole chunks summed (walk.c run_figures) */
 	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
 	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */
 	struct mapping_cost { uint64_t allocations, frees, direct, now; } *mapping_costs;
+	struct mapping_cost *mapping_costs_high; /* ... m above: the last m of each slot (walk.c) */
+	uint64_t *mapping_costs_high_m;   /* ... that m per slot (0: none yet) */
 	/* Without PID/pmd_mapped, smaps' count of PMD-mapped windows per VMA
 	 * overrides what the records suggest (walk.c resolve_pmd_windows):
 	 * per process, ascending windows and the kind each really has */
@@ -147,11 +153,21 @@ void model_walk_end(struct model_context *context);
 /* The records of a content, and a record's PFN entry (NULL: none known). */
 const struct pagemap_record *content_records(const struct model_context *c, uint32_t content);
 const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k);
-/* Visit every segment of a process in address order. */
-void model_walk_segments(struct model_context *c, size_t process, segment_visit visit, void *data);
-/* ... for a visit that reads no per-design figure (chain_*, direct_pages):
- * a cut part's are NULL. */
-void model_walk_segment_counts(struct model_context *c, size_t process, segment_visit visit, void *data);
+/* Visit every segment of a process in address order: a chunk's records in
+ * one VMA, or a run of whole chunks of one VMA that no PMD maps as one
+ * (seg.chunks > 1: its counts summed, the doubles left to the visit, which
+ * adds them content by content, skipping a design not seg.charged); the
+ * per-design figures of cut parts only when `designs` (else NULL). */
+void model_walk_segment_runs(struct model_context *c, size_t process, bool designs, segment_visit visit, void *data);
+/* Each chunk of a run segment (seg.chunks > 1) visited as the walk without
+ * runs gives it: a whole content with its own figures. */
+void model_segment_chunks(struct model_context *c, const struct segment *run, segment_visit visit, void *data);
+/* Is no PTE window of the process's chunks [chunk, chunk + chunks), holding
+ * contents content .. (one pagemap run), PMD-mapped?  false: it may be. */
+bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p, uint32_t content, uint64_t chunk,
+				uint64_t chunks);
+/* The memory of the walk's tables: runs, mapping costs (model/walk.c). */
+uint64_t model_walk_run_bytes(uint64_t designs);
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
 

@@ -67,7 +67,7 @@ static void mark_anon_vmas(struct model_context *c)
 		for (size_t v = 0; v < p->vma_count; v++)
 			if (vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0)
 				c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = true;
-		model_walk_segment_counts(c, i, visit_exclusive, NULL);
+		model_walk_segment_runs(c, i, false, visit_exclusive, NULL);   /* a run's flag: any chunk's */
 	}
 	for (size_t g = 0; g < s->vma_count; g++)
 		c->result->anon_vmas += c->vma_has_anon_vma[g];
@@ -107,6 +107,10 @@ static void visit_families(struct model_context *c, const struct segment *seg, v
 	size_t g = (size_t)(seg->vma - c->snapshot->vmas);
 	if (!c->vma_has_anon_vma[g])
 		return;
+	if (seg->chunks > 1) {          /* a run with a shared anonymous PFN: chunk by chunk */
+		model_segment_chunks(c, seg, visit_families, data);
+		return;
+	}
 	if (seg->whole && f->content_owner[seg->content]) {
 		f->parent[find_root(f->parent, g)] = find_root(f->parent, f->content_owner[seg->content] - 1);
 		return;
@@ -140,7 +144,7 @@ static uint64_t count_families(struct model_context *c)
 	for (size_t g = 0; g < s->vma_count; g++)
 		f.parent[g] = g;
 	for (size_t i = 0; i < s->process_count; i++)
-		model_walk_segment_counts(c, i, visit_families, &f);
+		model_walk_segment_runs(c, i, false, visit_families, &f);
 	/* a forked child's copy joins its parent's anon_vma (anon_vma_link),
 	 * even once every page of it has been copied on write */
 	for (size_t i = 0; i < s->process_count; i++) {

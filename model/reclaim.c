@@ -195,6 +195,10 @@ static void visit_mappings(struct model_context *c, const struct segment *seg, v
 	/* a PFN map holds no struct page: nothing to reclaim through rmap */
 	if (!vma || VMA_HAS_FLAG(vma, VMF_PF))
 		return;
+	if (seg->chunks > 1) {
+		model_segment_chunks(c, seg, visit_mappings, data);
+		return;
+	}
 	size_t g = (size_t)(vma - c->snapshot->vmas);
 	const struct pagemap_record *records = content_records(c, seg->content);
 	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[seg->process], seg->base >> c->pte_shift);
@@ -447,7 +451,7 @@ void model_reclaim(struct model_context *c)
 	struct visited_contents seen = { xcalloc(s->content_count + 1, sizeof(*seen.depth)),
 					 xcalloc(s->content_count + 1, sizeof(*seen.marks)) };
 	for (size_t i = 0; i < s->process_count; i++)
-		model_walk_segment_counts(c, i, visit_mappings, &seen);
+		model_walk_segment_runs(c, i, false, visit_mappings, &seen);
 	FREE_ALL(seen.depth, seen.marks);
 	struct file_index files = { 0 };
 	index_files(s, &files);

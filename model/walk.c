@@ -104,6 +104,8 @@ static void make_mapping_costs(struct model_context *c)
 {
 	size_t designs = c->result->design_count;
 	c->mapping_costs = xcalloc(MAPPING_COSTS_M * 2 * designs + 1, sizeof(*c->mapping_costs));
+	c->mapping_costs_high = xcalloc(MAPPING_COSTS_M * 2 * designs + 1, sizeof(*c->mapping_costs_high));
+	c->mapping_costs_high_m = xcalloc(MAPPING_COSTS_M * 2, sizeof(*c->mapping_costs_high_m));
 	for (uint64_t m = 0; m < MAPPING_COSTS_M; m++)
 		for (int anon = 0; anon < 2; anon++)
 			for (size_t d = 0; d < designs; d++)
@@ -111,19 +113,37 @@ static void make_mapping_costs(struct model_context *c)
 					mapping_cost(c->result->designs[d].profile, m, anon);
 }
 
+/* The costs of one mapping of a page mapped m times, every design: from
+ * the table below MAPPING_COSTS_M, else from a second table of the last m
+ * seen in each of its slots (a page mapped by a thousand processes is
+ * priced once, not once per group of records). */
+static const struct mapping_cost *mapping_costs(struct model_context *c, uint64_t m, bool anon)
+{
+	size_t designs = c->result->design_count;
+	if (m < MAPPING_COSTS_M)
+		return &c->mapping_costs[(m * 2 + anon) * designs];
+	size_t slot = (m % MAPPING_COSTS_M) * 2 + anon;
+	struct mapping_cost *costs = &c->mapping_costs_high[slot * designs];
+	if (c->mapping_costs_high_m[slot] != m) {
+		for (size_t d = 0; d < designs; d++)
+			costs[d] = mapping_cost(c->result->designs[d].profile, m, anon);
+		c->mapping_costs_high_m[slot] = m;
+	}
+	return costs;
+}
+
 /* n mappings, each of a page mapped m times (e its PFN run, NULL unknown),
  * every design at once: the counts n at a time; each design's charge added
  * n times over, one record after another, as a sum of doubles in record
  * order gives the same bits whatever else is grouped. */
-static void figure_mappings(const struct model_context *c, const struct pfn_run *e, bool anon, uint64_t n,
+static void figure_mappings(struct model_context *c, const struct pfn_run *e, bool anon, uint64_t n,
 			    struct record_figures *out)
 {
 	const struct model_result *r = c->result;
 	uint64_t m = e ? pfn_mapcount(e) : 1;
-	const struct mapping_cost *table = m < MAPPING_COSTS_M ?
-		&c->mapping_costs[(m * 2 + anon) * r->design_count] : NULL;
+	const struct mapping_cost *table = mapping_costs(c, m, anon);
 	for (size_t d = 0; d < r->design_count; d++) {
-		struct mapping_cost cost = table ? table[d] : mapping_cost(r->designs[d].profile, m, anon);
+		struct mapping_cost cost = table[d];
 		out->chain_allocations[d] += n * cost.allocations;
 		out->chain_frees[d] += n * cost.frees;
 		out->direct_pages[d] += n * cost.direct;
@@ -139,7 +159,7 @@ static void figure_mappings(const struct model_context *c, const struct pfn_run 
 }
 
 /* n records with one entry's bits and one PFN run e (NULL: none known). */
-static void figure_group(const struct model_context *c, uint64_t entry, const struct pfn_run *e, uint64_t n,
+static void figure_group(struct model_context *c, uint64_t entry, const struct pfn_run *e, uint64_t n,
 			 struct record_figures *out)
 {
 	if (!(entry & PAGEMAP_PRESENT)) {
@@ -188,7 +208,7 @@ static uint64_t uniform_entry(uint8_t kind)
  * the groups taken.  A content that is one group (content_uniform: records
  * without PFNs of one kind, as a capture without root makes) gives any part
  * of it from its first record, the rest unread. */
-static uint32_t figure_records(const struct model_context *c, uint32_t content, uint32_t first,
+static uint32_t figure_records(struct model_context *c, uint32_t content, uint32_t first,
 			       uint32_t count, struct record_figures *out)
 {
 	const struct model_result *r = c->result;
@@ -302,42 +322,230 @@ static uint32_t next_segment(struct model_context *c, const struct process *p, s
  * a cut part's counts alone (its per-design arrays NULL), or every figure. */
 enum walk_figures { WALK_BARE, WALK_COUNTS, WALK_DESIGNS };
 
-/* Every segment of a process in address order: with figures (the whole
- * content's, worked out once per content, or a cut part's) or without
- * (seg.figures NULL). */
-static void walk_process(struct model_context *c, size_t index, enum walk_figures figures, segment_visit visit,
-			 void *data)
+/* ---- runs of whole chunks: summed once per distinct run ---- */
+
+/* A run of whole chunks (consecutive contents of one pagemap run, every
+ * one held whole by one VMA) that many processes reference is summed once:
+ * its contents' counts and per-design counts, whether one of them is
+ * PMD-mapped by its records, and per design whether one has a pte_chain
+ * charge (the doubles are not summed: a visit adds them content by content,
+ * in order, as it always did, and skips a design whose charges are all 0,
+ * as adding +0 changes no bit).  A table of RUN_SLOTS, the last run hashed
+ * to each: its memory does not grow with the processes or the chunks. */
+#define RUN_SLOTS 512
+#define RUN_MIN 2               /* shorter: the contents' own figures */
+
+static enum pmd_kind content_pmd_kind(struct model_context *c, uint32_t content);
+static uint64_t override_window(const void *override);
+
+struct run_entry {
+	uint32_t content, chunks;       /* chunks 0: an empty slot */
+	bool pmd_none;                  /* no content PMD-mapped by its records */
+	struct record_figures figures;  /* chain_bytes, chain_bytes_anon NULL */
+	uint8_t *charged;               /* per design: a content's pte_chain charge is not 0 */
+};
+
+/* The runs' table and the two tables of mapping costs. */
+uint64_t model_walk_run_bytes(uint64_t designs)
+{
+	return RUN_SLOTS * (sizeof(struct run_entry) + designs * (3 * sizeof(uint64_t) + 1)) +
+	       2 * MAPPING_COSTS_M * (2 * designs * sizeof(struct mapping_cost) + sizeof(uint64_t));
+}
+
+static void runs_make(struct model_context *c)
+{
+	size_t designs = c->result->design_count;
+	c->runs = xcalloc(RUN_SLOTS, sizeof(*c->runs));
+	uint64_t *counts = xcalloc(RUN_SLOTS * 3 * designs + 1, sizeof(*counts));
+	uint8_t *charged = xcalloc(RUN_SLOTS * designs + 1, 1);
+	for (size_t i = 0; i < RUN_SLOTS; i++) {
+		c->runs[i].figures.chain_allocations = counts + i * 3 * designs;
+		c->runs[i].figures.chain_frees = counts + i * 3 * designs + designs;
+		c->runs[i].figures.direct_pages = counts + i * 3 * designs + 2 * designs;
+		c->runs[i].charged = charged + i * designs;
+	}
+}
+
+static void runs_free(struct model_context *c)
+{
+	if (c->runs) {
+		free(c->runs[0].figures.chain_allocations);
+		free(c->runs[0].charged);
+	}
+	free(c->runs);
+	c->runs = NULL;
+}
+
+static void run_add(struct model_context *c, struct run_entry *e, uint32_t content)
+{
+	const struct record_figures *f = &c->content_figures[content];
+	struct record_figures *sum = &e->figures;
+	sum->present += f->present;
+	sum->swap += f->swap;
+	sum->zero_page += f->zero_page;
+	sum->mapped += f->mapped;
+	sum->mapped_anon += f->mapped_anon;
+	sum->with_pfn += f->with_pfn;
+	sum->shared += f->shared;
+	sum->exclusive_anon |= f->exclusive_anon;
+	sum->shared_anon |= f->shared_anon;
+	for (size_t d = 0; d < c->result->design_count; d++) {
+		sum->chain_allocations[d] += f->chain_allocations[d];
+		sum->chain_frees[d] += f->chain_frees[d];
+		sum->direct_pages[d] += f->direct_pages[d];
+		e->charged[d] |= f->chain_bytes[d] != 0 || f->chain_bytes_anon[d] != 0;
+	}
+	e->pmd_none &= content_pmd_kind(c, content) == PMD_NONE;
+}
+
+/* The run of `chunks` contents from `content`, summed (once while its slot
+ * keeps it). */
+static const struct run_entry *run_figures(struct model_context *c, uint32_t content, uint32_t chunks)
+{
+	uint64_t key = ((uint64_t)content << 32 | chunks) * UINT64_C(0x9e3779b97f4a7c15);
+	struct run_entry *e = &c->runs[key >> 55 & (RUN_SLOTS - 1)];
+	if (e->chunks == chunks && e->content == content)
+		return e;
+	size_t designs = c->result->design_count;
+	struct record_figures sum = { .chain_allocations = e->figures.chain_allocations,
+				      .chain_frees = e->figures.chain_frees, .direct_pages = e->figures.direct_pages };
+	memset(sum.chain_allocations, 0, 3 * designs * sizeof(uint64_t));
+	memset(e->charged, 0, designs);
+	*e = (struct run_entry){ content, chunks, true, sum, e->charged };
+	for (uint32_t k = 0; k < chunks; k++)
+		run_add(c, e, content + k);
+	return e;
+}
+
+static uint64_t range_end_key(const void *range)
+{
+	return ((const struct address_range *)range)->end;
+}
+
+/* Is no window of [base, end) of the process PMD-mapped, by what it says
+ * (PID/pmd_mapped) or by smaps' overrides and the records?  Then every
+ * chunk's window_pmd_kind is PMD_NONE (PTE pages of one chunk only). */
+static bool run_pmd_none(const struct model_context *c, const struct process *p, uint64_t base, uint64_t end,
+			 const struct run_entry *e)
+{
+	const struct snapshot *s = c->snapshot;
+	if (p->has_pmd_map) {
+		const struct address_range *ranges = s->pmd_ranges + p->pmd_first;
+		size_t i = array_lower_bound(ranges, p->pmd_count, sizeof(*ranges), range_end_key, base + 1);
+		return i >= p->pmd_count || ranges[i].start >= end;
+	}
+	if (!e->pmd_none)
+		return false;
+	if (!c->overrides)
+		return true;
+	size_t index = (size_t)(p - s->processes);
+	const struct pmd_override *o = c->overrides + c->override_first[index];
+	size_t low = array_lower_bound(o, c->override_count[index], sizeof(*o), override_window, base >> c->pte_shift);
+	return low >= c->override_count[index] || o[low].window >= end >> c->pte_shift;
+}
+
+/* Is no window of chunks [chunk, chunk + chunks) of the process, holding
+ * contents content .. (one pagemap run), PMD-mapped?  false: it may be. */
+bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p, uint32_t content, uint64_t chunk,
+				uint64_t chunks)
+{
+	if (c->chunks_per_window_shift || !chunks || chunks > UINT32_MAX)
+		return false;
+	const struct run_entry *e = run_figures(c, content, (uint32_t)chunks);
+	uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
+	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), e);
+}
+
+/* Chunks [i, length) of pagemap run r from the one at `base`: how many
+ * from i one VMA holds whole (*vma), as one segment, 0 when fewer than
+ * RUN_MIN or a window of them may be PMD-mapped; *e their sums. */
+static uint64_t whole_run(struct model_context *c, const struct process *p, size_t *v, const struct pagemap_run *run,
+			  uint64_t i, const struct vma **vma, const struct run_entry **e)
+{
+	uint64_t base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT;
+	if (run->length - i < RUN_MIN || c->chunks_per_window_shift || !(*vma = whole_chunk_vma(p, v, base)))
+		return 0;
+	uint64_t held = ((*vma)->end - base) >> PAGEMAP_CHUNK_SHIFT, left = run->length - i;
+	uint64_t chunks = held < left ? held : left;
+	if (chunks < RUN_MIN || chunks > UINT32_MAX)
+		return 0;
+	*e = run_figures(c, run->content + (uint32_t)i, (uint32_t)chunks);
+	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), *e) ? chunks : 0;
+}
+
+/* The segments of chunk `chunk` of a process, holding `content`. */
+static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_t content, uint64_t chunk,
+		       enum walk_figures figures, segment_visit visit, void *data)
 {
 	struct record_figures *scratch = figures == WALK_DESIGNS ? &c->scratch : &c->scratch_counts;
-	const struct snapshot *s = c->snapshot;
-	const struct process *p = &s->processes[index];
+	const struct process *p = &c->snapshot->processes[index];
+	const struct pagemap_content *pc = &c->snapshot->contents[content];
+	struct segment seg = { .process = index, .content = content, .base = chunk << PAGEMAP_CHUNK_SHIFT, .chunks = 1 };
+	for (uint32_t k = 0; k < pc->count;) {
+		seg.first = k;
+		uint32_t end = next_segment(c, p, v, &seg, pc->count, &seg.vma);
+		seg.count = end - k;
+		seg.whole = k == 0 && end == pc->count;
+		seg.figures = NULL;
+		if (figures != WALK_BARE && seg.whole) {
+			seg.figures = &c->content_figures[content];
+		} else if (figures != WALK_BARE) {
+			figure_records(c, content, k, end - k, scratch);
+			seg.figures = scratch;
+		}
+		visit(c, &seg, data);
+		k = end;
+	}
+}
+
+/* Every segment of a process in address order: with figures (the whole
+ * content's, worked out once per content, or a cut part's) or without
+ * (seg.figures NULL).  With runs, a run of whole chunks of one VMA that no
+ * PMD maps is one segment (seg.chunks of them, whole_run). */
+static void walk_process(struct model_context *c, size_t index, enum walk_figures figures, bool runs,
+			 segment_visit visit, void *data)
+{
+	const struct process *p = &c->snapshot->processes[index];
 	size_t v = 0;
 	if (c->cuts.first && c->cuts.kept)
 		c->cuts.next = c->cuts.first[index];
 	else if (c->cuts.first)
 		c->cuts.first[index] = c->cuts.count;
 	for (size_t r = 0; r < p->run_count; r++) {
-		for (uint64_t i = 0; i < p->runs[r].length; i++) {
-			uint32_t content = p->runs[r].content + (uint32_t)i;
-			const struct pagemap_content *pc = &s->contents[content];
-			struct segment seg = { .process = index, .content = content,
-					       .base = (p->runs[r].chunk + i) << PAGEMAP_CHUNK_SHIFT };
-			for (uint32_t k = 0; k < pc->count;) {
-				seg.first = k;
-				uint32_t end = next_segment(c, p, &v, &seg, pc->count, &seg.vma);
-				seg.count = end - k;
-				seg.whole = k == 0 && end == pc->count;
-				seg.figures = NULL;
-				if (figures != WALK_BARE && seg.whole) {
-					seg.figures = &c->content_figures[content];
-				} else if (figures != WALK_BARE) {
-					figure_records(c, content, k, end - k, scratch);
-					seg.figures = scratch;
-				}
+		const struct pagemap_run *run = &p->runs[r];
+		for (uint64_t i = 0; i < run->length;) {
+			const struct run_entry *e = NULL;
+			struct segment seg = { .process = index, .content = run->content + (uint32_t)i, .whole = true,
+					       .base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT };
+			uint64_t chunks = runs ? whole_run(c, p, &v, run, i, &seg.vma, &e) : 0;
+			if (chunks) {
+				seg.chunks = (uint32_t)chunks;
+				seg.count = c->snapshot->contents[seg.content].count;
+				seg.figures = &e->figures;
+				seg.charged = e->charged;
 				visit(c, &seg, data);
-				k = end;
+				i += chunks;
+				continue;
 			}
+			walk_chunk(c, index, &v, seg.content, run->chunk + i, figures, visit, data);
+			i++;
 		}
+	}
+}
+
+/* Each chunk of a run segment as the walk without runs gives it: a whole
+ * content, its own figures. */
+void model_segment_chunks(struct model_context *c, const struct segment *run, segment_visit visit, void *data)
+{
+	struct segment seg = *run;
+	seg.chunks = 1;
+	seg.charged = NULL;
+	for (uint32_t k = 0; k < run->chunks; k++) {
+		seg.content = run->content + k;
+		seg.base = run->base + ((uint64_t)k << PAGEMAP_CHUNK_SHIFT);
+		seg.count = c->snapshot->contents[seg.content].count;
+		seg.figures = &c->content_figures[seg.content];
+		visit(c, &seg, data);
 	}
 }
 
@@ -349,18 +557,14 @@ void model_walk_segments_end(struct model_context *c)
 	c->cuts = (struct cut_segments){ 0 };
 }
 
-/* A chunk's records that fall in one VMA: the whole content (figures worked
- * out once per content) or, where a VMA boundary cuts the chunk, a part. */
-void model_walk_segments(struct model_context *c, size_t index, segment_visit visit, void *data)
+/* Every segment of a process: a chunk's records that fall in one VMA (the
+ * whole content, figures worked out once per content, or where a VMA
+ * boundary cuts the chunk a part, its per-design figures only when
+ * `designs`), and a run of whole chunks of one VMA that no PMD maps as one
+ * segment (seg.chunks > 1: its counts summed, seg.charged per design). */
+void model_walk_segment_runs(struct model_context *c, size_t index, bool designs, segment_visit visit, void *data)
 {
-	walk_process(c, index, WALK_DESIGNS, visit, data);
-}
-
-/* The same, for a visit that reads no per-design figure: a cut part's are
- * not worked out (NULL). */
-void model_walk_segment_counts(struct model_context *c, size_t index, segment_visit visit, void *data)
-{
-	walk_process(c, index, WALK_COUNTS, visit, data);
+	walk_process(c, index, designs ? WALK_DESIGNS : WALK_COUNTS, true, visit, data);
 }
 
 /* ---- pass 1: the PFN table, once per distinct content ---- */
@@ -391,7 +595,7 @@ static void count_pfns(struct model_context *c)
 	struct cut_list cuts = { 0 };
 	c->cuts.first = xcalloc(s->process_count + 1, sizeof(*c->cuts.first));
 	for (size_t i = 0; i < s->process_count; i++)
-		walk_process(c, i, WALK_BARE, add_cut, &cuts);
+		walk_process(c, i, WALK_BARE, false, add_cut, &cuts);
 	c->cuts.kept = true;
 	c->cuts.items = xreallocarray(c->cuts.items, c->cuts.count + 1, sizeof(*c->cuts.items));
 	array_sort(cuts.keys, cuts.count, sizeof(*cuts.keys), by_key);
@@ -438,7 +642,7 @@ static void free_contents(struct model_context *c)
 		free(c->content_figures[0].chain_allocations);
 	}
 	FREE_ALL(c->content_figures, c->content_pmd, c->content_uniform, c->record_pfns, c->overrides, c->override_first,
-		 c->override_count, c->mapping_costs, c->cuts.items, c->cuts.first);
+		 c->override_count, c->mapping_costs, c->mapping_costs_high, c->mapping_costs_high_m, c->cuts.items, c->cuts.first);
 }
 
 /* ---- PTE windows mapped by PMD leaves ---- */
@@ -688,10 +892,12 @@ void model_walk_begin(struct model_context *c)
 	make_mapping_costs(c);
 	figure_contents(c);
 	resolve_pmd_windows(c);
+	runs_make(c);
 }
 
 void model_walk_end(struct model_context *c)
 {
 	free_contents(c);
+	runs_free(c);
 	pfn_table_free(&c->pfns);
 }

@@ -344,6 +344,100 @@ static void check_reference(const struct reference *r)
 	snapshot_free(s);
 }
 
+/*
+ * A pagemap streamed after its process's smaps is checked against the VMAs
+ * as its records come (builder.c); one streamed before is checked at the
+ * finish.  Either way, and whatever the pieces (a record cut by a piece's
+ * end, records not 8-byte aligned), the records inside VMAs are kept and
+ * one outside fails with its index and address.  The VMAs: [0x10000,
+ * 0x14000), [0x20000, 0x400000) (across the chunk at 0x200000),
+ * [0x600000, 0x601000).
+ */
+static int read_streamed(const uint64_t *words, size_t count, size_t piece, size_t skew, bool pagemap_first,
+			 struct snapshot **result, struct error *error)
+{
+	static const char smaps[] = "10000-14000 rw-p 00000000 00:00 0\nSize: 16 kB\nRss: 12 kB\n"
+				    "20000-400000 rw-p 00000000 00:00 0\nSize: 3968 kB\nRss: 0 kB\n"
+				    "600000-601000 rw-p 00000000 00:00 0\nSize: 4 kB\nRss: 4 kB\n";
+	static const char *const top[][2] = { { "version", "Linux version 6.1.0 (unit)\n" },
+					       { "meminfo", "MemTotal: 262144 kB\n" },
+					       { "snapshot.info", "format: ptscope-snapshot 1\npage_size: 4096\npagemap: pfn\n" },
+					       { "1/stat", "1 (p1) S 0 1 1 0 -1\n" } };
+	struct snapshot_builder *b = builder_create("streamed", NULL);
+	size_t bytes = count * 2 * sizeof(*words);
+	unsigned char *copy = malloc(bytes + skew + 1);
+	memcpy(copy + skew, words, bytes);
+	int status = 0;
+	for (size_t i = 0; i < 4 && !status; i++)
+		status = builder_add_member(b, top[i][0], top[i][1], strlen(top[i][1]), error);
+	if (!status && !pagemap_first)
+		status = builder_add_member(b, "1/smaps", smaps, strlen(smaps), error);
+	if (!status)
+		status = builder_stream_begin(b, "1/pagemap", error);
+	for (size_t at = 0; at < bytes && !status; at += piece)
+		status = builder_stream_feed(b, copy + skew + at, bytes - at < piece ? bytes - at : piece, error);
+	if (!status)
+		status = builder_stream_end(b, error);
+	if (!status && pagemap_first)
+		status = builder_add_member(b, "1/smaps", smaps, strlen(smaps), error);
+	free(copy);
+	if (status) {
+		builder_abort(b);
+		return status;
+	}
+	return builder_finish(b, result, error);
+}
+
+static void test_streamed_pagemap_in_vmas(void)
+{
+	uint64_t inside[2 * 304], words[2 * 305];
+	size_t count = 0;
+	const uint64_t pages[] = { 0x10000, 0x11000, 0x13000 };
+	for (size_t i = 0; i < 3; i++)
+		inside[2 * count] = pages[i], inside[2 * count++ + 1] = PAGEMAP_PRESENT | (7 + i);
+	for (uint64_t k = 0; k < 300; k++)   /* 0x20000 .. 0x3a1000, every third page */
+		inside[2 * count] = 0x20000 + k * 3 * 4096, inside[2 * count++ + 1] = PAGEMAP_SWAPPED | k;
+	inside[2 * count] = 0x600000, inside[2 * count++ + 1] = PAGEMAP_PRESENT | 1;
+	CU_ASSERT_EQUAL_FATAL(count, 304);
+	CU_ASSERT_EQUAL_FATAL(inside[2 * 302], 0x3a1000);
+	CU_ASSERT_FATAL(inside[2 * 302] < 0x400000);
+	/* one record more, outside: before the first VMA, at the first's end,
+	 * at the second's end, past the last */
+	const uint64_t outside[][2] = { { 0, 0xf000 }, { 3, 0x14000 }, { 303, 0x400000 }, { 304, 0x601000 } };
+	const size_t pieces[] = { 1 << 20, 16, 7, 24, 53, 4096 };
+	for (size_t p = 0; p < sizeof(pieces) / sizeof(pieces[0]); p++)
+		for (int order = 0; order < 2; order++) {
+			struct snapshot *s = NULL;
+			struct error error = { 0 };
+			CU_ASSERT_EQUAL(read_streamed(inside, count, pieces[p], p % 2, order, &s, &error), 0);
+			if (s) {
+				CU_ASSERT_EQUAL(s->process_count, 1);
+				CU_ASSERT_EQUAL(s->processes[0].pagemap_count, 304);
+				snapshot_free(s);
+			} else {
+				fprintf(stderr, "piece %zu, order %d: %s\n", pieces[p], order, error.message);
+			}
+			for (size_t o = 0; o < 4; o++) {
+				size_t at = outside[o][0];
+				memcpy(words, inside, at * 16);
+				words[2 * at] = outside[o][1];
+				words[2 * at + 1] = PAGEMAP_PRESENT | 3;
+				memcpy(words + 2 * at + 2, inside + 2 * at, (count - at) * 16);
+				char want[128];
+				snprintf(want, sizeof(want), "streamed: 1/pagemap: record %zu: address %#" PRIx64
+					 " is outside every VMA", at, outside[o][1]);
+				s = NULL;
+				error = (struct error){ 0 };
+				CU_ASSERT_EQUAL(read_streamed(words, count + 1, pieces[p], p % 2, order, &s, &error), -1);
+				CU_ASSERT_PTR_NULL(s);
+				if (strcmp(error.message, want))
+					fprintf(stderr, "piece %zu, order %d: want '%s', got '%s'\n", pieces[p], order, want,
+						error.message);
+				CU_ASSERT_STRING_EQUAL(error.message, want);
+			}
+		}
+}
+
 /* processes and vmpte_bytes from NAME.expected */
 static void test_reference_pg32(void)
 {
@@ -357,6 +451,7 @@ static void test_reference_desktop(void)
 
 void suite_read(void)
 {
-	ADD_SUITE("read", test_directory, test_memory_budget, test_vanished_process, test_archives, test_mapped_archive, test_broken_snapshots, test_absurd_member_size,
+	ADD_SUITE("read", test_directory, test_memory_budget, test_vanished_process, test_archives, test_mapped_archive, test_broken_snapshots, test_streamed_pagemap_in_vmas,
+		  test_absurd_member_size,
 		  test_reference_pg32, test_reference_desktop);
 }
