@@ -319,8 +319,10 @@ int process_next_record(const struct snapshot *s, const struct process *p, uint6
 			const struct pagemap_content *c = &s->contents[run->content + i];
 			const struct pagemap_record *records = s->content_records + c->first;
 			uint64_t offset = vaddr > base ? vaddr - base : 0;
-			/* from a chunk's start (the common case), its first record */
-			size_t low = offset ? array_lower_bound(records, c->count, sizeof(*records), record_vaddr, offset) : 0;
+			/* from a chunk's start (the common case), its first record; a
+			 * full chunk's records are its pages in order (they ascend) */
+			size_t low = !offset ? 0 : c->count == PAGEMAP_CHUNK_BYTES >> 12 ? (offset + 4095) >> 12 :
+				     array_lower_bound(records, c->count, sizeof(*records), record_vaddr, offset);
 			if (low < c->count) {
 				if (base + records[low].vaddr >= limit)
 					return 0;

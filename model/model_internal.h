@@ -108,6 +108,8 @@ struct model_context {
 	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
 	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */
 	struct mapping_cost { uint64_t allocations, frees, direct, now; } *mapping_costs;
+	struct mapping_cost *mapping_costs_high; /* ... m above: the last m of each slot (walk.c) */
+	uint64_t *mapping_costs_high_m;   /* ... that m per slot (0: none yet) */
 	/* Without PID/pmd_mapped, smaps' count of PMD-mapped windows per VMA
 	 * overrides what the records suggest (walk.c resolve_pmd_windows):
 	 * per process, ascending windows and the kind each really has */
@@ -164,7 +166,7 @@ void model_segment_chunks(struct model_context *c, const struct segment *run, se
  * contents content .. (one pagemap run), PMD-mapped?  false: it may be. */
 bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p, uint32_t content, uint64_t chunk,
 				uint64_t chunks);
-/* The memory of the table of runs (model/walk.c). */
+/* The memory of the walk's tables: runs, mapping costs (model/walk.c). */
 uint64_t model_walk_run_bytes(uint64_t designs);
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);

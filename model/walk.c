@@ -104,6 +104,8 @@ static void make_mapping_costs(struct model_context *c)
 {
 	size_t designs = c->result->design_count;
 	c->mapping_costs = xcalloc(MAPPING_COSTS_M * 2 * designs + 1, sizeof(*c->mapping_costs));
+	c->mapping_costs_high = xcalloc(MAPPING_COSTS_M * 2 * designs + 1, sizeof(*c->mapping_costs_high));
+	c->mapping_costs_high_m = xcalloc(MAPPING_COSTS_M * 2, sizeof(*c->mapping_costs_high_m));
 	for (uint64_t m = 0; m < MAPPING_COSTS_M; m++)
 		for (int anon = 0; anon < 2; anon++)
 			for (size_t d = 0; d < designs; d++)
@@ -111,19 +113,37 @@ static void make_mapping_costs(struct model_context *c)
 					mapping_cost(c->result->designs[d].profile, m, anon);
 }
 
+/* The costs of one mapping of a page mapped m times, every design: from
+ * the table below MAPPING_COSTS_M, else from a second table of the last m
+ * seen in each of its slots (a page mapped by a thousand processes is
+ * priced once, not once per group of records). */
+static const struct mapping_cost *mapping_costs(struct model_context *c, uint64_t m, bool anon)
+{
+	size_t designs = c->result->design_count;
+	if (m < MAPPING_COSTS_M)
+		return &c->mapping_costs[(m * 2 + anon) * designs];
+	size_t slot = (m % MAPPING_COSTS_M) * 2 + anon;
+	struct mapping_cost *costs = &c->mapping_costs_high[slot * designs];
+	if (c->mapping_costs_high_m[slot] != m) {
+		for (size_t d = 0; d < designs; d++)
+			costs[d] = mapping_cost(c->result->designs[d].profile, m, anon);
+		c->mapping_costs_high_m[slot] = m;
+	}
+	return costs;
+}
+
 /* n mappings, each of a page mapped m times (e its PFN run, NULL unknown),
  * every design at once: the counts n at a time; each design's charge added
  * n times over, one record after another, as a sum of doubles in record
  * order gives the same bits whatever else is grouped. */
-static void figure_mappings(const struct model_context *c, const struct pfn_run *e, bool anon, uint64_t n,
+static void figure_mappings(struct model_context *c, const struct pfn_run *e, bool anon, uint64_t n,
 			    struct record_figures *out)
 {
 	const struct model_result *r = c->result;
 	uint64_t m = e ? pfn_mapcount(e) : 1;
-	const struct mapping_cost *table = m < MAPPING_COSTS_M ?
-		&c->mapping_costs[(m * 2 + anon) * r->design_count] : NULL;
+	const struct mapping_cost *table = mapping_costs(c, m, anon);
 	for (size_t d = 0; d < r->design_count; d++) {
-		struct mapping_cost cost = table ? table[d] : mapping_cost(r->designs[d].profile, m, anon);
+		struct mapping_cost cost = table[d];
 		out->chain_allocations[d] += n * cost.allocations;
 		out->chain_frees[d] += n * cost.frees;
 		out->direct_pages[d] += n * cost.direct;
@@ -139,7 +159,7 @@ static void figure_mappings(const struct model_context *c, const struct pfn_run 
 }
 
 /* n records with one entry's bits and one PFN run e (NULL: none known). */
-static void figure_group(const struct model_context *c, uint64_t entry, const struct pfn_run *e, uint64_t n,
+static void figure_group(struct model_context *c, uint64_t entry, const struct pfn_run *e, uint64_t n,
 			 struct record_figures *out)
 {
 	if (!(entry & PAGEMAP_PRESENT)) {
@@ -188,7 +208,7 @@ static uint64_t uniform_entry(uint8_t kind)
  * the groups taken.  A content that is one group (content_uniform: records
  * without PFNs of one kind, as a capture without root makes) gives any part
  * of it from its first record, the rest unread. */
-static uint32_t figure_records(const struct model_context *c, uint32_t content, uint32_t first,
+static uint32_t figure_records(struct model_context *c, uint32_t content, uint32_t first,
 			       uint32_t count, struct record_figures *out)
 {
 	const struct model_result *r = c->result;
@@ -325,9 +345,11 @@ struct run_entry {
 	uint8_t *charged;               /* per design: a content's pte_chain charge is not 0 */
 };
 
+/* The runs' table and the two tables of mapping costs. */
 uint64_t model_walk_run_bytes(uint64_t designs)
 {
-	return RUN_SLOTS * (sizeof(struct run_entry) + designs * (3 * sizeof(uint64_t) + 1));
+	return RUN_SLOTS * (sizeof(struct run_entry) + designs * (3 * sizeof(uint64_t) + 1)) +
+	       2 * MAPPING_COSTS_M * (2 * designs * sizeof(struct mapping_cost) + sizeof(uint64_t));
 }
 
 static void runs_make(struct model_context *c)
@@ -620,7 +642,7 @@ static void free_contents(struct model_context *c)
 		free(c->content_figures[0].chain_allocations);
 	}
 	FREE_ALL(c->content_figures, c->content_pmd, c->content_uniform, c->record_pfns, c->overrides, c->override_first,
-		 c->override_count, c->mapping_costs, c->cuts.items, c->cuts.first);
+		 c->override_count, c->mapping_costs, c->mapping_costs_high, c->mapping_costs_high_m, c->cuts.items, c->cuts.first);
 }
 
 /* ---- PTE windows mapped by PMD leaves ---- */
