@@ -350,6 +350,7 @@ struct pch {
 	size_t base;                /* the smaller header (index) its files fall back on, or SIZE_MAX */
 	bool ready;                 /* built or found current: files may use it */
 	char *refused;              /* why it is not used, or NULL */
+	int probes;                 /* its build read __has_include: 1, 0, or -1 not looked at yet */
 };
 struct pch_set {
 	struct pch *items;

@@ -14,7 +14,9 @@
  *     header's #define lines, in order, before its includes: a file that
  *     defines pr_fmt, CREATE_TRACE_POINTS or anything else the headers
  *     read keeps its own meaning (it gets a header of its own group, or
- *     none);
+ *     none); but a string macro (pr_fmt made of strings and fmt) counts
+ *     by its shape: the header has a stand-in, #undef'd at its end, and
+ *     the file's own #define follows it (string_define);
  *   - every header the precompiled one includes is one of the file's own
  *     head includes, so nothing is declared that the file would not have:
  *     only the order of its top-level includes among themselves can
@@ -25,7 +27,8 @@
  *     that names one outside a #define would read it undefined, so such a
  *     header is not used (checked from the text of every file it read); one
  *     that expands it through the file's own #define lines (pr_fmt) reads a
- *     string stand-in (header_text);
+ *     string stand-in (header_text); search folders of the file's own
+ *     after those -D are left out too (own_flags);
  *   - where a unit first meets a name matters only for compiler builtins,
  *     which clang declares there; they are no nodes (parse.c, is_builtin);
  *   - the build had no error, and every header it includes has an include
@@ -63,6 +66,14 @@ static const char *const file_defines[] = { "KBUILD_BASENAME", "KBUILD_MODNAME",
  * an identifier (kmod_memory), which a header could paste into a name. */
 static const char *const string_file_defines[] = { "KBUILD_BASENAME", "KBUILD_MODNAME", "KBUILD_MODFILE" };
 
+static bool is_string_file_define(const char *word)
+{
+	for (size_t i = 0; i < sizeof(string_file_defines) / sizeof(string_file_defines[0]); i++)
+		if (!strcmp(word, string_file_defines[i]))
+			return true;
+	return false;
+}
+
 static const char *file_define(const char *argument)
 {
 	if (strncmp(argument, "-D", 2))
@@ -73,6 +84,43 @@ static const char *file_define(const char *argument)
 			return file_defines[i];
 	}
 	return NULL;
+}
+
+/* Where the file's own flags begin: kbuild's per-file -D, then maybe search
+ * folders of the file's own (CFLAGS_fault.o "-I$(src)/../include/asm/trace"),
+ * searched after every shared one.  Such a folder finds nothing the
+ * header's build would have found elsewhere (an include that only it could
+ * satisfy was an error there: the header is not made), so the file may use
+ * a header built without it, but where a header asks __has_include
+ * (probes_search).  The count when the file has no such folder. */
+static size_t own_flags(const struct tu_job *job)
+{
+	size_t count = job->arguments.count, first = count;
+	bool folders = false;
+	for (size_t i = 0; i < count; i++) {
+		const char *argument = job->arguments.items[i];
+		if (file_define(argument)) {
+			first = first < i ? first : i;
+		} else if (first < count && !strcmp(argument, "-I") && i + 1 < count) {
+			folders = true, i++;
+		} else if (first < count && !strncmp(argument, "-I", 2) && argument[2]) {
+			folders = true;
+		} else if (first < count) {
+			return count;
+		}
+	}
+	return folders ? first : count;
+}
+
+/* Is argument i one of the file's own search folders ("-I" and its folder)? */
+static bool own_folder(const struct tu_job *job, size_t i)
+{
+	return i >= own_flags(job) && !file_define(job->arguments.items[i]);
+}
+
+static bool has_own_folder(const struct tu_job *job)
+{
+	return own_flags(job) < job->arguments.count;
 }
 
 /* --- a file's head ----------------------------------------------------------- */
@@ -203,6 +251,88 @@ static bool names_word(const char *text, const char *word)
 	return false;
 }
 
+/* A string macro: "#define pr_fmt(fmt) "Memory failure: " fmt", a
+ * file's own text for its log lines.  Its body is only plain string
+ * literals (no '%', no escapes: a format check reads them), string
+ * per-file macros (KBUILD_MODNAME) and its parameters.  Where a header
+ * expands it, the files that define it differently read different string
+ * literals and nothing else, which no fact holds.  So the line is written
+ * with each run of strings as with: the group key's placeholder, or the
+ * header's stand-in.  false (out unchanged) for any other line. */
+static bool string_define(const char *line, const char *with, struct buffer *out)
+{
+	const char *d = directive(line);
+	if (!d || strncmp(d, "define ", 7))
+		return false;
+	const char *name = d + 7, *p = name;
+	while (is_name_char(*p))
+		p++;
+	const char *body = p;
+	if (*p == '(') {
+		body = strchr(p, ')');
+		if (!body || memchr(p, '.', (size_t)(body - p)))
+			return false;
+		body++;
+	}
+	if (p == name || *body != ' ')
+		return false;
+	char *params = xstrndup(p, (size_t)(body - p));   /* "(fmt)", or "" */
+	struct buffer text = { 0 };
+	buffer_printf(&text, "#define %.*s", (int)(body - name), name);
+	bool strings = false, ok = true, run = false;
+	for (const char *c = body; ok && *c; ) {
+		const char *end = c + 1;
+		if (*c == ' ') {
+			c++;
+			continue;
+		}
+		if (*c == '"') {
+			end = c + 1 + strcspn(c + 1, "\"\\%");
+			ok = *end == '"';
+			end++;
+		} else if (is_name_char(*c) && !isdigit((unsigned char)*c)) {
+			while (is_name_char(*end))
+				end++;
+		} else {
+			ok = false;
+		}
+		char *word = xstrndup(c, (size_t)(end - c));
+		bool literal = *c == '"' || is_string_file_define(word);
+		ok = ok && (literal || names_word(params, word));
+		if (ok && !(literal && run))
+			buffer_printf(&text, " %s", literal ? with : word);
+		strings |= literal;
+		run = literal;
+		free(word);
+		c = end;
+	}
+	if (ok && strings)
+		buffer_printf(out, "%s\n", text.data);
+	buffer_free(&text);
+	free(params);
+	return ok && strings;
+}
+
+/* The head's #define lines, string macros written with (string_define);
+ * and, when undefine is given, an #undef of each of those. */
+static void string_defines(const struct head *head, const char *with, struct buffer *out, struct buffer *undefine)
+{
+	const char *p = head->defines.length ? head->defines.data : "", *end = p + head->defines.length;
+	while (p < end) {
+		const char *newline = memchr(p, '\n', (size_t)(end - p));
+		size_t length = newline ? (size_t)(newline - p) : (size_t)(end - p);
+		char *line = xstrndup(p, length);
+		if (!string_define(line, with, out))
+			buffer_printf(out, "%s\n", line);
+		else if (undefine) {
+			const char *name = directive(line) + 7;
+			buffer_printf(undefine, "#undef %.*s\n", (int)strcspn(name, "( "), name);
+		}
+		free(line);
+		p += length + 1;
+	}
+}
+
 /* --- which files share which header ----------------------------------------- */
 
 /* Files of one set of flags (their own -D aside), folder and #define lines. */
@@ -216,10 +346,15 @@ static uint64_t shared_flags_key(const struct tu_job *job, const struct head *he
 {
 	uint64_t hash = hash_bytes(PCH_MAGIC, sizeof(PCH_MAGIC));
 	for (size_t i = 0; i < job->arguments.count; i++)
-		if (!file_define(job->arguments.items[i]))
+		if (!file_define(job->arguments.items[i]) && !own_folder(job, i))
 			hash = hash_bytes_more(hash, job->arguments.items[i], strlen(job->arguments.items[i]) + 1);
 	hash = hash_bytes_more(hash, job->directory, strlen(job->directory) + 1);
-	return hash_bytes_more(hash, head->defines.data ? head->defines.data : "", head->defines.length);
+	/* string macros of one shape share, whatever their strings say */
+	struct buffer defines = { 0 };
+	string_defines(head, "<string>", &defines, NULL);
+	hash = hash_bytes_more(hash, defines.data ? defines.data : "", defines.length);
+	buffer_free(&defines);
+	return hash;
 }
 
 static bool includes_all(const struct head *head, const struct cg_list *set, const char *also)
@@ -279,19 +414,20 @@ static bool grow(const struct head *heads, const struct group *group, const bool
  * no fact holds.  Without it such a header does not build at all. */
 static char *header_text(const struct head *head, const struct cg_list *chosen)
 {
-	struct buffer text = { 0 }, undefine = { 0 };
+	struct buffer text = { 0 }, defines = { 0 }, undefine = { 0 };
 	buffer_printf(&text, "/* ptscope: headers files of this tree share, parsed once (analyzer/pch.c) */\n");
-	const char *defines = head->defines.length ? head->defines.data : "";
+	string_defines(head, "\"ptscope_pch\"", &defines, &undefine);
 	for (size_t i = 0; i < sizeof(string_file_defines) / sizeof(string_file_defines[0]); i++)
-		if (names_word(defines, string_file_defines[i])) {
+		if (defines.length && names_word(defines.data, string_file_defines[i])) {
 			buffer_printf(&text, "#define %s \"ptscope_pch\"\n", string_file_defines[i]);
 			buffer_printf(&undefine, "#undef %s\n", string_file_defines[i]);
 		}
-	buffer_add(&text, defines, strlen(defines));
+	buffer_add(&text, defines.data, defines.length);
 	for (size_t i = 0; i < head->includes.count; i++)
 		if (cg_list_has(chosen, head->includes.items[i]))
 			buffer_printf(&text, "#include <%s>\n", head->includes.items[i]);
 	buffer_add(&text, undefine.data, undefine.length);
+	buffer_free(&defines);
 	buffer_free(&undefine);
 	return buffer_release(&text);
 }
@@ -302,6 +438,7 @@ static void add_pch(struct pch_set *set, const struct tu_job *job, char *text, c
 	struct pch *pch = &set->items[set->count++];
 	memset(pch, 0, sizeof(*pch));
 	pch->base = SIZE_MAX;
+	pch->probes = -1;
 	pch->text = text;
 	pch->directory = job->directory;
 	pch->roots = job->roots;
@@ -312,6 +449,8 @@ static void add_pch(struct pch_set *set, const struct tu_job *job, char *text, c
 			cg_list_add(&pch->dropped, name);
 			continue;
 		}
+		if (own_folder(job, i))
+			continue;
 		cg_list_add(&pch->arguments, argument);
 		hash = hash_bytes_more(hash, argument, strlen(argument) + 1);
 	}
@@ -524,6 +663,24 @@ static void build(struct pch_set *set, const char *folder, bool reuse, size_t pa
 	free(built);
 }
 
+/* Did the header's build read a file that asks __has_include?  The answer
+ * could differ for a file with a folder of its own (own_folder). */
+static bool probes_search(struct pch *pch)
+{
+	for (size_t i = 0; pch->probes < 0 && i < pch->facts.input_count; i++) {
+		char *text;
+		size_t size;
+		if (!cg_read_file(pch->facts.inputs[i].path, &text, &size))
+			continue;
+		if (strstr(text, "__has_include"))
+			pch->probes = 1;
+		free(text);
+	}
+	if (pch->probes < 0)
+		pch->probes = 0;
+	return pch->probes;
+}
+
 void pch_prepare(struct pch_set *set, struct tu_job *jobs, const size_t *which, size_t count,
 		 const char *cache_dir, bool reuse, uint64_t salt, size_t parallel)
 {
@@ -548,7 +705,8 @@ void pch_prepare(struct pch_set *set, struct tu_job *jobs, const size_t *which, 
 			/* a larger header that did not build: the one it grew from */
 			if (a != SIZE_MAX && !set->items[a].ready && set->items[a].base != SIZE_MAX)
 				a = set->items[a].base;
-			if (a != SIZE_MAX && set->items[a].ready) {
+			if (a != SIZE_MAX && set->items[a].ready &&
+			    !(has_own_folder(&jobs[which[i]]) && probes_search(&set->items[a]))) {
 				jobs[which[i]].pch = &set->items[a];
 				set->items[a].users++;
 			}

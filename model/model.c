@@ -74,21 +74,19 @@ static void charge_pte_chains(struct model_context *c, struct fraction_sum *sums
 /* ---- per process: PTEs by kind, pte_chain charges (display) ---- */
 
 /* A segment's pte_chain charges under design d added to *bytes (all its
- * pages') and *anon (anonymous pages'; NULL: not wanted): a run's content
- * by content, in order, as the sums of doubles were always made. */
+ * pages') and *anon (anonymous pages'; NULL: not wanted): a run's as its
+ * contents' one by one, in order, as the sums of doubles were always made. */
 static void add_chain_bytes(const struct model_context *c, const struct segment *seg, size_t d, double *bytes,
 			    double *anon)
 {
-	if (seg->chunks > 1 && !seg->charged[d])
-		return;         /* every charge is +0: no bit changes */
-	for (uint32_t k = 0; k < seg->chunks; k++) {
-		const struct record_figures *f = seg->chunks > 1 ? &c->content_figures[seg->content + k] : seg->figures;
-		if (anon) {
-			*anon += f->chain_bytes_anon[d];
-			*bytes += f->chain_bytes[d] - f->chain_bytes_anon[d];
-		} else {
-			*bytes += f->chain_bytes[d];
-		}
+	const struct record_figures *f = seg->figures;
+	if (seg->chunks > 1) {
+		model_run_add_charges(c, seg, d, bytes, anon);
+	} else if (anon) {
+		*anon += f->chain_bytes_anon[d];
+		*bytes += f->chain_bytes[d] - f->chain_bytes_anon[d];
+	} else {
+		*bytes += f->chain_bytes[d];
 	}
 }
 

@@ -7,9 +7,11 @@
 #       headers of analyzer/pch.c are built too) against clang-N
 #       -fsyntax-only over the same files and flags, same parallelism (the
 #       floor for anything that parses every file with clang; N the version
-#       of the libclang ptscope loaded, else 14), in pairs after the first
-#       cold run (bench-common.sh's ratio; BENCH_CALLGRAPH_PAIRS, default 1);
-#       the same with PTSCOPE_NO_PCH=1 (every file parsed whole)
+#       of the libclang ptscope loaded, else 14), in alternating pairs after
+#       the first cold run, the median of their ratios (bench-common.sh's
+#       ratio; BENCH_CALLGRAPH_PAIRS, default 3, about 55 s of CPU each);
+#       the same with PTSCOPE_NO_PCH=1 (every file parsed whole; once,
+#       BENCH_CALLGRAPH_PLAIN_PAIRS, default 1: it is there to compare)
 #   ptscope callgraph, warm (unchanged tree): the median of three runs
 #   a warm run with a 60,000-symbol kernel profile against one without, in pairs
 #   GNU cflow over the same files, once, and whether it finds the indirect call
@@ -53,15 +55,17 @@ cat > "$tmp/floor.sh" <<FLOOR
 xargs -d '\n' -P $jobs -I{} sh -c '$clang -fsyntax-only {} >/dev/null 2>&1; true' < '$tmp/commands'
 FLOOR
 # the first run above was a cold one, reading every file both read: it is the
-# warm-up (a cold parse and a clang floor fewer, about 2 minutes of CPU here)
-pairs=${BENCH_CALLGRAPH_PAIRS:-1} warmup=0
+# warm-up (a cold parse and a clang floor fewer, about 2 minutes of CPU here);
+# every pair asked for is run, past bench-common.sh's CPU budget (2 pairs here)
+pairs=${BENCH_CALLGRAPH_PAIRS:-3} warmup=0 budget=1000000
 ratio "callgraph of linux-source-6.1 ($files files), cold cache, -j $jobs" \
 	"$clang -fsyntax-only, same files and flags, xargs -P $jobs" "sh '$tmp/cold.sh'" "sh '$tmp/floor.sh'" || exit 1
+pairs=${BENCH_CALLGRAPH_PLAIN_PAIRS:-1}
 ratio "callgraph of linux-source-6.1, cold, PTSCOPE_NO_PCH=1 (every file parsed whole), -j $jobs" \
 	"$clang -fsyntax-only, same files and flags, xargs -P $jobs" "sh '$tmp/plain.sh'" "sh '$tmp/floor.sh'" || exit 1
 cmp -s "$tmp/cold-pair.json" "$tmp/plain-pair.json" ||
 	echo "bench-callgraph: the call graph differs with and without the precompiled headers"
-warmup=1
+warmup=1 budget=${BENCH_BUDGET:-60}
 
 # warm: the median of three runs' CPU seconds (nothing to pair it with)
 for i in 1 2 3; do

@@ -104,10 +104,21 @@ printf '#include <linux/first_bits.h>\n#include <linux/inline_bits.h>\nint delta
 for name in epsilon zeta; do
 	printf '#include <linux/inline_bits.h>\nint %s(unsigned x) { return lowest_bit(x); }\n' $name > "$tree/mm/$name.c"
 done
-echo 'obj-y += alpha.o beta.o gamma.o delta.o epsilon.o zeta.o' >> "$tree/mm/Makefile"
+# eta.c logs with a pr_fmt of its own words, in the same shape (strings,
+# then fmt): it shares alpha's header, whose pr_fmt is a stand-in; theta.c's
+# has a '%' (a format check reads it) and iota.c's puts fmt first: each
+# stays alone (a group of one), parsed whole
+printf '%s\n' '#define pr_fmt(fmt) "eta: " fmt' > "$tree/mm/eta.c"
+printf '%s\n' '#define pr_fmt(fmt) "100%: " fmt' > "$tree/mm/theta.c"
+printf '%s\n' '#define pr_fmt(fmt) fmt " (iota)"' > "$tree/mm/iota.c"
+for name in eta theta iota; do
+	printf '#include <linux/first.h>\n#include <linux/shared.h>\nint %s_check(int x) { return shared_check(x); }\n' \
+		$name >> "$tree/mm/$name.c"
+done
+echo 'obj-y += alpha.o beta.o gamma.o delta.o epsilon.o zeta.o eta.o theta.o iota.o' >> "$tree/mm/Makefile"
 same "$tree" "pr_fmt and builtins" yes
-[ "${used:-0}" -eq $((fixture_used + 6)) ] ||
-	fail "pr_fmt and builtins: ${used:-0} files used a precompiled header, not kernel-2.6's $fixture_used and the 6 added"
+[ "${used:-0}" -eq $((fixture_used + 7)) ] ||
+	fail "pr_fmt and builtins: ${used:-0} files used a precompiled header, not kernel-2.6's $fixture_used and the 7 added"
 grep -q '__builtin' "$tmp/pch$n.json" && fail "pr_fmt and builtins: a compiler builtin is a node: $(grep -m1 __builtin "$tmp/pch$n.json")"
 grep -q '"name": *"say"' "$tmp/pch$n.json" ||
 	fail "pr_fmt and builtins: the call to say() through the header is missing"
