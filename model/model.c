@@ -576,9 +576,10 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	 * record run (32 bytes) and its place in the sweep's heap while the table
 	 * is built (model/pfn_table.c; arrays doubling: twice each) */
 	uint64_t bytes = records * (2 * sizeof(uint32_t) + 2 * (sizeof(struct pfn_run) + 32 + sizeof(void *)));
-	/* per content: figures for every design, PMD kind, identical-rule sums and classes */
+	/* per content: figures for every design, PMD kind, identical-rule sums and
+	 * classes, and the class of a window that is the whole chunk */
 	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
-			     2 * sizeof(uint64_t) + 2 * 64);
+			     2 * sizeof(uint64_t) + 2 * 64 + sizeof(uint32_t) + sizeof(uint64_t));
 	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
 	bytes += records * (11 * sizeof(uint32_t) + sizeof(uint64_t));
 	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys;
