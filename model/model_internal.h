@@ -101,8 +101,8 @@ struct model_context {
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	uint8_t *content_uniform;       /* per content: its records one group, and how (walk.c figure_records) */
-	struct record_figures scratch;  /* a cut chunk's segment */
-	struct record_figures scratch_counts; /* ... its counts alone (per-design arrays NULL) */
+	struct cut_entry *cut_parts;    /* cut chunks' segments' figures (walk.c cut_figures) */
+	struct record_figures scratch_counts; /* ... a cut part's counts alone (per-design arrays NULL) */
 	struct cut_segments cuts;
 	struct run_entry *runs;         /* runs of whole chunks summed (walk.c run_figures) */
 	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one

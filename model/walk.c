@@ -336,6 +336,7 @@ enum walk_figures { WALK_BARE, WALK_COUNTS, WALK_DESIGNS };
  * would give.  A table of RUN_SLOTS, the last run hashed to each: its
  * memory does not grow with the processes or the chunks. */
 #define RUN_SLOTS 256
+#define CUT_SLOTS 256           /* cut parts' figures (cut_figures) */
 #define RUN_MIN 2               /* shorter: the contents' own figures */
 
 static enum pmd_kind content_pmd_kind(struct model_context *c, uint32_t content);
@@ -356,10 +357,11 @@ struct run_entry {
 	struct run_charges *charges;    /* per design */
 };
 
-/* The runs' table and the two tables of mapping costs. */
+/* The runs' table, the two tables of mapping costs, the cut parts' table. */
 uint64_t model_walk_run_bytes(uint64_t designs)
 {
 	return RUN_SLOTS * (sizeof(struct run_entry) + designs * (3 * sizeof(uint64_t) + sizeof(struct run_charges))) +
+	       CUT_SLOTS * (sizeof(struct record_figures) + 12 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t))) +
 	       2 * MAPPING_COSTS_M * (2 * designs * sizeof(struct mapping_cost) + sizeof(uint64_t));
 }
 
@@ -516,11 +518,60 @@ static uint64_t whole_run(struct model_context *c, const struct process *p, size
 	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), *e) ? chunks : 0;
 }
 
+/* A cut part's figures, every design: records [first, first + count) of a
+ * content, worked out as figure_records does, kept in a table of CUT_SLOTS
+ * (the last part hashed to each), so the same part in many processes (a
+ * library's edge in every process) is worked out once: the same figures,
+ * the same bits. */
+struct cut_entry {
+	uint32_t content, first, count; /* count 0: an empty slot */
+	struct record_figures figures;
+};
+
+static void cuts_make(struct model_context *c)
+{
+	size_t designs = c->result->design_count;
+	c->cut_parts = xcalloc(CUT_SLOTS, sizeof(*c->cut_parts));
+	double *bytes = xcalloc(CUT_SLOTS * 2 * designs + 1, sizeof(*bytes));
+	uint64_t *counts = xcalloc(CUT_SLOTS * 3 * designs + 1, sizeof(*counts));
+	for (size_t i = 0; i < CUT_SLOTS; i++) {
+		struct record_figures *f = &c->cut_parts[i].figures;
+		f->chain_bytes = bytes + i * 2 * designs;
+		f->chain_bytes_anon = bytes + i * 2 * designs + designs;
+		f->chain_allocations = counts + i * 3 * designs;
+		f->chain_frees = counts + i * 3 * designs + designs;
+		f->direct_pages = counts + i * 3 * designs + 2 * designs;
+	}
+}
+
+static void cuts_free(struct model_context *c)
+{
+	if (c->cut_parts) {
+		free(c->cut_parts[0].figures.chain_bytes);
+		free(c->cut_parts[0].figures.chain_allocations);
+	}
+	free(c->cut_parts);
+	c->cut_parts = NULL;
+}
+
+static const struct record_figures *cut_figures(struct model_context *c, uint32_t content, uint32_t first,
+						 uint32_t count)
+{
+	uint64_t key = ((uint64_t)content << 20 | (uint64_t)first << 10 | count) * UINT64_C(0x9e3779b97f4a7c15);
+	struct cut_entry *e = &c->cut_parts[key >> 56 & (CUT_SLOTS - 1)];
+	if (e->count != count || e->content != content || e->first != first) {
+		figure_records(c, content, first, count, &e->figures);
+		e->content = content;
+		e->first = first;
+		e->count = count;
+	}
+	return &e->figures;
+}
+
 /* The segments of chunk `chunk` of a process, holding `content`. */
 static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_t content, uint64_t chunk,
 		       enum walk_figures figures, segment_visit visit, void *data)
 {
-	struct record_figures *scratch = figures == WALK_DESIGNS ? &c->scratch : &c->scratch_counts;
 	const struct process *p = &c->snapshot->processes[index];
 	const struct pagemap_content *pc = &c->snapshot->contents[content];
 	struct segment seg = { .process = index, .content = content, .base = chunk << PAGEMAP_CHUNK_SHIFT, .chunks = 1 };
@@ -532,9 +583,11 @@ static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_
 		seg.figures = NULL;
 		if (figures != WALK_BARE && seg.whole) {
 			seg.figures = &c->content_figures[content];
-		} else if (figures != WALK_BARE) {
-			figure_records(c, content, k, end - k, scratch);
-			seg.figures = scratch;
+		} else if (figures == WALK_DESIGNS) {
+			seg.figures = cut_figures(c, content, k, end - k);
+		} else if (figures == WALK_COUNTS) {
+			figure_records(c, content, k, end - k, &c->scratch_counts);
+			seg.figures = &c->scratch_counts;
 		}
 		visit(c, &seg, data);
 		k = end;
@@ -675,8 +728,6 @@ static void figure_contents(struct model_context *c)
 						   content_record_pfn(c, (uint32_t)id, 0) != NULL);
 	}
 	c->content_uniform = uniform;
-	/* the last slot is the scratch of cut chunks */
-	c->scratch = c->content_figures[s->content_count];
 }
 
 static void free_contents(struct model_context *c)
@@ -937,11 +988,13 @@ void model_walk_begin(struct model_context *c)
 	figure_contents(c);
 	resolve_pmd_windows(c);
 	runs_make(c);
+	cuts_make(c);
 }
 
 void model_walk_end(struct model_context *c)
 {
 	free_contents(c);
 	runs_free(c);
+	cuts_free(c);
 	pfn_table_free(&c->pfns);
 }
