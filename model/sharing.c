@@ -278,6 +278,30 @@ static bool pmd_mapped_window(struct model_context *c, size_t process, uint64_t 
 	return kind == PMD_FILE || kind == PMD_ANON;
 }
 
+/* The address of the process's first record in [at, limit), as
+ * process_next_record finds it; *run a cursor over its runs (at only
+ * ascends).  A page address in a full chunk (a record every page) is its
+ * own answer, found without a search. */
+static bool next_record_vaddr(const struct model_context *c, const struct process *p, size_t *run, uint64_t at,
+			      uint64_t limit, uint64_t *vaddr)
+{
+	uint64_t chunk = at >> PAGEMAP_CHUNK_SHIFT;
+	while (*run < p->run_count && p->runs[*run].chunk + p->runs[*run].length <= chunk)
+		(*run)++;
+	if (*run < p->run_count && p->runs[*run].chunk <= chunk && !(at & (MODEL_PAGE_BYTES - 1))) {
+		uint32_t content = p->runs[*run].content + (uint32_t)(chunk - p->runs[*run].chunk);
+		if (c->snapshot->contents[content].count == PAGEMAP_CHUNK_BYTES / MODEL_PAGE_BYTES) {
+			*vaddr = at;
+			return at < limit;
+		}
+	}
+	struct pagemap_record record;
+	if (!process_next_record(c->snapshot, p, at, limit, &record))
+		return false;
+	*vaddr = record.vaddr;
+	return true;
+}
+
 /* The windows a member populated (records); a member without pagemap is
  * counted as a run (cover_runs). */
 static void member_slots(struct model_context *c, const struct sharing_rule *rule,
@@ -292,10 +316,9 @@ static void member_slots(struct model_context *c, const struct sharing_rule *rul
 	uint64_t size = (uint64_t)1 << rule->window_shift;
 	bool check_pmd = rule->skip_pmd_mapped && rule->window_shift == c->pte_shift;
 	uint64_t limit = window_base(rule, v, end - 1) + size;
-	struct pagemap_record record;
-	for (uint64_t at = window_base(rule, v, first);
-	     at < limit && process_next_record(c->snapshot, p, at, limit, &record);) {
-		uint64_t vaddr = record.vaddr;
+	size_t run = 0;
+	uint64_t vaddr;
+	for (uint64_t at = window_base(rule, v, first); at < limit && next_record_vaddr(c, p, &run, at, limit, &vaddr);) {
 		uint64_t w = rule->partners == PARTNERS_LENGTH ? (vaddr - v->start) >> rule->window_shift
 							       : vaddr >> rule->window_shift;
 		uint64_t next = window_base(rule, v, w) + size;
