@@ -166,6 +166,10 @@ void model_run_add_charges(const struct model_context *c, const struct segment *
 /* Each chunk of a run segment (seg.chunks > 1) visited as the walk without
  * runs gives it: a whole content with its own figures. */
 void model_segment_chunks(struct model_context *c, const struct segment *run, segment_visit visit, void *data);
+/* Does the process say (PID/pmd_mapped) that no PMD maps anything in
+ * [start, end)?  Then window_pmd_kind is PMD_NONE for every window there
+ * (false: it does not say, or one may). */
+bool model_range_pmd_none(const struct model_context *c, const struct process *p, uint64_t start, uint64_t end);
 /* Is no PTE window of the process's chunks [chunk, chunk + chunks), holding
  * contents content .. (one pagemap run), PMD-mapped?  false: it may be. */
 bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p, uint32_t content, uint64_t chunk,

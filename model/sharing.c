@@ -333,8 +333,10 @@ static void member_slots(struct model_context *c, const struct sharing_rule *rul
 	if (first >= end || !p->has_pagemap)
 		return;
 	uint64_t size = (uint64_t)1 << rule->window_shift;
-	bool check_pmd = rule->skip_pmd_mapped && rule->window_shift == c->pte_shift;
 	uint64_t limit = window_base(rule, v, end - 1) + size;
+	uint64_t pte_mask = ((uint64_t)1 << c->pte_shift) - 1;
+	bool check_pmd = rule->skip_pmd_mapped && rule->window_shift == c->pte_shift &&
+			 !model_range_pmd_none(c, p, window_base(rule, v, first) & ~pte_mask, limit);
 	size_t run = 0;
 	uint64_t vaddr;
 	for (uint64_t at = window_base(rule, v, first); at < limit && next_record_vaddr(c, p, &run, at, limit, &vaddr);) {
@@ -1023,13 +1025,17 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 		bool any = false;
 		uint64_t last = 0;
 		for (size_t r = 0; r < p->run_count; r++) {
-			for (uint64_t n = 0; n < p->runs[r].length; n++) {
-				uint64_t window = (p->runs[r].chunk + n) >> k;
+			const struct pagemap_run *run = &p->runs[r];
+			bool check_pmd = out->rule->skip_pmd_mapped &&
+					 !(k == 0 && model_range_pmd_none(c, p, run->chunk << PAGEMAP_CHUNK_SHIFT,
+									  (run->chunk + run->length) << PAGEMAP_CHUNK_SHIFT));
+			for (uint64_t n = 0; n < run->length; n++) {
+				uint64_t window = (run->chunk + n) >> k;
 				if (any && window == last)
 					continue;
 				any = true;
 				last = window;
-				if (out->rule->skip_pmd_mapped && window_pmd_kind(c, p, window) != PMD_NONE)
+				if (check_pmd && window_pmd_kind(c, p, window) != PMD_NONE)
 					continue;
 				long content = k == 0 ? (long)(p->runs[r].content + n) : -1;
 				struct window_class *class = window_class(c, x, i, window, content, counting);

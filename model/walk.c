@@ -467,6 +467,17 @@ static uint64_t range_end_key(const void *range)
 	return ((const struct address_range *)range)->end;
 }
 
+/* Does the process say (PID/pmd_mapped) that no PMD maps anything in
+ * [start, end)?  Then window_pmd_kind is PMD_NONE for every window there. */
+bool model_range_pmd_none(const struct model_context *c, const struct process *p, uint64_t start, uint64_t end)
+{
+	if (!p->has_pmd_map || end <= start)   /* end 0: past the top, wrapped */
+		return false;
+	const struct address_range *ranges = c->snapshot->pmd_ranges + p->pmd_first;
+	size_t i = array_lower_bound(ranges, p->pmd_count, sizeof(*ranges), range_end_key, start + 1);
+	return i >= p->pmd_count || ranges[i].start >= end;
+}
+
 /* Is no window of [base, end) of the process PMD-mapped, by what it says
  * (PID/pmd_mapped) or by smaps' overrides and the records?  Then every
  * chunk's window_pmd_kind is PMD_NONE (PTE pages of one chunk only). */
@@ -474,11 +485,8 @@ static bool run_pmd_none(const struct model_context *c, const struct process *p,
 			 const struct run_entry *e)
 {
 	const struct snapshot *s = c->snapshot;
-	if (p->has_pmd_map) {
-		const struct address_range *ranges = s->pmd_ranges + p->pmd_first;
-		size_t i = array_lower_bound(ranges, p->pmd_count, sizeof(*ranges), range_end_key, base + 1);
-		return i >= p->pmd_count || ranges[i].start >= end;
-	}
+	if (p->has_pmd_map)
+		return model_range_pmd_none(c, p, base, end);
 	if (!e->pmd_none)
 		return false;
 	if (!c->overrides)
