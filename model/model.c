@@ -74,21 +74,19 @@ static void charge_pte_chains(struct model_context *c, struct fraction_sum *sums
 /* ---- per process: PTEs by kind, pte_chain charges (display) ---- */
 
 /* A segment's pte_chain charges under design d added to *bytes (all its
- * pages') and *anon (anonymous pages'; NULL: not wanted): a run's content
- * by content, in order, as the sums of doubles were always made. */
+ * pages') and *anon (anonymous pages'; NULL: not wanted): a run's as its
+ * contents' one by one, in order, as the sums of doubles were always made. */
 static void add_chain_bytes(const struct model_context *c, const struct segment *seg, size_t d, double *bytes,
 			    double *anon)
 {
-	if (seg->chunks > 1 && !seg->charged[d])
-		return;         /* every charge is +0: no bit changes */
-	for (uint32_t k = 0; k < seg->chunks; k++) {
-		const struct record_figures *f = seg->chunks > 1 ? &c->content_figures[seg->content + k] : seg->figures;
-		if (anon) {
-			*anon += f->chain_bytes_anon[d];
-			*bytes += f->chain_bytes[d] - f->chain_bytes_anon[d];
-		} else {
-			*bytes += f->chain_bytes[d];
-		}
+	const struct record_figures *f = seg->figures;
+	if (seg->chunks > 1) {
+		model_run_add_charges(c, seg, d, bytes, anon);
+	} else if (anon) {
+		*anon += f->chain_bytes_anon[d];
+		*bytes += f->chain_bytes[d] - f->chain_bytes_anon[d];
+	} else {
+		*bytes += f->chain_bytes[d];
 	}
 }
 
@@ -578,9 +576,10 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	 * record run (32 bytes) and its place in the sweep's heap while the table
 	 * is built (model/pfn_table.c; arrays doubling: twice each) */
 	uint64_t bytes = records * (2 * sizeof(uint32_t) + 2 * (sizeof(struct pfn_run) + 32 + sizeof(void *)));
-	/* per content: figures for every design, PMD kind, identical-rule sums and classes */
+	/* per content: figures for every design, PMD kind, identical-rule sums and
+	 * classes, and the class of a window that is the whole chunk */
 	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
-			     2 * sizeof(uint64_t) + 2 * 64);
+			     2 * sizeof(uint64_t) + 2 * 64 + sizeof(uint32_t) + sizeof(uint64_t));
 	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
 	bytes += records * (11 * sizeof(uint32_t) + sizeof(uint64_t));
 	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys;

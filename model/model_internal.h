@@ -45,7 +45,7 @@ struct segment {
 	bool whole;                     /* every record of the content */
 	uint32_t chunks;                /* 1, or a run of whole chunks of one VMA (contents
 					   content ..; model_walk_segment_runs): figures summed */
-	const uint8_t *charged;         /* a run: per design, a content's pte_chain charge is not 0 */
+	struct run_entry *run;          /* a run: its sums (model_run_add_charges), else NULL */
 	const struct record_figures *figures;
 };
 
@@ -101,8 +101,8 @@ struct model_context {
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	uint8_t *content_uniform;       /* per content: its records one group, and how (walk.c figure_records) */
-	struct record_figures scratch;  /* a cut chunk's segment */
-	struct record_figures scratch_counts; /* ... its counts alone (per-design arrays NULL) */
+	struct cut_entry *cut_parts;    /* cut chunks' segments' figures (walk.c cut_figures) */
+	struct record_figures scratch_counts; /* ... a cut part's counts alone (per-design arrays NULL) */
 	struct cut_segments cuts;
 	struct run_entry *runs;         /* runs of whole chunks summed (walk.c run_figures) */
 	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
@@ -155,10 +155,14 @@ const struct pagemap_record *content_records(const struct model_context *c, uint
 const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k);
 /* Visit every segment of a process in address order: a chunk's records in
  * one VMA, or a run of whole chunks of one VMA that no PMD maps as one
- * (seg.chunks > 1: its counts summed, the doubles left to the visit, which
- * adds them content by content, skipping a design not seg.charged); the
+ * (seg.chunks > 1: its counts summed, its pte_chain charges, doubles, left
+ * to the visit, which adds them by model_run_add_charges); the
  * per-design figures of cut parts only when `designs` (else NULL). */
 void model_walk_segment_runs(struct model_context *c, size_t process, bool designs, segment_visit visit, void *data);
+/* A run segment's pte_chain charges under design d added to *bytes (with
+ * anon: the anonymous pages' to *anon, the others' to *bytes) as adding
+ * them content by content in order does (model/walk.c). */
+void model_run_add_charges(const struct model_context *c, const struct segment *seg, size_t d, double *bytes, double *anon);
 /* Each chunk of a run segment (seg.chunks > 1) visited as the walk without
  * runs gives it: a whole content with its own figures. */
 void model_segment_chunks(struct model_context *c, const struct segment *run, segment_visit visit, void *data);

@@ -278,6 +278,30 @@ static bool pmd_mapped_window(struct model_context *c, size_t process, uint64_t 
 	return kind == PMD_FILE || kind == PMD_ANON;
 }
 
+/* The address of the process's first record in [at, limit), as
+ * process_next_record finds it; *run a cursor over its runs (at only
+ * ascends).  A page address in a full chunk (a record every page) is its
+ * own answer, found without a search. */
+static bool next_record_vaddr(const struct model_context *c, const struct process *p, size_t *run, uint64_t at,
+			      uint64_t limit, uint64_t *vaddr)
+{
+	uint64_t chunk = at >> PAGEMAP_CHUNK_SHIFT;
+	while (*run < p->run_count && p->runs[*run].chunk + p->runs[*run].length <= chunk)
+		(*run)++;
+	if (*run < p->run_count && p->runs[*run].chunk <= chunk && !(at & (MODEL_PAGE_BYTES - 1))) {
+		uint32_t content = p->runs[*run].content + (uint32_t)(chunk - p->runs[*run].chunk);
+		if (c->snapshot->contents[content].count == PAGEMAP_CHUNK_BYTES / MODEL_PAGE_BYTES) {
+			*vaddr = at;
+			return at < limit;
+		}
+	}
+	struct pagemap_record record;
+	if (!process_next_record(c->snapshot, p, at, limit, &record))
+		return false;
+	*vaddr = record.vaddr;
+	return true;
+}
+
 /* The windows a member populated (records); a member without pagemap is
  * counted as a run (cover_runs). */
 static void member_slots(struct model_context *c, const struct sharing_rule *rule,
@@ -292,10 +316,9 @@ static void member_slots(struct model_context *c, const struct sharing_rule *rul
 	uint64_t size = (uint64_t)1 << rule->window_shift;
 	bool check_pmd = rule->skip_pmd_mapped && rule->window_shift == c->pte_shift;
 	uint64_t limit = window_base(rule, v, end - 1) + size;
-	struct pagemap_record record;
-	for (uint64_t at = window_base(rule, v, first);
-	     at < limit && process_next_record(c->snapshot, p, at, limit, &record);) {
-		uint64_t vaddr = record.vaddr;
+	size_t run = 0;
+	uint64_t vaddr;
+	for (uint64_t at = window_base(rule, v, first); at < limit && next_record_vaddr(c, p, &run, at, limit, &vaddr);) {
 		uint64_t w = rule->partners == PARTNERS_LENGTH ? (vaddr - v->start) >> rule->window_shift
 							       : vaddr >> rule->window_shift;
 		uint64_t next = window_base(rule, v, w) + size;
@@ -737,6 +760,11 @@ struct identical {
 	 * past UINT32_MAX classes: it does) */
 	uint32_t *window_classes;
 	size_t windows, window_capacity, next_window;
+	/* per content: the class (index + 1, 0: none yet) of a window that is
+	 * that whole chunk in one VMA, and the VMA's permissions: such a
+	 * window's class is the same in every process (counting pass) */
+	uint32_t *content_class;
+	uint64_t *content_perms;
 };
 
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -930,16 +958,34 @@ static struct window_class *find_class(struct model_context *c, struct identical
 	return &x->classes[x->count - 1];
 }
 
+/* The class a window of one whole chunk in one VMA had before, or NULL. */
+static struct window_class *known_class(struct model_context *c, struct identical *x, size_t process, long content,
+					uint64_t window)
+{
+	if (content < 0 || !x->content_class[content])
+		return NULL;
+	const struct vma *vma = chunk_vma(&c->snapshot->processes[process], window);
+	return vma && perms_word(vma) == x->content_perms[content] ? &x->classes[x->content_class[content] - 1] : NULL;
+}
+
 /* A window's class: counting, found or made from its description and
- * noted; then the noted one. */
+ * noted; then the noted one.  content: the window's one chunk's (-1: not
+ * one chunk). */
 static struct window_class *window_class(struct model_context *c, struct identical *x, size_t process,
-					 uint64_t window, bool counting)
+					 uint64_t window, long content, bool counting)
 {
 	if (!counting && x->window_classes)
 		return &x->classes[x->window_classes[x->next_window++]];
-	struct window_view view;
-	describe_window(c, x, process, window, &view);
-	struct window_class *class = find_class(c, x, &view, counting);
+	struct window_class *class = counting ? known_class(c, x, process, content, window) : NULL;
+	if (!class) {
+		struct window_view view;
+		describe_window(c, x, process, window, &view);
+		class = find_class(c, x, &view, counting);
+		if (counting && view.content >= 0 && x->count < UINT32_MAX) {
+			x->content_class[view.content] = (uint32_t)(class - x->classes) + 1;
+			x->content_perms[view.content] = view.perms;
+		}
+	}
 	if (counting && x->count > UINT32_MAX)
 		FREE_ALL(x->window_classes);
 	else if (counting)
@@ -966,7 +1012,8 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 				last = window;
 				if (out->rule->skip_pmd_mapped && window_pmd_kind(c, p, window) != PMD_NONE)
 					continue;
-				struct window_class *class = window_class(c, x, i, window, counting);
+				long content = k == 0 ? (long)(p->runs[r].content + n) : -1;
+				struct window_class *class = window_class(c, x, i, window, content, counting);
 				if (counting) {
 					class->members++;
 					continue;
@@ -987,6 +1034,8 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 		.window_classes = xreallocarray(NULL, 1, sizeof(*x.window_classes)),
 		.content_sums = xcalloc(s->content_count + 1, sizeof(*x.content_sums)),
 		.summed = xcalloc(s->content_count + 1, sizeof(*x.summed)),
+		.content_class = xcalloc(s->content_count + 1, sizeof(*x.content_class)),
+		.content_perms = xcalloc(s->content_count + 1, sizeof(*x.content_perms)),
 		.slot_hashes = make_slot_hashes(c),
 		.fields = { xreallocarray(NULL, 3 * slots, sizeof(uint64_t)), xreallocarray(NULL, 3 * slots, sizeof(uint64_t)) },
 	};
@@ -995,14 +1044,9 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	for (size_t i = 0; i < x.count; i++)
 		out->sharable_pages += x.classes[i].members - 1;
 	out->eligible_vmas = 0;
-	free(x.classes);
 	hash_free(&x.table);
-	free(x.content_sums);
-	free(x.summed);
-	free(x.slot_hashes);
-	free(x.fields[0]);
-	free(x.fields[1]);
-	free(x.window_classes);
+	FREE_ALL(x.classes, x.content_sums, x.summed, x.slot_hashes, x.fields[0], x.fields[1], x.window_classes,
+		 x.content_class, x.content_perms);
 }
 
 /* The most a process without pagemap can be credited under a rule: its

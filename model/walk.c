@@ -328,27 +328,40 @@ enum walk_figures { WALK_BARE, WALK_COUNTS, WALK_DESIGNS };
  * one held whole by one VMA) that many processes reference is summed once:
  * its contents' counts and per-design counts, whether one of them is
  * PMD-mapped by its records, and per design whether one has a pte_chain
- * charge (the doubles are not summed: a visit adds them content by content,
- * in order, as it always did, and skips a design whose charges are all 0,
- * as adding +0 changes no bit).  A table of RUN_SLOTS, the last run hashed
- * to each: its memory does not grow with the processes or the chunks. */
-#define RUN_SLOTS 512
+ * charge.  The charges, doubles, are not summed: a visit adds them content
+ * by content, in order, as it always did (model_run_add_charges), skips a
+ * design whose charges are all 0, as adding +0 changes no bit, and keeps
+ * what the adds made of the sums it came with: the next process that comes
+ * with the same sums (the same bits) takes the result, which the same adds
+ * would give.  A table of RUN_SLOTS, the last run hashed to each: its
+ * memory does not grow with the processes or the chunks. */
+#define RUN_SLOTS 256
+#define CUT_SLOTS 256           /* cut parts' figures (cut_figures) */
 #define RUN_MIN 2               /* shorter: the contents' own figures */
 
 static enum pmd_kind content_pmd_kind(struct model_context *c, uint32_t content);
 static uint64_t override_window(const void *override);
 
+/* Per design: whether a content's pte_chain charge is not 0, and for the
+ * charges alone [0] and the anonymous pages' and the others' apart [1], the
+ * last sums a visit came with and what the adds made of them. */
+struct run_charges {
+	bool charged, kept[2];
+	double in[2][2], out[2][2];
+};
+
 struct run_entry {
 	uint32_t content, chunks;       /* chunks 0: an empty slot */
 	bool pmd_none;                  /* no content PMD-mapped by its records */
 	struct record_figures figures;  /* chain_bytes, chain_bytes_anon NULL */
-	uint8_t *charged;               /* per design: a content's pte_chain charge is not 0 */
+	struct run_charges *charges;    /* per design */
 };
 
-/* The runs' table and the two tables of mapping costs. */
+/* The runs' table, the two tables of mapping costs, the cut parts' table. */
 uint64_t model_walk_run_bytes(uint64_t designs)
 {
-	return RUN_SLOTS * (sizeof(struct run_entry) + designs * (3 * sizeof(uint64_t) + 1)) +
+	return RUN_SLOTS * (sizeof(struct run_entry) + designs * (3 * sizeof(uint64_t) + sizeof(struct run_charges))) +
+	       CUT_SLOTS * (sizeof(struct record_figures) + 12 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t))) +
 	       2 * MAPPING_COSTS_M * (2 * designs * sizeof(struct mapping_cost) + sizeof(uint64_t));
 }
 
@@ -357,12 +370,12 @@ static void runs_make(struct model_context *c)
 	size_t designs = c->result->design_count;
 	c->runs = xcalloc(RUN_SLOTS, sizeof(*c->runs));
 	uint64_t *counts = xcalloc(RUN_SLOTS * 3 * designs + 1, sizeof(*counts));
-	uint8_t *charged = xcalloc(RUN_SLOTS * designs + 1, 1);
+	struct run_charges *charges = xcalloc(RUN_SLOTS * designs + 1, sizeof(*charges));
 	for (size_t i = 0; i < RUN_SLOTS; i++) {
 		c->runs[i].figures.chain_allocations = counts + i * 3 * designs;
 		c->runs[i].figures.chain_frees = counts + i * 3 * designs + designs;
 		c->runs[i].figures.direct_pages = counts + i * 3 * designs + 2 * designs;
-		c->runs[i].charged = charged + i * designs;
+		c->runs[i].charges = charges + i * designs;
 	}
 }
 
@@ -370,7 +383,7 @@ static void runs_free(struct model_context *c)
 {
 	if (c->runs) {
 		free(c->runs[0].figures.chain_allocations);
-		free(c->runs[0].charged);
+		free(c->runs[0].charges);
 	}
 	free(c->runs);
 	c->runs = NULL;
@@ -393,14 +406,14 @@ static void run_add(struct model_context *c, struct run_entry *e, uint32_t conte
 		sum->chain_allocations[d] += f->chain_allocations[d];
 		sum->chain_frees[d] += f->chain_frees[d];
 		sum->direct_pages[d] += f->direct_pages[d];
-		e->charged[d] |= f->chain_bytes[d] != 0 || f->chain_bytes_anon[d] != 0;
+		e->charges[d].charged |= f->chain_bytes[d] != 0 || f->chain_bytes_anon[d] != 0;
 	}
 	e->pmd_none &= content_pmd_kind(c, content) == PMD_NONE;
 }
 
 /* The run of `chunks` contents from `content`, summed (once while its slot
  * keeps it). */
-static const struct run_entry *run_figures(struct model_context *c, uint32_t content, uint32_t chunks)
+static struct run_entry *run_figures(struct model_context *c, uint32_t content, uint32_t chunks)
 {
 	uint64_t key = ((uint64_t)content << 32 | chunks) * UINT64_C(0x9e3779b97f4a7c15);
 	struct run_entry *e = &c->runs[key >> 55 & (RUN_SLOTS - 1)];
@@ -410,11 +423,43 @@ static const struct run_entry *run_figures(struct model_context *c, uint32_t con
 	struct record_figures sum = { .chain_allocations = e->figures.chain_allocations,
 				      .chain_frees = e->figures.chain_frees, .direct_pages = e->figures.direct_pages };
 	memset(sum.chain_allocations, 0, 3 * designs * sizeof(uint64_t));
-	memset(e->charged, 0, designs);
-	*e = (struct run_entry){ content, chunks, true, sum, e->charged };
+	memset(e->charges, 0, designs * sizeof(*e->charges));
+	*e = (struct run_entry){ content, chunks, true, sum, e->charges };
 	for (uint32_t k = 0; k < chunks; k++)
 		run_add(c, e, content + k);
 	return e;
+}
+
+/* A run segment's pte_chain charges under design d added to *bytes (all
+ * its pages'; with anon, the anonymous pages' to *anon and the others' to
+ * *bytes), content by content in order; or, when the sums come as the last
+ * ones did, what those adds made of them. */
+void model_run_add_charges(const struct model_context *c, const struct segment *seg, size_t d, double *bytes, double *anon)
+{
+	struct run_charges *r = &seg->run->charges[d];
+	int kind = anon != NULL;
+	double in[2] = { *bytes, anon ? *anon : 0 };
+	if (!r->charged)
+		return;         /* every charge is +0: no bit changes */
+	if (r->kept[kind] && !memcmp(r->in[kind], in, sizeof(in))) {
+		*bytes = r->out[kind][0];
+		if (anon)
+			*anon = r->out[kind][1];
+		return;
+	}
+	for (uint32_t k = 0; k < seg->chunks; k++) {
+		const struct record_figures *f = &c->content_figures[seg->content + k];
+		if (anon) {
+			*anon += f->chain_bytes_anon[d];
+			*bytes += f->chain_bytes[d] - f->chain_bytes_anon[d];
+		} else {
+			*bytes += f->chain_bytes[d];
+		}
+	}
+	memcpy(r->in[kind], in, sizeof(in));
+	r->out[kind][0] = *bytes;
+	r->out[kind][1] = anon ? *anon : 0;
+	r->kept[kind] = true;
 }
 
 static uint64_t range_end_key(const void *range)
@@ -460,7 +505,7 @@ bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p
  * from i one VMA holds whole (*vma), as one segment, 0 when fewer than
  * RUN_MIN or a window of them may be PMD-mapped; *e their sums. */
 static uint64_t whole_run(struct model_context *c, const struct process *p, size_t *v, const struct pagemap_run *run,
-			  uint64_t i, const struct vma **vma, const struct run_entry **e)
+			  uint64_t i, const struct vma **vma, struct run_entry **e)
 {
 	uint64_t base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT;
 	if (run->length - i < RUN_MIN || c->chunks_per_window_shift || !(*vma = whole_chunk_vma(p, v, base)))
@@ -473,11 +518,60 @@ static uint64_t whole_run(struct model_context *c, const struct process *p, size
 	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), *e) ? chunks : 0;
 }
 
+/* A cut part's figures, every design: records [first, first + count) of a
+ * content, worked out as figure_records does, kept in a table of CUT_SLOTS
+ * (the last part hashed to each), so the same part in many processes (a
+ * library's edge in every process) is worked out once: the same figures,
+ * the same bits. */
+struct cut_entry {
+	uint32_t content, first, count; /* count 0: an empty slot */
+	struct record_figures figures;
+};
+
+static void cuts_make(struct model_context *c)
+{
+	size_t designs = c->result->design_count;
+	c->cut_parts = xcalloc(CUT_SLOTS, sizeof(*c->cut_parts));
+	double *bytes = xcalloc(CUT_SLOTS * 2 * designs + 1, sizeof(*bytes));
+	uint64_t *counts = xcalloc(CUT_SLOTS * 3 * designs + 1, sizeof(*counts));
+	for (size_t i = 0; i < CUT_SLOTS; i++) {
+		struct record_figures *f = &c->cut_parts[i].figures;
+		f->chain_bytes = bytes + i * 2 * designs;
+		f->chain_bytes_anon = bytes + i * 2 * designs + designs;
+		f->chain_allocations = counts + i * 3 * designs;
+		f->chain_frees = counts + i * 3 * designs + designs;
+		f->direct_pages = counts + i * 3 * designs + 2 * designs;
+	}
+}
+
+static void cuts_free(struct model_context *c)
+{
+	if (c->cut_parts) {
+		free(c->cut_parts[0].figures.chain_bytes);
+		free(c->cut_parts[0].figures.chain_allocations);
+	}
+	free(c->cut_parts);
+	c->cut_parts = NULL;
+}
+
+static const struct record_figures *cut_figures(struct model_context *c, uint32_t content, uint32_t first,
+						 uint32_t count)
+{
+	uint64_t key = ((uint64_t)content << 20 | (uint64_t)first << 10 | count) * UINT64_C(0x9e3779b97f4a7c15);
+	struct cut_entry *e = &c->cut_parts[key >> 56 & (CUT_SLOTS - 1)];
+	if (e->count != count || e->content != content || e->first != first) {
+		figure_records(c, content, first, count, &e->figures);
+		e->content = content;
+		e->first = first;
+		e->count = count;
+	}
+	return &e->figures;
+}
+
 /* The segments of chunk `chunk` of a process, holding `content`. */
 static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_t content, uint64_t chunk,
 		       enum walk_figures figures, segment_visit visit, void *data)
 {
-	struct record_figures *scratch = figures == WALK_DESIGNS ? &c->scratch : &c->scratch_counts;
 	const struct process *p = &c->snapshot->processes[index];
 	const struct pagemap_content *pc = &c->snapshot->contents[content];
 	struct segment seg = { .process = index, .content = content, .base = chunk << PAGEMAP_CHUNK_SHIFT, .chunks = 1 };
@@ -489,9 +583,11 @@ static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_
 		seg.figures = NULL;
 		if (figures != WALK_BARE && seg.whole) {
 			seg.figures = &c->content_figures[content];
-		} else if (figures != WALK_BARE) {
-			figure_records(c, content, k, end - k, scratch);
-			seg.figures = scratch;
+		} else if (figures == WALK_DESIGNS) {
+			seg.figures = cut_figures(c, content, k, end - k);
+		} else if (figures == WALK_COUNTS) {
+			figure_records(c, content, k, end - k, &c->scratch_counts);
+			seg.figures = &c->scratch_counts;
 		}
 		visit(c, &seg, data);
 		k = end;
@@ -514,7 +610,7 @@ static void walk_process(struct model_context *c, size_t index, enum walk_figure
 	for (size_t r = 0; r < p->run_count; r++) {
 		const struct pagemap_run *run = &p->runs[r];
 		for (uint64_t i = 0; i < run->length;) {
-			const struct run_entry *e = NULL;
+			struct run_entry *e = NULL;
 			struct segment seg = { .process = index, .content = run->content + (uint32_t)i, .whole = true,
 					       .base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT };
 			uint64_t chunks = runs ? whole_run(c, p, &v, run, i, &seg.vma, &e) : 0;
@@ -522,7 +618,7 @@ static void walk_process(struct model_context *c, size_t index, enum walk_figure
 				seg.chunks = (uint32_t)chunks;
 				seg.count = c->snapshot->contents[seg.content].count;
 				seg.figures = &e->figures;
-				seg.charged = e->charged;
+				seg.run = e;
 				visit(c, &seg, data);
 				i += chunks;
 				continue;
@@ -539,7 +635,7 @@ void model_segment_chunks(struct model_context *c, const struct segment *run, se
 {
 	struct segment seg = *run;
 	seg.chunks = 1;
-	seg.charged = NULL;
+	seg.run = NULL;
 	for (uint32_t k = 0; k < run->chunks; k++) {
 		seg.content = run->content + k;
 		seg.base = run->base + ((uint64_t)k << PAGEMAP_CHUNK_SHIFT);
@@ -561,7 +657,8 @@ void model_walk_segments_end(struct model_context *c)
  * whole content, figures worked out once per content, or where a VMA
  * boundary cuts the chunk a part, its per-design figures only when
  * `designs`), and a run of whole chunks of one VMA that no PMD maps as one
- * segment (seg.chunks > 1: its counts summed, seg.charged per design). */
+ * segment (seg.chunks > 1: its counts summed, its charges by
+ * model_run_add_charges). */
 void model_walk_segment_runs(struct model_context *c, size_t index, bool designs, segment_visit visit, void *data)
 {
 	walk_process(c, index, designs ? WALK_DESIGNS : WALK_COUNTS, true, visit, data);
@@ -631,8 +728,6 @@ static void figure_contents(struct model_context *c)
 						   content_record_pfn(c, (uint32_t)id, 0) != NULL);
 	}
 	c->content_uniform = uniform;
-	/* the last slot is the scratch of cut chunks */
-	c->scratch = c->content_figures[s->content_count];
 }
 
 static void free_contents(struct model_context *c)
@@ -893,11 +988,13 @@ void model_walk_begin(struct model_context *c)
 	figure_contents(c);
 	resolve_pmd_windows(c);
 	runs_make(c);
+	cuts_make(c);
 }
 
 void model_walk_end(struct model_context *c)
 {
 	free_contents(c);
 	runs_free(c);
+	cuts_free(c);
 	pfn_table_free(&c->pfns);
 }
