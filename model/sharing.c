@@ -74,6 +74,9 @@ struct slots {
 	struct stretch *covers, *touched;
 	size_t cover_count, cover_capacity, touched_count, touched_capacity;
 	long double cover_total, touched_total;
+	size_t window_next, page_next;  /* the index after the last window, page found: partners
+					   push the same windows in the same order, so the next
+					   one is most often there (tried before hashing) */
 	bool crediting;                 /* second walk: credit the partners */
 	size_t rule_index;
 	struct model_result *result;
@@ -97,35 +100,51 @@ static uint64_t rehash_window(const void *context, size_t index)
 
 static struct group_window *group_window(struct slots *slots, uint64_t window)
 {
+	size_t next = slots->window_next;
+	if (next < slots->window_count && slots->windows[next].window == window) {
+		slots->window_next = next + 1;
+		return &slots->windows[next];
+	}
 	struct hash_probe probe;
 	uint64_t h = hash_u64(window);
 	for (size_t i = hash_first(&slots->window_table, h, &probe); i != HASH_NONE;
 	     i = hash_next(&slots->window_table, &probe))
-		if (slots->windows[i].window == window)
+		if (slots->windows[i].window == window) {
+			slots->window_next = i + 1;
 			return &slots->windows[i];
+		}
 	*ARRAY_PUSH(slots->windows, slots->window_count, slots->window_capacity) =
 		(struct group_window){ .window = window };
 	hash_add(&slots->window_table, h, slots->window_count - 1, rehash_window, slots);
+	slots->window_next = slots->window_count;
 	return &slots->windows[slots->window_count - 1];
 }
 
 /* Whether (window, page) was new. */
 static bool group_page_added(struct slots *slots, uint64_t window, uint64_t page)
 {
+	size_t next = slots->page_next;
+	if (next < slots->page_count && slots->pages[next].window == window && slots->pages[next].page == page) {
+		slots->page_next = next + 1;
+		return false;
+	}
 	struct hash_probe probe;
 	uint64_t h = page_hash(window, page);
 	for (size_t i = hash_first(&slots->page_table, h, &probe); i != HASH_NONE;
 	     i = hash_next(&slots->page_table, &probe))
-		if (slots->pages[i].window == window && slots->pages[i].page == page)
+		if (slots->pages[i].window == window && slots->pages[i].page == page) {
+			slots->page_next = i + 1;
 			return false;
+		}
 	*ARRAY_PUSH(slots->pages, slots->page_count, slots->page_capacity) = (struct group_page){ window, page };
 	hash_add(&slots->page_table, h, slots->page_count - 1, rehash_page, slots);
+	slots->page_next = slots->page_count;
 	return true;
 }
 
 static void slots_reset(struct slots *slots)
 {
-	slots->page_count = slots->window_count = 0;
+	slots->page_count = slots->window_count = slots->window_next = slots->page_next = 0;
 	slots->boundary_count = slots->cover_count = slots->touched_count = 0;
 	hash_clear(&slots->page_table);
 	hash_clear(&slots->window_table);
