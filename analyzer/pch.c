@@ -267,6 +267,9 @@ static bool string_define(const char *line, const char *with, struct buffer *out
 	const char *name = d + 7, *p = name;
 	while (is_name_char(*p))
 		p++;
+	for (size_t i = 0; i < sizeof(file_defines) / sizeof(file_defines[0]); i++)
+		if ((size_t)(p - name) == strlen(file_defines[i]) && !strncmp(name, file_defines[i], (size_t)(p - name)))
+			return false;   /* the file's own -D: kept as it is written */
 	const char *body = p;
 	if (*p == '(') {
 		body = strchr(p, ')');
