@@ -78,20 +78,63 @@ static void chunks_inside(const struct model_context *c, const struct process *p
 	}
 }
 
+/* PTE window w of one mapping: a PTE page now when populated and not a
+ * file PMD, one huge pages would free when every record is the mapping's. */
+static void window_pte_page(struct model_context *c, const struct process *p, const struct candidate *m,
+			    struct model_segment *seg, uint64_t w)
+{
+	unsigned k = c->chunks_per_window_shift;
+	bool populated, inside;
+	chunks_inside(c, p, w << k, (w + 1) << k, m->vma->start, m->vma->end, &populated, &inside);
+	if (!populated || window_pmd_kind(c, p, w) == PMD_FILE)
+		return;
+	seg->pte_pages++;
+	seg->pte_pages_saved_pmd_size += inside;
+}
+
+static uint64_t run_last_chunk(const void *run)
+{
+	const struct pagemap_run *r = run;
+	return r->chunk + r->length - 1;
+}
+
+/* Windows [first, end) of one mapping, PTE pages of one chunk: only the
+ * process's chunks are populated; those the mapping holds whole where
+ * PID/pmd_mapped says no PMD lies are each one PTE page huge pages free,
+ * counted at once; the others window by window. */
+static void mapping_chunk_pages(struct model_context *c, const struct process *p, const struct candidate *m,
+				struct model_segment *seg, uint64_t first, uint64_t end)
+{
+	uint64_t whole_first = (m->vma->start + PAGEMAP_CHUNK_BYTES - 1) >> PAGEMAP_CHUNK_SHIFT;
+	uint64_t whole_end = m->vma->end >> PAGEMAP_CHUNK_SHIFT;
+	for (size_t r = array_lower_bound(p->runs, p->run_count, sizeof(*p->runs), run_last_chunk, first);
+	     r < p->run_count && p->runs[r].chunk < end; r++) {
+		uint64_t low = p->runs[r].chunk > first ? p->runs[r].chunk : first;
+		uint64_t high = p->runs[r].chunk + p->runs[r].length < end ? p->runs[r].chunk + p->runs[r].length : end;
+		uint64_t in_low = low > whole_first ? low : whole_first, in_high = high < whole_end ? high : whole_end;
+		if (in_low >= in_high || !model_range_pmd_none(c, p, in_low << PAGEMAP_CHUNK_SHIFT,
+								in_high << PAGEMAP_CHUNK_SHIFT))
+			in_low = in_high = high;
+		for (uint64_t w = low; w < in_low; w++)
+			window_pte_page(c, p, m, seg, w);
+		seg->pte_pages += in_high - in_low;
+		seg->pte_pages_saved_pmd_size += in_high - in_low;
+		for (uint64_t w = in_high; w < high; w++)
+			window_pte_page(c, p, m, seg, w);
+	}
+}
+
 /* The PTE pages of one mapping now, and those huge pages would free. */
 static void mapping_pte_pages(struct model_context *c, const struct candidate *m, struct model_segment *seg)
 {
 	const struct process *p = &c->snapshot->processes[m->process];
-	unsigned shift = c->pte_shift, k = c->chunks_per_window_shift;
+	unsigned shift = c->pte_shift;
 	uint64_t first = m->vma->start >> shift, last = (m->vma->end - 1) >> shift;
-	for (uint64_t w = first; w <= last; w++) {
-		bool populated, inside;
-		chunks_inside(c, p, w << k, (w + 1) << k, m->vma->start, m->vma->end, &populated, &inside);
-		if (!populated || window_pmd_kind(c, p, w) == PMD_FILE)
-			continue;
-		seg->pte_pages++;
-		seg->pte_pages_saved_pmd_size += inside;
-	}
+	if (c->chunks_per_window_shift == 0)
+		mapping_chunk_pages(c, p, m, seg, first, last + 1);
+	else
+		for (uint64_t w = first; w <= last; w++)
+			window_pte_page(c, p, m, seg, w);
 	if (last - first + 1 > seg->touch_all_pte_pages)
 		seg->touch_all_pte_pages = last - first + 1;
 }
