@@ -138,6 +138,9 @@ void pfn_table_free(struct pfn_table *table);
 /* The VMA holding the whole of a chunk (vaddr >> PAGEMAP_CHUNK_SHIFT), so
  * every record of it, or NULL. */
 const struct vma *chunk_vma(const struct process *p, uint64_t chunk);
+/* The same for the chunk at address `base`, *v a cursor over the process's
+ * VMAs that only moves on (the chunks asked for ascend). */
+const struct vma *chunk_vma_from(const struct process *p, size_t *v, uint64_t base);
 
 /* m of section 8: max(kpagecount, records in the snapshot) */
 uint64_t pfn_mapcount(const struct pfn_run *run);

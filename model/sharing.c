@@ -979,37 +979,40 @@ static struct window_class *find_class(struct model_context *c, struct identical
 	return &x->classes[x->count - 1];
 }
 
-/* The class a window of one whole chunk in one VMA had before, or NULL. */
-static struct window_class *known_class(struct model_context *c, struct identical *x, size_t process, long content,
-					uint64_t window)
+/* The class of a window that is one whole chunk in one VMA (`vma`), as
+ * its content under the same permissions had it before, or NULL. */
+static struct window_class *known_class(struct identical *x, long content, const struct vma *vma)
 {
-	if (content < 0 || !x->content_class[content])
+	if (!vma || !x->content_class[content] || perms_word(vma) != x->content_perms[content])
 		return NULL;
-	const struct vma *vma = chunk_vma(&c->snapshot->processes[process], window);
-	return vma && perms_word(vma) == x->content_perms[content] ? &x->classes[x->content_class[content] - 1] : NULL;
+	return &x->classes[x->content_class[content] - 1];
 }
 
-/* A window's class: counting, found or made from its description and
- * noted; then the noted one.  content: the window's one chunk's (-1: not
- * one chunk). */
+/* A window's class: counting, found or made from its description; then
+ * found again.  whole: the VMA holding the whole of the window, one chunk
+ * of `content` (NULL: none).  A
+ * window that is one whole chunk in one VMA takes its content's class when
+ * the permissions are the same; the counting pass notes the others' (4
+ * bytes each: they lie at VMA edges, so they follow the VMAs, not the
+ * processes times the chunks) for the crediting pass to read. */
 static struct window_class *window_class(struct model_context *c, struct identical *x, size_t process,
-					 uint64_t window, long content, bool counting)
+					 uint64_t window, long content, const struct vma *whole, bool counting)
 {
-	if (!counting && x->window_classes)
+	if (!counting && x->window_classes && !whole)
 		return &x->classes[x->window_classes[x->next_window++]];
-	struct window_class *class = counting ? known_class(c, x, process, content, window) : NULL;
+	struct window_class *class = known_class(x, content, whole);
 	if (!class) {
 		struct window_view view;
 		describe_window(c, x, process, window, &view);
 		class = find_class(c, x, &view, counting);
-		if (counting && view.content >= 0 && x->count < UINT32_MAX) {
+		if (class && view.content >= 0 && x->count < UINT32_MAX) {
 			x->content_class[view.content] = (uint32_t)(class - x->classes) + 1;
 			x->content_perms[view.content] = view.perms;
 		}
 	}
 	if (counting && x->count > UINT32_MAX)
 		FREE_ALL(x->window_classes);
-	else if (counting)
+	else if (counting && !whole)
 		*ARRAY_PUSH(x->window_classes, x->windows, x->window_capacity) = (uint32_t)(class - x->classes);
 	return class;
 }
@@ -1024,6 +1027,7 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 		const struct process *p = &s->processes[i];
 		bool any = false;
 		uint64_t last = 0;
+		size_t v = 0;           /* chunk_vma_from's cursor */
 		for (size_t r = 0; r < p->run_count; r++) {
 			const struct pagemap_run *run = &p->runs[r];
 			bool check_pmd = out->rule->skip_pmd_mapped &&
@@ -1037,8 +1041,9 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 				last = window;
 				if (check_pmd && window_pmd_kind(c, p, window) != PMD_NONE)
 					continue;
-				long content = k == 0 ? (long)(p->runs[r].content + n) : -1;
-				struct window_class *class = window_class(c, x, i, window, content, counting);
+				long content = k == 0 ? (long)(run->content + n) : -1;
+				const struct vma *whole = k == 0 ? chunk_vma_from(p, &v, window << PAGEMAP_CHUNK_SHIFT) : NULL;
+				struct window_class *class = window_class(c, x, i, window, content, whole, counting);
 				if (counting) {
 					class->members++;
 					continue;

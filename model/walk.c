@@ -261,7 +261,7 @@ static uint64_t record_offset(const void *record)
 
 /* The VMA holding every record of the chunk at `base` (none is read), or
  * NULL; *v walks the process's VMAs in order. */
-static const struct vma *whole_chunk_vma(const struct process *p, size_t *v, uint64_t base)
+const struct vma *chunk_vma_from(const struct process *p, size_t *v, uint64_t base)
 {
 	while (*v < p->vma_count && p->vmas[*v].end <= base)
 		(*v)++;
@@ -303,7 +303,7 @@ static uint32_t segment_end(const struct process *p, size_t *v, uint64_t base, c
 static uint32_t next_segment(struct model_context *c, const struct process *p, size_t *v, const struct segment *seg,
 			     uint32_t count, const struct vma **vma)
 {
-	if (seg->first == 0 && (*vma = whole_chunk_vma(p, v, seg->base)))
+	if (seg->first == 0 && (*vma = chunk_vma_from(p, v, seg->base)))
 		return count;
 	struct cut_segments *cuts = &c->cuts;
 	bool keep = p->vma_count < CUT_VMAS && c->cuts.first;
@@ -516,7 +516,7 @@ static uint64_t whole_run(struct model_context *c, const struct process *p, size
 			  uint64_t i, const struct vma **vma, struct run_entry **e)
 {
 	uint64_t base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT;
-	if (run->length - i < RUN_MIN || c->chunks_per_window_shift || !(*vma = whole_chunk_vma(p, v, base)))
+	if (run->length - i < RUN_MIN || c->chunks_per_window_shift || !(*vma = chunk_vma_from(p, v, base)))
 		return 0;
 	uint64_t held = ((*vma)->end - base) >> PAGEMAP_CHUNK_SHIFT, left = run->length - i;
 	uint64_t chunks = held < left ? held : left;
