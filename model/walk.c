@@ -45,9 +45,10 @@ static uint64_t record_pfn(const struct pagemap_record *r)
 
 /* ---- contents and segments ---- */
 
-const struct pagemap_record *content_records(const struct model_context *c, uint32_t content)
+const struct pagemap_record *content_records(const struct model_context *c, enum content_reader reader,
+					     uint32_t content)
 {
-	return c->snapshot->content_records + c->snapshot->contents[content].first;
+	return content_view_records(&c->views[reader], c->snapshot, content);
 }
 
 const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k)
@@ -212,7 +213,6 @@ static uint32_t figure_records(struct model_context *c, uint32_t content, uint32
 			       uint32_t count, struct record_figures *out)
 {
 	const struct model_result *r = c->result;
-	const struct pagemap_record *records = content_records(c, content);
 	const uint32_t *pfns = c->record_pfns + c->snapshot->contents[content].first;
 	double *chain_bytes = out->chain_bytes, *chain_bytes_anon = out->chain_bytes_anon;
 	uint64_t *allocations = out->chain_allocations, *frees = out->chain_frees, *direct = out->direct_pages;
@@ -233,9 +233,11 @@ static uint32_t figure_records(struct model_context *c, uint32_t content, uint32
 		if (uniform & UNIFORM_NO_PFN)
 			figure_group(c, uniform_entry(uniform), NULL, count, out);
 		else
-			figure_group(c, records[first].entry, content_record_pfn(c, content, first), count, out);
+			figure_group(c, pagemap_content_record(c->snapshot, content, first).entry,
+				     content_record_pfn(c, content, first), count, out);
 		return 1;
 	}
+	const struct pagemap_record *records = content_records(c, READ_FIGURES, content);
 	for (uint32_t k = first; k < end; groups++) {
 		uint64_t bits = records[k].entry & FIGURE_BITS;
 		uint32_t next = k + 1;
@@ -312,7 +314,7 @@ static uint32_t next_segment(struct model_context *c, const struct process *p, s
 		*vma = cut >> CUT_END_BITS ? &p->vmas[(cut >> CUT_END_BITS) - 1] : NULL;
 		return cut & ((1u << CUT_END_BITS) - 1);
 	}
-	uint32_t end = segment_end(p, v, seg->base, content_records(c, seg->content), count, seg->first, vma);
+	uint32_t end = segment_end(p, v, seg->base, content_records(c, READ_SEGMENTS, seg->content), count, seg->first, vma);
 	if (!cuts->kept && keep)
 		*ARRAY_PUSH(cuts->items, cuts->count, cuts->capacity) = CUT(end, *vma ? *vma - p->vmas + 1 : 0);
 	return end;
@@ -732,7 +734,7 @@ static void figure_contents(struct model_context *c)
 		f->direct_pages = counts + 2 * stride + id * designs;
 		if (id < s->content_count && s->contents[id].references &&
 		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, &c->content_figures[id]) == 1)
-			uniform[id] = uniform_kind(content_records(c, (uint32_t)id)[0].entry,
+			uniform[id] = uniform_kind(pagemap_content_record(s, (uint32_t)id, 0).entry,
 						   content_record_pfn(c, (uint32_t)id, 0) != NULL);
 	}
 	c->content_uniform = uniform;
@@ -761,7 +763,7 @@ struct pmd_check {
 
 static void pmd_check_records(const struct model_context *c, uint32_t content, struct pmd_check *check)
 {
-	const struct pagemap_record *records = content_records(c, content);
+	const struct pagemap_record *records = content_records(c, READ_PMD, content);
 	uint32_t count = c->snapshot->contents[content].count;
 	for (uint32_t k = 0; k < count && !check->broken; k++) {
 		uint64_t pfn = record_pfn(&records[k]);
@@ -991,6 +993,9 @@ bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma
  * the PMD windows smaps overrides. */
 void model_walk_begin(struct model_context *c)
 {
+	c->views = xreallocarray(NULL, READERS, sizeof(*c->views));
+	for (size_t k = 0; k < READERS; k++)
+		c->views[k].content = -1;
 	count_pfns(c);
 	make_mapping_costs(c);
 	figure_contents(c);
@@ -1005,4 +1010,6 @@ void model_walk_end(struct model_context *c)
 	runs_free(c);
 	cuts_free(c);
 	pfn_table_free(&c->pfns);
+	free(c->views);
+	c->views = NULL;
 }
