@@ -155,6 +155,24 @@ const struct pagemap_record *content_view_records(struct content_view *view, con
 	return view->records;
 }
 
+/* An extent's last record's offset in the chunk. */
+static uint64_t extent_last(const void *extent)
+{
+	const struct pagemap_extent *e = extent;
+	return e->offset + (uint64_t)(e->length - 1) * 4096;
+}
+
+uint32_t pagemap_content_rank(const struct snapshot *s, uint32_t content, uint64_t offset)
+{
+	const struct pagemap_content *c = &s->contents[content];
+	const struct pagemap_extent *e = s->content_extents + c->first_extent;
+	uint32_t rank = 0;
+	for (uint32_t x = 0; x < c->extent_count; rank += e[x].length, x++)
+		if (extent_last(&e[x]) >= offset)
+			return rank + (offset > e[x].offset ? (uint32_t)((offset - e[x].offset + 4095) / 4096) : 0);
+	return rank;
+}
+
 struct pagemap_record pagemap_content_record(const struct snapshot *s, uint32_t content, uint32_t k)
 {
 	const struct pagemap_extent *e = s->content_extents + s->contents[content].first_extent;
@@ -364,13 +382,6 @@ long process_chunk_content(const struct process *p, uint64_t chunk)
 	if (r == p->run_count || p->runs[r].chunk > chunk)
 		return -1;
 	return (long)(p->runs[r].content + (chunk - p->runs[r].chunk));
-}
-
-/* An extent's last record's offset in the chunk. */
-static uint64_t extent_last(const void *extent)
-{
-	const struct pagemap_extent *e = extent;
-	return e->offset + (uint64_t)(e->length - 1) * 4096;
 }
 
 /* The content's first record at or above offset in the chunk: 1 with

@@ -343,6 +343,8 @@ void pagemap_content_decode(const struct snapshot *snapshot, uint32_t content, s
 /* The content's record k (its vaddr within the chunk; k below its count),
  * none other decoded: O(1) for the first, else O(extents before it). */
 struct pagemap_record pagemap_content_record(const struct snapshot *snapshot, uint32_t content, uint32_t k);
+/* How many of the content's records lie below offset (within the chunk). */
+uint32_t pagemap_content_rank(const struct snapshot *snapshot, uint32_t content, uint64_t offset);
 
 /* The content of p's chunk (vaddr >> PAGEMAP_CHUNK_SHIFT), or -1 if unpopulated. */
 long process_chunk_content(const struct process *p, uint64_t chunk);

@@ -160,7 +160,6 @@ void model_walk_end(struct model_context *context);
  * asks for another content, whatever the others ask for. */
 enum content_reader {
 	READ_FIGURES,                   /* walk.c figure_records, figure_contents */
-	READ_SEGMENTS,                  /* walk.c next_segment */
 	READ_PMD,                       /* walk.c pmd_check_records */
 	READ_SUM,                       /* sharing.c content_sum */
 	READ_WINDOW,                    /* sharing.c describe_window */
