@@ -994,9 +994,37 @@ static int check_pmd_ranges(struct snapshot_builder *b, const struct process_bui
 	return 0;
 }
 
+/* The first record of a content (its chunk at `base`) outside every VMA:
+ * its index in the content, with *vaddr; -1 if none.  *v walks the VMAs in
+ * order.  Extents are walked, not records: a chunk whose last record falls
+ * in the VMA of a record before it is inside it from there, an extent
+ * likewise. */
+static long first_record_outside(const struct snapshot *s, uint32_t content, uint64_t base, const struct vma *vmas,
+				 size_t vma_count, size_t *v, uint64_t *vaddr)
+{
+	const struct pagemap_content *c = &s->contents[content];
+	const struct pagemap_extent *e = s->content_extents + c->first_extent;
+	const struct pagemap_extent *tail = &e[c->extent_count - 1];
+	uint64_t last = base + tail->offset + (uint64_t)(tail->length - 1) * 4096;
+	long index = 0;
+	for (uint32_t x = 0; x < c->extent_count; index += e[x].length, x++) {
+		for (uint32_t k = 0; k < e[x].length; k++) {
+			*vaddr = base + e[x].offset + (uint64_t)k * 4096;
+			while (*v < vma_count && vmas[*v].end <= *vaddr)
+				(*v)++;
+			if (*v == vma_count || *vaddr < vmas[*v].start)
+				return index + k;
+			if (last < vmas[*v].end)
+				return -1;      /* the rest of the chunk is in this VMA too */
+			if (*vaddr + (uint64_t)(e[x].length - 1 - k) * 4096 < vmas[*v].end)
+				break;          /* the rest of the extent is */
+		}
+	}
+	return -1;
+}
+
 /* Every record must lie in a VMA.  Chunks, VMAs and records all ascend, so
- * one walk checks them: a chunk whose first and last records fall in one
- * VMA is inside it whole (records are never re-read for it). */
+ * one walk checks them. */
 static int check_pagemap_addresses(struct snapshot_builder *b, const struct process_build *pb,
 				   struct error *error)
 {
@@ -1006,26 +1034,19 @@ static int check_pagemap_addresses(struct snapshot_builder *b, const struct proc
 	size_t v = 0, index = 0;
 	for (size_t r = 0; r < p->run_count; r++) {
 		for (uint64_t i = 0; i < p->runs[r].length; i++) {
-			const struct pagemap_content *c = &s->contents[p->runs[r].content + i];
-			const struct pagemap_record *records = s->content_records + c->first;
-			uint64_t base = (p->runs[r].chunk + i) << PAGEMAP_CHUNK_SHIFT;
-			for (uint32_t k = 0; k < c->count; k++) {
-				uint64_t vaddr = base + records[k].vaddr;
-				while (v < p->vma_count && vmas[v].end <= vaddr)
-					v++;
-				if (v == p->vma_count || vaddr < vmas[v].start) {
-					char member[64];
-					snprintf(member, sizeof(member), "%d/%s", p->pid,
-						 pb->seen & (1u << MEMBER_PAGEMAP_RUNS) ? "pagemap_runs" : "pagemap");
-					input_error_set(error, s->source, member, 0,
-							"record %zu: address %#" PRIx64 " is outside every VMA",
-							index + k, vaddr);
-					return -1;
-				}
-				if (base + records[c->count - 1].vaddr < vmas[v].end)
-					break;  /* the rest of the chunk is in this VMA too */
+			uint32_t content = (uint32_t)(p->runs[r].content + i);
+			uint64_t base = (p->runs[r].chunk + i) << PAGEMAP_CHUNK_SHIFT, vaddr;
+			long k = first_record_outside(s, content, base, vmas, p->vma_count, &v, &vaddr);
+			if (k >= 0) {
+				char member[64];
+				snprintf(member, sizeof(member), "%d/%s", p->pid,
+					 pb->seen & (1u << MEMBER_PAGEMAP_RUNS) ? "pagemap_runs" : "pagemap");
+				input_error_set(error, s->source, member, 0,
+						"record %zu: address %#" PRIx64 " is outside every VMA",
+						index + (size_t)k, vaddr);
+				return -1;
 			}
-			index += c->count;
+			index += s->contents[content].count;
 		}
 	}
 	return 0;
@@ -1179,14 +1200,12 @@ static void infer_pagemap_mode(struct snapshot *s)
 			s->info.pagemap = PAGEMAP_PRESENT_ONLY;
 	}
 	/* contents of dropped processes hold no references */
-	for (size_t c = 0; s->info.pagemap != PAGEMAP_NONE && c < s->content_count; c++) {
-		const struct pagemap_record *records = s->content_records + s->contents[c].first;
-		for (uint32_t r = 0; s->contents[c].references && r < s->contents[c].count; r++)
-			if ((records[r].entry & PAGEMAP_PRESENT) && (records[r].entry & PAGEMAP_PFN_MASK)) {
-				s->info.pagemap = PAGEMAP_PFN;
-				return;
-			}
-	}
+	for (size_t c = 0; s->info.pagemap != PAGEMAP_NONE && c < s->content_count; c++)
+		if (s->contents[c].references && !s->contents[c].without_pfns) {
+			/* the store found a present record with a PFN in it */
+			s->info.pagemap = PAGEMAP_PFN;
+			return;
+		}
 }
 
 /* Without snapshot.info (smemcap), the release is the third word of

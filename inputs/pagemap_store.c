@@ -19,46 +19,69 @@
 #include "internal.h"
 
 struct pagemap_index {
-	struct hash_table table;        /* contents by the hash of their records */
+	struct hash_table table;        /* contents by the hash of their extents */
 	uint64_t *hashes;               /* per content, for growing the table */
-	size_t content_capacity, hash_capacity, record_capacity;
+	size_t content_capacity, hash_capacity, extent_capacity;
 	/* the chunk being gathered */
 	struct pagemap_record pending[PAGEMAP_CHUNK_BYTES / 4096];
 	uint64_t pending_chunk;
 	uint32_t pending_count;
+	struct pagemap_extent encoded[PAGEMAP_CHUNK_BYTES / 4096]; /* ... as extents */
 };
 
-/* One word a record: the entry with the page's offset in the chunk (bits
- * 12-20) moved to bits 40-48, where a PFN (or a swap offset) rarely reaches;
- * when it does two records may give one word, which costs a compare (equal
- * hashes are compared record by record anyway), never a wrong answer. */
-static inline uint64_t record_word(const struct pagemap_record *record)
+/* Does b continue the extent whose last record is a, adding step? */
+static inline bool extends(const struct pagemap_record *a, const struct pagemap_record *b, uint64_t step)
 {
-	return record->entry ^ record->vaddr << 28;
+	return b->vaddr == a->vaddr + 4096 && b->entry == a->entry + step;
 }
 
-/* One lane's step: the record's word in, one multiply. */
-static inline uint64_t lane_step(uint64_t lane, const struct pagemap_record *record)
+uint32_t pagemap_extents_encode(const struct pagemap_record *records, uint32_t count, struct pagemap_extent *out)
 {
-	lane = (lane ^ record_word(record)) * UINT64_C(0xff51afd7ed558ccd);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < count;) {
+		uint32_t j = i + 1;
+		uint64_t step = j < count && extends(&records[i], &records[j], 1) ? 1 : 0;
+		while (j < count && extends(&records[j - 1], &records[j], step))
+			j++;
+		out[n++] = (struct pagemap_extent){ .entry = records[i].entry, .offset = (uint32_t)records[i].vaddr,
+						    .length = (uint16_t)(j - i), .step = (uint16_t)step };
+		i = j;
+	}
+	return n;
+}
+
+/* One word an extent: the entry with the offset (bits 0-20), the length
+ * (bits 21-30) and the step (bit 31) moved to bits 28-59, where they mostly
+ * fall on the entry's unused bits 40-54; two extents may give one word,
+ * which costs a compare (equal hashes are compared byte by byte), never a
+ * wrong answer. */
+static inline uint64_t extent_word(const struct pagemap_extent *e)
+{
+	uint64_t shape = e->offset | (uint64_t)e->length << 21 | (uint64_t)e->step << 31;
+	return e->entry ^ shape << 28;
+}
+
+/* One lane's step: the extent's word in, one multiply. */
+static inline uint64_t lane_step(uint64_t lane, const struct pagemap_extent *e)
+{
+	lane = (lane ^ extent_word(e)) * UINT64_C(0xff51afd7ed558ccd);
 	return lane << 29 | lane >> 35;
 }
 
-/* Four lanes, records i, i + 1, i + 2, i + 3, none waiting on another (two,
- * one for addresses and one for entries, waited on each multiply: the hash
- * was most of find_or_add), mixed at the end. */
-static uint64_t hash_records(const struct pagemap_record *records, uint32_t count)
+/* Four lanes, extents i, i + 1, i + 2, i + 3, none waiting on another,
+ * mixed at the end. */
+uint64_t pagemap_extents_hash(const struct pagemap_extent *extents, uint32_t count)
 {
 	uint64_t a = count, b = UINT64_C(0x9e3779b97f4a7c15), c = UINT64_C(0xc4ceb9fe1a85ec53), d = 1;
 	uint32_t i = 0;
 	for (; i + 4 <= count; i += 4) {
-		a = lane_step(a, &records[i]);
-		b = lane_step(b, &records[i + 1]);
-		c = lane_step(c, &records[i + 2]);
-		d = lane_step(d, &records[i + 3]);
+		a = lane_step(a, &extents[i]);
+		b = lane_step(b, &extents[i + 1]);
+		c = lane_step(c, &extents[i + 2]);
+		d = lane_step(d, &extents[i + 3]);
 	}
 	for (; i < count; i++)
-		a = lane_step(a, &records[i]);
+		a = lane_step(a, &extents[i]);
 	return hash_u64(a ^ hash_u64(b ^ hash_u64(c ^ hash_u64(d))));
 }
 
@@ -67,34 +90,95 @@ static uint64_t content_hash(const void *context, size_t index)
 	return ((const struct pagemap_index *)context)->hashes[index];
 }
 
+/* Does any of the extents hold a present record with a PFN other than 0? */
+static bool extents_have_pfns(const struct pagemap_extent *extents, uint32_t count)
+{
+	for (uint32_t k = 0; k < count; k++) {
+		const struct pagemap_extent *e = &extents[k];
+		/* a step of one from PFN 0 reaches PFN 1 */
+		if ((e->entry & PAGEMAP_PRESENT) && ((e->entry & PAGEMAP_PFN_MASK) || (e->step && e->length > 1)))
+			return true;
+	}
+	return false;
+}
+
 /* The id of the content equal to the pending chunk, added if new. */
 static size_t find_or_add(struct snapshot *s, struct pagemap_index *x)
 {
-	uint64_t h = hash_records(x->pending, x->pending_count);
-	size_t bytes = x->pending_count * sizeof(*x->pending);
+	uint32_t n = pagemap_extents_encode(x->pending, x->pending_count, x->encoded);
+	uint64_t h = pagemap_extents_hash(x->encoded, n);
+	size_t bytes = n * sizeof(*x->encoded);
 	struct hash_probe probe;
 	for (size_t id = hash_first(&x->table, h, &probe); id != HASH_NONE; id = hash_next(&x->table, &probe)) {
 		const struct pagemap_content *c = &s->contents[id];
-		if (x->hashes[id] == h && c->count == x->pending_count &&
-		    !memcmp(s->content_records + c->first, x->pending, bytes))
+		if (x->hashes[id] == h && c->extent_count == n &&
+		    !memcmp(s->content_extents + c->first_extent, x->encoded, bytes))
 			return id;
 	}
 	if (s->content_count >= UINT32_MAX - 1)
 		out_of_memory();        /* content ids are 32 bits */
 	ARRAY_RESERVE(s->contents, x->content_capacity, s->content_count + 1);
 	ARRAY_RESERVE(x->hashes, x->hash_capacity, s->content_count + 1);
-	ARRAY_RESERVE(s->content_records, x->record_capacity, s->content_record_count + x->pending_count);
+	ARRAY_RESERVE(s->content_extents, x->extent_capacity, s->content_extent_count + n);
 	size_t id = s->content_count++;
-	s->contents[id] = (struct pagemap_content){ .first = s->content_record_count, .count = x->pending_count };
-	bool pfns = false;
-	for (uint32_t k = 0; k < x->pending_count && !pfns; k++)
-		pfns = (x->pending[k].entry & PAGEMAP_PRESENT) && (x->pending[k].entry & PAGEMAP_PFN_MASK);
-	s->contents[id].without_pfns = !pfns;
+	s->contents[id] = (struct pagemap_content){ .first = s->content_record_count,
+						    .first_extent = s->content_extent_count,
+						    .count = x->pending_count, .extent_count = n,
+						    .without_pfns = !extents_have_pfns(x->encoded, n) };
 	x->hashes[id] = h;
-	memcpy(s->content_records + s->content_record_count, x->pending, bytes);
+	memcpy(s->content_extents + s->content_extent_count, x->encoded, bytes);
+	s->content_extent_count += n;
 	s->content_record_count += x->pending_count;
 	hash_add(&x->table, h, id, content_hash, x);
 	return id;
+}
+
+void pagemap_content_decode(const struct snapshot *s, uint32_t content, struct pagemap_record *out)
+{
+	const struct pagemap_content *c = &s->contents[content];
+	const struct pagemap_extent *e = s->content_extents + c->first_extent;
+	for (uint32_t k = 0; k < c->extent_count; k++) {
+		uint64_t vaddr = e[k].offset, entry = e[k].entry, step = e[k].step;
+		for (uint32_t i = 0; i < e[k].length; i++, vaddr += 4096, entry += step)
+			*out++ = (struct pagemap_record){ vaddr, entry };
+	}
+}
+
+const struct pagemap_record *content_view_records(struct content_view *view, const struct snapshot *s,
+						  uint32_t content)
+{
+	if (view->content != (long)content || view->snapshot != s) {
+		pagemap_content_decode(s, content, view->records);
+		view->content = content;
+		view->snapshot = s;
+	}
+	return view->records;
+}
+
+/* An extent's last record's offset in the chunk. */
+static uint64_t extent_last(const void *extent)
+{
+	const struct pagemap_extent *e = extent;
+	return e->offset + (uint64_t)(e->length - 1) * 4096;
+}
+
+uint32_t pagemap_content_rank(const struct snapshot *s, uint32_t content, uint64_t offset)
+{
+	const struct pagemap_content *c = &s->contents[content];
+	const struct pagemap_extent *e = s->content_extents + c->first_extent;
+	uint32_t rank = 0;
+	for (uint32_t x = 0; x < c->extent_count; rank += e[x].length, x++)
+		if (extent_last(&e[x]) >= offset)
+			return rank + (offset > e[x].offset ? (uint32_t)((offset - e[x].offset + 4095) / 4096) : 0);
+	return rank;
+}
+
+struct pagemap_record pagemap_content_record(const struct snapshot *s, uint32_t content, uint32_t k)
+{
+	const struct pagemap_extent *e = s->content_extents + s->contents[content].first_extent;
+	for (; k >= e->length; e++)
+		k -= e->length;
+	return (struct pagemap_record){ e->offset + (uint64_t)k * 4096, e->entry + k * e->step };
 }
 
 /* Runs grow by doubling; their capacity is the next power of two of the count. */
@@ -247,10 +331,10 @@ void snapshot_release_pagemaps(struct snapshot *s)
 		s->pagemap_index = NULL;
 	}
 	free(s->contents);
-	free(s->content_records);
+	free(s->content_extents);
 	s->contents = NULL;
-	s->content_records = NULL;
-	s->content_count = s->content_record_count = 0;
+	s->content_extents = NULL;
+	s->content_count = s->content_record_count = s->content_extent_count = 0;
 }
 
 void pagemap_store_trim(struct snapshot *s)
@@ -263,9 +347,9 @@ void pagemap_store_trim(struct snapshot *s)
 	s->contents = xreallocarray(s->contents, s->content_count + 1, sizeof(*s->contents));
 	x->hashes = xreallocarray(x->hashes, s->content_count + 1, sizeof(*x->hashes));
 	x->content_capacity = x->hash_capacity = s->content_count + 1;
-	s->content_records = xreallocarray(s->content_records, s->content_record_count + 1,
-					   sizeof(*s->content_records));
-	x->record_capacity = s->content_record_count + 1;
+	s->content_extents = xreallocarray(s->content_extents, s->content_extent_count + 1,
+					   sizeof(*s->content_extents));
+	x->extent_capacity = s->content_extent_count + 1;
 }
 
 uint64_t pagemap_kept_bytes(const struct snapshot *s)
@@ -274,7 +358,7 @@ uint64_t pagemap_kept_bytes(const struct snapshot *s)
 	if (!x)
 		return 0;
 	return (uint64_t)x->content_capacity * (sizeof(*s->contents) + sizeof(*x->hashes)) +
-	       (uint64_t)x->record_capacity * sizeof(*s->content_records) +
+	       (uint64_t)x->extent_capacity * sizeof(*s->content_extents) +
 	       (x->table.slots ? (uint64_t)(x->table.mask + 1) * sizeof(*x->table.slots) : 0) + sizeof(*x);
 }
 
@@ -300,9 +384,20 @@ long process_chunk_content(const struct process *p, uint64_t chunk)
 	return (long)(p->runs[r].content + (chunk - p->runs[r].chunk));
 }
 
-static uint64_t record_vaddr(const void *record)
+/* The content's first record at or above offset in the chunk: 1 with
+ * *record filled (its vaddr within the chunk), else 0.  O(log extents). */
+static int content_record_from(const struct snapshot *s, uint32_t content, uint64_t offset,
+			       struct pagemap_record *record)
 {
-	return ((const struct pagemap_record *)record)->vaddr;
+	const struct pagemap_content *c = &s->contents[content];
+	const struct pagemap_extent *extents = s->content_extents + c->first_extent;
+	size_t k = !offset ? 0 : array_lower_bound(extents, c->extent_count, sizeof(*extents), extent_last, offset);
+	if (k == c->extent_count)
+		return 0;
+	const struct pagemap_extent *e = &extents[k];
+	uint64_t i = offset > e->offset ? (offset - e->offset + 4095) / 4096 : 0;
+	*record = (struct pagemap_record){ e->offset + i * 4096, e->entry + i * e->step };
+	return 1;
 }
 
 int process_next_record(const struct snapshot *s, const struct process *p, uint64_t vaddr,
@@ -316,17 +411,11 @@ int process_next_record(const struct snapshot *s, const struct process *p, uint6
 			uint64_t base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT;
 			if (base >= limit)
 				return 0;
-			const struct pagemap_content *c = &s->contents[run->content + i];
-			const struct pagemap_record *records = s->content_records + c->first;
-			uint64_t offset = vaddr > base ? vaddr - base : 0;
-			/* from a chunk's start (the common case), its first record; a
-			 * full chunk's records are its pages in order (they ascend) */
-			size_t low = !offset ? 0 : c->count == PAGEMAP_CHUNK_BYTES >> 12 ? (offset + 4095) >> 12 :
-				     array_lower_bound(records, c->count, sizeof(*records), record_vaddr, offset);
-			if (low < c->count) {
-				if (base + records[low].vaddr >= limit)
+			struct pagemap_record found;
+			if (content_record_from(s, (uint32_t)(run->content + i), vaddr > base ? vaddr - base : 0, &found)) {
+				if (base + found.vaddr >= limit)
 					return 0;
-				*record = (struct pagemap_record){ base + records[low].vaddr, records[low].entry };
+				*record = (struct pagemap_record){ base + found.vaddr, found.entry };
 				return 1;
 			}
 		}

@@ -132,9 +132,23 @@ struct address_range {
 #define PAGEMAP_CHUNK_SHIFT 21
 #define PAGEMAP_CHUNK_BYTES (UINT64_C(1) << PAGEMAP_CHUNK_SHIFT)
 
+/* A content is kept as extents: runs of records at consecutive pages whose
+ * entries are equal (step 0) or ascend by one (step 1: the PFN's next page),
+ * a lone record an extent of one; 16 bytes, so never more than its records.
+ * Encoded greedily from the first record, so equal contents have equal
+ * extents (compared as bytes). */
+struct pagemap_extent {
+	uint64_t entry;                 /* the first record's */
+	uint32_t offset;                /* the first record's vaddr within the chunk */
+	uint16_t length;                /* records, 1 .. 512 */
+	uint16_t step;                  /* 0 or 1: added to the entry from one record to the next */
+};
+
 struct pagemap_content {
-	size_t first;                   /* records: snapshot->content_records[first ..] */
+	size_t first;                   /* its records' place among all contents' (record_pfns) */
+	size_t first_extent;            /* extents: snapshot->content_extents[first_extent ..] */
 	uint32_t count;                 /* 1 .. 512 (records are page-aligned, ascending) */
+	uint32_t extent_count;          /* 1 .. count */
 	bool without_pfns;              /* no present record with a PFN other than 0, as the
 					   store found (false: look at the records) */
 	uint64_t references;            /* (process, chunk) pairs holding it */
@@ -255,8 +269,9 @@ struct snapshot {
 	/* distinct chunk contents; a record's vaddr here is its offset in the chunk */
 	struct pagemap_content *contents;
 	size_t content_count;
-	struct pagemap_record *content_records;
-	size_t content_record_count;
+	struct pagemap_extent *content_extents;
+	size_t content_extent_count;
+	size_t content_record_count;    /* records the contents hold (their extents decoded) */
 	struct pagemap_index *pagemap_index; /* private: finds equal contents */
 	/* the users member: names of the ids the capture saw, ascending id;
 	 * NULL when absent (older captures, smemcap) */
@@ -310,6 +325,27 @@ void snapshot_release_pagemaps(struct snapshot *snapshot);
  * filled (its vaddr absolute), else 0.  O(log runs + log 512). */
 int process_next_record(const struct snapshot *snapshot, const struct process *p, uint64_t vaddr,
 			uint64_t limit, struct pagemap_record *record);
+/* One content's records, decoded from its extents into a buffer of a
+ * chunk's at most (8 KiB): whoever reads records holds one, and the same
+ * content asked again is not decoded again.  Set content to -1 before the
+ * first use. */
+struct content_view {
+	const struct snapshot *snapshot;
+	long content;
+	struct pagemap_record records[PAGEMAP_CHUNK_BYTES >> 12];
+};
+/* The content's records (vaddr within the chunk), valid until the view is
+ * asked for another. */
+const struct pagemap_record *content_view_records(struct content_view *view, const struct snapshot *snapshot,
+						  uint32_t content);
+/* Write the content's records to out (its count of them). */
+void pagemap_content_decode(const struct snapshot *snapshot, uint32_t content, struct pagemap_record *out);
+/* The content's record k (its vaddr within the chunk; k below its count),
+ * none other decoded: O(1) for the first, else O(extents before it). */
+struct pagemap_record pagemap_content_record(const struct snapshot *snapshot, uint32_t content, uint32_t k);
+/* How many of the content's records lie below offset (within the chunk). */
+uint32_t pagemap_content_rank(const struct snapshot *snapshot, uint32_t content, uint64_t offset);
+
 /* The content of p's chunk (vaddr >> PAGEMAP_CHUNK_SHIFT), or -1 if unpopulated. */
 long process_chunk_content(const struct process *p, uint64_t chunk);
 

@@ -56,7 +56,7 @@ static void rule_ranges(const struct model_context *c, struct fork_walk *walk, c
  * record (in the VMA: at its start at least). */
 static uint64_t chunk_place(const struct model_context *c, const struct vma *vma, uint32_t content, uint64_t chunk)
 {
-	uint64_t at = (chunk << PAGEMAP_CHUNK_SHIFT) + content_records(c, content)[0].vaddr;
+	uint64_t at = (chunk << PAGEMAP_CHUNK_SHIFT) + pagemap_content_record(c->snapshot, content, 0).vaddr;
 	return at < vma->start ? vma->start : at;
 }
 
@@ -92,7 +92,7 @@ static uint64_t rule_copied_ptes(const struct model_context *c, const struct for
 {
 	uint64_t start = walk->rule_start[k], end = walk->rule_end[k];
 	if (seg->chunks == 1) {
-		uint64_t at = seg->base + content_records(c, seg->content)[seg->first].vaddr;   /* offsets in the chunk */
+		uint64_t at = seg->base + pagemap_content_record(c->snapshot, seg->content, seg->first).vaddr;   /* offsets in the chunk */
 		return at < start || at >= end ? ptes : 0;
 	}
 	if (start >= end)

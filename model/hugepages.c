@@ -61,12 +61,12 @@ static void chunks_inside(const struct model_context *c, const struct process *p
 		long content = process_chunk_content(p, chunk);
 		if (content < 0)
 			continue;
-		const struct pagemap_record *records = content_records(c, (uint32_t)content);
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
 		if (start <= base && stop > base && stop - base >= PAGEMAP_CHUNK_BYTES) {
 			*populated = true;      /* a content holds a record at least; all inside */
 			continue;
 		}
+		const struct pagemap_record *records = content_records(c, READ_HUGE, (uint32_t)content);
 		for (uint32_t k = 0; k < c->snapshot->contents[content].count; k++) {
 			uint64_t vaddr = base + records[k].vaddr;
 			*populated = true;

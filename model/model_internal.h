@@ -97,6 +97,7 @@ struct model_context {
 	unsigned pte_shift;
 	unsigned chunks_per_window_shift; /* pte_shift - PAGEMAP_CHUNK_SHIFT */
 	struct pfn_table pfns;
+	struct content_view *views;     /* per enum content_reader (walk.c content_records) */
 	uint32_t *record_pfns;          /* per content record: its PFN run's index + 1, 0 none */
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
@@ -154,7 +155,22 @@ void model_walk_begin(struct model_context *context);
 void model_walk_end(struct model_context *context);
 /* Layout helpers. */
 /* The records of a content, and a record's PFN entry (NULL: none known). */
-const struct pagemap_record *content_records(const struct model_context *c, uint32_t content);
+/* Who reads a content's records: each keeps its own decoded content (a
+ * struct content_view), so a pointer one gave stays valid until that one
+ * asks for another content, whatever the others ask for. */
+enum content_reader {
+	READ_FIGURES,                   /* walk.c figure_records, figure_contents */
+	READ_PMD,                       /* walk.c pmd_check_records */
+	READ_SUM,                       /* sharing.c content_sum */
+	READ_WINDOW,                    /* sharing.c describe_window */
+	READ_FIELDS,                    /* sharing.c window_fields */
+	READ_HUGE,                      /* hugepages.c chunks_inside */
+	READ_RECLAIM,                   /* reclaim.c visit_mappings */
+	READ_FAMILIES,                  /* objrmap.c join_records */
+	READERS
+};
+const struct pagemap_record *content_records(const struct model_context *c, enum content_reader reader,
+					     uint32_t content);
 const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k);
 /* Visit every segment of a process in address order: a chunk's records in
  * one VMA, or a run of whole chunks of one VMA that no PMD maps as one

@@ -81,7 +81,7 @@ struct families {
 /* VMA g joins the family of each shared anonymous PFN among the segment's records. */
 static void join_records(struct model_context *c, const struct segment *seg, size_t g, size_t *parent)
 {
-	const struct pagemap_record *records = content_records(c, seg->content);
+	const struct pagemap_record *records = content_records(c, READ_FAMILIES, seg->content);
 	for (uint32_t k = seg->first; k < seg->first + seg->count; k++) {
 		uint64_t entry = records[k].entry;
 		if (!(entry & PAGEMAP_PRESENT) || (entry & (PAGEMAP_FILE_OR_SHARED | PAGEMAP_EXCLUSIVE)))

@@ -58,11 +58,14 @@ static void collect_record_runs(const struct snapshot *s, const uint64_t *cuts, 
 				struct record_runs *out)
 {
 	size_t next_cut = 0;
+	struct pagemap_record records[PAGEMAP_CHUNK_BYTES >> 12];
 	out->count = 0;
 	for (size_t id = 0; id < s->content_count; id++) {
 		const struct pagemap_content *pc = &s->contents[id];
-		const struct pagemap_record *records = s->content_records + pc->first;
-		for (uint32_t k = 0; pc->references && !pc->without_pfns && k < pc->count; k++) {
+		if (!pc->references || pc->without_pfns)
+			continue;
+		pagemap_content_decode(s, (uint32_t)id, records);
+		for (uint32_t k = 0; k < pc->count; k++) {
 			uint64_t key = PFN_CUT_KEY(id, k);
 			while (next_cut < cut_count && cuts[next_cut] < key)
 				next_cut++;
@@ -251,10 +254,13 @@ void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_
 	uint32_t *number = xcalloc(table->count + 1, sizeof(*number));   /* sorted index -> order + 1 */
 	uint32_t next = 0;
 	size_t i = 0;                   /* the last record's run: the next record's too, mostly */
+	struct pagemap_record records[PAGEMAP_CHUNK_BYTES >> 12];
 	for (size_t id = 0; id < s->content_count; id++) {
 		const struct pagemap_content *pc = &s->contents[id];
-		const struct pagemap_record *records = s->content_records + pc->first;
-		for (uint32_t k = 0; pc->references && !pc->without_pfns && k < pc->count; k++) {
+		if (!pc->references || pc->without_pfns)
+			continue;
+		pagemap_content_decode(s, (uint32_t)id, records);
+		for (uint32_t k = 0; k < pc->count; k++) {
 			if (!record_has_pfn(&records[k]))
 				continue;
 			uint64_t pfn = records[k].entry & PAGEMAP_PFN_MASK;

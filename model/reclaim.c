@@ -200,11 +200,11 @@ static void visit_mappings(struct model_context *c, const struct segment *seg, v
 		return;
 	}
 	size_t g = (size_t)(vma - c->snapshot->vmas);
-	const struct pagemap_record *records = content_records(c, seg->content);
 	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[seg->process], seg->base >> c->pte_shift);
 	uint64_t window_mask = ((uint64_t)1 << c->pte_shift) - 1;
 	bool pmd = kind == PMD_ANON || kind == PMD_FILE;
-	uint8_t marks = pmd ? 1 | (((seg->base + records[seg->first].vaddr) & window_mask) == 0) << 1 : 0;
+	uint64_t first = pmd ? pagemap_content_record(c->snapshot, seg->content, seg->first).vaddr : 0;
+	uint8_t marks = pmd ? 1 | (((seg->base + first) & window_mask) == 0) << 1 : 0;
 	uint64_t depth = c->vma_depths[g];
 	if (seen->depth[seg->content] && seen->depth[seg->content] - 1 <= depth && !(marks & ~seen->marks[seg->content]))
 		return;
@@ -212,6 +212,7 @@ static void visit_mappings(struct model_context *c, const struct segment *seg, v
 		seen->depth[seg->content] = depth + 1;
 	if (seg->whole)
 		seen->marks[seg->content] |= marks;
+	const struct pagemap_record *records = content_records(c, READ_RECLAIM, seg->content);
 	for (uint32_t k = seg->first; k < seg->first + seg->count; k++) {
 		if (!(records[k].entry & PAGEMAP_PRESENT))
 			continue;

@@ -839,7 +839,7 @@ static uint64_t perms_factor(uint64_t perms)
 static uint64_t content_sum(const struct model_context *c, struct identical *x, uint32_t content)
 {
 	if (!x->summed[content]) {
-		const struct pagemap_record *records = content_records(c, content);
+		const struct pagemap_record *records = content_records(c, READ_SUM, content);
 		for (uint32_t r = 0; r < c->snapshot->contents[content].count; r++)
 			x->content_sums[content] += record_hash(c, x->slot_hashes, records[r].vaddr, records[r].entry);
 		x->summed[content] = true;
@@ -866,15 +866,17 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 		long content = process_chunk_content(p, chunk);
 		if (content < 0)
 			continue;
-		const struct pagemap_record *records = content_records(c, (uint32_t)content);
+		const struct pagemap_record *records = NULL;   /* decoded when read */
 		uint32_t count = c->snapshot->contents[content].count;
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
 		for (uint32_t first = 0; first < count;) {
 			/* a VMA over the whole chunk holds every record: none is read */
 			const struct vma *vma = first == 0 ? chunk_vma(p, chunk) : NULL;
 			uint32_t end = vma ? count : first + 1;
-			if (!vma)
+			if (!vma) {
+				records = content_records(c, READ_WINDOW, (uint32_t)content);
 				vma = process_find_vma(p, base + records[first].vaddr);
+			}
 			while (end < count && vma && base + records[end].vaddr < vma->end)
 				end++;
 			uint64_t sum = 0;
@@ -882,6 +884,8 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 				sum = content_sum(c, x, (uint32_t)content);
 				view->content = content;
 			} else {
+				if (!records)
+					records = content_records(c, READ_WINDOW, (uint32_t)content);
 				for (uint32_t r = first; r < end; r++)
 					sum += record_hash(c, x->slot_hashes, base + records[r].vaddr, records[r].entry);
 			}
@@ -907,7 +911,7 @@ static size_t window_fields(struct model_context *c, size_t process, uint64_t wi
 		long content = process_chunk_content(p, chunk);
 		if (content < 0)
 			continue;
-		const struct pagemap_record *records = content_records(c, (uint32_t)content);
+		const struct pagemap_record *records = content_records(c, READ_FIELDS, (uint32_t)content);
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
 		for (uint32_t r = 0; r < c->snapshot->contents[content].count; r++, n++) {
 			uint64_t vaddr = base + records[r].vaddr;

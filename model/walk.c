@@ -45,9 +45,10 @@ static uint64_t record_pfn(const struct pagemap_record *r)
 
 /* ---- contents and segments ---- */
 
-const struct pagemap_record *content_records(const struct model_context *c, uint32_t content)
+const struct pagemap_record *content_records(const struct model_context *c, enum content_reader reader,
+					     uint32_t content)
 {
-	return c->snapshot->content_records + c->snapshot->contents[content].first;
+	return content_view_records(&c->views[reader], c->snapshot, content);
 }
 
 const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k)
@@ -202,30 +203,73 @@ static uint64_t uniform_entry(uint8_t kind)
 	       (kind & UNIFORM_EXCLUSIVE ? PAGEMAP_EXCLUSIVE : 0);
 }
 
+/* A group of records without PFNs, n of them from one with `entry`:
+ * figured when a record of other bits (or none) comes after it. */
+struct open_group {
+	uint64_t entry;
+	uint32_t n, groups;
+};
+
+static void group_add(struct model_context *c, struct open_group *g, uint64_t entry, uint32_t n,
+		      struct record_figures *out)
+{
+	if (g->n && !((g->entry ^ entry) & FIGURE_BITS)) {
+		g->n += n;
+		return;
+	}
+	if (g->n) {
+		figure_group(c, g->entry, NULL, g->n, out);
+		g->groups++;
+	}
+	*g = (struct open_group){ .entry = entry, .n = n, .groups = g->groups };
+}
+
+/* figure_records for a content without PFNs (no record has a PFN run), so
+ * its groups are the runs of records with the same entry bits: read from
+ * the extents, an extent whose entries all have the same bits (step 0, or
+ * step 1 with the same top byte at both ends: the word only grows) at once,
+ * the others record by record.  Records [first, end). */
+static uint32_t figure_extents(struct model_context *c, uint32_t content, uint32_t first, uint32_t end,
+			       struct record_figures *out)
+{
+	const struct snapshot *s = c->snapshot;
+	const struct pagemap_extent *e = s->content_extents + s->contents[content].first_extent;
+	struct open_group g = { 0 };
+	for (uint32_t at = 0; at < end; at += e->length, e++) {
+		if (at + e->length <= first)
+			continue;
+		uint32_t from = at < first ? first - at : 0, to = end - at < e->length ? end - at : e->length;
+		uint64_t last = e->entry + (uint64_t)(to - 1) * e->step;
+		if (!e->step || (e->entry >> 56) == (last >> 56)) {
+			group_add(c, &g, e->entry + (uint64_t)from * e->step, to - from, out);
+			continue;
+		}
+		for (uint32_t i = from; i < to; i++)
+			group_add(c, &g, e->entry + (uint64_t)i * e->step, 1, out);
+	}
+	if (g.n) {
+		figure_group(c, g.entry, NULL, g.n, out);
+		g.groups++;
+	}
+	return g.groups;
+}
+
 /* Everything records [first, first + count) of a content give, every design
- * at once, taken in groups of consecutive records with the same PFN run and
- * entry bits (a run of PFNs, or records without one), which give the same;
- * the groups taken.  A content that is one group (content_uniform: records
- * without PFNs of one kind, as a capture without root makes) gives any part
- * of it from its first record, the rest unread. */
+ * at once (added to out's per-design arrays: the caller zeroes them), taken
+ * in groups of consecutive records with the same PFN run and entry bits (a
+ * run of PFNs, or records without one), which give the same; the groups
+ * taken.  A content that is one group (content_uniform: records without
+ * PFNs of one kind, as a capture without root makes) gives any part of it
+ * from its first record, the rest unread. */
 static uint32_t figure_records(struct model_context *c, uint32_t content, uint32_t first,
 			       uint32_t count, struct record_figures *out)
 {
-	const struct model_result *r = c->result;
-	const struct pagemap_record *records = content_records(c, content);
 	const uint32_t *pfns = c->record_pfns + c->snapshot->contents[content].first;
 	double *chain_bytes = out->chain_bytes, *chain_bytes_anon = out->chain_bytes_anon;
 	uint64_t *allocations = out->chain_allocations, *frees = out->chain_frees, *direct = out->direct_pages;
 	*out = (struct record_figures){ .chain_bytes = chain_bytes, .chain_bytes_anon = chain_bytes_anon,
 					.chain_allocations = allocations, .chain_frees = frees,
 					.direct_pages = direct };
-	if (chain_bytes) {
-		memset(chain_bytes, 0, r->design_count * sizeof(*chain_bytes));
-		memset(chain_bytes_anon, 0, r->design_count * sizeof(*chain_bytes_anon));
-		memset(allocations, 0, r->design_count * sizeof(*allocations));
-		memset(frees, 0, r->design_count * sizeof(*frees));
-		memset(direct, 0, r->design_count * sizeof(*direct));
-	}
 	uint32_t groups = 0, end = first + count;
 	uint8_t uniform = c->content_uniform ? c->content_uniform[content] : 0;
 	if (uniform && count) {
@@ -233,9 +277,13 @@ static uint32_t figure_records(struct model_context *c, uint32_t content, uint32
 		if (uniform & UNIFORM_NO_PFN)
 			figure_group(c, uniform_entry(uniform), NULL, count, out);
 		else
-			figure_group(c, records[first].entry, content_record_pfn(c, content, first), count, out);
+			figure_group(c, pagemap_content_record(c->snapshot, content, first).entry,
+				     content_record_pfn(c, content, first), count, out);
 		return 1;
 	}
+	if (c->snapshot->contents[content].without_pfns)
+		return figure_extents(c, content, first, end, out);
+	const struct pagemap_record *records = content_records(c, READ_FIGURES, content);
 	for (uint32_t k = first; k < end; groups++) {
 		uint64_t bits = records[k].entry & FIGURE_BITS;
 		uint32_t next = k + 1;
@@ -254,11 +302,6 @@ const struct vma *chunk_vma(const struct process *p, uint64_t chunk)
 	return v && v->end - base >= PAGEMAP_CHUNK_BYTES ? v : NULL;
 }
 
-static uint64_t record_offset(const void *record)
-{
-	return ((const struct pagemap_record *)record)->vaddr;
-}
-
 /* The VMA holding every record of the chunk at `base` (none is read), or
  * NULL; *v walks the process's VMAs in order. */
 const struct vma *chunk_vma_from(const struct process *p, size_t *v, uint64_t base)
@@ -274,18 +317,16 @@ const struct vma *chunk_vma_from(const struct process *p, size_t *v, uint64_t ba
  * that no VMA holds whole: the records before the next VMA's start, or
  * this VMA's end (*vma, NULL outside every VMA); *v walks the process's
  * VMAs in order. */
-static uint32_t segment_end(const struct process *p, size_t *v, uint64_t base, const struct pagemap_record *records,
-			    uint32_t count, uint32_t k, const struct vma **vma)
+static uint32_t segment_end(const struct snapshot *s, const struct process *p, size_t *v, uint64_t base,
+			    uint32_t content, uint32_t k, const struct vma **vma)
 {
-	uint64_t vaddr = base + records[k].vaddr;
+	uint64_t vaddr = base + pagemap_content_record(s, content, k).vaddr;
 	while (*v < p->vma_count && p->vmas[*v].end <= vaddr)
 		(*v)++;
 	*vma = *v < p->vma_count && p->vmas[*v].start <= vaddr ? &p->vmas[*v] : NULL;
 	uint64_t limit = *vma ? (*vma)->end : *v < p->vma_count ? p->vmas[*v].start : UINT64_MAX;
-	if (limit - base > records[count - 1].vaddr)
-		return count;   /* the common case: the rest of the chunk */
-	return k + 1 + (uint32_t)array_lower_bound(records + k + 1, count - k - 1, sizeof(*records), record_offset,
-						   limit - base);
+	/* record k lies below limit, so this is after k */
+	return pagemap_content_rank(s, content, limit - base);
 }
 
 /* A segment of a chunk no VMA holds whole, as kept: the content's record
@@ -312,7 +353,7 @@ static uint32_t next_segment(struct model_context *c, const struct process *p, s
 		*vma = cut >> CUT_END_BITS ? &p->vmas[(cut >> CUT_END_BITS) - 1] : NULL;
 		return cut & ((1u << CUT_END_BITS) - 1);
 	}
-	uint32_t end = segment_end(p, v, seg->base, content_records(c, seg->content), count, seg->first, vma);
+	uint32_t end = segment_end(c->snapshot, p, v, seg->base, seg->content, seg->first, vma);
 	if (!cuts->kept && keep)
 		*ARRAY_PUSH(cuts->items, cuts->count, cuts->capacity) = CUT(end, *vma ? *vma - p->vmas + 1 : 0);
 	return end;
@@ -568,6 +609,12 @@ static const struct record_figures *cut_figures(struct model_context *c, uint32_
 	uint64_t key = ((uint64_t)content << 20 | (uint64_t)first << 10 | count) * UINT64_C(0x9e3779b97f4a7c15);
 	struct cut_entry *e = &c->cut_parts[key >> 56 & (CUT_SLOTS - 1)];
 	if (e->count != count || e->content != content || e->first != first) {
+		size_t designs = c->result->design_count;
+		memset(e->figures.chain_bytes, 0, designs * sizeof(double));
+		memset(e->figures.chain_bytes_anon, 0, designs * sizeof(double));
+		memset(e->figures.chain_allocations, 0, designs * sizeof(uint64_t));
+		memset(e->figures.chain_frees, 0, designs * sizeof(uint64_t));
+		memset(e->figures.direct_pages, 0, designs * sizeof(uint64_t));
 		figure_records(c, content, first, count, &e->figures);
 		e->content = content;
 		e->first = first;
@@ -732,7 +779,7 @@ static void figure_contents(struct model_context *c)
 		f->direct_pages = counts + 2 * stride + id * designs;
 		if (id < s->content_count && s->contents[id].references &&
 		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, &c->content_figures[id]) == 1)
-			uniform[id] = uniform_kind(content_records(c, (uint32_t)id)[0].entry,
+			uniform[id] = uniform_kind(pagemap_content_record(s, (uint32_t)id, 0).entry,
 						   content_record_pfn(c, (uint32_t)id, 0) != NULL);
 	}
 	c->content_uniform = uniform;
@@ -761,7 +808,7 @@ struct pmd_check {
 
 static void pmd_check_records(const struct model_context *c, uint32_t content, struct pmd_check *check)
 {
-	const struct pagemap_record *records = content_records(c, content);
+	const struct pagemap_record *records = content_records(c, READ_PMD, content);
 	uint32_t count = c->snapshot->contents[content].count;
 	for (uint32_t k = 0; k < count && !check->broken; k++) {
 		uint64_t pfn = record_pfn(&records[k]);
@@ -991,6 +1038,9 @@ bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma
  * the PMD windows smaps overrides. */
 void model_walk_begin(struct model_context *c)
 {
+	c->views = xreallocarray(NULL, READERS, sizeof(*c->views));
+	for (size_t k = 0; k < READERS; k++)
+		c->views[k].content = -1;
 	count_pfns(c);
 	make_mapping_costs(c);
 	figure_contents(c);
@@ -1005,4 +1055,6 @@ void model_walk_end(struct model_context *c)
 	runs_free(c);
 	cuts_free(c);
 	pfn_table_free(&c->pfns);
+	free(c->views);
+	c->views = NULL;
 }

@@ -29,21 +29,23 @@ need() {
 	command -v "$1" > /dev/null || skip "needs $1 (package $2: make deps-bench)"
 }
 
-# generated_snapshot N: the folder of a snapshot of N generated processes
-# (gen-snapshot.sh: snapshot.tar and the fake /proc it came from, root/),
-# made once into $cache and kept while the generator is unchanged.  Says on
-# standard error its size and checksum, the same on every run.
+# generated_snapshot N [text]: the folder of a snapshot of N generated
+# processes (gen-snapshot.sh: snapshot.tar and the fake /proc it came from,
+# root/), made once into $cache and kept while the generator is unchanged;
+# with "text", without pagemap records (smaps, status, stat and cmdline
+# alone).  Says on standard error its size and checksum, the same on every run.
 generated_snapshot() {
 	g_key=$(cksum < "$here/gen-snapshot.py" | cut -d' ' -f1)
-	g_dir=$cache/bench-snapshot-$1-$g_key
+	g_kind=bench-snapshot${2:+-$2}-$1
+	g_dir=$cache/$g_kind-$g_key
 	if [ ! -f "$g_dir/snapshot.tar" ]; then
-		rm -rf "$cache"/bench-snapshot-"$1"-*
+		rm -rf "$cache/$g_kind"-*
 		mkdir -p "$g_dir"
-		echo "$bench: generating $1 processes into $g_dir (once)" >&2
-		/usr/bin/python3 "$here/gen-snapshot.py" "$g_dir" "$1" > /dev/null || return 1
+		echo "$bench: generating $1 processes${2:+ ($2 only)} into $g_dir (once)" >&2
+		/usr/bin/python3 "$here/gen-snapshot.py" "$g_dir" "$1" ${2:+--no-pagemap} > /dev/null || return 1
 	fi
 	[ -f "$g_dir/cksum" ] || cksum < "$g_dir/snapshot.tar" > "$g_dir/cksum"
-	echo "$bench: generated input: $1 processes (seed 1), snapshot.tar of $(cut -d' ' -f2 "$g_dir/cksum") bytes, cksum $(cut -d' ' -f1 "$g_dir/cksum")" >&2
+	echo "$bench: generated input: $1 processes${2:+ ($2 only)} (seed 1), snapshot.tar of $(cut -d' ' -f2 "$g_dir/cksum") bytes, cksum $(cut -d' ' -f1 "$g_dir/cksum")" >&2
 	echo "$g_dir"
 }
 

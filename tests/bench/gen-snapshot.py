@@ -113,6 +113,8 @@ def make_process(pid, ppid, chosen, libraries, mappers, rng, with_pagemap):
     exe_pages = rng.randint(8, 512)
     exe_path = "/usr/bin/" + NAMES[pid % len(NAMES)]
     for pages, perms in ((exe_pages // 4 + 1, "r--p"), (exe_pages, "r-xp"), (exe_pages // 8 + 1, "r--p")):
+        if perms == "r-xp":         # stat's start_code and end_code: the text, as the kernel says
+            code = (at, at + pages * PAGE)
         add(pages, perms, 0, 5000 + pid % len(NAMES), exe_path, *file_vma(pages, perms, 0.5, 2))
     heap = rng.randint(32, 4096)
     at += rng.randint(1, 64) * PAGE
@@ -131,6 +133,7 @@ def make_process(pid, ppid, chosen, libraries, mappers, rng, with_pagemap):
         at += rng.randint(1, 16) * PAGE
     stack = rng.randint(33, 2048)
     at = 0x7ffc00000000 + rng.randrange(0, 1 << 20) * PAGE
+    start_stack = at + (stack - 1) * PAGE + rng.randrange(0, PAGE, 16)
     add(stack, "rw-p", 0, 0, "[stack]", *anon_vma(stack, 0.1))
     at += 16 * PAGE
     add(4, "r--p", 0, 0, "[vvar]", 0, {"Size": 16, "KernelPageSize": 4, "MMUPageSize": 4})
@@ -155,11 +158,13 @@ def make_process(pid, ppid, chosen, libraries, mappers, rng, with_pagemap):
                  100, 100, 100, 100, pid, pid, pid, pid, rss_kb * 3, rss_kb * 2, rss_kb, rss_kb, rss_kb // 3,
                  rss_kb - rss_kb // 3, heap * 4, stack * 4, exe_pages * 4, rss_kb // 2, pte_kb,
                  rng.randint(0, 100000), rng.randint(0, 1000)))
+    # start_code, end_code and start_stack lie in the text and the stack (info --verify checks them)
     stat = ("%d (%s) S %d %d %d 0 -1 4194560 %d 0 0 0 %d %d 0 0 20 0 1 0 %d %d %d 18446744073709551615 "
-            "94035458736128 94035458756009 140735297860912 0 0 0 0 4096 134234626 0 0 0 17 %d 0 0 0 0 0 "
+            "%d %d %d 0 0 0 0 4096 134234626 0 0 0 17 %d 0 0 0 0 0 "
             "94035458772016 94035458773632 94036248301568 140735297866183 140735297866203 140735297866203 "
             "140735297867755 0\n" % (pid, name, ppid, ppid, ppid, rng.randint(100, 99999), rng.randint(0, 9999),
-                                     rng.randint(0, 9999), 1000 + pid, rss_kb * 3 * 1024, rss_kb // 4, pid % 2))
+                                     rng.randint(0, 9999), 1000 + pid, rss_kb * 3 * 1024, rss_kb // 4,
+                                     code[0], code[1], start_stack, pid % 2))
     cmdline = ("%s\0--worker\0%d\0" % (exe_path, pid)).encode()
     return vmas, {"smaps": "".join(blocks).encode(), "status": status.encode(), "stat": stat.encode(),
                   "cmdline": cmdline, "pagemap": b"".join(pagemap)}

@@ -33,8 +33,10 @@ xf = re.search(r"fork of pid 3074 \(xfce4-session\): (.*?) today, (.*?) with sha
 if not xf:
     raise SystemExit("readme-figures: %s: no fork of pid 3074 (xfce4-session) in bench-time" % sys.argv[1])
 rep = {
- "info": ratio("info, 2000 processes"), "smem": ratio("smem -S DIR"),
- "r2000": ratio("report, generated, 2000"), "r4000": ratio("report, generated, 4000"),
+ "info": ratio("info, 2000 processes"), "text": ratio("info, text only"), "smem": ratio("smem -S DIR"),
+ "r2000": ratio("report, generated, 2000"), "r4000": ratio("report, generated, 4000 processes (libc"),
+ "r4000text": ratio("report, generated, no pagemap records, 4000"),
+ "r4000verify": ratio("report, generated, 4000 processes, against reading"),
  "cap": ratio("capture --tree, 4096 MiB"), "none": ratio("capture --tree --compress none, 4096 MiB"),
  "verify": ratio("report, 4096 MiB"), "cold": ratio("callgraph of linux-source-6.1 ("),
  "warm": row("callgraph of linux-source-6.1, warm")[2].split(" s")[0],
@@ -46,9 +48,11 @@ speed = f"""### How fast
 Measured side by side by `make bench` ({date}, a shared 2-CPU VM at load average {mean}: CPU
 seconds, ratios of alternating pairs; every figure and its method in
 [`docs/measurements.md`](docs/measurements.md)): `info` reads a 2000-process snapshot in
-{rep['info']} the CPU time of `cat` reading the same tar (`smem -S` takes {rep['smem']} ptscope's);
-`report` takes {rep['r2000']} `info`'s time on it and {rep['r4000']} on 4000 processes that all map one
-libc; capturing 4 GiB shared by 48 processes takes {rep['cap']} the kernel's read floor with zstd,
+{rep['info']} the CPU time of `cat` reading the same tar, {rep['text']} without pagemap records (every byte
+text to parse; `smem -S` takes {rep['smem']} ptscope's); `report` takes {rep['r2000']} `info`'s time on it
+and {rep['r4000']} on 4000 processes that all map one libc ({rep['r4000text']} without pagemap records,
+the passes over VMAs, files and processes alone; {rep['r4000verify']} of `info --verify`, which reads
+every record too); capturing 4 GiB shared by 48 processes takes {rep['cap']} the kernel's read floor with zstd,
 {rep['none']} with `--compress none` ({bpr} per page record); a cold call graph of Debian's 6.1 mm
 takes {rep['cold']} the CPU time of `clang -fsyntax-only` over the same files, a warm one {rep['warm']} s.
 64 GiB shared by 1000 processes, extrapolated: {ext}.

@@ -3,8 +3,9 @@
 # 1 of the same processes, byte for byte, in every format.  The other side of
 # each pair is made by tests/cli/snapshot-format.py, an implementation of the
 # format written from the document alone:
-#   - a live capture (format 2, the default) of a fork tree sharing one
-#     segment (tests/bench/shmtree.c), expanded to format 1;
+#   - live captures (format 2, the default) of fork trees sharing one
+#     segment (tests/bench/shmtree.c: make bench's scale workload, 1 GiB
+#     by 16 children, and 32 MiB by 3), expanded to format 1;
 #   - pg32 and desktop of ../shared (format 1), converted to format 2;
 # and the capture writes each distinct 2 MiB chunk once: as many chunks as the
 # expanded records hold distinct chunk contents, counted by the script.  With
@@ -27,18 +28,33 @@ same() {
 }
 
 cc -O2 -o "$tmp/shmtree" "$PTSCOPE_TESTS/bench/shmtree.c" || fail "cannot build shmtree"
-"$tmp/shmtree" 32 3 > "$tmp/pid" &
-pids="$!"
-for _ in $(seq 100); do [ -s "$tmp/pid" ] && break; sleep 0.1; done
-tree=$(cat "$tmp/pid")
-[ -n "$tree" ] || fail "shmtree did not start"
-mkdir "$tmp/v2" "$tmp/v1" "$tmp/old"
-"$PTSCOPE" capture --tree "$tree" -o "$tmp/v2/s.tar" > /dev/null 2>&1 || fail "capture"
-tar xOf "$tmp/v2/s.tar" snapshot.info | grep -q "^format: ptscope-snapshot 2$" || fail "the capture does not say format 2"
-tar tf "$tmp/v2/s.tar" | grep -q "^$tree/pagemap_runs$" || fail "no $tree/pagemap_runs"
-tar tf "$tmp/v2/s.tar" | grep -q "/pagemap$" && fail "format 2 holds a PID/pagemap"
-python3 "$convert" to1 "$tmp/v2/s.tar" "$tmp/v1/s.tar" || fail "to1"
-same "$tmp/v2" "$tmp/v1" "live fork tree, format 2 against its expansion"
+
+# live_tree MIB CHILDREN: a fork tree over one segment (shmtree), captured
+# (format 2) into $tmp/v2 and expanded to format 1 into $tmp/v1, the two
+# reports the same; $tree is its pid, left running
+live_tree() {
+	rm -rf "$tmp/v2" "$tmp/v1" "$tmp/pid"
+	"$tmp/shmtree" "$1" "$2" > "$tmp/pid" &
+	pids="$pids $!"
+	for _ in $(seq 300); do [ -s "$tmp/pid" ] && break; sleep 0.1; done
+	tree=$(cat "$tmp/pid")
+	[ -n "$tree" ] || fail "shmtree $1 $2 did not start"
+	mkdir "$tmp/v2" "$tmp/v1"
+	"$PTSCOPE" capture --tree "$tree" -o "$tmp/v2/s.tar" > /dev/null 2>&1 || fail "capture of shmtree $1 $2"
+	tar xOf "$tmp/v2/s.tar" snapshot.info | grep -q "^format: ptscope-snapshot 2$" || fail "the capture does not say format 2"
+	tar tf "$tmp/v2/s.tar" | grep -q "^$tree/pagemap_runs$" || fail "no $tree/pagemap_runs"
+	tar tf "$tmp/v2/s.tar" | grep -q "/pagemap$" && fail "format 2 holds a PID/pagemap"
+	python3 "$convert" to1 "$tmp/v2/s.tar" "$tmp/v1/s.tar" || fail "to1 of shmtree $1 $2"
+	same "$tmp/v2" "$tmp/v1" "live fork tree of $1 MiB x $2, format 2 against its expansion"
+	echo "ok: shmtree $1 MiB x $2: $(wc -c < "$tmp/v2/s.tar") bytes in format 2, $(wc -c < "$tmp/v1/s.tar") in format 1, the same reports"
+}
+
+# the scale workload of make bench (1 GiB shared by 16 children), then a
+# small tree the rest of this test looks into
+live_tree 1024 16
+kill "$tree"
+live_tree 32 3
+mkdir "$tmp/old"
 with_pfns=$(tar xOf "$tmp/v2/s.tar" snapshot.info | grep -c "^pagemap: pfn$")
 if [ "$with_pfns" = 1 ]; then
 	tar tf "$tmp/v2/s.tar" | grep -q "^kpages$" && fail "format 2 holds kpages"

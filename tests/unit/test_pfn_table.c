@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "inputs/internal.h"
 #include "model/model_internal.h"
 #include "test.h"
 
@@ -45,12 +46,9 @@ static const struct pagemap_record records[] = {
 	{ 0x0000, P | 500 },
 };
 
-static const struct pagemap_content contents[] = {
-	{ .first = 0, .count = 8, .references = 2 },
-	{ .first = 8, .count = 2, .references = 1 },
-	{ .first = 10, .count = 1, .references = 3 },
-	{ .first = 11, .count = 1, .references = 0 },
-};
+/* contents: their first records and holders */
+static const uint32_t content_first[] = { 0, 8, 10, 11, 12 };
+static const uint64_t content_references[] = { 2, 1, 3, 0 };
 
 static const struct kpage_run kpages[] = {
 	{ 100, 1, 5, ANON_FLAG }, { 101, 1, 5, ANON_FLAG | UINT64_C(1) << 2 }, { 102, 1, 7, ANON_FLAG },
@@ -70,10 +68,12 @@ static const struct expected_run by_pfn[] = {
 static void build(struct snapshot *s, struct pfn_table *table)
 {
 	memset(s, 0, sizeof(*s));
-	s->contents = (struct pagemap_content *)contents;
-	s->content_count = sizeof(contents) / sizeof(contents[0]);
-	s->content_records = (struct pagemap_record *)records;
-	s->content_record_count = sizeof(records) / sizeof(records[0]);
+	for (uint32_t i = 0; i < sizeof(content_references) / sizeof(content_references[0]); i++) {
+		CU_ASSERT_EQUAL_FATAL(pagemap_add_chunk(s, records + content_first[i],
+							content_first[i + 1] - content_first[i]), i);
+		s->contents[i].references = content_references[i];
+	}
+	CU_ASSERT_EQUAL_FATAL(s->contents[3].first, 11);
 	s->kpage_runs = (struct kpage_run *)kpages;
 	s->kpage_run_count = sizeof(kpages) / sizeof(kpages[0]);
 	const uint64_t cuts[] = { PFN_CUT_KEY(1, 1) };
@@ -101,6 +101,7 @@ static void test_runs(void)
 	for (size_t i = 0; i < table.count; i++)
 		check_run(&table.runs[i], &by_pfn[i]);
 	pfn_table_free(&table);
+	snapshot_release_pagemaps(&s);
 }
 
 static void test_find(void)
@@ -119,6 +120,7 @@ static void test_find(void)
 		CU_ASSERT_PTR_EQUAL(run, want);
 	}
 	pfn_table_free(&table);
+	snapshot_release_pagemaps(&s);
 }
 
 /* Numbered: runs in the order the records first name them, each record
@@ -138,6 +140,7 @@ static void test_number(void)
 	for (size_t i = 0; i < table.count; i++)
 		check_run(&table.runs[i], &by_pfn[order[i]]);
 	pfn_table_free(&table);
+	snapshot_release_pagemaps(&s);
 }
 
 void suite_pfn_table(void)

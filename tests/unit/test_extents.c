@@ -1,0 +1,166 @@
+/*
+ * tests/unit/test_extents.c - pagemap contents kept as extents
+ * (inputs/pagemap_store.c): the canonical encoding of a chunk's records,
+ * worked out by hand, its round trip, contents whose hashes are equal, and
+ * records found from an address.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inputs/internal.h"
+#include "test.h"
+
+#define P PAGEMAP_PRESENT
+#define F PAGEMAP_FILE_OR_SHARED
+#define SWAP(type, offset) (PAGEMAP_SWAPPED | (uint64_t)(offset) << 5 | (type))
+
+/* Fifteen records of one chunk and, by hand, their nine extents. */
+static const struct pagemap_record mixed[] = {
+	{ 0x0000, P | F }, { 0x1000, P | F }, { 0x2000, P | F },        /* equal: one extent, step 0 */
+	{ 0x3000, P | 100 }, { 0x4000, P | 101 }, { 0x5000, P | 102 },  /* PFNs ascend: step 1 */
+	{ 0x7000, P | 103 },            /* ascends too, but a page later: alone */
+	{ 0x8000, SWAP(2, 7) }, { 0x9000, SWAP(2, 8) },  /* the next swap offset is not the next word */
+	{ 0xa000, P | F | 200 }, { 0xb000, P | F | 201 },               /* step 1 with other bits */
+	{ 0xc000, P | 202 },            /* the PFN goes on, the file bit does not */
+	{ 0xd000, P | 300 }, { 0xe000, P | 300 }, { 0xf000, P | 301 },  /* equal first: 301 starts anew */
+};
+
+static const struct pagemap_extent mixed_extents[] = {
+	{ P | F, 0x0000, 3, 0 }, { P | 100, 0x3000, 3, 1 }, { P | 103, 0x7000, 1, 0 },
+	{ SWAP(2, 7), 0x8000, 1, 0 }, { SWAP(2, 8), 0x9000, 1, 0 }, { P | F | 200, 0xa000, 2, 1 },
+	{ P | 202, 0xc000, 1, 0 }, { P | 300, 0xd000, 2, 0 }, { P | 301, 0xf000, 1, 0 },
+};
+
+#define COUNT(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+static void check_extent(const struct pagemap_extent *got, const struct pagemap_extent *want)
+{
+	CU_ASSERT_EQUAL(got->entry, want->entry);
+	CU_ASSERT_EQUAL(got->offset, want->offset);
+	CU_ASSERT_EQUAL(got->length, want->length);
+	CU_ASSERT_EQUAL(got->step, want->step);
+}
+
+static void test_encode(void)
+{
+	struct pagemap_extent out[COUNT(mixed)];
+	uint32_t n = pagemap_extents_encode(mixed, COUNT(mixed), out);
+	CU_ASSERT_EQUAL_FATAL(n, COUNT(mixed_extents));
+	for (uint32_t k = 0; k < n; k++)
+		check_extent(&out[k], &mixed_extents[k]);
+	/* a full chunk of one entry is one extent; of 512 scattered PFNs, 512 */
+	struct pagemap_record full[512];
+	for (uint32_t k = 0; k < 512; k++)
+		full[k] = (struct pagemap_record){ (uint64_t)k << 12, P | F };
+	struct pagemap_extent wide[512];
+	CU_ASSERT_EQUAL(pagemap_extents_encode(full, 512, wide), 1);
+	check_extent(&wide[0], &(struct pagemap_extent){ P | F, 0, 512, 0 });
+	for (uint32_t k = 0; k < 512; k++)
+		full[k].entry = P | (uint64_t)(1000 + 3 * k);
+	CU_ASSERT_EQUAL(pagemap_extents_encode(full, 512, wide), 512);
+	check_extent(&wide[511], &(struct pagemap_extent){ P | 2533, 511 << 12, 1, 0 });
+	CU_ASSERT_EQUAL(sizeof(struct pagemap_extent), sizeof(struct pagemap_record));
+}
+
+static void check_decoded(const struct snapshot *s, uint32_t id, const struct pagemap_record *want, uint32_t count)
+{
+	struct pagemap_record out[512];
+	CU_ASSERT_EQUAL_FATAL(s->contents[id].count, count);
+	pagemap_content_decode(s, id, out);
+	for (uint32_t k = 0; k < count; k++) {
+		CU_ASSERT_EQUAL(out[k].vaddr, want[k].vaddr);
+		CU_ASSERT_EQUAL(out[k].entry, want[k].entry);
+	}
+}
+
+static void test_round_trip(void)
+{
+	struct snapshot s = { 0 };
+	static const struct pagemap_record pfn_zero_up[] = { { 0, P }, { 0x1000, P | 1 } };
+	static const struct pagemap_record pfn_zero[] = { { 0, P }, { 0x1000, P } };
+	CU_ASSERT_EQUAL(pagemap_add_chunk(&s, mixed, COUNT(mixed)), 0);
+	CU_ASSERT_EQUAL(pagemap_add_chunk(&s, pfn_zero_up, 2), 1);
+	CU_ASSERT_EQUAL(pagemap_add_chunk(&s, pfn_zero, 2), 2);
+	CU_ASSERT_EQUAL(pagemap_add_chunk(&s, mixed, COUNT(mixed)), 0);        /* found again */
+	CU_ASSERT_EQUAL_FATAL(s.content_count, 3);
+	CU_ASSERT_EQUAL(s.content_extent_count, 9 + 1 + 1);
+	CU_ASSERT_EQUAL(s.content_record_count, 15 + 2 + 2);
+	CU_ASSERT_EQUAL(s.contents[0].extent_count, 9);
+	CU_ASSERT_EQUAL(s.contents[1].first, 15);
+	CU_ASSERT_EQUAL(s.contents[2].first_extent, 10);
+	check_decoded(&s, 0, mixed, COUNT(mixed));
+	check_decoded(&s, 1, pfn_zero_up, 2);
+	check_decoded(&s, 2, pfn_zero, 2);
+	/* a step from PFN 0 reaches PFN 1: that content has a PFN */
+	/* records below an offset, counted from the extents */
+	const uint64_t below[][2] = { { 0, 0 }, { 0x1000, 1 }, { 0x3800, 4 }, { 0x6000, 6 }, { 0x7000, 6 },
+				      { 0x7001, 7 }, { 0xe000, 13 }, { 0x10000, 15 }, { UINT64_MAX, 15 } };
+	for (size_t i = 0; i < sizeof(below) / sizeof(below[0]); i++)
+		CU_ASSERT_EQUAL(pagemap_content_rank(&s, 0, below[i][0]), below[i][1]);
+	CU_ASSERT_FALSE(s.contents[0].without_pfns);
+	CU_ASSERT_FALSE(s.contents[1].without_pfns);
+	CU_ASSERT_TRUE(s.contents[2].without_pfns);
+	/* record k from the extents: offset and entry (the step added k times) */
+	const struct { uint32_t k; uint64_t vaddr, entry; } at[] = {
+		{ 0, 0x0000, P | F }, { 2, 0x2000, P | F }, { 4, 0x4000, P | 101 }, { 6, 0x7000, P | 103 },
+		{ 8, 0x9000, SWAP(2, 8) }, { 10, 0xb000, P | F | 201 }, { 14, 0xf000, P | 301 },
+	};
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		struct pagemap_record r = pagemap_content_record(&s, 0, at[i].k);
+		CU_ASSERT_EQUAL(r.vaddr, at[i].vaddr);
+		CU_ASSERT_EQUAL(r.entry, at[i].entry);
+	}
+	snapshot_release_pagemaps(&s);
+}
+
+/* One record each: the second's offset (page 1) moved to bit 40 cancels the
+ * bit set in its entry, so the two extents give one word, one hash. */
+static void test_equal_hashes(void)
+{
+	const uint64_t entry = P | 77;
+	const struct pagemap_record one[] = { { 0, entry } }, other[] = { { 0x1000, entry ^ UINT64_C(1) << 40 } };
+	struct pagemap_extent a, b;
+	CU_ASSERT_EQUAL_FATAL(pagemap_extents_encode(one, 1, &a), 1);
+	CU_ASSERT_EQUAL_FATAL(pagemap_extents_encode(other, 1, &b), 1);
+	CU_ASSERT_EQUAL(pagemap_extents_hash(&a, 1), pagemap_extents_hash(&b, 1));
+	struct snapshot s = { 0 };
+	CU_ASSERT_EQUAL(pagemap_add_chunk(&s, one, 1), 0);
+	CU_ASSERT_EQUAL(pagemap_add_chunk(&s, other, 1), 1);
+	CU_ASSERT_EQUAL(pagemap_add_chunk(&s, other, 1), 1);
+	CU_ASSERT_EQUAL(pagemap_add_chunk(&s, one, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(s.content_count, 2);
+	check_decoded(&s, 0, one, 1);
+	check_decoded(&s, 1, other, 1);
+	snapshot_release_pagemaps(&s);
+}
+
+/* process_next_record reads the extents: the first record at or above an
+ * address, inside an extent when the address falls in one. */
+static void test_next_record(void)
+{
+	struct snapshot s = { 0 };
+	struct process p = { 0 };
+	uint32_t id = pagemap_add_chunk(&s, mixed, COUNT(mixed));
+	pagemap_push_run(&p, &(struct pagemap_run){ .chunk = 1, .length = 1, .content = id });
+	const uint64_t base = PAGEMAP_CHUNK_BYTES;
+	const struct { uint64_t from, vaddr, entry; } want[] = {
+		{ 0, 0x0000, P | F }, { 0x1000, 0x1000, P | F }, { 0x3800, 0x4000, P | 101 },
+		{ 0x5001, 0x7000, P | 103 }, { 0x9000, 0x9000, SWAP(2, 8) }, { 0xb000, 0xb000, P | F | 201 },
+		{ 0xe000, 0xe000, P | 300 }, { 0xf000, 0xf000, P | 301 },
+	};
+	struct pagemap_record r;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CU_ASSERT_EQUAL_FATAL(process_next_record(&s, &p, base + want[i].from, UINT64_MAX, &r), 1);
+		CU_ASSERT_EQUAL(r.vaddr, base + want[i].vaddr);
+		CU_ASSERT_EQUAL(r.entry, want[i].entry);
+	}
+	CU_ASSERT_EQUAL(process_next_record(&s, &p, base + 0xf001, UINT64_MAX, &r), 0);
+	CU_ASSERT_EQUAL(process_next_record(&s, &p, base + 0x3800, base + 0x4000, &r), 0);
+	free(p.runs);
+	snapshot_release_pagemaps(&s);
+}
+
+void suite_extents(void)
+{
+	ADD_SUITE("extents", test_encode, test_round_trip, test_equal_hashes, test_next_record);
+}
