@@ -283,7 +283,9 @@ static int finish_vma(struct smaps_parser *parser)
 	memcpy(parser->expect, parser->order, sizeof(parser->order));
 	parser->expect_count = parser->order_count;
 	parser->order_count = 0;
-	memset(parser->kb, 0, sizeof(parser->kb));
+	/* kb is nonzero for the nonzero fields alone: clear those */
+	for (uint32_t held = parser->nonzero; held; held &= held - 1)
+		parser->kb[__builtin_ctz(held)] = 0;
 	vma->counter_fields |= parser->nonzero;
 	parser->nonzero = 0;
 	vma->counters = arena_intern_words(parser->arena, words, count);
@@ -437,6 +439,9 @@ column_line(const struct name_key *key, const char *p, const char *end, uint64_t
 	uint64_t number = load_word(p + 16);
 	if (number == zero) {
 		*value = 0;
+	} else if ((unsigned)(p[16] - '0') < 10 && p[17] == '\n') {
+		*value = (uint64_t)(p[16] - '0');   /* one digit, no unit: 6.1's THPeligible */
+		return p + 18;
 	} else {
 		if (number == spaces)
 			return NULL;

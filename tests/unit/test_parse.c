@@ -347,15 +347,26 @@ static void test_smaps_learned_order(void)
 		check_pieces(learned_smaps, sizeof(learned_smaps) - 1, piece, &whole);
 	parsed_free(&whole);
 
-	/* lines 1-22 above, then 23-26 */
-	char text[2048];
-	snprintf(text, sizeof(text), "%s%s", learned_smaps,
-		 "100000800000-100000801000 rw-p 00000000 00:00 0 \n"
-		 "Size:                  4 kB\nRss:                   4 kB\nSize:                  4 kB\n");
-	struct parsed_smaps p = smaps_of(text, strlen(text));
-	CU_ASSERT_EQUAL(p.status, -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "member:26: field Size repeated in one VMA"));
-	parsed_free(&p);
+	/* lines 1-22 above, then: a field repeated after the order (Size Rss)
+	 * read; a Swap above Size after an Rss of 0 that follows one of 8 (the
+	 * 8 must not stay behind) */
+	const char *tails[] = { "100000800000-100000801000 rw-p 00000000 00:00 0 \n"
+				"Size:                  4 kB\nRss:                   4 kB\nSize:                  4 kB\n",
+				"100000800000-100000802000 rw-p 00000000 00:00 0 \n"
+				"Size:                  8 kB\nRss:                   8 kB\n"
+				"100000900000-100000901000 rw-p 00000000 00:00 0 \n"
+				"Size:                  4 kB\nRss:                   0 kB\nSwap:                  9 kB\n" };
+	const char *messages[] = { "member:26: field Size repeated in one VMA",
+				   "member:29: VMA 100000900000-100000901000 has Swap above Size (9 kB)" };
+	for (int i = 0; i < 2; i++) {
+		char text[2048];
+		snprintf(text, sizeof(text), "%s%s", learned_smaps, tails[i]);
+		struct parsed_smaps p = smaps_of(text, strlen(text));
+		CU_ASSERT_EQUAL(p.status, -1);
+		if (!strstr(error.message, messages[i]))
+			CU_FAIL(error.message);
+		parsed_free(&p);
+	}
 }
 
 /*
