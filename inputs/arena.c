@@ -98,19 +98,31 @@ static void draw_nh_key(void)
 		nh_key[i] = hash_keyed(&i, sizeof(i));
 }
 
+/* One word's part of NH: its halves each added to the key's, multiplied. */
+static inline uint64_t nh_term(uint64_t word, uint64_t key)
+{
+	uint32_t low = (uint32_t)word + (uint32_t)key;
+	uint32_t high = (uint32_t)(word >> 32) + (uint32_t)(key >> 32);
+	return (uint64_t)low * high;
+}
+
 static uint64_t intern_hash(const void *bytes, size_t length)
 {
 	if (length > NH_WORDS * 8)
 		return hash_keyed(bytes, length);
 	pthread_once(&nh_once, draw_nh_key);
 	const unsigned char *p = bytes;
-	uint64_t sum = 0;
-	for (size_t i = 0; i * 8 < length; i++) {
-		uint64_t word = 0;
-		memcpy(&word, p + i * 8, length - i * 8 < 8 ? length - i * 8 : 8);
-		uint32_t low = (uint32_t)word + (uint32_t)nh_key[i];
-		uint32_t high = (uint32_t)(word >> 32) + (uint32_t)(nh_key[i] >> 32);
-		sum += (uint64_t)low * high;
+	uint64_t sum = 0, word;
+	size_t i = 0;
+	/* whole words loaded as they are; the last part word, zero-filled */
+	for (; length - i * 8 >= 8; i++) {
+		memcpy(&word, p + i * 8, 8);
+		sum += nh_term(word, nh_key[i]);
+	}
+	if (length % 8) {
+		word = 0;
+		memcpy(&word, p + i * 8, length % 8);
+		sum += nh_term(word, nh_key[i]);
 	}
 	/* the length tells a key from the same key and zero bytes */
 	return hash_u64(sum + length);

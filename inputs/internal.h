@@ -143,6 +143,11 @@ struct smaps_parser {
 	/* the field expected after last_field (follows[last_field + 1]):
 	 * learned from the lines seen, so a kernel's order is guessed right */
 	signed char follows[SMAPS_FIELD_COUNT + 1];
+	/* the current VMA's fields in the order read, and the previous VMA's:
+	 * a VMA's lines are read against the previous one's (vma_body) */
+	signed char order[SMAPS_FIELD_COUNT], expect[SMAPS_FIELD_COUNT];
+	int order_count, expect_count;
+	bool body;              /* a VMA header was just read: its body is next */
 	size_t vma_first;       /* this member's first VMA in vmas */
 	struct buffer tail;     /* the incomplete last line so far */
 	const char *last_path;  /* the previous VMA's interned path */

@@ -5,10 +5,11 @@
  * docs/snapshot-format.md "Limits a reader enforces"); complete lines are
  * walked in place with memchr and only a line cut by a piece's end is
  * copied, so nothing is allocated per line and memory follows the longest
- * line and the VMAs, not the member's size.  Field
- * names are looked up by remembering where the previous one matched: the
- * kernel prints fields in a fixed order, so the next field is almost always
- * the next entry of the table.
+ * line and the VMAs, not the member's size.  The kernel prints the same
+ * fields in the same order for every VMA, so a VMA's lines are read
+ * against the fields of the VMA before (vma_body), each line's field known
+ * from its place; a line that differs, and the rest of its VMA, look up
+ * the field expected after the one before (follows), then the table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,7 @@ static int parse_vma_header(struct smaps_parser *parser, const char *p, const ch
 	parser->current = vma;
 	vmas->count++;
 	parser->last_field = -1;
+	parser->body = true;
 	return 0;
 }
 
@@ -214,6 +216,7 @@ static int store_field(struct smaps_parser *parser, int field, const char *name,
 	parser->nonzero |= (uint32_t)(parser->kb[field] != 0) << field;
 	parser->follows[parser->last_field + 1] = (signed char)field;
 	parser->last_field = field;
+	parser->order[parser->order_count++] = (signed char)field;
 	return 0;
 }
 
@@ -277,7 +280,12 @@ static int finish_vma(struct smaps_parser *parser)
 	}
 	if (over)
 		return counter_too_large(parser);
-	memset(parser->kb, 0, sizeof(parser->kb));
+	memcpy(parser->expect, parser->order, sizeof(parser->order));
+	parser->expect_count = parser->order_count;
+	parser->order_count = 0;
+	/* kb is nonzero for the nonzero fields alone: clear those */
+	for (uint32_t held = parser->nonzero; held; held &= held - 1)
+		parser->kb[__builtin_ctz(held)] = 0;
 	vma->counter_fields |= parser->nonzero;
 	parser->nonzero = 0;
 	vma->counters = arena_intern_words(parser->arena, words, count);
@@ -419,56 +427,74 @@ static const char *field_value(const char *q, const char *end, uint64_t *value)
 /*
  * The line as the kernel prints it: the name in 16 columns, the number
  * right-aligned in 8, then " kB" or nothing (THPeligible): one compare of
- * each part.  Spaces read as zeros in digits_value.  The next line, or NULL.
+ * each part, and a 0 (most counters) by its word alone.  Spaces read as
+ * zeros in digits_value.  The next line, or NULL.
  */
-static const char *column_line(const struct name_key *key, const char *p, const char *end, uint64_t *value)
+static inline __attribute__((always_inline)) const char *
+column_line(const struct name_key *key, const char *p, const char *end, uint64_t *value)
 {
-	const uint64_t spaces = UINT64_C(0x2020202020202020);
+	const uint64_t spaces = UINT64_C(0x2020202020202020), zero = UINT64_C(0x3020202020202020); /* "       0" */
 	if (end - p < 28 || load_word(p) != key->padded[0] || load_word(p + 8) != key->padded[1])
 		return NULL;
 	uint64_t number = load_word(p + 16);
-	if (number == spaces)
-		return NULL;
-	/* spaces, then digits to the eighth column: the bytes that are not
-	 * digits are exactly those before the first that is not a space */
-	unsigned first = (unsigned)__builtin_ctzll(number ^ spaces) & ~7u;
-	if (other_than_digits(number) != (UINT64_C(0x8080808080808080) & ((UINT64_C(1) << first) - 1)))
-		return NULL;
-	*value = digits_value(number, 8);
+	if (number == zero) {
+		*value = 0;
+	} else if ((unsigned)(p[16] - '0') < 10 && p[17] == '\n') {
+		*value = (uint64_t)(p[16] - '0');   /* one digit, no unit: 6.1's THPeligible */
+		return p + 18;
+	} else {
+		if (number == spaces)
+			return NULL;
+		/* spaces, then digits to the eighth column: the bytes that are not
+		 * digits are exactly those before the first that is not a space */
+		unsigned first = (unsigned)__builtin_ctzll(number ^ spaces) & ~7u;
+		if (other_than_digits(number) != (UINT64_C(0x8080808080808080) & ((UINT64_C(1) << first) - 1)))
+			return NULL;
+		*value = digits_value(number, 8);
+	}
 	if (!memcmp(p + 24, " kB\n", 4))
 		return p + 28;
 	return p[24] == '\n' ? p + 25 : NULL;
 }
 
 /*
- * The common line, "Name:   1234 kB" for the field expected next, read in
- * one pass: the name compared as two masked words, the number read in
- * words, the newline met at the end rather than searched for.  The next
- * line, or NULL for any other line (another field, a repeated one, a line
- * field_value leaves), which then takes parse_line: what is taken here,
- * parse_line takes alike.
+ * A line of the field `key`, "Name:   1234 kB", read in one pass: in the
+ * kernel's columns (column_line), else the name compared as two masked
+ * words and the number read in words (field_value); the newline met at the
+ * end rather than searched for.  The next line, or NULL for any other line
+ * (another field, a line field_value leaves), which then takes
+ * parse_line: what is taken here, parse_line takes alike.
  */
+static inline __attribute__((always_inline)) const char *
+key_line(const struct name_key *key, const char *p, const char *end, uint64_t *value)
+{
+	const char *next = column_line(key, p, end, value);
+	if (next)
+		return next;
+	if (end - p < 16 || ((load_word(p) & key->mask[0]) ^ key->name[0]) |
+			    ((load_word(p + 8) & key->mask[1]) ^ key->name[1]))
+		return NULL;
+	next = field_value(p + key->length, end, value);
+	return next && next - 1 - p <= SMAPS_LINE_MAX_BYTES ? next : NULL;
+}
+
+/* The line of the field expected next (follows), not yet read this VMA. */
 static const char *field_line(struct smaps_parser *parser, const char *p, const char *end)
 {
-	if (!parser->current || end - p < 16)
+	if (!parser->current)
 		return NULL;
 	int field = parser->follows[parser->last_field + 1];
-	const struct name_key *key = &name_keys()[field];
-	uint64_t w0 = load_word(p), w1 = load_word(p + 8), value;
-	const char *next = column_line(key, p, end, &value);
-	if (!next) {
-		if (((w0 & key->mask[0]) ^ key->name[0]) | ((w1 & key->mask[1]) ^ key->name[1]))
-			return NULL;
-		next = field_value(p + key->length, end, &value);
-	}
+	uint64_t value;
+	const char *next = key_line(&name_keys()[field], p, end, &value);
 	uint32_t bit = UINT32_C(1) << field;
-	if (!next || next - 1 - p > SMAPS_LINE_MAX_BYTES || parser->current->present_fields & bit)
+	if (!next || parser->current->present_fields & bit)
 		return NULL;
 	parser->line++;
 	parser->kb[field] = value;
 	parser->current->present_fields |= bit;
 	parser->nonzero |= (uint32_t)(value != 0) << field;
 	parser->last_field = field;
+	parser->order[parser->order_count++] = (signed char)field;
 	return next;
 }
 
@@ -485,6 +511,49 @@ static const char *vm_flags_line(struct smaps_parser *parser, const char *p, con
 	parser->line++;
 	parser->current->vm_flags |= flags;
 	return next;
+}
+
+/*
+ * The lines after a VMA header, read against the previous VMA's fields in
+ * their order (the kernel prints the same fields for every VMA): each line
+ * in the kernel's columns (column_line) for the field expected at its
+ * place and not yet read.  The first other line ends the walk; it and the
+ * rest take field_line and parse_line, which would take the lines walked
+ * alike.  The field expected comes from the line's place, not from the
+ * field before it, so no line's work waits on the previous line's.  The
+ * byte after the lines taken.
+ */
+static const char *vma_body(struct smaps_parser *parser, const char *p, const char *end)
+{
+	const struct name_key *keys = name_keys();
+	struct vma *vma = parser->current;
+	uint32_t present = 0, nonzero = 0;
+	/* only before any line of the VMA: no field is held, so none repeats */
+	int taken = 0, count = parser->order_count ? 0 : parser->expect_count;
+	parser->body = false;
+	for (; taken < count; taken++) {
+		int field = parser->expect[taken];
+		uint64_t value;
+		__builtin_prefetch(p + 1024);
+		const char *next = key_line(&keys[field], p, end, &value);
+		if (!next)
+			break;
+		present |= UINT32_C(1) << field;
+		if (value) {   /* kb is 0 for every field when a VMA begins */
+			parser->kb[field] = value;
+			nonzero |= UINT32_C(1) << field;
+		}
+		p = next;
+	}
+	if (taken) {
+		memcpy(parser->order, parser->expect, (size_t)taken);
+		parser->order_count = taken;
+		parser->line += (unsigned long)taken;
+		vma->present_fields |= present;
+		parser->nonzero |= nonzero;
+		parser->last_field = parser->expect[taken - 1];
+	}
+	return p;
 }
 
 static int line_too_long(struct smaps_parser *parser, unsigned long line)
@@ -542,6 +611,10 @@ static int parse_piece(struct smaps_parser *parser, const char *text, size_t siz
 		p = newline + 1;
 	}
 	while (p < end) {
+		if (parser->body) {
+			p = vma_body(parser, p, end);
+			continue;
+		}
 		__builtin_prefetch(p + 1024);   /* the text streams from memory: ask ahead */
 		const char *next = field_line(parser, p, end);
 		if (!next)

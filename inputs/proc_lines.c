@@ -53,7 +53,7 @@ enum smaps_header_problem smaps_header_parse(const char *p, const char *limit, s
 }
 
 /* Two lower-case letters index a 26 x 26 table of flags, filled once. */
-static int vm_flag_of(const char *word, size_t length)
+static const signed char *vm_flag_table(void)
 {
 	static signed char table[26 * 26];
 	static bool filled;
@@ -63,9 +63,14 @@ static int vm_flag_of(const char *word, size_t length)
 			table[(vma_flag_codes[i][0] - 'a') * 26 + (vma_flag_codes[i][1] - 'a')] = (signed char)i;
 		filled = true;
 	}
+	return table;
+}
+
+static int vm_flag_of(const char *word, size_t length)
+{
 	if (length != 2 || word[0] < 'a' || word[0] > 'z' || word[1] < 'a' || word[1] > 'z')
 		return VMF_OTHER;
-	return table[(word[0] - 'a') * 26 + (word[1] - 'a')];
+	return vm_flag_table()[(word[0] - 'a') * 26 + (word[1] - 'a')];
 }
 
 uint64_t smaps_vm_flags(const char *p, const char *limit)
@@ -86,9 +91,10 @@ uint64_t smaps_vm_flags(const char *p, const char *limit)
  * it, to the same flags). */
 const char *smaps_vm_flags_line(const char *p, const char *end, uint64_t *flags)
 {
+	const signed char *table = vm_flag_table();
 	uint64_t found = 0;
 	for (; end - p >= 3 && p[0] == ' ' && p[1] >= 'a' && p[1] <= 'z' && p[2] >= 'a' && p[2] <= 'z'; p += 3)
-		found |= UINT64_C(1) << vm_flag_of(p + 1, 2);
+		found |= UINT64_C(1) << table[(p[1] - 'a') * 26 + (p[2] - 'a')];
 	if (p < end && *p == ' ')
 		p++;
 	if (p >= end || *p != '\n')

@@ -285,6 +285,91 @@ static void test_smaps_field_numbers(void)
 }
 
 /*
+ * A VMA is read against the fields of the one before, in their order
+ * (parse_smaps.c vma_body), worked by hand.  VMA 0, in the kernel's
+ * columns, sets the order Size Rss Pss Swap THPeligible.  VMA 1 keeps it,
+ * but its Size (11 digits) and Rss (9) are wider than the columns, its Pss
+ * is 0 after VMA 0's 4 and has no " kB".  VMA 2 has its fields in another
+ * order and no Pss; VMA 3 an unknown field first.  Then a VMA that repeats
+ * a field after the order of VMA 3 (Size Rss) is refused on that line.
+ */
+static const char learned_smaps[] =
+	"00400000-00403000 r-xp 00000000 08:01 7 /bin/a\n"
+	"Size:                 12 kB\n"
+	"Rss:                   8 kB\n"
+	"Pss:                   4 kB\n"
+	"Swap:                  0 kB\n"
+	"THPeligible:    1\n"
+	"VmFlags: rd ex \n"
+	"00500000-100000500000 rw-p 00000000 00:00 0 \n"
+	"Size:           17179869184 kB\n"
+	"Rss:            123456789 kB\n"
+	"Pss:                   0\n"
+	"Swap:                  5 kB\n"
+	"THPeligible:    0\n"
+	"VmFlags: rd wr \n"
+	"100000600000-100000601000 rw-p 00000000 00:00 0 \n"
+	"Rss:                   4 kB\n"
+	"Size:                  4 kB\n"
+	"Swap:                  0 kB\n"
+	"100000700000-100000702000 rw-p 00000000 00:00 0 \n"
+	"Foo:                   3 kB\n"
+	"Size:                  8 kB\n"
+	"Rss:                   0 kB\n";
+
+static void check_learned(const struct vma *v, const struct smaps_extra *extras)
+{
+	const uint32_t size = 1u << SMAPS_SIZE, rss = 1u << SMAPS_RSS, pss = 1u << SMAPS_PSS,
+		       swap = 1u << SMAPS_SWAP, thp = 1u << SMAPS_THP_ELIGIBLE;
+	CU_ASSERT_EQUAL(v[0].present_fields, size | rss | pss | swap | thp);
+	CU_ASSERT(vma_kb(&v[0], SMAPS_SIZE) == 12 && vma_kb(&v[0], SMAPS_RSS) == 8 && vma_kb(&v[0], SMAPS_PSS) == 4);
+	CU_ASSERT(vma_kb(&v[0], SMAPS_SWAP) == 0 && vma_kb(&v[0], SMAPS_THP_ELIGIBLE) == 1);
+	CU_ASSERT_EQUAL(v[1].present_fields, size | rss | pss | swap | thp);
+	CU_ASSERT(vma_kb(&v[1], SMAPS_SIZE) == UINT64_C(17179869184) && vma_kb(&v[1], SMAPS_RSS) == 123456789);
+	CU_ASSERT(vma_kb(&v[1], SMAPS_PSS) == 0 && vma_kb(&v[1], SMAPS_SWAP) == 5);
+	CU_ASSERT(vma_kb(&v[1], SMAPS_THP_ELIGIBLE) == 0 && v[1].counter_fields == (size | rss | swap));
+	CU_ASSERT_EQUAL(v[2].present_fields, size | rss | swap);
+	CU_ASSERT(vma_kb(&v[2], SMAPS_SIZE) == 4 && vma_kb(&v[2], SMAPS_RSS) == 4 && v[2].counter_fields == (size | rss));
+	CU_ASSERT_EQUAL(v[3].present_fields, size | rss);
+	CU_ASSERT(vma_kb(&v[3], SMAPS_SIZE) == 8 && v[3].counter_fields == size);
+	CU_ASSERT_EQUAL(v[3].extra_count, 1);
+	CU_ASSERT_STRING_EQUAL(extras[v[3].extra_first].name, "Foo");
+	CU_ASSERT_EQUAL(extras[v[3].extra_first].value, 3);
+}
+
+static void test_smaps_learned_order(void)
+{
+	struct parsed_smaps whole = smaps_of(learned_smaps, sizeof(learned_smaps) - 1);
+	CU_ASSERT_EQUAL_FATAL(whole.status, 0);
+	CU_ASSERT_EQUAL_FATAL(whole.vmas.count, 4);
+	check_learned(whole.vmas.items, whole.extras.items);
+	for (size_t piece = 1; piece <= 64; piece++)
+		check_pieces(learned_smaps, sizeof(learned_smaps) - 1, piece, &whole);
+	parsed_free(&whole);
+
+	/* lines 1-22 above, then: a field repeated after the order (Size Rss)
+	 * read; a Swap above Size after an Rss of 0 that follows one of 8 (the
+	 * 8 must not stay behind) */
+	const char *tails[] = { "100000800000-100000801000 rw-p 00000000 00:00 0 \n"
+				"Size:                  4 kB\nRss:                   4 kB\nSize:                  4 kB\n",
+				"100000800000-100000802000 rw-p 00000000 00:00 0 \n"
+				"Size:                  8 kB\nRss:                   8 kB\n"
+				"100000900000-100000901000 rw-p 00000000 00:00 0 \n"
+				"Size:                  4 kB\nRss:                   0 kB\nSwap:                  9 kB\n" };
+	const char *messages[] = { "member:26: field Size repeated in one VMA",
+				   "member:29: VMA 100000900000-100000901000 has Swap above Size (9 kB)" };
+	for (int i = 0; i < 2; i++) {
+		char text[2048];
+		snprintf(text, sizeof(text), "%s%s", learned_smaps, tails[i]);
+		struct parsed_smaps p = smaps_of(text, strlen(text));
+		CU_ASSERT_EQUAL(p.status, -1);
+		if (!strstr(error.message, messages[i]))
+			CU_FAIL(error.message);
+		parsed_free(&p);
+	}
+}
+
+/*
  * A VMA keeps only its nonzero counters, in field order, interned (struct
  * vma): worked by hand.  VMA 0 shows Pss as 0 (present, not held) and no
  * Swap line (absent), an unknown field, and its fields out of the kernel's
@@ -719,8 +804,8 @@ static void test_slabinfo(void)
 
 void suite_parse(void)
 {
-	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_field_numbers, test_smaps_names_and_old_formats,
-		  test_smaps_compact_counters, test_arena_words, test_smaps_hostile, test_numbers, test_line_parsers,
+	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_field_numbers, test_smaps_learned_order,
+		  test_smaps_names_and_old_formats, test_smaps_compact_counters, test_arena_words, test_smaps_hostile, test_numbers, test_line_parsers,
 		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members, test_pmd_ranges,
 		  test_slabinfo, test_kpage_runs);
 }
