@@ -44,14 +44,15 @@ uint32_t pagemap_extents_encode(const struct pagemap_record *records, uint32_t c
 		while (j < count && extends(&records[j - 1], &records[j], step))
 			j++;
 		out[n++] = (struct pagemap_extent){ .entry = records[i].entry, .offset = (uint32_t)records[i].vaddr,
-						    .length = (uint16_t)(j - i), .step = (uint16_t)step };
+						    .length = (uint16_t)(j - i), .step = step & 1, .rank = i & 0x7fff };
 		i = j;
 	}
 	return n;
 }
 
 /* One word an extent: the entry with the offset (bits 0-20), the length
- * (bits 21-30) and the step (bit 31) moved to bits 28-59, where they mostly
+ * (bits 21-30) and the step (bit 31; the rank follows from the lengths)
+ * moved to bits 28-59, where they mostly
  * fall on the entry's unused bits 40-54; two extents may give one word,
  * which costs a compare (equal hashes are compared byte by byte), never a
  * wrong answer. */
@@ -144,17 +145,6 @@ void pagemap_content_decode(const struct snapshot *s, uint32_t content, struct p
 	}
 }
 
-const struct pagemap_record *content_view_records(struct content_view *view, const struct snapshot *s,
-						  uint32_t content)
-{
-	if (view->content != (long)content || view->snapshot != s) {
-		pagemap_content_decode(s, content, view->records);
-		view->content = content;
-		view->snapshot = s;
-	}
-	return view->records;
-}
-
 /* An extent's last record's offset in the chunk. */
 static uint64_t extent_last(const void *extent)
 {
@@ -166,18 +156,33 @@ uint32_t pagemap_content_rank(const struct snapshot *s, uint32_t content, uint64
 {
 	const struct pagemap_content *c = &s->contents[content];
 	const struct pagemap_extent *e = s->content_extents + c->first_extent;
-	uint32_t rank = 0;
-	for (uint32_t x = 0; x < c->extent_count; rank += e[x].length, x++)
-		if (extent_last(&e[x]) >= offset)
-			return rank + (offset > e[x].offset ? (uint32_t)((offset - e[x].offset + 4095) / 4096) : 0);
-	return rank;
+	size_t x = array_lower_bound(e, c->extent_count, sizeof(*e), extent_last, offset);
+	if (x == c->extent_count)
+		return c->count;
+	return e[x].rank + (offset > e[x].offset ? (uint32_t)((offset - e[x].offset + 4095) / 4096) : 0);
+}
+
+/* An extent's last record's place in the content. */
+static uint64_t extent_last_rank(const void *extent)
+{
+	const struct pagemap_extent *e = extent;
+	return e->rank + (uint64_t)e->length - 1;
+}
+
+const struct pagemap_extent *pagemap_content_extent(const struct snapshot *s, uint32_t content, uint32_t k)
+{
+	const struct pagemap_content *c = &s->contents[content];
+	const struct pagemap_extent *e = s->content_extents + c->first_extent;
+	/* the first record, or an extent a record (scattered PFNs): no search */
+	if (k == 0 || c->extent_count == c->count)
+		return &e[k];
+	return &e[array_lower_bound(e, c->extent_count, sizeof(*e), extent_last_rank, k)];
 }
 
 struct pagemap_record pagemap_content_record(const struct snapshot *s, uint32_t content, uint32_t k)
 {
-	const struct pagemap_extent *e = s->content_extents + s->contents[content].first_extent;
-	for (; k >= e->length; e++)
-		k -= e->length;
+	const struct pagemap_extent *e = pagemap_content_extent(s, content, k);
+	k -= e->rank;
 	return (struct pagemap_record){ e->offset + (uint64_t)k * 4096, e->entry + k * e->step };
 }
 

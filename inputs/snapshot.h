@@ -141,7 +141,8 @@ struct pagemap_extent {
 	uint64_t entry;                 /* the first record's */
 	uint32_t offset;                /* the first record's vaddr within the chunk */
 	uint16_t length;                /* records, 1 .. 512 */
-	uint16_t step;                  /* 0 or 1: added to the entry from one record to the next */
+	uint16_t step : 1;              /* 0 or 1: added to the entry from one record to the next */
+	uint16_t rank : 15;             /* the content's records before the first */
 };
 
 struct pagemap_content {
@@ -325,26 +326,52 @@ void snapshot_release_pagemaps(struct snapshot *snapshot);
  * filled (its vaddr absolute), else 0.  O(log runs + log 512). */
 int process_next_record(const struct snapshot *snapshot, const struct process *p, uint64_t vaddr,
 			uint64_t limit, struct pagemap_record *record);
-/* One content's records, decoded from its extents into a buffer of a
- * chunk's at most (8 KiB): whoever reads records holds one, and the same
- * content asked again is not decoded again.  Set content to -1 before the
- * first use. */
-struct content_view {
-	const struct snapshot *snapshot;
-	long content;
-	struct pagemap_record records[PAGEMAP_CHUNK_BYTES >> 12];
-};
-/* The content's records (vaddr within the chunk), valid until the view is
- * asked for another. */
-const struct pagemap_record *content_view_records(struct content_view *view, const struct snapshot *snapshot,
-						  uint32_t content);
 /* Write the content's records to out (its count of them). */
 void pagemap_content_decode(const struct snapshot *snapshot, uint32_t content, struct pagemap_record *out);
 /* The content's record k (its vaddr within the chunk; k below its count),
  * none other decoded: O(1) for the first, else O(extents before it). */
 struct pagemap_record pagemap_content_record(const struct snapshot *snapshot, uint32_t content, uint32_t k);
+/* The extent holding the content's record k (k below its count): O(log extents). */
+const struct pagemap_extent *pagemap_content_extent(const struct snapshot *snapshot, uint32_t content, uint32_t k);
+/* Records [first, end) of a content read one at a time from its extents,
+ * none decoded: content_cursor_start, then content_cursor_next while it
+ * gives one (its vaddr within the chunk). */
+struct content_cursor {
+	const struct pagemap_extent *extent;
+	uint32_t at;                    /* the next record's place in the extent */
+	uint32_t left;                  /* records still to give */
+};
+static inline void content_cursor_start(struct content_cursor *cursor, const struct snapshot *snapshot,
+					uint32_t content, uint32_t first, uint32_t end);
+static inline bool content_cursor_next(struct content_cursor *cursor, struct pagemap_record *record)
+{
+	if (!cursor->left)
+		return false;
+	if (cursor->at == cursor->extent->length) {
+		cursor->extent++;
+		cursor->at = 0;
+	}
+	record->vaddr = cursor->extent->offset + (uint64_t)cursor->at * 4096;
+	record->entry = cursor->extent->entry + (uint64_t)cursor->at * cursor->extent->step;
+	cursor->at++;
+	cursor->left--;
+	return true;
+}
 /* How many of the content's records lie below offset (within the chunk). */
 uint32_t pagemap_content_rank(const struct snapshot *snapshot, uint32_t content, uint64_t offset);
+/* ... from the extent holding record first, when known. */
+static inline void content_cursor_from(struct content_cursor *cursor, const struct pagemap_extent *extent,
+				       uint32_t first, uint32_t end)
+{
+	cursor->left = end > first ? end - first : 0;
+	cursor->extent = extent;
+	cursor->at = cursor->left ? first - extent->rank : 0;
+}
+static inline void content_cursor_start(struct content_cursor *cursor, const struct snapshot *snapshot,
+					uint32_t content, uint32_t first, uint32_t end)
+{
+	content_cursor_from(cursor, end > first ? pagemap_content_extent(snapshot, content, first) : NULL, first, end);
+}
 
 /* The content of p's chunk (vaddr >> PAGEMAP_CHUNK_SHIFT), or -1 if unpopulated. */
 long process_chunk_content(const struct process *p, uint64_t chunk);

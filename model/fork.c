@@ -92,7 +92,7 @@ static uint64_t rule_copied_ptes(const struct model_context *c, const struct for
 {
 	uint64_t start = walk->rule_start[k], end = walk->rule_end[k];
 	if (seg->chunks == 1) {
-		uint64_t at = seg->base + pagemap_content_record(c->snapshot, seg->content, seg->first).vaddr;   /* offsets in the chunk */
+		uint64_t at = seg->base + segment_first_offset(c, seg);   /* offsets in the chunk */
 		return at < start || at >= end ? ptes : 0;
 	}
 	if (start >= end)

@@ -66,9 +66,11 @@ static void chunks_inside(const struct model_context *c, const struct process *p
 			*populated = true;      /* a content holds a record at least; all inside */
 			continue;
 		}
-		const struct pagemap_record *records = content_records(c, READ_HUGE, (uint32_t)content);
-		for (uint32_t k = 0; k < c->snapshot->contents[content].count; k++) {
-			uint64_t vaddr = base + records[k].vaddr;
+		struct content_cursor cursor;
+		struct pagemap_record record;
+		content_cursor_start(&cursor, c->snapshot, (uint32_t)content, 0, c->snapshot->contents[content].count);
+		while (content_cursor_next(&cursor, &record)) {
+			uint64_t vaddr = base + record.vaddr;
 			*populated = true;
 			if (vaddr < start || vaddr >= stop) {
 				*inside = false;

@@ -41,6 +41,8 @@ struct segment {
 	const struct vma *vma;          /* NULL: outside every VMA (hand-built snapshots) */
 	uint32_t content;
 	uint32_t first, count;          /* records [first, first + count) of the content */
+	const struct pagemap_extent *extent; /* the extent holding record first, or NULL
+					   (segment_extent finds it) */
 	uint64_t base;                  /* the chunk's first address */
 	bool whole;                     /* every record of the content */
 	uint32_t chunks;                /* 1, or a run of whole chunks of one VMA (contents
@@ -97,7 +99,6 @@ struct model_context {
 	unsigned pte_shift;
 	unsigned chunks_per_window_shift; /* pte_shift - PAGEMAP_CHUNK_SHIFT */
 	struct pfn_table pfns;
-	struct content_view *views;     /* per enum content_reader (walk.c content_records) */
 	uint32_t *record_pfns;          /* per content record: its PFN run's index + 1, 0 none */
 	struct record_figures *content_figures; /* per content */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
@@ -155,22 +156,11 @@ void model_walk_begin(struct model_context *context);
 void model_walk_end(struct model_context *context);
 /* Layout helpers. */
 /* The records of a content, and a record's PFN entry (NULL: none known). */
-/* Who reads a content's records: each keeps its own decoded content (a
- * struct content_view), so a pointer one gave stays valid until that one
- * asks for another content, whatever the others ask for. */
-enum content_reader {
-	READ_FIGURES,                   /* walk.c figure_records, figure_contents */
-	READ_PMD,                       /* walk.c pmd_check_records */
-	READ_SUM,                       /* sharing.c content_sum */
-	READ_WINDOW,                    /* sharing.c describe_window */
-	READ_FIELDS,                    /* sharing.c window_fields */
-	READ_HUGE,                      /* hugepages.c chunks_inside */
-	READ_RECLAIM,                   /* reclaim.c visit_mappings */
-	READ_FAMILIES,                  /* objrmap.c join_records */
-	READERS
-};
-const struct pagemap_record *content_records(const struct model_context *c, enum content_reader reader,
-					     uint32_t content);
+/* The extent holding the segment's first record; that record's vaddr
+ * within the chunk; a cursor over the segment's records. */
+const struct pagemap_extent *segment_extent(const struct model_context *c, const struct segment *seg);
+uint64_t segment_first_offset(const struct model_context *c, const struct segment *seg);
+void segment_cursor(const struct model_context *c, const struct segment *seg, struct content_cursor *cursor);
 const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k);
 /* Visit every segment of a process in address order: a chunk's records in
  * one VMA, or a run of whole chunks of one VMA that no PMD maps as one

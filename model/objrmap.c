@@ -81,9 +81,11 @@ struct families {
 /* VMA g joins the family of each shared anonymous PFN among the segment's records. */
 static void join_records(struct model_context *c, const struct segment *seg, size_t g, size_t *parent)
 {
-	const struct pagemap_record *records = content_records(c, READ_FAMILIES, seg->content);
-	for (uint32_t k = seg->first; k < seg->first + seg->count; k++) {
-		uint64_t entry = records[k].entry;
+	struct content_cursor cursor;
+	struct pagemap_record record;
+	segment_cursor(c, seg, &cursor);
+	for (uint32_t k = seg->first; content_cursor_next(&cursor, &record); k++) {
+		uint64_t entry = record.entry;
 		if (!(entry & PAGEMAP_PRESENT) || (entry & (PAGEMAP_FILE_OR_SHARED | PAGEMAP_EXCLUSIVE)))
 			continue;
 		struct pfn_run *e = (struct pfn_run *)content_record_pfn(c, seg->content, k);

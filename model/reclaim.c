@@ -203,7 +203,7 @@ static void visit_mappings(struct model_context *c, const struct segment *seg, v
 	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[seg->process], seg->base >> c->pte_shift);
 	uint64_t window_mask = ((uint64_t)1 << c->pte_shift) - 1;
 	bool pmd = kind == PMD_ANON || kind == PMD_FILE;
-	uint64_t first = pmd ? pagemap_content_record(c->snapshot, seg->content, seg->first).vaddr : 0;
+	uint64_t first = pmd ? segment_first_offset(c, seg) : 0;
 	uint8_t marks = pmd ? 1 | (((seg->base + first) & window_mask) == 0) << 1 : 0;
 	uint64_t depth = c->vma_depths[g];
 	if (seen->depth[seg->content] && seen->depth[seg->content] - 1 <= depth && !(marks & ~seen->marks[seg->content]))
@@ -212,12 +212,14 @@ static void visit_mappings(struct model_context *c, const struct segment *seg, v
 		seen->depth[seg->content] = depth + 1;
 	if (seg->whole)
 		seen->marks[seg->content] |= marks;
-	const struct pagemap_record *records = content_records(c, READ_RECLAIM, seg->content);
-	for (uint32_t k = seg->first; k < seg->first + seg->count; k++) {
-		if (!(records[k].entry & PAGEMAP_PRESENT))
+	struct content_cursor cursor;
+	struct pagemap_record record;
+	segment_cursor(c, seg, &cursor);
+	for (uint32_t k = seg->first; content_cursor_next(&cursor, &record); k++) {
+		if (!(record.entry & PAGEMAP_PRESENT))
 			continue;
 		struct pfn_run *e = (struct pfn_run *)content_record_pfn(c, seg->content, k);
-		uint64_t vaddr = seg->base + records[k].vaddr;
+		uint64_t vaddr = seg->base + record.vaddr;
 		if (e && pmd) {
 			e->pmd_mapped = true;
 			e->pmd_head |= (vaddr & window_mask) == 0;
@@ -225,10 +227,10 @@ static void visit_mappings(struct model_context *c, const struct segment *seg, v
 		if (!e || pfn_is_zero_page(e) || (e->walk_vma && c->vma_depths[e->walk_vma - 1] <= c->vma_depths[g]))
 			continue;
 		e->walk_vma = (uint32_t)(g + 1);
-		e->walk_anon = record_is_anonymous(records[k].entry, e);
+		e->walk_anon = record_is_anonymous(record.entry, e);
 		/* its run's first page's: the pages of a run sit at consecutive addresses */
 		e->walk_page_offset = vma->offset / MODEL_PAGE_BYTES + (vaddr - vma->start) / MODEL_PAGE_BYTES -
-				      ((records[k].entry & PAGEMAP_PFN_MASK) - e->pfn);
+				      ((record.entry & PAGEMAP_PFN_MASK) - e->pfn);
 	}
 }
 

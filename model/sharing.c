@@ -833,15 +833,26 @@ static uint64_t perms_factor(uint64_t perms)
 	return mix(perms, 7) | 1;
 }
 
+/* The hash sum of records [first, end) of a content (its chunk at base). */
+static uint64_t piece_sum(const struct model_context *c, const struct identical *x, uint32_t content, uint64_t base,
+			  uint32_t first, uint32_t end)
+{
+	struct content_cursor cursor;
+	struct pagemap_record r;
+	uint64_t sum = 0;
+	content_cursor_start(&cursor, c->snapshot, content, first, end);
+	while (content_cursor_next(&cursor, &r))
+		sum += record_hash(c, x->slot_hashes, base + r.vaddr, r.entry);
+	return sum;
+}
+
 /* The hash sum of a content's records, the first time it is asked for:
  * only whole chunks inside one VMA are (most contents of a host of small
  * VMAs never are). */
 static uint64_t content_sum(const struct model_context *c, struct identical *x, uint32_t content)
 {
 	if (!x->summed[content]) {
-		const struct pagemap_record *records = content_records(c, READ_SUM, content);
-		for (uint32_t r = 0; r < c->snapshot->contents[content].count; r++)
-			x->content_sums[content] += record_hash(c, x->slot_hashes, records[r].vaddr, records[r].entry);
+		x->content_sums[content] = piece_sum(c, x, content, 0, 0, c->snapshot->contents[content].count);
 		x->summed[content] = true;
 	}
 	return x->content_sums[content];
@@ -866,7 +877,6 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 		long content = process_chunk_content(p, chunk);
 		if (content < 0)
 			continue;
-		const struct pagemap_record *records = NULL;   /* decoded when read */
 		uint32_t count = c->snapshot->contents[content].count;
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
 		for (uint32_t first = 0; first < count;) {
@@ -874,20 +884,17 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 			const struct vma *vma = first == 0 ? chunk_vma(p, chunk) : NULL;
 			uint32_t end = vma ? count : first + 1;
 			if (!vma) {
-				records = content_records(c, READ_WINDOW, (uint32_t)content);
-				vma = process_find_vma(p, base + records[first].vaddr);
+				vma = process_find_vma(p, base + pagemap_content_record(c->snapshot, (uint32_t)content,
+											 first).vaddr);
+				/* the records below its end (record first lies in it) */
+				end = vma ? pagemap_content_rank(c->snapshot, (uint32_t)content, vma->end - base) : end;
 			}
-			while (end < count && vma && base + records[end].vaddr < vma->end)
-				end++;
 			uint64_t sum = 0;
 			if (k == 0 && first == 0 && end == count) {
 				sum = content_sum(c, x, (uint32_t)content);
 				view->content = content;
 			} else {
-				if (!records)
-					records = content_records(c, READ_WINDOW, (uint32_t)content);
-				for (uint32_t r = first; r < end; r++)
-					sum += record_hash(c, x->slot_hashes, base + records[r].vaddr, records[r].entry);
+				sum = piece_sum(c, x, (uint32_t)content, base, first, end);
 			}
 			view->perms = perms_word(vma);
 			hash += sum * perms_factor(view->perms);
@@ -911,14 +918,16 @@ static size_t window_fields(struct model_context *c, size_t process, uint64_t wi
 		long content = process_chunk_content(p, chunk);
 		if (content < 0)
 			continue;
-		const struct pagemap_record *records = content_records(c, READ_FIELDS, (uint32_t)content);
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
-		for (uint32_t r = 0; r < c->snapshot->contents[content].count; r++, n++) {
-			uint64_t vaddr = base + records[r].vaddr;
+		struct content_cursor cursor;
+		struct pagemap_record record;
+		content_cursor_start(&cursor, c->snapshot, (uint32_t)content, 0, c->snapshot->contents[content].count);
+		for (; content_cursor_next(&cursor, &record); n++) {
+			uint64_t vaddr = base + record.vaddr;
 			if (!vma || vaddr < vma->start || vaddr >= vma->end)
 				vma = process_find_vma(p, vaddr);
-			out[3 * n] = slot_word(c, vaddr, records[r].entry);
-			out[3 * n + 1] = records[r].entry & PAGEMAP_PFN_MASK;
+			out[3 * n] = slot_word(c, vaddr, record.entry);
+			out[3 * n + 1] = record.entry & PAGEMAP_PFN_MASK;
 			out[3 * n + 2] = perms_word(vma);
 		}
 	}

@@ -45,10 +45,20 @@ static uint64_t record_pfn(const struct pagemap_record *r)
 
 /* ---- contents and segments ---- */
 
-const struct pagemap_record *content_records(const struct model_context *c, enum content_reader reader,
-					     uint32_t content)
+const struct pagemap_extent *segment_extent(const struct model_context *c, const struct segment *seg)
 {
-	return content_view_records(&c->views[reader], c->snapshot, content);
+	return seg->extent ? seg->extent : pagemap_content_extent(c->snapshot, seg->content, seg->first);
+}
+
+uint64_t segment_first_offset(const struct model_context *c, const struct segment *seg)
+{
+	const struct pagemap_extent *e = segment_extent(c, seg);
+	return e->offset + (uint64_t)(seg->first - e->rank) * 4096;
+}
+
+void segment_cursor(const struct model_context *c, const struct segment *seg, struct content_cursor *cursor)
+{
+	content_cursor_from(cursor, seg->count ? segment_extent(c, seg) : NULL, seg->first, seg->first + seg->count);
 }
 
 const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k)
@@ -203,96 +213,78 @@ static uint64_t uniform_entry(uint8_t kind)
 	       (kind & UNIFORM_EXCLUSIVE ? PAGEMAP_EXCLUSIVE : 0);
 }
 
-/* A group of records without PFNs, n of them from one with `entry`:
- * figured when a record of other bits (or none) comes after it. */
+/* A group being gathered: n records from one with `entry` and PFN run
+ * `pfn` (index + 1, 0: none), figured when a record of other bits or
+ * another run comes after it. */
 struct open_group {
 	uint64_t entry;
-	uint32_t n, groups;
+	uint32_t pfn, n, groups;
 };
 
-static void group_add(struct model_context *c, struct open_group *g, uint64_t entry, uint32_t n,
+static void group_close(struct model_context *c, struct open_group *g, struct record_figures *out)
+{
+	if (g->n) {
+		figure_group(c, g->entry, g->pfn ? &c->pfns.runs[g->pfn - 1] : NULL, g->n, out);
+		g->groups++;
+	}
+}
+
+static void group_add(struct model_context *c, struct open_group *g, uint64_t entry, uint32_t pfn, uint32_t n,
 		      struct record_figures *out)
 {
-	if (g->n && !((g->entry ^ entry) & FIGURE_BITS)) {
+	if (g->n && g->pfn == pfn && !((g->entry ^ entry) & FIGURE_BITS)) {
 		g->n += n;
 		return;
 	}
-	if (g->n) {
-		figure_group(c, g->entry, NULL, g->n, out);
-		g->groups++;
-	}
-	*g = (struct open_group){ .entry = entry, .n = n, .groups = g->groups };
-}
-
-/* figure_records for a content without PFNs (no record has a PFN run), so
- * its groups are the runs of records with the same entry bits: read from
- * the extents, an extent whose entries all have the same bits (step 0, or
- * step 1 with the same top byte at both ends: the word only grows) at once,
- * the others record by record.  Records [first, end). */
-static uint32_t figure_extents(struct model_context *c, uint32_t content, uint32_t first, uint32_t end,
-			       struct record_figures *out)
-{
-	const struct snapshot *s = c->snapshot;
-	const struct pagemap_extent *e = s->content_extents + s->contents[content].first_extent;
-	struct open_group g = { 0 };
-	for (uint32_t at = 0; at < end; at += e->length, e++) {
-		if (at + e->length <= first)
-			continue;
-		uint32_t from = at < first ? first - at : 0, to = end - at < e->length ? end - at : e->length;
-		uint64_t last = e->entry + (uint64_t)(to - 1) * e->step;
-		if (!e->step || (e->entry >> 56) == (last >> 56)) {
-			group_add(c, &g, e->entry + (uint64_t)from * e->step, to - from, out);
-			continue;
-		}
-		for (uint32_t i = from; i < to; i++)
-			group_add(c, &g, e->entry + (uint64_t)i * e->step, 1, out);
-	}
-	if (g.n) {
-		figure_group(c, g.entry, NULL, g.n, out);
-		g.groups++;
-	}
-	return g.groups;
+	group_close(c, g, out);
+	*g = (struct open_group){ .entry = entry, .pfn = pfn, .n = n, .groups = g->groups };
 }
 
 /* Everything records [first, first + count) of a content give, every design
- * at once (added to out's per-design arrays: the caller zeroes them), taken
+ * at once (added to out's per-design arrays: the caller zeroes them; from:
+ * the extent holding record first, or NULL to find it), taken
  * in groups of consecutive records with the same PFN run and entry bits (a
  * run of PFNs, or records without one), which give the same; the groups
  * taken.  A content that is one group (content_uniform: records without
  * PFNs of one kind, as a capture without root makes) gives any part of it
- * from its first record, the rest unread. */
+ * from its first record, the rest unread.  The records are read from the
+ * extents; in a content without PFNs (every record's run 0) an extent whose
+ * entries all have the same bits (step 0, or step 1 with the same top byte
+ * at both ends: the word only grows) is added at once. */
 static uint32_t figure_records(struct model_context *c, uint32_t content, uint32_t first,
-			       uint32_t count, struct record_figures *out)
+			       uint32_t count, const struct pagemap_extent *from, struct record_figures *out)
 {
-	const uint32_t *pfns = c->record_pfns + c->snapshot->contents[content].first;
-	double *chain_bytes = out->chain_bytes, *chain_bytes_anon = out->chain_bytes_anon;
-	uint64_t *allocations = out->chain_allocations, *frees = out->chain_frees, *direct = out->direct_pages;
-	*out = (struct record_figures){ .chain_bytes = chain_bytes, .chain_bytes_anon = chain_bytes_anon,
-					.chain_allocations = allocations, .chain_frees = frees,
-					.direct_pages = direct };
-	uint32_t groups = 0, end = first + count;
+	const struct pagemap_content *pc = &c->snapshot->contents[content];
+	const uint32_t *pfns = pc->without_pfns ? NULL : c->record_pfns + pc->first;
+	*out = (struct record_figures){ .chain_bytes = out->chain_bytes, .chain_bytes_anon = out->chain_bytes_anon,
+					.chain_allocations = out->chain_allocations, .chain_frees = out->chain_frees,
+					.direct_pages = out->direct_pages };
 	uint8_t uniform = c->content_uniform ? c->content_uniform[content] : 0;
 	if (uniform && count) {
-		/* one without PFNs reads no record: its bits are kept */
+		/* one without PFNs reads no record: its bits are kept; one group
+		 * has its first record's bits and PFN run throughout */
 		if (uniform & UNIFORM_NO_PFN)
 			figure_group(c, uniform_entry(uniform), NULL, count, out);
 		else
-			figure_group(c, pagemap_content_record(c->snapshot, content, first).entry,
-				     content_record_pfn(c, content, first), count, out);
+			figure_group(c, pagemap_content_record(c->snapshot, content, 0).entry,
+				     content_record_pfn(c, content, 0), count, out);
 		return 1;
 	}
-	if (c->snapshot->contents[content].without_pfns)
-		return figure_extents(c, content, first, end, out);
-	const struct pagemap_record *records = content_records(c, READ_FIGURES, content);
-	for (uint32_t k = first; k < end; groups++) {
-		uint64_t bits = records[k].entry & FIGURE_BITS;
-		uint32_t next = k + 1;
-		while (next < end && pfns[next] == pfns[k] && (records[next].entry & FIGURE_BITS) == bits)
-			next++;
-		figure_group(c, records[k].entry, content_record_pfn(c, content, k), next - k, out);
-		k = next;
+	struct open_group g = { 0 };
+	uint32_t end = first + count;
+	const struct pagemap_extent *e = !count ? NULL : from ? from : pagemap_content_extent(c->snapshot, content, first);
+	for (uint32_t at = e ? e->rank : end; at < end; at += e->length, e++) {
+		uint32_t from = at < first ? first - at : 0, to = end - at < e->length ? end - at : e->length;
+		uint64_t last = e->entry + (uint64_t)(to - 1) * e->step;
+		if (!pfns && (!e->step || (e->entry >> 56) == (last >> 56))) {
+			group_add(c, &g, e->entry + (uint64_t)from * e->step, 0, to - from, out);
+			continue;
+		}
+		for (uint32_t i = from; i < to; i++)
+			group_add(c, &g, e->entry + (uint64_t)i * e->step, pfns ? pfns[at + i] : 0, 1, out);
 	}
-	return groups;
+	group_close(c, &g, out);
+	return g.groups;
 }
 
 const struct vma *chunk_vma(const struct process *p, uint64_t chunk)
@@ -313,14 +305,14 @@ const struct vma *chunk_vma_from(const struct process *p, size_t *v, uint64_t ba
 	return NULL;
 }
 
-/* The end of the segment that starts at record k of a chunk (at `base`)
- * that no VMA holds whole: the records before the next VMA's start, or
+/* The end of the segment that starts at the record at `offset` of a chunk
+ * (at `base`) that no VMA holds whole: the records before the next VMA's start, or
  * this VMA's end (*vma, NULL outside every VMA); *v walks the process's
  * VMAs in order. */
 static uint32_t segment_end(const struct snapshot *s, const struct process *p, size_t *v, uint64_t base,
-			    uint32_t content, uint32_t k, const struct vma **vma)
+			    uint32_t content, uint64_t offset, const struct vma **vma)
 {
-	uint64_t vaddr = base + pagemap_content_record(s, content, k).vaddr;
+	uint64_t vaddr = base + offset;
 	while (*v < p->vma_count && p->vmas[*v].end <= vaddr)
 		(*v)++;
 	*vma = *v < p->vma_count && p->vmas[*v].start <= vaddr ? &p->vmas[*v] : NULL;
@@ -353,7 +345,7 @@ static uint32_t next_segment(struct model_context *c, const struct process *p, s
 		*vma = cut >> CUT_END_BITS ? &p->vmas[(cut >> CUT_END_BITS) - 1] : NULL;
 		return cut & ((1u << CUT_END_BITS) - 1);
 	}
-	uint32_t end = segment_end(c->snapshot, p, v, seg->base, seg->content, seg->first, vma);
+	uint32_t end = segment_end(c->snapshot, p, v, seg->base, seg->content, segment_first_offset(c, seg), vma);
 	if (!cuts->kept && keep)
 		*ARRAY_PUSH(cuts->items, cuts->count, cuts->capacity) = CUT(end, *vma ? *vma - p->vmas + 1 : 0);
 	return end;
@@ -604,7 +596,7 @@ static void cuts_free(struct model_context *c)
 }
 
 static const struct record_figures *cut_figures(struct model_context *c, uint32_t content, uint32_t first,
-						 uint32_t count)
+						 uint32_t count, const struct pagemap_extent *from)
 {
 	uint64_t key = ((uint64_t)content << 20 | (uint64_t)first << 10 | count) * UINT64_C(0x9e3779b97f4a7c15);
 	struct cut_entry *e = &c->cut_parts[key >> 56 & (CUT_SLOTS - 1)];
@@ -615,7 +607,7 @@ static const struct record_figures *cut_figures(struct model_context *c, uint32_
 		memset(e->figures.chain_allocations, 0, designs * sizeof(uint64_t));
 		memset(e->figures.chain_frees, 0, designs * sizeof(uint64_t));
 		memset(e->figures.direct_pages, 0, designs * sizeof(uint64_t));
-		figure_records(c, content, first, count, &e->figures);
+		figure_records(c, content, first, count, from, &e->figures);
 		e->content = content;
 		e->first = first;
 		e->count = count;
@@ -630,8 +622,12 @@ static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_
 	const struct process *p = &c->snapshot->processes[index];
 	const struct pagemap_content *pc = &c->snapshot->contents[content];
 	struct segment seg = { .process = index, .content = content, .base = chunk << PAGEMAP_CHUNK_SHIFT, .chunks = 1 };
+	const struct pagemap_extent *e = c->snapshot->content_extents + pc->first_extent;
 	for (uint32_t k = 0; k < pc->count;) {
 		seg.first = k;
+		while (e->rank + e->length <= k)
+			e++;            /* segments ascend: the extents are walked once */
+		seg.extent = e;
 		uint32_t end = next_segment(c, p, v, &seg, pc->count, &seg.vma);
 		seg.count = end - k;
 		seg.whole = k == 0 && end == pc->count;
@@ -639,9 +635,9 @@ static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_
 		if (figures != WALK_BARE && seg.whole) {
 			seg.figures = &c->content_figures[content];
 		} else if (figures == WALK_DESIGNS) {
-			seg.figures = cut_figures(c, content, k, end - k);
+			seg.figures = cut_figures(c, content, k, end - k, e);
 		} else if (figures == WALK_COUNTS) {
-			figure_records(c, content, k, end - k, &c->scratch_counts);
+			figure_records(c, content, k, end - k, e, &c->scratch_counts);
 			seg.figures = &c->scratch_counts;
 		}
 		visit(c, &seg, data);
@@ -778,7 +774,7 @@ static void figure_contents(struct model_context *c)
 		f->chain_frees = counts + stride + id * designs;
 		f->direct_pages = counts + 2 * stride + id * designs;
 		if (id < s->content_count && s->contents[id].references &&
-		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, &c->content_figures[id]) == 1)
+		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, NULL, &c->content_figures[id]) == 1)
 			uniform[id] = uniform_kind(pagemap_content_record(s, (uint32_t)id, 0).entry,
 						   content_record_pfn(c, (uint32_t)id, 0) != NULL);
 	}
@@ -808,13 +804,14 @@ struct pmd_check {
 
 static void pmd_check_records(const struct model_context *c, uint32_t content, struct pmd_check *check)
 {
-	const struct pagemap_record *records = content_records(c, READ_PMD, content);
-	uint32_t count = c->snapshot->contents[content].count;
-	for (uint32_t k = 0; k < count && !check->broken; k++) {
-		uint64_t pfn = record_pfn(&records[k]);
+	struct content_cursor cursor;
+	struct pagemap_record record;
+	content_cursor_start(&cursor, c->snapshot, content, 0, c->snapshot->contents[content].count);
+	while (!check->broken && content_cursor_next(&cursor, &record)) {
+		uint64_t pfn = record_pfn(&record);
 		if (check->seen == 0)
 			check->first_pfn = pfn;
-		if (!record_present(&records[k]) || pfn != check->first_pfn + check->seen)
+		if (!record_present(&record) || pfn != check->first_pfn + check->seen)
 			check->broken = true;
 		check->seen++;
 	}
@@ -1038,9 +1035,6 @@ bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma
  * the PMD windows smaps overrides. */
 void model_walk_begin(struct model_context *c)
 {
-	c->views = xreallocarray(NULL, READERS, sizeof(*c->views));
-	for (size_t k = 0; k < READERS; k++)
-		c->views[k].content = -1;
 	count_pfns(c);
 	make_mapping_costs(c);
 	figure_contents(c);
@@ -1055,6 +1049,4 @@ void model_walk_end(struct model_context *c)
 	runs_free(c);
 	cuts_free(c);
 	pfn_table_free(&c->pfns);
-	free(c->views);
-	c->views = NULL;
 }

@@ -25,10 +25,11 @@ static const struct pagemap_record mixed[] = {
 	{ 0xd000, P | 300 }, { 0xe000, P | 300 }, { 0xf000, P | 301 },  /* equal first: 301 starts anew */
 };
 
+/* entry, offset, length, step, and rank: the records before */
 static const struct pagemap_extent mixed_extents[] = {
-	{ P | F, 0x0000, 3, 0 }, { P | 100, 0x3000, 3, 1 }, { P | 103, 0x7000, 1, 0 },
-	{ SWAP(2, 7), 0x8000, 1, 0 }, { SWAP(2, 8), 0x9000, 1, 0 }, { P | F | 200, 0xa000, 2, 1 },
-	{ P | 202, 0xc000, 1, 0 }, { P | 300, 0xd000, 2, 0 }, { P | 301, 0xf000, 1, 0 },
+	{ P | F, 0x0000, 3, 0, 0 }, { P | 100, 0x3000, 3, 1, 3 }, { P | 103, 0x7000, 1, 0, 6 },
+	{ SWAP(2, 7), 0x8000, 1, 0, 7 }, { SWAP(2, 8), 0x9000, 1, 0, 8 }, { P | F | 200, 0xa000, 2, 1, 9 },
+	{ P | 202, 0xc000, 1, 0, 11 }, { P | 300, 0xd000, 2, 0, 12 }, { P | 301, 0xf000, 1, 0, 14 },
 };
 
 #define COUNT(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
@@ -39,6 +40,7 @@ static void check_extent(const struct pagemap_extent *got, const struct pagemap_
 	CU_ASSERT_EQUAL(got->offset, want->offset);
 	CU_ASSERT_EQUAL(got->length, want->length);
 	CU_ASSERT_EQUAL(got->step, want->step);
+	CU_ASSERT_EQUAL(got->rank, want->rank);
 }
 
 static void test_encode(void)
@@ -54,11 +56,11 @@ static void test_encode(void)
 		full[k] = (struct pagemap_record){ (uint64_t)k << 12, P | F };
 	struct pagemap_extent wide[512];
 	CU_ASSERT_EQUAL(pagemap_extents_encode(full, 512, wide), 1);
-	check_extent(&wide[0], &(struct pagemap_extent){ P | F, 0, 512, 0 });
+	check_extent(&wide[0], &(struct pagemap_extent){ P | F, 0, 512, 0, 0 });
 	for (uint32_t k = 0; k < 512; k++)
 		full[k].entry = P | (uint64_t)(1000 + 3 * k);
 	CU_ASSERT_EQUAL(pagemap_extents_encode(full, 512, wide), 512);
-	check_extent(&wide[511], &(struct pagemap_extent){ P | 2533, 511 << 12, 1, 0 });
+	check_extent(&wide[511], &(struct pagemap_extent){ P | 2533, 511 << 12, 1, 0, 511 });
 	CU_ASSERT_EQUAL(sizeof(struct pagemap_extent), sizeof(struct pagemap_record));
 }
 
@@ -91,6 +93,16 @@ static void test_round_trip(void)
 	check_decoded(&s, 0, mixed, COUNT(mixed));
 	check_decoded(&s, 1, pfn_zero_up, 2);
 	check_decoded(&s, 2, pfn_zero, 2);
+	/* a cursor over records [4, 11): from inside one extent to inside another */
+	struct content_cursor cursor;
+	struct pagemap_record r;
+	uint32_t k = 4;
+	content_cursor_start(&cursor, &s, 0, 4, 11);
+	for (; content_cursor_next(&cursor, &r); k++) {
+		CU_ASSERT_EQUAL(r.vaddr, mixed[k].vaddr);
+		CU_ASSERT_EQUAL(r.entry, mixed[k].entry);
+	}
+	CU_ASSERT_EQUAL(k, 11);
 	/* a step from PFN 0 reaches PFN 1: that content has a PFN */
 	/* records below an offset, counted from the extents */
 	const uint64_t below[][2] = { { 0, 0 }, { 0x1000, 1 }, { 0x3800, 4 }, { 0x6000, 6 }, { 0x7000, 6 },
@@ -101,6 +113,8 @@ static void test_round_trip(void)
 	CU_ASSERT_FALSE(s.contents[1].without_pfns);
 	CU_ASSERT_TRUE(s.contents[2].without_pfns);
 	/* record k from the extents: offset and entry (the step added k times) */
+	CU_ASSERT_EQUAL(pagemap_content_extent(&s, 0, 10)->offset, 0xa000);
+	CU_ASSERT_EQUAL(pagemap_content_extent(&s, 0, 14)->offset, 0xf000);
 	const struct { uint32_t k; uint64_t vaddr, entry; } at[] = {
 		{ 0, 0x0000, P | F }, { 2, 0x2000, P | F }, { 4, 0x4000, P | 101 }, { 6, 0x7000, P | 103 },
 		{ 8, 0x9000, SWAP(2, 8) }, { 10, 0xb000, P | F | 201 }, { 14, 0xf000, P | 301 },
