@@ -27,7 +27,7 @@
 #include "internal.h"
 
 #define READ_BYTES (64 << 10)     /* containers.c's block size for libarchive */
-#define WINDOW_BYTES (256 << 10)
+#define WINDOW_BYTES (1 << 20)
 
 struct mapped_file {
 	int fd;
