@@ -82,6 +82,9 @@ static void add_chain_bytes(const struct model_context *c, const struct segment 
 	const struct record_figures *f = seg->figures;
 	if (seg->chunks > 1) {
 		model_run_add_charges(c, seg, d, bytes, anon);
+	} else if (!f->with_pfn) {
+		/* no record with a PFN run: figure_mappings added no byte, so
+		 * its doubles are 0 (and, from calloc, never touched) */
 	} else if (anon) {
 		*anon += f->chain_bytes_anon[d];
 		*bytes += f->chain_bytes[d] - f->chain_bytes_anon[d];

@@ -63,7 +63,10 @@ void segment_cursor(const struct model_context *c, const struct segment *seg, st
 
 const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t content, uint32_t k)
 {
-	uint32_t index = c->record_pfns[c->snapshot->contents[content].first + k];
+	const struct pagemap_content *pc = &c->snapshot->contents[content];
+	if (pc->without_pfns)
+		return NULL;    /* record_pfns is 0 there (pfn_table_number): not read */
+	uint32_t index = c->record_pfns[pc->first + k];
 	return index ? &c->pfns.runs[index - 1] : NULL;
 }
 
