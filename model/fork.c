@@ -114,7 +114,7 @@ static void visit_segment(struct model_context *c, const struct segment *seg, vo
 	const struct vma *vma = seg->vma;
 	if (!vma || !fork_copies(c, walk, vma))
 		return;
-	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[seg->process], seg->base >> c->pte_shift);
+	enum pmd_kind kind = segment_pmd_kind(c, seg);
 	if (kind == PMD_FILE || kind == PMD_ANON)
 		return;
 	uint64_t ptes = seg->figures->present + seg->figures->swap;

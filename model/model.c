@@ -234,8 +234,7 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
 		return;
 	bool has_anon_vma = seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas];
-	const struct process *p = &c->snapshot->processes[seg->process];
-	enum pmd_kind kind = window_pmd_kind(c, p, seg->base >> c->pte_shift);
+	enum pmd_kind kind = segment_pmd_kind(c, seg);
 	uint64_t pmd_calls = segment_calls(c, seg, kind);
 	if (seg->vma) {
 		c->vma_mapped[seg->vma - c->snapshot->vmas] += f->mapped;

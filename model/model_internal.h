@@ -187,6 +187,8 @@ bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p
 uint64_t model_walk_run_bytes(uint64_t designs);
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
+/* The same for the window of a segment's (first) chunk, its content known. */
+enum pmd_kind segment_pmd_kind(struct model_context *c, const struct segment *seg);
 
 /* pte_chain objects (or blocks) a design allocates when a page mapped m
  * times gains one more mapping (model/walk.c), and the bytes of one. */

@@ -200,7 +200,7 @@ static void visit_mappings(struct model_context *c, const struct segment *seg, v
 		return;
 	}
 	size_t g = (size_t)(vma - c->snapshot->vmas);
-	enum pmd_kind kind = window_pmd_kind(c, &c->snapshot->processes[seg->process], seg->base >> c->pte_shift);
+	enum pmd_kind kind = segment_pmd_kind(c, seg);
 	uint64_t window_mask = ((uint64_t)1 << c->pte_shift) - 1;
 	bool pmd = kind == PMD_ANON || kind == PMD_FILE;
 	uint64_t first = pmd ? segment_first_offset(c, seg) : 0;

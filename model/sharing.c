@@ -772,6 +772,8 @@ struct identical {
 	uint64_t *content_sums;         /* per content: its records' hash sum (windows of one chunk), */
 	bool *summed;                   /* ... worked out the first time a window is one whole chunk */
 	uint64_t *slot_hashes;          /* record_hash's first mix, per slot and present bit */
+	uint64_t *zero_sums;            /* per present bit, slots + 1 sums: of record_hash with
+					   PFN 0 over the slots below each */
 	uint64_t *fields[2];            /* a window's slots, three words each, to compare */
 	bool have_first;                /* fields[0] holds the window of first_process, */
 	size_t first_process, first_count; /* ... first_window: first_count slots */
@@ -827,22 +829,49 @@ static uint64_t *make_slot_hashes(const struct model_context *c)
 	return hashes;
 }
 
+/* Sums of record_hash over slots [0, i) for records with PFN 0 (its mix of
+ * 0), i = 0 .. slots, for each present bit: a run of them is a difference. */
+static uint64_t *make_zero_sums(const struct model_context *c, const uint64_t *slot_hashes)
+{
+	uint64_t slots = (uint64_t)1 << (c->pte_shift - 12);
+	uint64_t *sums = xreallocarray(NULL, 2 * (slots + 1), sizeof(*sums));
+	for (uint64_t present = 0; present < 2; present++) {
+		uint64_t *row = sums + present * (slots + 1);
+		row[0] = 0;
+		for (uint64_t i = 0; i < slots; i++)
+			row[i + 1] = row[i] + mix(slot_hashes[i << 1 | present], 0);
+	}
+	return sums;
+}
+
 /* The permissions' multiplier: odd, so a sum times it loses nothing. */
 static uint64_t perms_factor(uint64_t perms)
 {
 	return mix(perms, 7) | 1;
 }
 
-/* The hash sum of records [first, end) of a content (its chunk at base). */
+/* The hash sum of records [first, end) of a content (its chunk at base),
+ * extent by extent: the records of one with one entry and PFN 0 lie at
+ * consecutive slots of the window (a chunk never crosses one), so their
+ * sum is a difference of zero_sums (sums wrap alike in any order). */
 static uint64_t piece_sum(const struct model_context *c, const struct identical *x, uint32_t content, uint64_t base,
 			  uint32_t first, uint32_t end)
 {
-	struct content_cursor cursor;
-	struct pagemap_record r;
-	uint64_t sum = 0;
-	content_cursor_start(&cursor, c->snapshot, content, first, end);
-	while (content_cursor_next(&cursor, &r))
-		sum += record_hash(c, x->slot_hashes, base + r.vaddr, r.entry);
+	uint64_t slots = (uint64_t)1 << (c->pte_shift - 12), sum = 0;
+	const struct pagemap_extent *e = end > first ? pagemap_content_extent(c->snapshot, content, first) : NULL;
+	for (uint32_t k = first; k < end; e++) {
+		uint32_t from = k - e->rank, to = end - e->rank < e->length ? end - e->rank : e->length;
+		uint64_t vaddr = base + e->offset + (uint64_t)from * 4096;
+		if (!e->step && !(e->entry & PAGEMAP_PFN_MASK)) {
+			const uint64_t *row = x->zero_sums + (e->entry >> 63) * (slots + 1);
+			uint64_t slot = (vaddr >> 12) & (slots - 1);
+			sum += row[slot + (to - from)] - row[slot];
+		} else {
+			for (uint32_t i = from; i < to; i++, vaddr += 4096)
+				sum += record_hash(c, x->slot_hashes, vaddr, e->entry + (uint64_t)i * e->step);
+		}
+		k = e->rank + to;
+	}
 	return sum;
 }
 
@@ -1082,14 +1111,15 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 		.slot_hashes = make_slot_hashes(c),
 		.fields = { xreallocarray(NULL, 3 * slots, sizeof(uint64_t)), xreallocarray(NULL, 3 * slots, sizeof(uint64_t)) },
 	};
+	x.zero_sums = make_zero_sums(c, x.slot_hashes);
 	identical_pass(c, &x, out, rule_index, true);
 	identical_pass(c, &x, out, rule_index, false);
 	for (size_t i = 0; i < x.count; i++)
 		out->sharable_pages += x.classes[i].members - 1;
 	out->eligible_vmas = 0;
 	hash_free(&x.table);
-	FREE_ALL(x.classes, x.content_sums, x.summed, x.slot_hashes, x.fields[0], x.fields[1], x.window_classes,
-		 x.content_class, x.content_perms);
+	FREE_ALL(x.classes, x.content_sums, x.summed, x.slot_hashes, x.zero_sums, x.fields[0], x.fields[1],
+		 x.window_classes, x.content_class, x.content_perms);
 }
 
 /* The most a process without pagemap can be credited under a rule: its

@@ -888,6 +888,18 @@ enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, 
 	return kind != PMD_UNKNOWN ? kind : records_pmd_kind(c, p, window);
 }
 
+/* With a window of one chunk (the common geometry) the segment names its
+ * content: records_pmd_kind without looking it up. */
+enum pmd_kind segment_pmd_kind(struct model_context *c, const struct segment *seg)
+{
+	const struct process *p = &c->snapshot->processes[seg->process];
+	uint64_t window = seg->base >> c->pte_shift;
+	if (p->has_pmd_map || c->chunks_per_window_shift)
+		return window_pmd_kind(c, p, window);
+	enum pmd_kind kind = override_kind(c, p, window);
+	return kind != PMD_UNKNOWN ? kind : content_pmd_kind(c, seg->content);
+}
+
 /* What the records alone suggest (section 8's rule). */
 static enum pmd_kind records_pmd_kind(struct model_context *c, const struct process *p, uint64_t window)
 {

@@ -127,6 +127,28 @@ static void test_round_trip(void)
 	snapshot_release_pagemaps(&s);
 }
 
+/* Records fed as a reader feeds them (a process's, ascending, in any
+ * pieces) are encoded as they come: the same extents as at once. */
+static void test_fed(void)
+{
+	struct snapshot s = { 0 };
+	struct process p = { 0 };
+	struct pagemap_record fed[COUNT(mixed)];
+	for (uint32_t k = 0; k < COUNT(mixed); k++)
+		fed[k] = (struct pagemap_record){ 3 * PAGEMAP_CHUNK_BYTES + mixed[k].vaddr, mixed[k].entry };
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_begin(&s, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed(&s, &p, fed, 4), 0);       /* a piece, then one at a time */
+	for (uint32_t k = 4; k < COUNT(mixed); k++)
+		CU_ASSERT_EQUAL_FATAL(pagemap_feed(&s, &p, fed + k, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_end(&s, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(s.content_count, 1);
+	CU_ASSERT_EQUAL_FATAL(s.contents[0].extent_count, COUNT(mixed_extents));
+	for (uint32_t k = 0; k < COUNT(mixed_extents); k++)
+		check_extent(&s.content_extents[k], &mixed_extents[k]);
+	pagemap_release_process(&s, &p);
+	snapshot_release_pagemaps(&s);
+}
+
 /* One record each: the second's offset (page 1) moved to bit 40 cancels the
  * bit set in its entry, so the two extents give one word, one hash. */
 static void test_equal_hashes(void)
@@ -176,5 +198,5 @@ static void test_next_record(void)
 
 void suite_extents(void)
 {
-	ADD_SUITE("extents", test_encode, test_round_trip, test_equal_hashes, test_next_record);
+	ADD_SUITE("extents", test_encode, test_round_trip, test_fed, test_equal_hashes, test_next_record);
 }
