@@ -516,12 +516,11 @@ static const char *vm_flags_line(struct smaps_parser *parser, const char *p, con
 /*
  * The lines after a VMA header, read against the previous VMA's fields in
  * their order (the kernel prints the same fields for every VMA): each line
- * in the kernel's columns (column_line) for the field expected at its
- * place and not yet read.  The first other line ends the walk; it and the
- * rest take field_line and parse_line, which would take the lines walked
- * alike.  The field expected comes from the line's place, not from the
- * field before it, so no line's work waits on the previous line's.  The
- * byte after the lines taken.
+ * as key_line reads it, for the field expected at its place.  The first
+ * other line ends the walk; it and the rest take field_line and
+ * parse_line, which would take the lines walked alike.  The field expected
+ * comes from the line's place, not from the field before it, so no line's
+ * work waits on the previous line's.  The byte after the lines taken.
  */
 static const char *vma_body(struct smaps_parser *parser, const char *p, const char *end)
 {
