@@ -442,7 +442,8 @@ static void run_add(struct model_context *c, struct run_entry *e, uint32_t conte
 		sum->chain_allocations[d] += f->chain_allocations[d];
 		sum->chain_frees[d] += f->chain_frees[d];
 		sum->direct_pages[d] += f->direct_pages[d];
-		e->charges[d].charged |= f->chain_bytes[d] != 0 || f->chain_bytes_anon[d] != 0;
+		/* without a PFN run no byte was charged (the doubles are 0, not read) */
+		e->charges[d].charged |= f->with_pfn && (f->chain_bytes[d] != 0 || f->chain_bytes_anon[d] != 0);
 	}
 	e->pmd_none &= content_pmd_kind(c, content) == PMD_NONE;
 }
