@@ -145,47 +145,6 @@ void pagemap_content_decode(const struct snapshot *s, uint32_t content, struct p
 	}
 }
 
-/* An extent's last record's offset in the chunk. */
-static uint64_t extent_last(const void *extent)
-{
-	const struct pagemap_extent *e = extent;
-	return e->offset + (uint64_t)(e->length - 1) * 4096;
-}
-
-uint32_t pagemap_content_rank(const struct snapshot *s, uint32_t content, uint64_t offset)
-{
-	const struct pagemap_content *c = &s->contents[content];
-	const struct pagemap_extent *e = s->content_extents + c->first_extent;
-	size_t x = array_lower_bound(e, c->extent_count, sizeof(*e), extent_last, offset);
-	if (x == c->extent_count)
-		return c->count;
-	return e[x].rank + (offset > e[x].offset ? (uint32_t)((offset - e[x].offset + 4095) / 4096) : 0);
-}
-
-/* An extent's last record's place in the content. */
-static uint64_t extent_last_rank(const void *extent)
-{
-	const struct pagemap_extent *e = extent;
-	return e->rank + (uint64_t)e->length - 1;
-}
-
-const struct pagemap_extent *pagemap_content_extent(const struct snapshot *s, uint32_t content, uint32_t k)
-{
-	const struct pagemap_content *c = &s->contents[content];
-	const struct pagemap_extent *e = s->content_extents + c->first_extent;
-	/* the first record, or an extent a record (scattered PFNs): no search */
-	if (k == 0 || c->extent_count == c->count)
-		return &e[k];
-	return &e[array_lower_bound(e, c->extent_count, sizeof(*e), extent_last_rank, k)];
-}
-
-struct pagemap_record pagemap_content_record(const struct snapshot *s, uint32_t content, uint32_t k)
-{
-	const struct pagemap_extent *e = pagemap_content_extent(s, content, k);
-	k -= e->rank;
-	return (struct pagemap_record){ e->offset + (uint64_t)k * 4096, e->entry + k * e->step };
-}
-
 /* Runs grow by doubling; their capacity is the next power of two of the count. */
 void pagemap_push_run(struct process *p, const struct pagemap_run *run)
 {
@@ -396,7 +355,7 @@ static int content_record_from(const struct snapshot *s, uint32_t content, uint6
 {
 	const struct pagemap_content *c = &s->contents[content];
 	const struct pagemap_extent *extents = s->content_extents + c->first_extent;
-	size_t k = !offset ? 0 : array_lower_bound(extents, c->extent_count, sizeof(*extents), extent_last, offset);
+	size_t k = !offset ? 0 : array_lower_bound(extents, c->extent_count, sizeof(*extents), pagemap_extent_last, offset);
 	if (k == c->extent_count)
 		return 0;
 	const struct pagemap_extent *e = &extents[k];

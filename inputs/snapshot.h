@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "base/array.h"
 #include "base/error.h"
 
 /* pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst) */
@@ -328,21 +329,69 @@ int process_next_record(const struct snapshot *snapshot, const struct process *p
 			uint64_t limit, struct pagemap_record *record);
 /* Write the content's records to out (its count of them). */
 void pagemap_content_decode(const struct snapshot *snapshot, uint32_t content, struct pagemap_record *out);
-/* The content's record k (its vaddr within the chunk; k below its count),
- * none other decoded: O(1) for the first, else O(extents before it). */
-struct pagemap_record pagemap_content_record(const struct snapshot *snapshot, uint32_t content, uint32_t k);
-/* The extent holding the content's record k (k below its count): O(log extents). */
-const struct pagemap_extent *pagemap_content_extent(const struct snapshot *snapshot, uint32_t content, uint32_t k);
-/* Records [first, end) of a content read one at a time from its extents,
- * none decoded: content_cursor_start, then content_cursor_next while it
- * gives one (its vaddr within the chunk). */
+/* Reading a content's records from its extents, none decoded (inline: the
+ * model's passes call these for every segment). */
+static inline uint64_t pagemap_extent_last(const void *extent)   /* its last record's offset */
+{
+	const struct pagemap_extent *e = extent;
+	return e->offset + (uint64_t)(e->length - 1) * 4096;
+}
+static inline uint64_t pagemap_extent_last_rank(const void *extent)   /* its last record's place */
+{
+	const struct pagemap_extent *e = extent;
+	return e->rank + (uint64_t)e->length - 1;
+}
+/* The extent holding the content's record k (k below its count): no search
+ * for the first record or when every extent is one record, else
+ * O(log extents). */
+static inline const struct pagemap_extent *pagemap_content_extent(const struct snapshot *snapshot, uint32_t content,
+								  uint32_t k)
+{
+	const struct pagemap_content *c = &snapshot->contents[content];
+	const struct pagemap_extent *e = snapshot->content_extents + c->first_extent;
+	if (k == 0 || c->extent_count == c->count)
+		return &e[k];
+	return &e[array_lower_bound(e, c->extent_count, sizeof(*e), pagemap_extent_last_rank, k)];
+}
+/* The content's record k (its vaddr within the chunk; k below its count). */
+static inline struct pagemap_record pagemap_content_record(const struct snapshot *snapshot, uint32_t content,
+							   uint32_t k)
+{
+	const struct pagemap_extent *e = pagemap_content_extent(snapshot, content, k);
+	k -= e->rank;
+	return (struct pagemap_record){ e->offset + (uint64_t)k * 4096, e->entry + k * e->step };
+}
+/* How many of the content's records lie below offset (within the chunk). */
+static inline uint32_t pagemap_content_rank(const struct snapshot *snapshot, uint32_t content, uint64_t offset)
+{
+	const struct pagemap_content *c = &snapshot->contents[content];
+	const struct pagemap_extent *e = snapshot->content_extents + c->first_extent;
+	if (pagemap_extent_last(&e[c->extent_count - 1]) < offset)
+		return c->count;        /* mostly: the limit is past the chunk */
+	size_t x = array_lower_bound(e, c->extent_count, sizeof(*e), pagemap_extent_last, offset);
+	return e[x].rank + (offset > e[x].offset ? (uint32_t)((offset - e[x].offset + 4095) / 4096) : 0);
+}
+
+/* Records [first, end) of a content read one at a time: content_cursor_start
+ * (or _from, the extent holding record first known), then
+ * content_cursor_next while it gives one (its vaddr within the chunk). */
 struct content_cursor {
 	const struct pagemap_extent *extent;
 	uint32_t at;                    /* the next record's place in the extent */
 	uint32_t left;                  /* records still to give */
 };
+static inline void content_cursor_from(struct content_cursor *cursor, const struct pagemap_extent *extent,
+				       uint32_t first, uint32_t end)
+{
+	cursor->left = end > first ? end - first : 0;
+	cursor->extent = extent;
+	cursor->at = cursor->left ? first - extent->rank : 0;
+}
 static inline void content_cursor_start(struct content_cursor *cursor, const struct snapshot *snapshot,
-					uint32_t content, uint32_t first, uint32_t end);
+					uint32_t content, uint32_t first, uint32_t end)
+{
+	content_cursor_from(cursor, end > first ? pagemap_content_extent(snapshot, content, first) : NULL, first, end);
+}
 static inline bool content_cursor_next(struct content_cursor *cursor, struct pagemap_record *record)
 {
 	if (!cursor->left)
@@ -356,21 +405,6 @@ static inline bool content_cursor_next(struct content_cursor *cursor, struct pag
 	cursor->at++;
 	cursor->left--;
 	return true;
-}
-/* How many of the content's records lie below offset (within the chunk). */
-uint32_t pagemap_content_rank(const struct snapshot *snapshot, uint32_t content, uint64_t offset);
-/* ... from the extent holding record first, when known. */
-static inline void content_cursor_from(struct content_cursor *cursor, const struct pagemap_extent *extent,
-				       uint32_t first, uint32_t end)
-{
-	cursor->left = end > first ? end - first : 0;
-	cursor->extent = extent;
-	cursor->at = cursor->left ? first - extent->rank : 0;
-}
-static inline void content_cursor_start(struct content_cursor *cursor, const struct snapshot *snapshot,
-					uint32_t content, uint32_t first, uint32_t end)
-{
-	content_cursor_from(cursor, end > first ? pagemap_content_extent(snapshot, content, first) : NULL, first, end);
 }
 
 /* The content of p's chunk (vaddr >> PAGEMAP_CHUNK_SHIFT), or -1 if unpopulated. */

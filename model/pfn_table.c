@@ -44,10 +44,10 @@ static bool record_has_pfn(const struct pagemap_record *r)
 	return (r->entry & PAGEMAP_PRESENT) && (r->entry & PAGEMAP_PFN_MASK);
 }
 
-/* Does record k continue record k - 1's run?  (cut: a VMA edge before k) */
-static bool continues(const struct pagemap_record *records, uint32_t k, bool cut)
+/* Does record b continue record a's run (a the one before it)?  (cut: a
+ * VMA edge before b) */
+static bool continues(const struct pagemap_record *a, const struct pagemap_record *b, bool cut)
 {
-	const struct pagemap_record *a = &records[k - 1], *b = &records[k];
 	return !cut && record_has_pfn(a) && (b->entry & PAGEMAP_PFN_MASK) == (a->entry & PAGEMAP_PFN_MASK) + 1 &&
 	       b->vaddr == a->vaddr + 4096 && ((a->entry ^ b->entry) & ~PAGEMAP_PFN_MASK) == 0;
 }
@@ -58,29 +58,30 @@ static void collect_record_runs(const struct snapshot *s, const uint64_t *cuts, 
 				struct record_runs *out)
 {
 	size_t next_cut = 0;
-	struct pagemap_record records[PAGEMAP_CHUNK_BYTES >> 12];
 	out->count = 0;
 	for (size_t id = 0; id < s->content_count; id++) {
 		const struct pagemap_content *pc = &s->contents[id];
 		if (!pc->references || pc->without_pfns)
 			continue;
-		pagemap_content_decode(s, (uint32_t)id, records);
-		for (uint32_t k = 0; k < pc->count; k++) {
+		struct content_cursor cursor;
+		struct pagemap_record record, previous = { 0 };
+		content_cursor_start(&cursor, s, (uint32_t)id, 0, pc->count);
+		for (uint32_t k = 0; content_cursor_next(&cursor, &record); k++, previous = record) {
 			uint64_t key = PFN_CUT_KEY(id, k);
 			while (next_cut < cut_count && cuts[next_cut] < key)
 				next_cut++;
 			bool cut = next_cut < cut_count && cuts[next_cut] == key;
-			if (!record_has_pfn(&records[k]))
+			if (!record_has_pfn(&record))
 				continue;
-			if (k > 0 && continues(records, k, cut)) {
+			if (k > 0 && continues(&previous, &record, cut)) {
 				if (out->items)
 					out->items[out->count - 1].pages++;
 				continue;
 			}
 			if (out->items)
 				out->items[out->count] = (struct record_run){
-					.pfn = records[k].entry & PAGEMAP_PFN_MASK, .references = pc->references,
-					.pages = 1, .anon = !(records[k].entry & PAGEMAP_FILE_OR_SHARED) };
+					.pfn = record.entry & PAGEMAP_PFN_MASK, .references = pc->references,
+					.pages = 1, .anon = !(record.entry & PAGEMAP_FILE_OR_SHARED) };
 			out->count++;
 		}
 	}
@@ -254,16 +255,17 @@ void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_
 	uint32_t *number = xcalloc(table->count + 1, sizeof(*number));   /* sorted index -> order + 1 */
 	uint32_t next = 0;
 	size_t i = 0;                   /* the last record's run: the next record's too, mostly */
-	struct pagemap_record records[PAGEMAP_CHUNK_BYTES >> 12];
 	for (size_t id = 0; id < s->content_count; id++) {
 		const struct pagemap_content *pc = &s->contents[id];
 		if (!pc->references || pc->without_pfns)
 			continue;
-		pagemap_content_decode(s, (uint32_t)id, records);
-		for (uint32_t k = 0; k < pc->count; k++) {
-			if (!record_has_pfn(&records[k]))
+		struct content_cursor cursor;
+		struct pagemap_record record;
+		content_cursor_start(&cursor, s, (uint32_t)id, 0, pc->count);
+		for (uint32_t k = 0; content_cursor_next(&cursor, &record); k++) {
+			if (!record_has_pfn(&record))
 				continue;
-			uint64_t pfn = records[k].entry & PAGEMAP_PFN_MASK;
+			uint64_t pfn = record.entry & PAGEMAP_PFN_MASK;
 			if (i >= table->count || pfn < table->runs[i].pfn || pfn - table->runs[i].pfn >= table->runs[i].pages)
 				i = (size_t)(pfn_table_find(table, pfn) - table->runs);
 			if (!number[i])
