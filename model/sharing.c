@@ -850,15 +850,15 @@ static uint64_t perms_factor(uint64_t perms)
 	return mix(perms, 7) | 1;
 }
 
-/* The hash sum of records [first, end) of a content (its chunk at base),
+/* The hash sum of records [first, end) of a content (its chunk at base; e
+ * the extent holding record first),
  * extent by extent: the records of one with one entry and PFN 0 lie at
  * consecutive slots of the window (a chunk never crosses one), so their
  * sum is a difference of zero_sums (sums wrap alike in any order). */
-static uint64_t piece_sum(const struct model_context *c, const struct identical *x, uint32_t content, uint64_t base,
-			  uint32_t first, uint32_t end)
+static uint64_t piece_sum(const struct model_context *c, const struct identical *x, const struct pagemap_extent *e,
+			  uint64_t base, uint32_t first, uint32_t end)
 {
 	uint64_t slots = (uint64_t)1 << (c->pte_shift - 12), sum = 0;
-	const struct pagemap_extent *e = end > first ? pagemap_content_extent(c->snapshot, content, first) : NULL;
 	for (uint32_t k = first; k < end; e++) {
 		uint32_t from = k - e->rank, to = end - e->rank < e->length ? end - e->rank : e->length;
 		uint64_t vaddr = base + e->offset + (uint64_t)from * 4096;
@@ -881,10 +881,23 @@ static uint64_t piece_sum(const struct model_context *c, const struct identical 
 static uint64_t content_sum(const struct model_context *c, struct identical *x, uint32_t content)
 {
 	if (!x->summed[content]) {
-		x->content_sums[content] = piece_sum(c, x, content, 0, 0, c->snapshot->contents[content].count);
+		x->content_sums[content] = piece_sum(c, x, pagemap_content_extent(c->snapshot, content, 0), 0, 0,
+						     c->snapshot->contents[content].count);
 		x->summed[content] = true;
 	}
 	return x->content_sums[content];
+}
+
+/* How many of a content's `count` records lie below offset, e holding one
+ * that does: the extents from e walked on, none searched. */
+static uint32_t rank_from(const struct pagemap_extent *e, uint32_t count, uint64_t offset)
+{
+	while (pagemap_extent_last(e) < offset) {
+		if (e->rank + e->length == count)
+			return count;
+		e++;
+	}
+	return e->rank + (offset > e->offset ? (uint32_t)((offset - e->offset + 4095) / 4096) : 0);
 }
 
 /* A window's description: its hash, and whether it is one chunk inside one VMA. */
@@ -908,22 +921,24 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 			continue;
 		uint32_t count = c->snapshot->contents[content].count;
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
+		const struct pagemap_extent *e = pagemap_content_extent(c->snapshot, (uint32_t)content, 0);
 		for (uint32_t first = 0; first < count;) {
+			while (e->rank + e->length <= first)
+				e++;    /* pieces ascend: the extents are walked once */
 			/* a VMA over the whole chunk holds every record: none is read */
 			const struct vma *vma = first == 0 ? chunk_vma(p, chunk) : NULL;
 			uint32_t end = vma ? count : first + 1;
 			if (!vma) {
-				vma = process_find_vma(p, base + pagemap_content_record(c->snapshot, (uint32_t)content,
-											 first).vaddr);
+				vma = process_find_vma(p, base + e->offset + (uint64_t)(first - e->rank) * 4096);
 				/* the records below its end (record first lies in it) */
-				end = vma ? pagemap_content_rank(c->snapshot, (uint32_t)content, vma->end - base) : end;
+				end = vma ? rank_from(e, count, vma->end - base) : end;
 			}
 			uint64_t sum = 0;
 			if (k == 0 && first == 0 && end == count) {
 				sum = content_sum(c, x, (uint32_t)content);
 				view->content = content;
 			} else {
-				sum = piece_sum(c, x, (uint32_t)content, base, first, end);
+				sum = piece_sum(c, x, e, base, first, end);
 			}
 			view->perms = perms_word(vma);
 			hash += sum * perms_factor(view->perms);
