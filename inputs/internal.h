@@ -229,10 +229,10 @@ uint64_t pagemap_kept_bytes(const struct snapshot *snapshot);
 /* A dropped process gives its contents back. */
 void pagemap_release_process(struct snapshot *snapshot, struct process *p);
 /* A chunk's count records (ascending) as extents in out (count of them at
- * most): the canonical encoding contents are kept and compared in; how
- * many.  Its hash, which finds equal contents. */
+ * most): the encoding contents are kept in; how many.  The records' hash,
+ * which finds equal contents (then compared record by record). */
 uint32_t pagemap_extents_encode(const struct pagemap_record *records, uint32_t count, struct pagemap_extent *out);
-uint64_t pagemap_extents_hash(const struct pagemap_extent *extents, uint32_t count);
+uint64_t pagemap_records_hash(const struct pagemap_record *records, uint32_t count);
 /* Format 2's pagemap_chunks: one chunk's records (addresses within the
  * chunk, ascending), kept once like a chunk of a pagemap member; its content. */
 uint32_t pagemap_add_chunk(struct snapshot *snapshot, const struct pagemap_record *records, uint32_t count);

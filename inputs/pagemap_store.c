@@ -6,7 +6,8 @@
  * (2 MiB of address space); a finished chunk is looked up in a hash table
  * (base/hash.h) of the contents seen so far (hashed, then compared record by record, so
  * a collision costs time, never a wrong answer) and either counted once
- * more or added.  A process keeps runs of chunks: a child whose chunks
+ * more or added; a new content is kept as extents (inputs/snapshot.h).
+ * A process keeps runs of chunks: a child whose chunks
  * hold the same contents as its parent's, in the same order, needs one run
  * per VMA.  Memory follows the distinct contents, never the mappings.
  */
@@ -50,40 +51,57 @@ uint32_t pagemap_extents_encode(const struct pagemap_record *records, uint32_t c
 	return n;
 }
 
-/* One word an extent: the entry with the offset (bits 0-20), the length
- * (bits 21-30) and the step (bit 31; the rank follows from the lengths)
- * moved to bits 28-59, where they mostly
- * fall on the entry's unused bits 40-54; two extents may give one word,
- * which costs a compare (equal hashes are compared byte by byte), never a
- * wrong answer. */
-static inline uint64_t extent_word(const struct pagemap_extent *e)
+/* One word a record: the entry with the page's offset in the chunk (bits
+ * 12-20) moved to bits 40-48, where a PFN (or a swap offset) rarely reaches;
+ * when it does two records may give one word, which costs a compare (equal
+ * hashes are compared record by record anyway), never a wrong answer. */
+static inline uint64_t record_word(const struct pagemap_record *record)
 {
-	uint64_t shape = e->offset | (uint64_t)e->length << 21 | (uint64_t)e->step << 31;
-	return e->entry ^ shape << 28;
+	return record->entry ^ record->vaddr << 28;
 }
 
-/* One lane's step: the extent's word in, one multiply. */
-static inline uint64_t lane_step(uint64_t lane, const struct pagemap_extent *e)
+/* One lane's step: the record's word in, one multiply. */
+static inline uint64_t lane_step(uint64_t lane, const struct pagemap_record *record)
 {
-	lane = (lane ^ extent_word(e)) * UINT64_C(0xff51afd7ed558ccd);
+	lane = (lane ^ record_word(record)) * UINT64_C(0xff51afd7ed558ccd);
 	return lane << 29 | lane >> 35;
 }
 
-/* Four lanes, extents i, i + 1, i + 2, i + 3, none waiting on another,
- * mixed at the end. */
-uint64_t pagemap_extents_hash(const struct pagemap_extent *extents, uint32_t count)
+/* Four lanes, records i, i + 1, i + 2, i + 3, none waiting on another,
+ * mixed at the end.  The records are hashed, not their extents: a chunk
+ * already kept (most chunks of processes sharing memory) is found and
+ * compared without being encoded. */
+uint64_t pagemap_records_hash(const struct pagemap_record *records, uint32_t count)
 {
 	uint64_t a = count, b = UINT64_C(0x9e3779b97f4a7c15), c = UINT64_C(0xc4ceb9fe1a85ec53), d = 1;
 	uint32_t i = 0;
 	for (; i + 4 <= count; i += 4) {
-		a = lane_step(a, &extents[i]);
-		b = lane_step(b, &extents[i + 1]);
-		c = lane_step(c, &extents[i + 2]);
-		d = lane_step(d, &extents[i + 3]);
+		a = lane_step(a, &records[i]);
+		b = lane_step(b, &records[i + 1]);
+		c = lane_step(c, &records[i + 2]);
+		d = lane_step(d, &records[i + 3]);
 	}
 	for (; i < count; i++)
-		a = lane_step(a, &extents[i]);
+		a = lane_step(a, &records[i]);
 	return hash_u64(a ^ hash_u64(b ^ hash_u64(c ^ hash_u64(d))));
+}
+
+/* Does the kept content hold exactly these records (as many)? */
+static bool content_equals(const struct snapshot *s, uint32_t content, const struct pagemap_record *records,
+			   uint32_t count)
+{
+	const struct pagemap_content *c = &s->contents[content];
+	if (c->count != count)
+		return false;
+	const struct pagemap_extent *e = s->content_extents + c->first_extent;
+	for (uint32_t x = 0; x < c->extent_count; x++, e++) {
+		const struct pagemap_record *r = records + e->rank;
+		uint64_t vaddr = e->offset, entry = e->entry, step = e->step;
+		for (uint32_t i = 0; i < e->length; i++, vaddr += 4096, entry += step)
+			if (r[i].vaddr != vaddr || r[i].entry != entry)
+				return false;
+	}
+	return true;
 }
 
 static uint64_t content_hash(const void *context, size_t index)
@@ -106,16 +124,14 @@ static bool extents_have_pfns(const struct pagemap_extent *extents, uint32_t cou
 /* The id of the content equal to the pending chunk, added if new. */
 static size_t find_or_add(struct snapshot *s, struct pagemap_index *x)
 {
-	uint32_t n = pagemap_extents_encode(x->pending, x->pending_count, x->encoded);
-	uint64_t h = pagemap_extents_hash(x->encoded, n);
-	size_t bytes = n * sizeof(*x->encoded);
+	uint64_t h = pagemap_records_hash(x->pending, x->pending_count);
 	struct hash_probe probe;
-	for (size_t id = hash_first(&x->table, h, &probe); id != HASH_NONE; id = hash_next(&x->table, &probe)) {
-		const struct pagemap_content *c = &s->contents[id];
-		if (x->hashes[id] == h && c->extent_count == n &&
-		    !memcmp(s->content_extents + c->first_extent, x->encoded, bytes))
+	for (size_t id = hash_first(&x->table, h, &probe); id != HASH_NONE; id = hash_next(&x->table, &probe))
+		if (x->hashes[id] == h && content_equals(s, (uint32_t)id, x->pending, x->pending_count))
 			return id;
-	}
+	/* a new content: encoded now */
+	uint32_t n = pagemap_extents_encode(x->pending, x->pending_count, x->encoded);
+	size_t bytes = n * sizeof(*x->encoded);
 	if (s->content_count >= UINT32_MAX - 1)
 		out_of_memory();        /* content ids are 32 bits */
 	ARRAY_RESERVE(s->contents, x->content_capacity, s->content_count + 1);

@@ -136,8 +136,7 @@ struct address_range {
 /* A content is kept as extents: runs of records at consecutive pages whose
  * entries are equal (step 0) or ascend by one (step 1: the PFN's next page),
  * a lone record an extent of one; 16 bytes, so never more than its records.
- * Encoded greedily from the first record, so equal contents have equal
- * extents (compared as bytes). */
+ * Encoded greedily from the first record (one encoding a content). */
 struct pagemap_extent {
 	uint64_t entry;                 /* the first record's */
 	uint32_t offset;                /* the first record's vaddr within the chunk */
