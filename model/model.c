@@ -481,7 +481,8 @@ static void count_work(struct model_context *c)
 	double *total_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double));
 	for (size_t i = 0; i < c->snapshot->process_count; i++) {
 		memset(walk.fault_chain_bytes, 0, r->design_count * 3 * sizeof(double));
-		model_walk_segment_runs(c, i, true, visit_work, &walk);
+		/* without a PFN run no segment needs its per-design figures */
+		model_walk_segment_runs(c, i, c->pfns.count > 0, visit_work, &walk);
 		count_kinds(c, &walk, i);
 		struct model_process *mp = &r->process_figures[i];
 		for (size_t d = 0; d < r->design_count; d++) {
