@@ -125,42 +125,51 @@ struct file_key {
 	uint64_t inode;
 };
 
-static int compare_file_keys(const void *a, const void *b)
-{
-	const struct file_key *x = a, *y = b;
-	const uint64_t xs[] = { x->dev_major, x->dev_minor, x->inode }, ys[] = { y->dev_major, y->dev_minor, y->inode };
-	return model_compare_keys(xs, ys, sizeof(xs) / sizeof(xs[0]));
-}
-
 /* A file and how many VMAs of the snapshot map it: an upper bound on m of
- * its pages.  Each run of equal keys is counted once, when the table is
- * made, so a file mapped by every process costs one pass, not m² steps. */
+ * its pages. */
 struct file_mappers {
 	struct file_key key;
 	uint64_t mappers;
 };
 
-/* Sorts `keys` and folds each run of equal keys into one entry of `files`
- * (at most `count`); returns how many distinct files. */
-static size_t count_file_mappers(struct file_key *keys, size_t count, struct file_mappers *files)
+/* The files' keys come from the snapshot: hashed keyed, so no input can
+ * make them collide. */
+static uint64_t file_hash(const void *files, size_t index)
 {
-	array_sort(keys, count, sizeof(*keys), compare_file_keys);
-	size_t distinct = 0;
-	for (size_t i = 0; i < count; i++) {
-		if (distinct && !compare_file_keys(&files[distinct - 1].key, &keys[i])) {
-			files[distinct - 1].mappers++;
-			continue;
-		}
-		files[distinct++] = (struct file_mappers){ keys[i], 1 };
-	}
-	return distinct;
+	const struct file_mappers *f = files;
+	return hash_keyed(&f[index].key, sizeof(f[index].key));
 }
 
-static uint64_t file_mappers(const struct file_mappers *files, size_t count, const struct vma *v)
+/* Per VMA, its file's entry in *files (counted in one pass through a hash
+ * table: a file mapped by every process costs one step a VMA, no sort);
+ * anonymous VMAs' entries are not read. */
+static uint32_t *count_file_mappers(const struct snapshot *s, struct file_mappers **files)
 {
-	struct file_key key = { v->dev_major, v->dev_minor, v->inode };
-	const struct file_mappers *hit = bsearch(&key, files, count, sizeof(*files), compare_file_keys);
-	return hit ? hit->mappers : 1;
+	uint32_t *file_of = xcalloc(s->vma_count + 1, sizeof(*file_of));
+	struct hash_table table = { 0 };
+	size_t count = 0, capacity = 0;
+	*files = NULL;
+	for (size_t g = 0; g < s->vma_count; g++) {
+		const struct vma *v = &s->vmas[g];
+		if (!v->inode)
+			continue;
+		struct file_key key = { v->dev_major, v->dev_minor, v->inode };
+		uint64_t hash = hash_keyed(&key, sizeof(key));
+		struct hash_probe probe;
+		size_t i = hash_first(&table, hash, &probe);
+		while (i != HASH_NONE && memcmp(&(*files)[i].key, &key, sizeof(key)))
+			i = hash_next(&table, &probe);
+		if (i == HASH_NONE) {
+			array_reserve(files, &capacity, count + 1, sizeof(**files));
+			(*files)[count] = (struct file_mappers){ key, 0 };
+			hash_add(&table, hash, count, file_hash, *files);
+			i = count++;
+		}
+		(*files)[i].mappers++;
+		file_of[g] = (uint32_t)i;
+	}
+	hash_free(&table);
+	return file_of;
 }
 
 struct vma_pages {
@@ -282,11 +291,13 @@ uint64_t model_estimate_table_bytes(uint64_t designs)
 static const struct chain_addends *shape_addends(struct shape_table *t, const struct model_result *r,
 						 const struct vma_pages *vp)
 {
+	/* one multiply a word, one finaliser: a cache, so a poor spread costs
+	 * recomputing, never a wrong addend */
 	uint64_t words[sizeof(*vp) / sizeof(uint64_t)], hash = 0;
 	memcpy(words, vp, sizeof(words));
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		hash = hash_u64(hash ^ words[i]);
-	size_t slot = hash & (SHAPE_SLOTS - 1);
+		hash = (hash ^ words[i]) * UINT64_C(0x9e3779b97f4a7c15);
+	size_t slot = hash_u64(hash) & (SHAPE_SLOTS - 1);
 	struct chain_addends *a = &t->addends[slot * r->design_count];
 	if (!t->used[slot] || memcmp(&t->keys[slot], vp, sizeof(*vp))) {
 		for (size_t d = 0; d < r->design_count; d++)
@@ -338,14 +349,8 @@ static void estimate_chains(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
-	struct file_key *keys = xreallocarray(NULL, s->vma_count + 1, sizeof(*keys));
-	size_t key_count = 0;
-	for (size_t g = 0; g < s->vma_count; g++)
-		if (s->vmas[g].inode)
-			keys[key_count++] = (struct file_key){ s->vmas[g].dev_major, s->vmas[g].dev_minor, s->vmas[g].inode };
-	struct file_mappers *files = xreallocarray(NULL, key_count + 1, sizeof(*files));
-	size_t file_count = count_file_mappers(keys, key_count, files);
-	free(keys);
+	struct file_mappers *files;
+	uint32_t *file_of = count_file_mappers(s, &files);
 	for (size_t d = 0; d < r->design_count; d++)
 		r->designs[d].pte_chain_estimate.method = model_pte_chain_method;
 	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
@@ -369,11 +374,8 @@ static void estimate_chains(struct model_context *c)
 		/* anonymous pages are mapped at most once per process; file pages at
 		 * most once per VMA of the file */
 		vp.m_max = s->process_count;
-		if (v->inode) {
-			uint64_t mappers = file_mappers(files, file_count, v);
-			if (mappers > vp.m_max)
-				vp.m_max = mappers;
-		}
+		if (v->inode && files[file_of[g]].mappers > vp.m_max)
+			vp.m_max = files[file_of[g]].mappers;
 		const struct chain_addends *a = shape_addends(&shapes, r, &vp);
 		for (size_t d = 0; d < r->design_count; d++) {
 			r->designs[d].pte_chain_estimate.point += a[d].point;
@@ -382,8 +384,7 @@ static void estimate_chains(struct model_context *c)
 		}
 	}
 	FREE_ALL(shapes.keys, shapes.used, shapes.addends);
-	free(files);
-	free(drift);
+	FREE_ALL(files, file_of, drift);
 }
 
 void model_estimate(struct model_context *c)

@@ -111,6 +111,36 @@ static void visit_process_figures(struct model_context *c, const struct segment 
 
 const char *const fault_kind_names[FAULT_KIND_COUNT] = { "anon", "cow", "file", "swap" };
 
+/* What one visit adds to every design's work: one segment, or the sums of
+ * the segments of one kind (struct work_kind) whose records have no PFN. */
+struct work_segment {
+	const struct segment *seg;      /* NULL: a kind's sums (no PFN: no pte_chain charge) */
+	size_t process;
+	const struct record_figures *f;
+	const struct vma *vma;          /* the segment's (a kind's: one of its VMAs) */
+	enum pmd_kind kind;
+	uint64_t pmd_calls;
+	bool has_anon_vma;
+};
+
+/* Records without a PFN are priced as pages mapped once (walk.c
+ * figure_mappings), so a design's work from such segments is their counts
+ * times that design's constants.  Their counts are summed per kind of
+ * segment (all the designs' loop reads besides the counts), and the loop
+ * runs once per kind and process, not once per segment. */
+struct work_kind {
+	uint64_t flags;                 /* the VMA's vm_flags a lazy fork reads */
+	uint8_t bits;                   /* 0: a free slot; else work_kind_bits */
+	const struct vma *vma;          /* one VMA of the kind (NULL: outside every VMA) */
+	enum pmd_kind kind;
+	bool has_anon_vma;
+	uint64_t mapped, mapped_anon, swap, pmd_calls;
+};
+
+/* The kinds' table is emptied into the work when a quarter of it is left:
+ * the sums are of integers, so when they are added does not matter. */
+#define WORK_KIND_SLOTS 64
+
 /* Per process and design, the unrounded pte_chain share of the pages each
  * kind of fault maps (anon, cow, file), rounded once per process. */
 struct work_walk {
@@ -119,6 +149,11 @@ struct work_walk {
 		int64_t cow_frees;      /* cow_chain_frees */
 		uint64_t swap_allocations; /* chains one swap-in allocates */
 	} *steps;
+	uint64_t fork_flags;            /* every design's fork_copy_flags together */
+	struct work_kind kinds[WORK_KIND_SLOTS];
+	uint8_t taken[WORK_KIND_SLOTS]; /* the slots taken, in order */
+	size_t taken_count;
+	struct record_figures sums;     /* a kind's counts; per-design arrays from them */
 };
 
 /* pte_chains (or blocks) a COW fault's removal of the old file page frees:
@@ -143,27 +178,28 @@ static int64_t cow_chain_frees(const struct rmap_profile *profile)
  * do_huge_pmd_anonymous_page (one add, one anon_vma_prepare; anonymous VMAs
  * only, and a COW of a huge PMD splits it and copies by PTE since 5.8) or
  * do_set_pmd (one file add). */
-static void count_pmd_fault(const struct model_context *c, const struct segment *seg, size_t d,
-			    enum pmd_kind kind, uint64_t calls, struct event_work *w, double *chain_bytes)
+static void count_pmd_fault(const struct model_context *c, const struct work_segment *ws, size_t d,
+			    uint64_t calls, struct event_work *w, double *chain_bytes)
 {
 	const struct rmap_profile *profile = c->result->designs[d].profile;
-	enum fault_kind k = kind == PMD_ANON ? FAULT_ANON : FAULT_FILE;
+	enum fault_kind k = ws->kind == PMD_ANON ? FAULT_ANON : FAULT_FILE;
 	struct fault_work *fault = &w->faults[k];
 	fault->faults += calls;
 	fault->pmd_faults += calls;
 	fault->rmap_calls += calls;
 	fault->anon_vma_prepares += k == FAULT_ANON && profile->anon_vma_fork != ANON_VMA_NONE ? calls : 0;
-	chain_bytes[k] += seg->figures->chain_bytes[d];
+	if (ws->seg)
+		chain_bytes[k] += ws->f->chain_bytes[d];
 }
 
 /* The faults that would map the segment's pages (section 7): an anonymous
  * page of a file VMA is that file page's COW copy. */
-static void count_faults(const struct model_context *c, const struct segment *seg, size_t d,
+static void count_faults(const struct model_context *c, const struct work_segment *ws, size_t d,
 			 const struct design_steps *steps, struct event_work *w, double *chain_bytes)
 {
-	const struct record_figures *f = seg->figures;
+	const struct record_figures *f = ws->f;
 	const struct rmap_profile *profile = c->result->designs[d].profile;
-	bool file_vma = seg->vma && seg->vma->inode != 0;
+	bool file_vma = ws->vma && ws->vma->inode != 0;
 	bool prepares = profile->anon_vma_fork != ANON_VMA_NONE;   /* anon_vma_prepare exists */
 	enum fault_kind anon_kind = file_vma ? FAULT_COW : FAULT_ANON;
 	struct fault_work *anon = &w->faults[anon_kind], *file = &w->faults[FAULT_FILE];
@@ -173,7 +209,8 @@ static void count_faults(const struct model_context *c, const struct segment *se
 	int64_t frees = anon_kind == FAULT_COW ? steps->cow_frees : 0;
 	anon->chain_frees += frees > 0 ? (uint64_t)frees * f->mapped_anon : 0;
 	anon->anon_vma_prepares += prepares ? f->mapped_anon : 0;
-	add_chain_bytes(c, seg, d, &chain_bytes[FAULT_FILE], &chain_bytes[anon_kind]);
+	if (ws->seg)
+		add_chain_bytes(c, ws->seg, d, &chain_bytes[FAULT_FILE], &chain_bytes[anon_kind]);
 	file->faults += f->mapped - f->mapped_anon;
 	file->rmap_calls += f->mapped - f->mapped_anon;
 	swap->faults += f->swap;
@@ -205,18 +242,16 @@ struct segment_calls {
 	bool pmd;                       /* the design maps the window by one PMD */
 };
 
-static struct segment_calls design_calls(const struct rmap_profile *profile, const struct segment *seg,
-					 enum pmd_kind kind, uint64_t pmd_calls)
+static struct segment_calls design_calls(const struct rmap_profile *profile, const struct work_segment *ws)
 {
-	struct segment_calls s = { seg->figures->mapped, seg->figures->mapped_anon, 0, false };
-	if (!profile->huge_pmd_whole || !is_pmd_mapped(kind))
+	struct segment_calls s = { ws->f->mapped, ws->f->mapped_anon, 0, false };
+	if (!profile->huge_pmd_whole || !is_pmd_mapped(ws->kind))
 		return s;
-	return (struct segment_calls){ pmd_calls, kind == PMD_ANON ? pmd_calls : 0, pmd_calls, true };
+	return (struct segment_calls){ ws->pmd_calls, ws->kind == PMD_ANON ? ws->pmd_calls : 0, ws->pmd_calls, true };
 }
 
-static void count_exit(const struct segment *seg, size_t d, const struct segment_calls *s, struct event_work *w)
+static void count_exit(const struct record_figures *f, size_t d, const struct segment_calls *s, struct event_work *w)
 {
-	const struct record_figures *f = seg->figures;
 	w->exit_rmap_calls += s->calls;
 	w->exit_rmap_pages += f->mapped;
 	w->exit_rmap_anon_calls += s->anon_calls;
@@ -226,33 +261,23 @@ static void count_exit(const struct segment *seg, size_t d, const struct segment
 	w->exit_direct_pages += f->direct_pages[d];
 }
 
-static void visit_work(struct model_context *c, const struct segment *seg, void *data)
+/* A segment's (or a kind's) work under every design. */
+static void count_designs(struct model_context *c, struct work_walk *walk, const struct work_segment *ws)
 {
-	struct work_walk *walk = data;
 	struct model_result *r = c->result;
-	struct model_process *mp = &r->process_figures[seg->process];
-	const struct record_figures *f = seg->figures;
-	/* a PFN map's PTEs are copied and zapped, but it holds no struct
-	 * page: vm_normal_page() gives none, so no rmap call is made */
-	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
-		return;
-	bool has_anon_vma = seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas];
-	enum pmd_kind kind = segment_pmd_kind(c, seg);
-	uint64_t pmd_calls = segment_calls(c, seg, kind);
-	if (seg->vma) {
-		c->vma_mapped[seg->vma - c->snapshot->vmas] += f->mapped;
-		c->vma_pmd_calls[seg->vma - c->snapshot->vmas] += pmd_calls;
-	}
+	struct model_process *mp = &r->process_figures[ws->process];
+	const struct record_figures *f = ws->f;
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct event_work *w = &mp->work[d];
-		struct segment_calls s = design_calls(r->designs[d].profile, seg, kind, pmd_calls);
-		count_exit(seg, d, &s, w);
+		struct segment_calls s = design_calls(r->designs[d].profile, ws);
+		count_exit(f, d, &s, w);
 		if (s.pmd)
-			count_pmd_fault(c, seg, d, kind, pmd_calls, w, &walk->fault_chain_bytes[d * 3]);
+			count_pmd_fault(c, ws, d, ws->pmd_calls, w, &walk->fault_chain_bytes[d * 3]);
 		else
-			count_faults(c, seg, d, &walk->steps[d], w, &walk->fault_chain_bytes[d * 3]);
+			count_faults(c, ws, d, &walk->steps[d], w, &walk->fault_chain_bytes[d * 3]);
 		/* copy_huge_pmd leaves a file or shmem PMD to be faulted again */
-		if (!model_fork_copies(r->designs[d].profile, seg->vma, has_anon_vma) || (s.pmd && kind == PMD_FILE))
+		if (!model_fork_copies(r->designs[d].profile, ws->vma, ws->has_anon_vma) ||
+		    (s.pmd && ws->kind == PMD_FILE))
 			continue;
 		w->fork_rmap_calls += s.calls;
 		w->fork_rmap_anon_calls += s.anon_calls;
@@ -260,6 +285,79 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 		w->fork_rmap_pages += f->mapped;
 		w->fork_chain_allocations += f->chain_allocations[d];
 	}
+}
+
+/* What tells one kind of segment from another besides its VMA's flags:
+ * how its window is mapped (by PTEs, a file or an anonymous PMD), a file
+ * VMA or not, an anon_vma or not; 0 is a free slot. */
+static uint8_t work_kind_bits(const struct work_segment *ws)
+{
+	unsigned pmd = ws->kind == PMD_FILE ? 1 : ws->kind == PMD_ANON ? 2 : 0;
+	return (uint8_t)(1 | (ws->vma && ws->vma->inode != 0) << 1 | ws->has_anon_vma << 2 | pmd << 3);
+}
+
+/* Every kind gathered so far, under every design, then the table emptied. */
+static void count_kinds(struct model_context *c, struct work_walk *walk, size_t process)
+{
+	size_t designs = c->result->design_count;
+	struct record_figures *f = &walk->sums;
+	for (size_t t = 0; t < walk->taken_count; t++) {
+		struct work_kind *k = &walk->kinds[walk->taken[t]];
+		memset(f->chain_allocations, 0, 3 * designs * sizeof(uint64_t));
+		f->mapped = k->mapped;
+		f->mapped_anon = k->mapped_anon;
+		f->swap = k->swap;
+		model_figure_without_pfns(c, k->mapped, k->mapped_anon, f);
+		struct work_segment ws = { NULL, process, f, k->vma, k->kind, k->pmd_calls, k->has_anon_vma };
+		count_designs(c, walk, &ws);
+		*k = (struct work_kind){ 0 };
+	}
+	walk->taken_count = 0;
+}
+
+/* A segment without a PFN: its counts added to its kind's. */
+static void add_kind(struct model_context *c, struct work_walk *walk, const struct work_segment *ws)
+{
+	uint64_t flags = ws->vma ? ws->vma->vm_flags & walk->fork_flags : 0;
+	uint8_t bits = work_kind_bits(ws);
+	size_t slot = (size_t)((flags ^ (uint64_t)bits << 56) * UINT64_C(0x9e3779b97f4a7c15) >> 58);
+	while (walk->kinds[slot].bits && (walk->kinds[slot].bits != bits || walk->kinds[slot].flags != flags))
+		slot = (slot + 1) % WORK_KIND_SLOTS;
+	struct work_kind *k = &walk->kinds[slot];
+	if (!k->bits) {
+		*k = (struct work_kind){ .flags = flags, .bits = bits, .vma = ws->vma, .kind = ws->kind,
+					 .has_anon_vma = ws->has_anon_vma };
+		walk->taken[walk->taken_count++] = (uint8_t)slot;
+	}
+	k->mapped += ws->f->mapped;
+	k->mapped_anon += ws->f->mapped_anon;
+	k->swap += ws->f->swap;
+	k->pmd_calls += ws->pmd_calls;
+	if (walk->taken_count >= WORK_KIND_SLOTS * 3 / 4)
+		count_kinds(c, walk, ws->process);
+}
+
+/* A segment's work: at once under every design when a record has a PFN
+ * (its charges are per design and added in order), else by its kind. */
+static void visit_work(struct model_context *c, const struct segment *seg, void *data)
+{
+	struct work_walk *walk = data;
+	const struct record_figures *f = seg->figures;
+	/* a PFN map's PTEs are copied and zapped, but it holds no struct
+	 * page: vm_normal_page() gives none, so no rmap call is made */
+	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
+		return;
+	enum pmd_kind kind = segment_pmd_kind(c, seg);
+	struct work_segment ws = { seg, seg->process, f, seg->vma, kind, segment_calls(c, seg, kind),
+				   seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas] };
+	if (seg->vma) {
+		c->vma_mapped[seg->vma - c->snapshot->vmas] += f->mapped;
+		c->vma_pmd_calls[seg->vma - c->snapshot->vmas] += ws.pmd_calls;
+	}
+	if (f->with_pfn)
+		count_designs(c, walk, &ws);
+	else
+		add_kind(c, walk, &ws);
 }
 
 static void add_work(struct event_work *sum, const struct event_work *w)
@@ -358,22 +456,34 @@ static void count_munmaps(struct model_context *c)
 
 /* Fork, exit and fault work per process and design, then their sums.  The
  * anon_vma parts were set by model_object_rmap. */
-static void count_work(struct model_context *c)
+static void work_walk_make(const struct model_result *r, struct work_walk *walk)
 {
-	struct model_result *r = c->result;
-	struct work_walk walk = { xcalloc(r->design_count * 3 + 1, sizeof(double)),
-				  xcalloc(r->design_count + 1, sizeof(*walk.steps)) };
+	*walk = (struct work_walk){ .fault_chain_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double)),
+				    .steps = xcalloc(r->design_count + 1, sizeof(*walk->steps)) };
+	uint64_t *counts = xcalloc(3 * r->design_count + 1, sizeof(*counts));
+	walk->sums = (struct record_figures){ .chain_allocations = counts, .chain_frees = counts + r->design_count,
+					      .direct_pages = counts + 2 * r->design_count };
 	for (size_t d = 0; d < r->design_count; d++) {
 		/* do_swap_page maps the page once: a page of one mapping */
 		const struct rmap_profile *profile = r->designs[d].profile;
 		unsigned unit = chain_unit_bytes(profile);
-		walk.steps[d] = (struct design_steps){ cow_chain_frees(profile),
-						       unit ? rmap_page_cost(profile, 1, true) / unit : 0 };
+		walk->steps[d] = (struct design_steps){ cow_chain_frees(profile),
+							unit ? rmap_page_cost(profile, 1, true) / unit : 0 };
+		walk->fork_flags |= profile->fork_copy_flags;
 	}
+}
+
+static void count_work(struct model_context *c)
+{
+	struct model_result *r = c->result;
+	struct work_walk walk;
+	work_walk_make(r, &walk);
 	double *total_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double));
 	for (size_t i = 0; i < c->snapshot->process_count; i++) {
 		memset(walk.fault_chain_bytes, 0, r->design_count * 3 * sizeof(double));
-		model_walk_segment_runs(c, i, true, visit_work, &walk);
+		/* without a PFN run no segment needs its per-design figures */
+		model_walk_segment_runs(c, i, c->pfns.count > 0, visit_work, &walk);
+		count_kinds(c, &walk, i);
 		struct model_process *mp = &r->process_figures[i];
 		for (size_t d = 0; d < r->design_count; d++) {
 			unsigned unit = chain_unit_bytes(r->designs[d].profile);
@@ -396,7 +506,7 @@ static void count_work(struct model_context *c)
 	}
 	count_munmaps(c);
 	free(total_bytes);
-	FREE_ALL(walk.fault_chain_bytes, walk.steps);
+	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.sums.chain_allocations);
 }
 
 const struct event_work *model_process_work(const struct model_result *r, size_t process, size_t design)

@@ -190,6 +190,11 @@ enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, 
 /* The same for the window of a segment's (first) chunk, its content known. */
 enum pmd_kind segment_pmd_kind(struct model_context *c, const struct segment *seg);
 
+/* The per-design counts (chain_allocations, chain_frees, direct_pages) of
+ * `mapped` mappings of pages without a PFN, `anon` of them anonymous, added
+ * to out's arrays (model/walk.c). */
+void model_figure_without_pfns(struct model_context *c, uint64_t mapped, uint64_t anon, struct record_figures *out);
+
 /* pte_chain objects (or blocks) a design allocates when a page mapped m
  * times gains one more mapping (model/walk.c), and the bytes of one. */
 uint64_t chain_allocations(const struct rmap_profile *profile, uint64_t m, bool anon);

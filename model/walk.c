@@ -172,6 +172,14 @@ static void figure_mappings(struct model_context *c, const struct pfn_run *e, bo
 	}
 }
 
+/* The per-design counts of `mapped` mappings of pages without a PFN, `anon`
+ * of them anonymous, as figure_group gives them (added to out's arrays). */
+void model_figure_without_pfns(struct model_context *c, uint64_t mapped, uint64_t anon, struct record_figures *out)
+{
+	figure_mappings(c, NULL, true, anon, out);
+	figure_mappings(c, NULL, false, mapped - anon, out);
+}
+
 /* n records with one entry's bits and one PFN run e (NULL: none known). */
 static void figure_group(struct model_context *c, uint64_t entry, const struct pfn_run *e, uint64_t n,
 			 struct record_figures *out)

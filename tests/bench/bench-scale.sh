@@ -12,7 +12,7 @@
 #     default 3); the same for `capture --compress none`;
 #   - snapshot bytes per page record of format 2 (zstd and none) and format 1
 #     (zstd, captured once), and of format 2 with the parent alone
-#     (`--pid`): what the distinct pages cost; the rest, divided by the
+#     (`--pid`, zstd and none): what the distinct pages cost; the rest, divided by the
 #     children, is what one more process costs;
 #   - `ptscope report` against `ptscope info --verify`, CPU seconds in
 #     alternating pairs, peak memory (/usr/bin/time), report memory per record;
@@ -88,7 +88,10 @@ for size in $sizes; do
 		{ echo "bench-scale: capture --format 1 --tree $tree failed"; exit 1; }
 	rm -rf "$tmp/parent.d" && mkdir "$tmp/parent.d" && "$ptscope" capture --pid "$tree" -o "$tmp/parent.d" > /dev/null 2>&1 ||
 		{ echo "bench-scale: capture --pid $tree failed"; exit 1; }
+	rm -rf "$tmp/parentnone.d" && mkdir "$tmp/parentnone.d" && "$ptscope" capture --compress none --pid "$tree" -o "$tmp/parentnone.d" > /dev/null 2>&1 ||
+		{ echo "bench-scale: capture --compress none --pid $tree failed"; exit 1; }
 	parent_bytes=$(stat -c %s "$(ls "$tmp"/parent.d/*)")
+	parent_none_bytes=$(stat -c %s "$(ls "$tmp"/parentnone.d/*)")
 	snapshot=$(ls "$tmp"/out.d/*)
 	snapshot1=$(ls "$tmp"/out1.d/*)
 	snapshot_none=$(ls "$tmp"/none.d/*)
@@ -118,14 +121,15 @@ for size in $sizes; do
 	printf '%-10s %9s %10s %12s %12s %6s %9s   --compress none\n' "" "" "" "$none_s" "$floor_none_s" \
 		"$none_ratio" $((none_bytes / 1000000))
 	echo "  bytes per page record: $per_record; format 1 $((snapshot1_bytes / 1000000)) MB"
-	echo "  format 2 with the parent alone: $parent_bytes bytes; one more process: $(( (snapshot_bytes - parent_bytes) / children )) bytes"
+	echo "  format 2 with the parent alone: $parent_bytes bytes (zstd), $parent_none_bytes (--compress none); one more process: $(( (snapshot_bytes - parent_bytes) / children )) bytes (zstd), $(( (none_bytes - parent_none_bytes) / children )) (--compress none)"
 	echo "  report on the parent alone: $parent_s s; on the whole tree: $tree_s s (medians of pairs)"
-	rm -rf "$tmp/out.d" "$tmp/out1.d" "$tmp/none.d" "$tmp/parent.d"
+	rm -rf "$tmp/out.d" "$tmp/out1.d" "$tmp/none.d" "$tmp/parent.d" "$tmp/parentnone.d"
 	[ -n "${first_mib:-}" ] || first_mib=$mib first_report_kb=$report_kb
 	last_mib=$mib last_children=$children last_records=$records
 	last_snapshot_bytes=$snapshot1_bytes last_report_kb=$report_kb
 	last_parent_s=$parent_s last_tree_s=$tree_s
 	last_parent_bytes=$parent_bytes last_child_bytes=$(( (snapshot_bytes - parent_bytes) / children ))
+	last_parent_none_bytes=$parent_none_bytes last_child_none_bytes=$(( (none_bytes - parent_none_bytes) / children ))
 done
 [ -n "${last_records:-}" ] || exit 0
 
@@ -133,10 +137,19 @@ done
 # measured.  A format-1 snapshot holds one 16-byte record per mapped page, so
 # its size follows the records (every process maps every page: 64 GiB / 4 KiB
 # x 1001 processes).  Format 2 holds the distinct pages once (the parent's
-# capture alone: its chunks and kpages, linear in the segment) and per
+# capture alone: its chunks and kpage runs, linear in the segment) and per
 # process its smaps, status and runs of chunk references (one per VMA when
-# the chunks are the parent's): parent x 64 GiB / S + 1000 x one more
-# process.  The report keeps each distinct chunk of records once, so its
+# the chunks are the parent's, so not growing with the segment): parent x
+# 64 GiB / S + 1000 x one more process, with zstd (the default) and with
+# --compress none.  zstd packs the children's smaps, all alike, so well that
+# one more process can measure below 0 (the tree's archive smaller than the
+# parent's alone): counted as 0 and said so; --compress none is the bound
+# without the codec.  Both depend on how the kernel placed the pages here
+# (PFN runs); the worst case, no two pages adjacent and no codec, costs a
+# distinct page at most format 1's 40 bytes (a pagemap run of one page is
+# at most 13 bytes of varints, a kpage run at most 24), plus the parent's
+# other members and 1000 x one more process uncompressed.
+# The report keeps each distinct chunk of records once, so its
 # memory follows the distinct pages, the segment's size: with two sizes or
 # more, the peak of the largest plus the growth per MiB between the smallest
 # and the largest (the program, its libraries and profiles do not grow);
@@ -145,11 +158,17 @@ done
 extrapolate() {
 	awk -v mib="$last_mib" -v n="$last_children" -v records="$last_records" -v bytes="$last_snapshot_bytes" \
 		-v parent="$last_parent_bytes" -v child="$last_child_bytes" \
+		-v parent_none="$last_parent_none_bytes" -v child_none="$last_child_none_bytes" \
 		-v report_kb="$last_report_kb" -v first_mib="$first_mib" -v first_kb="$first_report_kb" \
 		-v row="$1" 'BEGIN {
-		target = 64 * 1024 * 1024 / 4 * 1001
+		pages = 64 * 1024 * 1024 / 4
+		target = pages * 1001
 		snapshot_gb = bytes / records * target / 1e9
-		format2_gb = (parent * 65536 / mib + 1000 * child) / 1e9
+		child_counted = child < 0 ? 0 : child
+		noise = child < 0 ? sprintf(" (measured %d B with zstd, counted as 0)", child) : ""
+		format2_mb = (parent * 65536 / mib + 1000 * child_counted) / 1e6
+		none_mb = (parent_none * 65536 / mib + 1000 * child_none) / 1e6
+		worst_gb = (40 * pages + parent_none + 1000 * child_none) / 1e9
 		if (mib > first_mib) {
 			per_gib = (report_kb - first_kb) / 1024 / (mib - first_mib) * 1024
 			method = sprintf("growth from %d to %d MiB", first_mib, mib)
@@ -159,13 +178,17 @@ extrapolate() {
 		}
 		report_gib = (report_kb / 1024 + per_gib * (64 - mib / 1024)) / 1024
 		if (row) {
-			printf "| 64 GiB shared x 1000 processes, extrapolated from %d MiB x %d (format 1 linear in records; format 2 distinct pages x 64 GiB + 1000 x one process; report memory in distinct pages, %s) | — | snapshot format 2 %.2f GB (format 1 %.1f GB), report %.1f GiB (%.1f MiB per GiB of distinct pages) | — | — |\n", mib, n, method, format2_gb, snapshot_gb, report_gib, per_gib
+			printf "| 64 GiB shared x 1000 processes, extrapolated from %d MiB x %d (format 1 linear in records; format 2 distinct pages x 64 GiB + 1000 x one process%s, its worst case no two pages adjacent; report memory in distinct pages, their PFN runs as placed here, %s) | — | snapshot format 2 %.1f MB (%.1f MB with --compress none, at most %.2f GB in the worst case; format 1 %.1f GB), report %.1f GiB (%.1f MiB per GiB of distinct pages) | — | — |\n", mib, n, noise, method, format2_mb, none_mb, worst_gb, snapshot_gb, report_gib, per_gib
 			exit
 		}
 		printf "\n64 GiB x 1000 processes, extrapolated from %d MiB x %d (%d records):\n", mib, n, records
 		printf "  snapshot, format 1: %.2f B a record x %.0f records = %.1f GB\n", bytes / records, target, snapshot_gb
-		printf "  snapshot, format 2: %d B (parent alone) x %d + 1000 x %d B (one more process) = %.2f GB\n",
-			parent, 65536 / mib, child, format2_gb
+		printf "  snapshot, format 2: %d B (parent alone) x %d + 1000 x %d B (one more process)%s = %.1f MB\n",
+			parent, 65536 / mib, child_counted, noise, format2_mb
+		printf "  snapshot, format 2, --compress none: %d B x %d + 1000 x %d B = %.1f MB\n",
+			parent_none, 65536 / mib, child_none, none_mb
+		printf "  snapshot, format 2, worst case (no two pages adjacent, no codec): 40 B x %d distinct pages + %d B + 1000 x %d B = %.2f GB\n",
+			pages, parent_none, child_none, worst_gb
 		printf "  report peak memory: %.1f MiB at %d MiB + %.1f MiB per GiB of distinct pages (%s) to 64 GiB = %.2f GiB\n",
 			report_kb / 1024, mib, per_gib, method, report_gib
 	}'
