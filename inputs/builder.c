@@ -667,10 +667,11 @@ static int stream_record(struct snapshot_builder *b, const void *bytes)
 	return 0;
 }
 
-/* The whole pagemap records lying in a piece, count of them: checked, then
- * handed to the store as one run (not a call per record), in place when
- * aligned, else through a copy.  A record that fails its check stops the
- * run after those before it are kept, as one at a time would. */
+/* The whole pagemap records lying in a piece, count of them: checked and
+ * kept in one pass (pagemap_feed_fitting), in place when aligned, else
+ * through a copy.  The pass stops at a record past the VMA of the last
+ * (the walk moves on) or one that fails its check, which says why: the
+ * records before it are kept, as one at a time would. */
 static int stream_pagemap_records(struct snapshot_builder *b, const unsigned char *bytes, size_t count)
 {
 	struct record_stream *r = &b->records;
@@ -683,24 +684,23 @@ static int stream_pagemap_records(struct snapshot_builder *b, const unsigned cha
 			take = take < 256 ? take : 256;
 			records = memcpy(copy, records, take * sizeof(*records));
 		}
-		size_t good = 0;
-		for (uint64_t low = r->count ? r->previous.pagemap.vaddr + 1 : 0, high = r->high;
-		     good < take && pagemap_record_fits(&records[good], low); good++) {
-			__builtin_prefetch(&records[good] + 64);   /* the bytes stream from memory */
-			low = records[good].vaddr + 1;
-			if (records[good].vaddr >= high)
-				high = walk_vmas(r, b->vmas.items, records[good].vaddr);
-		}
-		if (good && pagemap_feed(b->snapshot, p, records, good))
-			return parse_fail(&b->stream_place, 0, "more than 512 records in one 2 MiB chunk");
-		if (good) {
-			r->previous.pagemap = records[good - 1];
-			r->count += good;
-		}
-		if (good < take) {   /* it fails: its check says why */
-			check_pagemap_record(&records[good], r->count ? &r->previous.pagemap : NULL, r->count,
-					     &b->stream_place);
-			return -1;
+		for (size_t good = 0, n; good < take; good += n) {
+			uint64_t low = r->count ? r->previous.pagemap.vaddr + 1 : 0;
+			if (pagemap_feed_fitting(b->snapshot, p, records + good, take - good, low, r->high, &n))
+				return parse_fail(&b->stream_place, 0, "more than 512 records in one 2 MiB chunk");
+			if (n) {
+				r->previous.pagemap = records[good + n - 1];
+				r->count += n;
+				low = records[good + n - 1].vaddr + 1;
+			}
+			if (good + n == take)
+				break;
+			if (!pagemap_record_fits(&records[good + n], low)) {   /* it fails: its check says why */
+				check_pagemap_record(&records[good + n], r->count ? &r->previous.pagemap : NULL,
+						     r->count, &b->stream_place);
+				return -1;
+			}
+			walk_vmas(r, b->vmas.items, records[good + n].vaddr);
 		}
 	}
 	return 0;

@@ -221,6 +221,11 @@ int check_kpage_record(const struct kpage_record *record, const struct kpage_rec
 int pagemap_feed_begin(struct snapshot *snapshot, struct process *p);
 int pagemap_feed(struct snapshot *snapshot, struct process *p, const struct pagemap_record *records,
 		 size_t count);
+/* The same, checking each record as it is kept: stops at the first that
+ * does not fit (pagemap_record_fits against low, then the record before's
+ * address + 1) or lies at or above high; *taken says how many were kept. */
+int pagemap_feed_fitting(struct snapshot *snapshot, struct process *p, const struct pagemap_record *records,
+			 size_t count, uint64_t low, uint64_t high, size_t *taken);
 int pagemap_feed_end(struct snapshot *snapshot, struct process *p);
 /* Once read: the contents' arrays cut to what they hold (capacities kept true). */
 void pagemap_store_trim(struct snapshot *snapshot);
@@ -229,10 +234,10 @@ uint64_t pagemap_kept_bytes(const struct snapshot *snapshot);
 /* A dropped process gives its contents back. */
 void pagemap_release_process(struct snapshot *snapshot, struct process *p);
 /* A chunk's count records (ascending) as extents in out (count of them at
- * most): the encoding contents are kept in; how many.  The records' hash,
- * which finds equal contents (then compared record by record). */
+ * most): the encoding contents are kept in; how many.  The extents' hash,
+ * which finds equal contents (then compared extent by extent). */
 uint32_t pagemap_extents_encode(const struct pagemap_record *records, uint32_t count, struct pagemap_extent *out);
-uint64_t pagemap_records_hash(const struct pagemap_record *records, uint32_t count);
+uint64_t pagemap_extents_hash(const struct pagemap_extent *extents, uint32_t count);
 /* Format 2's pagemap_chunks: one chunk's records (addresses within the
  * chunk, ascending), kept once like a chunk of a pagemap member; its content. */
 uint32_t pagemap_add_chunk(struct snapshot *snapshot, const struct pagemap_record *records, uint32_t count);

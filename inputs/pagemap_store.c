@@ -3,10 +3,11 @@
  *
  * Records arrive process by process in ascending address order (a member
  * of a snapshot, or a hand-built array).  They are gathered chunk by chunk
- * (2 MiB of address space); a finished chunk is looked up in a hash table
- * (base/hash.h) of the contents seen so far (hashed, then compared record by record, so
- * a collision costs time, never a wrong answer) and either counted once
- * more or added; a new content is kept as extents (inputs/snapshot.h).
+ * (2 MiB of address space) as extents (inputs/snapshot.h), encoded as they
+ * come; a finished chunk's extents are looked up in a hash table
+ * (base/hash.h) of the contents seen so far (hashed, then compared extent
+ * by extent, so a collision costs time, never a wrong answer) and either
+ * counted once more or added.
  * A process keeps runs of chunks: a child whose chunks
  * hold the same contents as its parent's, in the same order, needs one run
  * per VMA.  Memory follows the distinct contents, never the mappings.
@@ -19,89 +20,122 @@
 #include "base/hash.h"
 #include "internal.h"
 
+/* The chunk being gathered, as extents: encoded[0 .. extents), the last
+ * one open (its length and step are here until it closes). */
+struct gathering {
+	uint64_t chunk;
+	uint64_t last_vaddr, last_entry;        /* the last record's (whole address) */
+	uint64_t step;                          /* the open extent's, once it has two records */
+	uint32_t count;                         /* records; 0: nothing gathered */
+	uint32_t extents;
+	uint32_t length;                        /* the open extent's records */
+};
+
 struct pagemap_index {
 	struct hash_table table;        /* contents by the hash of their extents */
 	uint64_t *hashes;               /* per content, for growing the table */
 	size_t content_capacity, hash_capacity, extent_capacity;
-	/* the chunk being gathered */
-	struct pagemap_record pending[PAGEMAP_CHUNK_BYTES / 4096];
-	uint64_t pending_chunk;
-	uint32_t pending_count;
-	struct pagemap_extent encoded[PAGEMAP_CHUNK_BYTES / 4096]; /* ... as extents */
+	struct gathering gathering;
+	struct pagemap_extent encoded[PAGEMAP_CHUNK_BYTES / 4096];
 };
 
-/* Does b continue the extent whose last record is a, adding step? */
-static inline bool extends(const struct pagemap_record *a, const struct pagemap_record *b, uint64_t step)
+#define CHUNK_RECORDS_MOST (PAGEMAP_CHUNK_BYTES / 4096)
+
+/* A new extent of one record, at its rank in the chunk. */
+static inline void open_extent(struct pagemap_extent *out, struct gathering *g, uint64_t vaddr, uint64_t entry)
 {
-	return b->vaddr == a->vaddr + 4096 && b->entry == a->entry + step;
+	out[g->extents++] = (struct pagemap_extent){ .entry = entry,
+						     .offset = (uint32_t)(vaddr & (PAGEMAP_CHUNK_BYTES - 1)),
+						     .length = 1, .rank = g->count & 0x7fff };
+	g->length = 1;
+	g->step = 0;
+}
+
+static inline void close_extent(struct pagemap_extent *out, const struct gathering *g)
+{
+	out[g->extents - 1].length = (uint16_t)g->length;
+	out[g->extents - 1].step = g->step & 1;
+}
+
+/* Does the record after the chunk's last one continue the open extent (the
+ * next page, the entry equal or one more: the second record decides which,
+ * and every later one must keep to it)?  If so it is counted in. */
+static inline bool extent_continues(struct gathering *g, uint64_t vaddr, uint64_t entry)
+{
+	uint64_t step = entry - g->last_entry;
+	if (vaddr != g->last_vaddr + 4096 || step > 1 || (g->length > 1 && step != g->step))
+		return false;
+	g->step = step;
+	g->length++;
+	return true;
+}
+
+/* One more record of the chunk: the open extent grows or a new one opens. */
+static inline void gather_record(struct pagemap_extent *out, struct gathering *g, uint64_t vaddr, uint64_t entry)
+{
+	if (!g->count || !extent_continues(g, vaddr, entry)) {
+		if (g->count)
+			close_extent(out, g);
+		open_extent(out, g, vaddr, entry);
+	}
+	g->last_vaddr = vaddr;
+	g->last_entry = entry;
+	g->count++;
 }
 
 uint32_t pagemap_extents_encode(const struct pagemap_record *records, uint32_t count, struct pagemap_extent *out)
 {
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < count;) {
-		uint32_t j = i + 1;
-		uint64_t step = j < count && extends(&records[i], &records[j], 1) ? 1 : 0;
-		while (j < count && extends(&records[j - 1], &records[j], step))
-			j++;
-		out[n++] = (struct pagemap_extent){ .entry = records[i].entry, .offset = (uint32_t)records[i].vaddr,
-						    .length = (uint16_t)(j - i), .step = step & 1, .rank = i & 0x7fff };
-		i = j;
-	}
-	return n;
+	struct gathering g = { 0 };
+	for (uint32_t i = 0; i < count; i++)
+		gather_record(out, &g, records[i].vaddr, records[i].entry);
+	if (count)
+		close_extent(out, &g);
+	return g.extents;
 }
 
-/* One word a record: the entry with the page's offset in the chunk (bits
- * 12-20) moved to bits 40-48, where a PFN (or a swap offset) rarely reaches;
- * when it does two records may give one word, which costs a compare (equal
- * hashes are compared record by record anyway), never a wrong answer. */
-static inline uint64_t record_word(const struct pagemap_record *record)
+/* One word an extent: its first entry with the page's offset in the chunk
+ * (bits 12-20) moved to bits 40-48 and length and step to bits 49-59, where a
+ * PFN (or a swap offset) rarely reaches; when it does two extents may give
+ * one word, which costs a compare (equal hashes are compared extent by
+ * extent anyway), never a wrong answer. */
+static inline uint64_t extent_word(const struct pagemap_extent *e)
 {
-	return record->entry ^ record->vaddr << 28;
+	return e->entry ^ (uint64_t)e->offset << 28 ^ (uint64_t)(e->length << 1 | e->step) << 49;
 }
 
-/* One lane's step: the record's word in, one multiply. */
-static inline uint64_t lane_step(uint64_t lane, const struct pagemap_record *record)
+/* One lane's step: the extent's word in, one multiply. */
+static inline uint64_t lane_step(uint64_t lane, const struct pagemap_extent *e)
 {
-	lane = (lane ^ record_word(record)) * UINT64_C(0xff51afd7ed558ccd);
+	lane = (lane ^ extent_word(e)) * UINT64_C(0xff51afd7ed558ccd);
 	return lane << 29 | lane >> 35;
 }
 
-/* Four lanes, records i, i + 1, i + 2, i + 3, none waiting on another,
- * mixed at the end.  The records are hashed, not their extents: a chunk
- * already kept (most chunks of processes sharing memory) is found and
- * compared without being encoded. */
-uint64_t pagemap_records_hash(const struct pagemap_record *records, uint32_t count)
+/* Four lanes, extents i, i + 1, i + 2, i + 3, none waiting on another,
+ * mixed at the end.  A chunk is hashed as extents, gathered as its records
+ * stream by: a chunk of one run of pages is a word or two. */
+uint64_t pagemap_extents_hash(const struct pagemap_extent *extents, uint32_t count)
 {
 	uint64_t a = count, b = UINT64_C(0x9e3779b97f4a7c15), c = UINT64_C(0xc4ceb9fe1a85ec53), d = 1;
 	uint32_t i = 0;
 	for (; i + 4 <= count; i += 4) {
-		a = lane_step(a, &records[i]);
-		b = lane_step(b, &records[i + 1]);
-		c = lane_step(c, &records[i + 2]);
-		d = lane_step(d, &records[i + 3]);
+		a = lane_step(a, &extents[i]);
+		b = lane_step(b, &extents[i + 1]);
+		c = lane_step(c, &extents[i + 2]);
+		d = lane_step(d, &extents[i + 3]);
 	}
 	for (; i < count; i++)
-		a = lane_step(a, &records[i]);
+		a = lane_step(a, &extents[i]);
 	return hash_u64(a ^ hash_u64(b ^ hash_u64(c ^ hash_u64(d))));
 }
 
-/* Does the kept content hold exactly these records (as many)? */
-static bool content_equals(const struct snapshot *s, uint32_t content, const struct pagemap_record *records,
-			   uint32_t count)
+/* Does the kept content hold exactly these extents (so these records: the
+ * encoding is canonical)? */
+static bool content_equals(const struct snapshot *s, uint32_t content, const struct pagemap_extent *extents,
+			   uint32_t extent_count, uint32_t record_count)
 {
 	const struct pagemap_content *c = &s->contents[content];
-	if (c->count != count)
-		return false;
-	const struct pagemap_extent *e = s->content_extents + c->first_extent;
-	for (uint32_t x = 0; x < c->extent_count; x++, e++) {
-		const struct pagemap_record *r = records + e->rank;
-		uint64_t vaddr = e->offset, entry = e->entry, step = e->step;
-		for (uint32_t i = 0; i < e->length; i++, vaddr += 4096, entry += step)
-			if (r[i].vaddr != vaddr || r[i].entry != entry)
-				return false;
-	}
-	return true;
+	return c->count == record_count && c->extent_count == extent_count &&
+	       !memcmp(s->content_extents + c->first_extent, extents, extent_count * sizeof(*extents));
 }
 
 static uint64_t content_hash(const void *context, size_t index)
@@ -121,17 +155,16 @@ static bool extents_have_pfns(const struct pagemap_extent *extents, uint32_t cou
 	return false;
 }
 
-/* The id of the content equal to the pending chunk, added if new. */
-static size_t find_or_add(struct snapshot *s, struct pagemap_index *x)
+/* The id of the content of these extents (a chunk's count records),
+ * added if new. */
+static size_t find_or_add(struct snapshot *s, struct pagemap_index *x, const struct pagemap_extent *extents,
+			  uint32_t n, uint32_t count)
 {
-	uint64_t h = pagemap_records_hash(x->pending, x->pending_count);
+	uint64_t h = pagemap_extents_hash(extents, n);
 	struct hash_probe probe;
 	for (size_t id = hash_first(&x->table, h, &probe); id != HASH_NONE; id = hash_next(&x->table, &probe))
-		if (x->hashes[id] == h && content_equals(s, (uint32_t)id, x->pending, x->pending_count))
+		if (x->hashes[id] == h && content_equals(s, (uint32_t)id, extents, n, count))
 			return id;
-	/* a new content: encoded now */
-	uint32_t n = pagemap_extents_encode(x->pending, x->pending_count, x->encoded);
-	size_t bytes = n * sizeof(*x->encoded);
 	if (s->content_count >= UINT32_MAX - 1)
 		out_of_memory();        /* content ids are 32 bits */
 	ARRAY_RESERVE(s->contents, x->content_capacity, s->content_count + 1);
@@ -140,12 +173,12 @@ static size_t find_or_add(struct snapshot *s, struct pagemap_index *x)
 	size_t id = s->content_count++;
 	s->contents[id] = (struct pagemap_content){ .first = s->content_record_count,
 						    .first_extent = s->content_extent_count,
-						    .count = x->pending_count, .extent_count = n,
-						    .without_pfns = !extents_have_pfns(x->encoded, n) };
+						    .count = count, .extent_count = n,
+						    .without_pfns = !extents_have_pfns(extents, n) };
 	x->hashes[id] = h;
-	memcpy(s->content_extents + s->content_extent_count, x->encoded, bytes);
+	memcpy(s->content_extents + s->content_extent_count, extents, n * sizeof(*extents));
 	s->content_extent_count += n;
-	s->content_record_count += x->pending_count;
+	s->content_record_count += count;
 	hash_add(&x->table, h, id, content_hash, x);
 	return id;
 }
@@ -179,13 +212,14 @@ static void append_chunk(struct process *p, uint64_t chunk, uint32_t content)
 	pagemap_push_run(p, &(struct pagemap_run){ chunk, 1, content });
 }
 
-static void finish_chunk(struct snapshot *s, struct pagemap_index *x, struct process *p)
+/* The chunk gathered: its content found or added, p's runs extended.  g
+ * is a copy: the gathering loop keeps its own in registers. */
+static __attribute__((noinline)) void finish_chunk(struct snapshot *s, struct pagemap_index *x, struct process *p,
+						   struct gathering g)
 {
-	if (!x->pending_count)
-		return;
-	size_t id = find_or_add(s, x);
-	x->pending_count = 0;
-	append_chunk(p, x->pending_chunk, (uint32_t)id);
+	close_extent(x->encoded, &g);
+	size_t id = find_or_add(s, x, x->encoded, g.extents, g.count);
+	append_chunk(p, g.chunk, (uint32_t)id);
 	s->contents[id].references++;
 }
 
@@ -194,11 +228,8 @@ uint32_t pagemap_add_chunk(struct snapshot *s, const struct pagemap_record *reco
 	if (!s->pagemap_index)
 		s->pagemap_index = xcalloc(1, sizeof(*s->pagemap_index));
 	struct pagemap_index *x = s->pagemap_index;
-	memcpy(x->pending, records, count * sizeof(*records));
-	x->pending_count = count;
-	uint32_t id = (uint32_t)find_or_add(s, x);
-	x->pending_count = 0;
-	return id;
+	uint32_t n = pagemap_extents_encode(records, count, x->encoded);
+	return (uint32_t)find_or_add(s, x, x->encoded, n, count);
 }
 
 /* Chunk by chunk (never record by record): as many steps as the process
@@ -231,51 +262,82 @@ int pagemap_feed_begin(struct snapshot *s, struct process *p)
 {
 	if (!s->pagemap_index)
 		s->pagemap_index = xcalloc(1, sizeof(*s->pagemap_index));
-	s->pagemap_index->pending_count = 0;
+	s->pagemap_index->gathering = (struct gathering){ 0 };
 	p->has_pagemap = true;
 	return 0;
 }
 
-/* Records appended to the pending chunk, each chunk finished as the next begins. */
-static __attribute__((noinline)) int feed_each(struct snapshot *s, struct process *p,
-					       const struct pagemap_record *records, size_t count)
+/*
+ * Records gathered into the chunk's extents as they come, a chunk finished
+ * as the next begins: one pass over records read where they lie.  With
+ * check, it stops at the first record that does not fit (low: above the
+ * one before) or lies at or above high.  How many it took, or SIZE_MAX
+ * when a chunk would pass 512 records (ascending page-aligned records fill
+ * a chunk at most once: only records not checked can).
+ */
+static inline __attribute__((always_inline)) size_t gather(struct snapshot *s, struct process *p,
+							   const struct pagemap_record *records, size_t count,
+							   uint64_t low, uint64_t high, bool check)
 {
 	struct pagemap_index *x = s->pagemap_index;
-	for (size_t i = 0; i < count; i++) {
-		uint64_t chunk = records[i].vaddr >> PAGEMAP_CHUNK_SHIFT;
-		if (x->pending_count && (chunk != x->pending_chunk ||
-					 x->pending_count == sizeof(x->pending) / sizeof(x->pending[0]))) {
-			/* ascending page-aligned records fill a chunk at most once */
-			if (chunk == x->pending_chunk)
-				return -1;
-			finish_chunk(s, x, p);
+	struct gathering g = x->gathering;
+	size_t i = 0;
+	for (; i < count; i++) {
+		uint64_t vaddr = records[i].vaddr, entry = records[i].entry, step = entry - g.last_entry;
+		if (check) {
+			__builtin_prefetch(&records[i] + 64);   /* streamed: the bytes come from memory */
+			/* most records: the open extent's next page, in its chunk;
+			 * being above an aligned record checked before, it fits if
+			 * present or swapped */
+			if (vaddr == g.last_vaddr + 4096 && (vaddr & (PAGEMAP_CHUNK_BYTES - 1)) && g.count && step <= 1 &&
+			    (step == g.step || g.length == 1) && (entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)) &&
+			    vaddr < high) {
+				g.step = step;
+				g.length++;
+				g.last_vaddr = vaddr;
+				g.last_entry = entry;
+				g.count++;
+				continue;
+			}
+			low = i ? records[i - 1].vaddr + 1 : low;
+			if (!(pagemap_record_fits(&records[i], low) && vaddr < high))
+				break;
 		}
-		x->pending_chunk = chunk;
-		x->pending[x->pending_count++] = (struct pagemap_record){
-			records[i].vaddr & (PAGEMAP_CHUNK_BYTES - 1), records[i].entry };
+		if (g.count && vaddr >> PAGEMAP_CHUNK_SHIFT == g.chunk) {
+			if (g.count == CHUNK_RECORDS_MOST) {
+				x->gathering = g;
+				return SIZE_MAX;
+			}
+		} else if (g.count) {
+			finish_chunk(s, x, p, g);
+			g.count = g.extents = 0;
+		}
+		g.chunk = vaddr >> PAGEMAP_CHUNK_SHIFT;
+		gather_record(x->encoded, &g, vaddr, entry);
 	}
-	p->pagemap_count += count;
-	return 0;
+	x->gathering = g;
+	p->pagemap_count += i;
+	return i;
 }
 
-/* A stream gives records one at a time: one more of the pending chunk is
- * kept here, with no call and no register saved (feed_each is out of line). */
 int pagemap_feed(struct snapshot *s, struct process *p, const struct pagemap_record *records, size_t count)
 {
-	struct pagemap_index *x = s->pagemap_index;
-	if (count != 1 || (x->pending_count && (records[0].vaddr >> PAGEMAP_CHUNK_SHIFT != x->pending_chunk ||
-						x->pending_count == sizeof(x->pending) / sizeof(x->pending[0]))))
-		return feed_each(s, p, records, count);
-	x->pending_chunk = records[0].vaddr >> PAGEMAP_CHUNK_SHIFT;
-	x->pending[x->pending_count++] = (struct pagemap_record){ records[0].vaddr & (PAGEMAP_CHUNK_BYTES - 1),
-								  records[0].entry };
-	p->pagemap_count++;
-	return 0;
+	return gather(s, p, records, count, 0, UINT64_MAX, false) == SIZE_MAX ? -1 : 0;
+}
+
+int pagemap_feed_fitting(struct snapshot *s, struct process *p, const struct pagemap_record *records,
+			 size_t count, uint64_t low, uint64_t high, size_t *taken)
+{
+	*taken = gather(s, p, records, count, low, high, true);
+	return *taken == SIZE_MAX ? -1 : 0;
 }
 
 int pagemap_feed_end(struct snapshot *s, struct process *p)
 {
-	finish_chunk(s, s->pagemap_index, p);
+	struct pagemap_index *x = s->pagemap_index;
+	if (x->gathering.count)
+		finish_chunk(s, x, p, x->gathering);
+	x->gathering.count = x->gathering.extents = 0;
 	return 0;
 }
 

@@ -149,13 +149,60 @@ static void test_fed(void)
 	snapshot_release_pagemaps(&s);
 }
 
+/* Records checked as they are kept (pagemap_feed_fitting): the pass stops
+ * at a record at or above high (the builder walks on to the next VMA) and
+ * at one that does not fit, after keeping those before; resumed, the
+ * extents are the same as at once.  A record one page on whose entry is the
+ * last one's + 1 would continue the extent, but ~0 + 1 is 0: neither
+ * present nor swapped, so it stops there too. */
+static void test_fed_fitting(void)
+{
+	struct snapshot s = { 0 };
+	struct process p = { 0 };
+	struct pagemap_record fed[COUNT(mixed) + 2];
+	for (uint32_t k = 0; k < COUNT(mixed); k++)
+		fed[k] = (struct pagemap_record){ 3 * PAGEMAP_CHUNK_BYTES + mixed[k].vaddr, mixed[k].entry };
+	fed[COUNT(mixed)] = (struct pagemap_record){ 4 * PAGEMAP_CHUNK_BYTES, UINT64_MAX };
+	fed[COUNT(mixed) + 1] = (struct pagemap_record){ 4 * PAGEMAP_CHUNK_BYTES + 0x1000, 0 };
+	size_t taken;
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_begin(&s, &p), 0);
+	/* high inside the step-1 extent of records 3-5: records 0-3 kept */
+	uint64_t high = 3 * PAGEMAP_CHUNK_BYTES + 0x4000;
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_fitting(&s, &p, fed, COUNT(fed), 0, high, &taken), 0);
+	CU_ASSERT_EQUAL(taken, 4);
+	size_t at = taken;
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_fitting(&s, &p, fed + at, COUNT(fed) - at, fed[at - 1].vaddr + 1,
+						   UINT64_MAX, &taken), 0);
+	CU_ASSERT_EQUAL(at + taken, COUNT(mixed) + 1);  /* the record of entry 0 stops it */
+	CU_ASSERT_EQUAL(p.pagemap_count, COUNT(mixed) + 1);
+	/* an unaligned record stops it at once */
+	struct pagemap_record late = { 5 * PAGEMAP_CHUNK_BYTES + 1, P };
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_fitting(&s, &p, &late, 1, 0, UINT64_MAX, &taken), 0);
+	CU_ASSERT_EQUAL(taken, 0);
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_end(&s, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(s.content_count, 2);
+	CU_ASSERT_EQUAL_FATAL(s.contents[0].extent_count, COUNT(mixed_extents));
+	for (uint32_t k = 0; k < COUNT(mixed_extents); k++)
+		check_extent(&s.content_extents[k], &mixed_extents[k]);
+	check_extent(&s.content_extents[COUNT(mixed_extents)], &(struct pagemap_extent){ UINT64_MAX, 0, 1, 0, 0 });
+	/* chunks 3 and 4 hold contents 0 and 1: one run */
+	CU_ASSERT_EQUAL_FATAL(p.run_count, 1);
+	CU_ASSERT_EQUAL(p.runs[0].chunk, 3);
+	CU_ASSERT_EQUAL(p.runs[0].length, 2);
+	pagemap_release_process(&s, &p);
+	snapshot_release_pagemaps(&s);
+}
+
 /* One record each: the second's offset (page 1) moved to bit 40 cancels the
- * bit set in its entry, so the two records give one word, one hash. */
+ * bit set in its entry, so the two extents give one word, one hash. */
 static void test_equal_hashes(void)
 {
 	const uint64_t entry = P | 77;
 	const struct pagemap_record one[] = { { 0, entry } }, other[] = { { 0x1000, entry ^ UINT64_C(1) << 40 } };
-	CU_ASSERT_EQUAL(pagemap_records_hash(one, 1), pagemap_records_hash(other, 1));
+	struct pagemap_extent one_extent, other_extent;
+	CU_ASSERT_EQUAL_FATAL(pagemap_extents_encode(one, 1, &one_extent), 1);
+	CU_ASSERT_EQUAL_FATAL(pagemap_extents_encode(other, 1, &other_extent), 1);
+	CU_ASSERT_EQUAL(pagemap_extents_hash(&one_extent, 1), pagemap_extents_hash(&other_extent, 1));
 	struct snapshot s = { 0 };
 	CU_ASSERT_EQUAL(pagemap_add_chunk(&s, one, 1), 0);
 	CU_ASSERT_EQUAL(pagemap_add_chunk(&s, other, 1), 1);
@@ -195,5 +242,6 @@ static void test_next_record(void)
 
 void suite_extents(void)
 {
-	ADD_SUITE("extents", test_encode, test_round_trip, test_fed, test_equal_hashes, test_next_record);
+	ADD_SUITE("extents", test_encode, test_round_trip, test_fed, test_fed_fitting, test_equal_hashes,
+		  test_next_record);
 }
