@@ -799,6 +799,9 @@ struct identical {
 	 * window's class is the same in every process (counting pass) */
 	uint32_t *content_class;
 	uint64_t *content_perms;
+	/* the pass's cursor over the process's VMAs (chunk_vma_from, vma_from):
+	 * the windows and the records asked about ascend */
+	size_t vma_cursor;
 };
 
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -919,15 +922,24 @@ struct window_view {
 	uint64_t perms;
 };
 
+/* The VMA holding vaddr, or NULL, from the pass's cursor (no search). */
+static const struct vma *vma_from(const struct process *p, size_t *v, uint64_t vaddr)
+{
+	while (*v < p->vma_count && p->vmas[*v].end <= vaddr)
+		(*v)++;
+	return *v < p->vma_count && p->vmas[*v].start <= vaddr ? &p->vmas[*v] : NULL;
+}
+
+/* known: the window's content when it is one chunk (-1: look it up). */
 static void describe_window(struct model_context *c, struct identical *x, size_t process, uint64_t window,
-			    struct window_view *view)
+			    long known, struct window_view *view)
 {
 	const struct process *p = &c->snapshot->processes[process];
 	unsigned k = c->chunks_per_window_shift;
 	uint64_t hash = 0, pieces = 0;
 	*view = (struct window_view){ .process = process, .window = window, .content = -1 };
 	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
-		long content = process_chunk_content(p, chunk);
+		long content = k == 0 && known >= 0 ? known : process_chunk_content(p, chunk);
 		if (content < 0)
 			continue;
 		uint32_t count = c->snapshot->contents[content].count;
@@ -937,10 +949,10 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 			while (e->rank + e->length <= first)
 				e++;    /* pieces ascend: the extents are walked once */
 			/* a VMA over the whole chunk holds every record: none is read */
-			const struct vma *vma = first == 0 ? chunk_vma(p, chunk) : NULL;
+			const struct vma *vma = first == 0 ? chunk_vma_from(p, &x->vma_cursor, base) : NULL;
 			uint32_t end = vma ? count : first + 1;
 			if (!vma) {
-				vma = process_find_vma(p, base + e->offset + (uint64_t)(first - e->rank) * 4096);
+				vma = vma_from(p, &x->vma_cursor, base + e->offset + (uint64_t)(first - e->rank) * 4096);
 				/* the records below its end (record first lies in it) */
 				end = vma ? rank_from(e, count, vma->end - base) : end;
 			}
@@ -1132,7 +1144,7 @@ static struct window_class *window_class(struct model_context *c, struct identic
 	struct window_class *class = known_class(x, content, whole);
 	if (!class) {
 		struct window_view view;
-		describe_window(c, x, process, window, &view);
+		describe_window(c, x, process, window, content, &view);
 		class = find_class(c, x, &view, counting);
 		if (class && view.content >= 0 && x->count < UINT32_MAX) {
 			x->content_class[view.content] = (uint32_t)(class - x->classes) + 1;
@@ -1156,7 +1168,7 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 		const struct process *p = &s->processes[i];
 		bool any = false;
 		uint64_t last = 0;
-		size_t v = 0;           /* chunk_vma_from's cursor */
+		x->vma_cursor = 0;
 		for (size_t r = 0; r < p->run_count; r++) {
 			const struct pagemap_run *run = &p->runs[r];
 			bool check_pmd = out->rule->skip_pmd_mapped &&
@@ -1171,7 +1183,7 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 				if (check_pmd && window_pmd_kind(c, p, window) != PMD_NONE)
 					continue;
 				long content = k == 0 ? (long)(run->content + n) : -1;
-				const struct vma *whole = k == 0 ? chunk_vma_from(p, &v, window << PAGEMAP_CHUNK_SHIFT) : NULL;
+				const struct vma *whole = k == 0 ? chunk_vma_from(p, &x->vma_cursor, window << PAGEMAP_CHUNK_SHIFT) : NULL;
 				struct window_class *class = window_class(c, x, i, window, content, whole, counting);
 				if (counting) {
 					class->members++;
