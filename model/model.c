@@ -694,11 +694,12 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 			     2 * sizeof(uint64_t) + 2 * 64 + sizeof(uint32_t) + sizeof(uint64_t));
 	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
 	bytes += records * (11 * sizeof(uint32_t) + sizeof(uint64_t));
-	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys;
+	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys,
+	 * each rule's eligibility (a byte);
 	 * depth, family, mapped PTEs and THP calls, reclaim's file order, descendants and owners;
 	 * the segments of chunks its two edges cut, two each (an array doubling: twice) */
 	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
-					   9 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t));
+					   9 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t) + rules);
 	/* per chunk a process references (a PTE window at most): the identical
 	 * rule's class of the window (model/sharing.c; an array doubling) */
 	for (size_t i = 0; i < s->process_count; i++)
