@@ -281,7 +281,27 @@ struct shape_table {
 	struct vma_pages *keys;
 	bool *used;
 	struct chain_addends *addends;  /* per slot, design_count each */
+	size_t *alike;                  /* per design: the first design whose addends are its own */
 };
+
+/* vma_chain_addends reads of a design its family and the sizes of its
+ * chains alone: designs alike in those (an i386 and an x86_64 one of the
+ * full object rmap, say) take the first one's addends. */
+static size_t *alike_designs(const struct model_result *r)
+{
+	size_t *alike = xcalloc(r->design_count + 1, sizeof(*alike));
+	for (size_t d = 0; d < r->design_count; d++) {
+		const struct rmap_profile *x = r->designs[d].profile;
+		alike[d] = d;
+		for (size_t e = 0; e < d && alike[d] == d; e++) {
+			const struct rmap_profile *y = r->designs[e].profile;
+			if (x->family == y->family && x->pte_chain_bytes == y->pte_chain_bytes &&
+			    x->nrpte == y->nrpte && x->cache_line_bytes == y->cache_line_bytes)
+				alike[d] = e;
+		}
+	}
+	return alike;
+}
 
 uint64_t model_estimate_table_bytes(uint64_t designs)
 {
@@ -301,7 +321,7 @@ static const struct chain_addends *shape_addends(struct shape_table *t, const st
 	struct chain_addends *a = &t->addends[slot * r->design_count];
 	if (!t->used[slot] || memcmp(&t->keys[slot], vp, sizeof(*vp))) {
 		for (size_t d = 0; d < r->design_count; d++)
-			a[d] = vma_chain_addends(r->designs[d].profile, vp);
+			a[d] = t->alike[d] < d ? a[t->alike[d]] : vma_chain_addends(r->designs[d].profile, vp);
 		t->keys[slot] = *vp;
 		t->used[slot] = true;
 	}
@@ -356,7 +376,8 @@ static void estimate_chains(struct model_context *c)
 	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
 	measure_drift(c, drift);
 	struct shape_table shapes = { xcalloc(SHAPE_SLOTS, sizeof(*shapes.keys)), xcalloc(SHAPE_SLOTS, sizeof(*shapes.used)),
-				      xcalloc(SHAPE_SLOTS * r->design_count + 1, sizeof(*shapes.addends)) };
+				      xcalloc(SHAPE_SLOTS * r->design_count + 1, sizeof(*shapes.addends)),
+				      alike_designs(r) };
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];
 		struct vma_pages vp = {
@@ -383,7 +404,7 @@ static void estimate_chains(struct model_context *c)
 			r->designs[d].pte_chain_estimate.upper += a[d].upper;
 		}
 	}
-	FREE_ALL(shapes.keys, shapes.used, shapes.addends);
+	FREE_ALL(shapes.keys, shapes.used, shapes.addends, shapes.alike);
 	FREE_ALL(files, file_of, drift);
 }
 

@@ -137,11 +137,9 @@ struct pfn_run *pfn_table_find(const struct pfn_table *table, uint64_t pfn);
 void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_t *record_pfns);
 void pfn_table_free(struct pfn_table *table);
 
-/* The VMA holding the whole of a chunk (vaddr >> PAGEMAP_CHUNK_SHIFT), so
- * every record of it, or NULL. */
-const struct vma *chunk_vma(const struct process *p, uint64_t chunk);
-/* The same for the chunk at address `base`, *v a cursor over the process's
- * VMAs that only moves on (the chunks asked for ascend). */
+/* The VMA holding the whole of the chunk at address `base`, so every
+ * record of it, or NULL; *v a cursor over the process's VMAs that only
+ * moves on (the chunks asked for ascend). */
 const struct vma *chunk_vma_from(const struct process *p, size_t *v, uint64_t base);
 
 /* m of section 8: max(kpagecount, records in the snapshot) */

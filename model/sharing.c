@@ -679,14 +679,12 @@ static void census_apart(struct sharing_census *census, struct member *members, 
 	}
 }
 
-static void take_census(const struct snapshot *s, const struct sharing_rule *rule, const struct member *members,
-			size_t count, struct sharing_census *census)
+/* kind_vmas: the VMAs the rule would take at any size (share_by_partners
+ * counts them in its pass over the VMAs). */
+static void take_census(const struct sharing_rule *rule, const struct member *members, size_t count,
+			uint64_t kind_vmas, struct sharing_census *census)
 {
-	struct sharing_rule any_size = *rule;
-	any_size.min_bytes = 0;
-	for (size_t i = 0; i < s->process_count; i++)
-		for (size_t v = 0; v < s->processes[i].vma_count; v++)
-			census->kind_vmas += sharing_vma_eligible(&any_size, &s->processes[i].vmas[v]);
+	census->kind_vmas += kind_vmas;
 	struct member *windowed = xreallocarray(NULL, count + 1, sizeof(*windowed));
 	size_t n = 0;
 	for (size_t i = 0; i < count; i++) {
@@ -714,10 +712,17 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 	struct member *members = xreallocarray(NULL, s->vma_count + 1, sizeof(*members));
 	size_t count = 0, file_capacity = 0;
 	struct slots slots = { 0 };
+	struct sharing_rule any_size = *rule;   /* the census's: the VMAs of the rule's kind */
+	any_size.min_bytes = 0;
+	uint64_t kind_vmas = 0;
+	/* one pass over the VMAs (each read once: they are many and large) */
 	for (size_t i = 0; i < s->process_count; i++)
-		for (size_t v = 0; v < s->processes[i].vma_count; v++)
-			if (sharing_vma_eligible(rule, &s->processes[i].vmas[v]))
-				members[count++] = member_key(rule, &s->processes[i].vmas[v], i);
+		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
+			const struct vma *vma = &s->processes[i].vmas[v];
+			kind_vmas += sharing_vma_eligible(&any_size, vma);
+			if (sharing_vma_eligible(rule, vma))
+				members[count++] = member_key(rule, vma, i);
+		}
 	out->eligible_vmas = count;
 	sort(members, count, sizeof(*members), compare_members);
 	for (size_t i = 0; i < count;) {
@@ -738,7 +743,7 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 		i = j;
 	}
 	sort(out->files, out->file_count, sizeof(*out->files), compare_files);
-	take_census(s, rule, members, count, &out->census);
+	take_census(rule, members, count, kind_vmas, &out->census);
 	slots_free(&slots);
 	free(members);
 }
@@ -775,6 +780,12 @@ struct identical {
 	uint64_t *zero_sums;            /* per present bit, slots + 1 sums: of record_hash with
 					   PFN 0 over the slots below each */
 	uint64_t *fields[2];            /* a window's slots, three words each, to compare */
+	struct window_piece *pieces[2]; /* a one-chunk window's pieces (window_pieces) */
+	size_t piece_count[2];
+	bool have_first_pieces;         /* pieces[0] are of first_pieces_process's ..._window, */
+	size_t first_pieces_process;
+	uint64_t first_pieces_window;
+	long first_pieces_content;      /* ... a chunk of this content */
 	bool have_first;                /* fields[0] holds the window of first_process, */
 	size_t first_process, first_count; /* ... first_window: first_count slots */
 	uint64_t first_window;
@@ -788,6 +799,9 @@ struct identical {
 	 * window's class is the same in every process (counting pass) */
 	uint32_t *content_class;
 	uint64_t *content_perms;
+	/* the pass's cursor over the process's VMAs (chunk_vma_from, vma_from):
+	 * the windows and the records asked about ascend */
+	size_t vma_cursor;
 };
 
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -908,15 +922,24 @@ struct window_view {
 	uint64_t perms;
 };
 
+/* The VMA holding vaddr, or NULL, from the pass's cursor (no search). */
+static const struct vma *vma_from(const struct process *p, size_t *v, uint64_t vaddr)
+{
+	while (*v < p->vma_count && p->vmas[*v].end <= vaddr)
+		(*v)++;
+	return *v < p->vma_count && p->vmas[*v].start <= vaddr ? &p->vmas[*v] : NULL;
+}
+
+/* known: the window's content when it is one chunk (-1: look it up). */
 static void describe_window(struct model_context *c, struct identical *x, size_t process, uint64_t window,
-			    struct window_view *view)
+			    long known, struct window_view *view)
 {
 	const struct process *p = &c->snapshot->processes[process];
 	unsigned k = c->chunks_per_window_shift;
 	uint64_t hash = 0, pieces = 0;
 	*view = (struct window_view){ .process = process, .window = window, .content = -1 };
 	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
-		long content = process_chunk_content(p, chunk);
+		long content = k == 0 && known >= 0 ? known : process_chunk_content(p, chunk);
 		if (content < 0)
 			continue;
 		uint32_t count = c->snapshot->contents[content].count;
@@ -926,10 +949,10 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 			while (e->rank + e->length <= first)
 				e++;    /* pieces ascend: the extents are walked once */
 			/* a VMA over the whole chunk holds every record: none is read */
-			const struct vma *vma = first == 0 ? chunk_vma(p, chunk) : NULL;
+			const struct vma *vma = first == 0 ? chunk_vma_from(p, &x->vma_cursor, base) : NULL;
 			uint32_t end = vma ? count : first + 1;
 			if (!vma) {
-				vma = process_find_vma(p, base + e->offset + (uint64_t)(first - e->rank) * 4096);
+				vma = vma_from(p, &x->vma_cursor, base + e->offset + (uint64_t)(first - e->rank) * 4096);
 				/* the records below its end (record first lies in it) */
 				end = vma ? rank_from(e, count, vma->end - base) : end;
 			}
@@ -978,10 +1001,71 @@ static size_t window_fields(struct model_context *c, size_t process, uint64_t wi
 	return n;
 }
 
+/* A run of a one-chunk window's records under the same permissions (of
+ * one VMA or of neighbours, or outside every VMA): the records before
+ * `end`, their permissions. */
+struct window_piece {
+	uint32_t end;
+	uint64_t perms;
+};
+
+/* The pieces of a window that is one chunk (chunks_per_window_shift 0),
+ * at most `most`: how many, 0 when the window is not one chunk, holds no
+ * record or has more pieces.  *content: its chunk's. */
+static size_t window_pieces(const struct model_context *c, size_t process, uint64_t window, struct window_piece *out,
+			    size_t most, long *content)
+{
+	const struct process *p = &c->snapshot->processes[process];
+	*content = c->chunks_per_window_shift ? -1 : process_chunk_content(p, window);
+	if (*content < 0)
+		return 0;
+	uint32_t count = c->snapshot->contents[*content].count;
+	uint64_t base = window << PAGEMAP_CHUNK_SHIFT;
+	const struct pagemap_extent *e = pagemap_content_extent(c->snapshot, (uint32_t)*content, 0);
+	size_t n = 0;
+	for (uint32_t first = 0; first < count && n < most;) {
+		while (e->rank + e->length <= first)
+			e++;
+		const struct vma *vma = process_find_vma(p, base + e->offset + (uint64_t)(first - e->rank) * 4096);
+		/* as describe_window cuts it: the records below the VMA's end */
+		first = vma ? rank_from(e, count, vma->end - base) : first + 1;
+		struct window_piece piece = { first, perms_word(vma) };
+		if (n && out[n - 1].perms == piece.perms)
+			out[n - 1].end = first;         /* two VMAs' records alike to the slots */
+		else
+			out[n++] = piece;
+	}
+	return n && out[n - 1].end == count ? n : 0;
+}
+
+/* Are two windows that are one chunk each of one content cut into the same
+ * pieces with the same permissions?  Then slot by slot they are equal (the
+ * same records at the same offsets, the same permissions), and no record
+ * need be read.  false: they may still be equal. */
+static bool same_pieces(struct model_context *c, struct identical *x, const struct window_class *class,
+			const struct window_view *view)
+{
+	size_t most = (size_t)1 << (c->pte_shift - 12);
+	long content;
+	if (!x->have_first_pieces || x->first_pieces_process != class->process ||
+	    x->first_pieces_window != class->window) {
+		x->piece_count[0] = window_pieces(c, class->process, class->window, x->pieces[0], most,
+						  &x->first_pieces_content);
+		x->first_pieces_process = class->process;
+		x->first_pieces_window = class->window;
+		x->have_first_pieces = true;
+	}
+	size_t n = window_pieces(c, view->process, view->window, x->pieces[1], most, &content);
+	return n && n == x->piece_count[0] && content == x->first_pieces_content &&
+	       !memcmp(x->pieces[0], x->pieces[1], n * sizeof(*x->pieces[1]));
+}
+
 static bool same_window(struct model_context *c, struct identical *x, const struct window_class *class,
 			const struct window_view *view)
 {
 	if (class->content >= 0 && class->content == view->content && class->perms == view->perms)
+		return true;
+	if (same_pieces(c, x, class, view))
 		return true;
 	if (!x->have_first || x->first_process != class->process || x->first_window != class->window) {
 		x->first_count = window_fields(c, class->process, class->window, x->fields[0]);
@@ -1060,7 +1144,7 @@ static struct window_class *window_class(struct model_context *c, struct identic
 	struct window_class *class = known_class(x, content, whole);
 	if (!class) {
 		struct window_view view;
-		describe_window(c, x, process, window, &view);
+		describe_window(c, x, process, window, content, &view);
 		class = find_class(c, x, &view, counting);
 		if (class && view.content >= 0 && x->count < UINT32_MAX) {
 			x->content_class[view.content] = (uint32_t)(class - x->classes) + 1;
@@ -1084,7 +1168,7 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 		const struct process *p = &s->processes[i];
 		bool any = false;
 		uint64_t last = 0;
-		size_t v = 0;           /* chunk_vma_from's cursor */
+		x->vma_cursor = 0;
 		for (size_t r = 0; r < p->run_count; r++) {
 			const struct pagemap_run *run = &p->runs[r];
 			bool check_pmd = out->rule->skip_pmd_mapped &&
@@ -1099,7 +1183,7 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 				if (check_pmd && window_pmd_kind(c, p, window) != PMD_NONE)
 					continue;
 				long content = k == 0 ? (long)(run->content + n) : -1;
-				const struct vma *whole = k == 0 ? chunk_vma_from(p, &v, window << PAGEMAP_CHUNK_SHIFT) : NULL;
+				const struct vma *whole = k == 0 ? chunk_vma_from(p, &x->vma_cursor, window << PAGEMAP_CHUNK_SHIFT) : NULL;
 				struct window_class *class = window_class(c, x, i, window, content, whole, counting);
 				if (counting) {
 					class->members++;
@@ -1125,6 +1209,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 		.content_perms = xcalloc(s->content_count + 1, sizeof(*x.content_perms)),
 		.slot_hashes = make_slot_hashes(c),
 		.fields = { xreallocarray(NULL, 3 * slots, sizeof(uint64_t)), xreallocarray(NULL, 3 * slots, sizeof(uint64_t)) },
+		.pieces = { xcalloc(slots, sizeof(struct window_piece)), xcalloc(slots, sizeof(struct window_piece)) },
 	};
 	x.zero_sums = make_zero_sums(c, x.slot_hashes);
 	identical_pass(c, &x, out, rule_index, true);
@@ -1134,7 +1219,7 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	out->eligible_vmas = 0;
 	hash_free(&x.table);
 	FREE_ALL(x.classes, x.content_sums, x.summed, x.slot_hashes, x.zero_sums, x.fields[0], x.fields[1],
-		 x.window_classes, x.content_class, x.content_perms);
+		 x.pieces[0], x.pieces[1], x.window_classes, x.content_class, x.content_perms);
 }
 
 /* The most a process without pagemap can be credited under a rule: its

@@ -298,13 +298,6 @@ static uint32_t figure_records(struct model_context *c, uint32_t content, uint32
 	return g.groups;
 }
 
-const struct vma *chunk_vma(const struct process *p, uint64_t chunk)
-{
-	uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
-	const struct vma *v = process_find_vma(p, base);
-	return v && v->end - base >= PAGEMAP_CHUNK_BYTES ? v : NULL;
-}
-
 /* The VMA holding every record of the chunk at `base` (none is read), or
  * NULL; *v walks the process's VMAs in order. */
 const struct vma *chunk_vma_from(const struct process *p, size_t *v, uint64_t base)

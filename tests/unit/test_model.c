@@ -696,6 +696,37 @@ static void test_sharing(void)
 	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 1);
 }
 
+/*
+ * Identical windows cut by VMA edges.  Four processes hold the PTE window
+ * [2 MiB, 4 MiB) with PFN 100 at slot 0 and PFN 101 at slot 1:
+ *   1 and 4: two VMAs [2 MiB, +4 KiB) and [+4 KiB, 4 MiB), both "r--p";
+ *   2: one VMA over the window, "r--p";
+ *   3: the same two VMAs as 1, the second "rw-p".
+ * Slot by slot 1, 2 and 4 hold the same PFNs and permissions (where the
+ * VMAs split does not matter): one vector of 3 -> 2 pages; 3 differs in
+ * slot 1's permissions -> 0.  Total 2.
+ */
+static void test_identical_cut_windows(void)
+{
+	struct fake *f = fake_new();
+	for (int i = 0; i < 4; i++) {
+		struct process *p = fake_process(f, i + 1, 1, 0);
+		if (i == 1) {
+			fake_vma(f, p, 0x200000, 0x400000, "r--p", 5, "/lib/x.so");
+		} else {
+			fake_vma(f, p, 0x200000, 0x201000, "r--p", 5, "/lib/x.so");
+			fake_vma(f, p, 0x201000, 0x400000, i == 2 ? "rw-p" : "r--p", 5, "/lib/x.so");
+		}
+		fake_record(p, 0x200000, P | FILE_PAGE | 100);
+		fake_record(p, 0x201000, P | FILE_PAGE | 101);
+	}
+	const char *const ids[] = { "identical" };
+	struct model_result *r = run(f, ids, 1);
+	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, 2);
+	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[2].sharable_pages[0], 0.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[3].sharable_pages[0], 2.0 / 3.0, 1e-9);
+}
+
 #define GIB (UINT64_C(1) << 30)
 
 /*
@@ -1416,7 +1447,7 @@ void suite_model(void)
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_pmd_windows_from_smaps, test_thp_fork_exit, test_thp_events,
-		  test_sharing, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
+		  test_sharing, test_identical_cut_windows, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
 		  test_cow_and_swap_faults, test_pagetable_estimate, test_file_mappers, test_profile_files,
 		  test_builtin_ids);
 }
