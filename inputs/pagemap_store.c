@@ -404,18 +404,16 @@ uint64_t pagemap_kept_bytes(const struct snapshot *s)
 	       (x->table.slots ? (uint64_t)(x->table.mask + 1) * sizeof(*x->table.slots) : 0) + sizeof(*x);
 }
 
+static uint64_t run_end(const void *element)
+{
+	const struct pagemap_run *run = element;
+	return run->chunk + run->length;
+}
+
 /* The run holding chunk, or the first run after it (run_count if none). */
 static size_t run_at_or_after(const struct process *p, uint64_t chunk)
 {
-	size_t low = 0, high = p->run_count;
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-		if (p->runs[middle].chunk + p->runs[middle].length <= chunk)
-			low = middle + 1;
-		else
-			high = middle;
-	}
-	return low;
+	return lower_bound_cold(p->runs, p->run_count, sizeof(*p->runs), run_end, chunk + 1);
 }
 
 long process_chunk_content(const struct process *p, uint64_t chunk)

@@ -85,11 +85,6 @@ static uint64_t kpage_run_end(const void *element)
 	return run->pfn + run->pages;
 }
 
-static uint64_t vma_end(const void *element)
-{
-	return ((const struct vma *)element)->end;
-}
-
 static uint64_t process_pid(const void *element)
 {
 	return (uint64_t)((const struct process *)element)->pid;
@@ -102,10 +97,15 @@ const struct kpage_run *snapshot_find_kpage(const struct snapshot *s, uint64_t p
 	return i < s->kpage_run_count && s->kpage_runs[i].pfn <= pfn ? &s->kpage_runs[i] : NULL;
 }
 
+static uint64_t vma_end(const void *element)
+{
+	return ((const struct vma *)element)->end;
+}
+
 const struct vma *process_find_vma(const struct process *p, uint64_t vaddr)
 {
 	/* the first VMA ending above vaddr holds it, if it starts at or below */
-	size_t i = array_lower_bound(p->vmas, p->vma_count, sizeof(*p->vmas), vma_end, vaddr + 1);
+	size_t i = lower_bound_cold(p->vmas, p->vma_count, sizeof(*p->vmas), vma_end, vaddr + 1);
 	return i < p->vma_count && p->vmas[i].start <= vaddr ? &p->vmas[i] : NULL;
 }
 

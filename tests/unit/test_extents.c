@@ -240,8 +240,35 @@ static void test_next_record(void)
 	snapshot_release_pagemaps(&s);
 }
 
+/* process_find_vma and process_chunk_content over 0 to 40 VMAs and runs,
+ * every size the halving meets: VMA i spans [(i + 1) 64 KiB, + 32 KiB),
+ * run i holds chunks 4i + 1 and 4i + 2, so the answer for an address is
+ * worked out from it by division. */
+static void test_process_lookups(void)
+{
+	struct vma vmas[40];
+	struct pagemap_run runs[40];
+	for (uint64_t i = 0; i < 40; i++) {
+		vmas[i] = (struct vma){ .start = (i + 1) << 16, .end = ((i + 1) << 16) + 0x8000 };
+		runs[i] = (struct pagemap_run){ .chunk = 4 * i + 1, .length = 2, .content = 2 * (uint32_t)i };
+	}
+	for (size_t count = 0; count <= 40; count++) {
+		struct process p = { .vmas = vmas, .vma_count = count, .runs = runs, .run_count = count };
+		for (uint64_t vaddr = 0; vaddr < (count + 2) << 16; vaddr += 0x4000) {
+			uint64_t i = (vaddr >> 16) - 1, inside = vaddr >= 0x10000 && i < count && (vaddr & 0xffff) < 0x8000;
+			CU_ASSERT_PTR_EQUAL(process_find_vma(&p, vaddr), inside ? &vmas[i] : NULL);
+			CU_ASSERT_PTR_EQUAL(process_find_vma(&p, vaddr + 0x3fff), inside ? &vmas[i] : NULL);
+		}
+		CU_ASSERT_PTR_NULL(process_find_vma(&p, UINT64_MAX - 1));
+		for (uint64_t chunk = 0; chunk < 4 * count + 4; chunk++) {
+			uint64_t i = chunk / 4, held = chunk % 4 == 1 || chunk % 4 == 2;
+			CU_ASSERT_EQUAL(process_chunk_content(&p, chunk), held && i < count ? (long)(2 * i + chunk % 4 - 1) : -1);
+		}
+	}
+}
+
 void suite_extents(void)
 {
 	ADD_SUITE("extents", test_encode, test_round_trip, test_fed, test_fed_fitting, test_equal_hashes,
-		  test_next_record);
+		  test_next_record, test_process_lookups);
 }
