@@ -343,6 +343,7 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 {
 	struct work_walk *walk = data;
 	const struct record_figures *f = seg->figures;
+	visit_process_figures(c, seg, NULL);   /* the one walk for both */
 	/* a PFN map's PTEs are copied and zapped, but it holds no struct
 	 * page: vm_normal_page() gives none, so no rmap call is made */
 	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
@@ -455,7 +456,8 @@ static void count_munmaps(struct model_context *c)
 }
 
 /* Fork, exit and fault work per process and design, then their sums.  The
- * anon_vma parts were set by model_object_rmap. */
+ * anon_vma parts were set by model_object_rmap.  The same walk gives each
+ * process its PTEs by kind and pte_chain charges (visit_process_figures). */
 static void work_walk_make(const struct model_result *r, struct work_walk *walk)
 {
 	*walk = (struct work_walk){ .fault_chain_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double)),
@@ -485,6 +487,9 @@ static void count_work(struct model_context *c)
 		model_walk_segment_runs(c, i, c->pfns.count > 0, visit_work, &walk);
 		count_kinds(c, &walk, i);
 		struct model_process *mp = &r->process_figures[i];
+		r->present_ptes += mp->present_ptes;
+		r->swap_ptes += mp->swap_ptes;
+		r->zero_page_ptes += mp->zero_page_ptes;
 		for (size_t d = 0; d < r->design_count; d++) {
 			unsigned unit = chain_unit_bytes(r->designs[d].profile);
 			for (int k = 0; unit && k < 3; k++) {
@@ -615,11 +620,7 @@ static void sum_processes(struct model_context *c)
 			mp->rss_bytes += vma_kb(&p->vmas[v], SMAPS_RSS) * 1024;
 			mp->pss_bytes += vma_kb(&p->vmas[v], SMAPS_PSS) * 1024;
 		}
-		/* the pte_chain charges: per design */
-		model_walk_segment_runs(c, i, r->has_pfns, visit_process_figures, NULL);
-		r->present_ptes += mp->present_ptes;
-		r->swap_ptes += mp->swap_ptes;
-		r->zero_page_ptes += mp->zero_page_ptes;
+		/* PTEs by kind and pte_chain charges: count_work's walk */
 		if (!mp->exact)
 			continue;
 		r->processes_with_pagemap++;
@@ -694,11 +695,12 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 			     2 * sizeof(uint64_t) + 2 * 64 + sizeof(uint32_t) + sizeof(uint64_t));
 	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
 	bytes += records * (11 * sizeof(uint32_t) + sizeof(uint64_t));
-	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys;
+	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys,
+	 * each rule's eligibility (a byte);
 	 * depth, family, mapped PTEs and THP calls, reclaim's file order, descendants and owners;
 	 * the segments of chunks its two edges cut, two each (an array doubling: twice) */
 	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
-					   9 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t));
+					   9 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t) + rules);
 	/* per chunk a process references (a PTE window at most): the identical
 	 * rule's class of the window (model/sharing.c; an array doubling) */
 	for (size_t i = 0; i < s->process_count; i++)
