@@ -267,69 +267,87 @@ int pagemap_feed_begin(struct snapshot *s, struct process *p)
 	return 0;
 }
 
-/*
- * Records gathered into the chunk's extents as they come, a chunk finished
- * as the next begins: one pass over records read where they lie.  With
- * check, it stops at the first record that does not fit (low: above the
- * one before) or lies at or above high.  How many it took, or SIZE_MAX
- * when a chunk would pass 512 records (ascending page-aligned records fill
- * a chunk at most once: only records not checked can).
- */
-static inline __attribute__((always_inline)) size_t gather(struct snapshot *s, struct process *p,
-							   const struct pagemap_record *records, size_t count,
-							   uint64_t low, uint64_t high, bool check)
+/* One record into the gathering, the chunk before finished when this one
+ * starts another: false when a chunk would pass 512 records (ascending
+ * page-aligned records fill a chunk at most once: only records not
+ * checked can). */
+static inline __attribute__((always_inline)) bool gather_one(struct snapshot *s, struct process *p,
+							     struct gathering *g, uint64_t vaddr, uint64_t entry)
 {
 	struct pagemap_index *x = s->pagemap_index;
-	struct gathering g = x->gathering;
-	size_t i = 0;
-	for (; i < count; i++) {
-		uint64_t vaddr = records[i].vaddr, entry = records[i].entry, step = entry - g.last_entry;
-		if (check) {
-			__builtin_prefetch(&records[i] + 64);   /* streamed: the bytes come from memory */
-			/* most records: the open extent's next page, in its chunk;
-			 * being above an aligned record checked before, it fits if
-			 * present or swapped */
-			if (vaddr == g.last_vaddr + 4096 && (vaddr & (PAGEMAP_CHUNK_BYTES - 1)) && g.count && step <= 1 &&
-			    (step == g.step || g.length == 1) && (entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)) &&
-			    vaddr < high) {
-				g.step = step;
-				g.length++;
-				g.last_vaddr = vaddr;
-				g.last_entry = entry;
-				g.count++;
-				continue;
-			}
-			low = i ? records[i - 1].vaddr + 1 : low;
-			if (!(pagemap_record_fits(&records[i], low) && vaddr < high))
-				break;
-		}
-		if (g.count && vaddr >> PAGEMAP_CHUNK_SHIFT == g.chunk) {
-			if (g.count == CHUNK_RECORDS_MOST) {
-				x->gathering = g;
-				return SIZE_MAX;
-			}
-		} else if (g.count) {
-			finish_chunk(s, x, p, g);
-			g.count = g.extents = 0;
-		}
-		g.chunk = vaddr >> PAGEMAP_CHUNK_SHIFT;
-		gather_record(x->encoded, &g, vaddr, entry);
+	if (g->count && vaddr >> PAGEMAP_CHUNK_SHIFT == g->chunk) {
+		if (g->count == CHUNK_RECORDS_MOST)
+			return false;
+	} else if (g->count) {
+		finish_chunk(s, x, p, *g);
+		g->count = g->extents = 0;
 	}
-	x->gathering = g;
-	p->pagemap_count += i;
-	return i;
+	g->chunk = vaddr >> PAGEMAP_CHUNK_SHIFT;
+	gather_record(x->encoded, g, vaddr, entry);
+	return true;
 }
 
 int pagemap_feed(struct snapshot *s, struct process *p, const struct pagemap_record *records, size_t count)
 {
-	return gather(s, p, records, count, 0, UINT64_MAX, false) == SIZE_MAX ? -1 : 0;
+	struct gathering g = s->pagemap_index->gathering;
+	size_t i = 0;
+	while (i < count && gather_one(s, p, &g, records[i].vaddr, records[i].entry))
+		i++;
+	s->pagemap_index->gathering = g;
+	p->pagemap_count += i;
+	return i < count ? -1 : 0;
 }
 
+/* The records from i that go on the open extent (it has two or more, so
+ * its step is known): the next page, the entry the step on, in its chunk,
+ * below high, present or swapped (~0 + 1 is neither).  Being above an
+ * aligned record already checked, each fits.  Most records of most chunks
+ * end here: a run of pages with one entry, or PFNs that ascend. */
+static inline __attribute__((always_inline)) size_t extent_run(const struct pagemap_record *records, size_t i,
+							       size_t count, struct gathering *g, uint64_t high)
+{
+	uint64_t chunk_end = (g->chunk + 1) << PAGEMAP_CHUNK_SHIFT, limit = high < chunk_end ? high : chunk_end;
+	uint64_t vaddr = g->last_vaddr, entry = g->last_entry, step = g->step;
+	size_t from = i;
+	for (; i < count; i++) {
+		__builtin_prefetch(&records[i] + 256);  /* streamed from memory: a page ahead */
+		if (records[i].vaddr != vaddr + 4096 || records[i].entry != entry + step || records[i].vaddr >= limit ||
+		    !(records[i].entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
+			break;
+		vaddr += 4096;
+		entry += step;
+	}
+	g->length += (uint32_t)(i - from);
+	g->count += (uint32_t)(i - from);
+	g->last_vaddr = vaddr;
+	g->last_entry = entry;
+	return i;
+}
+
+/*
+ * Records checked as they are gathered, in one pass over records read where
+ * they lie: it stops at the first that does not fit (low: above the one
+ * before) or lies at or above high.
+ */
 int pagemap_feed_fitting(struct snapshot *s, struct process *p, const struct pagemap_record *records,
 			 size_t count, uint64_t low, uint64_t high, size_t *taken)
 {
-	*taken = gather(s, p, records, count, low, high, true);
-	return *taken == SIZE_MAX ? -1 : 0;
+	struct gathering g = s->pagemap_index->gathering;
+	size_t i = 0;
+	bool kept = true;       /* a chunk of more than 512 cannot be: each record is above the last */
+	while (i < count) {
+		if (g.count && g.length > 1 && (i = extent_run(records, i, count, &g, high)) == count)
+			break;
+		low = i ? records[i - 1].vaddr + 1 : low;
+		if (!pagemap_record_fits(&records[i], low) || records[i].vaddr >= high ||
+		    !(kept = gather_one(s, p, &g, records[i].vaddr, records[i].entry)))
+			break;
+		i++;
+	}
+	s->pagemap_index->gathering = g;
+	p->pagemap_count += i;
+	*taken = i;
+	return kept ? 0 : -1;
 }
 
 int pagemap_feed_end(struct snapshot *s, struct process *p)

@@ -153,17 +153,18 @@ static void test_fed(void)
  * at a record at or above high (the builder walks on to the next VMA) and
  * at one that does not fit, after keeping those before; resumed, the
  * extents are the same as at once.  A record one page on whose entry is the
- * last one's + 1 would continue the extent, but ~0 + 1 is 0: neither
- * present nor swapped, so it stops there too. */
+ * last one's + 1 would continue the step-1 extent of ~0 - 1 and ~0, but
+ * ~0 + 1 is 0: neither present nor swapped, so it stops there too. */
 static void test_fed_fitting(void)
 {
 	struct snapshot s = { 0 };
 	struct process p = { 0 };
-	struct pagemap_record fed[COUNT(mixed) + 2];
+	struct pagemap_record fed[COUNT(mixed) + 3];
 	for (uint32_t k = 0; k < COUNT(mixed); k++)
 		fed[k] = (struct pagemap_record){ 3 * PAGEMAP_CHUNK_BYTES + mixed[k].vaddr, mixed[k].entry };
-	fed[COUNT(mixed)] = (struct pagemap_record){ 4 * PAGEMAP_CHUNK_BYTES, UINT64_MAX };
-	fed[COUNT(mixed) + 1] = (struct pagemap_record){ 4 * PAGEMAP_CHUNK_BYTES + 0x1000, 0 };
+	fed[COUNT(mixed)] = (struct pagemap_record){ 4 * PAGEMAP_CHUNK_BYTES, UINT64_MAX - 1 };
+	fed[COUNT(mixed) + 1] = (struct pagemap_record){ 4 * PAGEMAP_CHUNK_BYTES + 0x1000, UINT64_MAX };
+	fed[COUNT(mixed) + 2] = (struct pagemap_record){ 4 * PAGEMAP_CHUNK_BYTES + 0x2000, 0 };
 	size_t taken;
 	CU_ASSERT_EQUAL_FATAL(pagemap_feed_begin(&s, &p), 0);
 	/* high inside the step-1 extent of records 3-5: records 0-3 kept */
@@ -173,22 +174,29 @@ static void test_fed_fitting(void)
 	size_t at = taken;
 	CU_ASSERT_EQUAL_FATAL(pagemap_feed_fitting(&s, &p, fed + at, COUNT(fed) - at, fed[at - 1].vaddr + 1,
 						   UINT64_MAX, &taken), 0);
-	CU_ASSERT_EQUAL(at + taken, COUNT(mixed) + 1);  /* the record of entry 0 stops it */
-	CU_ASSERT_EQUAL(p.pagemap_count, COUNT(mixed) + 1);
+	CU_ASSERT_EQUAL(at + taken, COUNT(mixed) + 2);  /* the record of entry 0 stops it */
+	CU_ASSERT_EQUAL(p.pagemap_count, COUNT(mixed) + 2);
 	/* an unaligned record stops it at once */
 	struct pagemap_record late = { 5 * PAGEMAP_CHUNK_BYTES + 1, P };
 	CU_ASSERT_EQUAL_FATAL(pagemap_feed_fitting(&s, &p, &late, 1, 0, UINT64_MAX, &taken), 0);
 	CU_ASSERT_EQUAL(taken, 0);
+	/* pages running on over a chunk's end: two extents, two chunks */
+	const uint64_t six = 6 * PAGEMAP_CHUNK_BYTES;
+	const struct pagemap_record across[] = { { six - 0x2000, P }, { six - 0x1000, P }, { six, P }, { six + 0x1000, P } };
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_fitting(&s, &p, across, 4, 0, UINT64_MAX, &taken), 0);
+	CU_ASSERT_EQUAL(taken, 4);
 	CU_ASSERT_EQUAL_FATAL(pagemap_feed_end(&s, &p), 0);
-	CU_ASSERT_EQUAL_FATAL(s.content_count, 2);
+	CU_ASSERT_EQUAL_FATAL(s.content_count, 4);
+	check_extent(&s.content_extents[COUNT(mixed_extents) + 1], &(struct pagemap_extent){ P, 0x1fe000, 2, 0, 0 });
+	check_extent(&s.content_extents[COUNT(mixed_extents) + 2], &(struct pagemap_extent){ P, 0, 2, 0, 0 });
 	CU_ASSERT_EQUAL_FATAL(s.contents[0].extent_count, COUNT(mixed_extents));
 	for (uint32_t k = 0; k < COUNT(mixed_extents); k++)
 		check_extent(&s.content_extents[k], &mixed_extents[k]);
-	check_extent(&s.content_extents[COUNT(mixed_extents)], &(struct pagemap_extent){ UINT64_MAX, 0, 1, 0, 0 });
-	/* chunks 3 and 4 hold contents 0 and 1: one run */
+	check_extent(&s.content_extents[COUNT(mixed_extents)], &(struct pagemap_extent){ UINT64_MAX - 1, 0, 2, 1, 0 });
+	/* chunks 3 to 6 hold contents 0 to 3: one run */
 	CU_ASSERT_EQUAL_FATAL(p.run_count, 1);
 	CU_ASSERT_EQUAL(p.runs[0].chunk, 3);
-	CU_ASSERT_EQUAL(p.runs[0].length, 2);
+	CU_ASSERT_EQUAL(p.runs[0].length, 4);
 	pagemap_release_process(&s, &p);
 	snapshot_release_pagemaps(&s);
 }
