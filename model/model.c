@@ -37,7 +37,10 @@ static void count_page_tables(struct model_context *c, size_t index)
 					mp->upper_pages += g->levels[l].counted;
 					continue;
 				}
-				enum pmd_kind kind = window_pmd_kind(c, p, w);
+				/* a window of one chunk: its content is the run's (no search) */
+				struct segment at = { .process = index, .base = chunk << PAGEMAP_CHUNK_SHIFT,
+						      .content = p->runs[r].content + (uint32_t)i };
+				enum pmd_kind kind = shift ? window_pmd_kind(c, p, w) : segment_pmd_kind(c, &at);
 				mp->pte_pages += kind != PMD_FILE;
 				mp->pmd_mapped_windows += kind == PMD_FILE || kind == PMD_ANON;
 				mp->pmd_mapped_anon_windows += kind == PMD_ANON;

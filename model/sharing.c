@@ -1183,6 +1183,16 @@ static struct window_class *window_class(struct model_context *c, struct identic
 	return class;
 }
 
+/* How a window is mapped; content: the window's when it is one chunk (its
+ * pagemap run names it: segment_pmd_kind, no search), else -1. */
+static enum pmd_kind pass_pmd_kind(struct model_context *c, size_t process, uint64_t window, long content)
+{
+	if (content < 0)
+		return window_pmd_kind(c, &c->snapshot->processes[process], window);
+	struct segment at = { .process = process, .base = window << c->pte_shift, .content = (uint32_t)content };
+	return segment_pmd_kind(c, &at);
+}
+
 /* Every populated PTE window of a process once, PMD-mapped ones skipped if the rule says so. */
 static void identical_pass(struct model_context *c, struct identical *x, struct model_sharing *out,
 			   size_t rule_index, bool counting)
@@ -1205,9 +1215,9 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 					continue;
 				any = true;
 				last = window;
-				if (check_pmd && window_pmd_kind(c, p, window) != PMD_NONE)
-					continue;
 				long content = k == 0 ? (long)(run->content + n) : -1;
+				if (check_pmd && pass_pmd_kind(c, i, window, content) != PMD_NONE)
+					continue;
 				const struct vma *whole = k == 0 ? chunk_vma_from(p, &x->vma_cursor, window << PAGEMAP_CHUNK_SHIFT) : NULL;
 				struct window_class *class = window_class(c, x, i, window, content, whole, counting);
 				if (counting) {
