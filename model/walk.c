@@ -527,12 +527,12 @@ bool model_range_pmd_none(const struct model_context *c, const struct process *p
  * (PID/pmd_mapped) or by smaps' overrides and the records?  Then every
  * chunk's window_pmd_kind is PMD_NONE (PTE pages of one chunk only). */
 static bool run_pmd_none(const struct model_context *c, const struct process *p, uint64_t base, uint64_t end,
-			 const struct run_entry *e)
+			 bool records_pmd_none)
 {
 	const struct snapshot *s = c->snapshot;
 	if (p->has_pmd_map)
 		return model_range_pmd_none(c, p, base, end);
-	if (!e->pmd_none)
+	if (!records_pmd_none)
 		return false;
 	if (!c->overrides)
 		return true;
@@ -549,9 +549,13 @@ bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p
 {
 	if (c->chunks_per_window_shift || !chunks || chunks > UINT32_MAX)
 		return false;
-	const struct run_entry *e = run_figures(c, content, (uint32_t)chunks);
+	/* what the records say, content by content (a run's pmd_none, without
+	 * summing the run's figures into the runs' table, which the walks use) */
+	bool records_pmd_none = true;
+	for (uint64_t k = 0; !p->has_pmd_map && records_pmd_none && k < chunks; k++)
+		records_pmd_none = content_pmd_kind(c, content + (uint32_t)k) == PMD_NONE;
 	uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
-	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), e);
+	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), records_pmd_none);
 }
 
 /* Chunks [i, length) of pagemap run r from the one at `base`: how many
@@ -568,7 +572,7 @@ static uint64_t whole_run(struct model_context *c, const struct process *p, size
 	if (chunks < RUN_MIN || chunks > UINT32_MAX)
 		return 0;
 	*e = run_figures(c, run->content + (uint32_t)i, (uint32_t)chunks);
-	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), *e) ? chunks : 0;
+	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), (*e)->pmd_none) ? chunks : 0;
 }
 
 /* A cut part's figures, every design: records [first, first + count) of a
