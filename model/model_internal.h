@@ -100,7 +100,9 @@ struct model_context {
 	unsigned chunks_per_window_shift; /* pte_shift - PAGEMAP_CHUNK_SHIFT */
 	struct pfn_table pfns;
 	uint32_t *record_pfns;          /* per content record: its PFN run's index + 1, 0 none */
-	struct record_figures *content_figures; /* per content */
+	struct record_figures *content_figures; /* per content (per-design arrays NULL: without PFNs) */
+	double *content_bytes;          /* ... the arrays they point into */
+	uint64_t *content_counts;
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	uint8_t *content_uniform;       /* per content: its records one group, and how (walk.c figure_records) */
 	struct cut_entry *cut_parts;    /* cut chunks' segments' figures (walk.c cut_figures) */

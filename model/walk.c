@@ -439,6 +439,11 @@ static void run_add(struct model_context *c, struct run_entry *e, uint32_t conte
 	sum->shared += f->shared;
 	sum->exclusive_anon |= f->exclusive_anon;
 	sum->shared_anon |= f->shared_anon;
+	if (!f->chain_allocations) {    /* a content without PFNs: no charge */
+		model_figure_without_pfns(c, f->mapped, f->mapped_anon, sum);
+		e->pmd_none &= content_pmd_kind(c, content) == PMD_NONE;
+		return;
+	}
 	for (size_t d = 0; d < c->result->design_count; d++) {
 		sum->chain_allocations[d] += f->chain_allocations[d];
 		sum->chain_frees[d] += f->chain_frees[d];
@@ -487,6 +492,8 @@ void model_run_add_charges(const struct model_context *c, const struct segment *
 	}
 	for (uint32_t k = 0; k < seg->chunks; k++) {
 		const struct record_figures *f = &c->content_figures[seg->content + k];
+		if (!f->chain_bytes)
+			continue;       /* without PFNs: its charges are +0, no bit changes */
 		if (anon) {
 			*anon += f->chain_bytes_anon[d];
 			*bytes += f->chain_bytes[d] - f->chain_bytes_anon[d];
@@ -771,13 +778,21 @@ static void figure_contents(struct model_context *c)
 	double *bytes = xcalloc(2 * (contents * designs + designs), sizeof(*bytes));
 	uint64_t *counts = xcalloc(3 * (contents * designs + designs), sizeof(*counts));
 	size_t stride = contents * designs + designs;
+	c->content_bytes = bytes;
+	c->content_counts = counts;
 	for (size_t id = 0; id < contents; id++) {
 		struct record_figures *f = &c->content_figures[id];
-		f->chain_bytes = bytes + id * designs;
-		f->chain_bytes_anon = bytes + stride + id * designs;
-		f->chain_allocations = counts + id * designs;
-		f->chain_frees = counts + stride + id * designs;
-		f->direct_pages = counts + 2 * stride + id * designs;
+		/* a content without PFNs prices each mapping as a page mapped
+		 * once: its per-design counts follow from its counts
+		 * (model_figure_without_pfns), its charges are 0, so none is kept
+		 * (NULL) and those calloc pages are never touched */
+		if (id == s->content_count || !s->contents[id].without_pfns) {
+			f->chain_bytes = bytes + id * designs;
+			f->chain_bytes_anon = bytes + stride + id * designs;
+			f->chain_allocations = counts + id * designs;
+			f->chain_frees = counts + stride + id * designs;
+			f->direct_pages = counts + 2 * stride + id * designs;
+		}
 		if (id < s->content_count && s->contents[id].references &&
 		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, NULL, &c->content_figures[id]) == 1)
 			uniform[id] = uniform_kind(pagemap_content_record(s, (uint32_t)id, 0).entry,
@@ -788,11 +803,7 @@ static void figure_contents(struct model_context *c)
 
 static void free_contents(struct model_context *c)
 {
-	if (c->content_figures) {
-		free(c->content_figures[0].chain_bytes);
-		free(c->content_figures[0].chain_allocations);
-	}
-	FREE_ALL(c->content_figures, c->content_pmd, c->content_uniform, c->record_pfns, c->overrides, c->override_first,
+	FREE_ALL(c->content_bytes, c->content_counts, c->content_figures, c->content_pmd, c->content_uniform, c->record_pfns, c->overrides, c->override_first,
 		 c->override_count, c->mapping_costs, c->mapping_costs_high, c->mapping_costs_high_m, c->cuts.items, c->cuts.first);
 }
 
