@@ -31,12 +31,21 @@ struct gathering {
 	uint32_t length;                        /* the open extent's records */
 };
 
+/* A chunk gathered whose lookup waits until the next one is gathered: its
+ * slot in the table, a cache miss, is fetched meanwhile. */
+struct waiting {
+	uint64_t chunk, hash;
+	uint32_t count, extents;        /* count 0: none waits */
+};
+
 struct pagemap_index {
 	struct hash_table table;        /* contents by the hash of their extents */
 	uint64_t *hashes;               /* per content, for growing the table */
 	size_t content_capacity, hash_capacity, extent_capacity;
 	struct gathering gathering;
-	struct pagemap_extent encoded[PAGEMAP_CHUNK_BYTES / 4096];
+	struct waiting waiting;
+	unsigned gathering_in;          /* encoded[gathering_in]; the other holds the waiting chunk */
+	struct pagemap_extent encoded[2][PAGEMAP_CHUNK_BYTES / 4096];
 };
 
 #define CHUNK_RECORDS_MOST (PAGEMAP_CHUNK_BYTES / 4096)
@@ -155,12 +164,11 @@ static bool extents_have_pfns(const struct pagemap_extent *extents, uint32_t cou
 	return false;
 }
 
-/* The id of the content of these extents (a chunk's count records),
- * added if new. */
+/* The id of the content of these extents (a chunk's count records, h
+ * their hash), added if new. */
 static size_t find_or_add(struct snapshot *s, struct pagemap_index *x, const struct pagemap_extent *extents,
-			  uint32_t n, uint32_t count)
+			  uint32_t n, uint32_t count, uint64_t h)
 {
-	uint64_t h = pagemap_extents_hash(extents, n);
 	struct hash_probe probe;
 	for (size_t id = hash_first(&x->table, h, &probe); id != HASH_NONE; id = hash_next(&x->table, &probe))
 		if (x->hashes[id] == h && content_equals(s, (uint32_t)id, extents, n, count))
@@ -212,15 +220,32 @@ static void append_chunk(struct process *p, uint64_t chunk, uint32_t content)
 	pagemap_push_run(p, &(struct pagemap_run){ chunk, 1, content });
 }
 
-/* The chunk gathered: its content found or added, p's runs extended.  g
- * is a copy: the gathering loop keeps its own in registers. */
+/* The waiting chunk's content found or added, p's runs extended. */
+static void resolve_waiting(struct snapshot *s, struct pagemap_index *x, struct process *p)
+{
+	struct waiting *w = &x->waiting;
+	if (!w->count)
+		return;
+	size_t id = find_or_add(s, x, x->encoded[x->gathering_in ^ 1], w->extents, w->count, w->hash);
+	append_chunk(p, w->chunk, (uint32_t)id);
+	s->contents[id].references++;
+	w->count = 0;
+}
+
+/* The chunk gathered waits, its table slot fetched; the one waiting before
+ * is looked up now, in order, so contents are numbered as they come.  g is
+ * a copy: the gathering loop keeps its own in registers. */
 static __attribute__((noinline)) void finish_chunk(struct snapshot *s, struct pagemap_index *x, struct process *p,
 						   struct gathering g)
 {
-	close_extent(x->encoded, &g);
-	size_t id = find_or_add(s, x, x->encoded, g.extents, g.count);
-	append_chunk(p, g.chunk, (uint32_t)id);
-	s->contents[id].references++;
+	struct pagemap_extent *out = x->encoded[x->gathering_in];
+	close_extent(out, &g);
+	uint64_t h = pagemap_extents_hash(out, g.extents);
+	if (x->table.slots)
+		__builtin_prefetch(&x->table.slots[h & x->table.mask]);
+	resolve_waiting(s, x, p);
+	x->waiting = (struct waiting){ g.chunk, h, g.count, g.extents };
+	x->gathering_in ^= 1;
 }
 
 uint32_t pagemap_add_chunk(struct snapshot *s, const struct pagemap_record *records, uint32_t count)
@@ -228,8 +253,9 @@ uint32_t pagemap_add_chunk(struct snapshot *s, const struct pagemap_record *reco
 	if (!s->pagemap_index)
 		s->pagemap_index = xcalloc(1, sizeof(*s->pagemap_index));
 	struct pagemap_index *x = s->pagemap_index;
-	uint32_t n = pagemap_extents_encode(records, count, x->encoded);
-	return (uint32_t)find_or_add(s, x, x->encoded, n, count);
+	struct pagemap_extent *out = x->encoded[x->gathering_in];
+	uint32_t n = pagemap_extents_encode(records, count, out);
+	return (uint32_t)find_or_add(s, x, out, n, count, pagemap_extents_hash(out, n));
 }
 
 /* Chunk by chunk (never record by record): as many steps as the process
@@ -283,7 +309,7 @@ static inline __attribute__((always_inline)) bool gather_one(struct snapshot *s,
 		g->count = g->extents = 0;
 	}
 	g->chunk = vaddr >> PAGEMAP_CHUNK_SHIFT;
-	gather_record(x->encoded, g, vaddr, entry);
+	gather_record(x->encoded[x->gathering_in], g, vaddr, entry);
 	return true;
 }
 
@@ -356,11 +382,16 @@ int pagemap_feed_end(struct snapshot *s, struct process *p)
 	if (x->gathering.count)
 		finish_chunk(s, x, p, x->gathering);
 	x->gathering.count = x->gathering.extents = 0;
+	resolve_waiting(s, x, p);
 	return 0;
 }
 
 void pagemap_release_process(struct snapshot *s, struct process *p)
 {
+	/* a stream cut short leaves its last chunk gathered waiting: looked up
+	 * first, as it was when chunks were looked up at once */
+	if (s->pagemap_index)
+		resolve_waiting(s, s->pagemap_index, p);
 	for (size_t r = 0; r < p->run_count; r++)
 		for (uint64_t i = 0; i < p->runs[r].length; i++)
 			s->contents[p->runs[r].content + i].references--;

@@ -201,6 +201,33 @@ static void test_fed_fitting(void)
 	snapshot_release_pagemaps(&s);
 }
 
+/* A chunk's lookup waits until the next chunk is gathered.  A process
+ * dropped with its stream cut short (p: chunk 1 gathered, chunk 2 begun)
+ * has its waiting chunk numbered then, and given back with the rest; the
+ * next process's chunks are its own. */
+static void test_dropped_while_waiting(void)
+{
+	struct snapshot s = { 0 };
+	struct process p = { 0 }, q = { 0 };
+	const struct pagemap_record cut[] = { { PAGEMAP_CHUNK_BYTES, P }, { 2 * PAGEMAP_CHUNK_BYTES, P | 5 } };
+	const struct pagemap_record next[] = { { PAGEMAP_CHUNK_BYTES, P | 9 } };
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_begin(&s, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed(&s, &p, cut, 2), 0);
+	pagemap_release_process(&s, &p);
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_begin(&s, &q), 0);
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed(&s, &q, next, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(pagemap_feed_end(&s, &q), 0);
+	CU_ASSERT_EQUAL_FATAL(s.content_count, 2);
+	check_extent(&s.content_extents[0], &(struct pagemap_extent){ P, 0, 1, 0, 0 });
+	check_extent(&s.content_extents[1], &(struct pagemap_extent){ P | 9, 0, 1, 0, 0 });
+	CU_ASSERT_EQUAL(s.contents[0].references, 0);
+	CU_ASSERT_EQUAL(s.contents[1].references, 1);
+	CU_ASSERT_EQUAL_FATAL(q.run_count, 1);
+	CU_ASSERT_EQUAL(q.runs[0].content, 1);
+	pagemap_release_process(&s, &q);
+	snapshot_release_pagemaps(&s);
+}
+
 /* One record each: the second's offset (page 1) moved to bit 40 cancels the
  * bit set in its entry, so the two extents give one word, one hash. */
 static void test_equal_hashes(void)
@@ -278,5 +305,5 @@ static void test_process_lookups(void)
 void suite_extents(void)
 {
 	ADD_SUITE("extents", test_encode, test_round_trip, test_fed, test_fed_fitting, test_equal_hashes,
-		  test_next_record, test_process_lookups);
+		  test_dropped_while_waiting, test_next_record, test_process_lookups);
 }
