@@ -738,11 +738,12 @@ struct cut_list {
 	size_t count, capacity;
 };
 
+/* A segment that starts inside its chunk breaks the PFN runs there; a
+ * content without PFNs has none (collect_record_runs skips it): no key. */
 static void add_cut(struct model_context *c, const struct segment *seg, void *data)
 {
-	(void)c;
 	struct cut_list *cuts = data;
-	if (seg->first > 0)
+	if (seg->first > 0 && !c->snapshot->contents[seg->content].without_pfns)
 		*ARRAY_PUSH(cuts->keys, cuts->count, cuts->capacity) = PFN_CUT_KEY(seg->content, seg->first);
 }
 
