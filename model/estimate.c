@@ -147,13 +147,20 @@ static uint32_t *count_file_mappers(const struct snapshot *s, struct file_mapper
 {
 	uint32_t *file_of = xcalloc(s->vma_count + 1, sizeof(*file_of));
 	struct hash_table table = { 0 };
-	size_t count = 0, capacity = 0;
+	size_t count = 0, capacity = 0, last = 0;
 	*files = NULL;
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];
 		if (!v->inode)
 			continue;
 		struct file_key key = { v->dev_major, v->dev_minor, v->inode };
+		/* a file's VMAs mostly come together (a library's four): the
+		 * last one's file is looked up again without a hash */
+		if (count && !memcmp(&(*files)[last].key, &key, sizeof(key))) {
+			(*files)[last].mappers++;
+			file_of[g] = (uint32_t)last;
+			continue;
+		}
 		uint64_t hash = hash_keyed(&key, sizeof(key));
 		struct hash_probe probe;
 		size_t i = hash_first(&table, hash, &probe);
@@ -167,6 +174,7 @@ static uint32_t *count_file_mappers(const struct snapshot *s, struct file_mapper
 		}
 		(*files)[i].mappers++;
 		file_of[g] = (uint32_t)i;
+		last = i;
 	}
 	hash_free(&table);
 	return file_of;
