@@ -47,7 +47,8 @@ struct segment {
 	bool whole;                     /* every record of the content */
 	uint32_t chunks;                /* 1, or a run of whole chunks of one VMA (contents
 					   content ..; model_walk_segment_runs): figures summed */
-	struct run_entry *run;          /* a run: its sums (model_run_add_charges), else NULL */
+	struct run_entry *run;          /* a run in a walk of every design's figures: its sums
+					   (model_run_add_charges), else NULL */
 	const struct record_figures *figures;
 };
 
@@ -109,6 +110,7 @@ struct model_context {
 	struct record_figures scratch_counts; /* ... a cut part's counts alone (per-design arrays NULL) */
 	struct cut_segments cuts;
 	struct run_entry *runs;         /* runs of whole chunks summed (walk.c run_figures) */
+	struct record_figures run_counts; /* ... a run's counts alone, for a walk of counts */
 	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
 	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */
 	struct mapping_cost { uint64_t allocations, frees, direct, now; } *mapping_costs;

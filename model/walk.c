@@ -426,10 +426,9 @@ static void runs_free(struct model_context *c)
 	c->runs = NULL;
 }
 
-static void run_add(struct model_context *c, struct run_entry *e, uint32_t content)
+/* A content's counts added to sum's (the per-design arrays apart). */
+static void add_counts(struct record_figures *sum, const struct record_figures *f)
 {
-	const struct record_figures *f = &c->content_figures[content];
-	struct record_figures *sum = &e->figures;
 	sum->present += f->present;
 	sum->swap += f->swap;
 	sum->zero_page += f->zero_page;
@@ -439,6 +438,13 @@ static void run_add(struct model_context *c, struct run_entry *e, uint32_t conte
 	sum->shared += f->shared;
 	sum->exclusive_anon |= f->exclusive_anon;
 	sum->shared_anon |= f->shared_anon;
+}
+
+static void run_add(struct model_context *c, struct run_entry *e, uint32_t content)
+{
+	const struct record_figures *f = &c->content_figures[content];
+	struct record_figures *sum = &e->figures;
+	add_counts(sum, f);
 	if (!f->chain_allocations) {    /* a content without PFNs: no charge */
 		model_figure_without_pfns(c, f->mapped, f->mapped_anon, sum);
 		e->pmd_none &= content_pmd_kind(c, content) == PMD_NONE;
@@ -544,35 +550,56 @@ static bool run_pmd_none(const struct model_context *c, const struct process *p,
 
 /* Is no window of chunks [chunk, chunk + chunks) of the process, holding
  * contents content .. (one pagemap run), PMD-mapped?  false: it may be. */
+/* What the records of contents [content, content + chunks) say: no PMD
+ * maps any (a run's pmd_none, without summing the run's figures into the
+ * runs' table; with PID/pmd_mapped it is not read). */
+static bool contents_pmd_none(struct model_context *c, const struct process *p, uint32_t content, uint64_t chunks)
+{
+	bool none = true;
+	for (uint64_t k = 0; !p->has_pmd_map && none && k < chunks; k++)
+		none = content_pmd_kind(c, content + (uint32_t)k) == PMD_NONE;
+	return none;
+}
+
 bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p, uint32_t content, uint64_t chunk,
 				uint64_t chunks)
 {
 	if (c->chunks_per_window_shift || !chunks || chunks > UINT32_MAX)
 		return false;
-	/* what the records say, content by content (a run's pmd_none, without
-	 * summing the run's figures into the runs' table, which the walks use) */
-	bool records_pmd_none = true;
-	for (uint64_t k = 0; !p->has_pmd_map && records_pmd_none && k < chunks; k++)
-		records_pmd_none = content_pmd_kind(c, content + (uint32_t)k) == PMD_NONE;
 	uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
-	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), records_pmd_none);
+	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), contents_pmd_none(c, p, content, chunks));
 }
 
 /* Chunks [i, length) of pagemap run r from the one at `base`: how many
  * from i one VMA holds whole (*vma), as one segment, 0 when fewer than
  * RUN_MIN or a window of them may be PMD-mapped; *e their sums. */
 static uint64_t whole_run(struct model_context *c, const struct process *p, size_t *v, const struct pagemap_run *run,
-			  uint64_t i, const struct vma **vma, struct run_entry **e)
+			  uint64_t i, enum walk_figures figures, struct segment *seg)
 {
 	uint64_t base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT;
-	if (run->length - i < RUN_MIN || c->chunks_per_window_shift || !(*vma = chunk_vma_from(p, v, base)))
+	if (run->length - i < RUN_MIN || c->chunks_per_window_shift || !(seg->vma = chunk_vma_from(p, v, base)))
 		return 0;
-	uint64_t held = ((*vma)->end - base) >> PAGEMAP_CHUNK_SHIFT, left = run->length - i;
+	uint64_t held = (seg->vma->end - base) >> PAGEMAP_CHUNK_SHIFT, left = run->length - i;
 	uint64_t chunks = held < left ? held : left;
+	uint32_t content = run->content + (uint32_t)i;
 	if (chunks < RUN_MIN || chunks > UINT32_MAX)
 		return 0;
-	*e = run_figures(c, run->content + (uint32_t)i, (uint32_t)chunks);
-	return run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), (*e)->pmd_none) ? chunks : 0;
+	if (figures == WALK_DESIGNS) {
+		seg->run = run_figures(c, content, (uint32_t)chunks);
+		seg->figures = &seg->run->figures;
+	}
+	bool none = figures == WALK_DESIGNS ? seg->run->pmd_none : contents_pmd_none(c, p, content, chunks);
+	if (!run_pmd_none(c, p, base, base + (chunks << PAGEMAP_CHUNK_SHIFT), none))
+		return 0;
+	if (figures != WALK_DESIGNS) {
+		/* the counts alone, summed here: the runs' table (every design's
+		 * sums, kept per run) is for the walk that reads them */
+		c->run_counts = (struct record_figures){ 0 };
+		for (uint32_t k = 0; k < chunks; k++)
+			add_counts(&c->run_counts, &c->content_figures[content + k]);
+		seg->figures = &c->run_counts;
+	}
+	return chunks;
 }
 
 /* A cut part's figures, every design: records [first, first + count) of a
@@ -677,15 +704,12 @@ static void walk_process(struct model_context *c, size_t index, enum walk_figure
 	for (size_t r = 0; r < p->run_count; r++) {
 		const struct pagemap_run *run = &p->runs[r];
 		for (uint64_t i = 0; i < run->length;) {
-			struct run_entry *e = NULL;
 			struct segment seg = { .process = index, .content = run->content + (uint32_t)i, .whole = true,
 					       .base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT };
-			uint64_t chunks = runs ? whole_run(c, p, &v, run, i, &seg.vma, &e) : 0;
+			uint64_t chunks = runs ? whole_run(c, p, &v, run, i, figures, &seg) : 0;
 			if (chunks) {
 				seg.chunks = (uint32_t)chunks;
 				seg.count = c->snapshot->contents[seg.content].count;
-				seg.figures = &e->figures;
-				seg.run = e;
 				visit(c, &seg, data);
 				i += chunks;
 				continue;
