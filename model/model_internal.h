@@ -170,6 +170,11 @@ const struct pfn_run *content_record_pfn(const struct model_context *c, uint32_t
  * to the visit, which adds them by model_run_add_charges); the
  * per-design figures of cut parts only when `designs` (else NULL). */
 void model_walk_segment_runs(struct model_context *c, size_t process, bool designs, segment_visit visit, void *data);
+/* The same walk giving a cut part no figures (seg.figures NULL): a visit
+ * that needs them asks model_segment_counts, which works out its counts
+ * (per-design arrays NULL) or returns seg.figures. */
+void model_walk_segment_wholes(struct model_context *c, size_t process, segment_visit visit, void *data);
+const struct record_figures *model_segment_counts(struct model_context *c, const struct segment *seg);
 /* A run segment's pte_chain charges under design d added to *bytes (with
  * anon: the anonymous pages' to *anon, the others' to *bytes) as adding
  * them content by content in order does (model/walk.c). */

@@ -52,10 +52,17 @@ static bool compatible(const struct vma *a, const struct vma *b)
 }
 
 /* an exclusive anonymous page: only a VMA with an anon_vma maps one */
+/* A cut part's records are read only when its VMA is not marked yet and
+ * its whole content has an exclusive anonymous page (a part of it has
+ * one only if the whole does). */
 static void visit_exclusive(struct model_context *c, const struct segment *seg, void *data)
 {
 	(void)data;
-	if (seg->vma && seg->figures->exclusive_anon)
+	if (!seg->vma || c->vma_has_anon_vma[seg->vma - c->snapshot->vmas])
+		return;
+	if (!seg->figures && !c->content_figures[seg->content].exclusive_anon)
+		return;
+	if (model_segment_counts(c, seg)->exclusive_anon)
 		c->vma_has_anon_vma[seg->vma - c->snapshot->vmas] = true;
 }
 
@@ -67,7 +74,7 @@ static void mark_anon_vmas(struct model_context *c)
 		for (size_t v = 0; v < p->vma_count; v++)
 			if (vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0)
 				c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = true;
-		model_walk_segment_runs(c, i, false, visit_exclusive, NULL);   /* a run's flag: any chunk's */
+		model_walk_segment_wholes(c, i, visit_exclusive, NULL);   /* a run's flag: any chunk's */
 	}
 	for (size_t g = 0; g < s->vma_count; g++)
 		c->result->anon_vmas += c->vma_has_anon_vma[g];

@@ -357,7 +357,9 @@ static uint32_t next_segment(struct model_context *c, const struct process *p, s
 
 /* What a walk gives its segments: no figures (before the contents' exist),
  * a cut part's counts alone (its per-design arrays NULL), or every figure. */
-enum walk_figures { WALK_BARE, WALK_COUNTS, WALK_DESIGNS };
+/* What a walk gives its segments: no figures; whole ones' only (a cut
+ * part's NULL, model_segment_counts on demand); counts; every design's. */
+enum walk_figures { WALK_BARE, WALK_WHOLE, WALK_COUNTS, WALK_DESIGNS };
 
 /* ---- runs of whole chunks: summed once per distinct run ---- */
 
@@ -753,6 +755,19 @@ void model_walk_segments_end(struct model_context *c)
 void model_walk_segment_runs(struct model_context *c, size_t index, bool designs, segment_visit visit, void *data)
 {
 	walk_process(c, index, designs ? WALK_DESIGNS : WALK_COUNTS, true, visit, data);
+}
+
+void model_walk_segment_wholes(struct model_context *c, size_t index, segment_visit visit, void *data)
+{
+	walk_process(c, index, WALK_WHOLE, true, visit, data);
+}
+
+const struct record_figures *model_segment_counts(struct model_context *c, const struct segment *seg)
+{
+	if (seg->figures)
+		return seg->figures;
+	figure_records(c, seg->content, seg->first, seg->count, segment_extent(c, seg), &c->scratch_counts);
+	return &c->scratch_counts;
 }
 
 /* ---- pass 1: the PFN table, once per distinct content ---- */
