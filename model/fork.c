@@ -117,7 +117,8 @@ static void visit_segment(struct model_context *c, const struct segment *seg, vo
 	enum pmd_kind kind = segment_pmd_kind(c, seg);
 	if (kind == PMD_FILE || kind == PMD_ANON)
 		return;
-	uint64_t ptes = seg->figures->present + seg->figures->swap;
+	const struct record_figures *f = model_segment_counts(c, seg);   /* a cut part's: only here */
+	uint64_t ptes = f->present + f->swap;
 	mp->fork_copy.ptes += ptes;
 	rule_ranges(c, walk, vma);
 	for (size_t k = 0; k < r->sharing_count; k++)
@@ -232,7 +233,7 @@ void model_fork_tables(struct model_context *c)
 		walk.window = NO_WINDOW;
 		for (size_t k = 0; k < r->sharing_count; k++)
 			walk.rule_window[k] = NO_WINDOW;
-		model_walk_segment_runs(c, i, false, visit_segment, &walk);
+		model_walk_segment_wholes(c, i, visit_segment, &walk);
 		for (size_t v = 0; p->has_pagemap && v < p->vma_count; v++)
 			if (fork_copies(c, &walk, &p->vmas[v]))
 				vma_pages(c, &walk, i, &p->vmas[v]);
