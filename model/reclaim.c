@@ -454,7 +454,7 @@ void model_reclaim(struct model_context *c)
 	struct visited_contents seen = { xcalloc(s->content_count + 1, sizeof(*seen.depth)),
 					 xcalloc(s->content_count + 1, sizeof(*seen.marks)) };
 	for (size_t i = 0; i < s->process_count; i++)
-		model_walk_segment_runs(c, i, false, visit_mappings, &seen);
+		model_walk_segment_wholes(c, i, visit_mappings, &seen);   /* no figure is read */
 	FREE_ALL(seen.depth, seen.marks);
 	struct file_index files = { 0 };
 	index_files(s, &files);
