@@ -310,6 +310,11 @@ struct pagemap_reader {
 	bool saw_pfn;                   /* some present page had a non-zero PFN */
 	struct buffer pmd_ranges;       /* packed little-endian {start, end} mapped by PMDs */
 	bool pmd_scanned;               /* PAGEMAP_SCAN answered: pmd_ranges is the truth */
+	struct buffer vma_spans;        /* struct address_span of every VMA smaps listed */
+};
+
+struct address_span {
+	uint64_t start, end;
 };
 
 static int append_record(struct pagemap_reader *reader, uint64_t vaddr, uint64_t entry)
@@ -445,6 +450,30 @@ static void scan_pmd_ranges(struct pagemap_reader *reader, int fd, uint64_t star
 	reader->pmd_scanned = true;
 }
 
+/*
+ * smaps and the PMD scan are two moments: a mapping made between them (a
+ * THP faulted into a new VMA, as a malloc arena does) shows as a PMD range
+ * in no VMA that smaps listed, and a reader refuses such a member.  false
+ * when a range leaves the VMAs read: the process changed meanwhile.  Both
+ * lists ascend; a range may run across neighbouring VMAs.
+ */
+static bool pmd_ranges_inside(const struct pagemap_reader *reader)
+{
+	const struct address_span *spans = (const struct address_span *)reader->vma_spans.data;
+	size_t span_count = reader->vma_spans.length / sizeof(*spans), v = 0;
+	for (size_t offset = 0; offset < reader->pmd_ranges.length; offset += 2 * sizeof(uint64_t)) {
+		uint64_t range[2];
+		memcpy(range, reader->pmd_ranges.data + offset, sizeof(range));
+		for (uint64_t at = le64toh(range[0]); at < le64toh(range[1]); at = spans[v].end) {
+			while (v < span_count && spans[v].end <= at)
+				v++;
+			if (v == span_count || at < spans[v].start)
+				return false;
+		}
+	}
+	return true;
+}
+
 static int read_vma_pages(struct pagemap_reader *reader, int fd, const struct vma_span *vma)
 {
 	uint64_t page = vma->start / reader->page_size;
@@ -479,6 +508,7 @@ static int read_vma_pages(struct pagemap_reader *reader, int fd, const struct vm
 static int read_pagemap(struct pagemap_reader *reader, int process_fd, const struct buffer *smaps)
 {
 	reader->records.length = 0;
+	reader->vma_spans.length = 0;
 	if (smaps->length == 0)
 		return 0;
 	int fd = openat(process_fd, "pagemap", O_RDONLY | O_CLOEXEC);
@@ -506,6 +536,7 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 		if (header) {
 			pending = vma;
 			have_pending = true;
+			buffer_add(&reader->vma_spans, &(struct address_span){ vma.start, vma.end }, sizeof(struct address_span));
 		} else if (have_pending && line_end - line > 8 && !memcmp(line, "VmFlags:", 8)) {
 			pending.pfn_mapped = smaps_vm_flags(line + 8, line_end) >> VMF_PF & 1;
 		}
@@ -513,6 +544,8 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 	}
 	if (status == 0)
 		scan_pmd_ranges(reader, fd, lowest, highest);
+	if (status == 0 && reader->pmd_scanned && !pmd_ranges_inside(reader))
+		status = EAGAIN;
 	close(fd);
 	return status;
 }
@@ -825,7 +858,8 @@ static bool process_went_away(int error)
  * program changes must agree across the three reads of stat: comm, the start
  * time, and the mm's code, stack, data, brk, argument and environment
  * addresses (proc(5) stat fields 2, 22, 26-28, 45-51; ASLR moves them on
- * every exec, mmap and munmap never do).  A process that changed is read
+ * every exec, mmap and munmap never do), and a PMD range the scan found
+ * must lie in the VMAs smaps listed (pmd_ranges_inside).  A process that changed is read
  * again, CAPTURE_ATTEMPTS times at most, then skipped and counted as changed
  * during capture.  Exited but unreaped processes (state Z or X: no mm, an
  * empty smaps) are zombies, not kernel threads (stat flags PF_KTHREAD).
@@ -1431,6 +1465,7 @@ static void capture_state_release(struct capture_state *state)
 	free(state->stat_after.data);
 	free(state->pagemap.records.data);
 	free(state->pagemap.pmd_ranges.data);
+	free(state->pagemap.vma_spans.data);
 	pfn_set_free(&state->pfns);
 	chunk_writer_free(&state->chunks);
 	free(state->uids.ids);
