@@ -310,7 +310,7 @@ struct pagemap_reader {
 	bool saw_pfn;                   /* some present page had a non-zero PFN */
 	struct buffer pmd_ranges;       /* packed little-endian {start, end} mapped by PMDs */
 	bool pmd_scanned;               /* PAGEMAP_SCAN answered: pmd_ranges is the truth */
-	struct buffer vma_spans;        /* struct address_span of every VMA smaps listed */
+	struct buffer vma_spans;        /* struct address_span of every VMA smaps listed, ascending */
 };
 
 struct address_span {
@@ -503,12 +503,39 @@ static int read_vma_pages(struct pagemap_reader *reader, int fd, const struct vm
 	return 0;
 }
 
+/*
+ * The VMAs of a smaps text, kept as spans; EAGAIN when they do not ascend
+ * apart.  The kernel prints smaps a page-sized buffer per read(2) and
+ * finds its place again by address after each, so a VMA merged or split in
+ * between can be printed twice or overlap the one before; readers refuse
+ * such a text, and the process is read again instead.
+ */
+static int collect_vma_spans(struct buffer *spans, const struct buffer *smaps)
+{
+	spans->length = 0;
+	uint64_t last_end = 0;
+	const char *line = smaps->data, *text_end = smaps->data + smaps->length;
+	while (line < text_end) {
+		const char *line_end = memchr(line, '\n', (size_t)(text_end - line));
+		if (!line_end)
+			line_end = text_end;
+		struct vma_span vma;
+		if (parse_vma_header(line, line_end, &vma)) {
+			if (vma.start < last_end)
+				return EAGAIN;
+			last_end = vma.end;
+			buffer_add(spans, &(struct address_span){ vma.start, vma.end }, sizeof(struct address_span));
+		}
+		line = line_end + 1;
+	}
+	return 0;
+}
+
 /* Walk the VMAs of the smaps text just read and collect their pages.  A
  * VMA is handled when its block ends, once its VmFlags are known. */
 static int read_pagemap(struct pagemap_reader *reader, int process_fd, const struct buffer *smaps)
 {
 	reader->records.length = 0;
-	reader->vma_spans.length = 0;
 	if (smaps->length == 0)
 		return 0;
 	int fd = openat(process_fd, "pagemap", O_RDONLY | O_CLOEXEC);
@@ -536,7 +563,6 @@ static int read_pagemap(struct pagemap_reader *reader, int process_fd, const str
 		if (header) {
 			pending = vma;
 			have_pending = true;
-			buffer_add(&reader->vma_spans, &(struct address_span){ vma.start, vma.end }, sizeof(struct address_span));
 		} else if (have_pending && line_end - line > 8 && !memcmp(line, "VmFlags:", 8)) {
 			pending.pfn_mapped = smaps_vm_flags(line + 8, line_end) >> VMF_PF & 1;
 		}
@@ -858,8 +884,9 @@ static bool process_went_away(int error)
  * program changes must agree across the three reads of stat: comm, the start
  * time, and the mm's code, stack, data, brk, argument and environment
  * addresses (proc(5) stat fields 2, 22, 26-28, 45-51; ASLR moves them on
- * every exec, mmap and munmap never do), and a PMD range the scan found
- * must lie in the VMAs smaps listed (pmd_ranges_inside).  A process that changed is read
+ * every exec, mmap and munmap never do); smaps' VMAs must ascend apart
+ * (collect_vma_spans) and a PMD range the scan found must lie in them
+ * (pmd_ranges_inside).  A process that changed is read
  * again, CAPTURE_ATTEMPTS times at most, then skipped and counted as changed
  * during capture.  Exited but unreaped processes (state Z or X: no mm, an
  * empty smaps) are zombies, not kernel threads (stat flags PF_KTHREAD).
@@ -926,6 +953,8 @@ static int read_process_once(struct capture_state *state, int pid, struct stat *
 	bool no_mm = status == 0 && state->files[0].length == 0;
 	/* PID/cgroup is optional (docs/snapshot-format.md): its absence skips nothing */
 	state->has_cgroup = status == 0 && !no_mm && file_read_at(process_fd, "cgroup", &state->cgroup) == 0;
+	if (status == 0 && !no_mm)
+		status = collect_vma_spans(&state->pagemap.vma_spans, &state->files[0]);
 	if (status == 0 && !state->options->no_pagemap && !no_mm)
 		status = read_pagemap(&state->pagemap, process_fd, &state->files[0]);
 	if (status == 0)

@@ -153,6 +153,7 @@ struct work_walk {
 		uint64_t swap_allocations; /* chains one swap-in allocates */
 	} *steps;
 	uint64_t fork_flags;            /* every design's fork_copy_flags together */
+	struct event_work *work;        /* per design: the process's (one process at a time) */
 	struct work_kind kinds[WORK_KIND_SLOTS];
 	uint8_t taken[WORK_KIND_SLOTS]; /* the slots taken, in order */
 	size_t taken_count;
@@ -268,10 +269,9 @@ static void count_exit(const struct record_figures *f, size_t d, const struct se
 static void count_designs(struct model_context *c, struct work_walk *walk, const struct work_segment *ws)
 {
 	struct model_result *r = c->result;
-	struct model_process *mp = &r->process_figures[ws->process];
 	const struct record_figures *f = ws->f;
 	for (size_t d = 0; d < r->design_count; d++) {
-		struct event_work *w = &mp->work[d];
+		struct event_work *w = &walk->work[d];
 		struct segment_calls s = design_calls(r->designs[d].profile, ws);
 		count_exit(f, d, &s, w);
 		if (s.pmd)
@@ -464,7 +464,8 @@ static void count_munmaps(struct model_context *c)
 static void work_walk_make(const struct model_result *r, struct work_walk *walk)
 {
 	*walk = (struct work_walk){ .fault_chain_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double)),
-				    .steps = xcalloc(r->design_count + 1, sizeof(*walk->steps)) };
+				    .steps = xcalloc(r->design_count + 1, sizeof(*walk->steps)),
+				    .work = xcalloc(r->design_count + 1, sizeof(*walk->work)) };
 	uint64_t *counts = xcalloc(3 * r->design_count + 1, sizeof(*counts));
 	walk->sums = (struct record_figures){ .chain_allocations = counts, .chain_frees = counts + r->design_count,
 					      .direct_pages = counts + 2 * r->design_count };
@@ -486,6 +487,10 @@ static void count_work(struct model_context *c)
 	double *total_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double));
 	for (size_t i = 0; i < c->snapshot->process_count; i++) {
 		memset(walk.fault_chain_bytes, 0, r->design_count * 3 * sizeof(double));
+		/* one process's work per design at a time, in cache: only the
+		 * current design's is kept per process (model_process_work) */
+		memset(walk.work, 0, r->design_count * sizeof(*walk.work));
+		model_price_anon_vmas(c, i, walk.work);
 		/* without a PFN run no segment needs its per-design figures */
 		model_walk_segment_runs(c, i, c->pfns.count > 0, visit_work, &walk);
 		count_kinds(c, &walk, i);
@@ -496,11 +501,13 @@ static void count_work(struct model_context *c)
 		for (size_t d = 0; d < r->design_count; d++) {
 			unsigned unit = chain_unit_bytes(r->designs[d].profile);
 			for (int k = 0; unit && k < 3; k++) {
-				mp->work[d].faults[k].chain_allocations += (uint64_t)llround(walk.fault_chain_bytes[d * 3 + k] / unit);
+				walk.work[d].faults[k].chain_allocations += (uint64_t)llround(walk.fault_chain_bytes[d * 3 + k] / unit);
 				total_bytes[d * 3 + k] += walk.fault_chain_bytes[d * 3 + k];
 			}
-			add_work(&r->designs[d].work, &mp->work[d]);
+			add_work(&r->designs[d].work, &walk.work[d]);
 		}
+		if (r->current_design < r->design_count)
+			mp->work = walk.work[r->current_design];
 	}
 	/* a page's chains are shared PSS-style among its mappings: the total
 	 * is rounded once (a process's share alone may round to 0) */
@@ -514,14 +521,14 @@ static void count_work(struct model_context *c)
 	}
 	count_munmaps(c);
 	free(total_bytes);
-	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.sums.chain_allocations);
+	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.work, walk.sums.chain_allocations);
 }
 
 const struct event_work *model_process_work(const struct model_result *r, size_t process, size_t design)
 {
-	if (!r || process >= r->processes || design >= r->design_count)
+	if (!r || process >= r->processes || design >= r->design_count || design != r->current_design)
 		return NULL;
-	return &r->process_figures[process].work[design];
+	return &r->process_figures[process].work;
 }
 
 /* ---- orchestration ---- */
@@ -713,7 +720,7 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	bytes += model_estimate_table_bytes(designs) + model_walk_run_bytes(designs);
 	/* per process: its figures for every design and rule */
 	bytes += (uint64_t)s->process_count * (sizeof(struct model_process) + (designs + rules + 2) * sizeof(double) +
-					       designs * sizeof(struct event_work));
+					       2 * sizeof(uint64_t));
 	return bytes;
 }
 
@@ -743,7 +750,6 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 		mp->pte_chain_bytes = xcalloc(r->design_count + 1, sizeof(double));
 		mp->sharable_pages = xcalloc(r->sharing_count + 1, sizeof(double));
 		mp->fork_copies = xcalloc(r->sharing_count + 1, sizeof(*mp->fork_copies));
-		mp->work = xcalloc(r->design_count + 1, sizeof(*mp->work));
 	}
 	c.vma_mapped = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_mapped));
 	c.vma_pmd_calls = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_pmd_calls));
@@ -772,6 +778,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	free(c.vma_family);
 	free(c.vma_mapped);
 	free(c.vma_pmd_calls);
+	free(c.process_anon_vmas);
 	free(sums);
 	*result = r;
 	return 0;
@@ -785,7 +792,6 @@ void model_free(struct model_result *r)
 		free(r->process_figures[i].pte_chain_bytes);
 		free(r->process_figures[i].sharable_pages);
 		free(r->process_figures[i].fork_copies);
-		free(r->process_figures[i].work);
 	}
 	for (size_t k = 0; r->sharing && k < r->sharing_count; k++)
 		free(r->sharing[k].files);

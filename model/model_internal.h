@@ -127,6 +127,7 @@ struct model_context {
 					   root VMA (NULL without PFNs) */
 	uint64_t *vma_mapped;           /* per global VMA index: PTEs munmap removes the rmap of */
 	uint64_t *vma_pmd_calls;        /* ... its calls when a PMD-mapped THP is one (whole designs) */
+	uint64_t *process_anon_vmas;    /* per process: VMAs holding an anon_vma, their chains (objrmap.c) */
 };
 
 typedef void (*segment_visit)(struct model_context *c, const struct segment *segment, void *data);
@@ -238,6 +239,9 @@ void model_estimate(struct model_context *context);          /* model/estimate.c
 uint64_t model_estimate_table_bytes(uint64_t designs);       /* ... the memory its table of VMA shapes takes */
 void model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
+/* Process `process`'s anon_vma work under every design added to work[design]
+ * (model/objrmap.c, from what model_object_rmap counted). */
+void model_price_anon_vmas(const struct model_context *context, size_t process, struct event_work *work);
 void model_counters(struct model_context *context);          /* model/counters.c */
 void model_huge_pages(struct model_context *context);        /* model/hugepages.c */
 void model_reclaim(struct model_context *context);           /* model/reclaim.c */

@@ -245,11 +245,12 @@ static void remember_nearest(struct model_context *c, const struct vma *ancestor
  * anon_vma_link / anon_vma_fork per VMA holding one, and 2.6.34+ the
  * chains anon_vma_clone copies plus one new (d + 2), freed again at exit
  * by unlink_anon_vmas (d + 1). */
-static void price_anon_vmas(struct model_context *c, size_t process, uint64_t vmas, uint64_t chains)
+void model_price_anon_vmas(const struct model_context *c, size_t process, struct event_work *work)
 {
-	struct model_result *r = c->result;
+	const struct model_result *r = c->result;
+	uint64_t vmas = c->process_anon_vmas[2 * process], chains = c->process_anon_vmas[2 * process + 1];
 	for (size_t d = 0; d < r->design_count; d++) {
-		struct event_work *w = &r->process_figures[process].work[d];
+		struct event_work *w = &work[d];
 		switch (r->designs[d].profile->anon_vma_fork) {
 		case ANON_VMA_NONE:
 			break;
@@ -278,6 +279,7 @@ void model_object_rmap(struct model_context *c)
 	 * neighbour's depth is known: VMAs are walked in address order. */
 	uint64_t *depths = c->vma_depths = xcalloc(s->vma_count + 1, sizeof(*depths));
 	const struct vma **nearest = xcalloc(s->vma_count + 1, sizeof(*nearest));
+	c->process_anon_vmas = xcalloc(2 * s->process_count + 1, sizeof(*c->process_anon_vmas));
 	uint64_t chains = 0, own = 0;
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
@@ -296,7 +298,8 @@ void model_object_rmap(struct model_context *c)
 			own += !shares;
 		}
 		chains += process_chains;
-		price_anon_vmas(c, i, process_vmas, process_chains);
+		c->process_anon_vmas[2 * i] = process_vmas;     /* priced by count_work (model.c) */
+		c->process_anon_vmas[2 * i + 1] = process_chains;
 	}
 	uint64_t families = exact ? count_families(c) : own;
 	free(nearest);

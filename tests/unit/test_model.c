@@ -1241,6 +1241,14 @@ static void test_reclaim_fork_tree(void)
 	CU_ASSERT_EQUAL(c->faults[FAULT_ANON].faults, 2);
 	CU_ASSERT_PTR_NULL(model_process_work(r, 4, 0));
 	CU_ASSERT_PTR_NULL(model_process_work(r, 0, r->design_count));
+	/* only the snapshot's own design (6.1, x86_64) is kept per process;
+	 * its processes' forks allocate the 12 chains its sum says */
+	CU_ASSERT_EQUAL(r->current_design, 5);
+	CU_ASSERT_PTR_NULL(model_process_work(r, 2, 4));
+	uint64_t chains = 0;
+	for (size_t i = 0; i < 4; i++)
+		chains += model_process_work(r, i, 5)->fork_chain_allocations;
+	CU_ASSERT_EQUAL(chains, 12);
 }
 
 /*
