@@ -154,6 +154,7 @@ struct work_walk {
 	} *steps;
 	uint64_t fork_flags;            /* every design's fork_copy_flags together */
 	struct event_work *work;        /* per design: the process's (one process at a time) */
+	struct fork_walk *fork;         /* what a fork copies: the same walk (model/fork.c) */
 	struct work_kind kinds[WORK_KIND_SLOTS];
 	uint8_t taken[WORK_KIND_SLOTS]; /* the slots taken, in order */
 	size_t taken_count;
@@ -346,7 +347,8 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 {
 	struct work_walk *walk = data;
 	const struct record_figures *f = seg->figures;
-	visit_process_figures(c, seg, NULL);   /* the one walk for both */
+	visit_process_figures(c, seg, NULL);   /* the one walk for the three */
+	model_fork_visit(c, seg, walk->fork);
 	/* a PFN map's PTEs are copied and zapped, but it holds no struct
 	 * page: vm_normal_page() gives none, so no rmap call is made */
 	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
@@ -459,8 +461,9 @@ static void count_munmaps(struct model_context *c)
 }
 
 /* Fork, exit and fault work per process and design, then their sums.  The
- * anon_vma parts were set by model_object_rmap.  The same walk gives each
- * process its PTEs by kind and pte_chain charges (visit_process_figures). */
+ * anon_vma parts were counted by model_object_rmap.  The same walk gives each
+ * process its PTEs by kind and pte_chain charges (visit_process_figures),
+ * and what a fork copies (model/fork.c): one walk, not three. */
 static void work_walk_make(const struct model_result *r, struct work_walk *walk)
 {
 	*walk = (struct work_walk){ .fault_chain_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double)),
@@ -485,7 +488,9 @@ static void count_work(struct model_context *c)
 	struct work_walk walk;
 	work_walk_make(r, &walk);
 	double *total_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double));
+	walk.fork = model_fork_begin(c);
 	for (size_t i = 0; i < c->snapshot->process_count; i++) {
+		model_fork_process_begin(c, walk.fork);
 		memset(walk.fault_chain_bytes, 0, r->design_count * 3 * sizeof(double));
 		/* one process's work per design at a time, in cache: only the
 		 * current design's is kept per process (model_process_work) */
@@ -494,6 +499,7 @@ static void count_work(struct model_context *c)
 		/* without a PFN run no segment needs its per-design figures */
 		model_walk_segment_runs(c, i, c->pfns.count > 0, visit_work, &walk);
 		count_kinds(c, &walk, i);
+		model_fork_process_end(c, walk.fork, i);
 		struct model_process *mp = &r->process_figures[i];
 		r->present_ptes += mp->present_ptes;
 		r->swap_ptes += mp->swap_ptes;
@@ -521,6 +527,7 @@ static void count_work(struct model_context *c)
 	}
 	count_munmaps(c);
 	free(total_bytes);
+	model_fork_end(walk.fork);
 	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.work, walk.sums.chain_allocations);
 }
 
@@ -764,7 +771,6 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	model_object_rmap(&c);
 	count_work(&c);
 	model_reclaim(&c);
-	model_fork_tables(&c);
 	model_walk_segments_end(&c);    /* the last walk */
 	model_counters(&c);
 	finish_designs(&c, sums);

@@ -234,7 +234,15 @@ static inline int model_compare_keys(const uint64_t *x, const uint64_t *y, size_
 }
 
 /* The pieces of model_run. */
-void model_fork_tables(struct model_context *context);       /* model/fork.c */
+/* What a fork copies (model/fork.c), worked out in count_work's walk:
+ * begin, then per process: process_begin, visit on each segment of the
+ * walk (model_walk_segment_runs), process_end; then end. */
+struct fork_walk;
+struct fork_walk *model_fork_begin(struct model_context *context);
+void model_fork_process_begin(struct model_context *context, struct fork_walk *walk);
+void model_fork_visit(struct model_context *context, const struct segment *segment, struct fork_walk *walk);
+void model_fork_process_end(struct model_context *context, struct fork_walk *walk, size_t process);
+void model_fork_end(struct fork_walk *walk);
 void model_estimate(struct model_context *context);          /* model/estimate.c */
 uint64_t model_estimate_table_bytes(uint64_t designs);       /* ... the memory its table of VMA shapes takes */
 void model_sharing(struct model_context *context);            /* model/sharing.c */

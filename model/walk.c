@@ -670,8 +670,10 @@ static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_
 	const struct pagemap_extent *e = c->snapshot->content_extents + pc->first_extent;
 	for (uint32_t k = 0; k < pc->count;) {
 		seg.first = k;
-		while (e->rank + e->length <= k)
-			e++;            /* segments ascend: the extents are walked once */
+		/* segments ascend: the extents are walked once; the first holds
+		 * record 0, so a chunk one VMA holds reads none (a cache miss) */
+		while (k && e->rank + e->length <= k)
+			e++;
 		seg.extent = e;
 		uint32_t end = next_segment(c, p, v, &seg, pc->count, &seg.vma);
 		seg.count = end - k;
