@@ -254,6 +254,7 @@ struct design_prices {
 	double single_anon, single_file; /* C(1) of each kind */
 	double single, widest;          /* C(1) and the largest per-mapping charge, of the charged kind */
 	size_t alike;                   /* the first design whose addends are its own */
+	size_t own_index;               /* ... its place in the shape table's own designs */
 };
 
 /* A VMA's charged pages for one charged_kind: the shared pages (low,
@@ -340,8 +341,9 @@ static struct chain_addends vma_chain_addends(const struct design_prices *dp, co
 struct shape_table {
 	struct vma_pages *keys;
 	bool *used;
-	struct chain_addends *addends;  /* per slot, design_count each */
+	struct chain_addends *addends;  /* per slot, own_count each */
 	struct design_prices *designs;
+	size_t *own, own_count;         /* the designs whose addends are their own */
 };
 
 /* vma_chain_addends reads of a design its family and the sizes of its
@@ -380,8 +382,7 @@ uint64_t model_estimate_table_bytes(uint64_t designs)
 	return SHAPE_SLOTS * (sizeof(struct vma_pages) + sizeof(bool) + designs * sizeof(struct chain_addends));
 }
 
-static const struct chain_addends *shape_addends(struct shape_table *t, const struct model_result *r,
-						 const struct vma_pages *vp)
+static const struct chain_addends *shape_addends(struct shape_table *t, const struct vma_pages *vp)
 {
 	/* one multiply a word, one finaliser: a cache, so a poor spread costs
 	 * recomputing, never a wrong addend */
@@ -390,15 +391,13 @@ static const struct chain_addends *shape_addends(struct shape_table *t, const st
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		hash = (hash ^ words[i]) * UINT64_C(0x9e3779b97f4a7c15);
 	size_t slot = hash_u64(hash) & (SHAPE_SLOTS - 1);
-	struct chain_addends *a = &t->addends[slot * r->design_count];
+	struct chain_addends *a = &t->addends[slot * t->own_count];
 	if (!t->used[slot] || memcmp(&t->keys[slot], vp, sizeof(*vp))) {
 		/* what every design shares is worked out once for the shape */
 		struct shape_parts parts;
 		shape_parts(vp, &parts);
-		for (size_t d = 0; d < r->design_count; d++) {
-			const struct design_prices *dp = &t->designs[d];
-			a[d] = dp->alike < d ? a[dp->alike] : vma_chain_addends(dp, vp, &parts);
-		}
+		for (size_t j = 0; j < t->own_count; j++)
+			a[j] = vma_chain_addends(&t->designs[t->own[j]], vp, &parts);
 		t->keys[slot] = *vp;
 		t->used[slot] = true;
 	}
@@ -454,7 +453,17 @@ static void estimate_chains(struct model_context *c)
 	measure_drift(c, drift);
 	struct shape_table shapes = { xcalloc(SHAPE_SLOTS, sizeof(*shapes.keys)), xcalloc(SHAPE_SLOTS, sizeof(*shapes.used)),
 				      xcalloc(SHAPE_SLOTS * r->design_count + 1, sizeof(*shapes.addends)),
-				      design_prices(r) };
+				      design_prices(r), xcalloc(r->design_count + 1, sizeof(*shapes.own)), 0 };
+	for (size_t d = 0; d < r->design_count; d++) {
+		if (shapes.designs[d].alike == d)
+			shapes.own[shapes.own_count++] = d;
+		shapes.designs[d].own_index = shapes.designs[shapes.designs[d].alike].own_index;
+		if (shapes.designs[d].alike == d)
+			shapes.designs[d].own_index = shapes.own_count - 1;
+	}
+	/* the own designs' sums only, in one array: an alike design's addends
+	 * are the same VMA by VMA, so its sums are the same bits */
+	struct chain_addends *sums = xcalloc(shapes.own_count + 1, sizeof(*sums));
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];
 		struct vma_pages vp = {
@@ -474,14 +483,21 @@ static void estimate_chains(struct model_context *c)
 		vp.m_max = s->process_count;
 		if (v->inode && files[file_of[g]].mappers > vp.m_max)
 			vp.m_max = files[file_of[g]].mappers;
-		const struct chain_addends *a = shape_addends(&shapes, r, &vp);
-		for (size_t d = 0; d < r->design_count; d++) {
-			r->designs[d].pte_chain_estimate.point += a[d].point;
-			r->designs[d].pte_chain_estimate.lower += a[d].lower;
-			r->designs[d].pte_chain_estimate.upper += a[d].upper;
+		const struct chain_addends *a = shape_addends(&shapes, &vp);
+		for (size_t j = 0; j < shapes.own_count; j++) {
+			sums[j].point += a[j].point;
+			sums[j].lower += a[j].lower;
+			sums[j].upper += a[j].upper;
 		}
 	}
-	FREE_ALL(shapes.keys, shapes.used, shapes.addends, shapes.designs);
+	/* every estimate started at zero, as the sums did */
+	for (size_t d = 0; d < r->design_count; d++) {
+		const struct chain_addends *sum = &sums[shapes.designs[d].own_index];
+		r->designs[d].pte_chain_estimate.point = sum->point;
+		r->designs[d].pte_chain_estimate.lower = sum->lower;
+		r->designs[d].pte_chain_estimate.upper = sum->upper;
+	}
+	FREE_ALL(shapes.keys, shapes.used, shapes.addends, shapes.designs, shapes.own, sums);
 	FREE_ALL(files, file_of, drift);
 }
 
