@@ -640,6 +640,9 @@ static void sum_processes(struct model_context *c)
 		for (size_t v = 0; v < p->vma_count; v++) {
 			mp->rss_bytes += vma_kb(&p->vmas[v], SMAPS_RSS) * 1024;
 			mp->pss_bytes += vma_kb(&p->vmas[v], SMAPS_PSS) * 1024;
+			/* an anonymous page: an anon_vma (model/objrmap.c marks
+			 * the rest); read here, where the VMA's counters are */
+			c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0;
 		}
 		/* PTEs by kind and pte_chain charges: count_work's walk */
 		if (!mp->exact)

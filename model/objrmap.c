@@ -69,13 +69,10 @@ static void visit_exclusive(struct model_context *c, const struct segment *seg, 
 static void mark_anon_vmas(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
-	for (size_t i = 0; i < s->process_count; i++) {
-		const struct process *p = &s->processes[i];
-		for (size_t v = 0; v < p->vma_count; v++)
-			if (vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0)
-				c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = true;
+	/* a VMA smaps counts anonymous pages in is marked (model.c
+	 * sum_processes); one whose records show an exclusive one here */
+	for (size_t i = 0; i < s->process_count; i++)
 		model_walk_segment_wholes(c, i, visit_exclusive, NULL);   /* a run's flag: any chunk's */
-	}
 	for (size_t g = 0; g < s->vma_count; g++)
 		c->result->anon_vmas += c->vma_has_anon_vma[g];
 }
