@@ -155,6 +155,7 @@ struct work_walk {
 	uint64_t fork_flags;            /* every design's fork_copy_flags together */
 	struct event_work *work;        /* per design: the process's (one process at a time) */
 	struct fork_walk *fork;         /* what a fork copies: the same walk (model/fork.c) */
+	bool calls_differ;              /* a segment's calls on whole designs are not its PTEs */
 	struct work_kind kinds[WORK_KIND_SLOTS];
 	uint8_t taken[WORK_KIND_SLOTS]; /* the slots taken, in order */
 	size_t taken_count;
@@ -359,6 +360,7 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	if (seg->vma) {
 		c->vma_mapped[seg->vma - c->snapshot->vmas] += f->mapped;
 		c->vma_pmd_calls[seg->vma - c->snapshot->vmas] += ws.pmd_calls;
+		walk->calls_differ |= ws.pmd_calls != f->mapped;
 	}
 	if (f->with_pfn)
 		count_designs(c, walk, &ws);
@@ -445,8 +447,9 @@ static struct munmap_work count_munmap(const struct model_context *c, const uint
 }
 
 /* munmap under each design: a whole design's PMD-mapped THP is one removal,
- * as at exit; every design of a kind counts the same, so twice at most. */
-static void count_munmaps(struct model_context *c)
+ * as at exit; every design of a kind counts the same, so twice at most, and
+ * once when no VMA's count differs between the kinds (no PMD-mapped THP). */
+static void count_munmaps(struct model_context *c, bool calls_differ)
 {
 	struct munmap_work kinds[2] = { { 0 }, { 0 } };
 	bool done[2] = { false, false };
@@ -454,7 +457,8 @@ static void count_munmaps(struct model_context *c)
 		struct model_design *design = &c->result->designs[d];
 		int whole = design->profile->huge_pmd_whole ? 1 : 0;
 		if (!done[whole])
-			kinds[whole] = count_munmap(c, whole ? c->vma_pmd_calls : c->vma_mapped);
+			kinds[whole] = !calls_differ && done[!whole] ? kinds[!whole]
+				       : count_munmap(c, whole ? c->vma_pmd_calls : c->vma_mapped);
 		done[whole] = true;
 		design->munmap = kinds[whole];
 	}
@@ -525,7 +529,7 @@ static void count_work(struct model_context *c)
 		design->faults_exact = r->has_pfns && r->processes_with_pagemap == r->processes;
 		design->cow_frees_known = cow_chain_frees(design->profile) >= 0;
 	}
-	count_munmaps(c);
+	count_munmaps(c, walk.calls_differ);
 	free(total_bytes);
 	model_fork_end(walk.fork);
 	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.work, walk.sums.chain_allocations);
@@ -636,6 +640,9 @@ static void sum_processes(struct model_context *c)
 		for (size_t v = 0; v < p->vma_count; v++) {
 			mp->rss_bytes += vma_kb(&p->vmas[v], SMAPS_RSS) * 1024;
 			mp->pss_bytes += vma_kb(&p->vmas[v], SMAPS_PSS) * 1024;
+			/* an anonymous page: an anon_vma (model/objrmap.c marks
+			 * the rest); read here, where the VMA's counters are */
+			c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0;
 		}
 		/* PTEs by kind and pte_chain charges: count_work's walk */
 		if (!mp->exact)
