@@ -55,62 +55,81 @@ static uint64_t pte_mapped_pages(const struct vma *v)
 	return (kb > pmd ? kb - pmd : 0) / KB_PER_PAGE;
 }
 
-static void estimate_process_tables(struct model_context *c, const struct process *p,
-				    struct estimate *e, uint64_t *upper_at_least)
+/* What the PTE level of a process needs, from its VMAs with pages. */
+struct pte_level {
+	struct span_count upper, single;
+	double point_large;
+	uint64_t lower_large, largest_need;
+};
+
+static void pte_level_add(struct pte_level *t, uint64_t pages, uint64_t per_window, uint64_t first,
+			  uint64_t last)
+{
+	uint64_t windows = last - first + 1;
+	uint64_t need = (pages + per_window - 1) / per_window;
+	if (need > t->largest_need)
+		t->largest_need = need;
+	span_add(&t->upper, first, last);
+	if (windows == 1) {
+		span_add(&t->single, first, last);
+		return;
+	}
+	/* the two edge windows may be shared with neighbours; the rest are this VMA's */
+	t->lower_large += need > 2 ? need - 2 : 0;
+	/* pages cluster (heaps grow, stacks and shared buffers are touched
+	 * from one end): the fewest windows, plus one for an unaligned start */
+	t->point_large += (double)(need + 1 < windows ? need + 1 : windows);
+}
+
+/* One pass over the VMAs counts every level (each VMA's smaps read once):
+ * the PTE level's needs, and above it the windows spanned (all) and the
+ * windows of VMAs inside one (one). */
+static void count_process_levels(const struct model_context *c, const struct process *p, struct pte_level *pte,
+				 struct span_count *all, struct span_count *one)
 {
 	const struct geometry *g = c->geometry;
 	unsigned shift = c->pte_shift;
 	uint64_t per_window = (uint64_t)1 << (shift - 12);
-	struct span_count upper = { 0 }, single = { 0 };
-	double point_large = 0;
-	uint64_t lower_large = 0, largest_need = 0;
 	for (size_t v = 0; v < p->vma_count; v++) {
 		const struct vma *vma = &p->vmas[v];
 		uint64_t pages = pte_mapped_pages(vma);
 		if (!pages || vma->end <= vma->start)
 			continue;
-		uint64_t first = vma->start >> shift, last = (vma->end - 1) >> shift;
-		uint64_t windows = last - first + 1;
-		uint64_t need = (pages + per_window - 1) / per_window;
-		if (need > largest_need)
-			largest_need = need;
-		span_add(&upper, first, last);
-		if (windows == 1) {
-			span_add(&single, first, last);
-			continue;
+		pte_level_add(pte, pages, per_window, vma->start >> shift, (vma->end - 1) >> shift);
+		for (unsigned l = 1; l < g->level_count; l++) {
+			if (!g->levels[l].counted)
+				continue;
+			unsigned s = g->levels[l].shift;
+			uint64_t first = vma->start >> s, last = (vma->end - 1) >> s;
+			span_add(&all[l], first, last);
+			if (first == last)
+				span_add(&one[l], first, last);
 		}
-		/* the two edge windows may be shared with neighbours; the rest are this VMA's */
-		lower_large += need > 2 ? need - 2 : 0;
-		/* pages cluster (heaps grow, stacks and shared buffers are touched
-		 * from one end): the fewest windows, plus one for an unaligned start */
-		point_large += (double)(need + 1 < windows ? need + 1 : windows);
 	}
-	double lower = (double)(single.windows + lower_large);
-	if (lower < (double)largest_need)
-		lower = (double)largest_need;
-	double upper_pages = (double)upper.windows;
-	double point = (double)single.windows + point_large;
+}
+
+static void estimate_process_tables(struct model_context *c, const struct process *p,
+				    struct estimate *e, uint64_t *upper_at_least)
+{
+	const struct geometry *g = c->geometry;
+	struct pte_level pte = { 0 };
+	struct span_count all[MODEL_MAX_LEVELS] = { 0 }, one[MODEL_MAX_LEVELS] = { 0 };
+	count_process_levels(c, p, &pte, all, one);
+	double lower = (double)(pte.single.windows + pte.lower_large);
+	if (lower < (double)pte.largest_need)
+		lower = (double)pte.largest_need;
+	double upper_pages = (double)pte.upper.windows;
+	double point = (double)pte.single.windows + pte.point_large;
 	point = point < lower ? lower : point > upper_pages ? upper_pages : point;
 	/* higher levels: windows spanned (upper, point), windows of VMAs inside one (lower) */
 	for (unsigned l = 1; l < g->level_count; l++) {
 		if (!g->levels[l].counted)
 			continue;
-		struct span_count all = { 0 }, one = { 0 };
-		unsigned s = g->levels[l].shift;
-		for (size_t v = 0; v < p->vma_count; v++) {
-			const struct vma *vma = &p->vmas[v];
-			if (!pte_mapped_pages(vma) || vma->end <= vma->start)
-				continue;
-			uint64_t first = vma->start >> s, last = (vma->end - 1) >> s;
-			span_add(&all, first, last);
-			if (first == last)
-				span_add(&one, first, last);
-		}
-		uint64_t at_least = one.windows ? one.windows : (all.windows ? 1 : 0);
+		uint64_t at_least = one[l].windows ? one[l].windows : (all[l].windows ? 1 : 0);
 		lower += (double)at_least;
 		*upper_at_least += at_least;
-		point += (double)all.windows;
-		upper_pages += (double)all.windows;
+		point += (double)all[l].windows;
+		upper_pages += (double)all[l].windows;
 	}
 	e->lower = lower * MODEL_PAGE_BYTES;
 	e->point = point * MODEL_PAGE_BYTES;
@@ -223,63 +242,97 @@ struct chain_addends {
 	double point, lower, upper;
 };
 
-static struct chain_addends vma_chain_addends(const struct rmap_profile *profile, const struct vma_pages *vp)
+/* Which kinds of page a design charges per page (the rest go through
+ * objects): both, anonymous only, file only, or neither. */
+enum charged_kind { CHARGED_BOTH, CHARGED_ANON, CHARGED_FILE, CHARGED_NONE, CHARGED_KINDS };
+
+/* What of a design's pricing depends on the design alone, worked out once
+ * per run rather than once per VMA shape. */
+struct design_prices {
+	const struct rmap_profile *profile;
+	enum charged_kind kind;
+	double single_anon, single_file; /* C(1) of each kind */
+	double single, widest;          /* C(1) and the largest per-mapping charge, of the charged kind */
+	size_t alike;                   /* the first design whose addends are its own */
+	size_t own_index;               /* ... its place in the shape table's own designs */
+};
+
+/* A VMA's charged pages for one charged_kind: the shared pages (low,
+ * high), their Σ 1/m, and the private pages. */
+struct charged_pages {
+	double low, high, inverse_low, inverse_high, private_low, private_high;
+};
+
+/* What of a VMA shape's pricing is the same for every design. */
+struct shape_parts {
+	double anon_point, private_pages, private_anon;
+	uint64_t m;                     /* the harmonic mean m of the shared pages */
+	struct charged_pages charged[CHARGED_KINDS];
+};
+
+/* The charged kind's share of the pages and of Σ 1/m when a design charges
+ * one kind: each page of the other kind adds at most 1/2 to Σ 1/m. */
+static struct charged_pages charged_one_kind(const struct vma_pages *vp, bool charge_anon, double anon_low,
+					     double anon_high, double private_pages)
 {
-	const struct rmap_family_rule *rule = &rmap_families[profile->family];
+	struct charged_pages k;
+	k.low = charge_anon ? anon_low : vp->shared - anon_high;
+	k.high = charge_anon ? anon_high : vp->shared - anon_low;
+	k.inverse_low = clamp(vp->inverse_low - (vp->shared - k.low) / 2, 0, vp->inverse_low);
+	k.inverse_high = clamp(vp->inverse_high, 0, k.high / 2);
+	double private_charged_low = charge_anon ? vp->anon - anon_high : private_pages - (vp->anon - anon_low);
+	double private_charged_high = charge_anon ? vp->anon - anon_low : private_pages - (vp->anon - anon_high);
+	k.private_low = clamp(private_charged_low, 0, private_pages);
+	k.private_high = clamp(private_charged_high, 0, private_pages);
+	return k;
+}
+
+static void shape_parts(const struct vma_pages *vp, struct shape_parts *parts)
+{
 	/* shared anonymous pages: as many as Anonymous allows */
 	double anon_low = clamp(vp->shared - (vp->rss - vp->anon), 0, vp->shared);
 	double anon_high = clamp(vp->anon, 0, vp->shared);
-	double anon_point = vp->rss > 0 ? vp->shared * vp->anon / vp->rss : 0;
-	double private_pages = vp->rss - vp->shared;
-
-	/* point: the harmonic mean m of the VMA's shared pages */
+	parts->anon_point = vp->rss > 0 ? vp->shared * vp->anon / vp->rss : 0;
+	parts->private_pages = vp->rss - vp->shared;
 	double mean = vp->inverse_low > 0 ? vp->shared / vp->inverse_low : 2;
-	uint64_t m = (uint64_t)llround(clamp(mean, 2, (double)vp->m_max));
+	parts->m = (uint64_t)llround(clamp(mean, 2, (double)vp->m_max));
+	parts->private_anon = clamp(vp->anon - parts->anon_point, 0, parts->private_pages);
+	parts->charged[CHARGED_BOTH] = (struct charged_pages){ vp->shared, vp->shared, vp->inverse_low,
+							       vp->inverse_high, parts->private_pages,
+							       parts->private_pages };
+	parts->charged[CHARGED_ANON] = charged_one_kind(vp, true, anon_low, anon_high, parts->private_pages);
+	parts->charged[CHARGED_FILE] = charged_one_kind(vp, false, anon_low, anon_high, parts->private_pages);
+	parts->charged[CHARGED_NONE] = (struct charged_pages){ 0, 0, vp->inverse_low, vp->inverse_high, 0, 0 };
+}
+
+static struct chain_addends vma_chain_addends(const struct design_prices *dp, const struct vma_pages *vp,
+					      const struct shape_parts *parts)
+{
+	const struct rmap_profile *profile = dp->profile;
+	/* point: the harmonic mean m of the VMA's shared pages */
+	uint64_t m = parts->m;
 	double point_anon = (double)rmap_page_cost(profile, m, true) / (double)m;
 	double point_file = (double)rmap_page_cost(profile, m, false) / (double)m;
-	double private_anon = clamp(vp->anon - anon_point, 0, private_pages);
-	double point = anon_point * point_anon + (vp->shared - anon_point) * point_file +
-		private_anon * (double)rmap_page_cost(profile, 1, true) +
-		(private_pages - private_anon) * (double)rmap_page_cost(profile, 1, false);
+	double point = parts->anon_point * point_anon + (vp->shared - parts->anon_point) * point_file +
+		parts->private_anon * dp->single_anon + (parts->private_pages - parts->private_anon) * dp->single_file;
 
-	/* bounds: which kinds of page the design charges per page */
-	bool charge_anon = !rule->anon_by_object, charge_file = !rule->file_by_object;
-	double low = 0, high = 0, inverse_low = vp->inverse_low, inverse_high = vp->inverse_high;
-	double private_low = 0, private_high = 0;
-	if (charge_anon && charge_file) {
-		low = high = vp->shared;
-		private_low = private_high = private_pages;
-	} else if (charge_anon || charge_file) {
-		/* the charged kind's share of the pages and of Σ 1/m; each page of
-		 * the other kind adds at most 1/2 to Σ 1/m */
-		low = charge_anon ? anon_low : vp->shared - anon_high;
-		high = charge_anon ? anon_high : vp->shared - anon_low;
-		inverse_low = clamp(vp->inverse_low - (vp->shared - low) / 2, 0, vp->inverse_low);
-		inverse_high = clamp(vp->inverse_high, 0, high / 2);
-		double private_charged_low = charge_anon ? vp->anon - anon_high : private_pages - (vp->anon - anon_low);
-		double private_charged_high = charge_anon ? vp->anon - anon_low : private_pages - (vp->anon - anon_high);
-		private_low = clamp(private_charged_low, 0, private_pages);
-		private_high = clamp(private_charged_high, 0, private_pages);
-	}
+	/* bounds: the pages of the kinds the design charges per page */
+	const struct charged_pages *k = &parts->charged[dp->kind];
 	double lower, upper;
-	shared_bounds(profile, low, high, inverse_low, inverse_high, &lower, &upper);
+	shared_bounds(profile, k->low, k->high, k->inverse_low, k->inverse_high, &lower, &upper);
 	/* a private page (m = 1) costs C(1), the same for either kind when charged */
-	double single = (double)rmap_page_cost(profile, 1, charge_anon);
-	lower += private_low * single;
-	upper += private_high * single;
+	lower += k->private_low * dp->single;
+	upper += k->private_high * dp->single;
 	/* smaps and pagemap were read moments apart: every page they disagree
 	 * on may cost up to the largest per-mapping charge either way */
-	double widest = (double)rmap_page_cost(profile, 2, charge_anon) / 2;
-	if (widest < single)
-		widest = single;
-	return (struct chain_addends){ clamp(point, lower, upper), clamp(lower - vp->drift * widest, 0, lower),
-				       upper + vp->drift * widest };
+	return (struct chain_addends){ clamp(point, lower, upper), clamp(lower - vp->drift * dp->widest, 0, lower),
+				       upper + vp->drift * dp->widest };
 }
 
 /*
  * A VMA's addends depend on its vma_pages alone, and a host of alike
- * processes has few distinct ones (2,871 of 439,595 VMAs on the generated
- * 4000-process snapshot): a table of SHAPE_SLOTS slots keeps, in each, the
+ * processes has few distinct ones (at most 24,817 of 443,801 VMAs on the
+ * generated 4000-process snapshot): a table of SHAPE_SLOTS slots keeps, in each, the
  * last vma_pages hashed there and every design's addends for it.  They are
  * still added VMA by VMA, in order, so the sums are the same bits.
  */
@@ -288,27 +341,40 @@ static struct chain_addends vma_chain_addends(const struct rmap_profile *profile
 struct shape_table {
 	struct vma_pages *keys;
 	bool *used;
-	struct chain_addends *addends;  /* per slot, design_count each */
-	size_t *alike;                  /* per design: the first design whose addends are its own */
+	struct chain_addends *addends;  /* per slot, own_count each */
+	struct design_prices *designs;
+	size_t *own, own_count;         /* the designs whose addends are their own */
 };
 
 /* vma_chain_addends reads of a design its family and the sizes of its
  * chains alone: designs alike in those (an i386 and an x86_64 one of the
  * full object rmap, say) take the first one's addends. */
-static size_t *alike_designs(const struct model_result *r)
+static struct design_prices *design_prices(const struct model_result *r)
 {
-	size_t *alike = xcalloc(r->design_count + 1, sizeof(*alike));
+	struct design_prices *prices = xcalloc(r->design_count + 1, sizeof(*prices));
 	for (size_t d = 0; d < r->design_count; d++) {
 		const struct rmap_profile *x = r->designs[d].profile;
-		alike[d] = d;
-		for (size_t e = 0; e < d && alike[d] == d; e++) {
+		const struct rmap_family_rule *rule = &rmap_families[x->family];
+		struct design_prices *dp = &prices[d];
+		bool charge_anon = !rule->anon_by_object, charge_file = !rule->file_by_object;
+		dp->profile = x;
+		dp->kind = charge_anon ? (charge_file ? CHARGED_BOTH : CHARGED_ANON)
+				       : (charge_file ? CHARGED_FILE : CHARGED_NONE);
+		dp->single_anon = (double)rmap_page_cost(x, 1, true);
+		dp->single_file = (double)rmap_page_cost(x, 1, false);
+		dp->single = (double)rmap_page_cost(x, 1, charge_anon);
+		dp->widest = (double)rmap_page_cost(x, 2, charge_anon) / 2;
+		if (dp->widest < dp->single)
+			dp->widest = dp->single;
+		dp->alike = d;
+		for (size_t e = 0; e < d && dp->alike == d; e++) {
 			const struct rmap_profile *y = r->designs[e].profile;
 			if (x->family == y->family && x->pte_chain_bytes == y->pte_chain_bytes &&
 			    x->nrpte == y->nrpte && x->cache_line_bytes == y->cache_line_bytes)
-				alike[d] = e;
+				dp->alike = e;
 		}
 	}
-	return alike;
+	return prices;
 }
 
 uint64_t model_estimate_table_bytes(uint64_t designs)
@@ -316,8 +382,7 @@ uint64_t model_estimate_table_bytes(uint64_t designs)
 	return SHAPE_SLOTS * (sizeof(struct vma_pages) + sizeof(bool) + designs * sizeof(struct chain_addends));
 }
 
-static const struct chain_addends *shape_addends(struct shape_table *t, const struct model_result *r,
-						 const struct vma_pages *vp)
+static const struct chain_addends *shape_addends(struct shape_table *t, const struct vma_pages *vp)
 {
 	/* one multiply a word, one finaliser: a cache, so a poor spread costs
 	 * recomputing, never a wrong addend */
@@ -326,10 +391,13 @@ static const struct chain_addends *shape_addends(struct shape_table *t, const st
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		hash = (hash ^ words[i]) * UINT64_C(0x9e3779b97f4a7c15);
 	size_t slot = hash_u64(hash) & (SHAPE_SLOTS - 1);
-	struct chain_addends *a = &t->addends[slot * r->design_count];
+	struct chain_addends *a = &t->addends[slot * t->own_count];
 	if (!t->used[slot] || memcmp(&t->keys[slot], vp, sizeof(*vp))) {
-		for (size_t d = 0; d < r->design_count; d++)
-			a[d] = t->alike[d] < d ? a[t->alike[d]] : vma_chain_addends(r->designs[d].profile, vp);
+		/* what every design shares is worked out once for the shape */
+		struct shape_parts parts;
+		shape_parts(vp, &parts);
+		for (size_t j = 0; j < t->own_count; j++)
+			a[j] = vma_chain_addends(&t->designs[t->own[j]], vp, &parts);
 		t->keys[slot] = *vp;
 		t->used[slot] = true;
 	}
@@ -385,7 +453,17 @@ static void estimate_chains(struct model_context *c)
 	measure_drift(c, drift);
 	struct shape_table shapes = { xcalloc(SHAPE_SLOTS, sizeof(*shapes.keys)), xcalloc(SHAPE_SLOTS, sizeof(*shapes.used)),
 				      xcalloc(SHAPE_SLOTS * r->design_count + 1, sizeof(*shapes.addends)),
-				      alike_designs(r) };
+				      design_prices(r), xcalloc(r->design_count + 1, sizeof(*shapes.own)), 0 };
+	for (size_t d = 0; d < r->design_count; d++) {
+		if (shapes.designs[d].alike == d)
+			shapes.own[shapes.own_count++] = d;
+		shapes.designs[d].own_index = shapes.designs[shapes.designs[d].alike].own_index;
+		if (shapes.designs[d].alike == d)
+			shapes.designs[d].own_index = shapes.own_count - 1;
+	}
+	/* the own designs' sums only, in one array: an alike design's addends
+	 * are the same VMA by VMA, so its sums are the same bits */
+	struct chain_addends *sums = xcalloc(shapes.own_count + 1, sizeof(*sums));
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];
 		struct vma_pages vp = {
@@ -405,14 +483,21 @@ static void estimate_chains(struct model_context *c)
 		vp.m_max = s->process_count;
 		if (v->inode && files[file_of[g]].mappers > vp.m_max)
 			vp.m_max = files[file_of[g]].mappers;
-		const struct chain_addends *a = shape_addends(&shapes, r, &vp);
-		for (size_t d = 0; d < r->design_count; d++) {
-			r->designs[d].pte_chain_estimate.point += a[d].point;
-			r->designs[d].pte_chain_estimate.lower += a[d].lower;
-			r->designs[d].pte_chain_estimate.upper += a[d].upper;
+		const struct chain_addends *a = shape_addends(&shapes, &vp);
+		for (size_t j = 0; j < shapes.own_count; j++) {
+			sums[j].point += a[j].point;
+			sums[j].lower += a[j].lower;
+			sums[j].upper += a[j].upper;
 		}
 	}
-	FREE_ALL(shapes.keys, shapes.used, shapes.addends, shapes.alike);
+	/* every estimate started at zero, as the sums did */
+	for (size_t d = 0; d < r->design_count; d++) {
+		const struct chain_addends *sum = &sums[shapes.designs[d].own_index];
+		r->designs[d].pte_chain_estimate.point = sum->point;
+		r->designs[d].pte_chain_estimate.lower = sum->lower;
+		r->designs[d].pte_chain_estimate.upper = sum->upper;
+	}
+	FREE_ALL(shapes.keys, shapes.used, shapes.addends, shapes.designs, shapes.own, sums);
 	FREE_ALL(files, file_of, drift);
 }
 

@@ -16,7 +16,8 @@
  * their PTEs nor their PTE pages are copied.  Content sharing ("identical")
  * merges page tables after the fact, so fork copies what it copies today.
  *
- * One walk over each process's segments (model_walk_segment_runs); a
+ * One walk over each process's segments, count_work's (model/model.c:
+ * model_fork_visit on each segment, model_fork_process_end after); a
  * segment lies in one 2 MiB chunk, so it sits in one PTE window and, for the
  * address-aligned rules, wholly inside or outside a shared window (the
  * length rule's windows start at the VMA: its segments are placed by their
@@ -221,28 +222,48 @@ static void vma_pages(struct model_context *c, struct fork_walk *walk, size_t in
 	}
 }
 
-void model_fork_tables(struct model_context *c)
+struct fork_walk *model_fork_begin(struct model_context *c)
 {
 	struct model_result *r = c->result;
-	struct fork_walk walk = { r->current_design < r->design_count ? r->designs[r->current_design].profile : NULL,
-				  NO_WINDOW, xcalloc(r->sharing_count + 1, sizeof(uint64_t)), NULL,
-				  xcalloc(r->sharing_count + 1, sizeof(uint64_t)), xcalloc(r->sharing_count + 1, sizeof(uint64_t)) };
-	for (size_t i = 0; i < c->snapshot->process_count; i++) {
-		const struct process *p = &c->snapshot->processes[i];
-		struct model_process *mp = &r->process_figures[i];
-		walk.window = NO_WINDOW;
-		for (size_t k = 0; k < r->sharing_count; k++)
-			walk.rule_window[k] = NO_WINDOW;
-		model_walk_segment_wholes(c, i, visit_segment, &walk);
-		for (size_t v = 0; p->has_pagemap && v < p->vma_count; v++)
-			if (fork_copies(c, &walk, &p->vmas[v]))
-				vma_pages(c, &walk, i, &p->vmas[v]);
-		r->fork_copy.pte_pages += mp->fork_copy.pte_pages;
-		r->fork_copy.ptes += mp->fork_copy.ptes;
-		for (size_t k = 0; k < r->sharing_count; k++) {
-			r->sharing[k].fork_copies.pte_pages += mp->fork_copies[k].pte_pages;
-			r->sharing[k].fork_copies.ptes += mp->fork_copies[k].ptes;
-		}
+	struct fork_walk *walk = xcalloc(1, sizeof(*walk));
+	*walk = (struct fork_walk){ r->current_design < r->design_count ? r->designs[r->current_design].profile : NULL,
+				    NO_WINDOW, xcalloc(r->sharing_count + 1, sizeof(uint64_t)), NULL,
+				    xcalloc(r->sharing_count + 1, sizeof(uint64_t)),
+				    xcalloc(r->sharing_count + 1, sizeof(uint64_t)) };
+	return walk;
+}
+
+void model_fork_process_begin(struct model_context *c, struct fork_walk *walk)
+{
+	walk->window = NO_WINDOW;
+	for (size_t k = 0; k < c->result->sharing_count; k++)
+		walk->rule_window[k] = NO_WINDOW;
+}
+
+void model_fork_visit(struct model_context *c, const struct segment *seg, struct fork_walk *walk)
+{
+	visit_segment(c, seg, walk);
+}
+
+/* After the walk of process i: its PTE pages, VMA by VMA, and the sums. */
+void model_fork_process_end(struct model_context *c, struct fork_walk *walk, size_t i)
+{
+	struct model_result *r = c->result;
+	const struct process *p = &c->snapshot->processes[i];
+	struct model_process *mp = &r->process_figures[i];
+	for (size_t v = 0; p->has_pagemap && v < p->vma_count; v++)
+		if (fork_copies(c, walk, &p->vmas[v]))
+			vma_pages(c, walk, i, &p->vmas[v]);
+	r->fork_copy.pte_pages += mp->fork_copy.pte_pages;
+	r->fork_copy.ptes += mp->fork_copy.ptes;
+	for (size_t k = 0; k < r->sharing_count; k++) {
+		r->sharing[k].fork_copies.pte_pages += mp->fork_copies[k].pte_pages;
+		r->sharing[k].fork_copies.ptes += mp->fork_copies[k].ptes;
 	}
-	FREE_ALL(walk.rule_window, walk.rule_start, walk.rule_end);
+}
+
+void model_fork_end(struct fork_walk *walk)
+{
+	FREE_ALL(walk->rule_window, walk->rule_start, walk->rule_end);
+	free(walk);
 }

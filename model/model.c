@@ -153,6 +153,9 @@ struct work_walk {
 		uint64_t swap_allocations; /* chains one swap-in allocates */
 	} *steps;
 	uint64_t fork_flags;            /* every design's fork_copy_flags together */
+	struct event_work *work;        /* per design: the process's (one process at a time) */
+	struct fork_walk *fork;         /* what a fork copies: the same walk (model/fork.c) */
+	bool calls_differ;              /* a segment's calls on whole designs are not its PTEs */
 	struct work_kind kinds[WORK_KIND_SLOTS];
 	uint8_t taken[WORK_KIND_SLOTS]; /* the slots taken, in order */
 	size_t taken_count;
@@ -268,10 +271,9 @@ static void count_exit(const struct record_figures *f, size_t d, const struct se
 static void count_designs(struct model_context *c, struct work_walk *walk, const struct work_segment *ws)
 {
 	struct model_result *r = c->result;
-	struct model_process *mp = &r->process_figures[ws->process];
 	const struct record_figures *f = ws->f;
 	for (size_t d = 0; d < r->design_count; d++) {
-		struct event_work *w = &mp->work[d];
+		struct event_work *w = &walk->work[d];
 		struct segment_calls s = design_calls(r->designs[d].profile, ws);
 		count_exit(f, d, &s, w);
 		if (s.pmd)
@@ -346,7 +348,8 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 {
 	struct work_walk *walk = data;
 	const struct record_figures *f = seg->figures;
-	visit_process_figures(c, seg, NULL);   /* the one walk for both */
+	visit_process_figures(c, seg, NULL);   /* the one walk for the three */
+	model_fork_visit(c, seg, walk->fork);
 	/* a PFN map's PTEs are copied and zapped, but it holds no struct
 	 * page: vm_normal_page() gives none, so no rmap call is made */
 	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
@@ -357,6 +360,7 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	if (seg->vma) {
 		c->vma_mapped[seg->vma - c->snapshot->vmas] += f->mapped;
 		c->vma_pmd_calls[seg->vma - c->snapshot->vmas] += ws.pmd_calls;
+		walk->calls_differ |= ws.pmd_calls != f->mapped;
 	}
 	if (f->with_pfn)
 		count_designs(c, walk, &ws);
@@ -443,8 +447,9 @@ static struct munmap_work count_munmap(const struct model_context *c, const uint
 }
 
 /* munmap under each design: a whole design's PMD-mapped THP is one removal,
- * as at exit; every design of a kind counts the same, so twice at most. */
-static void count_munmaps(struct model_context *c)
+ * as at exit; every design of a kind counts the same, so twice at most, and
+ * once when no VMA's count differs between the kinds (no PMD-mapped THP). */
+static void count_munmaps(struct model_context *c, bool calls_differ)
 {
 	struct munmap_work kinds[2] = { { 0 }, { 0 } };
 	bool done[2] = { false, false };
@@ -452,19 +457,22 @@ static void count_munmaps(struct model_context *c)
 		struct model_design *design = &c->result->designs[d];
 		int whole = design->profile->huge_pmd_whole ? 1 : 0;
 		if (!done[whole])
-			kinds[whole] = count_munmap(c, whole ? c->vma_pmd_calls : c->vma_mapped);
+			kinds[whole] = !calls_differ && done[!whole] ? kinds[!whole]
+				       : count_munmap(c, whole ? c->vma_pmd_calls : c->vma_mapped);
 		done[whole] = true;
 		design->munmap = kinds[whole];
 	}
 }
 
 /* Fork, exit and fault work per process and design, then their sums.  The
- * anon_vma parts were set by model_object_rmap.  The same walk gives each
- * process its PTEs by kind and pte_chain charges (visit_process_figures). */
+ * anon_vma parts were counted by model_object_rmap.  The same walk gives each
+ * process its PTEs by kind and pte_chain charges (visit_process_figures),
+ * and what a fork copies (model/fork.c): one walk, not three. */
 static void work_walk_make(const struct model_result *r, struct work_walk *walk)
 {
 	*walk = (struct work_walk){ .fault_chain_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double)),
-				    .steps = xcalloc(r->design_count + 1, sizeof(*walk->steps)) };
+				    .steps = xcalloc(r->design_count + 1, sizeof(*walk->steps)),
+				    .work = xcalloc(r->design_count + 1, sizeof(*walk->work)) };
 	uint64_t *counts = xcalloc(3 * r->design_count + 1, sizeof(*counts));
 	walk->sums = (struct record_figures){ .chain_allocations = counts, .chain_frees = counts + r->design_count,
 					      .direct_pages = counts + 2 * r->design_count };
@@ -484,11 +492,18 @@ static void count_work(struct model_context *c)
 	struct work_walk walk;
 	work_walk_make(r, &walk);
 	double *total_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double));
+	walk.fork = model_fork_begin(c);
 	for (size_t i = 0; i < c->snapshot->process_count; i++) {
+		model_fork_process_begin(c, walk.fork);
 		memset(walk.fault_chain_bytes, 0, r->design_count * 3 * sizeof(double));
+		/* one process's work per design at a time, in cache: only the
+		 * current design's is kept per process (model_process_work) */
+		memset(walk.work, 0, r->design_count * sizeof(*walk.work));
+		model_price_anon_vmas(c, i, walk.work);
 		/* without a PFN run no segment needs its per-design figures */
 		model_walk_segment_runs(c, i, c->pfns.count > 0, visit_work, &walk);
 		count_kinds(c, &walk, i);
+		model_fork_process_end(c, walk.fork, i);
 		struct model_process *mp = &r->process_figures[i];
 		r->present_ptes += mp->present_ptes;
 		r->swap_ptes += mp->swap_ptes;
@@ -496,11 +511,13 @@ static void count_work(struct model_context *c)
 		for (size_t d = 0; d < r->design_count; d++) {
 			unsigned unit = chain_unit_bytes(r->designs[d].profile);
 			for (int k = 0; unit && k < 3; k++) {
-				mp->work[d].faults[k].chain_allocations += (uint64_t)llround(walk.fault_chain_bytes[d * 3 + k] / unit);
+				walk.work[d].faults[k].chain_allocations += (uint64_t)llround(walk.fault_chain_bytes[d * 3 + k] / unit);
 				total_bytes[d * 3 + k] += walk.fault_chain_bytes[d * 3 + k];
 			}
-			add_work(&r->designs[d].work, &mp->work[d]);
+			add_work(&r->designs[d].work, &walk.work[d]);
 		}
+		if (r->current_design < r->design_count)
+			mp->work = walk.work[r->current_design];
 	}
 	/* a page's chains are shared PSS-style among its mappings: the total
 	 * is rounded once (a process's share alone may round to 0) */
@@ -512,16 +529,17 @@ static void count_work(struct model_context *c)
 		design->faults_exact = r->has_pfns && r->processes_with_pagemap == r->processes;
 		design->cow_frees_known = cow_chain_frees(design->profile) >= 0;
 	}
-	count_munmaps(c);
+	count_munmaps(c, walk.calls_differ);
 	free(total_bytes);
-	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.sums.chain_allocations);
+	model_fork_end(walk.fork);
+	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.work, walk.sums.chain_allocations);
 }
 
 const struct event_work *model_process_work(const struct model_result *r, size_t process, size_t design)
 {
-	if (!r || process >= r->processes || design >= r->design_count)
+	if (!r || process >= r->processes || design >= r->design_count || design != r->current_design)
 		return NULL;
-	return &r->process_figures[process].work[design];
+	return &r->process_figures[process].work;
 }
 
 /* ---- orchestration ---- */
@@ -622,6 +640,9 @@ static void sum_processes(struct model_context *c)
 		for (size_t v = 0; v < p->vma_count; v++) {
 			mp->rss_bytes += vma_kb(&p->vmas[v], SMAPS_RSS) * 1024;
 			mp->pss_bytes += vma_kb(&p->vmas[v], SMAPS_PSS) * 1024;
+			/* an anonymous page: an anon_vma (model/objrmap.c marks
+			 * the rest); read here, where the VMA's counters are */
+			c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0;
 		}
 		/* PTEs by kind and pte_chain charges: count_work's walk */
 		if (!mp->exact)
@@ -713,7 +734,7 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	bytes += model_estimate_table_bytes(designs) + model_walk_run_bytes(designs);
 	/* per process: its figures for every design and rule */
 	bytes += (uint64_t)s->process_count * (sizeof(struct model_process) + (designs + rules + 2) * sizeof(double) +
-					       designs * sizeof(struct event_work));
+					       2 * sizeof(uint64_t));
 	return bytes;
 }
 
@@ -743,7 +764,6 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 		mp->pte_chain_bytes = xcalloc(r->design_count + 1, sizeof(double));
 		mp->sharable_pages = xcalloc(r->sharing_count + 1, sizeof(double));
 		mp->fork_copies = xcalloc(r->sharing_count + 1, sizeof(*mp->fork_copies));
-		mp->work = xcalloc(r->design_count + 1, sizeof(*mp->work));
 	}
 	c.vma_mapped = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_mapped));
 	c.vma_pmd_calls = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_pmd_calls));
@@ -758,7 +778,6 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	model_object_rmap(&c);
 	count_work(&c);
 	model_reclaim(&c);
-	model_fork_tables(&c);
 	model_walk_segments_end(&c);    /* the last walk */
 	model_counters(&c);
 	finish_designs(&c, sums);
@@ -772,6 +791,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	free(c.vma_family);
 	free(c.vma_mapped);
 	free(c.vma_pmd_calls);
+	free(c.process_anon_vmas);
 	free(sums);
 	*result = r;
 	return 0;
@@ -785,7 +805,6 @@ void model_free(struct model_result *r)
 		free(r->process_figures[i].pte_chain_bytes);
 		free(r->process_figures[i].sharable_pages);
 		free(r->process_figures[i].fork_copies);
-		free(r->process_figures[i].work);
 	}
 	for (size_t k = 0; r->sharing && k < r->sharing_count; k++)
 		free(r->sharing[k].files);

@@ -389,7 +389,8 @@ struct model_process {
 	double *sharable_pages;         /* per sharing rule, split PSS-style among partners */
 	struct fork_copy fork_copy;     /* a fork copies today (no sharing) */
 	struct fork_copy *fork_copies;  /* per sharing rule: shared windows are not copied */
-	struct event_work *work;        /* per design: its fork, exit and faults (model_process_work) */
+	struct event_work work;         /* under the current design: its fork, exit and faults
+					   (model_process_work) */
 };
 
 struct model_options {
@@ -497,9 +498,10 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 void model_free(struct model_result *result);
 
 /* The rmap work of one process's fork, exit and faulting its pages in,
- * under design index `design` of the result (the figures issue 19's time
- * predictions read); every process's sum is designs[design].work.  NULL
- * when an index is out of range. */
+ * under the snapshot's own design, index current_design (the figures issue
+ * 19's time predictions read); every process's sum is
+ * designs[current_design].work, and other designs keep only that sum.  NULL
+ * when an index is out of range or another design's. */
 const struct event_work *model_process_work(const struct model_result *result, size_t process, size_t design);
 
 /* The kernel objects one fork + exit of every process of the snapshot
@@ -544,6 +546,9 @@ double fit_predict(const struct fit_result *fit, const double *counts);
 /* Helpers the report and the tests use. */
 /* A VMA's permission test of the 2006 patch etc.: eligible under the rule? */
 bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma);
+/* ... the same but for the rule's min-bytes, and that alone (eligible = both) */
+bool sharing_vma_eligible_any_size(const struct sharing_rule *rule, const struct vma *vma);
+bool sharing_vma_large_enough(const struct sharing_rule *rule, const struct vma *vma);
 /* Smallest and largest C(m)/m over 2 <= m <= m_max (section 6 bounds). */
 void rmap_share_range(const struct rmap_profile *profile, uint64_t m_max, bool anonymous,
 		      double *lowest, double *highest);

@@ -127,6 +127,7 @@ struct model_context {
 					   root VMA (NULL without PFNs) */
 	uint64_t *vma_mapped;           /* per global VMA index: PTEs munmap removes the rmap of */
 	uint64_t *vma_pmd_calls;        /* ... its calls when a PMD-mapped THP is one (whole designs) */
+	uint64_t *process_anon_vmas;    /* per process: VMAs holding an anon_vma, their chains (objrmap.c) */
 };
 
 typedef void (*segment_visit)(struct model_context *c, const struct segment *segment, void *data);
@@ -233,11 +234,22 @@ static inline int model_compare_keys(const uint64_t *x, const uint64_t *y, size_
 }
 
 /* The pieces of model_run. */
-void model_fork_tables(struct model_context *context);       /* model/fork.c */
+/* What a fork copies (model/fork.c), worked out in count_work's walk:
+ * begin, then per process: process_begin, visit on each segment of the
+ * walk (model_walk_segment_runs), process_end; then end. */
+struct fork_walk;
+struct fork_walk *model_fork_begin(struct model_context *context);
+void model_fork_process_begin(struct model_context *context, struct fork_walk *walk);
+void model_fork_visit(struct model_context *context, const struct segment *segment, struct fork_walk *walk);
+void model_fork_process_end(struct model_context *context, struct fork_walk *walk, size_t process);
+void model_fork_end(struct fork_walk *walk);
 void model_estimate(struct model_context *context);          /* model/estimate.c */
 uint64_t model_estimate_table_bytes(uint64_t designs);       /* ... the memory its table of VMA shapes takes */
 void model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
+/* Process `process`'s anon_vma work under every design added to work[design]
+ * (model/objrmap.c, from what model_object_rmap counted). */
+void model_price_anon_vmas(const struct model_context *context, size_t process, struct event_work *work);
 void model_counters(struct model_context *context);          /* model/counters.c */
 void model_huge_pages(struct model_context *context);        /* model/hugepages.c */
 void model_reclaim(struct model_context *context);           /* model/reclaim.c */

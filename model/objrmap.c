@@ -69,13 +69,10 @@ static void visit_exclusive(struct model_context *c, const struct segment *seg, 
 static void mark_anon_vmas(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
-	for (size_t i = 0; i < s->process_count; i++) {
-		const struct process *p = &s->processes[i];
-		for (size_t v = 0; v < p->vma_count; v++)
-			if (vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0)
-				c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = true;
+	/* a VMA smaps counts anonymous pages in is marked (model.c
+	 * sum_processes); one whose records show an exclusive one here */
+	for (size_t i = 0; i < s->process_count; i++)
 		model_walk_segment_wholes(c, i, visit_exclusive, NULL);   /* a run's flag: any chunk's */
-	}
 	for (size_t g = 0; g < s->vma_count; g++)
 		c->result->anon_vmas += c->vma_has_anon_vma[g];
 }
@@ -185,11 +182,13 @@ static uint64_t count_families(struct model_context *c)
 	return families;
 }
 
-/* The first VMA of p with an anon_vma that overlaps [start, end), or NULL. */
+/* The first VMA of p with an anon_vma that overlaps [start, end), or NULL;
+ * *from: where the search for the first VMA ending above start begins (a
+ * cursor when the ranges asked ascend, else 0). */
 static const struct vma *overlapping_anon_vma(const struct model_context *c, const struct process *p,
-					      uint64_t start, uint64_t end)
+					      uint64_t start, uint64_t end, size_t *from)
 {
-	size_t low = 0, high = p->vma_count;
+	size_t low = *from, high = p->vma_count;
 	while (low < high) {            /* the first VMA ending above start */
 		size_t middle = low + (high - low) / 2;
 		if (p->vmas[middle].end <= start)
@@ -197,10 +196,47 @@ static const struct vma *overlapping_anon_vma(const struct model_context *c, con
 		else
 			high = middle;
 	}
+	*from = low;
 	for (size_t v = low; v < p->vma_count && p->vmas[v].start < end; v++)
 		if (c->vma_has_anon_vma[&p->vmas[v] - c->snapshot->vmas])
 			return &p->vmas[v];
 	return NULL;
+}
+
+/* The processes along p's PPid chain, nearest first, 64 hops at most: how
+ * many (a chain that loops repeats, as the hops do). */
+#define ANCESTOR_HOPS 64
+static size_t ancestor_chain(const struct snapshot *s, const struct process *p, const struct process **chain)
+{
+	size_t n = 0;
+	const struct process *ancestor = p;
+	for (int hops = 0; hops < ANCESTOR_HOPS; hops++) {
+		if (ancestor->ppid == ancestor->pid)
+			break;
+		ancestor = snapshot_find_process(s, ancestor->ppid);
+		if (!ancestor)
+			break;
+		chain[n++] = ancestor;
+	}
+	return n;
+}
+
+/* model_vma_ancestors over a chain found once; cursors: per ancestor, or NULL. */
+static uint64_t chain_ancestors(struct model_context *c, const struct process *const *chain, size_t n,
+				size_t *cursors, const struct vma *vma, ancestor_visit visit, void *data)
+{
+	uint64_t depth = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t none = 0;
+		const struct vma *overlap = overlapping_anon_vma(c, chain[k], vma->start, vma->end,
+								 cursors ? &cursors[k] : &none);
+		if (overlap) {
+			depth++;
+			if (visit)
+				visit(c, overlap, data);
+		}
+	}
+	return depth;
 }
 
 /* The ancestors a fork copied a VMA from: along the PPid chain, those
@@ -212,23 +248,8 @@ static const struct vma *overlapping_anon_vma(const struct model_context *c, con
 uint64_t model_vma_ancestors(struct model_context *c, const struct process *p, const struct vma *vma,
 			     ancestor_visit visit, void *data)
 {
-	const struct snapshot *s = c->snapshot;
-	uint64_t depth = 0;
-	const struct process *ancestor = p;
-	for (int hops = 0; hops < 64; hops++) {
-		if (ancestor->ppid == ancestor->pid)
-			break;
-		ancestor = snapshot_find_process(s, ancestor->ppid);
-		if (!ancestor)
-			break;
-		const struct vma *overlap = overlapping_anon_vma(c, ancestor, vma->start, vma->end);
-		if (overlap) {
-			depth++;
-			if (visit)
-				visit(c, overlap, data);
-		}
-	}
-	return depth;
+	const struct process *chain[ANCESTOR_HOPS];
+	return chain_ancestors(c, chain, ancestor_chain(c->snapshot, p, chain), NULL, vma, visit, data);
 }
 
 /* The nearest ancestor's overlapping VMA (the first visited): pieces of
@@ -245,11 +266,12 @@ static void remember_nearest(struct model_context *c, const struct vma *ancestor
  * anon_vma_link / anon_vma_fork per VMA holding one, and 2.6.34+ the
  * chains anon_vma_clone copies plus one new (d + 2), freed again at exit
  * by unlink_anon_vmas (d + 1). */
-static void price_anon_vmas(struct model_context *c, size_t process, uint64_t vmas, uint64_t chains)
+void model_price_anon_vmas(const struct model_context *c, size_t process, struct event_work *work)
 {
-	struct model_result *r = c->result;
+	const struct model_result *r = c->result;
+	uint64_t vmas = c->process_anon_vmas[2 * process], chains = c->process_anon_vmas[2 * process + 1];
 	for (size_t d = 0; d < r->design_count; d++) {
-		struct event_work *w = &r->process_figures[process].work[d];
+		struct event_work *w = &work[d];
 		switch (r->designs[d].profile->anon_vma_fork) {
 		case ANON_VMA_NONE:
 			break;
@@ -278,15 +300,19 @@ void model_object_rmap(struct model_context *c)
 	 * neighbour's depth is known: VMAs are walked in address order. */
 	uint64_t *depths = c->vma_depths = xcalloc(s->vma_count + 1, sizeof(*depths));
 	const struct vma **nearest = xcalloc(s->vma_count + 1, sizeof(*nearest));
+	c->process_anon_vmas = xcalloc(2 * s->process_count + 1, sizeof(*c->process_anon_vmas));
 	uint64_t chains = 0, own = 0;
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
 		uint64_t process_vmas = 0, process_chains = 0;
+		/* the chain once per process; its VMAs ascend, so a cursor per ancestor */
+		const struct process *chain[ANCESTOR_HOPS];
+		size_t cursors[ANCESTOR_HOPS] = { 0 }, hops = ancestor_chain(s, p, chain);
 		for (size_t v = 0; v < p->vma_count; v++) {
 			size_t g = (size_t)(&p->vmas[v] - s->vmas);
 			if (!c->vma_has_anon_vma[g])
 				continue;
-			depths[g] = model_vma_ancestors(c, p, &p->vmas[v], remember_nearest, &nearest[g]);
+			depths[g] = chain_ancestors(c, chain, hops, cursors, &p->vmas[v], remember_nearest, &nearest[g]);
 			process_vmas++;
 			process_chains += depths[g] + 1;
 			/* never forked: compatible neighbours share (anon_vma_prepare);
@@ -296,7 +322,8 @@ void model_object_rmap(struct model_context *c)
 			own += !shares;
 		}
 		chains += process_chains;
-		price_anon_vmas(c, i, process_vmas, process_chains);
+		c->process_anon_vmas[2 * i] = process_vmas;     /* priced by count_work (model.c) */
+		c->process_anon_vmas[2 * i + 1] = process_chains;
 	}
 	uint64_t families = exact ? count_families(c) : own;
 	free(nearest);

@@ -670,8 +670,10 @@ static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_
 	const struct pagemap_extent *e = c->snapshot->content_extents + pc->first_extent;
 	for (uint32_t k = 0; k < pc->count;) {
 		seg.first = k;
-		while (e->rank + e->length <= k)
-			e++;            /* segments ascend: the extents are walked once */
+		/* segments ascend: the extents are walked once; the first holds
+		 * record 0, so a chunk one VMA holds reads none (a cache miss) */
+		while (k && e->rank + e->length <= k)
+			e++;
 		seg.extent = e;
 		uint32_t end = next_segment(c, p, v, &seg, pc->count, &seg.vma);
 		seg.count = end - k;
@@ -1038,6 +1040,37 @@ static void add_override(struct override_list *list, uint64_t window, enum pmd_k
 	o->kind = (uint8_t)kind;
 }
 
+/* The first window from address `at` (a window's start) with a record below
+ * `end`, and what its records suggest (records_pmd_kind); false: none.  With
+ * PTE pages of one chunk, from the process's runs (every chunk of one holds
+ * a record, its content known), *run a cursor that only moves on (asked
+ * windows ascend); else by search.  A chunk starting below end whose
+ * records all lie above it is given: it ends above end, as the caller
+ * checks. */
+static bool next_record_window(struct model_context *c, const struct process *p, uint64_t end, uint64_t at,
+			       size_t *run, uint64_t *window, enum pmd_kind *kind)
+{
+	if (c->chunks_per_window_shift) {
+		struct pagemap_record record;
+		if (!process_next_record(c->snapshot, p, at, end, &record))
+			return false;
+		*window = record.vaddr >> c->pte_shift;
+		*kind = records_pmd_kind(c, p, *window);
+		return true;
+	}
+	uint64_t chunk = at >> PAGEMAP_CHUNK_SHIFT;
+	while (*run < p->run_count && p->runs[*run].chunk + p->runs[*run].length <= chunk)
+		(*run)++;
+	if (*run == p->run_count)
+		return false;
+	const struct pagemap_run *r = &p->runs[*run];
+	*window = r->chunk > chunk ? r->chunk : chunk;
+	if (*window << PAGEMAP_CHUNK_SHIFT >= end)
+		return false;
+	*kind = content_pmd_kind(c, r->content + (uint32_t)(*window - r->chunk));
+	return true;
+}
+
 /* One VMA: the windows that look PMD-mapped (candidates), against smaps'
  * count k.  Up to k candidates are taken as PMD-mapped, in address order,
  * the rest as mapped by PTEs (a 2 MiB page-cache folio mapped by 512 PTEs
@@ -1045,18 +1078,18 @@ static void add_override(struct override_list *list, uint64_t window, enum pmd_k
  * they are is not, so each one that may be wrong is counted twice in
  * pmd_ambiguous_windows. */
 static void resolve_vma(struct model_context *c, const struct process *p, const struct vma *v,
-			struct override_list *list)
+			struct override_list *list, size_t *run)
 {
 	bool anon;
 	uint64_t allowed = smaps_pmd_windows(c, v, &anon), candidates = 0, size = (uint64_t)1 << c->pte_shift;
-	uint64_t at = (v->start + size - 1) & ~(size - 1);
-	struct pagemap_record record;
-	while (at < v->end && v->end - at >= size && process_next_record(c->snapshot, p, at, v->end, &record)) {
-		uint64_t window = record.vaddr >> c->pte_shift;
+	uint64_t at = (v->start + size - 1) & ~(size - 1), window;
+	enum pmd_kind kind;
+	if (!allowed && !c->snapshot->kpage_runs)
+		return;         /* without kpages only full_window_kind finds a candidate */
+	while (at < v->end && v->end - at >= size && next_record_window(c, p, v->end, at, run, &window, &kind)) {
 		at = (window + 1) << c->pte_shift;
 		if (at == 0 || at > v->end)
 			break;
-		enum pmd_kind kind = records_pmd_kind(c, p, window);
 		if (kind == PMD_NONE && !c->snapshot->kpage_runs && allowed)
 			kind = full_window_kind(c, p, window);
 		if (kind == PMD_NONE || kind == PMD_UNKNOWN)
@@ -1081,12 +1114,13 @@ static void resolve_pmd_windows(struct model_context *c)
 	c->override_count = xcalloc(s->process_count + 1, sizeof(*c->override_count));
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
+		size_t run = 0;
 		c->override_first[i] = list.count;
 		if (p->has_pmd_map || !p->has_pagemap)
 			continue;
 		for (size_t v = 0; v < p->vma_count; v++)
 			if (smaps_counts_pmds(&p->vmas[v]))
-				resolve_vma(c, p, &p->vmas[v], &list);
+				resolve_vma(c, p, &p->vmas[v], &list, &run);
 		c->override_count[i] = list.count - c->override_first[i];
 	}
 	c->overrides = list.items ? list.items : xcalloc(1, sizeof(*c->overrides));

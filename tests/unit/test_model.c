@@ -854,9 +854,13 @@ static void test_eligibility(void)
 	CU_ASSERT_TRUE(sharing_vma_eligible(rule, &v));
 	v.end = 0x3ff000;                                  /* under 2 MiB */
 	CU_ASSERT_FALSE(sharing_vma_eligible(rule, &v));
+	CU_ASSERT_TRUE(sharing_vma_eligible_any_size(rule, &v)); /* of the rule's kind all the same */
+	CU_ASSERT_FALSE(sharing_vma_large_enough(rule, &v));
 	v.end = 0x400000;
 	memcpy(v.perms, "rw-p", 5);                        /* writable private */
 	CU_ASSERT_FALSE(sharing_vma_eligible(rule, &v));
+	CU_ASSERT_FALSE(sharing_vma_eligible_any_size(rule, &v)); /* not its kind at any size */
+	CU_ASSERT_TRUE(sharing_vma_large_enough(rule, &v));
 	memcpy(v.perms, "rw-s", 5);                        /* writable shared */
 	CU_ASSERT_TRUE(sharing_vma_eligible(rule, &v));
 	v.vm_flags = UINT64_C(1) << VMF_PF;                /* VM_PFNMAP */
@@ -1241,6 +1245,14 @@ static void test_reclaim_fork_tree(void)
 	CU_ASSERT_EQUAL(c->faults[FAULT_ANON].faults, 2);
 	CU_ASSERT_PTR_NULL(model_process_work(r, 4, 0));
 	CU_ASSERT_PTR_NULL(model_process_work(r, 0, r->design_count));
+	/* only the snapshot's own design (6.1, x86_64) is kept per process;
+	 * its processes' forks allocate the 12 chains its sum says */
+	CU_ASSERT_EQUAL(r->current_design, 5);
+	CU_ASSERT_PTR_NULL(model_process_work(r, 2, 4));
+	uint64_t chains = 0;
+	for (size_t i = 0; i < 4; i++)
+		chains += model_process_work(r, i, 5)->fork_chain_allocations;
+	CU_ASSERT_EQUAL(chains, 12);
 }
 
 /*
