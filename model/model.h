@@ -546,6 +546,9 @@ double fit_predict(const struct fit_result *fit, const double *counts);
 /* Helpers the report and the tests use. */
 /* A VMA's permission test of the 2006 patch etc.: eligible under the rule? */
 bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma);
+/* ... the same but for the rule's min-bytes, and that alone (eligible = both) */
+bool sharing_vma_eligible_any_size(const struct sharing_rule *rule, const struct vma *vma);
+bool sharing_vma_large_enough(const struct sharing_rule *rule, const struct vma *vma);
 /* Smallest and largest C(m)/m over 2 <= m <= m_max (section 6 bounds). */
 void rmap_share_range(const struct rmap_profile *profile, uint64_t m_max, bool anonymous,
 		      double *lowest, double *highest);

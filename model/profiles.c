@@ -651,7 +651,7 @@ const struct rmap_profile *profiles_baseline(const struct profile_set *set, cons
 	return best;
 }
 
-bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma)
+bool sharing_vma_eligible_any_size(const struct sharing_rule *rule, const struct vma *vma)
 {
 	if (!rule->has_eligibility)
 		return true;
@@ -663,7 +663,15 @@ bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma
 		return false;
 	if (rule->hugetlb_only && !VMA_HAS_FLAG(vma, VMF_HT))
 		return false;
-	if (rule->writable_needs_shared && vma->perms[1] == 'w' && vma->perms[3] != 's')
-		return false;
-	return vma->end - vma->start >= rule->min_bytes;
+	return !(rule->writable_needs_shared && vma->perms[1] == 'w' && vma->perms[3] != 's');
+}
+
+bool sharing_vma_large_enough(const struct sharing_rule *rule, const struct vma *vma)
+{
+	return !rule->has_eligibility || vma->end - vma->start >= rule->min_bytes;
+}
+
+bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma)
+{
+	return sharing_vma_eligible_any_size(rule, vma) && sharing_vma_large_enough(rule, vma);
 }

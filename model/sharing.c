@@ -711,23 +711,20 @@ enum { ELIGIBLE_TAKEN = 1, ELIGIBLE_KIND = 2 };
 
 /* Every VMA under every rule in one pass: the VMAs are many and large
  * (443 k of 88 bytes on the generated 4000), so each is read once, not
- * twice per rule. */
+ * twice per rule.  A rule takes a VMA of its kind that is large enough:
+ * the kind's tests are made once. */
 static uint8_t *vma_eligibility(const struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	size_t rules = c->result->sharing_count;
 	uint8_t *flags = xcalloc(s->vma_count * rules + 1, sizeof(*flags));
-	struct sharing_rule *any_size = xcalloc(rules + 1, sizeof(*any_size));
-	for (size_t k = 0; k < rules; k++) {
-		any_size[k] = *c->result->sharing[k].rule;
-		any_size[k].min_bytes = 0;
-	}
 	for (size_t g = 0; g < s->vma_count; g++)
-		for (size_t k = 0; k < rules; k++)
-			flags[g * rules + k] = (uint8_t)((sharing_vma_eligible(c->result->sharing[k].rule, &s->vmas[g])
-							  ? ELIGIBLE_TAKEN : 0) |
-							 (sharing_vma_eligible(&any_size[k], &s->vmas[g]) ? ELIGIBLE_KIND : 0));
-	free(any_size);
+		for (size_t k = 0; k < rules; k++) {
+			const struct sharing_rule *rule = c->result->sharing[k].rule;
+			if (sharing_vma_eligible_any_size(rule, &s->vmas[g]))
+				flags[g * rules + k] = ELIGIBLE_KIND |
+					(sharing_vma_large_enough(rule, &s->vmas[g]) ? ELIGIBLE_TAKEN : 0);
+		}
 	return flags;
 }
 
@@ -836,10 +833,12 @@ static uint64_t mix(uint64_t h, uint64_t x)
 	return h ^ (h >> 32);
 }
 
+/* A fixed-size copy: a copy of 4 or 1 bytes was a byte loop. */
 static uint64_t perms_word(const struct vma *v)
 {
-	uint64_t w = 0;
-	memcpy(&w, v ? v->perms : "", v ? 4 : 1);
+	uint32_t w = 0;
+	if (v)
+		memcpy(&w, v->perms, sizeof(w));
 	return w;
 }
 

@@ -854,9 +854,13 @@ static void test_eligibility(void)
 	CU_ASSERT_TRUE(sharing_vma_eligible(rule, &v));
 	v.end = 0x3ff000;                                  /* under 2 MiB */
 	CU_ASSERT_FALSE(sharing_vma_eligible(rule, &v));
+	CU_ASSERT_TRUE(sharing_vma_eligible_any_size(rule, &v)); /* of the rule's kind all the same */
+	CU_ASSERT_FALSE(sharing_vma_large_enough(rule, &v));
 	v.end = 0x400000;
 	memcpy(v.perms, "rw-p", 5);                        /* writable private */
 	CU_ASSERT_FALSE(sharing_vma_eligible(rule, &v));
+	CU_ASSERT_FALSE(sharing_vma_eligible_any_size(rule, &v)); /* not its kind at any size */
+	CU_ASSERT_TRUE(sharing_vma_large_enough(rule, &v));
 	memcpy(v.perms, "rw-s", 5);                        /* writable shared */
 	CU_ASSERT_TRUE(sharing_vma_eligible(rule, &v));
 	v.vm_flags = UINT64_C(1) << VMF_PF;                /* VM_PFNMAP */
