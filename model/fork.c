@@ -162,9 +162,13 @@ static void chunk_pages(struct model_context *c, struct fork_walk *walk, size_t 
 	const struct process *p = &c->snapshot->processes[index];
 	struct model_process *mp = &c->result->process_figures[index];
 	if (n < 2 || !model_walk_chunks_pmd_none(c, p, content, chunk, n)) {
-		for (uint64_t k = 0; k < n; k++)
-			if (window_pmd_kind(c, p, chunk + k) != PMD_FILE)
+		for (uint64_t k = 0; k < n; k++) {
+			/* the window is the chunk, its content known: no search */
+			struct segment at = { .process = index, .base = (chunk + k) << PAGEMAP_CHUNK_SHIFT,
+					      .content = content + (uint32_t)k };
+			if (segment_pmd_kind(c, &at) != PMD_FILE)
 				window_page(c, walk, mp, chunk + k, chunk_place(c, vma, content + (uint32_t)k, chunk + k));
+		}
 		return;
 	}
 	add_pages(&mp->fork_copy.pte_pages, &walk->window, chunk, n);
@@ -191,7 +195,8 @@ static uint64_t run_last_chunk(const void *run)
  * copy_huge_pmd deposits; a file or shmem one nothing.  With PTE pages of
  * one chunk, the windows are the process's chunks (every one holds a
  * record), taken run by run. */
-static void vma_pages(struct model_context *c, struct fork_walk *walk, size_t index, const struct vma *vma)
+static void vma_pages(struct model_context *c, struct fork_walk *walk, size_t index, const struct vma *vma,
+		      size_t *cursor)
 {
 	const struct process *p = &c->snapshot->processes[index];
 	uint64_t size = (uint64_t)1 << c->pte_shift;
@@ -201,8 +206,11 @@ static void vma_pages(struct model_context *c, struct fork_walk *walk, size_t in
 	if (c->chunks_per_window_shift == 0) {
 		uint64_t first = at >> PAGEMAP_CHUNK_SHIFT;
 		uint64_t end = limit ? limit >> PAGEMAP_CHUNK_SHIFT : UINT64_C(1) << (64 - PAGEMAP_CHUNK_SHIFT);
-		for (size_t r = array_lower_bound(p->runs, p->run_count, sizeof(*p->runs), run_last_chunk, first);
-		     r < p->run_count && p->runs[r].chunk < end; r++) {
+		/* the first run ending at or after `first`: VMAs ascend, so
+		 * from where the last VMA's search began (*cursor) */
+		while (*cursor < p->run_count && run_last_chunk(&p->runs[*cursor]) < first)
+			(*cursor)++;
+		for (size_t r = *cursor; r < p->run_count && p->runs[r].chunk < end; r++) {
 			const struct pagemap_run *run = &p->runs[r];
 			uint64_t low = run->chunk > first ? run->chunk : first;
 			uint64_t high = run->chunk + run->length < end ? run->chunk + run->length : end;
@@ -251,9 +259,10 @@ void model_fork_process_end(struct model_context *c, struct fork_walk *walk, siz
 	struct model_result *r = c->result;
 	const struct process *p = &c->snapshot->processes[i];
 	struct model_process *mp = &r->process_figures[i];
+	size_t cursor = 0;
 	for (size_t v = 0; p->has_pagemap && v < p->vma_count; v++)
 		if (fork_copies(c, walk, &p->vmas[v]))
-			vma_pages(c, walk, i, &p->vmas[v]);
+			vma_pages(c, walk, i, &p->vmas[v], &cursor);
 	r->fork_copy.pte_pages += mp->fork_copy.pte_pages;
 	r->fork_copy.ptes += mp->fork_copy.ptes;
 	for (size_t k = 0; k < r->sharing_count; k++) {
