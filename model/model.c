@@ -731,10 +731,11 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
 					   9 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t) + rules);
 	/* per chunk a process references (a PTE window at most): the identical
-	 * rule's class of the window (model/sharing.c; an array doubling) */
+	 * rule's class of the window (model/sharing.c; an array doubling), the
+	 * VMA holding it whole (model/walk.c) */
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t r = 0; r < s->processes[i].run_count; r++)
-			bytes += s->processes[i].runs[r].length * 2 * sizeof(uint32_t);
+			bytes += s->processes[i].runs[r].length * 3 * sizeof(uint32_t);
 	/* the smaps estimate's table of VMA shapes (model/estimate.c), the walk's of runs */
 	bytes += model_estimate_table_bytes(designs) + model_walk_run_bytes(designs);
 	/* per process: its figures for every design and rule */

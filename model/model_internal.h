@@ -90,6 +90,9 @@ struct cut_segments {
 	size_t *first;                  /* per process: its first (NULL: none kept, none to keep) */
 	size_t next;                    /* the walk's next */
 	bool kept;                      /* complete (the first walk kept them): later walks read them */
+	uint32_t *whole_vmas;           /* per chunk of each process, in walk order: the VMA
+					   holding it whole (index in the process + 1, 0: none) */
+	size_t *whole_first;            /* ... per process: its first chunk's place there */
 };
 
 struct model_context {
