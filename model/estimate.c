@@ -384,12 +384,18 @@ uint64_t model_estimate_table_bytes(uint64_t designs)
 
 static const struct chain_addends *shape_addends(struct shape_table *t, const struct vma_pages *vp)
 {
-	/* one multiply a word, one finaliser: a cache, so a poor spread costs
-	 * recomputing, never a wrong addend */
+	/* one multiply a word, each by its own odd constant, the products
+	 * apart (no chain of multiplies), one finaliser: a cache, so a poor
+	 * spread costs recomputing, never a wrong addend */
+	static const uint64_t odd[] = { UINT64_C(0x9e3779b97f4a7c15), UINT64_C(0xc2b2ae3d27d4eb4f),
+					UINT64_C(0x165667b19e3779f9), UINT64_C(0xd6e8feb86659fd93),
+					UINT64_C(0xff51afd7ed558ccd), UINT64_C(0xc4ceb9fe1a85ec53),
+					UINT64_C(0x94d049bb133111eb) };
 	uint64_t words[sizeof(*vp) / sizeof(uint64_t)], hash = 0;
+	_Static_assert(sizeof(words) / sizeof(words[0]) == sizeof(odd) / sizeof(odd[0]), "a constant a word");
 	memcpy(words, vp, sizeof(words));
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		hash = (hash ^ words[i]) * UINT64_C(0x9e3779b97f4a7c15);
+		hash += words[i] * odd[i];
 	size_t slot = hash_u64(hash) & (SHAPE_SLOTS - 1);
 	struct chain_addends *a = &t->addends[slot * t->own_count];
 	if (!t->used[slot] || memcmp(&t->keys[slot], vp, sizeof(*vp))) {

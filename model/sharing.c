@@ -796,6 +796,8 @@ struct identical {
 	struct window_class *classes;
 	size_t count, capacity;
 	struct hash_table table;        /* classes by hash; equal hashes probe on */
+	double *credits;                /* per class after counting: (members - 1) / members,
+					   apart from the classes (read many, far apart) */
 	uint64_t *content_sums;         /* per content: its records' hash sum (windows of one chunk), */
 	bool *summed;                   /* ... worked out the first time a window is one whole chunk */
 	uint64_t *slot_hashes;          /* record_hash's first mix, per slot and present bit */
@@ -1223,8 +1225,7 @@ static void identical_pass(struct model_context *c, struct identical *x, struct 
 					class->members++;
 					continue;
 				}
-				c->result->process_figures[i].sharable_pages[rule_index] +=
-					(double)(class->members - 1) / (double)class->members;
+				c->result->process_figures[i].sharable_pages[rule_index] += x->credits[class - x->classes];
 			}
 		}
 	}
@@ -1247,12 +1248,15 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 	};
 	x.zero_sums = make_zero_sums(c, x.slot_hashes);
 	identical_pass(c, &x, out, rule_index, true);
+	x.credits = xreallocarray(NULL, x.count + 1, sizeof(*x.credits));
+	for (size_t i = 0; i < x.count; i++)
+		x.credits[i] = (double)(x.classes[i].members - 1) / (double)x.classes[i].members;
 	identical_pass(c, &x, out, rule_index, false);
 	for (size_t i = 0; i < x.count; i++)
 		out->sharable_pages += x.classes[i].members - 1;
 	out->eligible_vmas = 0;
 	hash_free(&x.table);
-	FREE_ALL(x.classes, x.content_sums, x.summed, x.slot_hashes, x.zero_sums, x.fields[0], x.fields[1],
+	FREE_ALL(x.classes, x.credits, x.content_sums, x.summed, x.slot_hashes, x.zero_sums, x.fields[0], x.fields[1],
 		 x.pieces[0], x.pieces[1], x.window_classes, x.content_class, x.content_perms);
 }
 
