@@ -153,7 +153,8 @@ struct work_walk {
 		uint64_t swap_allocations; /* chains one swap-in allocates */
 	} *steps;
 	uint64_t fork_flags;            /* every design's fork_copy_flags together */
-	struct event_work *work;        /* per design: the process's (one process at a time) */
+	struct event_work current;      /* the process's under the current design; the other
+					   designs' work is added to their sums at once */
 	struct fork_walk *fork;         /* what a fork copies: the same walk (model/fork.c) */
 	bool calls_differ;              /* a segment's calls on whole designs are not its PTEs */
 	struct work_kind kinds[WORK_KIND_SLOTS];
@@ -273,7 +274,7 @@ static void count_designs(struct model_context *c, struct work_walk *walk, const
 	struct model_result *r = c->result;
 	const struct record_figures *f = ws->f;
 	for (size_t d = 0; d < r->design_count; d++) {
-		struct event_work *w = &walk->work[d];
+		struct event_work *w = d == r->current_design ? &walk->current : &r->designs[d].work;
 		struct segment_calls s = design_calls(r->designs[d].profile, ws);
 		count_exit(f, d, &s, w);
 		if (s.pmd)
@@ -471,8 +472,7 @@ static void count_munmaps(struct model_context *c, bool calls_differ)
 static void work_walk_make(const struct model_result *r, struct work_walk *walk)
 {
 	*walk = (struct work_walk){ .fault_chain_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double)),
-				    .steps = xcalloc(r->design_count + 1, sizeof(*walk->steps)),
-				    .work = xcalloc(r->design_count + 1, sizeof(*walk->work)) };
+				    .steps = xcalloc(r->design_count + 1, sizeof(*walk->steps)) };
 	uint64_t *counts = xcalloc(3 * r->design_count + 1, sizeof(*counts));
 	walk->sums = (struct record_figures){ .chain_allocations = counts, .chain_frees = counts + r->design_count,
 					      .direct_pages = counts + 2 * r->design_count };
@@ -496,10 +496,10 @@ static void count_work(struct model_context *c)
 	for (size_t i = 0; i < c->snapshot->process_count; i++) {
 		model_fork_process_begin(c, walk.fork);
 		memset(walk.fault_chain_bytes, 0, r->design_count * 3 * sizeof(double));
-		/* one process's work per design at a time, in cache: only the
-		 * current design's is kept per process (model_process_work) */
-		memset(walk.work, 0, r->design_count * sizeof(*walk.work));
-		model_price_anon_vmas(c, i, walk.work);
+		/* only the current design's work is kept per process
+		 * (model_process_work): the others' go to their sums */
+		walk.current = (struct event_work){ 0 };
+		model_price_anon_vmas(c, i, &walk.current);
 		/* without a PFN run no segment needs its per-design figures */
 		model_walk_segment_runs(c, i, c->pfns.count > 0, visit_work, &walk);
 		count_kinds(c, &walk, i);
@@ -508,16 +508,21 @@ static void count_work(struct model_context *c)
 		r->present_ptes += mp->present_ptes;
 		r->swap_ptes += mp->swap_ptes;
 		r->zero_page_ptes += mp->zero_page_ptes;
+		/* a process's fault chains are rounded for it alone; a design's
+		 * sum is rounded once, below (the rounded shares are not added) */
 		for (size_t d = 0; d < r->design_count; d++) {
 			unsigned unit = chain_unit_bytes(r->designs[d].profile);
 			for (int k = 0; unit && k < 3; k++) {
-				walk.work[d].faults[k].chain_allocations += (uint64_t)llround(walk.fault_chain_bytes[d * 3 + k] / unit);
+				if (d == r->current_design)
+					walk.current.faults[k].chain_allocations +=
+						(uint64_t)llround(walk.fault_chain_bytes[d * 3 + k] / unit);
 				total_bytes[d * 3 + k] += walk.fault_chain_bytes[d * 3 + k];
 			}
-			add_work(&r->designs[d].work, &walk.work[d]);
 		}
-		if (r->current_design < r->design_count)
-			mp->work = walk.work[r->current_design];
+		if (r->current_design < r->design_count) {
+			add_work(&r->designs[r->current_design].work, &walk.current);
+			mp->work = walk.current;
+		}
 	}
 	/* a page's chains are shared PSS-style among its mappings: the total
 	 * is rounded once (a process's share alone may round to 0) */
@@ -532,7 +537,7 @@ static void count_work(struct model_context *c)
 	count_munmaps(c, walk.calls_differ);
 	free(total_bytes);
 	model_fork_end(walk.fork);
-	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.work, walk.sums.chain_allocations);
+	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.sums.chain_allocations);
 }
 
 const struct event_work *model_process_work(const struct model_result *r, size_t process, size_t design)
@@ -726,10 +731,11 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
 					   9 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t) + rules);
 	/* per chunk a process references (a PTE window at most): the identical
-	 * rule's class of the window (model/sharing.c; an array doubling) */
+	 * rule's class of the window (model/sharing.c; an array doubling), the
+	 * VMA holding it whole (model/walk.c) */
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t r = 0; r < s->processes[i].run_count; r++)
-			bytes += s->processes[i].runs[r].length * 2 * sizeof(uint32_t);
+			bytes += s->processes[i].runs[r].length * 3 * sizeof(uint32_t);
 	/* the smaps estimate's table of VMA shapes (model/estimate.c), the walk's of runs */
 	bytes += model_estimate_table_bytes(designs) + model_walk_run_bytes(designs);
 	/* per process: its figures for every design and rule */

@@ -90,6 +90,9 @@ struct cut_segments {
 	size_t *first;                  /* per process: its first (NULL: none kept, none to keep) */
 	size_t next;                    /* the walk's next */
 	bool kept;                      /* complete (the first walk kept them): later walks read them */
+	uint32_t *whole_vmas;           /* per chunk of each process, in walk order: the VMA
+					   holding it whole (index in the process + 1, 0: none) */
+	size_t *whole_first;            /* ... per process: its first chunk's place there */
 };
 
 struct model_context {
@@ -247,9 +250,10 @@ void model_estimate(struct model_context *context);          /* model/estimate.c
 uint64_t model_estimate_table_bytes(uint64_t designs);       /* ... the memory its table of VMA shapes takes */
 void model_sharing(struct model_context *context);            /* model/sharing.c */
 void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
-/* Process `process`'s anon_vma work under every design added to work[design]
- * (model/objrmap.c, from what model_object_rmap counted). */
-void model_price_anon_vmas(const struct model_context *context, size_t process, struct event_work *work);
+/* Process `process`'s anon_vma work under every design added to the
+ * design's sum (designs[d].work), the current design's to *current (model/
+ * objrmap.c, from what model_object_rmap counted). */
+void model_price_anon_vmas(struct model_context *context, size_t process, struct event_work *current);
 void model_counters(struct model_context *context);          /* model/counters.c */
 void model_huge_pages(struct model_context *context);        /* model/hugepages.c */
 void model_reclaim(struct model_context *context);           /* model/reclaim.c */

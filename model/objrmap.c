@@ -266,12 +266,12 @@ static void remember_nearest(struct model_context *c, const struct vma *ancestor
  * anon_vma_link / anon_vma_fork per VMA holding one, and 2.6.34+ the
  * chains anon_vma_clone copies plus one new (d + 2), freed again at exit
  * by unlink_anon_vmas (d + 1). */
-void model_price_anon_vmas(const struct model_context *c, size_t process, struct event_work *work)
+void model_price_anon_vmas(struct model_context *c, size_t process, struct event_work *current)
 {
-	const struct model_result *r = c->result;
+	struct model_result *r = c->result;
 	uint64_t vmas = c->process_anon_vmas[2 * process], chains = c->process_anon_vmas[2 * process + 1];
 	for (size_t d = 0; d < r->design_count; d++) {
-		struct event_work *w = &work[d];
+		struct event_work *w = d == r->current_design ? current : &r->designs[d].work;
 		switch (r->designs[d].profile->anon_vma_fork) {
 		case ANON_VMA_NONE:
 			break;

@@ -325,6 +325,22 @@ static uint32_t segment_end(const struct snapshot *s, const struct process *p, s
 	return pagemap_content_rank(s, content, limit - base);
 }
 
+/* The VMA holding the whole chunk at `base`, the process's place-th in
+ * walk order, or NULL: the first walk asks chunk_vma_from (the process's
+ * VMAs scanned, a cache miss each) and keeps the answer, 4 bytes a chunk,
+ * which later walks read in order. */
+static const struct vma *whole_vma(struct model_context *c, const struct process *p, size_t *v, uint64_t base,
+				   size_t place)
+{
+	uint32_t *kept = c->cuts.whole_vmas;
+	if (kept && c->cuts.kept)
+		return kept[place] ? &p->vmas[kept[place] - 1] : NULL;
+	const struct vma *vma = chunk_vma_from(p, v, base);
+	if (kept)
+		kept[place] = vma ? (uint32_t)(vma - p->vmas + 1) : 0;
+	return vma;
+}
+
 /* A segment of a chunk no VMA holds whole, as kept: the content's record
  * after its last, and its VMA (the process's index + 1, 0: outside every
  * VMA), 4 bytes. */
@@ -338,9 +354,9 @@ static uint32_t segment_end(const struct snapshot *s, const struct process *p, s
  * segment's end and VMA and keeps them in c->cuts, which every later walk
  * reads instead of the records (up to 7 walks). */
 static uint32_t next_segment(struct model_context *c, const struct process *p, size_t *v, const struct segment *seg,
-			     uint32_t count, const struct vma **vma)
+			     uint32_t count, size_t place, const struct vma **vma)
 {
-	if (seg->first == 0 && (*vma = chunk_vma_from(p, v, seg->base)))
+	if (seg->first == 0 && (*vma = whole_vma(c, p, v, seg->base, place)))
 		return count;
 	struct cut_segments *cuts = &c->cuts;
 	bool keep = p->vma_count < CUT_VMAS && c->cuts.first;
@@ -576,10 +592,10 @@ bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p
  * from i one VMA holds whole (*vma), as one segment, 0 when fewer than
  * RUN_MIN or a window of them may be PMD-mapped; *e their sums. */
 static uint64_t whole_run(struct model_context *c, const struct process *p, size_t *v, const struct pagemap_run *run,
-			  uint64_t i, enum walk_figures figures, struct segment *seg)
+			  uint64_t i, size_t place, enum walk_figures figures, struct segment *seg)
 {
 	uint64_t base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT;
-	if (run->length - i < RUN_MIN || c->chunks_per_window_shift || !(seg->vma = chunk_vma_from(p, v, base)))
+	if (run->length - i < RUN_MIN || c->chunks_per_window_shift || !(seg->vma = whole_vma(c, p, v, base, place)))
 		return 0;
 	uint64_t held = (seg->vma->end - base) >> PAGEMAP_CHUNK_SHIFT, left = run->length - i;
 	uint64_t chunks = held < left ? held : left;
@@ -662,7 +678,7 @@ static const struct record_figures *cut_figures(struct model_context *c, uint32_
 
 /* The segments of chunk `chunk` of a process, holding `content`. */
 static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_t content, uint64_t chunk,
-		       enum walk_figures figures, segment_visit visit, void *data)
+		       size_t place, enum walk_figures figures, segment_visit visit, void *data)
 {
 	const struct process *p = &c->snapshot->processes[index];
 	const struct pagemap_content *pc = &c->snapshot->contents[content];
@@ -675,7 +691,7 @@ static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_
 		while (k && e->rank + e->length <= k)
 			e++;
 		seg.extent = e;
-		uint32_t end = next_segment(c, p, v, &seg, pc->count, &seg.vma);
+		uint32_t end = next_segment(c, p, v, &seg, pc->count, place, &seg.vma);
 		seg.count = end - k;
 		seg.whole = k == 0 && end == pc->count;
 		seg.figures = NULL;
@@ -701,12 +717,12 @@ static void walk_process(struct model_context *c, size_t index, enum walk_figure
 			 segment_visit visit, void *data)
 {
 	const struct process *p = &c->snapshot->processes[index];
-	size_t v = 0;
+	size_t v = 0, place = c->cuts.whole_first ? c->cuts.whole_first[index] : 0;
 	if (c->cuts.first && c->cuts.kept)
 		c->cuts.next = c->cuts.first[index];
 	else if (c->cuts.first)
 		c->cuts.first[index] = c->cuts.count;
-	for (size_t r = 0; r < p->run_count; r++) {
+	for (size_t r = 0; r < p->run_count; place += p->runs[r].length, r++) {
 		const struct pagemap_run *run = &p->runs[r];
 		/* runs of one chunk name contents far apart: each a cache miss,
 		 * fetched a few runs ahead */
@@ -718,7 +734,7 @@ static void walk_process(struct model_context *c, size_t index, enum walk_figure
 		for (uint64_t i = 0; i < run->length;) {
 			struct segment seg = { .process = index, .content = run->content + (uint32_t)i, .whole = true,
 					       .base = (run->chunk + i) << PAGEMAP_CHUNK_SHIFT };
-			uint64_t chunks = runs ? whole_run(c, p, &v, run, i, figures, &seg) : 0;
+			uint64_t chunks = runs ? whole_run(c, p, &v, run, i, place + i, figures, &seg) : 0;
 			if (chunks) {
 				seg.chunks = (uint32_t)chunks;
 				seg.count = c->snapshot->contents[seg.content].count;
@@ -726,7 +742,7 @@ static void walk_process(struct model_context *c, size_t index, enum walk_figure
 				i += chunks;
 				continue;
 			}
-			walk_chunk(c, index, &v, seg.content, run->chunk + i, figures, visit, data);
+			walk_chunk(c, index, &v, seg.content, run->chunk + i, place + i, figures, visit, data);
 			i++;
 		}
 	}
@@ -752,7 +768,7 @@ void model_segment_chunks(struct model_context *c, const struct segment *run, se
  * rules' tables are made (a walk after this searches the records). */
 void model_walk_segments_end(struct model_context *c)
 {
-	FREE_ALL(c->cuts.items, c->cuts.first);
+	FREE_ALL(c->cuts.items, c->cuts.first, c->cuts.whole_vmas, c->cuts.whole_first);
 	c->cuts = (struct cut_segments){ 0 };
 }
 
@@ -808,6 +824,14 @@ static void count_pfns(struct model_context *c)
 	const struct snapshot *s = c->snapshot;
 	struct cut_list cuts = { 0 };
 	c->cuts.first = xcalloc(s->process_count + 1, sizeof(*c->cuts.first));
+	c->cuts.whole_first = xcalloc(s->process_count + 1, sizeof(*c->cuts.whole_first));
+	size_t chunks = 0;
+	for (size_t i = 0; i < s->process_count; i++) {
+		c->cuts.whole_first[i] = chunks;
+		for (size_t r = 0; r < s->processes[i].run_count; r++)
+			chunks += s->processes[i].runs[r].length;
+	}
+	c->cuts.whole_vmas = xcalloc(chunks + 1, sizeof(*c->cuts.whole_vmas));
 	for (size_t i = 0; i < s->process_count; i++)
 		walk_process(c, i, WALK_BARE, false, add_cut, &cuts);
 	c->cuts.kept = true;
@@ -858,7 +882,7 @@ static void figure_contents(struct model_context *c)
 static void free_contents(struct model_context *c)
 {
 	FREE_ALL(c->content_bytes, c->content_counts, c->content_figures, c->content_pmd, c->content_uniform, c->record_pfns, c->overrides, c->override_first,
-		 c->override_count, c->mapping_costs, c->mapping_costs_high, c->mapping_costs_high_m, c->cuts.items, c->cuts.first);
+		 c->override_count, c->mapping_costs, c->mapping_costs_high, c->mapping_costs_high_m, c->cuts.items, c->cuts.first, c->cuts.whole_vmas, c->cuts.whole_first);
 }
 
 /* ---- PTE windows mapped by PMD leaves ---- */
