@@ -170,19 +170,31 @@ static int order_u64(uint64_t x, uint64_t y)
 	return x < y ? -1 : x > y;
 }
 
-/* Key by key, each read only when the ones before tie (members are sorted
- * once per rule; most pairs differ in the file or the address). */
+/* Members are compared key by key, each read only when the ones before
+ * tie (they are sorted once per rule; most pairs differ in the file or the
+ * address): first the file, */
+static int compare_file_keys(const struct member *x, const struct member *y)
+{
+	int c = order_u64(x->dev_major, y->dev_major);
+	c = c ? c : order_u64(x->dev_minor, y->dev_minor);
+	return c ? c : order_u64(x->inode, y->inode);
+}
+
+/* ... and the part of it mapped, how. */
+static int compare_mapping_keys(const struct member *x, const struct member *y)
+{
+	int c = order_u64(x->offset, y->offset);
+	c = c ? c : order_u64(x->length, y->length);
+	return c ? c : strcmp(x->perms, y->perms);
+}
+
 static int compare_members(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
-	int c = order_u64(x->dev_major, y->dev_major);
-	c = c ? c : order_u64(x->dev_minor, y->dev_minor);
-	c = c ? c : order_u64(x->inode, y->inode);
+	int c = compare_file_keys(x, y);
 	c = c ? c : order_u64(x->start, y->start);
 	c = c ? c : order_u64(x->end, y->end);
-	c = c ? c : order_u64(x->offset, y->offset);
-	c = c ? c : order_u64(x->length, y->length);
-	c = c ? c : strcmp(x->perms, y->perms);
+	c = c ? c : compare_mapping_keys(x, y);
 	return c ? c : order_u64(x->process, y->process);
 }
 
@@ -647,12 +659,8 @@ static int compare_files(const void *a, const void *b)
 static int compare_apart_keys(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
-	int c = order_u64(x->dev_major, y->dev_major);
-	c = c ? c : order_u64(x->dev_minor, y->dev_minor);
-	c = c ? c : order_u64(x->inode, y->inode);
-	c = c ? c : order_u64(x->offset, y->offset);
-	c = c ? c : order_u64(x->length, y->length);
-	c = c ? c : strcmp(x->perms, y->perms);
+	int c = compare_file_keys(x, y);
+	c = c ? c : compare_mapping_keys(x, y);
 	c = c ? c : order_u64(x->start, y->start);
 	return c ? c : order_u64(x->process, y->process);
 }
