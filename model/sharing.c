@@ -165,17 +165,37 @@ static void sort(void *array, size_t count, size_t size, int (*compare)(const vo
 		array_sort(array, count, size, compare);
 }
 
+static int order_u64(uint64_t x, uint64_t y)
+{
+	return x < y ? -1 : x > y;
+}
+
+/* Members are compared key by key, each read only when the ones before
+ * tie (they are sorted once per rule; most pairs differ in the file or the
+ * address): first the file, */
+static int compare_file_keys(const struct member *x, const struct member *y)
+{
+	int c = order_u64(x->dev_major, y->dev_major);
+	c = c ? c : order_u64(x->dev_minor, y->dev_minor);
+	return c ? c : order_u64(x->inode, y->inode);
+}
+
+/* ... and the part of it mapped, how. */
+static int compare_mapping_keys(const struct member *x, const struct member *y)
+{
+	int c = order_u64(x->offset, y->offset);
+	c = c ? c : order_u64(x->length, y->length);
+	return c ? c : strcmp(x->perms, y->perms);
+}
+
 static int compare_members(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
-	const uint64_t xs[] = { x->dev_major, x->dev_minor, x->inode, x->start, x->end, x->offset, x->length };
-	const uint64_t ys[] = { y->dev_major, y->dev_minor, y->inode, y->start, y->end, y->offset, y->length };
-	int c = model_compare_keys(xs, ys, sizeof(xs) / sizeof(xs[0]));
-	if (!c)
-		c = strcmp(x->perms, y->perms);
-	if (c)
-		return c;
-	return x->process < y->process ? -1 : x->process > y->process;
+	int c = compare_file_keys(x, y);
+	c = c ? c : order_u64(x->start, y->start);
+	c = c ? c : order_u64(x->end, y->end);
+	c = c ? c : compare_mapping_keys(x, y);
+	return c ? c : order_u64(x->process, y->process);
 }
 
 static bool same_group(const struct member *x, const struct member *y)
@@ -639,12 +659,10 @@ static int compare_files(const void *a, const void *b)
 static int compare_apart_keys(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
-	const uint64_t xs[] = { x->dev_major, x->dev_minor, x->inode, x->offset, x->length, x->start, x->process };
-	const uint64_t ys[] = { y->dev_major, y->dev_minor, y->inode, y->offset, y->length, y->start, y->process };
-	int c = model_compare_keys(xs, ys, 5);
-	if (!c)
-		c = strcmp(x->perms, y->perms);
-	return c ? c : model_compare_keys(xs + 5, ys + 5, 2);
+	int c = compare_file_keys(x, y);
+	c = c ? c : compare_mapping_keys(x, y);
+	c = c ? c : order_u64(x->start, y->start);
+	return c ? c : order_u64(x->process, y->process);
 }
 
 static bool same_mapping(const struct member *x, const struct member *y)
