@@ -144,6 +144,12 @@ struct work_kind {
  * the sums are of integers, so when they are added does not matter. */
 #define WORK_KIND_SLOTS 64
 
+struct kind_table {
+	struct work_kind kinds[WORK_KIND_SLOTS];
+	uint8_t taken[WORK_KIND_SLOTS]; /* the slots taken, in order */
+	size_t taken_count;
+};
+
 /* Per process and design, the unrounded pte_chain share of the pages each
  * kind of fault maps (anon, cow, file), rounded once per process. */
 struct work_walk {
@@ -157,9 +163,10 @@ struct work_walk {
 					   designs' work is added to their sums at once */
 	struct fork_walk *fork;         /* what a fork copies: the same walk (model/fork.c) */
 	bool calls_differ;              /* a segment's calls on whole designs are not its PTEs */
-	struct work_kind kinds[WORK_KIND_SLOTS];
-	uint8_t taken[WORK_KIND_SLOTS]; /* the slots taken, in order */
-	size_t taken_count;
+	/* a kind's work is linear in its counts: one process's kinds under the
+	 * current design (kept per process), every process's summed under the
+	 * others (their sums only), priced once per kind, not per process */
+	struct kind_table process, all;
 	struct record_figures sums;     /* a kind's counts; per-design arrays from them */
 };
 
@@ -268,29 +275,32 @@ static void count_exit(const struct record_figures *f, size_t d, const struct se
 	w->exit_direct_pages += f->direct_pages[d];
 }
 
-/* A segment's (or a kind's) work under every design. */
-static void count_designs(struct model_context *c, struct work_walk *walk, const struct work_segment *ws)
+/* A segment's (or a kind's) work under design d. */
+static void count_design(struct model_context *c, struct work_walk *walk, const struct work_segment *ws, size_t d)
 {
 	struct model_result *r = c->result;
 	const struct record_figures *f = ws->f;
-	for (size_t d = 0; d < r->design_count; d++) {
-		struct event_work *w = d == r->current_design ? &walk->current : &r->designs[d].work;
-		struct segment_calls s = design_calls(r->designs[d].profile, ws);
-		count_exit(f, d, &s, w);
-		if (s.pmd)
-			count_pmd_fault(c, ws, d, ws->pmd_calls, w, &walk->fault_chain_bytes[d * 3]);
-		else
-			count_faults(c, ws, d, &walk->steps[d], w, &walk->fault_chain_bytes[d * 3]);
-		/* copy_huge_pmd leaves a file or shmem PMD to be faulted again */
-		if (!model_fork_copies(r->designs[d].profile, ws->vma, ws->has_anon_vma) ||
-		    (s.pmd && ws->kind == PMD_FILE))
-			continue;
-		w->fork_rmap_calls += s.calls;
-		w->fork_rmap_anon_calls += s.anon_calls;
-		w->fork_rmap_pmd_calls += s.pmd_calls;
-		w->fork_rmap_pages += f->mapped;
-		w->fork_chain_allocations += f->chain_allocations[d];
-	}
+	struct event_work *w = d == r->current_design ? &walk->current : &r->designs[d].work;
+	struct segment_calls s = design_calls(r->designs[d].profile, ws);
+	count_exit(f, d, &s, w);
+	if (s.pmd)
+		count_pmd_fault(c, ws, d, ws->pmd_calls, w, &walk->fault_chain_bytes[d * 3]);
+	else
+		count_faults(c, ws, d, &walk->steps[d], w, &walk->fault_chain_bytes[d * 3]);
+	/* copy_huge_pmd leaves a file or shmem PMD to be faulted again */
+	if (!model_fork_copies(r->designs[d].profile, ws->vma, ws->has_anon_vma) || (s.pmd && ws->kind == PMD_FILE))
+		return;
+	w->fork_rmap_calls += s.calls;
+	w->fork_rmap_anon_calls += s.anon_calls;
+	w->fork_rmap_pmd_calls += s.pmd_calls;
+	w->fork_rmap_pages += f->mapped;
+	w->fork_chain_allocations += f->chain_allocations[d];
+}
+
+static void count_designs(struct model_context *c, struct work_walk *walk, const struct work_segment *ws)
+{
+	for (size_t d = 0; d < c->result->design_count; d++)
+		count_design(c, walk, ws, d);
 }
 
 /* What tells one kind of segment from another besides its VMA's flags:
@@ -302,44 +312,79 @@ static uint8_t work_kind_bits(const struct work_segment *ws)
 	return (uint8_t)(1 | (ws->vma && ws->vma->inode != 0) << 1 | ws->has_anon_vma << 2 | pmd << 3);
 }
 
-/* Every kind gathered so far, under every design, then the table emptied. */
-static void count_kinds(struct model_context *c, struct work_walk *walk, size_t process)
+/* Every kind of every process gathered so far, under every design but the
+ * current, then the table emptied. */
+static void count_all_kinds(struct model_context *c, struct work_walk *walk)
 {
-	size_t designs = c->result->design_count;
+	struct model_result *r = c->result;
 	struct record_figures *f = &walk->sums;
-	for (size_t t = 0; t < walk->taken_count; t++) {
-		struct work_kind *k = &walk->kinds[walk->taken[t]];
-		memset(f->chain_allocations, 0, 3 * designs * sizeof(uint64_t));
-		f->mapped = k->mapped;
-		f->mapped_anon = k->mapped_anon;
-		f->swap = k->swap;
+	for (size_t t = 0; t < walk->all.taken_count; t++) {
+		struct work_kind *k = &walk->all.kinds[walk->all.taken[t]];
+		memset(f->chain_allocations, 0, 3 * r->design_count * sizeof(uint64_t));
+		*f = (struct record_figures){ .mapped = k->mapped, .mapped_anon = k->mapped_anon, .swap = k->swap,
+					      .chain_allocations = f->chain_allocations, .chain_frees = f->chain_frees,
+					      .direct_pages = f->direct_pages };
 		model_figure_without_pfns(c, k->mapped, k->mapped_anon, f);
-		struct work_segment ws = { NULL, process, f, k->vma, k->kind, k->pmd_calls, k->has_anon_vma };
-		count_designs(c, walk, &ws);
+		struct work_segment ws = { NULL, 0, f, k->vma, k->kind, k->pmd_calls, k->has_anon_vma };
+		for (size_t d = 0; d < r->design_count; d++)
+			if (d != r->current_design)
+				count_design(c, walk, &ws, d);
 		*k = (struct work_kind){ 0 };
 	}
-	walk->taken_count = 0;
+	walk->all.taken_count = 0;
+}
+
+/* Counts of a kind (by its VMA's flags and bits) added to table's. */
+static bool add_to_kind(struct kind_table *table, uint64_t flags, const struct work_kind *from)
+{
+	size_t slot = (size_t)((flags ^ (uint64_t)from->bits << 56) * UINT64_C(0x9e3779b97f4a7c15) >> 58);
+	while (table->kinds[slot].bits && (table->kinds[slot].bits != from->bits || table->kinds[slot].flags != flags))
+		slot = (slot + 1) % WORK_KIND_SLOTS;
+	struct work_kind *k = &table->kinds[slot];
+	if (!k->bits) {
+		*k = (struct work_kind){ .flags = flags, .bits = from->bits, .vma = from->vma, .kind = from->kind,
+					 .has_anon_vma = from->has_anon_vma };
+		table->taken[table->taken_count++] = (uint8_t)slot;
+	}
+	k->mapped += from->mapped;
+	k->mapped_anon += from->mapped_anon;
+	k->swap += from->swap;
+	k->pmd_calls += from->pmd_calls;
+	return table->taken_count >= WORK_KIND_SLOTS * 3 / 4;
+}
+
+/* The process's kinds gathered so far under the current design (its own
+ * work), then added to every process's; the table emptied. */
+static void count_kinds(struct model_context *c, struct work_walk *walk, size_t process)
+{
+	size_t current = c->result->current_design;
+	struct record_figures *f = &walk->sums;
+	for (size_t t = 0; t < walk->process.taken_count; t++) {
+		struct work_kind *k = &walk->process.kinds[walk->process.taken[t]];
+		if (current < c->result->design_count) {
+			*f = (struct record_figures){ .mapped = k->mapped, .mapped_anon = k->mapped_anon, .swap = k->swap,
+						      .chain_allocations = f->chain_allocations, .chain_frees = f->chain_frees,
+						      .direct_pages = f->direct_pages };
+			memset(f->chain_allocations, 0, 3 * c->result->design_count * sizeof(uint64_t));
+			model_figure_without_pfns(c, k->mapped, k->mapped_anon, f);
+			struct work_segment ws = { NULL, process, f, k->vma, k->kind, k->pmd_calls, k->has_anon_vma };
+			count_design(c, walk, &ws, current);
+		}
+		if (add_to_kind(&walk->all, k->flags, k))
+			count_all_kinds(c, walk);
+		*k = (struct work_kind){ 0 };
+	}
+	walk->process.taken_count = 0;
 }
 
 /* A segment without a PFN: its counts added to its kind's. */
 static void add_kind(struct model_context *c, struct work_walk *walk, const struct work_segment *ws)
 {
 	uint64_t flags = ws->vma ? ws->vma->vm_flags & walk->fork_flags : 0;
-	uint8_t bits = work_kind_bits(ws);
-	size_t slot = (size_t)((flags ^ (uint64_t)bits << 56) * UINT64_C(0x9e3779b97f4a7c15) >> 58);
-	while (walk->kinds[slot].bits && (walk->kinds[slot].bits != bits || walk->kinds[slot].flags != flags))
-		slot = (slot + 1) % WORK_KIND_SLOTS;
-	struct work_kind *k = &walk->kinds[slot];
-	if (!k->bits) {
-		*k = (struct work_kind){ .flags = flags, .bits = bits, .vma = ws->vma, .kind = ws->kind,
-					 .has_anon_vma = ws->has_anon_vma };
-		walk->taken[walk->taken_count++] = (uint8_t)slot;
-	}
-	k->mapped += ws->f->mapped;
-	k->mapped_anon += ws->f->mapped_anon;
-	k->swap += ws->f->swap;
-	k->pmd_calls += ws->pmd_calls;
-	if (walk->taken_count >= WORK_KIND_SLOTS * 3 / 4)
+	struct work_kind one = { .bits = work_kind_bits(ws), .vma = ws->vma, .kind = ws->kind,
+				 .has_anon_vma = ws->has_anon_vma, .mapped = ws->f->mapped,
+				 .mapped_anon = ws->f->mapped_anon, .swap = ws->f->swap, .pmd_calls = ws->pmd_calls };
+	if (add_to_kind(&walk->process, flags, &one))
 		count_kinds(c, walk, ws->process);
 }
 
@@ -503,6 +548,8 @@ static void count_work(struct model_context *c)
 		/* without a PFN run no segment needs its per-design figures */
 		model_walk_segment_runs(c, i, c->pfns.count > 0, visit_work, &walk);
 		count_kinds(c, &walk, i);
+		if (i + 1 == c->snapshot->process_count)
+			count_all_kinds(c, &walk);
 		model_fork_process_end(c, walk.fork, i);
 		struct model_process *mp = &r->process_figures[i];
 		r->present_ptes += mp->present_ptes;
