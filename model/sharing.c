@@ -77,6 +77,13 @@ struct slots {
 	size_t window_next, page_next;  /* the index after the last window, page found: partners
 					   push the same windows in the same order, so the next
 					   one is most often there (tried before hashing) */
+	/* the counting walk's slots in order, its window's index and the
+	 * process, so crediting need not walk the records again (up to
+	 * PUSHES_KEPT; past that, or with more windows than 32 bits
+	 * name, crediting walks again) */
+	struct pushed_slot { uint32_t window, process; } *pushes;
+	size_t push_count, push_capacity;
+	bool pushes_whole;              /* every slot of the walk is in pushes */
 	bool crediting;                 /* second walk: credit the partners */
 	size_t rule_index;
 	struct model_result *result;
@@ -142,8 +149,14 @@ static bool group_page_added(struct slots *slots, uint64_t window, uint64_t page
 	return true;
 }
 
+/* At most this many slots a group are kept for crediting (128 KiB): a
+ * library every process maps, in a window or two, fits. */
+#define PUSHES_KEPT ((size_t)1 << 14)
+
 static void slots_reset(struct slots *slots)
 {
+	slots->push_count = 0;
+	slots->pushes_whole = true;
 	slots->page_count = slots->window_count = slots->window_next = slots->page_next = 0;
 	slots->boundary_count = slots->cover_count = slots->touched_count = 0;
 	hash_clear(&slots->page_table);
@@ -153,7 +166,7 @@ static void slots_reset(struct slots *slots)
 
 static void slots_free(struct slots *slots)
 {
-	FREE_ALL(slots->pages, slots->windows, slots->boundaries, slots->covers, slots->touched);
+	FREE_ALL(slots->pages, slots->windows, slots->boundaries, slots->covers, slots->touched, slots->pushes);
 	hash_free(&slots->page_table);
 	hash_free(&slots->window_table);
 }
@@ -268,15 +281,27 @@ static uint64_t window_name(const struct sharing_rule *rule, const struct vma *v
 	return w;
 }
 
+/* A process's credit for a slot in window w: after sharing one copy of
+ * each distinct page remains (the union). */
+static void credit_slot(struct slots *slots, const struct group_window *w, size_t process)
+{
+	slots->result->process_figures[process].sharable_pages[slots->rule_index] +=
+		(double)(w->total - w->distinct) / (double)w->total;
+}
+
 static void push_slot(struct slots *slots, uint64_t window, uint64_t page, size_t process)
 {
 	struct group_window *w = group_window(slots, window);
 	if (slots->crediting) {
-		/* after sharing one copy of each distinct page remains: the union */
-		slots->result->process_figures[process].sharable_pages[slots->rule_index] +=
-			(double)(w->total - w->distinct) / (double)w->total;
+		credit_slot(slots, w, process);
 		return;
 	}
+	size_t index = (size_t)(w - slots->windows);
+	if (slots->pushes_whole && slots->push_count < PUSHES_KEPT && index < UINT32_MAX)
+		*ARRAY_PUSH(slots->pushes, slots->push_count, slots->push_capacity) =
+			(struct pushed_slot){ (uint32_t)index, (uint32_t)process };
+	else
+		slots->pushes_whole = false;
 	w->total++;
 	w->distinct += group_page_added(slots, window, page);
 }
@@ -601,7 +626,11 @@ static uint64_t share_group(struct model_context *c, struct model_sharing *out, 
 	slots->crediting = true;
 	slots->rule_index = rule_index;
 	slots->result = c->result;
-	for (size_t i = 0; i < count; i++)
+	/* the slots in the order the counting walk met them, as a second
+	 * walk would meet them again */
+	for (size_t i = 0; slots->pushes_whole && i < slots->push_count; i++)
+		credit_slot(slots, &slots->windows[slots->pushes[i].window], slots->pushes[i].process);
+	for (size_t i = 0; !slots->pushes_whole && i < count; i++)
 		member_slots(c, out->rule, &group[i], slots);
 	credit_runs(slots, out->rule, group, count, c, rule_index);
 	return shared;

@@ -845,6 +845,40 @@ static void test_mshare_union(void)
 	CU_ASSERT_DOUBLE_EQUAL(r->process_figures[1].sharable_pages[0], 5.0 * 3 / 9, 1e-9);
 }
 
+/*
+ * Crediting a group without walking its records again, and walking them
+ * again when the group has more slots than are kept (16,384).  n processes
+ * map one 512 GiB region (mshare) with a page in each of 2,048 2 MiB windows
+ * (4 GiB, so 4 PMD pages): each keeps 2,048 + 4 + 1 = 2,053 pages, all of
+ * them the same as every other's.  Shared, 2,053 remain: the saving is
+ * (n - 1) x 2,053, credited (n - 1)/n per page, 2,053 (n - 1)/n a process.
+ *   n = 7: 14,371 slots (kept): 12,318 saved, 1,759.714... each;
+ *   n = 8: 16,424 slots (walked again): 14,371 saved, 1,796.375 each.
+ */
+static void mshare_every_window(int processes)
+{
+	struct fake *f = fake_new();
+	const uint64_t base = UINT64_C(512) * GIB;
+	for (int i = 0; i < processes; i++) {
+		struct process *p = fake_process(f, i + 1, 1, 0);
+		fake_vma(f, p, base, base + 512 * GIB, "rw-s", 77, "/dev/shm/region");
+		for (uint64_t k = 0; k < 2048; k++)
+			fake_record(p, base + (k << 21), P | FILE_PAGE | (1000 + k));
+	}
+	const char *const ids[] = { "mshare" };
+	struct model_result *r = run(f, ids, 1);
+	CU_ASSERT_EQUAL(r->sharing[0].sharable_pages, (uint64_t)(processes - 1) * 2053);
+	for (int i = 0; i < processes; i++)
+		CU_ASSERT_DOUBLE_EQUAL(r->process_figures[i].sharable_pages[0],
+				       2053.0 * (processes - 1) / processes, 1e-6);
+}
+
+static void test_credit_kept_slots(void)
+{
+	mshare_every_window(7);
+	mshare_every_window(8);
+}
+
 static void test_eligibility(void)
 {
 	design("2.4-rmap-i386");
@@ -1459,7 +1493,7 @@ void suite_model(void)
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_pmd_windows_from_smaps, test_thp_fork_exit, test_thp_events,
-		  test_sharing, test_identical_cut_windows, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
+		  test_sharing, test_identical_cut_windows, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_credit_kept_slots, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
 		  test_cow_and_swap_faults, test_pagetable_estimate, test_file_mappers, test_profile_files,
 		  test_builtin_ids);
 }
