@@ -26,13 +26,8 @@
 
 #include "model/model_internal.h"
 
-struct candidate {
-	size_t process;
-	const struct vma *vma;
-};
-
 /* A writable MAP_SHARED mapping of shmem, at least a huge page, not hugetlb. */
-static bool shared_segment(const struct vma *v, uint64_t huge_bytes)
+bool model_shared_segment(const struct vma *v, uint64_t huge_bytes)
 {
 	return v->perms[1] == 'w' && v->perms[3] == 's' && v->dev_major == 0 && !VMA_HAS_FLAG(v, VMF_HT) &&
 	       v->end - v->start >= huge_bytes;
@@ -40,7 +35,7 @@ static bool shared_segment(const struct vma *v, uint64_t huge_bytes)
 
 static int compare_candidates(const void *a, const void *b)
 {
-	const struct vma *x = ((const struct candidate *)a)->vma, *y = ((const struct candidate *)b)->vma;
+	const struct vma *x = ((const struct vma_ref *)a)->vma, *y = ((const struct vma_ref *)b)->vma;
 	const uint64_t xs[] = { x->dev_minor, x->inode, x->start }, ys[] = { y->dev_minor, y->inode, y->start };
 	return model_compare_keys(xs, ys, 3);
 }
@@ -82,7 +77,7 @@ static void chunks_inside(const struct model_context *c, const struct process *p
 
 /* PTE window w of one mapping: a PTE page now when populated and not a
  * file PMD, one huge pages would free when every record is the mapping's. */
-static void window_pte_page(struct model_context *c, const struct process *p, const struct candidate *m,
+static void window_pte_page(struct model_context *c, const struct process *p, const struct vma_ref *m,
 			    struct model_segment *seg, uint64_t w)
 {
 	unsigned k = c->chunks_per_window_shift;
@@ -104,7 +99,7 @@ static uint64_t run_last_chunk(const void *run)
  * process's chunks are populated; those the mapping holds whole where
  * PID/pmd_mapped says no PMD lies are each one PTE page huge pages free,
  * counted at once; the others window by window. */
-static void mapping_chunk_pages(struct model_context *c, const struct process *p, const struct candidate *m,
+static void mapping_chunk_pages(struct model_context *c, const struct process *p, const struct vma_ref *m,
 				struct model_segment *seg, uint64_t first, uint64_t end)
 {
 	uint64_t whole_first = (m->vma->start + PAGEMAP_CHUNK_BYTES - 1) >> PAGEMAP_CHUNK_SHIFT;
@@ -127,7 +122,7 @@ static void mapping_chunk_pages(struct model_context *c, const struct process *p
 }
 
 /* The PTE pages of one mapping now, and those huge pages would free. */
-static void mapping_pte_pages(struct model_context *c, const struct candidate *m, struct model_segment *seg)
+static void mapping_pte_pages(struct model_context *c, const struct vma_ref *m, struct model_segment *seg)
 {
 	const struct process *p = &c->snapshot->processes[m->process];
 	unsigned shift = c->pte_shift;
@@ -142,7 +137,7 @@ static void mapping_pte_pages(struct model_context *c, const struct candidate *m
 }
 
 /* PMD pages the next huge size frees: every record of their window the segment's. */
-static void mapping_pmd_pages(struct model_context *c, const struct candidate *m, struct model_segment *seg)
+static void mapping_pmd_pages(struct model_context *c, const struct vma_ref *m, struct model_segment *seg)
 {
 	const struct geometry *g = c->geometry;
 	if (g->level_count < 2 || !g->levels[1].counted)
@@ -167,7 +162,7 @@ static int compare_u64(const void *a, const void *b)
 
 /* hugetlb PMD sharing on PMD-size pages: whole next-level windows inside
  * each mapping, named by file index; (count - 1) pages per name. */
-static void pmd_sharing(const struct model_context *c, const struct candidate *members, size_t count,
+static void pmd_sharing(const struct model_context *c, const struct vma_ref *members, size_t count,
 			struct model_segment *seg)
 {
 	const struct geometry *g = c->geometry;
@@ -188,7 +183,7 @@ static void pmd_sharing(const struct model_context *c, const struct candidate *m
 	free(names.items);
 }
 
-static void add_segment(struct model_context *c, const struct candidate *members, size_t count, size_t *capacity)
+static void add_segment(struct model_context *c, const struct vma_ref *members, size_t count, size_t *capacity)
 {
 	struct model_result *r = c->result;
 	struct model_segment *seg = ARRAY_PUSH(r->segments, r->segment_count, *capacity);
@@ -213,18 +208,12 @@ static int compare_segments(const void *a, const void *b)
 
 void model_huge_pages(struct model_context *c)
 {
-	const struct snapshot *s = c->snapshot;
-	uint64_t huge_bytes = (uint64_t)1 << c->pte_shift;
-	struct candidate *members = xreallocarray(NULL, s->vma_count + 1, sizeof(*members));
-	size_t count = 0, capacity = 0;
-	if (!c->result->has_pagemap) {
-		free(members);
+	/* the candidates, in process order, sum_processes found (model.c):
+	 * it reads every VMA already */
+	struct vma_ref *members = c->shared_segments;
+	size_t count = c->shared_segment_count, capacity = 0;
+	if (!c->result->has_pagemap)
 		return;
-	}
-	for (size_t i = 0; i < s->process_count; i++)
-		for (size_t v = 0; v < s->processes[i].vma_count; v++)
-			if (s->processes[i].has_pagemap && shared_segment(&s->processes[i].vmas[v], huge_bytes))
-				members[count++] = (struct candidate){ i, &s->processes[i].vmas[v] };
 	if (count)
 		array_sort(members, count, sizeof(*members), compare_candidates);
 	for (size_t i = 0; i < count;) {
@@ -236,5 +225,4 @@ void model_huge_pages(struct model_context *c)
 	}
 	if (c->result->segment_count)
 		array_sort(c->result->segments, c->result->segment_count, sizeof(*c->result->segments), compare_segments);
-	free(members);
 }

@@ -695,6 +695,9 @@ static void sum_processes(struct model_context *c)
 			/* an anonymous page: an anon_vma (model/objrmap.c marks
 			 * the rest); read here, where the VMA's counters are */
 			c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0;
+			if (p->has_pagemap && model_shared_segment(&p->vmas[v], (uint64_t)1 << c->pte_shift))
+				*ARRAY_PUSH(c->shared_segments, c->shared_segment_count, c->shared_segment_capacity) =
+					(struct vma_ref){ i, &p->vmas[v] };
 		}
 		/* PTEs by kind and pte_chain charges: count_work's walk */
 		if (!mp->exact)
@@ -845,6 +848,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	free(c.vma_mapped);
 	free(c.vma_pmd_calls);
 	free(c.process_anon_vmas);
+	free(c.shared_segments);
 	free(sums);
 	*result = r;
 	return 0;

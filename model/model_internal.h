@@ -131,6 +131,10 @@ struct model_context {
 	uint64_t *vma_mapped;           /* per global VMA index: PTEs munmap removes the rmap of */
 	uint64_t *vma_pmd_calls;        /* ... its calls when a PMD-mapped THP is one (whole designs) */
 	uint64_t *process_anon_vmas;    /* per process: VMAs holding an anon_vma, their chains (objrmap.c) */
+	struct vma_ref { size_t process; const struct vma *vma; } *shared_segments; /* VMAs that may be
+					   a shared segment on huge pages, in process order (sum_processes,
+					   for model/hugepages.c) */
+	size_t shared_segment_count, shared_segment_capacity;
 };
 
 typedef void (*segment_visit)(struct model_context *c, const struct segment *segment, void *data);
@@ -256,6 +260,8 @@ void model_object_rmap(struct model_context *context);       /* model/objrmap.c 
 void model_price_anon_vmas(struct model_context *context, size_t process, struct event_work *current);
 void model_counters(struct model_context *context);          /* model/counters.c */
 void model_huge_pages(struct model_context *context);        /* model/hugepages.c */
+/* A writable MAP_SHARED mapping of shmem of a huge page at least, not hugetlb. */
+bool model_shared_segment(const struct vma *vma, uint64_t huge_bytes);
 void model_reclaim(struct model_context *context);           /* model/reclaim.c */
 
 
