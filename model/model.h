@@ -548,6 +548,14 @@ double fit_predict(const struct fit_result *fit, const double *counts);
 bool sharing_vma_eligible(const struct sharing_rule *rule, const struct vma *vma);
 /* ... the same but for the rule's min-bytes, and that alone (eligible = both) */
 bool sharing_vma_eligible_any_size(const struct sharing_rule *rule, const struct vma *vma);
+/* All that the kind test reads of a VMA: VMAs with equal keys are of the
+ * same rules' kinds (a pass over many VMAs tests each key once). */
+struct sharing_kind_key {
+	uint64_t vm_flags;
+	bool anonymous, writable_private;
+};
+struct sharing_kind_key sharing_vma_kind_key(const struct vma *vma);
+bool sharing_kind_eligible(const struct sharing_rule *rule, struct sharing_kind_key key);
 bool sharing_vma_large_enough(const struct sharing_rule *rule, const struct vma *vma);
 /* Smallest and largest C(m)/m over 2 <= m <= m_max (section 6 bounds). */
 void rmap_share_range(const struct rmap_profile *profile, uint64_t m_max, bool anonymous,

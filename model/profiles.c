@@ -651,19 +651,29 @@ const struct rmap_profile *profiles_baseline(const struct profile_set *set, cons
 	return best;
 }
 
-bool sharing_vma_eligible_any_size(const struct sharing_rule *rule, const struct vma *vma)
+struct sharing_kind_key sharing_vma_kind_key(const struct vma *vma)
+{
+	return (struct sharing_kind_key){ vma->vm_flags, vma->inode == 0, vma->perms[1] == 'w' && vma->perms[3] != 's' };
+}
+
+bool sharing_kind_eligible(const struct sharing_rule *rule, struct sharing_kind_key key)
 {
 	if (!rule->has_eligibility)
 		return true;
-	if (rule->file_backed && vma->inode == 0)
+	if (rule->file_backed && key.anonymous)
 		return false;
-	if (vma->vm_flags & rule->exclude_flags)
+	if (key.vm_flags & rule->exclude_flags)
 		return false;
-	if ((vma->vm_flags & rule->require_flags) != rule->require_flags)
+	if ((key.vm_flags & rule->require_flags) != rule->require_flags)
 		return false;
-	if (rule->hugetlb_only && !VMA_HAS_FLAG(vma, VMF_HT))
+	if (rule->hugetlb_only && !((key.vm_flags >> VMF_HT) & 1))
 		return false;
-	return !(rule->writable_needs_shared && vma->perms[1] == 'w' && vma->perms[3] != 's');
+	return !(rule->writable_needs_shared && key.writable_private);
+}
+
+bool sharing_vma_eligible_any_size(const struct sharing_rule *rule, const struct vma *vma)
+{
+	return sharing_kind_eligible(rule, sharing_vma_kind_key(vma));
 }
 
 bool sharing_vma_large_enough(const struct sharing_rule *rule, const struct vma *vma)

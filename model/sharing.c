@@ -760,18 +760,47 @@ enum { ELIGIBLE_TAKEN = 1, ELIGIBLE_KIND = 2 };
  * (443 k of 88 bytes on the generated 4000), so each is read once, not
  * twice per rule.  A rule takes a VMA of its kind that is large enough:
  * the kind's tests are made once. */
+/* The rules (bit k: rule k) whose kind a key is, remembered in a few
+ * slots: a snapshot's VMAs have few keys (a library's r-xp, r--p, rw-p). */
+struct kind_memo {
+	struct sharing_kind_key keys[64];
+	uint64_t kinds[64];
+	bool used[64];
+};
+
+static uint64_t key_kinds(const struct model_context *c, struct kind_memo *memo, struct sharing_kind_key key)
+{
+	size_t slot = hash_u64(key.vm_flags ^ (uint64_t)key.anonymous << 62 ^ (uint64_t)key.writable_private << 63) & 63;
+	struct sharing_kind_key *held = &memo->keys[slot];
+	if (memo->used[slot] && held->vm_flags == key.vm_flags && held->anonymous == key.anonymous &&
+	    held->writable_private == key.writable_private)
+		return memo->kinds[slot];
+	uint64_t kinds = 0;
+	for (size_t k = 0; k < c->result->sharing_count; k++)
+		kinds |= (uint64_t)sharing_kind_eligible(c->result->sharing[k].rule, key) << k;
+	*held = key;
+	memo->kinds[slot] = kinds;
+	memo->used[slot] = true;
+	return kinds;
+}
+
 static uint8_t *vma_eligibility(const struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	size_t rules = c->result->sharing_count;
 	uint8_t *flags = xcalloc(s->vma_count * rules + 1, sizeof(*flags));
-	for (size_t g = 0; g < s->vma_count; g++)
+	struct kind_memo memo = { 0 };
+	for (size_t g = 0; g < s->vma_count; g++) {
+		struct sharing_kind_key key = sharing_vma_kind_key(&s->vmas[g]);
+		/* more rules than a word has bits: each asked on its own */
+		uint64_t kinds = rules <= 64 ? key_kinds(c, &memo, key) : 0;
 		for (size_t k = 0; k < rules; k++) {
 			const struct sharing_rule *rule = c->result->sharing[k].rule;
-			if (sharing_vma_eligible_any_size(rule, &s->vmas[g]))
+			if (rules <= 64 ? (kinds >> k) & 1 : sharing_kind_eligible(rule, key))
 				flags[g * rules + k] = ELIGIBLE_KIND |
 					(sharing_vma_large_enough(rule, &s->vmas[g]) ? ELIGIBLE_TAKEN : 0);
 		}
+	}
 	return flags;
 }
 

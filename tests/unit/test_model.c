@@ -902,6 +902,20 @@ static void test_eligibility(void)
 	v.vm_flags = 0;
 	v.inode = 0;                                       /* anonymous */
 	CU_ASSERT_FALSE(sharing_vma_eligible(rule, &v));
+	/* the kind key: another file, address or size, the same key and kind */
+	struct vma w = { .start = 0x7f0000000000, .end = 0x7f0000001000, .inode = 12, .perms = "r--p" };
+	v.inode = 9;
+	memcpy(v.perms, "r--p", 5);
+	struct sharing_kind_key kv = sharing_vma_kind_key(&v), kw = sharing_vma_kind_key(&w);
+	CU_ASSERT_TRUE(kv.vm_flags == kw.vm_flags && kv.anonymous == kw.anonymous &&
+		       kv.writable_private == kw.writable_private);
+	CU_ASSERT_TRUE(sharing_kind_eligible(rule, kw));
+	memcpy(w.perms, "rw-p", 5);                        /* writable private: a key of its own */
+	CU_ASSERT_TRUE(sharing_vma_kind_key(&w).writable_private);
+	CU_ASSERT_FALSE(sharing_kind_eligible(rule, sharing_vma_kind_key(&w)));
+	w.inode = 0;
+	memcpy(w.perms, "r--p", 5);                        /* anonymous */
+	CU_ASSERT_FALSE(sharing_kind_eligible(rule, sharing_vma_kind_key(&w)));
 }
 
 /* Object rmap: a parent and a child share anonymous PFN 7 (one fork family
