@@ -686,6 +686,10 @@ static void test_sharing(void)
 	/* identical also sees process 4: same slot, PFN, but "rw-p" -> a vector of its own */
 	CU_ASSERT_EQUAL(r->sharing[2].sharable_pages, 2);
 	CU_ASSERT_TRUE(r->sharing[2].exact);
+	/* each of 1w1, 2w1, 3w0 is credited (3 - 1)/3; 1w2 and 4's window 0 */
+	const double identical_credit[4] = { 2.0 / 3, 2.0 / 3, 2.0 / 3, 0 };
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_DOUBLE_EQUAL(r->process_figures[i].sharable_pages[2], identical_credit[i], 1e-12);
 	CU_ASSERT_EQUAL(r->sharing[0].file_count, 1);
 	CU_ASSERT_STRING_EQUAL(r->sharing[0].files[0].path, "/lib/x.so");
 	/* PSS-style credit: processes 1 and 2 each saved half a page */
