@@ -470,25 +470,50 @@ static uint64_t kth_smallest(uint64_t *values, size_t n, size_t k)
 	return values[at];
 }
 
+/* The median of every VMA's count (per_vma; 0 for a VMA of no process),
+ * by selection over a copy of them all. */
+static uint64_t median_by_selection(const struct snapshot *s, const uint64_t *per_vma)
+{
+	uint64_t *calls = xcalloc(s->vma_count + 1, sizeof(*calls));
+	for (size_t i = 0; i < s->process_count; i++)
+		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
+			size_t g = (size_t)(&s->processes[i].vmas[v] - s->vmas);
+			calls[g] = per_vma[g];
+		}
+	uint64_t median = kth_smallest(calls, s->vma_count, (s->vma_count - 1) / 2);
+	free(calls);
+	return median;
+}
+
+/* Counts below MUNMAP_SLOTS (a PTE page's entries: most VMAs remove fewer)
+ * are tallied by value in the pass that finds the largest, which gives the
+ * median when it lies there; else a selection over them all does. */
+#define MUNMAP_SLOTS 512
+
 /* munmap VMA by VMA over per_vma: the median and largest count of rmap
  * removals. */
 static struct munmap_work count_munmap(const struct model_context *c, const uint64_t *per_vma)
 {
 	const struct snapshot *s = c->snapshot;
 	struct munmap_work m = { .vmas = s->vma_count };
-	uint64_t *calls = xcalloc(s->vma_count + 1, sizeof(*calls));
+	uint64_t tally[MUNMAP_SLOTS] = { 0 }, seen = 0, below = 0;
 	for (size_t i = 0; i < s->process_count; i++)
-		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
+		for (size_t v = 0; v < s->processes[i].vma_count; v++, seen++) {
 			size_t g = (size_t)(&s->processes[i].vmas[v] - s->vmas);
-			calls[g] = per_vma[g];
-			if (calls[g] > m.max_calls) {
-				m.max_calls = calls[g];
+			tally[per_vma[g] < MUNMAP_SLOTS ? per_vma[g] : 0] += per_vma[g] < MUNMAP_SLOTS;
+			if (per_vma[g] > m.max_calls) {
+				m.max_calls = per_vma[g];
 				m.largest = &s->vmas[g];
 				m.largest_process = i;
 			}
 		}
-	m.median_calls = s->vma_count ? kth_smallest(calls, s->vma_count, (s->vma_count - 1) / 2) : 0;
-	free(calls);
+	if (!s->vma_count)
+		return m;
+	tally[0] += s->vma_count - seen;        /* a VMA of no process counts 0 */
+	size_t k = (s->vma_count - 1) / 2, value = 0;
+	while (value < MUNMAP_SLOTS && (below += tally[value]) <= k)
+		value++;
+	m.median_calls = value < MUNMAP_SLOTS ? value : median_by_selection(s, per_vma);
 	return m;
 }
 
