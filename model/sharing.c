@@ -899,7 +899,7 @@ struct identical {
 	 * a window were 131 MB). */
 	uint32_t *window_classes;
 	size_t windows, window_capacity, next_window;
-	bool note_all;
+	bool note_all;                  /* share_identical says */
 	size_t *window_ends;
 	/* per content: the class (index + 1, 0: none yet) of a window that is
 	 * that whole chunk in one VMA, and the VMA's permissions: such a
@@ -1327,17 +1327,15 @@ static void credit_counted_windows(struct model_context *c, const struct identic
 	}
 }
 
-/* Whether the counting pass notes every window's class: when the chunks
- * the processes reference (at least their windows) are not many more
- * than the contents the snapshot holds, 4 bytes a window is little
- * beside them; processes that map one large region alike are not. */
-static bool note_every_window(const struct snapshot *s)
+/* The chunks the processes reference: no fewer than their windows, which
+ * are no fewer than the identical rule's classes. */
+static uint64_t chunks_referenced(const struct snapshot *s)
 {
 	uint64_t chunks = 0;
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t r = 0; r < s->processes[i].run_count; r++)
 			chunks += s->processes[i].runs[r].length;
-	return chunks <= 2 * (uint64_t)s->content_count + ((uint64_t)1 << 20);
+	return chunks;
 }
 
 /* Σ over distinct windows of (count - 1), exact. */
@@ -1357,7 +1355,16 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 		.pieces = { xcalloc(slots, sizeof(struct window_piece)), xcalloc(slots, sizeof(struct window_piece)) },
 	};
 	x.zero_sums = make_zero_sums(c, x.slot_hashes);
-	x.note_all = note_every_window(s);
+	/* when the chunks referenced are not many more than the contents the
+	 * snapshot holds, 4 bytes a window is little beside them (processes
+	 * that map one large region alike are not): every window's class is
+	 * noted */
+	uint64_t chunks = chunks_referenced(s);
+	x.note_all = chunks <= 2 * (uint64_t)s->content_count + ((uint64_t)1 << 20);
+	/* most windows are one chunk, classed by its content: the class table
+	 * is made for as many classes as contents (or chunks) at once, as each
+	 * growth rehashes every class, reading them far apart */
+	hash_reserve(&x.table, (size_t)(chunks < s->content_count ? chunks : s->content_count), class_hash, &x);
 	identical_pass(c, &x, out, rule_index, true);
 	x.credits = xreallocarray(NULL, x.count + 1, sizeof(*x.credits));
 	for (size_t i = 0; i < x.count; i++)
