@@ -310,11 +310,7 @@ struct pagemap_reader {
 	bool saw_pfn;                   /* some present page had a non-zero PFN */
 	struct buffer pmd_ranges;       /* packed little-endian {start, end} mapped by PMDs */
 	bool pmd_scanned;               /* PAGEMAP_SCAN answered: pmd_ranges is the truth */
-	struct buffer vma_spans;        /* struct address_span of every VMA smaps listed, ascending */
-};
-
-struct address_span {
-	uint64_t start, end;
+	struct buffer vma_spans;        /* struct vma_span of every VMA smaps listed, ascending */
 };
 
 static int append_record(struct pagemap_reader *reader, uint64_t vaddr, uint64_t entry)
@@ -459,7 +455,7 @@ static void scan_pmd_ranges(struct pagemap_reader *reader, int fd, uint64_t star
  */
 static bool pmd_ranges_inside(const struct pagemap_reader *reader)
 {
-	const struct address_span *spans = (const struct address_span *)reader->vma_spans.data;
+	const struct vma_span *spans = (const struct vma_span *)reader->vma_spans.data;
 	size_t span_count = reader->vma_spans.length / sizeof(*spans), v = 0;
 	for (size_t offset = 0; offset < reader->pmd_ranges.length; offset += 2 * sizeof(uint64_t)) {
 		uint64_t range[2];
@@ -504,11 +500,12 @@ static int read_vma_pages(struct pagemap_reader *reader, int fd, const struct vm
 }
 
 /*
- * The VMAs of a smaps text, kept as spans; EAGAIN when they do not ascend
- * apart.  The kernel prints smaps a page-sized buffer per read(2) and
- * finds its place again by address after each, so a VMA merged or split in
- * between can be printed twice or overlap the one before; readers refuse
- * such a text, and the process is read again instead.
+ * The VMAs of a smaps text, kept as spans with their VmFlags' pf bit;
+ * EAGAIN when they do not ascend apart.  The kernel prints smaps a
+ * page-sized buffer per read(2) and finds its place again by address after
+ * each, so a VMA merged or split in between can be printed twice or overlap
+ * the one before; readers refuse such a text, and the process is read again
+ * instead.  The pagemap read and the PMD check both take these spans.
  */
 static int collect_vma_spans(struct buffer *spans, const struct buffer *smaps)
 {
@@ -524,49 +521,36 @@ static int collect_vma_spans(struct buffer *spans, const struct buffer *smaps)
 			if (vma.start < last_end)
 				return EAGAIN;
 			last_end = vma.end;
-			buffer_add(spans, &(struct address_span){ vma.start, vma.end }, sizeof(struct address_span));
+			buffer_add(spans, &vma, sizeof(vma));
+		} else if (spans->length && line_end - line > 8 && !memcmp(line, "VmFlags:", 8)) {
+			struct vma_span *last = (struct vma_span *)(spans->data + spans->length) - 1;
+			last->pfn_mapped = smaps_vm_flags(line + 8, line_end) >> VMF_PF & 1;
 		}
 		line = line_end + 1;
 	}
 	return 0;
 }
 
-/* Walk the VMAs of the smaps text just read and collect their pages.  A
- * VMA is handled when its block ends, once its VmFlags are known. */
-static int read_pagemap(struct pagemap_reader *reader, int process_fd, const struct buffer *smaps)
+/* Collect the pages of the VMAs smaps listed (collect_vma_spans), then
+ * which ranges PMDs map, checked against the same VMAs. */
+static int read_pagemap(struct pagemap_reader *reader, int process_fd)
 {
 	reader->records.length = 0;
-	if (smaps->length == 0)
+	const struct vma_span *spans = (const struct vma_span *)reader->vma_spans.data;
+	size_t span_count = reader->vma_spans.length / sizeof(*spans);
+	if (span_count == 0)
 		return 0;
 	int fd = openat(process_fd, "pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	int status = 0;
-	struct vma_span vma, pending = { 0 };
-	bool have_pending = false;
 	uint64_t lowest = UINT64_MAX, highest = 0;   /* the VMAs' span, for the PMD scan */
-	const char *line = smaps->data, *text_end = smaps->data + smaps->length;
-	for (bool at_end = false; !at_end && status == 0;) {
-		at_end = line >= text_end;
-		const char *line_end = at_end ? NULL : memchr(line, '\n', (size_t)(text_end - line));
-		if (!line_end)
-			line_end = text_end;
-		bool header = !at_end && parse_vma_header(line, line_end, &vma);
-		if ((header || at_end) && have_pending) {
-			if (!pending.skip && pending.end > pending.start) {
-				status = read_vma_pages(reader, fd, &pending);
-				lowest = pending.start < lowest ? pending.start : lowest;
-				highest = pending.end > highest ? pending.end : highest;
-			}
-			have_pending = false;
-		}
-		if (header) {
-			pending = vma;
-			have_pending = true;
-		} else if (have_pending && line_end - line > 8 && !memcmp(line, "VmFlags:", 8)) {
-			pending.pfn_mapped = smaps_vm_flags(line + 8, line_end) >> VMF_PF & 1;
-		}
-		line = line_end + 1;
+	for (size_t i = 0; i < span_count && status == 0; i++) {
+		if (spans[i].skip || spans[i].end <= spans[i].start)
+			continue;
+		status = read_vma_pages(reader, fd, &spans[i]);
+		lowest = spans[i].start < lowest ? spans[i].start : lowest;
+		highest = spans[i].end > highest ? spans[i].end : highest;
 	}
 	if (status == 0)
 		scan_pmd_ranges(reader, fd, lowest, highest);
@@ -956,7 +940,7 @@ static int read_process_once(struct capture_state *state, int pid, struct stat *
 	if (status == 0 && !no_mm)
 		status = collect_vma_spans(&state->pagemap.vma_spans, &state->files[0]);
 	if (status == 0 && !state->options->no_pagemap && !no_mm)
-		status = read_pagemap(&state->pagemap, process_fd, &state->files[0]);
+		status = read_pagemap(&state->pagemap, process_fd);
 	if (status == 0)
 		status = file_read_at(process_fd, "stat", &state->stat_after);
 	close(process_fd);
