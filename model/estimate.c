@@ -425,13 +425,19 @@ static void visit_drift(struct model_context *c, const struct segment *seg, void
 	counts[seg->vma - c->snapshot->vmas].shared += (double)seg->figures->shared;
 }
 
-static void measure_drift(struct model_context *c, double *drift)
+/* Per VMA, its drift; NULL when the records carry no PFNs (none is
+ * measured: every drift is 0, and arrays of zeros would only be faulted in
+ * to be read). */
+static double *measure_drift(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
+	if (!c->result->has_pfns)
+		return NULL;
+	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
 	struct vma_counts *counts = xcalloc(s->vma_count + 1, sizeof(*counts));
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
-		if (!p->has_pagemap || !c->result->has_pfns)
+		if (!p->has_pagemap)
 			continue;
 		/* a run's counts at once: sums of whole numbers below 2^53, exact */
 		model_walk_segment_runs(c, i, false, visit_drift, counts);
@@ -445,6 +451,7 @@ static void measure_drift(struct model_context *c, double *drift)
 		}
 	}
 	free(counts);
+	return drift;
 }
 
 /* sums[j] += addends[j] for n designs, two designs a step: six doubles
@@ -475,8 +482,7 @@ static void estimate_chains(struct model_context *c, const struct file_census *c
 	const uint32_t *file_of = census->file_of;
 	for (size_t d = 0; d < r->design_count; d++)
 		r->designs[d].pte_chain_estimate.method = model_pte_chain_method;
-	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
-	measure_drift(c, drift);
+	double *drift = measure_drift(c);
 	struct shape_table shapes = { xcalloc(SHAPE_SLOTS, sizeof(*shapes.keys)), xcalloc(SHAPE_SLOTS, sizeof(*shapes.used)),
 				      xcalloc(SHAPE_SLOTS * r->design_count + 1, sizeof(*shapes.addends)),
 				      design_prices(r), xcalloc(r->design_count + 1, sizeof(*shapes.own)), 0 };
@@ -497,7 +503,7 @@ static void estimate_chains(struct model_context *c, const struct file_census *c
 			.shared = (double)(vma_kb(v, SMAPS_SHARED_CLEAN) + vma_kb(v, SMAPS_SHARED_DIRTY)) / KB_PER_PAGE,
 			.anon = (double)vma_kb(v, SMAPS_ANONYMOUS) / KB_PER_PAGE,
 		};
-		vp.drift = drift[g];
+		vp.drift = drift ? drift[g] : 0;
 		if (vp.rss <= 0 && vp.drift <= 0)
 			continue;
 		uint64_t private_kb = vma_kb(v, SMAPS_PRIVATE_CLEAN) + vma_kb(v, SMAPS_PRIVATE_DIRTY);
