@@ -81,17 +81,77 @@ static void pte_level_add(struct pte_level *t, uint64_t pages, uint64_t per_wind
 	t->point_large += (double)(need + 1 < windows ? need + 1 : windows);
 }
 
-/* One pass over the VMAs counts every level (each VMA's smaps read once):
- * the PTE level's needs, and above it the windows spanned (all) and the
- * windows of VMAs inside one (one). */
+/* ---- files and their mappers (section 6's bound on m) ---- */
+
+struct file_key {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+};
+
+/* A file and how many VMAs of the snapshot map it: an upper bound on m of
+ * its pages. */
+struct file_mappers {
+	struct file_key key;
+	uint64_t mappers;
+};
+
+/* The files' keys come from the snapshot: hashed keyed, so no input can
+ * make them collide. */
+static uint64_t file_hash(const void *files, size_t index)
+{
+	const struct file_mappers *f = files;
+	return hash_keyed(&f[index].key, sizeof(f[index].key));
+}
+
+/* Per VMA, its file's entry in files, counted through a hash table as the
+ * page-table pass walks the VMAs (a file mapped by every process costs
+ * one step a VMA, no sort); anonymous VMAs' entries are not read. */
+struct file_census {
+	struct file_mappers *files;
+	uint32_t *file_of;              /* by the VMA's place in the snapshot */
+	struct hash_table table;
+	size_t count, capacity, last;
+};
+
+static void file_census_add(struct file_census *census, size_t g, const struct vma *v)
+{
+	if (!v->inode)
+		return;
+	struct file_key key = { v->dev_major, v->dev_minor, v->inode };
+	/* a file's VMAs mostly come together (a library's four): the last
+	 * one's file is looked up again without a hash */
+	size_t i = census->last;
+	if (!census->count || memcmp(&census->files[i].key, &key, sizeof(key))) {
+		uint64_t hash = hash_keyed(&key, sizeof(key));
+		struct hash_probe probe;
+		i = hash_first(&census->table, hash, &probe);
+		while (i != HASH_NONE && memcmp(&census->files[i].key, &key, sizeof(key)))
+			i = hash_next(&census->table, &probe);
+		if (i == HASH_NONE) {
+			array_reserve(&census->files, &census->capacity, census->count + 1, sizeof(*census->files));
+			census->files[census->count] = (struct file_mappers){ key, 0 };
+			hash_add(&census->table, hash, census->count, file_hash, census->files);
+			i = census->count++;
+		}
+	}
+	census->files[i].mappers++;
+	census->file_of[g] = (uint32_t)i;
+	census->last = i;
+}
+
+/* One pass over the VMAs counts every level (each VMA read once): the PTE
+ * level's needs, above it the windows spanned (all) and the windows of
+ * VMAs inside one (one), and the VMAs of each file (census). */
 static void count_process_levels(const struct model_context *c, const struct process *p, struct pte_level *pte,
-				 struct span_count *all, struct span_count *one)
+				 struct span_count *all, struct span_count *one, struct file_census *census)
 {
 	const struct geometry *g = c->geometry;
 	unsigned shift = c->pte_shift;
 	uint64_t per_window = (uint64_t)1 << (shift - 12);
+	size_t first_vma = (size_t)(p->vmas - c->snapshot->vmas);
 	for (size_t v = 0; v < p->vma_count; v++) {
 		const struct vma *vma = &p->vmas[v];
+		file_census_add(census, first_vma + v, vma);
 		uint64_t pages = pte_mapped_pages(vma);
 		if (!pages || vma->end <= vma->start)
 			continue;
@@ -109,12 +169,12 @@ static void count_process_levels(const struct model_context *c, const struct pro
 }
 
 static void estimate_process_tables(struct model_context *c, const struct process *p,
-				    struct estimate *e, uint64_t *upper_at_least)
+				    struct estimate *e, uint64_t *upper_at_least, struct file_census *census)
 {
 	const struct geometry *g = c->geometry;
 	struct pte_level pte = { 0 };
 	struct span_count all[MODEL_MAX_LEVELS] = { 0 }, one[MODEL_MAX_LEVELS] = { 0 };
-	count_process_levels(c, p, &pte, all, one);
+	count_process_levels(c, p, &pte, all, one, census);
 	double lower = (double)(pte.single.windows + pte.lower_large);
 	if (lower < (double)pte.largest_need)
 		lower = (double)pte.largest_need;
@@ -138,66 +198,6 @@ static void estimate_process_tables(struct model_context *c, const struct proces
 }
 
 /* ---- pte_chain bytes from smaps (section 6) ---- */
-
-struct file_key {
-	uint32_t dev_major, dev_minor;
-	uint64_t inode;
-};
-
-/* A file and how many VMAs of the snapshot map it: an upper bound on m of
- * its pages. */
-struct file_mappers {
-	struct file_key key;
-	uint64_t mappers;
-};
-
-/* The files' keys come from the snapshot: hashed keyed, so no input can
- * make them collide. */
-static uint64_t file_hash(const void *files, size_t index)
-{
-	const struct file_mappers *f = files;
-	return hash_keyed(&f[index].key, sizeof(f[index].key));
-}
-
-/* Per VMA, its file's entry in *files (counted in one pass through a hash
- * table: a file mapped by every process costs one step a VMA, no sort);
- * anonymous VMAs' entries are not read. */
-static uint32_t *count_file_mappers(const struct snapshot *s, struct file_mappers **files)
-{
-	uint32_t *file_of = xcalloc(s->vma_count + 1, sizeof(*file_of));
-	struct hash_table table = { 0 };
-	size_t count = 0, capacity = 0, last = 0;
-	*files = NULL;
-	for (size_t g = 0; g < s->vma_count; g++) {
-		const struct vma *v = &s->vmas[g];
-		if (!v->inode)
-			continue;
-		struct file_key key = { v->dev_major, v->dev_minor, v->inode };
-		/* a file's VMAs mostly come together (a library's four): the
-		 * last one's file is looked up again without a hash */
-		if (count && !memcmp(&(*files)[last].key, &key, sizeof(key))) {
-			(*files)[last].mappers++;
-			file_of[g] = (uint32_t)last;
-			continue;
-		}
-		uint64_t hash = hash_keyed(&key, sizeof(key));
-		struct hash_probe probe;
-		size_t i = hash_first(&table, hash, &probe);
-		while (i != HASH_NONE && memcmp(&(*files)[i].key, &key, sizeof(key)))
-			i = hash_next(&table, &probe);
-		if (i == HASH_NONE) {
-			array_reserve(files, &capacity, count + 1, sizeof(**files));
-			(*files)[count] = (struct file_mappers){ key, 0 };
-			hash_add(&table, hash, count, file_hash, *files);
-			i = count++;
-		}
-		(*files)[i].mappers++;
-		file_of[g] = (uint32_t)i;
-		last = i;
-	}
-	hash_free(&table);
-	return file_of;
-}
 
 struct vma_pages {
 	double rss, shared, anon;       /* pages */
@@ -467,12 +467,12 @@ static void add_addends(struct chain_addends *restrict sums, const struct chain_
 	}
 }
 
-static void estimate_chains(struct model_context *c)
+static void estimate_chains(struct model_context *c, const struct file_census *census)
 {
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
-	struct file_mappers *files;
-	uint32_t *file_of = count_file_mappers(s, &files);
+	const struct file_mappers *files = census->files;
+	const uint32_t *file_of = census->file_of;
 	for (size_t d = 0; d < r->design_count; d++)
 		r->designs[d].pte_chain_estimate.method = model_pte_chain_method;
 	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
@@ -520,7 +520,7 @@ static void estimate_chains(struct model_context *c)
 		r->designs[d].pte_chain_estimate.upper = sum->upper;
 	}
 	FREE_ALL(shapes.keys, shapes.used, shapes.addends, shapes.designs, shapes.own, sums);
-	FREE_ALL(files, file_of, drift);
+	free(drift);
 }
 
 void model_estimate(struct model_context *c)
@@ -529,10 +529,11 @@ void model_estimate(struct model_context *c)
 	struct model_result *r = c->result;
 	r->pagetable_estimate.method = model_pagetable_method;
 	r->pagetable_whole.method = model_pagetable_whole_method;
+	struct file_census census = { .file_of = xcalloc(s->vma_count + 1, sizeof(*census.file_of)) };
 	for (size_t i = 0; i < s->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
 		struct estimate *e = &mp->pagetable_estimate;
-		estimate_process_tables(c, &s->processes[i], e, &mp->upper_pages_at_least);
+		estimate_process_tables(c, &s->processes[i], e, &mp->upper_pages_at_least, &census);
 		r->pagetable_estimate.point += e->point;
 		r->pagetable_estimate.lower += e->lower;
 		r->pagetable_estimate.upper += e->upper;
@@ -547,5 +548,7 @@ void model_estimate(struct model_context *c)
 		r->pagetable_whole.lower += known.lower;
 		r->pagetable_whole.upper += known.upper;
 	}
-	estimate_chains(c);
+	estimate_chains(c, &census);
+	hash_free(&census.table);
+	FREE_ALL(census.files, census.file_of);
 }
