@@ -81,17 +81,77 @@ static void pte_level_add(struct pte_level *t, uint64_t pages, uint64_t per_wind
 	t->point_large += (double)(need + 1 < windows ? need + 1 : windows);
 }
 
-/* One pass over the VMAs counts every level (each VMA's smaps read once):
- * the PTE level's needs, and above it the windows spanned (all) and the
- * windows of VMAs inside one (one). */
+/* ---- files and their mappers (section 6's bound on m) ---- */
+
+struct file_key {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+};
+
+/* A file and how many VMAs of the snapshot map it: an upper bound on m of
+ * its pages. */
+struct file_mappers {
+	struct file_key key;
+	uint64_t mappers;
+};
+
+/* The files' keys come from the snapshot: hashed keyed, so no input can
+ * make them collide. */
+static uint64_t file_hash(const void *files, size_t index)
+{
+	const struct file_mappers *f = files;
+	return hash_keyed(&f[index].key, sizeof(f[index].key));
+}
+
+/* Per VMA, its file's entry in files, counted through a hash table as the
+ * page-table pass walks the VMAs (a file mapped by every process costs
+ * one step a VMA, no sort); anonymous VMAs' entries are not read. */
+struct file_census {
+	struct file_mappers *files;
+	uint32_t *file_of;              /* by the VMA's place in the snapshot */
+	struct hash_table table;
+	size_t count, capacity, last;
+};
+
+static void file_census_add(struct file_census *census, size_t g, const struct vma *v)
+{
+	if (!v->inode)
+		return;
+	struct file_key key = { v->dev_major, v->dev_minor, v->inode };
+	/* a file's VMAs mostly come together (a library's four): the last
+	 * one's file is looked up again without a hash */
+	size_t i = census->last;
+	if (!census->count || memcmp(&census->files[i].key, &key, sizeof(key))) {
+		uint64_t hash = hash_keyed(&key, sizeof(key));
+		struct hash_probe probe;
+		i = hash_first(&census->table, hash, &probe);
+		while (i != HASH_NONE && memcmp(&census->files[i].key, &key, sizeof(key)))
+			i = hash_next(&census->table, &probe);
+		if (i == HASH_NONE) {
+			array_reserve(&census->files, &census->capacity, census->count + 1, sizeof(*census->files));
+			census->files[census->count] = (struct file_mappers){ key, 0 };
+			hash_add(&census->table, hash, census->count, file_hash, census->files);
+			i = census->count++;
+		}
+	}
+	census->files[i].mappers++;
+	census->file_of[g] = (uint32_t)i;
+	census->last = i;
+}
+
+/* One pass over the VMAs counts every level (each VMA read once): the PTE
+ * level's needs, above it the windows spanned (all) and the windows of
+ * VMAs inside one (one), and the VMAs of each file (census). */
 static void count_process_levels(const struct model_context *c, const struct process *p, struct pte_level *pte,
-				 struct span_count *all, struct span_count *one)
+				 struct span_count *all, struct span_count *one, struct file_census *census)
 {
 	const struct geometry *g = c->geometry;
 	unsigned shift = c->pte_shift;
 	uint64_t per_window = (uint64_t)1 << (shift - 12);
+	size_t first_vma = (size_t)(p->vmas - c->snapshot->vmas);
 	for (size_t v = 0; v < p->vma_count; v++) {
 		const struct vma *vma = &p->vmas[v];
+		file_census_add(census, first_vma + v, vma);
 		uint64_t pages = pte_mapped_pages(vma);
 		if (!pages || vma->end <= vma->start)
 			continue;
@@ -109,12 +169,12 @@ static void count_process_levels(const struct model_context *c, const struct pro
 }
 
 static void estimate_process_tables(struct model_context *c, const struct process *p,
-				    struct estimate *e, uint64_t *upper_at_least)
+				    struct estimate *e, uint64_t *upper_at_least, struct file_census *census)
 {
 	const struct geometry *g = c->geometry;
 	struct pte_level pte = { 0 };
 	struct span_count all[MODEL_MAX_LEVELS] = { 0 }, one[MODEL_MAX_LEVELS] = { 0 };
-	count_process_levels(c, p, &pte, all, one);
+	count_process_levels(c, p, &pte, all, one, census);
 	double lower = (double)(pte.single.windows + pte.lower_large);
 	if (lower < (double)pte.largest_need)
 		lower = (double)pte.largest_need;
@@ -138,66 +198,6 @@ static void estimate_process_tables(struct model_context *c, const struct proces
 }
 
 /* ---- pte_chain bytes from smaps (section 6) ---- */
-
-struct file_key {
-	uint32_t dev_major, dev_minor;
-	uint64_t inode;
-};
-
-/* A file and how many VMAs of the snapshot map it: an upper bound on m of
- * its pages. */
-struct file_mappers {
-	struct file_key key;
-	uint64_t mappers;
-};
-
-/* The files' keys come from the snapshot: hashed keyed, so no input can
- * make them collide. */
-static uint64_t file_hash(const void *files, size_t index)
-{
-	const struct file_mappers *f = files;
-	return hash_keyed(&f[index].key, sizeof(f[index].key));
-}
-
-/* Per VMA, its file's entry in *files (counted in one pass through a hash
- * table: a file mapped by every process costs one step a VMA, no sort);
- * anonymous VMAs' entries are not read. */
-static uint32_t *count_file_mappers(const struct snapshot *s, struct file_mappers **files)
-{
-	uint32_t *file_of = xcalloc(s->vma_count + 1, sizeof(*file_of));
-	struct hash_table table = { 0 };
-	size_t count = 0, capacity = 0, last = 0;
-	*files = NULL;
-	for (size_t g = 0; g < s->vma_count; g++) {
-		const struct vma *v = &s->vmas[g];
-		if (!v->inode)
-			continue;
-		struct file_key key = { v->dev_major, v->dev_minor, v->inode };
-		/* a file's VMAs mostly come together (a library's four): the
-		 * last one's file is looked up again without a hash */
-		if (count && !memcmp(&(*files)[last].key, &key, sizeof(key))) {
-			(*files)[last].mappers++;
-			file_of[g] = (uint32_t)last;
-			continue;
-		}
-		uint64_t hash = hash_keyed(&key, sizeof(key));
-		struct hash_probe probe;
-		size_t i = hash_first(&table, hash, &probe);
-		while (i != HASH_NONE && memcmp(&(*files)[i].key, &key, sizeof(key)))
-			i = hash_next(&table, &probe);
-		if (i == HASH_NONE) {
-			array_reserve(files, &capacity, count + 1, sizeof(**files));
-			(*files)[count] = (struct file_mappers){ key, 0 };
-			hash_add(&table, hash, count, file_hash, *files);
-			i = count++;
-		}
-		(*files)[i].mappers++;
-		file_of[g] = (uint32_t)i;
-		last = i;
-	}
-	hash_free(&table);
-	return file_of;
-}
 
 struct vma_pages {
 	double rss, shared, anon;       /* pages */
@@ -341,9 +341,29 @@ static struct chain_addends vma_chain_addends(const struct design_prices *dp, co
 struct shape_table {
 	struct vma_pages *keys;
 	bool *used;
+	uint32_t *generation;           /* per slot: how often its addends were worked out */
 	struct chain_addends *addends;  /* per slot, own_count each */
 	struct design_prices *designs;
 	size_t *own, own_count;         /* the designs whose addends are their own */
+	struct source_memo *memo;       /* SOURCE_SLOTS of them */
+};
+
+/*
+ * A VMA's shape follows from its counters, its m_max and its drift alone,
+ * and counters are interned (inputs/arena.c): VMAs with the same counters
+ * hold the same pointer.  So a second cache, keyed by those three words
+ * and read before any counter is, names the shape slot the VMA's addends
+ * are in; the slot's generation tells whether they are still there.
+ */
+#define SOURCE_SLOTS 4096
+
+struct source_memo {
+	const uint64_t *counters;
+	uint64_t m_max, drift_bits;
+	uint32_t fields;
+	uint32_t generation;            /* the shape slot's, when this was kept */
+	int32_t shape;                  /* the shape slot; -1: the VMA adds nothing */
+	bool used;
 };
 
 /* vma_chain_addends reads of a design its family and the sizes of its
@@ -379,10 +399,11 @@ static struct design_prices *design_prices(const struct model_result *r)
 
 uint64_t model_estimate_table_bytes(uint64_t designs)
 {
-	return SHAPE_SLOTS * (sizeof(struct vma_pages) + sizeof(bool) + designs * sizeof(struct chain_addends));
+	return SHAPE_SLOTS * (sizeof(struct vma_pages) + sizeof(bool) + sizeof(uint32_t) + designs * sizeof(struct chain_addends)) +
+	       SOURCE_SLOTS * sizeof(struct source_memo);
 }
 
-static const struct chain_addends *shape_addends(struct shape_table *t, const struct vma_pages *vp)
+static const struct chain_addends *shape_addends(struct shape_table *t, const struct vma_pages *vp, size_t *slot_out)
 {
 	/* one multiply a word, each by its own odd constant, the products
 	 * apart (no chain of multiplies), one finaliser: a cache, so a poor
@@ -406,7 +427,58 @@ static const struct chain_addends *shape_addends(struct shape_table *t, const st
 			a[j] = vma_chain_addends(&t->designs[t->own[j]], vp, &parts);
 		t->keys[slot] = *vp;
 		t->used[slot] = true;
+		t->generation[slot]++;
 	}
+	*slot_out = slot;
+	return a;
+}
+
+/* What a VMA of a file mapped by m_max VMAs at most gives the estimate,
+ * as vma_pages; false when it adds nothing (no page, no drift). */
+static bool vma_pages_of(const struct vma *v, double drift, uint64_t m_max, struct vma_pages *vp)
+{
+	*vp = (struct vma_pages){
+		.rss = (double)vma_kb(v, SMAPS_RSS) / KB_PER_PAGE,
+		.shared = (double)(vma_kb(v, SMAPS_SHARED_CLEAN) + vma_kb(v, SMAPS_SHARED_DIRTY)) / KB_PER_PAGE,
+		.anon = (double)vma_kb(v, SMAPS_ANONYMOUS) / KB_PER_PAGE,
+		.drift = drift,
+		.m_max = m_max,
+	};
+	if (vp->rss <= 0 && vp->drift <= 0)
+		return false;
+	uint64_t private_kb = vma_kb(v, SMAPS_PRIVATE_CLEAN) + vma_kb(v, SMAPS_PRIVATE_DIRTY);
+	vp->inverse_low = vma_kb(v, SMAPS_PSS) > private_kb
+		? (double)(vma_kb(v, SMAPS_PSS) - private_kb) / KB_PER_PAGE : 0;
+	vp->inverse_high = clamp(vp->inverse_low + 1.0 / KB_PER_PAGE, 0, vp->shared / 2);
+	return true;
+}
+
+/* A VMA's addends, every own design (NULL: it adds nothing): through the
+ * source memo when its counters were seen with the same m_max and drift. */
+static const struct chain_addends *vma_addends(struct shape_table *t, const struct vma *v, double drift,
+					       uint64_t m_max)
+{
+	uint64_t drift_bits;
+	memcpy(&drift_bits, &drift, sizeof(drift_bits));
+	uint64_t hash = hash_u64((uint64_t)(uintptr_t)v->counters * UINT64_C(0x9e3779b97f4a7c15) +
+				 v->counter_fields * UINT64_C(0xc2b2ae3d27d4eb4f) + m_max * UINT64_C(0x165667b19e3779f9) +
+				 drift_bits);
+	struct source_memo *m = &t->memo[hash & (SOURCE_SLOTS - 1)];
+	if (m->used && m->counters == v->counters && m->fields == v->counter_fields && m->m_max == m_max &&
+	    m->drift_bits == drift_bits) {
+		if (m->shape < 0)
+			return NULL;
+		if (t->generation[m->shape] == m->generation)
+			return &t->addends[(size_t)m->shape * t->own_count];
+	}
+	*m = (struct source_memo){ v->counters, m_max, drift_bits, v->counter_fields, 0, -1, true };
+	struct vma_pages vp;
+	if (!vma_pages_of(v, drift, m_max, &vp))
+		return NULL;
+	size_t slot;
+	const struct chain_addends *a = shape_addends(t, &vp, &slot);
+	m->shape = (int32_t)slot;
+	m->generation = t->generation[slot];
 	return a;
 }
 
@@ -425,13 +497,19 @@ static void visit_drift(struct model_context *c, const struct segment *seg, void
 	counts[seg->vma - c->snapshot->vmas].shared += (double)seg->figures->shared;
 }
 
-static void measure_drift(struct model_context *c, double *drift)
+/* Per VMA, its drift; NULL when the records carry no PFNs (none is
+ * measured: every drift is 0, and arrays of zeros would only be faulted in
+ * to be read). */
+static double *measure_drift(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
+	if (!c->result->has_pfns)
+		return NULL;
+	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
 	struct vma_counts *counts = xcalloc(s->vma_count + 1, sizeof(*counts));
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
-		if (!p->has_pagemap || !c->result->has_pfns)
+		if (!p->has_pagemap)
 			continue;
 		/* a run's counts at once: sums of whole numbers below 2^53, exact */
 		model_walk_segment_runs(c, i, false, visit_drift, counts);
@@ -445,6 +523,7 @@ static void measure_drift(struct model_context *c, double *drift)
 		}
 	}
 	free(counts);
+	return drift;
 }
 
 /* sums[j] += addends[j] for n designs, two designs a step: six doubles
@@ -467,19 +546,20 @@ static void add_addends(struct chain_addends *restrict sums, const struct chain_
 	}
 }
 
-static void estimate_chains(struct model_context *c)
+static void estimate_chains(struct model_context *c, const struct file_census *census)
 {
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
-	struct file_mappers *files;
-	uint32_t *file_of = count_file_mappers(s, &files);
+	const struct file_mappers *files = census->files;
+	const uint32_t *file_of = census->file_of;
 	for (size_t d = 0; d < r->design_count; d++)
 		r->designs[d].pte_chain_estimate.method = model_pte_chain_method;
-	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
-	measure_drift(c, drift);
+	double *drift = measure_drift(c);
 	struct shape_table shapes = { xcalloc(SHAPE_SLOTS, sizeof(*shapes.keys)), xcalloc(SHAPE_SLOTS, sizeof(*shapes.used)),
+				      xcalloc(SHAPE_SLOTS, sizeof(*shapes.generation)),
 				      xcalloc(SHAPE_SLOTS * r->design_count + 1, sizeof(*shapes.addends)),
-				      design_prices(r), xcalloc(r->design_count + 1, sizeof(*shapes.own)), 0 };
+				      design_prices(r), xcalloc(r->design_count + 1, sizeof(*shapes.own)), 0,
+				      xcalloc(SOURCE_SLOTS, sizeof(*shapes.memo)) };
 	for (size_t d = 0; d < r->design_count; d++) {
 		if (shapes.designs[d].alike == d)
 			shapes.own[shapes.own_count++] = d;
@@ -492,25 +572,14 @@ static void estimate_chains(struct model_context *c)
 	struct chain_addends *sums = xcalloc(shapes.own_count + 1, sizeof(*sums));
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];
-		struct vma_pages vp = {
-			.rss = (double)vma_kb(v, SMAPS_RSS) / KB_PER_PAGE,
-			.shared = (double)(vma_kb(v, SMAPS_SHARED_CLEAN) + vma_kb(v, SMAPS_SHARED_DIRTY)) / KB_PER_PAGE,
-			.anon = (double)vma_kb(v, SMAPS_ANONYMOUS) / KB_PER_PAGE,
-		};
-		vp.drift = drift[g];
-		if (vp.rss <= 0 && vp.drift <= 0)
-			continue;
-		uint64_t private_kb = vma_kb(v, SMAPS_PRIVATE_CLEAN) + vma_kb(v, SMAPS_PRIVATE_DIRTY);
-		vp.inverse_low = vma_kb(v, SMAPS_PSS) > private_kb
-			? (double)(vma_kb(v, SMAPS_PSS) - private_kb) / KB_PER_PAGE : 0;
-		vp.inverse_high = clamp(vp.inverse_low + 1.0 / KB_PER_PAGE, 0, vp.shared / 2);
 		/* anonymous pages are mapped at most once per process; file pages at
 		 * most once per VMA of the file */
-		vp.m_max = s->process_count;
-		if (v->inode && files[file_of[g]].mappers > vp.m_max)
-			vp.m_max = files[file_of[g]].mappers;
-		const struct chain_addends *a = shape_addends(&shapes, &vp);
-		add_addends(sums, a, shapes.own_count);
+		uint64_t m_max = s->process_count;
+		if (v->inode && files[file_of[g]].mappers > m_max)
+			m_max = files[file_of[g]].mappers;
+		const struct chain_addends *a = vma_addends(&shapes, v, drift ? drift[g] : 0, m_max);
+		if (a)
+			add_addends(sums, a, shapes.own_count);
 	}
 	/* every estimate started at zero, as the sums did */
 	for (size_t d = 0; d < r->design_count; d++) {
@@ -519,8 +588,8 @@ static void estimate_chains(struct model_context *c)
 		r->designs[d].pte_chain_estimate.lower = sum->lower;
 		r->designs[d].pte_chain_estimate.upper = sum->upper;
 	}
-	FREE_ALL(shapes.keys, shapes.used, shapes.addends, shapes.designs, shapes.own, sums);
-	FREE_ALL(files, file_of, drift);
+	FREE_ALL(shapes.keys, shapes.used, shapes.generation, shapes.addends, shapes.designs, shapes.own, shapes.memo, sums);
+	free(drift);
 }
 
 void model_estimate(struct model_context *c)
@@ -529,10 +598,11 @@ void model_estimate(struct model_context *c)
 	struct model_result *r = c->result;
 	r->pagetable_estimate.method = model_pagetable_method;
 	r->pagetable_whole.method = model_pagetable_whole_method;
+	struct file_census census = { .file_of = xcalloc(s->vma_count + 1, sizeof(*census.file_of)) };
 	for (size_t i = 0; i < s->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
 		struct estimate *e = &mp->pagetable_estimate;
-		estimate_process_tables(c, &s->processes[i], e, &mp->upper_pages_at_least);
+		estimate_process_tables(c, &s->processes[i], e, &mp->upper_pages_at_least, &census);
 		r->pagetable_estimate.point += e->point;
 		r->pagetable_estimate.lower += e->lower;
 		r->pagetable_estimate.upper += e->upper;
@@ -547,5 +617,7 @@ void model_estimate(struct model_context *c)
 		r->pagetable_whole.lower += known.lower;
 		r->pagetable_whole.upper += known.upper;
 	}
-	estimate_chains(c);
+	estimate_chains(c, &census);
+	hash_free(&census.table);
+	FREE_ALL(census.files, census.file_of);
 }

@@ -700,6 +700,31 @@ static int choose_profiles(struct model_context *c, struct error *error)
 	return 0;
 }
 
+/* What each process's VMAs' counters give, before the first walk: it
+ * marks the VMAs whose records show an exclusive anonymous page among the
+ * rest (model/walk.c). */
+static void sum_vmas(struct model_context *c)
+{
+	const struct snapshot *s = c->snapshot;
+	for (size_t i = 0; i < s->process_count; i++) {
+		const struct vma *vmas = s->processes[i].vmas;
+		uint64_t rss = 0, pss = 0;
+		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
+			rss += vma_kb(&vmas[v], SMAPS_RSS) * 1024;
+			pss += vma_kb(&vmas[v], SMAPS_PSS) * 1024;
+			/* an anonymous page: an anon_vma; read here, where the
+			 * VMA's counters are */
+			c->vma_has_anon_vma[&vmas[v] - s->vmas] = vma_kb(&vmas[v], SMAPS_ANONYMOUS) > 0;
+			if (s->processes[i].has_pagemap && model_shared_segment(&vmas[v], (uint64_t)1 << c->pte_shift))
+				*ARRAY_PUSH(c->shared_segments, c->shared_segment_count, c->shared_segment_capacity) =
+					(struct vma_ref){ i, &vmas[v] };
+		}
+		c->result->process_figures[i].rss_bytes = rss;
+		c->result->process_figures[i].pss_bytes = pss;
+		c->result->vma_count += s->processes[i].vma_count;
+	}
+}
+
 static void sum_processes(struct model_context *c)
 {
 	struct model_result *r = c->result;
@@ -713,17 +738,6 @@ static void sum_processes(struct model_context *c)
 		mp->exact = p->has_pagemap;
 		r->vmpte_bytes += mp->vmpte_bytes;
 		r->processes_with_status += mp->has_vmpte;
-		r->vma_count += p->vma_count;
-		for (size_t v = 0; v < p->vma_count; v++) {
-			mp->rss_bytes += vma_kb(&p->vmas[v], SMAPS_RSS) * 1024;
-			mp->pss_bytes += vma_kb(&p->vmas[v], SMAPS_PSS) * 1024;
-			/* an anonymous page: an anon_vma (model/objrmap.c marks
-			 * the rest); read here, where the VMA's counters are */
-			c->vma_has_anon_vma[&p->vmas[v] - s->vmas] = vma_kb(&p->vmas[v], SMAPS_ANONYMOUS) > 0;
-			if (p->has_pagemap && model_shared_segment(&p->vmas[v], (uint64_t)1 << c->pte_shift))
-				*ARRAY_PUSH(c->shared_segments, c->shared_segment_count, c->shared_segment_capacity) =
-					(struct vma_ref){ i, &p->vmas[v] };
-		}
 		/* PTEs by kind and pte_chain charges: count_work's walk */
 		if (!mp->exact)
 			continue;
@@ -849,6 +863,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	c.vma_mapped = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_mapped));
 	c.vma_pmd_calls = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_pmd_calls));
 
+	sum_vmas(&c);
 	model_walk_begin(&c);
 	for (size_t i = 0; i < snapshot->process_count; i++)
 		count_page_tables(&c, i);

@@ -27,7 +27,6 @@ struct record_figures {
 	uint64_t present, swap, zero_page;      /* PTEs by kind */
 	uint64_t mapped, mapped_anon;           /* present, not the zero page: rmap work */
 	uint64_t with_pfn, shared;              /* ... with a known PFN; of them m >= 2 */
-	bool exclusive_anon;                    /* an exclusive anonymous page */
 	bool shared_anon;                       /* a shared anonymous PFN (fork families) */
 	double *chain_bytes;                    /* per design: PSS-style pte_chain charge */
 	double *chain_bytes_anon;               /* ... of it, anonymous pages' */

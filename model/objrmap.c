@@ -51,29 +51,12 @@ static bool compatible(const struct vma *a, const struct vma *b)
 	       !((a->vm_flags ^ b->vm_flags) & ~ignored);
 }
 
-/* an exclusive anonymous page: only a VMA with an anon_vma maps one */
-/* A cut part's records are read only when its VMA is not marked yet and
- * its whole content has an exclusive anonymous page (a part of it has
- * one only if the whole does). */
-static void visit_exclusive(struct model_context *c, const struct segment *seg, void *data)
+/* A VMA holds an anon_vma when smaps counts anonymous pages in it (model.c
+ * sum_vmas) or its records show an exclusive anonymous page (model/walk.c,
+ * the first walk): both marked before the rules run. */
+static void count_anon_vmas(struct model_context *c)
 {
-	(void)data;
-	if (!seg->vma || c->vma_has_anon_vma[seg->vma - c->snapshot->vmas])
-		return;
-	if (!seg->figures && !c->content_figures[seg->content].exclusive_anon)
-		return;
-	if (model_segment_counts(c, seg)->exclusive_anon)
-		c->vma_has_anon_vma[seg->vma - c->snapshot->vmas] = true;
-}
-
-static void mark_anon_vmas(struct model_context *c)
-{
-	const struct snapshot *s = c->snapshot;
-	/* a VMA smaps counts anonymous pages in is marked (model.c
-	 * sum_processes); one whose records show an exclusive one here */
-	for (size_t i = 0; i < s->process_count; i++)
-		model_walk_segment_wholes(c, i, visit_exclusive, NULL);   /* a run's flag: any chunk's */
-	for (size_t g = 0; g < s->vma_count; g++)
+	for (size_t g = 0; g < c->snapshot->vma_count; g++)
 		c->result->anon_vmas += c->vma_has_anon_vma[g];
 }
 
@@ -293,7 +276,7 @@ void model_object_rmap(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
-	mark_anon_vmas(c);
+	count_anon_vmas(c);
 	bool exact = r->has_pfns && r->processes_with_pagemap == r->processes;
 	/* 2.6.34+: one anon_vma per VMA holding one, but compatible neighbours
 	 * (never forked) count one between them; chains: d + 1 per VMA.  The

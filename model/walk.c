@@ -188,8 +188,6 @@ static void figure_group(struct model_context *c, uint64_t entry, const struct p
 		out->swap += n;
 		return;
 	}
-	if (!(entry & PAGEMAP_FILE_OR_SHARED))
-		out->exclusive_anon |= (entry & PAGEMAP_EXCLUSIVE) != 0;
 	if (e && pfn_is_zero_page(e)) {
 		out->zero_page += n;
 		return;
@@ -454,7 +452,6 @@ static void add_counts(struct record_figures *sum, const struct record_figures *
 	sum->mapped_anon += f->mapped_anon;
 	sum->with_pfn += f->with_pfn;
 	sum->shared += f->shared;
-	sum->exclusive_anon |= f->exclusive_anon;
 	sum->shared_anon |= f->shared_anon;
 }
 
@@ -803,13 +800,66 @@ struct cut_list {
 	size_t count, capacity;
 };
 
-/* A segment that starts inside its chunk breaks the PFN runs there; a
- * content without PFNs has none (collect_record_runs skips it): no key. */
-static void add_cut(struct model_context *c, const struct segment *seg, void *data)
+/* An exclusive anonymous page: a present record (the zero page's too) with
+ * pagemap bit 61 clear and bit 56 set.  The three bits are in the entry's
+ * top byte, the same at both ends of an extent of step 0 or of one whose
+ * top byte does not change (the word only grows). */
+#define EXCLUSIVE_BITS (PAGEMAP_PRESENT | PAGEMAP_FILE_OR_SHARED | PAGEMAP_EXCLUSIVE)
+#define IS_EXCLUSIVE_ANON(entry) (((entry) & EXCLUSIVE_BITS) == (PAGEMAP_PRESENT | PAGEMAP_EXCLUSIVE))
+
+/* Does one of records [first, end) of a content, from e (the extent
+ * holding record first), map an exclusive anonymous page? */
+static bool records_exclusive_anon(const struct pagemap_extent *e, uint32_t first, uint32_t end)
 {
-	struct cut_list *cuts = data;
+	for (uint32_t at = e->rank; at < end; at += e->length, e++) {
+		uint32_t from = at < first ? first - at : 0, to = end - at < e->length ? end - at : e->length;
+		uint64_t head = e->entry + (uint64_t)from * e->step, last = e->entry + (uint64_t)(to - 1) * e->step;
+		if ((head >> 56) == (last >> 56)) {
+			if (IS_EXCLUSIVE_ANON(head))
+				return true;
+			continue;
+		}
+		for (uint32_t i = from; i < to; i++)
+			if (IS_EXCLUSIVE_ANON(e->entry + (uint64_t)i * e->step))
+				return true;
+	}
+	return false;
+}
+
+/* What the first walk gives later ones besides the cuts: the PFN cut
+ * keys, and per content whether it maps an exclusive anonymous page
+ * (0: not looked at yet, 1: no, 2: yes). */
+struct first_walk {
+	struct cut_list cuts;
+	uint8_t *exclusive;
+};
+
+/* Does the segment map an exclusive anonymous page?  A part of a content
+ * can only if the whole content does. */
+static bool segment_exclusive_anon(struct model_context *c, const struct segment *seg, uint8_t *exclusive)
+{
+	const struct pagemap_content *pc = &c->snapshot->contents[seg->content];
+	if (!exclusive[seg->content])
+		exclusive[seg->content] = records_exclusive_anon(c->snapshot->content_extents + pc->first_extent, 0,
+								  pc->count) ? 2 : 1;
+	if (exclusive[seg->content] == 1 || seg->whole)
+		return exclusive[seg->content] == 2;
+	return records_exclusive_anon(seg->extent, seg->first, seg->first + seg->count);
+}
+
+/* A segment that starts inside its chunk breaks the PFN runs there; a
+ * content without PFNs has none (collect_record_runs skips it): no key.
+ * An exclusive anonymous page: only a VMA with an anon_vma maps one (a VMA
+ * smaps counts anonymous pages in is marked already, model.c sum_vmas). */
+static void visit_first(struct model_context *c, const struct segment *seg, void *data)
+{
+	struct first_walk *first = data;
 	if (seg->first > 0 && !c->snapshot->contents[seg->content].without_pfns)
-		*ARRAY_PUSH(cuts->keys, cuts->count, cuts->capacity) = PFN_CUT_KEY(seg->content, seg->first);
+		*ARRAY_PUSH(first->cuts.keys, first->cuts.count, first->cuts.capacity) =
+			PFN_CUT_KEY(seg->content, seg->first);
+	if (seg->vma && !c->vma_has_anon_vma[seg->vma - c->snapshot->vmas] &&
+	    segment_exclusive_anon(c, seg, first->exclusive))
+		c->vma_has_anon_vma[seg->vma - c->snapshot->vmas] = true;
 }
 
 static int by_key(const void *a, const void *b)
@@ -822,7 +872,7 @@ static int by_key(const void *a, const void *b)
 static void count_pfns(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
-	struct cut_list cuts = { 0 };
+	struct first_walk first = { .exclusive = xcalloc(s->content_count + 1, 1) };
 	c->cuts.first = xcalloc(s->process_count + 1, sizeof(*c->cuts.first));
 	c->cuts.whole_first = xcalloc(s->process_count + 1, sizeof(*c->cuts.whole_first));
 	size_t chunks = 0;
@@ -833,12 +883,12 @@ static void count_pfns(struct model_context *c)
 	}
 	c->cuts.whole_vmas = xcalloc(chunks + 1, sizeof(*c->cuts.whole_vmas));
 	for (size_t i = 0; i < s->process_count; i++)
-		walk_process(c, i, WALK_BARE, false, add_cut, &cuts);
+		walk_process(c, i, WALK_BARE, false, visit_first, &first);
 	c->cuts.kept = true;
 	c->cuts.items = xreallocarray(c->cuts.items, c->cuts.count + 1, sizeof(*c->cuts.items));
-	array_sort(cuts.keys, cuts.count, sizeof(*cuts.keys), by_key);
-	pfn_table_build(&c->pfns, s, cuts.keys, cuts.count);
-	free(cuts.keys);
+	array_sort(first.cuts.keys, first.cuts.count, sizeof(*first.cuts.keys), by_key);
+	pfn_table_build(&c->pfns, s, first.cuts.keys, first.cuts.count);
+	FREE_ALL(first.cuts.keys, first.exclusive);
 	c->record_pfns = xcalloc(s->content_record_count + 1, sizeof(*c->record_pfns));
 	pfn_table_number(&c->pfns, s, c->record_pfns);
 	c->result->distinct_pfns = c->pfns.pages;

@@ -947,6 +947,45 @@ static void test_object_rmap(void)
 }
 
 /*
+ * anon_vmas the records show, worked by hand: no VMA has smaps' Anonymous
+ * count, so only a present record with bit 61 clear and bit 56 (exclusive)
+ * set marks one.  One process:
+ *   V1 0x400000-0x402000 | V2 0x402000-0x404000   (one chunk, cut): V1's
+ *       record exclusive, V2's not: V1 only
+ *   V3 0x600000-0x800000   two exclusive records (one extent, step 1): marked
+ *   V4 0x800000-0x801000   an exclusive file record (bit 61 set): not
+ *   V5 0xa00000-0xa02000 | V6 0xa02000-0xa04000   the chunk's second part
+ *       holds the exclusive record: V6 only
+ *   V7 0xc00000-0xc02000   PFN all ones with soft-dirty, then + 1: the
+ *       second record's word carries into bit 56 (exclusive, PFN 0): marked
+ *   V8 0xe00000-0xe01000   an exclusive swap entry (not present): not
+ * anon_vmas: V1, V3, V6, V7 = 4.
+ */
+static void test_anon_vmas_from_records(void)
+{
+	struct fake *f = fake_new();
+	struct process *p = fake_process(f, 10, 1, 0);
+	const uint64_t starts[] = { 0x400000, 0x402000, 0x600000, 0x800000, 0xa00000, 0xa02000, 0xc00000, 0xe00000 };
+	const uint64_t ends[] = { 0x402000, 0x404000, 0x800000, 0x801000, 0xa02000, 0xa04000, 0xc02000, 0xe01000 };
+	for (int k = 0; k < 8; k++)
+		fake_vma(f, p, starts[k], ends[k], "rw-p", k == 3 ? 5 : 0, k == 3 ? "/lib/x.so" : "");
+	fake_record(p, 0x400000, P | PAGEMAP_EXCLUSIVE | 20);
+	fake_record(p, 0x402000, P | 21);
+	fake_record(p, 0x600000, P | PAGEMAP_EXCLUSIVE | 30);
+	fake_record(p, 0x601000, P | PAGEMAP_EXCLUSIVE | 31);
+	fake_record(p, 0x800000, P | FILE_PAGE | PAGEMAP_EXCLUSIVE | 40);
+	fake_record(p, 0xa00000, P | 50);
+	fake_record(p, 0xa02000, P | PAGEMAP_EXCLUSIVE | 51);
+	fake_record(p, 0xc00000, P | (UINT64_C(1) << 55) | PAGEMAP_PFN_MASK);
+	fake_record(p, 0xc01000, P | PAGEMAP_EXCLUSIVE);
+	fake_record(p, 0xe00000, PAGEMAP_SWAPPED | PAGEMAP_EXCLUSIVE | 3);
+	const char *const ids[] = { "6.1-x86_64" };
+	struct model_result *r = run(f, ids, 1);
+	CU_ASSERT_EQUAL(r->anon_vmas, 4);
+	CU_ASSERT_EQUAL(r->designs[0].anon_vma_count, 4);
+}
+
+/*
  * anon_vmas of neighbours, worked by hand.  A parent (pid 10) and its forked
  * child (pid 11) hold the same six VMAs, each with anonymous pages, one
  * anonymous PFN of each shared by both:
@@ -1512,7 +1551,7 @@ void suite_model(void)
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_pmd_windows_from_smaps, test_thp_fork_exit, test_thp_events,
-		  test_sharing, test_identical_cut_windows, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_credit_kept_slots, test_eligibility, test_object_rmap, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
+		  test_sharing, test_identical_cut_windows, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_credit_kept_slots, test_eligibility, test_object_rmap, test_anon_vmas_from_records, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
 		  test_cow_and_swap_faults, test_pagetable_estimate, test_file_mappers, test_profile_files,
 		  test_builtin_ids);
 }
