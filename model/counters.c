@@ -27,12 +27,18 @@ static void page_tables(struct model_context *c)
 	k->remainder_bytes = (int64_t)k->meminfo_pagetables_bytes - (int64_t)k->model_pagetables_bytes;
 }
 
-/* VMAs the slab holds: [vsyscall] is the kernel's one static gate VMA. */
-static uint64_t slab_vmas(const struct snapshot *s)
+/* VMAs the slab holds: [vsyscall] is the kernel's one static gate VMA.
+ * A pass over every VMA: made only when the snapshot has the cache to
+ * hold the count against (0 otherwise, never shown). */
+static uint64_t slab_vmas(const struct snapshot *s, const char *cache)
 {
+	if (!snapshot_find_slab(s, cache))
+		return 0;
 	uint64_t count = s->vma_count;
-	for (size_t g = 0; g < s->vma_count; g++)
-		count -= !strcmp(s->vmas[g].path, "[vsyscall]");
+	for (size_t g = 0; g < s->vma_count; g++) {
+		const char *path = s->vmas[g].path;
+		count -= path[0] == '[' && !strcmp(path, "[vsyscall]");
+	}
 	return count;
 }
 
@@ -88,7 +94,7 @@ void model_counters(struct model_context *c)
 					    ? &r->designs[r->current_design] : NULL;
 	const char *const names[MODEL_SLAB_CACHES] = { "anon_vma", "anon_vma_chain", "vm_area_struct" };
 	const uint64_t models[MODEL_SLAB_CACHES] = {
-		design ? design->anon_vma_count : 0, design ? design->anon_vma_chain_count : 0, slab_vmas(s),
+		design ? design->anon_vma_count : 0, design ? design->anon_vma_chain_count : 0, slab_vmas(s, names[2]),
 	};
 	for (size_t i = 0; i < MODEL_SLAB_CACHES; i++) {
 		k->slabs[i].cache = names[i];

@@ -341,9 +341,29 @@ static struct chain_addends vma_chain_addends(const struct design_prices *dp, co
 struct shape_table {
 	struct vma_pages *keys;
 	bool *used;
+	uint32_t *generation;           /* per slot: how often its addends were worked out */
 	struct chain_addends *addends;  /* per slot, own_count each */
 	struct design_prices *designs;
 	size_t *own, own_count;         /* the designs whose addends are their own */
+	struct source_memo *memo;       /* SOURCE_SLOTS of them */
+};
+
+/*
+ * A VMA's shape follows from its counters, its m_max and its drift alone,
+ * and counters are interned (inputs/arena.c): VMAs with the same counters
+ * hold the same pointer.  So a second cache, keyed by those three words
+ * and read before any counter is, names the shape slot the VMA's addends
+ * are in; the slot's generation tells whether they are still there.
+ */
+#define SOURCE_SLOTS 4096
+
+struct source_memo {
+	const uint64_t *counters;
+	uint64_t m_max, drift_bits;
+	uint32_t fields;
+	uint32_t generation;            /* the shape slot's, when this was kept */
+	int32_t shape;                  /* the shape slot; -1: the VMA adds nothing */
+	bool used;
 };
 
 /* vma_chain_addends reads of a design its family and the sizes of its
@@ -379,10 +399,11 @@ static struct design_prices *design_prices(const struct model_result *r)
 
 uint64_t model_estimate_table_bytes(uint64_t designs)
 {
-	return SHAPE_SLOTS * (sizeof(struct vma_pages) + sizeof(bool) + designs * sizeof(struct chain_addends));
+	return SHAPE_SLOTS * (sizeof(struct vma_pages) + sizeof(bool) + sizeof(uint32_t) + designs * sizeof(struct chain_addends)) +
+	       SOURCE_SLOTS * sizeof(struct source_memo);
 }
 
-static const struct chain_addends *shape_addends(struct shape_table *t, const struct vma_pages *vp)
+static const struct chain_addends *shape_addends(struct shape_table *t, const struct vma_pages *vp, size_t *slot_out)
 {
 	/* one multiply a word, each by its own odd constant, the products
 	 * apart (no chain of multiplies), one finaliser: a cache, so a poor
@@ -406,7 +427,58 @@ static const struct chain_addends *shape_addends(struct shape_table *t, const st
 			a[j] = vma_chain_addends(&t->designs[t->own[j]], vp, &parts);
 		t->keys[slot] = *vp;
 		t->used[slot] = true;
+		t->generation[slot]++;
 	}
+	*slot_out = slot;
+	return a;
+}
+
+/* What a VMA of a file mapped by m_max VMAs at most gives the estimate,
+ * as vma_pages; false when it adds nothing (no page, no drift). */
+static bool vma_pages_of(const struct vma *v, double drift, uint64_t m_max, struct vma_pages *vp)
+{
+	*vp = (struct vma_pages){
+		.rss = (double)vma_kb(v, SMAPS_RSS) / KB_PER_PAGE,
+		.shared = (double)(vma_kb(v, SMAPS_SHARED_CLEAN) + vma_kb(v, SMAPS_SHARED_DIRTY)) / KB_PER_PAGE,
+		.anon = (double)vma_kb(v, SMAPS_ANONYMOUS) / KB_PER_PAGE,
+		.drift = drift,
+		.m_max = m_max,
+	};
+	if (vp->rss <= 0 && vp->drift <= 0)
+		return false;
+	uint64_t private_kb = vma_kb(v, SMAPS_PRIVATE_CLEAN) + vma_kb(v, SMAPS_PRIVATE_DIRTY);
+	vp->inverse_low = vma_kb(v, SMAPS_PSS) > private_kb
+		? (double)(vma_kb(v, SMAPS_PSS) - private_kb) / KB_PER_PAGE : 0;
+	vp->inverse_high = clamp(vp->inverse_low + 1.0 / KB_PER_PAGE, 0, vp->shared / 2);
+	return true;
+}
+
+/* A VMA's addends, every own design (NULL: it adds nothing): through the
+ * source memo when its counters were seen with the same m_max and drift. */
+static const struct chain_addends *vma_addends(struct shape_table *t, const struct vma *v, double drift,
+					       uint64_t m_max)
+{
+	uint64_t drift_bits;
+	memcpy(&drift_bits, &drift, sizeof(drift_bits));
+	uint64_t hash = hash_u64((uint64_t)(uintptr_t)v->counters * UINT64_C(0x9e3779b97f4a7c15) +
+				 v->counter_fields * UINT64_C(0xc2b2ae3d27d4eb4f) + m_max * UINT64_C(0x165667b19e3779f9) +
+				 drift_bits);
+	struct source_memo *m = &t->memo[hash & (SOURCE_SLOTS - 1)];
+	if (m->used && m->counters == v->counters && m->fields == v->counter_fields && m->m_max == m_max &&
+	    m->drift_bits == drift_bits) {
+		if (m->shape < 0)
+			return NULL;
+		if (t->generation[m->shape] == m->generation)
+			return &t->addends[(size_t)m->shape * t->own_count];
+	}
+	*m = (struct source_memo){ v->counters, m_max, drift_bits, v->counter_fields, 0, -1, true };
+	struct vma_pages vp;
+	if (!vma_pages_of(v, drift, m_max, &vp))
+		return NULL;
+	size_t slot;
+	const struct chain_addends *a = shape_addends(t, &vp, &slot);
+	m->shape = (int32_t)slot;
+	m->generation = t->generation[slot];
 	return a;
 }
 
@@ -425,13 +497,19 @@ static void visit_drift(struct model_context *c, const struct segment *seg, void
 	counts[seg->vma - c->snapshot->vmas].shared += (double)seg->figures->shared;
 }
 
-static void measure_drift(struct model_context *c, double *drift)
+/* Per VMA, its drift; NULL when the records carry no PFNs (none is
+ * measured: every drift is 0, and arrays of zeros would only be faulted in
+ * to be read). */
+static double *measure_drift(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
+	if (!c->result->has_pfns)
+		return NULL;
+	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
 	struct vma_counts *counts = xcalloc(s->vma_count + 1, sizeof(*counts));
 	for (size_t i = 0; i < s->process_count; i++) {
 		const struct process *p = &s->processes[i];
-		if (!p->has_pagemap || !c->result->has_pfns)
+		if (!p->has_pagemap)
 			continue;
 		/* a run's counts at once: sums of whole numbers below 2^53, exact */
 		model_walk_segment_runs(c, i, false, visit_drift, counts);
@@ -445,6 +523,7 @@ static void measure_drift(struct model_context *c, double *drift)
 		}
 	}
 	free(counts);
+	return drift;
 }
 
 /* sums[j] += addends[j] for n designs, two designs a step: six doubles
@@ -475,11 +554,12 @@ static void estimate_chains(struct model_context *c, const struct file_census *c
 	const uint32_t *file_of = census->file_of;
 	for (size_t d = 0; d < r->design_count; d++)
 		r->designs[d].pte_chain_estimate.method = model_pte_chain_method;
-	double *drift = xcalloc(s->vma_count + 1, sizeof(*drift));
-	measure_drift(c, drift);
+	double *drift = measure_drift(c);
 	struct shape_table shapes = { xcalloc(SHAPE_SLOTS, sizeof(*shapes.keys)), xcalloc(SHAPE_SLOTS, sizeof(*shapes.used)),
+				      xcalloc(SHAPE_SLOTS, sizeof(*shapes.generation)),
 				      xcalloc(SHAPE_SLOTS * r->design_count + 1, sizeof(*shapes.addends)),
-				      design_prices(r), xcalloc(r->design_count + 1, sizeof(*shapes.own)), 0 };
+				      design_prices(r), xcalloc(r->design_count + 1, sizeof(*shapes.own)), 0,
+				      xcalloc(SOURCE_SLOTS, sizeof(*shapes.memo)) };
 	for (size_t d = 0; d < r->design_count; d++) {
 		if (shapes.designs[d].alike == d)
 			shapes.own[shapes.own_count++] = d;
@@ -492,25 +572,14 @@ static void estimate_chains(struct model_context *c, const struct file_census *c
 	struct chain_addends *sums = xcalloc(shapes.own_count + 1, sizeof(*sums));
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];
-		struct vma_pages vp = {
-			.rss = (double)vma_kb(v, SMAPS_RSS) / KB_PER_PAGE,
-			.shared = (double)(vma_kb(v, SMAPS_SHARED_CLEAN) + vma_kb(v, SMAPS_SHARED_DIRTY)) / KB_PER_PAGE,
-			.anon = (double)vma_kb(v, SMAPS_ANONYMOUS) / KB_PER_PAGE,
-		};
-		vp.drift = drift[g];
-		if (vp.rss <= 0 && vp.drift <= 0)
-			continue;
-		uint64_t private_kb = vma_kb(v, SMAPS_PRIVATE_CLEAN) + vma_kb(v, SMAPS_PRIVATE_DIRTY);
-		vp.inverse_low = vma_kb(v, SMAPS_PSS) > private_kb
-			? (double)(vma_kb(v, SMAPS_PSS) - private_kb) / KB_PER_PAGE : 0;
-		vp.inverse_high = clamp(vp.inverse_low + 1.0 / KB_PER_PAGE, 0, vp.shared / 2);
 		/* anonymous pages are mapped at most once per process; file pages at
 		 * most once per VMA of the file */
-		vp.m_max = s->process_count;
-		if (v->inode && files[file_of[g]].mappers > vp.m_max)
-			vp.m_max = files[file_of[g]].mappers;
-		const struct chain_addends *a = shape_addends(&shapes, &vp);
-		add_addends(sums, a, shapes.own_count);
+		uint64_t m_max = s->process_count;
+		if (v->inode && files[file_of[g]].mappers > m_max)
+			m_max = files[file_of[g]].mappers;
+		const struct chain_addends *a = vma_addends(&shapes, v, drift ? drift[g] : 0, m_max);
+		if (a)
+			add_addends(sums, a, shapes.own_count);
 	}
 	/* every estimate started at zero, as the sums did */
 	for (size_t d = 0; d < r->design_count; d++) {
@@ -519,7 +588,7 @@ static void estimate_chains(struct model_context *c, const struct file_census *c
 		r->designs[d].pte_chain_estimate.lower = sum->lower;
 		r->designs[d].pte_chain_estimate.upper = sum->upper;
 	}
-	FREE_ALL(shapes.keys, shapes.used, shapes.addends, shapes.designs, shapes.own, sums);
+	FREE_ALL(shapes.keys, shapes.used, shapes.generation, shapes.addends, shapes.designs, shapes.own, shapes.memo, sums);
 	free(drift);
 }
 
