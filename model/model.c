@@ -721,6 +721,8 @@ static void sum_vmas(struct model_context *c)
 			/* an anonymous page: an anon_vma; read here, where the
 			 * VMA's counters are */
 			c->vma_has_anon_vma[&vmas[v] - s->vmas] = vma_kb(&vmas[v], SMAPS_ANONYMOUS) > 0;
+			bool anon;
+			c->process_smaps_pmds[i] |= model_smaps_pmd_windows(c, &vmas[v], &anon) > 0;
 			if (s->processes[i].has_pagemap && model_shared_segment(&vmas[v], (uint64_t)1 << c->pte_shift))
 				*ARRAY_PUSH(c->shared_segments, c->shared_segment_count, c->shared_segment_capacity) =
 					(struct vma_ref){ i, &vmas[v] };
@@ -859,6 +861,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	}
 	r->process_figures = xcalloc(snapshot->process_count + 1, sizeof(*r->process_figures));
 	c.vma_has_anon_vma = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_has_anon_vma));
+	c.process_smaps_pmds = xcalloc(snapshot->process_count + 1, sizeof(*c.process_smaps_pmds));
 	struct fraction_sum *sums = xcalloc(r->design_count + 1, sizeof(*sums));
 	for (size_t i = 0; i < snapshot->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
@@ -887,6 +890,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 
 	model_walk_end(&c);
 	free(c.vma_has_anon_vma);
+	free(c.process_smaps_pmds);
 	free(c.vma_depths);
 	free(c.vma_family);
 	free(c.process_anon_vmas);

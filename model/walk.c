@@ -1074,7 +1074,7 @@ static enum pmd_kind records_pmd_kind(struct model_context *c, const struct proc
 /* ---- PMD-mapped windows without PID/pmd_mapped: smaps' count ---- */
 
 /* Windows of a VMA mapped by PMD leaves, as smaps counts them. */
-static uint64_t smaps_pmd_windows(const struct model_context *c, const struct vma *v, bool *anon)
+uint64_t model_smaps_pmd_windows(const struct model_context *c, const struct vma *v, bool *anon)
 {
 	uint64_t window_kb = ((uint64_t)1 << c->pte_shift) / 1024;
 	uint64_t anon_kb = vma_kb(v, SMAPS_ANON_HUGE_PAGES), file_kb = vma_kb(v, SMAPS_SHMEM_PMD_MAPPED) + vma_kb(v, SMAPS_FILE_PMD_MAPPED);
@@ -1166,7 +1166,7 @@ static void resolve_vma(struct model_context *c, const struct process *p, const 
 			struct override_list *list, size_t *run)
 {
 	bool anon;
-	uint64_t allowed = smaps_pmd_windows(c, v, &anon), candidates = 0, size = (uint64_t)1 << c->pte_shift;
+	uint64_t allowed = model_smaps_pmd_windows(c, v, &anon), candidates = 0, size = (uint64_t)1 << c->pte_shift;
 	uint64_t at = (v->start + size - 1) & ~(size - 1), window;
 	enum pmd_kind kind;
 	if (!allowed && !c->snapshot->kpage_runs)
@@ -1201,7 +1201,9 @@ static void resolve_pmd_windows(struct model_context *c)
 		const struct process *p = &s->processes[i];
 		size_t run = 0;
 		c->override_first[i] = list.count;
-		if (p->has_pmd_map || !p->has_pagemap)
+		/* without kpages only a VMA smaps counts PMD-mapped windows in
+		 * can have one (resolve_vma): none, no VMA is read again */
+		if (p->has_pmd_map || !p->has_pagemap || (!s->kpage_runs && !c->process_smaps_pmds[i]))
 			continue;
 		for (size_t v = 0; v < p->vma_count; v++)
 			if (smaps_counts_pmds(&p->vmas[v]))
