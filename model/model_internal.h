@@ -124,11 +124,9 @@ struct model_context {
 	struct pmd_override { uint64_t window; uint8_t kind; } *overrides;
 	size_t *override_first, *override_count;
 	bool *vma_has_anon_vma;         /* per global VMA index */
-	uint64_t *vma_depths;           /* per global VMA index: fork depth (model/objrmap.c) */
+	uint8_t *vma_depths;            /* per global VMA index: fork depth, 64 at most (model/objrmap.c) */
 	size_t *vma_family;             /* per global VMA index: its 2.6.7 anon_vma family's
 					   root VMA (NULL without PFNs) */
-	uint64_t *vma_mapped;           /* per global VMA index: PTEs munmap removes the rmap of */
-	uint64_t *vma_pmd_calls;        /* ... its calls when a PMD-mapped THP is one (whole designs) */
 	uint64_t *process_anon_vmas;    /* per process: VMAs holding an anon_vma, their chains (objrmap.c) */
 	struct vma_ref { size_t process; const struct vma *vma; } *shared_segments; /* VMAs that may be
 					   a shared segment on huge pages, in process order (sum_processes,

@@ -726,7 +726,7 @@ static void census_apart(struct sharing_census *census, struct member *members, 
 	}
 }
 
-/* kind_vmas: the VMAs the rule would take at any size (share_by_partners
+/* kind_vmas: the VMAs the rule would take at any size (gather_members
  * counts them in its pass over the VMAs). */
 static void take_census(const struct sharing_rule *rule, const struct member *members, size_t count,
 			uint64_t kind_vmas, struct sharing_census *census)
@@ -752,14 +752,6 @@ static void take_census(const struct sharing_rule *rule, const struct member *me
 	free(windowed);
 }
 
-/* Per VMA and rule (eligibility[vma * rules + rule]): whether the rule
- * takes the VMA, and whether it would at any size (the census's kind). */
-enum { ELIGIBLE_TAKEN = 1, ELIGIBLE_KIND = 2 };
-
-/* Every VMA under every rule in one pass: the VMAs are many and large
- * (443 k of 88 bytes on the generated 4000), so each is read once, not
- * twice per rule.  A rule takes a VMA of its kind that is large enough:
- * the kind's tests are made once. */
 /* The rules (bit k: rule k) whose kind a key is, remembered in a few
  * slots: a snapshot's VMAs have few keys (a library's r-xp, r--p, rw-p). */
 struct kind_memo {
@@ -784,43 +776,51 @@ static uint64_t key_kinds(const struct model_context *c, struct kind_memo *memo,
 	return kinds;
 }
 
-static uint8_t *vma_eligibility(const struct model_context *c)
+/* A partner rule's members (the VMAs it takes, with their keys) and the
+ * VMAs of its kind at any size (the census's). */
+struct rule_members {
+	struct member *members;
+	size_t count, capacity;
+	uint64_t kind_vmas;
+};
+
+/* Every partner rule's members in one pass over the VMAs, in process
+ * order: the VMAs are many and large (443 k of 88 bytes on the generated
+ * 4000), so each is read once, while its line is at hand, not once per
+ * rule.  A rule takes a VMA of its kind that is large enough: the kind's
+ * tests are made once per key. */
+static struct rule_members *gather_members(const struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	size_t rules = c->result->sharing_count;
-	uint8_t *flags = xcalloc(s->vma_count * rules + 1, sizeof(*flags));
+	struct rule_members *all = xcalloc(rules + 1, sizeof(*all));
 	struct kind_memo memo = { 0 };
-	for (size_t g = 0; g < s->vma_count; g++) {
-		struct sharing_kind_key key = sharing_vma_kind_key(&s->vmas[g]);
-		/* more rules than a word has bits: each asked on its own */
-		uint64_t kinds = rules <= 64 ? key_kinds(c, &memo, key) : 0;
-		for (size_t k = 0; k < rules; k++) {
-			const struct sharing_rule *rule = c->result->sharing[k].rule;
-			if (rules <= 64 ? (kinds >> k) & 1 : sharing_kind_eligible(rule, key))
-				flags[g * rules + k] = ELIGIBLE_KIND |
-					(sharing_vma_large_enough(rule, &s->vmas[g]) ? ELIGIBLE_TAKEN : 0);
-		}
-	}
-	return flags;
-}
-
-static void share_by_partners(struct model_context *c, struct model_sharing *out, size_t rule_index,
-			      const uint8_t *eligibility)
-{
-	const struct snapshot *s = c->snapshot;
-	const struct sharing_rule *rule = out->rule;
-	struct member *members = xreallocarray(NULL, s->vma_count + 1, sizeof(*members));
-	size_t count = 0, file_capacity = 0, rules = c->result->sharing_count;
-	struct slots slots = { 0 };
-	uint64_t kind_vmas = 0;
 	for (size_t i = 0; i < s->process_count; i++)
 		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
 			const struct vma *vma = &s->processes[i].vmas[v];
-			uint8_t flags = eligibility[(size_t)(vma - s->vmas) * rules + rule_index];
-			kind_vmas += (flags & ELIGIBLE_KIND) != 0;
-			if (flags & ELIGIBLE_TAKEN)
-				members[count++] = member_key(rule, vma, i);
+			struct sharing_kind_key key = sharing_vma_kind_key(vma);
+			/* more rules than a word has bits: each asked on its own */
+			uint64_t kinds = rules <= 64 ? key_kinds(c, &memo, key) : 0;
+			for (size_t k = 0; k < rules; k++) {
+				const struct sharing_rule *rule = c->result->sharing[k].rule;
+				if (rule->partners == PARTNERS_CONTENT ||
+				    !(rules <= 64 ? (kinds >> k) & 1 : sharing_kind_eligible(rule, key)))
+					continue;
+				all[k].kind_vmas++;
+				if (sharing_vma_large_enough(rule, vma))
+					*ARRAY_PUSH(all[k].members, all[k].count, all[k].capacity) = member_key(rule, vma, i);
+			}
 		}
+	return all;
+}
+
+static void share_by_partners(struct model_context *c, struct model_sharing *out, size_t rule_index,
+			      struct rule_members *taken)
+{
+	const struct sharing_rule *rule = out->rule;
+	struct member *members = taken->members;
+	size_t count = taken->count, file_capacity = 0;
+	struct slots slots = { 0 };
 	out->eligible_vmas = count;
 	sort(members, count, sizeof(*members), compare_members);
 	for (size_t i = 0; i < count;) {
@@ -841,9 +841,8 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 		i = j;
 	}
 	sort(out->files, out->file_count, sizeof(*out->files), compare_files);
-	take_census(rule, members, count, kind_vmas, &out->census);
+	take_census(rule, members, count, taken->kind_vmas, &out->census);
 	slots_free(&slots);
-	free(members);
 }
 
 /* ---- identical PTE pages ---- */
@@ -1472,20 +1471,21 @@ void model_sharing(struct model_context *c)
 	struct model_result *r = c->result;
 	bool all_pagemap = r->processes_with_pagemap == r->processes;
 	r->sharing_base_bytes = all_pagemap ? (double)r->pagetable_bytes : r->pagetable_whole.upper;
-	/* the rules are worked out apart: the partner rules first, while every
-	 * VMA's eligibility is kept, which is freed before the content rule's
-	 * tables are made */
-	uint8_t *eligibility = vma_eligibility(c);
+	/* the rules are worked out apart: the partner rules first, while their
+	 * members are kept, which are freed before the content rule's tables
+	 * are made */
+	struct rule_members *members = gather_members(c);
 	for (size_t k = 0; k < r->sharing_count; k++) {
 		struct model_sharing *out = &r->sharing[k];
 		if (out->rule->partners == PARTNERS_CONTENT)
 			continue;
 		out->available = true;
 		out->exact = all_pagemap;
-		share_by_partners(c, out, k, eligibility);
+		share_by_partners(c, out, k, &members[k]);
 		finish_rule(c, out, k, all_pagemap);
+		FREE_ALL(members[k].members);
 	}
-	free(eligibility);
+	free(members);
 	for (size_t k = 0; k < r->sharing_count; k++) {
 		struct model_sharing *out = &r->sharing[k];
 		if (out->rule->partners != PARTNERS_CONTENT)

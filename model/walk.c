@@ -909,22 +909,25 @@ static void figure_contents(struct model_context *c)
 	c->content_bytes = bytes;
 	c->content_counts = counts;
 	for (size_t id = 0; id < contents; id++) {
-		struct record_figures *f = &c->content_figures[id];
+		/* made here, then stored: the calloc page is written first, not
+		 * read (a read maps the zero page, and the write faults again) */
+		struct record_figures f = { 0 };
 		/* a content without PFNs prices each mapping as a page mapped
 		 * once: its per-design counts follow from its counts
 		 * (model_figure_without_pfns), its charges are 0, so none is kept
 		 * (NULL) and those calloc pages are never touched */
 		if (id == s->content_count || !s->contents[id].without_pfns) {
-			f->chain_bytes = bytes + id * designs;
-			f->chain_bytes_anon = bytes + stride + id * designs;
-			f->chain_allocations = counts + id * designs;
-			f->chain_frees = counts + stride + id * designs;
-			f->direct_pages = counts + 2 * stride + id * designs;
+			f.chain_bytes = bytes + id * designs;
+			f.chain_bytes_anon = bytes + stride + id * designs;
+			f.chain_allocations = counts + id * designs;
+			f.chain_frees = counts + stride + id * designs;
+			f.direct_pages = counts + 2 * stride + id * designs;
 		}
 		if (id < s->content_count && s->contents[id].references &&
-		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, NULL, &c->content_figures[id]) == 1)
+		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, NULL, &f) == 1)
 			uniform[id] = uniform_kind(pagemap_content_record(s, (uint32_t)id, 0).entry,
 						   content_record_pfn(c, (uint32_t)id, 0) != NULL);
+		c->content_figures[id] = f;
 	}
 	c->content_uniform = uniform;
 }
