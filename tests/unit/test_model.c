@@ -1460,7 +1460,9 @@ static void test_pagetable_estimate(void)
  *      64·(12/15 + 14/15 · 1.25)] = [64, 125.9]                 -> 12 · 64 = 768
  *   B: m = min(12, max(8, 4)) = 8: 12 · 64/8 = 96, same bounds  ->  4 · 96 = 384
  * Total 1152.  Counting every file's VMAs as one (m_max 16) gives 1024; the
- * process count alone for A (m_max 8) gives 1536.
+ * process count alone for A (m_max 8) gives 1536.  B's VMAs carry A's path
+ * (one path naming two files, as in two containers): files are told apart
+ * by device and inode, never by path.
  */
 static void test_file_mappers(void)
 {
@@ -1471,7 +1473,7 @@ static void test_file_mappers(void)
 		p->has_pagemap = false;
 		struct vma *v[2];
 		v[0] = fake_vma(f, p, 0x400000, 0x40c000, "r--s", 7, "/a");
-		v[1] = fake_vma(f, p, 0x800000, 0x80c000, "r--s", i < 4 ? 7 : 9, i < 4 ? "/a" : "/b");
+		v[1] = fake_vma(f, p, 0x800000, 0x80c000, "r--s", i < 4 ? 7 : 9, "/a");
 		for (int k = 0; k < 2; k++) {
 			fake_kb(v[k])[SMAPS_RSS] = fake_kb(v[k])[SMAPS_SHARED_CLEAN] = 12 * 4;
 			fake_kb(v[k])[SMAPS_PSS] = 4;
