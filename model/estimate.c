@@ -105,13 +105,36 @@ static uint64_t file_hash(const void *files, size_t index)
 
 /* Per VMA, its file's entry in files, counted through a hash table as the
  * page-table pass walks the VMAs (a file mapped by every process costs
- * one step a VMA, no sort); anonymous VMAs' entries are not read. */
+ * one step a VMA, no sort); anonymous VMAs' entries are not read.  Paths
+ * are interned (inputs/arena.c): the file last seen under a VMA's path
+ * pointer is tried before the keyed hash.  Only tried: one path may name
+ * two files (containers, a file replaced) and one file have two paths. */
+#define PATH_SLOTS 1024
+
 struct file_census {
 	struct file_mappers *files;
 	uint32_t *file_of;              /* by the VMA's place in the snapshot */
 	struct hash_table table;
 	size_t count, capacity, last;
+	struct { const char *path; size_t file; } by_path[PATH_SLOTS];
 };
+
+/* The entry of the file with `key`, added if new. */
+static size_t census_find(struct file_census *census, const struct file_key *key)
+{
+	uint64_t hash = hash_keyed(key, sizeof(*key));
+	struct hash_probe probe;
+	size_t i = hash_first(&census->table, hash, &probe);
+	while (i != HASH_NONE && memcmp(&census->files[i].key, key, sizeof(*key)))
+		i = hash_next(&census->table, &probe);
+	if (i == HASH_NONE) {
+		array_reserve(&census->files, &census->capacity, census->count + 1, sizeof(*census->files));
+		census->files[census->count] = (struct file_mappers){ *key, 0 };
+		hash_add(&census->table, hash, census->count, file_hash, census->files);
+		i = census->count++;
+	}
+	return i;
+}
 
 static void file_census_add(struct file_census *census, size_t g, const struct vma *v)
 {
@@ -119,19 +142,15 @@ static void file_census_add(struct file_census *census, size_t g, const struct v
 		return;
 	struct file_key key = { v->dev_major, v->dev_minor, v->inode };
 	/* a file's VMAs mostly come together (a library's four): the last
-	 * one's file is looked up again without a hash */
+	 * one's file, then the one its path last named, before the hash */
 	size_t i = census->last;
 	if (!census->count || memcmp(&census->files[i].key, &key, sizeof(key))) {
-		uint64_t hash = hash_keyed(&key, sizeof(key));
-		struct hash_probe probe;
-		i = hash_first(&census->table, hash, &probe);
-		while (i != HASH_NONE && memcmp(&census->files[i].key, &key, sizeof(key)))
-			i = hash_next(&census->table, &probe);
-		if (i == HASH_NONE) {
-			array_reserve(&census->files, &census->capacity, census->count + 1, sizeof(*census->files));
-			census->files[census->count] = (struct file_mappers){ key, 0 };
-			hash_add(&census->table, hash, census->count, file_hash, census->files);
-			i = census->count++;
+		size_t slot = (size_t)(hash_u64((uint64_t)(uintptr_t)v->path) & (PATH_SLOTS - 1));
+		i = census->by_path[slot].file;
+		if (census->by_path[slot].path != v->path || memcmp(&census->files[i].key, &key, sizeof(key))) {
+			i = census_find(census, &key);
+			census->by_path[slot].path = v->path;
+			census->by_path[slot].file = i;
 		}
 	}
 	census->files[i].mappers++;
@@ -400,7 +419,7 @@ static struct design_prices *design_prices(const struct model_result *r)
 uint64_t model_estimate_table_bytes(uint64_t designs)
 {
 	return SHAPE_SLOTS * (sizeof(struct vma_pages) + sizeof(bool) + sizeof(uint32_t) + designs * sizeof(struct chain_addends)) +
-	       SOURCE_SLOTS * sizeof(struct source_memo);
+	       SOURCE_SLOTS * sizeof(struct source_memo) + sizeof(struct file_census);
 }
 
 static const struct chain_addends *shape_addends(struct shape_table *t, const struct vma_pages *vp, size_t *slot_out)
@@ -598,11 +617,12 @@ void model_estimate(struct model_context *c)
 	struct model_result *r = c->result;
 	r->pagetable_estimate.method = model_pagetable_method;
 	r->pagetable_whole.method = model_pagetable_whole_method;
-	struct file_census census = { .file_of = xcalloc(s->vma_count + 1, sizeof(*census.file_of)) };
+	struct file_census *census = xcalloc(1, sizeof(*census));
+	census->file_of = xcalloc(s->vma_count + 1, sizeof(*census->file_of));
 	for (size_t i = 0; i < s->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
 		struct estimate *e = &mp->pagetable_estimate;
-		estimate_process_tables(c, &s->processes[i], e, &mp->upper_pages_at_least, &census);
+		estimate_process_tables(c, &s->processes[i], e, &mp->upper_pages_at_least, census);
 		r->pagetable_estimate.point += e->point;
 		r->pagetable_estimate.lower += e->lower;
 		r->pagetable_estimate.upper += e->upper;
@@ -617,7 +637,7 @@ void model_estimate(struct model_context *c)
 		r->pagetable_whole.lower += known.lower;
 		r->pagetable_whole.upper += known.upper;
 	}
-	estimate_chains(c, &census);
-	hash_free(&census.table);
-	FREE_ALL(census.files, census.file_of);
+	estimate_chains(c, census);
+	hash_free(&census->table);
+	FREE_ALL(census->files, census->file_of, census);
 }

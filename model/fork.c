@@ -36,6 +36,8 @@ struct fork_walk {
 	uint64_t *rule_window;              /* ... per rule */
 	const struct vma *vma;              /* the VMA the rules' ranges are of (NULL: none yet) */
 	uint64_t *rule_start, *rule_end;    /* per rule: the range it shares of it (sharing_vma_windows) */
+	size_t next_vma;                    /* the process's first VMA whose PTE pages are not counted */
+	size_t run;                         /* ... the cursor over its runs vma_pages keeps */
 };
 
 static bool fork_copies(const struct model_context *c, const struct fork_walk *walk, const struct vma *vma)
@@ -237,19 +239,35 @@ struct fork_walk *model_fork_begin(struct model_context *c)
 	*walk = (struct fork_walk){ r->current_design < r->design_count ? r->designs[r->current_design].profile : NULL,
 				    NO_WINDOW, xcalloc(r->sharing_count + 1, sizeof(uint64_t)), NULL,
 				    xcalloc(r->sharing_count + 1, sizeof(uint64_t)),
-				    xcalloc(r->sharing_count + 1, sizeof(uint64_t)) };
+				    xcalloc(r->sharing_count + 1, sizeof(uint64_t)), 0, 0 };
 	return walk;
 }
 
 void model_fork_process_begin(struct model_context *c, struct fork_walk *walk)
 {
 	walk->window = NO_WINDOW;
+	walk->next_vma = walk->run = 0;
 	for (size_t k = 0; k < c->result->sharing_count; k++)
 		walk->rule_window[k] = NO_WINDOW;
 }
 
+/* The PTE pages of process i's VMAs from the first not counted to the
+ * end-th (excluded), in order: the walk of its segments counts a VMA's
+ * when it reaches it, while the VMA and its chunks are fresh in the cache,
+ * the rest after it (the order of the pages' windows is the VMAs'). */
+static void pages_to(struct model_context *c, struct fork_walk *walk, size_t i, size_t end)
+{
+	const struct process *p = &c->snapshot->processes[i];
+	for (; p->has_pagemap && walk->next_vma < end; walk->next_vma++)
+		if (fork_copies(c, walk, &p->vmas[walk->next_vma]))
+			vma_pages(c, walk, i, &p->vmas[walk->next_vma], &walk->run);
+}
+
 void model_fork_visit(struct model_context *c, const struct segment *seg, struct fork_walk *walk)
 {
+	const struct process *p = &c->snapshot->processes[seg->process];
+	if (seg->vma)
+		pages_to(c, walk, seg->process, (size_t)(seg->vma - p->vmas) + 1);
 	visit_segment(c, seg, walk);
 }
 
@@ -257,12 +275,8 @@ void model_fork_visit(struct model_context *c, const struct segment *seg, struct
 void model_fork_process_end(struct model_context *c, struct fork_walk *walk, size_t i)
 {
 	struct model_result *r = c->result;
-	const struct process *p = &c->snapshot->processes[i];
 	struct model_process *mp = &r->process_figures[i];
-	size_t cursor = 0;
-	for (size_t v = 0; p->has_pagemap && v < p->vma_count; v++)
-		if (fork_copies(c, walk, &p->vmas[v]))
-			vma_pages(c, walk, i, &p->vmas[v], &cursor);
+	pages_to(c, walk, i, c->snapshot->processes[i].vma_count);
 	r->fork_copy.pte_pages += mp->fork_copy.pte_pages;
 	r->fork_copy.ptes += mp->fork_copy.ptes;
 	for (size_t k = 0; k < r->sharing_count; k++) {

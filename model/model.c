@@ -150,6 +150,21 @@ struct kind_table {
 	size_t taken_count;
 };
 
+/* Counts below MUNMAP_SLOTS (a PTE page's entries: most VMAs remove fewer)
+ * are tallied by value, the others kept, as the walk leaves each VMA: the
+ * median is the tally's or, when it lies above, a selection over the
+ * others; the largest is the first VMA of the largest count in process
+ * and address order. */
+#define MUNMAP_SLOTS 512
+
+struct munmap_tally {
+	uint64_t tally[MUNMAP_SLOTS];
+	uint64_t *above;                /* the counts of MUNMAP_SLOTS and more */
+	size_t above_count, above_capacity;
+	uint64_t seen;                  /* VMAs tallied (the others count 0) */
+	struct munmap_work work;        /* the largest so far */
+};
+
 /* Per process and design, the unrounded pte_chain share of the pages each
  * kind of fault maps (anon, cow, file), rounded once per process. */
 struct work_walk {
@@ -162,7 +177,12 @@ struct work_walk {
 	struct event_work current;      /* the process's under the current design; the other
 					   designs' work is added to their sums at once */
 	struct fork_walk *fork;         /* what a fork copies: the same walk (model/fork.c) */
-	bool calls_differ;              /* a segment's calls on whole designs are not its PTEs */
+	/* munmap's counts of the VMA being walked (its segments come one
+	 * after another), tallied when the walk leaves it: by PTE [0], and on
+	 * whole designs [1] */
+	const struct vma *vma;
+	uint64_t vma_calls[2];
+	struct munmap_tally *munmap;    /* [2] */
 	/* a kind's work is linear in its counts: one process's kinds under the
 	 * current design (kept per process), every process's summed under the
 	 * others (their sums only), priced once per kind, not per process */
@@ -388,6 +408,26 @@ static void add_kind(struct model_context *c, struct work_walk *walk, const stru
 		count_kinds(c, walk, ws->process);
 }
 
+/* The walk leaves the VMA it was in (NULL: none yet) for `next`: the
+ * VMA's counts tallied, by PTE and on whole designs. */
+static void leave_vma(struct work_walk *walk, size_t process, const struct vma *next)
+{
+	for (int kind = 0; walk->vma && kind < 2; kind++) {
+		struct munmap_tally *t = &walk->munmap[kind];
+		uint64_t calls = walk->vma_calls[kind];
+		if (calls < MUNMAP_SLOTS)
+			t->tally[calls]++;
+		else
+			*ARRAY_PUSH(t->above, t->above_count, t->above_capacity) = calls;
+		t->seen++;
+		if (calls > t->work.max_calls)
+			t->work = (struct munmap_work){ .max_calls = calls, .largest = walk->vma,
+							.largest_process = process };
+	}
+	walk->vma = next;
+	walk->vma_calls[0] = walk->vma_calls[1] = 0;
+}
+
 /* A segment's work: at once under every design when a record has a PFN
  * (its charges are per design and added in order), else by its kind. */
 static void visit_work(struct model_context *c, const struct segment *seg, void *data)
@@ -404,9 +444,10 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	struct work_segment ws = { seg, seg->process, f, seg->vma, kind, segment_calls(c, seg, kind),
 				   seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas] };
 	if (seg->vma) {
-		c->vma_mapped[seg->vma - c->snapshot->vmas] += f->mapped;
-		c->vma_pmd_calls[seg->vma - c->snapshot->vmas] += ws.pmd_calls;
-		walk->calls_differ |= ws.pmd_calls != f->mapped;
+		if (seg->vma != walk->vma)
+			leave_vma(walk, seg->process, seg->vma);
+		walk->vma_calls[0] += f->mapped;
+		walk->vma_calls[1] += ws.pmd_calls;
 	}
 	if (f->with_pfn)
 		count_designs(c, walk, &ws);
@@ -470,69 +511,32 @@ static uint64_t kth_smallest(uint64_t *values, size_t n, size_t k)
 	return values[at];
 }
 
-/* The median of every VMA's count (per_vma; 0 for a VMA of no process),
- * by selection over a copy of them all. */
-static uint64_t median_by_selection(const struct snapshot *s, const uint64_t *per_vma)
+/* munmap VMA by VMA: the median and largest count of rmap removals. */
+static struct munmap_work finish_munmap(const struct snapshot *s, struct munmap_tally *t)
 {
-	uint64_t *calls = xcalloc(s->vma_count + 1, sizeof(*calls));
-	for (size_t i = 0; i < s->process_count; i++)
-		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
-			size_t g = (size_t)(&s->processes[i].vmas[v] - s->vmas);
-			calls[g] = per_vma[g];
-		}
-	uint64_t median = kth_smallest(calls, s->vma_count, (s->vma_count - 1) / 2);
-	free(calls);
-	return median;
-}
-
-/* Counts below MUNMAP_SLOTS (a PTE page's entries: most VMAs remove fewer)
- * are tallied by value in the pass that finds the largest, which gives the
- * median when it lies there; else a selection over them all does. */
-#define MUNMAP_SLOTS 512
-
-/* munmap VMA by VMA over per_vma: the median and largest count of rmap
- * removals. */
-static struct munmap_work count_munmap(const struct model_context *c, const uint64_t *per_vma)
-{
-	const struct snapshot *s = c->snapshot;
-	struct munmap_work m = { .vmas = s->vma_count };
-	uint64_t tally[MUNMAP_SLOTS] = { 0 }, seen = 0, below = 0;
-	for (size_t i = 0; i < s->process_count; i++)
-		for (size_t v = 0; v < s->processes[i].vma_count; v++, seen++) {
-			size_t g = (size_t)(&s->processes[i].vmas[v] - s->vmas);
-			tally[per_vma[g] < MUNMAP_SLOTS ? per_vma[g] : 0] += per_vma[g] < MUNMAP_SLOTS;
-			if (per_vma[g] > m.max_calls) {
-				m.max_calls = per_vma[g];
-				m.largest = &s->vmas[g];
-				m.largest_process = i;
-			}
-		}
+	struct munmap_work m = t->work;
+	m.vmas = s->vma_count;
 	if (!s->vma_count)
 		return m;
-	tally[0] += s->vma_count - seen;        /* a VMA of no process counts 0 */
+	t->tally[0] += s->vma_count - t->seen;
+	uint64_t below = 0;
 	size_t k = (s->vma_count - 1) / 2, value = 0;
-	while (value < MUNMAP_SLOTS && (below += tally[value]) <= k)
+	while (value < MUNMAP_SLOTS && (below += t->tally[value]) <= k)
 		value++;
-	m.median_calls = value < MUNMAP_SLOTS ? value : median_by_selection(s, per_vma);
+	/* else the k-th smallest is among the counts above, after `below` */
+	m.median_calls = value < MUNMAP_SLOTS ? value : kth_smallest(t->above, t->above_count, k - below);
 	return m;
 }
 
 /* munmap under each design: a whole design's PMD-mapped THP is one removal,
- * as at exit; every design of a kind counts the same, so twice at most, and
- * once when no VMA's count differs between the kinds (no PMD-mapped THP). */
-static void count_munmaps(struct model_context *c, bool calls_differ)
+ * as at exit; every design of a kind counts the same. */
+static void count_munmaps(struct model_context *c, struct munmap_tally *tallies)
 {
-	struct munmap_work kinds[2] = { { 0 }, { 0 } };
-	bool done[2] = { false, false };
-	for (size_t d = 0; d < c->result->design_count; d++) {
-		struct model_design *design = &c->result->designs[d];
-		int whole = design->profile->huge_pmd_whole ? 1 : 0;
-		if (!done[whole])
-			kinds[whole] = !calls_differ && done[!whole] ? kinds[!whole]
-				       : count_munmap(c, whole ? c->vma_pmd_calls : c->vma_mapped);
-		done[whole] = true;
-		design->munmap = kinds[whole];
-	}
+	struct munmap_work kinds[2] = { finish_munmap(c->snapshot, &tallies[0]), finish_munmap(c->snapshot, &tallies[1]) };
+	for (size_t d = 0; d < c->result->design_count; d++)
+		c->result->designs[d].munmap = kinds[c->result->designs[d].profile->huge_pmd_whole ? 1 : 0];
+	for (int kind = 0; kind < 2; kind++)
+		free(tallies[kind].above);
 }
 
 /* Fork, exit and fault work per process and design, then their sums.  The
@@ -542,7 +546,8 @@ static void count_munmaps(struct model_context *c, bool calls_differ)
 static void work_walk_make(const struct model_result *r, struct work_walk *walk)
 {
 	*walk = (struct work_walk){ .fault_chain_bytes = xcalloc(r->design_count * 3 + 1, sizeof(double)),
-				    .steps = xcalloc(r->design_count + 1, sizeof(*walk->steps)) };
+				    .steps = xcalloc(r->design_count + 1, sizeof(*walk->steps)),
+				    .munmap = xcalloc(2, sizeof(*walk->munmap)) };
 	uint64_t *counts = xcalloc(3 * r->design_count + 1, sizeof(*counts));
 	walk->sums = (struct record_figures){ .chain_allocations = counts, .chain_frees = counts + r->design_count,
 					      .direct_pages = counts + 2 * r->design_count };
@@ -572,6 +577,7 @@ static void count_work(struct model_context *c)
 		model_price_anon_vmas(c, i, &walk.current);
 		/* without a PFN run no segment needs its per-design figures */
 		model_walk_segment_runs(c, i, c->pfns.count > 0, visit_work, &walk);
+		leave_vma(&walk, i, NULL);
 		count_kinds(c, &walk, i);
 		if (i + 1 == c->snapshot->process_count)
 			count_all_kinds(c, &walk);
@@ -606,10 +612,10 @@ static void count_work(struct model_context *c)
 		design->faults_exact = r->has_pfns && r->processes_with_pagemap == r->processes;
 		design->cow_frees_known = cow_chain_frees(design->profile) >= 0;
 	}
-	count_munmaps(c, walk.calls_differ);
+	count_munmaps(c, walk.munmap);
 	free(total_bytes);
 	model_fork_end(walk.fork);
-	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.sums.chain_allocations);
+	FREE_ALL(walk.fault_chain_bytes, walk.steps, walk.sums.chain_allocations, walk.munmap);
 }
 
 const struct event_work *model_process_work(const struct model_result *r, size_t process, size_t design)
@@ -715,6 +721,8 @@ static void sum_vmas(struct model_context *c)
 			/* an anonymous page: an anon_vma; read here, where the
 			 * VMA's counters are */
 			c->vma_has_anon_vma[&vmas[v] - s->vmas] = vma_kb(&vmas[v], SMAPS_ANONYMOUS) > 0;
+			bool anon;
+			c->process_smaps_pmds[i] |= model_smaps_pmd_windows(c, &vmas[v], &anon) > 0;
 			if (s->processes[i].has_pagemap && model_shared_segment(&vmas[v], (uint64_t)1 << c->pte_shift))
 				*ARRAY_PUSH(c->shared_segments, c->shared_segment_count, c->shared_segment_capacity) =
 					(struct vma_ref){ i, &vmas[v] };
@@ -815,10 +823,10 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	bytes += records * (11 * sizeof(uint32_t) + sizeof(uint64_t));
 	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys,
 	 * each rule's eligibility (a byte);
-	 * depth, family, mapped PTEs and THP calls, reclaim's file order, descendants and owners;
+	 * depth (a byte), family, reclaim's file order, descendants and owners;
 	 * the segments of chunks its two edges cut, two each (an array doubling: twice) */
-	bytes += (uint64_t)s->vma_count * (1 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
-					   9 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t) + rules);
+	bytes += (uint64_t)s->vma_count * (2 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
+					   6 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t) + rules);
 	/* per chunk a process references (a PTE window at most): the identical
 	 * rule's class of the window (model/sharing.c; an array doubling), the
 	 * VMA holding it whole (model/walk.c) */
@@ -853,6 +861,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	}
 	r->process_figures = xcalloc(snapshot->process_count + 1, sizeof(*r->process_figures));
 	c.vma_has_anon_vma = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_has_anon_vma));
+	c.process_smaps_pmds = xcalloc(snapshot->process_count + 1, sizeof(*c.process_smaps_pmds));
 	struct fraction_sum *sums = xcalloc(r->design_count + 1, sizeof(*sums));
 	for (size_t i = 0; i < snapshot->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
@@ -860,8 +869,6 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 		mp->sharable_pages = xcalloc(r->sharing_count + 1, sizeof(double));
 		mp->fork_copies = xcalloc(r->sharing_count + 1, sizeof(*mp->fork_copies));
 	}
-	c.vma_mapped = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_mapped));
-	c.vma_pmd_calls = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_pmd_calls));
 
 	sum_vmas(&c);
 	model_walk_begin(&c);
@@ -883,10 +890,9 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 
 	model_walk_end(&c);
 	free(c.vma_has_anon_vma);
+	free(c.process_smaps_pmds);
 	free(c.vma_depths);
 	free(c.vma_family);
-	free(c.vma_mapped);
-	free(c.vma_pmd_calls);
 	free(c.process_anon_vmas);
 	free(c.shared_segments);
 	free(sums);

@@ -124,11 +124,11 @@ struct model_context {
 	struct pmd_override { uint64_t window; uint8_t kind; } *overrides;
 	size_t *override_first, *override_count;
 	bool *vma_has_anon_vma;         /* per global VMA index */
-	uint64_t *vma_depths;           /* per global VMA index: fork depth (model/objrmap.c) */
+	bool *process_smaps_pmds;       /* per process: smaps counts a PMD-mapped window in a VMA
+					   (model.c sum_vmas, for walk.c resolve_pmd_windows) */
+	uint8_t *vma_depths;            /* per global VMA index: fork depth, 64 at most (model/objrmap.c) */
 	size_t *vma_family;             /* per global VMA index: its 2.6.7 anon_vma family's
 					   root VMA (NULL without PFNs) */
-	uint64_t *vma_mapped;           /* per global VMA index: PTEs munmap removes the rmap of */
-	uint64_t *vma_pmd_calls;        /* ... its calls when a PMD-mapped THP is one (whole designs) */
 	uint64_t *process_anon_vmas;    /* per process: VMAs holding an anon_vma, their chains (objrmap.c) */
 	struct vma_ref { size_t process; const struct vma *vma; } *shared_segments; /* VMAs that may be
 					   a shared segment on huge pages, in process order (sum_processes,
@@ -225,6 +225,8 @@ uint64_t model_vma_ancestors(struct model_context *c, const struct process *p, c
 
 /* Does fork copy this VMA's PTEs under the design (lazy fork: model/walk.c)? */
 bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma);
+/* PTE windows of the VMA smaps counts PMD-mapped (*anon: mostly anonymous ones). */
+uint64_t model_smaps_pmd_windows(const struct model_context *context, const struct vma *vma, bool *anon);
 /* The address range whose windows a rule would share for a VMA it makes
  * eligible ([start, end), empty when none: model/sharing.c). */
 void sharing_vma_windows(const struct sharing_rule *rule, const struct vma *vma, uint64_t *start, uint64_t *end);

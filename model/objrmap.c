@@ -281,8 +281,7 @@ void model_object_rmap(struct model_context *c)
 	/* 2.6.34+: one anon_vma per VMA holding one, but compatible neighbours
 	 * (never forked) count one between them; chains: d + 1 per VMA.  The
 	 * neighbour's depth is known: VMAs are walked in address order. */
-	uint64_t *depths = c->vma_depths = xcalloc(s->vma_count + 1, sizeof(*depths));
-	const struct vma **nearest = xcalloc(s->vma_count + 1, sizeof(*nearest));
+	uint8_t *depths = c->vma_depths = xcalloc(s->vma_count + 1, sizeof(*depths));
 	c->process_anon_vmas = xcalloc(2 * s->process_count + 1, sizeof(*c->process_anon_vmas));
 	uint64_t chains = 0, own = 0;
 	for (size_t i = 0; i < s->process_count; i++) {
@@ -291,17 +290,20 @@ void model_object_rmap(struct model_context *c)
 		/* the chain once per process; its VMAs ascend, so a cursor per ancestor */
 		const struct process *chain[ANCESTOR_HOPS];
 		size_t cursors[ANCESTOR_HOPS] = { 0 }, hops = ancestor_chain(s, p, chain);
-		for (size_t v = 0; v < p->vma_count; v++) {
+		const struct vma *nearest = NULL, *before = NULL;   /* the VMA's and the one before's */
+		for (size_t v = 0; v < p->vma_count; v++, before = nearest) {
 			size_t g = (size_t)(&p->vmas[v] - s->vmas);
+			nearest = NULL;
 			if (!c->vma_has_anon_vma[g])
 				continue;
-			depths[g] = chain_ancestors(c, chain, hops, cursors, &p->vmas[v], remember_nearest, &nearest[g]);
+			/* at most ANCESTOR_HOPS: a byte */
+			depths[g] = (uint8_t)chain_ancestors(c, chain, hops, cursors, &p->vmas[v], remember_nearest, &nearest);
 			process_vmas++;
 			process_chains += depths[g] + 1;
 			/* never forked: compatible neighbours share (anon_vma_prepare);
 			 * forked: the pieces of one forked VMA share its anon_vma */
 			bool shares = v > 0 && c->vma_has_anon_vma[g - 1] && depths[g - 1] == depths[g] &&
-				      nearest[g - 1] == nearest[g] && compatible(&s->vmas[g - 1], &s->vmas[g]);
+				      before == nearest && compatible(&s->vmas[g - 1], &s->vmas[g]);
 			own += !shares;
 		}
 		chains += process_chains;
@@ -309,7 +311,6 @@ void model_object_rmap(struct model_context *c)
 		c->process_anon_vmas[2 * i + 1] = process_chains;
 	}
 	uint64_t families = exact ? count_families(c) : own;
-	free(nearest);
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct model_design *design = &r->designs[d];
 		const struct rmap_profile *profile = design->profile;

@@ -909,22 +909,25 @@ static void figure_contents(struct model_context *c)
 	c->content_bytes = bytes;
 	c->content_counts = counts;
 	for (size_t id = 0; id < contents; id++) {
-		struct record_figures *f = &c->content_figures[id];
+		/* made here, then stored: the calloc page is written first, not
+		 * read (a read maps the zero page, and the write faults again) */
+		struct record_figures f = { 0 };
 		/* a content without PFNs prices each mapping as a page mapped
 		 * once: its per-design counts follow from its counts
 		 * (model_figure_without_pfns), its charges are 0, so none is kept
 		 * (NULL) and those calloc pages are never touched */
 		if (id == s->content_count || !s->contents[id].without_pfns) {
-			f->chain_bytes = bytes + id * designs;
-			f->chain_bytes_anon = bytes + stride + id * designs;
-			f->chain_allocations = counts + id * designs;
-			f->chain_frees = counts + stride + id * designs;
-			f->direct_pages = counts + 2 * stride + id * designs;
+			f.chain_bytes = bytes + id * designs;
+			f.chain_bytes_anon = bytes + stride + id * designs;
+			f.chain_allocations = counts + id * designs;
+			f.chain_frees = counts + stride + id * designs;
+			f.direct_pages = counts + 2 * stride + id * designs;
 		}
 		if (id < s->content_count && s->contents[id].references &&
-		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, NULL, &c->content_figures[id]) == 1)
+		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, NULL, &f) == 1)
 			uniform[id] = uniform_kind(pagemap_content_record(s, (uint32_t)id, 0).entry,
 						   content_record_pfn(c, (uint32_t)id, 0) != NULL);
+		c->content_figures[id] = f;
 	}
 	c->content_uniform = uniform;
 }
@@ -1071,7 +1074,7 @@ static enum pmd_kind records_pmd_kind(struct model_context *c, const struct proc
 /* ---- PMD-mapped windows without PID/pmd_mapped: smaps' count ---- */
 
 /* Windows of a VMA mapped by PMD leaves, as smaps counts them. */
-static uint64_t smaps_pmd_windows(const struct model_context *c, const struct vma *v, bool *anon)
+uint64_t model_smaps_pmd_windows(const struct model_context *c, const struct vma *v, bool *anon)
 {
 	uint64_t window_kb = ((uint64_t)1 << c->pte_shift) / 1024;
 	uint64_t anon_kb = vma_kb(v, SMAPS_ANON_HUGE_PAGES), file_kb = vma_kb(v, SMAPS_SHMEM_PMD_MAPPED) + vma_kb(v, SMAPS_FILE_PMD_MAPPED);
@@ -1163,7 +1166,7 @@ static void resolve_vma(struct model_context *c, const struct process *p, const 
 			struct override_list *list, size_t *run)
 {
 	bool anon;
-	uint64_t allowed = smaps_pmd_windows(c, v, &anon), candidates = 0, size = (uint64_t)1 << c->pte_shift;
+	uint64_t allowed = model_smaps_pmd_windows(c, v, &anon), candidates = 0, size = (uint64_t)1 << c->pte_shift;
 	uint64_t at = (v->start + size - 1) & ~(size - 1), window;
 	enum pmd_kind kind;
 	if (!allowed && !c->snapshot->kpage_runs)
@@ -1198,7 +1201,9 @@ static void resolve_pmd_windows(struct model_context *c)
 		const struct process *p = &s->processes[i];
 		size_t run = 0;
 		c->override_first[i] = list.count;
-		if (p->has_pmd_map || !p->has_pagemap)
+		/* without kpages only a VMA smaps counts PMD-mapped windows in
+		 * can have one (resolve_vma): none, no VMA is read again */
+		if (p->has_pmd_map || !p->has_pagemap || (!s->kpage_runs && !c->process_smaps_pmds[i]))
 			continue;
 		for (size_t v = 0; v < p->vma_count; v++)
 			if (smaps_counts_pmds(&p->vmas[v]))

@@ -947,6 +947,41 @@ static void test_object_rmap(void)
 }
 
 /*
+ * munmap's median above a PTE page's entries, worked by hand.  Three
+ * processes, five VMAs, one present record a page:
+ *   process 1: A 600 pages (two chunks), B 2 pages
+ *   process 2: C 700 pages
+ *   process 3: D 513 pages, E none, F 700 pages
+ * rmap removals per VMA 600, 2, 700, 513, 0, 700: sorted 0 2 513 600 700
+ * 700, the median (the third) 513, the largest 700: the first, C (process 2).
+ */
+static void test_munmap_median_above(void)
+{
+	struct fake *f = fake_new();
+	const struct { int process; uint64_t start, pages; } v[] = {
+		{ 1, 0x400000, 600 }, { 1, 0x800000, 2 }, { 2, 0x400000, 700 }, { 3, 0x400000, 513 }, { 3, 0x800000, 0 },
+		{ 3, 0xc00000, 700 },
+	};
+	const struct vma *c = NULL;
+	struct process *p = NULL;
+	for (size_t k = 0; k < 6; k++) {
+		if (k == 0 || v[k].process != v[k - 1].process)   /* a process's VMAs follow it */
+			p = fake_process(f, v[k].process, 1, 0);
+		const struct vma *vma = fake_vma(f, p, v[k].start, v[k].start + (v[k].pages + 1) * 4096, "rw-p", 0, "");
+		c = k == 2 ? vma : c;
+		for (uint64_t i = 0; i < v[k].pages; i++)
+			fake_record(p, v[k].start + i * 4096, P | (0x10000 * (k + 1) + i));
+	}
+	const char *const ids[] = { "6.1-x86_64", "2.4-rmap-x86_64" };
+	struct model_result *r = run(f, ids, 2);
+	for (size_t d = 0; d < 2; d++) {
+		const struct munmap_work *m = &r->designs[d].munmap;
+		EXPECT_COUNTS(IS(m->vmas, 6), IS(m->median_calls, 513), IS(m->max_calls, 700), IS(m->largest_process, 1));
+		CU_ASSERT_PTR_EQUAL(m->largest, c);
+	}
+}
+
+/*
  * anon_vmas the records show, worked by hand: no VMA has smaps' Anonymous
  * count, so only a present record with bit 61 clear and bit 56 (exclusive)
  * set marks one.  One process:
@@ -1425,7 +1460,9 @@ static void test_pagetable_estimate(void)
  *      64·(12/15 + 14/15 · 1.25)] = [64, 125.9]                 -> 12 · 64 = 768
  *   B: m = min(12, max(8, 4)) = 8: 12 · 64/8 = 96, same bounds  ->  4 · 96 = 384
  * Total 1152.  Counting every file's VMAs as one (m_max 16) gives 1024; the
- * process count alone for A (m_max 8) gives 1536.
+ * process count alone for A (m_max 8) gives 1536.  B's VMAs carry A's path
+ * (one path naming two files, as in two containers): files are told apart
+ * by device and inode, never by path.
  */
 static void test_file_mappers(void)
 {
@@ -1436,7 +1473,7 @@ static void test_file_mappers(void)
 		p->has_pagemap = false;
 		struct vma *v[2];
 		v[0] = fake_vma(f, p, 0x400000, 0x40c000, "r--s", 7, "/a");
-		v[1] = fake_vma(f, p, 0x800000, 0x80c000, "r--s", i < 4 ? 7 : 9, i < 4 ? "/a" : "/b");
+		v[1] = fake_vma(f, p, 0x800000, 0x80c000, "r--s", i < 4 ? 7 : 9, "/a");
 		for (int k = 0; k < 2; k++) {
 			fake_kb(v[k])[SMAPS_RSS] = fake_kb(v[k])[SMAPS_SHARED_CLEAN] = 12 * 4;
 			fake_kb(v[k])[SMAPS_PSS] = 4;
@@ -1551,7 +1588,7 @@ void suite_model(void)
 	atexit(free_profiles);
 	ADD_SUITE_TEARDOWN("model", free_fixture, test_profiles_fit, test_nrpte, test_cost_d1, test_cost_d2, test_cost_d3_edges, test_cost_d4_d5,
 		  test_share_range, test_fraction_sum, test_pte_chain_exact, test_pagetables, test_thp_windows, test_pmd_windows_from_smaps, test_thp_fork_exit, test_thp_events,
-		  test_sharing, test_identical_cut_windows, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_credit_kept_slots, test_eligibility, test_object_rmap, test_anon_vmas_from_records, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
+		  test_sharing, test_identical_cut_windows, test_sharing_bounds, test_hugetlb_pmd, test_mixed_runs, test_mshare_union, test_credit_kept_slots, test_eligibility, test_object_rmap, test_munmap_median_above, test_anon_vmas_from_records, test_lazy_fork, test_anon_vma_neighbours, test_anon_vma_split_tree, test_counters, test_reclaim_file_walk, test_reclaim_fork_tree,
 		  test_cow_and_swap_faults, test_pagetable_estimate, test_file_mappers, test_profile_files,
 		  test_builtin_ids);
 }
