@@ -830,7 +830,7 @@ static void take_census(const struct sharing_rule *rule, const struct member *me
 	census_apart_count(census, &apart);
 }
 
-/* The rules (bit k: rule k) whose kind a key is, remembered in a few
+/* The partner rules (bit k: rule k) whose kind a key is, remembered in a few
  * slots: a snapshot's VMAs have few keys (a library's r-xp, r--p, rw-p). */
 struct kind_memo {
 	struct sharing_kind_key keys[64];
@@ -840,14 +840,18 @@ struct kind_memo {
 
 static uint64_t key_kinds(const struct model_context *c, struct kind_memo *memo, struct sharing_kind_key key)
 {
-	size_t slot = hash_u64(key.vm_flags ^ (uint64_t)key.anonymous << 62 ^ (uint64_t)key.writable_private << 63) & 63;
+	/* one multiply: the keys are few, a slot's collision costs only a test */
+	size_t slot = (size_t)(((key.vm_flags ^ (uint64_t)key.anonymous << 62 ^ (uint64_t)key.writable_private << 63) *
+				UINT64_C(0x9e3779b97f4a7c15)) >> 58);
 	struct sharing_kind_key *held = &memo->keys[slot];
 	if (memo->used[slot] && held->vm_flags == key.vm_flags && held->anonymous == key.anonymous &&
 	    held->writable_private == key.writable_private)
 		return memo->kinds[slot];
 	uint64_t kinds = 0;
-	for (size_t k = 0; k < c->result->sharing_count; k++)
-		kinds |= (uint64_t)sharing_kind_eligible(c->result->sharing[k].rule, key) << k;
+	for (size_t k = 0; k < c->result->sharing_count; k++) {
+		const struct sharing_rule *rule = c->result->sharing[k].rule;
+		kinds |= (uint64_t)(rule->partners != PARTNERS_CONTENT && sharing_kind_eligible(rule, key)) << k;
+	}
 	*held = key;
 	memo->kinds[slot] = kinds;
 	memo->used[slot] = true;
@@ -867,28 +871,61 @@ struct rule_members {
  * 4000), so each is read once, while its line is at hand, not once per
  * rule.  A rule takes a VMA of its kind that is large enough: the kind's
  * tests are made once per key. */
+/* A VMA of rule k's kind: counted, and taken when large enough. */
+static void take_vma(const struct model_context *c, struct rule_members *all, size_t k, const struct vma *vma,
+		     size_t process)
+{
+	const struct sharing_rule *rule = c->result->sharing[k].rule;
+	all[k].kind_vmas++;
+	if (sharing_vma_large_enough(rule, vma))
+		*ARRAY_PUSH(all[k].members, all[k].count, all[k].capacity) = member_key(rule, vma, process);
+}
+
+/* The VMAs of one process into the partner rules of their kinds (up to
+ * 64 rules: bit k of a key's kinds is rule k), the size test read from
+ * least[k], sharing_vma_large_enough's bound. */
+static void take_process_vmas(const struct model_context *c, struct rule_members *all, struct kind_memo *memo,
+			      const uint64_t *least, size_t process)
+{
+	const struct process *p = &c->snapshot->processes[process];
+	for (size_t v = 0; v < p->vma_count; v++) {
+		const struct vma *vma = &p->vmas[v];
+		uint64_t bytes = vma->end - vma->start;
+		for (uint64_t kinds = key_kinds(c, memo, sharing_vma_kind_key(vma)); kinds; kinds &= kinds - 1) {
+			size_t k = (size_t)__builtin_ctzll(kinds);
+			all[k].kind_vmas++;
+			if (bytes >= least[k])
+				*ARRAY_PUSH(all[k].members, all[k].count, all[k].capacity) =
+					member_key(c->result->sharing[k].rule, vma, process);
+		}
+	}
+}
+
 static struct rule_members *gather_members(const struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	size_t rules = c->result->sharing_count;
 	struct rule_members *all = xcalloc(rules + 1, sizeof(*all));
 	struct kind_memo memo = { 0 };
-	for (size_t i = 0; i < s->process_count; i++)
+	uint64_t least[64];
+	for (size_t k = 0; k < rules && k < 64; k++) {
+		const struct sharing_rule *rule = c->result->sharing[k].rule;
+		least[k] = rule->has_eligibility ? rule->min_bytes : 0;
+	}
+	for (size_t i = 0; i < s->process_count; i++) {
+		if (rules <= 64) {
+			take_process_vmas(c, all, &memo, least, i);
+			continue;
+		}
+		/* more rules than a word has bits: each asked on its own */
 		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
 			const struct vma *vma = &s->processes[i].vmas[v];
-			struct sharing_kind_key key = sharing_vma_kind_key(vma);
-			/* more rules than a word has bits: each asked on its own */
-			uint64_t kinds = rules <= 64 ? key_kinds(c, &memo, key) : 0;
-			for (size_t k = 0; k < rules; k++) {
-				const struct sharing_rule *rule = c->result->sharing[k].rule;
-				if (rule->partners == PARTNERS_CONTENT ||
-				    !(rules <= 64 ? (kinds >> k) & 1 : sharing_kind_eligible(rule, key)))
-					continue;
-				all[k].kind_vmas++;
-				if (sharing_vma_large_enough(rule, vma))
-					*ARRAY_PUSH(all[k].members, all[k].count, all[k].capacity) = member_key(rule, vma, i);
-			}
+			for (size_t k = 0; k < rules; k++)
+				if (c->result->sharing[k].rule->partners != PARTNERS_CONTENT &&
+				    sharing_kind_eligible(c->result->sharing[k].rule, sharing_vma_kind_key(vma)))
+					take_vma(c, all, k, vma, i);
 		}
+	}
 	return all;
 }
 
