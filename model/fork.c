@@ -109,15 +109,14 @@ static uint64_t rule_copied_ptes(const struct model_context *c, const struct for
 /* The PTEs a fork copies: a segment's present and swap entries, but none
  * of a PMD-mapped window (its PMD is copied whole, or not at all); a run
  * of chunks is none. */
-static void visit_segment(struct model_context *c, const struct segment *seg, void *data)
+static void visit_segment(struct model_context *c, const struct segment *seg, enum pmd_kind kind,
+			  struct fork_walk *walk)
 {
-	struct fork_walk *walk = data;
 	struct model_result *r = c->result;
 	struct model_process *mp = &r->process_figures[seg->process];
 	const struct vma *vma = seg->vma;
 	if (!vma || !fork_copies(c, walk, vma))
 		return;
-	enum pmd_kind kind = segment_pmd_kind(c, seg);
 	if (kind == PMD_FILE || kind == PMD_ANON)
 		return;
 	const struct record_figures *f = model_segment_counts(c, seg);   /* a cut part's: only here */
@@ -263,12 +262,12 @@ static void pages_to(struct model_context *c, struct fork_walk *walk, size_t i, 
 			vma_pages(c, walk, i, &p->vmas[walk->next_vma], &walk->run);
 }
 
-void model_fork_visit(struct model_context *c, const struct segment *seg, struct fork_walk *walk)
+void model_fork_visit(struct model_context *c, const struct segment *seg, enum pmd_kind kind, struct fork_walk *walk)
 {
 	const struct process *p = &c->snapshot->processes[seg->process];
 	if (seg->vma)
 		pages_to(c, walk, seg->process, (size_t)(seg->vma - p->vmas) + 1);
-	visit_segment(c, seg, walk);
+	visit_segment(c, seg, kind, walk);
 }
 
 /* After the walk of process i: its PTE pages, VMA by VMA, and the sums. */

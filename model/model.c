@@ -435,12 +435,12 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	struct work_walk *walk = data;
 	const struct record_figures *f = seg->figures;
 	visit_process_figures(c, seg, NULL);   /* the one walk for the three */
-	model_fork_visit(c, seg, walk->fork);
+	enum pmd_kind kind = segment_pmd_kind(c, seg);
+	model_fork_visit(c, seg, kind, walk->fork);
 	/* a PFN map's PTEs are copied and zapped, but it holds no struct
 	 * page: vm_normal_page() gives none, so no rmap call is made */
 	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
 		return;
-	enum pmd_kind kind = segment_pmd_kind(c, seg);
 	struct work_segment ws = { seg, seg->process, f, seg->vma, kind, segment_calls(c, seg, kind),
 				   seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas] };
 	if (seg->vma) {
@@ -540,7 +540,8 @@ static void count_munmaps(struct model_context *c, struct munmap_tally *tallies)
 }
 
 /* Fork, exit and fault work per process and design, then their sums.  The
- * anon_vma parts were counted by model_object_rmap.  The same walk gives each
+ * anon_vma parts are counted per process (model_price_anon_vmas), before
+ * model_object_rmap sums them.  The same walk gives each
  * process its PTEs by kind and pte_chain charges (visit_process_figures),
  * and what a fork copies (model/fork.c): one walk, not three. */
 static void work_walk_make(const struct model_result *r, struct work_walk *walk)
@@ -878,8 +879,9 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	if (r->has_pfns)
 		charge_pte_chains(&c, sums);
 	model_estimate(&c);
+	c.vma_depths = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_depths));
+	count_work(&c);                 /* with each process's anon_vmas (model/objrmap.c) */
 	model_object_rmap(&c);
-	count_work(&c);
 	model_reclaim(&c);
 	model_walk_segments_end(&c);    /* the last walk */
 	model_counters(&c);
@@ -893,7 +895,6 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	free(c.process_smaps_pmds);
 	free(c.vma_depths);
 	free(c.vma_family);
-	free(c.process_anon_vmas);
 	free(c.shared_segments);
 	free(sums);
 	*result = r;

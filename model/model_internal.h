@@ -129,7 +129,7 @@ struct model_context {
 	uint8_t *vma_depths;            /* per global VMA index: fork depth, 64 at most (model/objrmap.c) */
 	size_t *vma_family;             /* per global VMA index: its 2.6.7 anon_vma family's
 					   root VMA (NULL without PFNs) */
-	uint64_t *process_anon_vmas;    /* per process: VMAs holding an anon_vma, their chains (objrmap.c) */
+	uint64_t anon_vma_own, anon_vma_chains; /* 2.6.34+: anon_vmas, chains (objrmap.c, per process) */
 	struct vma_ref { size_t process; const struct vma *vma; } *shared_segments; /* VMAs that may be
 					   a shared segment on huge pages, in process order (sum_processes,
 					   for model/hugepages.c) */
@@ -248,16 +248,19 @@ static inline int model_compare_keys(const uint64_t *x, const uint64_t *y, size_
 struct fork_walk;
 struct fork_walk *model_fork_begin(struct model_context *context);
 void model_fork_process_begin(struct model_context *context, struct fork_walk *walk);
-void model_fork_visit(struct model_context *context, const struct segment *segment, struct fork_walk *walk);
+/* A segment of count_work's walk, its PMD kind known (segment_pmd_kind). */
+void model_fork_visit(struct model_context *context, const struct segment *segment, enum pmd_kind kind,
+		      struct fork_walk *walk);
 void model_fork_process_end(struct model_context *context, struct fork_walk *walk, size_t process);
 void model_fork_end(struct fork_walk *walk);
 void model_estimate(struct model_context *context);          /* model/estimate.c */
 uint64_t model_estimate_table_bytes(uint64_t designs);       /* ... the memory its table of VMA shapes takes */
 void model_sharing(struct model_context *context);            /* model/sharing.c */
-void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
-/* Process `process`'s anon_vma work under every design added to the
- * design's sum (designs[d].work), the current design's to *current (model/
- * objrmap.c, from what model_object_rmap counted). */
+void model_object_rmap(struct model_context *context);       /* model/objrmap.c, after count_work */
+/* Process `process`'s VMAs' fork depths (vma_depths) and anon_vmas, counted
+ * (processes in order, each once), and their work under every design added
+ * to the design's sum (designs[d].work), the current design's to *current
+ * (model/objrmap.c). */
 void model_price_anon_vmas(struct model_context *context, size_t process, struct event_work *current);
 void model_counters(struct model_context *context);          /* model/counters.c */
 void model_huge_pages(struct model_context *context);        /* model/hugepages.c */
