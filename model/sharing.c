@@ -343,27 +343,35 @@ static bool pmd_mapped_window(struct model_context *c, size_t process, uint64_t 
 }
 
 /* The address of the process's first record in [at, limit), as
- * process_next_record finds it; *run a cursor over its runs (at only
- * ascends).  A page address in a full chunk (a record every page) is its
- * own answer, found without a search. */
+ * process_next_record finds it, from *run, a cursor over its runs (at only
+ * ascends): the runs are walked on, never searched, and so are the chunk's
+ * extents when at is the chunk's start; a full chunk (a record every page)
+ * is its own answer. */
 static bool next_record_vaddr(const struct model_context *c, const struct process *p, size_t *run, uint64_t at,
 			      uint64_t limit, uint64_t *vaddr)
 {
+	const struct snapshot *s = c->snapshot;
 	uint64_t chunk = at >> PAGEMAP_CHUNK_SHIFT;
-	while (*run < p->run_count && p->runs[*run].chunk + p->runs[*run].length <= chunk)
-		(*run)++;
-	if (*run < p->run_count && p->runs[*run].chunk <= chunk && !(at & (MODEL_PAGE_BYTES - 1))) {
-		uint32_t content = p->runs[*run].content + (uint32_t)(chunk - p->runs[*run].chunk);
-		if (c->snapshot->contents[content].count == PAGEMAP_CHUNK_BYTES / MODEL_PAGE_BYTES) {
-			*vaddr = at;
-			return at < limit;
+	for (; *run < p->run_count; (*run)++) {
+		const struct pagemap_run *r = &p->runs[*run];
+		for (uint64_t i = chunk > r->chunk ? chunk - r->chunk : 0; i < r->length; i++) {
+			uint64_t base = (r->chunk + i) << PAGEMAP_CHUNK_SHIFT, offset = at > base ? at - base : 0;
+			uint32_t content = r->content + (uint32_t)i;
+			if (base >= limit)
+				return false;
+			uint32_t count = s->contents[content].count;
+			if (count == PAGEMAP_CHUNK_BYTES / MODEL_PAGE_BYTES) {
+				*vaddr = base + offset;
+				return *vaddr < limit;
+			}
+			uint32_t k = offset ? pagemap_content_rank(s, content, offset) : 0;
+			if (k < count) {
+				*vaddr = base + pagemap_content_record(s, content, k).vaddr;
+				return *vaddr < limit;
+			}
 		}
 	}
-	struct pagemap_record record;
-	if (!process_next_record(c->snapshot, p, at, limit, &record))
-		return false;
-	*vaddr = record.vaddr;
-	return true;
+	return false;
 }
 
 /* The windows a member populated (records); a member without pagemap is
@@ -384,7 +392,8 @@ static void member_slots(struct model_context *c, const struct sharing_rule *rul
 			 !model_range_pmd_none(c, p, window_base(rule, v, first) & ~pte_mask, limit);
 	size_t run = 0;
 	uint64_t vaddr;
-	for (uint64_t at = window_base(rule, v, first); at < limit && next_record_vaddr(c, p, &run, at, limit, &vaddr);) {
+	for (uint64_t at = window_base(rule, v, first);
+	     at < limit && next_record_vaddr(c, p, &run, at, limit, &vaddr);) {
 		uint64_t w = rule->partners == PARTNERS_LENGTH ? (vaddr - v->start) >> rule->window_shift
 							       : vaddr >> rule->window_shift;
 		uint64_t next = window_base(rule, v, w) + size;
@@ -685,45 +694,112 @@ static int compare_files(const void *a, const void *b)
 
 /* ---- the census: why a rule finds what it finds ---- */
 
-static int compare_apart_keys(const void *a, const void *b)
+/*
+ * The same mappings without their address (file, offset, length,
+ * permissions, from the VMA): groups in two or more processes, and of them
+ * those where no two processes map it at one address (what address-space
+ * randomisation does to a rule that wants the same address).  Both are
+ * counts over each group's members in any order, so the groups are found
+ * by hashing, not by sorting the members again: a group's first member and
+ * whether another process maps it, and each (group, address) seen once.
+ */
+struct apart_group {
+	const struct member *first;
+	uint64_t hash;
+	bool processes;                 /* a second process maps it */
+	bool together;                  /* two of them at one address */
+};
+
+struct apart_start {
+	uint64_t group, start, hash;
+};
+
+struct apart {
+	struct apart_group *groups;
+	size_t group_count, group_capacity;
+	struct hash_table group_table;
+	struct apart_start *starts;
+	size_t start_count, start_capacity;
+	struct hash_table start_table;
+};
+
+/* The permissions as a word, equal where strcmp finds them equal. */
+static uint64_t perms_key(const char *perms)
 {
-	const struct member *x = a, *y = b;
-	int c = compare_file_keys(x, y);
-	c = c ? c : compare_mapping_keys(x, y);
-	c = c ? c : order_u64(x->start, y->start);
-	return c ? c : order_u64(x->process, y->process);
+	uint64_t key = 0;
+	for (size_t i = 0; i < 4 && perms[i]; i++)
+		key |= (uint64_t)(unsigned char)perms[i] << (8 * i);
+	return key;
+}
+
+static uint64_t mapping_hash(const struct member *m)
+{
+	const struct vma *v = m->vma;
+	uint64_t h = hash_u64((uint64_t)m->dev_major << 32 ^ m->dev_minor ^ perms_key(m->perms) << 20);
+	h = hash_u64(h ^ m->inode);
+	h = hash_u64(h ^ v->offset);
+	return hash_u64(h ^ (v->end - v->start));
 }
 
 static bool same_mapping(const struct member *x, const struct member *y)
 {
 	return x->dev_major == y->dev_major && x->dev_minor == y->dev_minor && x->inode == y->inode &&
-	       x->offset == y->offset && x->length == y->length && !strcmp(x->perms, y->perms);
+	       x->vma->offset == y->vma->offset && x->vma->end - x->vma->start == y->vma->end - y->vma->start &&
+	       !strcmp(x->perms, y->perms);
 }
 
-/* The same mappings without their address: groups in two or more processes,
- * and of them those where no two processes map it at one address (what
- * address-space randomisation does to a rule that wants the same address). */
-static void census_apart(struct sharing_census *census, struct member *members, size_t count)
+static uint64_t rehash_group(const void *context, size_t index)
 {
-	for (size_t i = 0; i < count; i++) {
-		members[i].length = members[i].vma->end - members[i].vma->start;
-		members[i].start = members[i].vma->start;
-		members[i].offset = members[i].vma->offset;
-	}
-	sort(members, count, sizeof(*members), compare_apart_keys);
-	for (size_t i = 0; i < count;) {
-		size_t j = i + 1, processes = 1;
-		bool together = false;
-		for (; j < count && same_mapping(&members[i], &members[j]); j++) {
-			processes += members[j].process != members[j - 1].process;
-			together |= members[j].start == members[j - 1].start;
-		}
-		if (processes >= 2) {
+	return ((const struct apart *)context)->groups[index].hash;
+}
+
+static uint64_t rehash_start(const void *context, size_t index)
+{
+	return ((const struct apart *)context)->starts[index].hash;
+}
+
+static struct apart_group *apart_group(struct apart *a, const struct member *m)
+{
+	uint64_t h = mapping_hash(m);
+	struct hash_probe probe;
+	for (size_t i = hash_first(&a->group_table, h, &probe); i != HASH_NONE; i = hash_next(&a->group_table, &probe))
+		if (a->groups[i].hash == h && same_mapping(a->groups[i].first, m))
+			return &a->groups[i];
+	*ARRAY_PUSH(a->groups, a->group_count, a->group_capacity) = (struct apart_group){ .first = m, .hash = h };
+	hash_add(&a->group_table, h, a->group_count - 1, rehash_group, a);
+	return &a->groups[a->group_count - 1];
+}
+
+/* Whether the group had a member at start before. */
+static bool apart_start_seen(struct apart *a, uint64_t group, uint64_t start)
+{
+	uint64_t h = hash_u64(group ^ hash_u64(start));
+	struct hash_probe probe;
+	for (size_t i = hash_first(&a->start_table, h, &probe); i != HASH_NONE; i = hash_next(&a->start_table, &probe))
+		if (a->starts[i].group == group && a->starts[i].start == start)
+			return true;
+	*ARRAY_PUSH(a->starts, a->start_count, a->start_capacity) = (struct apart_start){ group, start, h };
+	hash_add(&a->start_table, h, a->start_count - 1, rehash_start, a);
+	return false;
+}
+
+static void census_apart_member(struct apart *a, const struct member *m)
+{
+	struct apart_group *g = apart_group(a, m);
+	g->processes |= g->first->process != m->process;
+	g->together |= apart_start_seen(a, (uint64_t)(g - a->groups), m->vma->start);
+}
+
+static void census_apart_count(struct sharing_census *census, struct apart *a)
+{
+	for (size_t i = 0; i < a->group_count; i++)
+		if (a->groups[i].processes) {
 			census->file_groups++;
-			census->file_groups_apart += !together;
+			census->file_groups_apart += !a->groups[i].together;
 		}
-		i = j;
-	}
+	FREE_ALL(a->groups, a->starts);
+	hash_free(&a->group_table);
+	hash_free(&a->start_table);
 }
 
 /* kind_vmas: the VMAs the rule would take at any size (gather_members
@@ -732,27 +808,29 @@ static void take_census(const struct sharing_rule *rule, const struct member *me
 			uint64_t kind_vmas, struct sharing_census *census)
 {
 	census->kind_vmas += kind_vmas;
-	struct member *windowed = xreallocarray(NULL, count + 1, sizeof(*windowed));
+	struct apart apart = { 0 };
+	const struct member *last[2] = { NULL, NULL };  /* the last two members with windows */
 	size_t n = 0;
 	for (size_t i = 0; i < count; i++) {
 		uint64_t first, end;
 		member_windows(rule, members[i].vma, &first, &end);
 		if (first >= end)
 			continue;
-		windowed[n++] = members[i];
+		n++;
 		/* members are sorted by the rule's key: a group is a run */
-		bool new_group = n == 1 || !same_group(&windowed[n - 2], &windowed[n - 1]);
+		bool new_group = !last[0] || !same_group(last[0], &members[i]);
 		census->groups += new_group;
 		/* a group turns shared when its second member arrives */
-		bool second = !new_group && (n < 3 || !same_group(&windowed[n - 3], &windowed[n - 2]));
-		census->shared_groups += second;
+		census->shared_groups += !new_group && (!last[1] || !same_group(last[1], last[0]));
+		last[1] = last[0];
+		last[0] = &members[i];
+		census_apart_member(&apart, &members[i]);
 	}
 	census->window_vmas = n;
-	census_apart(census, windowed, n);
-	free(windowed);
+	census_apart_count(census, &apart);
 }
 
-/* The rules (bit k: rule k) whose kind a key is, remembered in a few
+/* The partner rules (bit k: rule k) whose kind a key is, remembered in a few
  * slots: a snapshot's VMAs have few keys (a library's r-xp, r--p, rw-p). */
 struct kind_memo {
 	struct sharing_kind_key keys[64];
@@ -762,14 +840,18 @@ struct kind_memo {
 
 static uint64_t key_kinds(const struct model_context *c, struct kind_memo *memo, struct sharing_kind_key key)
 {
-	size_t slot = hash_u64(key.vm_flags ^ (uint64_t)key.anonymous << 62 ^ (uint64_t)key.writable_private << 63) & 63;
+	/* one multiply: the keys are few, a slot's collision costs only a test */
+	size_t slot = (size_t)(((key.vm_flags ^ (uint64_t)key.anonymous << 62 ^ (uint64_t)key.writable_private << 63) *
+				UINT64_C(0x9e3779b97f4a7c15)) >> 58);
 	struct sharing_kind_key *held = &memo->keys[slot];
 	if (memo->used[slot] && held->vm_flags == key.vm_flags && held->anonymous == key.anonymous &&
 	    held->writable_private == key.writable_private)
 		return memo->kinds[slot];
 	uint64_t kinds = 0;
-	for (size_t k = 0; k < c->result->sharing_count; k++)
-		kinds |= (uint64_t)sharing_kind_eligible(c->result->sharing[k].rule, key) << k;
+	for (size_t k = 0; k < c->result->sharing_count; k++) {
+		const struct sharing_rule *rule = c->result->sharing[k].rule;
+		kinds |= (uint64_t)(rule->partners != PARTNERS_CONTENT && sharing_kind_eligible(rule, key)) << k;
+	}
 	*held = key;
 	memo->kinds[slot] = kinds;
 	memo->used[slot] = true;
@@ -789,29 +871,72 @@ struct rule_members {
  * 4000), so each is read once, while its line is at hand, not once per
  * rule.  A rule takes a VMA of its kind that is large enough: the kind's
  * tests are made once per key. */
+/* A VMA of rule k's kind: counted, and taken when large enough. */
+static void take_vma(const struct model_context *c, struct rule_members *all, size_t k, const struct vma *vma,
+		     size_t process)
+{
+	const struct sharing_rule *rule = c->result->sharing[k].rule;
+	all[k].kind_vmas++;
+	if (sharing_vma_large_enough(rule, vma))
+		*ARRAY_PUSH(all[k].members, all[k].count, all[k].capacity) = member_key(rule, vma, process);
+}
+
+/* The VMAs of one process into the partner rules of their kinds (up to
+ * 64 rules: bit k of a key's kinds is rule k), the size test read from
+ * least[k], sharing_vma_large_enough's bound. */
+static void take_process_vmas(const struct model_context *c, struct rule_members *all, struct kind_memo *memo,
+			      const uint64_t *least, size_t process)
+{
+	const struct process *p = &c->snapshot->processes[process];
+	for (size_t v = 0; v < p->vma_count; v++) {
+		const struct vma *vma = &p->vmas[v];
+		uint64_t bytes = vma->end - vma->start;
+		for (uint64_t kinds = key_kinds(c, memo, sharing_vma_kind_key(vma)); kinds; kinds &= kinds - 1) {
+			size_t k = (size_t)__builtin_ctzll(kinds);
+			all[k].kind_vmas++;
+			if (bytes >= least[k])
+				*ARRAY_PUSH(all[k].members, all[k].count, all[k].capacity) =
+					member_key(c->result->sharing[k].rule, vma, process);
+		}
+	}
+}
+
 static struct rule_members *gather_members(const struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	size_t rules = c->result->sharing_count;
 	struct rule_members *all = xcalloc(rules + 1, sizeof(*all));
 	struct kind_memo memo = { 0 };
-	for (size_t i = 0; i < s->process_count; i++)
+	uint64_t least[64];
+	for (size_t k = 0; k < rules && k < 64; k++) {
+		const struct sharing_rule *rule = c->result->sharing[k].rule;
+		least[k] = rule->has_eligibility ? rule->min_bytes : 0;
+	}
+	for (size_t i = 0; i < s->process_count; i++) {
+		if (rules <= 64) {
+			take_process_vmas(c, all, &memo, least, i);
+			continue;
+		}
+		/* more rules than a word has bits: each asked on its own */
 		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
 			const struct vma *vma = &s->processes[i].vmas[v];
-			struct sharing_kind_key key = sharing_vma_kind_key(vma);
-			/* more rules than a word has bits: each asked on its own */
-			uint64_t kinds = rules <= 64 ? key_kinds(c, &memo, key) : 0;
-			for (size_t k = 0; k < rules; k++) {
-				const struct sharing_rule *rule = c->result->sharing[k].rule;
-				if (rule->partners == PARTNERS_CONTENT ||
-				    !(rules <= 64 ? (kinds >> k) & 1 : sharing_kind_eligible(rule, key)))
-					continue;
-				all[k].kind_vmas++;
-				if (sharing_vma_large_enough(rule, vma))
-					*ARRAY_PUSH(all[k].members, all[k].count, all[k].capacity) = member_key(rule, vma, i);
-			}
+			for (size_t k = 0; k < rules; k++)
+				if (c->result->sharing[k].rule->partners != PARTNERS_CONTENT &&
+				    sharing_kind_eligible(c->result->sharing[k].rule, sharing_vma_kind_key(vma)))
+					take_vma(c, all, k, vma, i);
 		}
+	}
 	return all;
+}
+
+/* Whether a group's VMAs hold private copies (asked only of groups that
+ * share: a VMA's counters lie apart from it). */
+static bool private_copies(const struct member *group, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (vma_kb(group[i].vma, SMAPS_ANONYMOUS) > 0)
+			return true;
+	return false;
 }
 
 static void share_by_partners(struct model_context *c, struct model_sharing *out, size_t rule_index,
@@ -825,16 +950,15 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
 	sort(members, count, sizeof(*members), compare_members);
 	for (size_t i = 0; i < count;) {
 		size_t j = i + 1;
-		bool private_copies = vma_kb(members[i].vma, SMAPS_ANONYMOUS) > 0;
 		while (j < count && same_group(&members[i], &members[j]))
-			private_copies |= vma_kb(members[j++].vma, SMAPS_ANONYMOUS) > 0;
+			j++;
 		uint64_t pages = j - i > 1 ? share_group(c, out, rule_index, members + i, j - i, &slots) : 0;
 		out->sharable_pages += pages;
 		bool known = true;
 		for (size_t k = i; k < j; k++)
 			known &= c->snapshot->processes[members[k].process].has_pagemap;
 		out->sharable_pages_lower += known ? pages : group_lower(c, rule, members + i, j - i);
-		if (private_copies)
+		if (pages && private_copies(members + i, j - i))
 			out->pages_in_cow_vmas += pages;
 		if (pages)
 			credit_file(out, &file_capacity, &members[i], pages, j - i);

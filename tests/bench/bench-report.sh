@@ -3,7 +3,9 @@
 #
 # How long `ptscope report` takes against `ptscope info` (reading alone) on
 # the same snapshot, CPU seconds in alternating pairs after a warm-up
-# (bench-common.sh's ratio; BENCH_REPORT_PAIRS pairs, default 3): on the
+# (bench-common.sh's ratio; BENCH_REPORT_PAIRS pairs, default 7, 3 with
+# BENCH_QUICK: one run's pairs on the 4000 spread over 0.2, 2.93 to 3.19,
+# on a loaded machine, so a median of 3 moves): on the
 # reference snapshots (real captures with PFNs and kpages: every exact figure
 # is computed), and on generated
 # snapshots of 2000 and 4000 processes (gen-snapshot.py, seed 1, the same
@@ -13,7 +15,7 @@
 # should stay put from 2000 to 4000 processes.  Printed, never asserted.
 . "$(dirname "$0")/bench-common.sh"
 shared=${SHARED_SNAPSHOTS:-$here/../../../shared/snapshots}
-pairs=${BENCH_REPORT_PAIRS:-${BENCH_PAIRS:-3}}
+pairs=${BENCH_REPORT_PAIRS:-${BENCH_PAIRS:-$([ -n "$quick" ] && echo 3 || echo 7)}}
 
 # row LABEL FILE: report against info on FILE, a line of the table
 row() {
