@@ -707,31 +707,30 @@ static int choose_profiles(struct model_context *c, struct error *error)
 	return 0;
 }
 
-/* What each process's VMAs' counters give, before the first walk: it
+/* What process i's VMAs' counters give, just before the first walk of its
+ * segments (model_walk_begin; its VMAs are then fresh in the cache), which
  * marks the VMAs whose records show an exclusive anonymous page among the
  * rest (model/walk.c). */
-static void sum_vmas(struct model_context *c)
+static void sum_vmas(struct model_context *c, size_t i)
 {
 	const struct snapshot *s = c->snapshot;
-	for (size_t i = 0; i < s->process_count; i++) {
-		const struct vma *vmas = s->processes[i].vmas;
-		uint64_t rss = 0, pss = 0;
-		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
-			rss += vma_kb(&vmas[v], SMAPS_RSS) * 1024;
-			pss += vma_kb(&vmas[v], SMAPS_PSS) * 1024;
-			/* an anonymous page: an anon_vma; read here, where the
-			 * VMA's counters are */
-			c->vma_has_anon_vma[&vmas[v] - s->vmas] = vma_kb(&vmas[v], SMAPS_ANONYMOUS) > 0;
-			bool anon;
-			c->process_smaps_pmds[i] |= model_smaps_pmd_windows(c, &vmas[v], &anon) > 0;
-			if (s->processes[i].has_pagemap && model_shared_segment(&vmas[v], (uint64_t)1 << c->pte_shift))
-				*ARRAY_PUSH(c->shared_segments, c->shared_segment_count, c->shared_segment_capacity) =
-					(struct vma_ref){ i, &vmas[v] };
-		}
-		c->result->process_figures[i].rss_bytes = rss;
-		c->result->process_figures[i].pss_bytes = pss;
-		c->result->vma_count += s->processes[i].vma_count;
+	const struct vma *vmas = s->processes[i].vmas;
+	uint64_t rss = 0, pss = 0;
+	for (size_t v = 0; v < s->processes[i].vma_count; v++) {
+		rss += vma_kb(&vmas[v], SMAPS_RSS) * 1024;
+		pss += vma_kb(&vmas[v], SMAPS_PSS) * 1024;
+		/* an anonymous page: an anon_vma; read here, where the
+		 * VMA's counters are */
+		c->vma_has_anon_vma[&vmas[v] - s->vmas] = vma_kb(&vmas[v], SMAPS_ANONYMOUS) > 0;
+		bool anon;
+		c->process_smaps_pmds[i] |= model_smaps_pmd_windows(c, &vmas[v], &anon) > 0;
+		if (s->processes[i].has_pagemap && model_shared_segment(&vmas[v], (uint64_t)1 << c->pte_shift))
+			*ARRAY_PUSH(c->shared_segments, c->shared_segment_count, c->shared_segment_capacity) =
+				(struct vma_ref){ i, &vmas[v] };
 	}
+	c->result->process_figures[i].rss_bytes = rss;
+	c->result->process_figures[i].pss_bytes = pss;
+	c->result->vma_count += s->processes[i].vma_count;
 }
 
 static void sum_processes(struct model_context *c)
@@ -871,8 +870,7 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 		mp->fork_copies = xcalloc(r->sharing_count + 1, sizeof(*mp->fork_copies));
 	}
 
-	sum_vmas(&c);
-	model_walk_begin(&c);
+	model_walk_begin(&c, sum_vmas);
 	for (size_t i = 0; i < snapshot->process_count; i++)
 		count_page_tables(&c, i);
 	sum_processes(&c);

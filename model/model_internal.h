@@ -160,8 +160,10 @@ bool pfn_is_zero_page(const struct pfn_run *run);
 bool record_is_anonymous(uint64_t entry_word, const struct pfn_run *pfn);
 
 /* Pass 1 (before any rule) and its end: the PFN table, every content's
- * figures, the PMD windows smaps overrides. */
-void model_walk_begin(struct model_context *context);
+ * figures, the PMD windows smaps overrides; `before` is called for each
+ * process, in order, just before the first walk of its segments. */
+typedef void (*process_visit)(struct model_context *c, size_t process);
+void model_walk_begin(struct model_context *context, process_visit before);
 void model_walk_end(struct model_context *context);
 /* Layout helpers. */
 /* The records of a content, and a record's PFN entry (NULL: none known). */

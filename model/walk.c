@@ -869,7 +869,7 @@ static int by_key(const void *a, const void *b)
 }
 
 /* The PFN table in runs, broken wherever some process's VMA edge cuts a chunk. */
-static void count_pfns(struct model_context *c)
+static void count_pfns(struct model_context *c, process_visit before)
 {
 	const struct snapshot *s = c->snapshot;
 	struct first_walk first = { .exclusive = xcalloc(s->content_count + 1, 1) };
@@ -882,8 +882,10 @@ static void count_pfns(struct model_context *c)
 			chunks += s->processes[i].runs[r].length;
 	}
 	c->cuts.whole_vmas = xcalloc(chunks + 1, sizeof(*c->cuts.whole_vmas));
-	for (size_t i = 0; i < s->process_count; i++)
+	for (size_t i = 0; i < s->process_count; i++) {
+		before(c, i);
 		walk_process(c, i, WALK_BARE, false, visit_first, &first);
+	}
 	c->cuts.kept = true;
 	c->cuts.items = xreallocarray(c->cuts.items, c->cuts.count + 1, sizeof(*c->cuts.items));
 	array_sort(first.cuts.keys, first.cuts.count, sizeof(*first.cuts.keys), by_key);
@@ -1225,10 +1227,10 @@ bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma
 }
 
 /* Pass 1, before any rule: the PFN table, the figures of every content and
- * the PMD windows smaps overrides. */
-void model_walk_begin(struct model_context *c)
+ * the PMD windows smaps overrides (`before` each process's first walk). */
+void model_walk_begin(struct model_context *c, process_visit before)
 {
-	count_pfns(c);
+	count_pfns(c, before);
 	make_mapping_costs(c);
 	figure_contents(c);
 	resolve_pmd_windows(c);
