@@ -817,7 +817,7 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	uint64_t bytes = records * (2 * sizeof(uint32_t) + 2 * (sizeof(struct pfn_run) + 32 + sizeof(void *)));
 	/* per content: figures for every design, PMD kind, identical-rule sums and
 	 * classes, and the class of a window that is the whole chunk */
-	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
+	bytes += contents * (sizeof(struct content_totals) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
 			     2 * sizeof(uint64_t) + 2 * 64 + sizeof(uint32_t) + sizeof(uint64_t));
 	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
 	bytes += records * (11 * sizeof(uint32_t) + sizeof(uint64_t));

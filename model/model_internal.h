@@ -35,6 +35,13 @@ struct record_figures {
 	uint64_t *direct_pages;                 /* per design: PG_direct mappings an exit clears */
 };
 
+/* A content's counts, record_figures' without the per-design arrays: 16
+ * bytes a content, not 104 (a content holds 512 records at most). */
+struct content_totals {
+	uint16_t present, swap, zero_page, mapped, mapped_anon, with_pfn, shared;
+	bool shared_anon;
+};
+
 struct segment {
 	size_t process;                 /* index in the snapshot */
 	const struct vma *vma;          /* NULL: outside every VMA (hand-built snapshots) */
@@ -103,9 +110,11 @@ struct model_context {
 	unsigned chunks_per_window_shift; /* pte_shift - PAGEMAP_CHUNK_SHIFT */
 	struct pfn_table pfns;
 	uint32_t *record_pfns;          /* per content record: its PFN run's index + 1, 0 none */
-	struct record_figures *content_figures; /* per content (per-design arrays NULL: without PFNs) */
-	double *content_bytes;          /* ... the arrays they point into */
+	struct content_totals *content_totals; /* per content: its counts (walk.c content_figures
+					   makes its whole figures from them) */
+	double *content_bytes;          /* ... its per-design figures (none read without PFNs) */
 	uint64_t *content_counts;
+	struct record_figures whole_figures; /* ... a whole content's, made for one visit */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	uint8_t *content_uniform;       /* per content: its records one group, and how (walk.c figure_records) */
 	struct cut_entry *cut_parts;    /* cut chunks' segments' figures (walk.c cut_figures) */
