@@ -36,6 +36,7 @@ struct fork_walk {
 	uint64_t *rule_window;              /* ... per rule */
 	const struct vma *vma;              /* the VMA the rules' ranges are of (NULL: none yet) */
 	uint64_t *rule_start, *rule_end;    /* per rule: the range it shares of it (sharing_vma_windows) */
+	bool any_range;                     /* ... one of them not empty (else no place is asked) */
 	size_t next_vma;                    /* the process's first VMA whose PTE pages are not counted */
 	size_t run;                         /* ... the cursor over its runs vma_pages keeps */
 };
@@ -51,8 +52,11 @@ static void rule_ranges(const struct model_context *c, struct fork_walk *walk, c
 	if (walk->vma == vma)
 		return;
 	walk->vma = vma;
-	for (size_t k = 0; k < c->result->sharing_count; k++)
+	walk->any_range = false;
+	for (size_t k = 0; k < c->result->sharing_count; k++) {
 		sharing_vma_windows(c->result->sharing[k].rule, vma, &walk->rule_start[k], &walk->rule_end[k]);
+		walk->any_range |= walk->rule_start[k] < walk->rule_end[k];
+	}
 }
 
 /* Where a chunk's segments are placed against the rules' ranges: its first
@@ -82,8 +86,8 @@ static uint64_t run_ptes(const struct model_context *c, const struct segment *se
 {
 	uint64_t ptes = 0;
 	for (uint64_t k = first; k < end; k++) {
-		const struct record_figures *f = &c->content_figures[seg->content + k];
-		ptes += f->present + f->swap;
+		const struct content_totals *t = &c->content_totals[seg->content + k];
+		ptes += (uint64_t)t->present + t->swap;
 	}
 	return ptes;
 }
@@ -94,12 +98,12 @@ static uint64_t rule_copied_ptes(const struct model_context *c, const struct for
 				 size_t k, uint64_t ptes)
 {
 	uint64_t start = walk->rule_start[k], end = walk->rule_end[k];
+	if (start >= end)
+		return ptes;    /* nothing shared: no place to find */
 	if (seg->chunks == 1) {
 		uint64_t at = seg->base + segment_first_offset(c, seg);   /* offsets in the chunk */
 		return at < start || at >= end ? ptes : 0;
 	}
-	if (start >= end)
-		return ptes;
 	uint64_t chunk = seg->base >> PAGEMAP_CHUNK_SHIFT;
 	uint64_t low = places_below(c, seg->vma, seg->content, chunk, seg->chunks, start);
 	uint64_t high = places_below(c, seg->vma, seg->content, chunk, seg->chunks, end);
@@ -109,15 +113,14 @@ static uint64_t rule_copied_ptes(const struct model_context *c, const struct for
 /* The PTEs a fork copies: a segment's present and swap entries, but none
  * of a PMD-mapped window (its PMD is copied whole, or not at all); a run
  * of chunks is none. */
-static void visit_segment(struct model_context *c, const struct segment *seg, void *data)
+static void visit_segment(struct model_context *c, const struct segment *seg, enum pmd_kind kind,
+			  struct fork_walk *walk)
 {
-	struct fork_walk *walk = data;
 	struct model_result *r = c->result;
 	struct model_process *mp = &r->process_figures[seg->process];
 	const struct vma *vma = seg->vma;
 	if (!vma || !fork_copies(c, walk, vma))
 		return;
-	enum pmd_kind kind = segment_pmd_kind(c, seg);
 	if (kind == PMD_FILE || kind == PMD_ANON)
 		return;
 	const struct record_figures *f = model_segment_counts(c, seg);   /* a cut part's: only here */
@@ -168,8 +171,10 @@ static void chunk_pages(struct model_context *c, struct fork_walk *walk, size_t 
 			/* the window is the chunk, its content known: no search */
 			struct segment at = { .process = index, .base = (chunk + k) << PAGEMAP_CHUNK_SHIFT,
 					      .content = content + (uint32_t)k };
+			/* with every rule's range empty, the place is not read */
 			if (segment_pmd_kind(c, &at) != PMD_FILE)
-				window_page(c, walk, mp, chunk + k, chunk_place(c, vma, content + (uint32_t)k, chunk + k));
+				window_page(c, walk, mp, chunk + k, walk->any_range ?
+					    chunk_place(c, vma, content + (uint32_t)k, chunk + k) : 0);
 		}
 		return;
 	}
@@ -239,7 +244,7 @@ struct fork_walk *model_fork_begin(struct model_context *c)
 	*walk = (struct fork_walk){ r->current_design < r->design_count ? r->designs[r->current_design].profile : NULL,
 				    NO_WINDOW, xcalloc(r->sharing_count + 1, sizeof(uint64_t)), NULL,
 				    xcalloc(r->sharing_count + 1, sizeof(uint64_t)),
-				    xcalloc(r->sharing_count + 1, sizeof(uint64_t)), 0, 0 };
+				    xcalloc(r->sharing_count + 1, sizeof(uint64_t)), false, 0, 0 };
 	return walk;
 }
 
@@ -263,12 +268,12 @@ static void pages_to(struct model_context *c, struct fork_walk *walk, size_t i, 
 			vma_pages(c, walk, i, &p->vmas[walk->next_vma], &walk->run);
 }
 
-void model_fork_visit(struct model_context *c, const struct segment *seg, struct fork_walk *walk)
+void model_fork_visit(struct model_context *c, const struct segment *seg, enum pmd_kind kind, struct fork_walk *walk)
 {
 	const struct process *p = &c->snapshot->processes[seg->process];
 	if (seg->vma)
 		pages_to(c, walk, seg->process, (size_t)(seg->vma - p->vmas) + 1);
-	visit_segment(c, seg, walk);
+	visit_segment(c, seg, kind, walk);
 }
 
 /* After the walk of process i: its PTE pages, VMA by VMA, and the sums. */

@@ -435,12 +435,12 @@ static void visit_work(struct model_context *c, const struct segment *seg, void 
 	struct work_walk *walk = data;
 	const struct record_figures *f = seg->figures;
 	visit_process_figures(c, seg, NULL);   /* the one walk for the three */
-	model_fork_visit(c, seg, walk->fork);
+	enum pmd_kind kind = segment_pmd_kind(c, seg);
+	model_fork_visit(c, seg, kind, walk->fork);
 	/* a PFN map's PTEs are copied and zapped, but it holds no struct
 	 * page: vm_normal_page() gives none, so no rmap call is made */
 	if (seg->vma && VMA_HAS_FLAG(seg->vma, VMF_PF))
 		return;
-	enum pmd_kind kind = segment_pmd_kind(c, seg);
 	struct work_segment ws = { seg, seg->process, f, seg->vma, kind, segment_calls(c, seg, kind),
 				   seg->vma && c->vma_has_anon_vma[seg->vma - c->snapshot->vmas] };
 	if (seg->vma) {
@@ -540,7 +540,8 @@ static void count_munmaps(struct model_context *c, struct munmap_tally *tallies)
 }
 
 /* Fork, exit and fault work per process and design, then their sums.  The
- * anon_vma parts were counted by model_object_rmap.  The same walk gives each
+ * anon_vma parts are counted per process (model_price_anon_vmas), before
+ * model_object_rmap sums them.  The same walk gives each
  * process its PTEs by kind and pte_chain charges (visit_process_figures),
  * and what a fork copies (model/fork.c): one walk, not three. */
 static void work_walk_make(const struct model_result *r, struct work_walk *walk)
@@ -706,31 +707,30 @@ static int choose_profiles(struct model_context *c, struct error *error)
 	return 0;
 }
 
-/* What each process's VMAs' counters give, before the first walk: it
+/* What process i's VMAs' counters give, just before the first walk of its
+ * segments (model_walk_begin; its VMAs are then fresh in the cache), which
  * marks the VMAs whose records show an exclusive anonymous page among the
  * rest (model/walk.c). */
-static void sum_vmas(struct model_context *c)
+static void sum_vmas(struct model_context *c, size_t i)
 {
 	const struct snapshot *s = c->snapshot;
-	for (size_t i = 0; i < s->process_count; i++) {
-		const struct vma *vmas = s->processes[i].vmas;
-		uint64_t rss = 0, pss = 0;
-		for (size_t v = 0; v < s->processes[i].vma_count; v++) {
-			rss += vma_kb(&vmas[v], SMAPS_RSS) * 1024;
-			pss += vma_kb(&vmas[v], SMAPS_PSS) * 1024;
-			/* an anonymous page: an anon_vma; read here, where the
-			 * VMA's counters are */
-			c->vma_has_anon_vma[&vmas[v] - s->vmas] = vma_kb(&vmas[v], SMAPS_ANONYMOUS) > 0;
-			bool anon;
-			c->process_smaps_pmds[i] |= model_smaps_pmd_windows(c, &vmas[v], &anon) > 0;
-			if (s->processes[i].has_pagemap && model_shared_segment(&vmas[v], (uint64_t)1 << c->pte_shift))
-				*ARRAY_PUSH(c->shared_segments, c->shared_segment_count, c->shared_segment_capacity) =
-					(struct vma_ref){ i, &vmas[v] };
-		}
-		c->result->process_figures[i].rss_bytes = rss;
-		c->result->process_figures[i].pss_bytes = pss;
-		c->result->vma_count += s->processes[i].vma_count;
+	const struct vma *vmas = s->processes[i].vmas;
+	uint64_t rss = 0, pss = 0;
+	for (size_t v = 0; v < s->processes[i].vma_count; v++) {
+		rss += vma_kb(&vmas[v], SMAPS_RSS) * 1024;
+		pss += vma_kb(&vmas[v], SMAPS_PSS) * 1024;
+		/* an anonymous page: an anon_vma; read here, where the
+		 * VMA's counters are */
+		c->vma_has_anon_vma[&vmas[v] - s->vmas] = vma_kb(&vmas[v], SMAPS_ANONYMOUS) > 0;
+		bool anon;
+		c->process_smaps_pmds[i] |= model_smaps_pmd_windows(c, &vmas[v], &anon) > 0;
+		if (s->processes[i].has_pagemap && model_shared_segment(&vmas[v], (uint64_t)1 << c->pte_shift))
+			*ARRAY_PUSH(c->shared_segments, c->shared_segment_count, c->shared_segment_capacity) =
+				(struct vma_ref){ i, &vmas[v] };
 	}
+	c->result->process_figures[i].rss_bytes = rss;
+	c->result->process_figures[i].pss_bytes = pss;
+	c->result->vma_count += s->processes[i].vma_count;
 }
 
 static void sum_processes(struct model_context *c)
@@ -817,7 +817,7 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	uint64_t bytes = records * (2 * sizeof(uint32_t) + 2 * (sizeof(struct pfn_run) + 32 + sizeof(void *)));
 	/* per content: figures for every design, PMD kind, identical-rule sums and
 	 * classes, and the class of a window that is the whole chunk */
-	bytes += contents * (sizeof(struct record_figures) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
+	bytes += contents * (sizeof(struct content_totals) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
 			     2 * sizeof(uint64_t) + 2 * 64 + sizeof(uint32_t) + sizeof(uint64_t));
 	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
 	bytes += records * (11 * sizeof(uint32_t) + sizeof(uint64_t));
@@ -870,16 +870,16 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 		mp->fork_copies = xcalloc(r->sharing_count + 1, sizeof(*mp->fork_copies));
 	}
 
-	sum_vmas(&c);
-	model_walk_begin(&c);
+	model_walk_begin(&c, sum_vmas);
 	for (size_t i = 0; i < snapshot->process_count; i++)
 		count_page_tables(&c, i);
 	sum_processes(&c);
 	if (r->has_pfns)
 		charge_pte_chains(&c, sums);
 	model_estimate(&c);
+	c.vma_depths = xcalloc(snapshot->vma_count + 1, sizeof(*c.vma_depths));
+	count_work(&c);                 /* with each process's anon_vmas (model/objrmap.c) */
 	model_object_rmap(&c);
-	count_work(&c);
 	model_reclaim(&c);
 	model_walk_segments_end(&c);    /* the last walk */
 	model_counters(&c);
@@ -893,7 +893,6 @@ int model_run(const struct snapshot *snapshot, const struct model_options *optio
 	free(c.process_smaps_pmds);
 	free(c.vma_depths);
 	free(c.vma_family);
-	free(c.process_anon_vmas);
 	free(c.shared_segments);
 	free(sums);
 	*result = r;

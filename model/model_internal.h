@@ -35,6 +35,13 @@ struct record_figures {
 	uint64_t *direct_pages;                 /* per design: PG_direct mappings an exit clears */
 };
 
+/* A content's counts, record_figures' without the per-design arrays: 16
+ * bytes a content, not 104 (a content holds 512 records at most). */
+struct content_totals {
+	uint16_t present, swap, zero_page, mapped, mapped_anon, with_pfn, shared;
+	bool shared_anon;
+};
+
 struct segment {
 	size_t process;                 /* index in the snapshot */
 	const struct vma *vma;          /* NULL: outside every VMA (hand-built snapshots) */
@@ -103,9 +110,11 @@ struct model_context {
 	unsigned chunks_per_window_shift; /* pte_shift - PAGEMAP_CHUNK_SHIFT */
 	struct pfn_table pfns;
 	uint32_t *record_pfns;          /* per content record: its PFN run's index + 1, 0 none */
-	struct record_figures *content_figures; /* per content (per-design arrays NULL: without PFNs) */
-	double *content_bytes;          /* ... the arrays they point into */
+	struct content_totals *content_totals; /* per content: its counts (walk.c content_figures
+					   makes its whole figures from them) */
+	double *content_bytes;          /* ... its per-design figures (none read without PFNs) */
 	uint64_t *content_counts;
+	struct record_figures whole_figures; /* ... a whole content's, made for one visit */
 	uint8_t *content_pmd;           /* per content: enum pmd_kind, worked out on demand */
 	uint8_t *content_uniform;       /* per content: its records one group, and how (walk.c figure_records) */
 	struct cut_entry *cut_parts;    /* cut chunks' segments' figures (walk.c cut_figures) */
@@ -129,7 +138,7 @@ struct model_context {
 	uint8_t *vma_depths;            /* per global VMA index: fork depth, 64 at most (model/objrmap.c) */
 	size_t *vma_family;             /* per global VMA index: its 2.6.7 anon_vma family's
 					   root VMA (NULL without PFNs) */
-	uint64_t *process_anon_vmas;    /* per process: VMAs holding an anon_vma, their chains (objrmap.c) */
+	uint64_t anon_vma_own, anon_vma_chains; /* 2.6.34+: anon_vmas, chains (objrmap.c, per process) */
 	struct vma_ref { size_t process; const struct vma *vma; } *shared_segments; /* VMAs that may be
 					   a shared segment on huge pages, in process order (sum_processes,
 					   for model/hugepages.c) */
@@ -160,8 +169,10 @@ bool pfn_is_zero_page(const struct pfn_run *run);
 bool record_is_anonymous(uint64_t entry_word, const struct pfn_run *pfn);
 
 /* Pass 1 (before any rule) and its end: the PFN table, every content's
- * figures, the PMD windows smaps overrides. */
-void model_walk_begin(struct model_context *context);
+ * figures, the PMD windows smaps overrides; `before` is called for each
+ * process, in order, just before the first walk of its segments. */
+typedef void (*process_visit)(struct model_context *c, size_t process);
+void model_walk_begin(struct model_context *context, process_visit before);
 void model_walk_end(struct model_context *context);
 /* Layout helpers. */
 /* The records of a content, and a record's PFN entry (NULL: none known). */
@@ -248,16 +259,19 @@ static inline int model_compare_keys(const uint64_t *x, const uint64_t *y, size_
 struct fork_walk;
 struct fork_walk *model_fork_begin(struct model_context *context);
 void model_fork_process_begin(struct model_context *context, struct fork_walk *walk);
-void model_fork_visit(struct model_context *context, const struct segment *segment, struct fork_walk *walk);
+/* A segment of count_work's walk, its PMD kind known (segment_pmd_kind). */
+void model_fork_visit(struct model_context *context, const struct segment *segment, enum pmd_kind kind,
+		      struct fork_walk *walk);
 void model_fork_process_end(struct model_context *context, struct fork_walk *walk, size_t process);
 void model_fork_end(struct fork_walk *walk);
 void model_estimate(struct model_context *context);          /* model/estimate.c */
 uint64_t model_estimate_table_bytes(uint64_t designs);       /* ... the memory its table of VMA shapes takes */
 void model_sharing(struct model_context *context);            /* model/sharing.c */
-void model_object_rmap(struct model_context *context);       /* model/objrmap.c */
-/* Process `process`'s anon_vma work under every design added to the
- * design's sum (designs[d].work), the current design's to *current (model/
- * objrmap.c, from what model_object_rmap counted). */
+void model_object_rmap(struct model_context *context);       /* model/objrmap.c, after count_work */
+/* Process `process`'s VMAs' fork depths (vma_depths) and anon_vmas, counted
+ * (processes in order, each once), and their work under every design added
+ * to the design's sum (designs[d].work), the current design's to *current
+ * (model/objrmap.c). */
 void model_price_anon_vmas(struct model_context *context, size_t process, struct event_work *current);
 void model_counters(struct model_context *context);          /* model/counters.c */
 void model_huge_pages(struct model_context *context);        /* model/hugepages.c */

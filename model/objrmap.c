@@ -245,14 +245,50 @@ static void remember_nearest(struct model_context *c, const struct vma *ancestor
 		*nearest = ancestor;
 }
 
-/* What a process's fork and exit do with anon_vmas under each design:
+/* Process i's VMAs holding an anon_vma, their chains (*chains), and those
+ * not sharing their neighbour's (added to c->anon_vma_own).  2.6.34+: one
+ * anon_vma per VMA holding one, but compatible neighbours (never forked)
+ * count one between them; chains: d + 1 per VMA.  The neighbour's depth is
+ * known: VMAs are walked in address order. */
+static uint64_t process_anon_vmas(struct model_context *c, size_t i, uint64_t *chains)
+{
+	const struct snapshot *s = c->snapshot;
+	const struct process *p = &s->processes[i];
+	uint64_t vmas = 0;
+	/* the chain once per process; its VMAs ascend, so a cursor per ancestor */
+	const struct process *chain[ANCESTOR_HOPS];
+	size_t cursors[ANCESTOR_HOPS] = { 0 }, hops = ancestor_chain(s, p, chain);
+	const struct vma *nearest = NULL, *before = NULL;   /* the VMA's and the one before's */
+	*chains = 0;
+	for (size_t v = 0; v < p->vma_count; v++, before = nearest) {
+		size_t g = (size_t)(&p->vmas[v] - s->vmas);
+		nearest = NULL;
+		if (!c->vma_has_anon_vma[g])
+			continue;
+		/* at most ANCESTOR_HOPS: a byte */
+		c->vma_depths[g] = (uint8_t)chain_ancestors(c, chain, hops, cursors, &p->vmas[v], remember_nearest, &nearest);
+		vmas++;
+		*chains += c->vma_depths[g] + 1;
+		/* never forked: compatible neighbours share (anon_vma_prepare);
+		 * forked: the pieces of one forked VMA share its anon_vma */
+		bool shares = v > 0 && c->vma_has_anon_vma[g - 1] && c->vma_depths[g - 1] == c->vma_depths[g] &&
+			      before == nearest && compatible(&s->vmas[g - 1], &s->vmas[g]);
+		c->anon_vma_own += !shares;
+	}
+	c->anon_vma_chains += *chains;
+	return vmas;
+}
+
+/* What process i's fork and exit do with anon_vmas under each design,
+ * counted here (count_work's walk calls it for every process in order,
+ * while its VMAs are fresh in the cache: every VMA is marked by then):
  * anon_vma_link / anon_vma_fork per VMA holding one, and 2.6.34+ the
  * chains anon_vma_clone copies plus one new (d + 2), freed again at exit
  * by unlink_anon_vmas (d + 1). */
 void model_price_anon_vmas(struct model_context *c, size_t process, struct event_work *current)
 {
 	struct model_result *r = c->result;
-	uint64_t vmas = c->process_anon_vmas[2 * process], chains = c->process_anon_vmas[2 * process + 1];
+	uint64_t chains, vmas = process_anon_vmas(c, process, &chains);
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct event_work *w = d == r->current_design ? current : &r->designs[d].work;
 		switch (r->designs[d].profile->anon_vma_fork) {
@@ -272,45 +308,14 @@ void model_price_anon_vmas(struct model_context *c, size_t process, struct event
 	}
 }
 
+/* After count_work's walk (model_price_anon_vmas): the anon_vmas and
+ * chains each design keeps. */
 void model_object_rmap(struct model_context *c)
 {
-	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
 	count_anon_vmas(c);
 	bool exact = r->has_pfns && r->processes_with_pagemap == r->processes;
-	/* 2.6.34+: one anon_vma per VMA holding one, but compatible neighbours
-	 * (never forked) count one between them; chains: d + 1 per VMA.  The
-	 * neighbour's depth is known: VMAs are walked in address order. */
-	uint8_t *depths = c->vma_depths = xcalloc(s->vma_count + 1, sizeof(*depths));
-	c->process_anon_vmas = xcalloc(2 * s->process_count + 1, sizeof(*c->process_anon_vmas));
-	uint64_t chains = 0, own = 0;
-	for (size_t i = 0; i < s->process_count; i++) {
-		const struct process *p = &s->processes[i];
-		uint64_t process_vmas = 0, process_chains = 0;
-		/* the chain once per process; its VMAs ascend, so a cursor per ancestor */
-		const struct process *chain[ANCESTOR_HOPS];
-		size_t cursors[ANCESTOR_HOPS] = { 0 }, hops = ancestor_chain(s, p, chain);
-		const struct vma *nearest = NULL, *before = NULL;   /* the VMA's and the one before's */
-		for (size_t v = 0; v < p->vma_count; v++, before = nearest) {
-			size_t g = (size_t)(&p->vmas[v] - s->vmas);
-			nearest = NULL;
-			if (!c->vma_has_anon_vma[g])
-				continue;
-			/* at most ANCESTOR_HOPS: a byte */
-			depths[g] = (uint8_t)chain_ancestors(c, chain, hops, cursors, &p->vmas[v], remember_nearest, &nearest);
-			process_vmas++;
-			process_chains += depths[g] + 1;
-			/* never forked: compatible neighbours share (anon_vma_prepare);
-			 * forked: the pieces of one forked VMA share its anon_vma */
-			bool shares = v > 0 && c->vma_has_anon_vma[g - 1] && depths[g - 1] == depths[g] &&
-				      before == nearest && compatible(&s->vmas[g - 1], &s->vmas[g]);
-			own += !shares;
-		}
-		chains += process_chains;
-		c->process_anon_vmas[2 * i] = process_vmas;     /* priced by count_work (model.c) */
-		c->process_anon_vmas[2 * i + 1] = process_chains;
-	}
-	uint64_t families = exact ? count_families(c) : own;
+	uint64_t families = exact ? count_families(c) : c->anon_vma_own;
 	for (size_t d = 0; d < r->design_count; d++) {
 		struct model_design *design = &r->designs[d];
 		const struct rmap_profile *profile = design->profile;
@@ -324,8 +329,8 @@ void model_object_rmap(struct model_context *c)
 			design->anon_vma_exact = exact;
 			break;
 		case ANON_VMA_CHAIN:
-			design->anon_vma_count = own;
-			design->anon_vma_chain_count = chains;
+			design->anon_vma_count = c->anon_vma_own;
+			design->anon_vma_chain_count = c->anon_vma_chains;
 			break;
 		}
 		design->object_rmap_bytes = design->vma_field_bytes +

@@ -455,9 +455,30 @@ static void add_counts(struct record_figures *sum, const struct record_figures *
 	sum->shared_anon |= f->shared_anon;
 }
 
+/* A content's figures made in *out: its counts, and its per-design arrays
+ * (figure_contents' layout; NULL without PFNs, as it leaves them unwritten). */
+static const struct record_figures *content_figures(const struct model_context *c, uint32_t content,
+						    struct record_figures *out)
+{
+	const struct content_totals *t = &c->content_totals[content];
+	*out = (struct record_figures){ .present = t->present, .swap = t->swap, .zero_page = t->zero_page,
+					.mapped = t->mapped, .mapped_anon = t->mapped_anon, .with_pfn = t->with_pfn,
+					.shared = t->shared, .shared_anon = t->shared_anon };
+	if (c->snapshot->contents[content].without_pfns)
+		return out;
+	size_t designs = c->result->design_count + 1, stride = (c->snapshot->content_count + 2) * designs;
+	out->chain_bytes = c->content_bytes + content * designs;
+	out->chain_bytes_anon = c->content_bytes + stride + content * designs;
+	out->chain_allocations = c->content_counts + content * designs;
+	out->chain_frees = c->content_counts + stride + content * designs;
+	out->direct_pages = c->content_counts + 2 * stride + content * designs;
+	return out;
+}
+
 static void run_add(struct model_context *c, struct run_entry *e, uint32_t content)
 {
-	const struct record_figures *f = &c->content_figures[content];
+	struct record_figures one;
+	const struct record_figures *f = content_figures(c, content, &one);
 	struct record_figures *sum = &e->figures;
 	add_counts(sum, f);
 	if (!f->chain_allocations) {    /* a content without PFNs: no charge */
@@ -512,7 +533,8 @@ void model_run_add_charges(const struct model_context *c, const struct segment *
 		return;
 	}
 	for (uint32_t k = 0; k < seg->chunks; k++) {
-		const struct record_figures *f = &c->content_figures[seg->content + k];
+		struct record_figures one;
+		const struct record_figures *f = content_figures(c, seg->content + k, &one);
 		if (!f->chain_bytes)
 			continue;       /* without PFNs: its charges are +0, no bit changes */
 		if (anon) {
@@ -611,7 +633,7 @@ static uint64_t whole_run(struct model_context *c, const struct process *p, size
 		 * sums, kept per run) is for the walk that reads them */
 		c->run_counts = (struct record_figures){ 0 };
 		for (uint32_t k = 0; k < chunks; k++)
-			add_counts(&c->run_counts, &c->content_figures[content + k]);
+			add_counts(&c->run_counts, content_figures(c, content + k, &c->whole_figures));
 		seg->figures = &c->run_counts;
 	}
 	return chunks;
@@ -693,7 +715,7 @@ static void walk_chunk(struct model_context *c, size_t index, size_t *v, uint32_
 		seg.whole = k == 0 && end == pc->count;
 		seg.figures = NULL;
 		if (figures != WALK_BARE && seg.whole) {
-			seg.figures = &c->content_figures[content];
+			seg.figures = content_figures(c, content, &c->whole_figures);
 		} else if (figures == WALK_DESIGNS) {
 			seg.figures = cut_figures(c, content, k, end - k, e);
 		} else if (figures == WALK_COUNTS) {
@@ -726,7 +748,7 @@ static void walk_process(struct model_context *c, size_t index, enum walk_figure
 		if (r + WALK_AHEAD < p->run_count) {
 			__builtin_prefetch(&c->snapshot->contents[p->runs[r + WALK_AHEAD].content]);
 			if (figures != WALK_BARE)
-				__builtin_prefetch(&c->content_figures[p->runs[r + WALK_AHEAD].content]);
+				__builtin_prefetch(&c->content_totals[p->runs[r + WALK_AHEAD].content]);
 		}
 		for (uint64_t i = 0; i < run->length;) {
 			struct segment seg = { .process = index, .content = run->content + (uint32_t)i, .whole = true,
@@ -756,7 +778,7 @@ void model_segment_chunks(struct model_context *c, const struct segment *run, se
 		seg.content = run->content + k;
 		seg.base = run->base + ((uint64_t)k << PAGEMAP_CHUNK_SHIFT);
 		seg.count = c->snapshot->contents[seg.content].count;
-		seg.figures = &c->content_figures[seg.content];
+		seg.figures = content_figures(c, seg.content, &c->whole_figures);
 		visit(c, &seg, data);
 	}
 }
@@ -869,7 +891,7 @@ static int by_key(const void *a, const void *b)
 }
 
 /* The PFN table in runs, broken wherever some process's VMA edge cuts a chunk. */
-static void count_pfns(struct model_context *c)
+static void count_pfns(struct model_context *c, process_visit before)
 {
 	const struct snapshot *s = c->snapshot;
 	struct first_walk first = { .exclusive = xcalloc(s->content_count + 1, 1) };
@@ -882,8 +904,10 @@ static void count_pfns(struct model_context *c)
 			chunks += s->processes[i].runs[r].length;
 	}
 	c->cuts.whole_vmas = xcalloc(chunks + 1, sizeof(*c->cuts.whole_vmas));
-	for (size_t i = 0; i < s->process_count; i++)
+	for (size_t i = 0; i < s->process_count; i++) {
+		before(c, i);
 		walk_process(c, i, WALK_BARE, false, visit_first, &first);
+	}
 	c->cuts.kept = true;
 	c->cuts.items = xreallocarray(c->cuts.items, c->cuts.count + 1, sizeof(*c->cuts.items));
 	array_sort(first.cuts.keys, first.cuts.count, sizeof(*first.cuts.keys), by_key);
@@ -899,18 +923,16 @@ static void figure_contents(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	size_t designs = c->result->design_count + 1, contents = s->content_count + 1;
-	c->content_figures = xcalloc(contents, sizeof(*c->content_figures));
+	c->content_totals = xcalloc(contents, sizeof(*c->content_totals));
 	c->content_pmd = xcalloc(contents, sizeof(*c->content_pmd));
 	uint8_t *uniform = xcalloc(contents, sizeof(*uniform));
 	/* per content and design: two doubles, then three counts */
 	double *bytes = xcalloc(2 * (contents * designs + designs), sizeof(*bytes));
 	uint64_t *counts = xcalloc(3 * (contents * designs + designs), sizeof(*counts));
-	size_t stride = contents * designs + designs;
+	size_t stride = contents * designs + designs;   /* content_figures finds them so */
 	c->content_bytes = bytes;
 	c->content_counts = counts;
 	for (size_t id = 0; id < contents; id++) {
-		/* made here, then stored: the calloc page is written first, not
-		 * read (a read maps the zero page, and the write faults again) */
 		struct record_figures f = { 0 };
 		/* a content without PFNs prices each mapping as a page mapped
 		 * once: its per-design counts follow from its counts
@@ -927,14 +949,17 @@ static void figure_contents(struct model_context *c)
 		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, NULL, &f) == 1)
 			uniform[id] = uniform_kind(pagemap_content_record(s, (uint32_t)id, 0).entry,
 						   content_record_pfn(c, (uint32_t)id, 0) != NULL);
-		c->content_figures[id] = f;
+		c->content_totals[id] = (struct content_totals){ (uint16_t)f.present, (uint16_t)f.swap,
+								 (uint16_t)f.zero_page, (uint16_t)f.mapped,
+								 (uint16_t)f.mapped_anon, (uint16_t)f.with_pfn,
+								 (uint16_t)f.shared, f.shared_anon };
 	}
 	c->content_uniform = uniform;
 }
 
 static void free_contents(struct model_context *c)
 {
-	FREE_ALL(c->content_bytes, c->content_counts, c->content_figures, c->content_pmd, c->content_uniform, c->record_pfns, c->overrides, c->override_first,
+	FREE_ALL(c->content_bytes, c->content_counts, c->content_totals, c->content_pmd, c->content_uniform, c->record_pfns, c->overrides, c->override_first,
 		 c->override_count, c->mapping_costs, c->mapping_costs_high, c->mapping_costs_high_m, c->cuts.items, c->cuts.first, c->cuts.whole_vmas, c->cuts.whole_first);
 }
 
@@ -1225,10 +1250,10 @@ bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma
 }
 
 /* Pass 1, before any rule: the PFN table, the figures of every content and
- * the PMD windows smaps overrides. */
-void model_walk_begin(struct model_context *c)
+ * the PMD windows smaps overrides (`before` each process's first walk). */
+void model_walk_begin(struct model_context *c, process_visit before)
 {
-	count_pfns(c);
+	count_pfns(c, before);
 	make_mapping_costs(c);
 	figure_contents(c);
 	resolve_pmd_windows(c);
