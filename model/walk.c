@@ -307,20 +307,27 @@ const struct vma *chunk_vma_from(const struct process *p, size_t *v, uint64_t ba
 	return NULL;
 }
 
-/* The end of the segment that starts at the record at `offset` of a chunk
- * (at `base`) that no VMA holds whole: the records before the next VMA's start, or
- * this VMA's end (*vma, NULL outside every VMA); *v walks the process's
- * VMAs in order. */
-static uint32_t segment_end(const struct snapshot *s, const struct process *p, size_t *v, uint64_t base,
-			    uint32_t content, uint64_t offset, const struct vma **vma)
+/* The end of a segment of a chunk that no VMA holds whole (its first
+ * record known): the records before the next VMA's start, or this VMA's
+ * end (*vma, NULL outside every VMA); *v walks the process's VMAs in order. */
+static uint32_t segment_end(const struct model_context *c, const struct process *p, size_t *v,
+			    const struct segment *seg, const struct vma **vma)
 {
-	uint64_t vaddr = base + offset;
+	const struct pagemap_content *pc = &c->snapshot->contents[seg->content];
+	const struct pagemap_extent *e = segment_extent(c, seg);
+	const struct pagemap_extent *last = c->snapshot->content_extents + pc->first_extent + pc->extent_count;
+	uint64_t vaddr = seg->base + e->offset + (uint64_t)(seg->first - e->rank) * 4096;
 	while (*v < p->vma_count && p->vmas[*v].end <= vaddr)
 		(*v)++;
 	*vma = *v < p->vma_count && p->vmas[*v].start <= vaddr ? &p->vmas[*v] : NULL;
-	uint64_t limit = *vma ? (*vma)->end : *v < p->vma_count ? p->vmas[*v].start : UINT64_MAX;
-	/* record k lies below limit, so this is after k */
-	return pagemap_content_rank(s, content, limit - base);
+	uint64_t limit = (*vma ? (*vma)->end : *v < p->vma_count ? p->vmas[*v].start : UINT64_MAX) - seg->base;
+	/* the segment's first record lies below limit, so the records below it
+	 * end in its extent or after: from there, the first extent whose last
+	 * record is at or above it (a content has a few extents) */
+	for (; e < last; e++)
+		if (pagemap_extent_last(e) >= limit)
+			return e->rank + (limit > e->offset ? (uint32_t)((limit - e->offset + 4095) / 4096) : 0);
+	return pc->count;
 }
 
 /* The VMA holding the whole chunk at `base`, the process's place-th in
@@ -363,7 +370,7 @@ static uint32_t next_segment(struct model_context *c, const struct process *p, s
 		*vma = cut >> CUT_END_BITS ? &p->vmas[(cut >> CUT_END_BITS) - 1] : NULL;
 		return cut & ((1u << CUT_END_BITS) - 1);
 	}
-	uint32_t end = segment_end(c->snapshot, p, v, seg->base, seg->content, segment_first_offset(c, seg), vma);
+	uint32_t end = segment_end(c, p, v, seg, vma);
 	if (!cuts->kept && keep)
 		*ARRAY_PUSH(cuts->items, cuts->count, cuts->capacity) = CUT(end, *vma ? *vma - p->vmas + 1 : 0);
 	return end;
@@ -1047,6 +1054,8 @@ static enum pmd_kind override_kind(const struct model_context *c, const struct p
 	if (!c->overrides)
 		return PMD_UNKNOWN;
 	size_t index = (size_t)(p - c->snapshot->processes);
+	if (!c->override_count[index])
+		return PMD_UNKNOWN;     /* mostly: no search */
 	const struct pmd_override *o = c->overrides + c->override_first[index];
 	size_t low = array_lower_bound(o, c->override_count[index], sizeof(*o), override_window, window);
 	return low < c->override_count[index] && o[low].window == window ? (enum pmd_kind)o[low].kind : PMD_UNKNOWN;
