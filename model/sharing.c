@@ -1053,6 +1053,10 @@ struct identical {
 	uint64_t *fields[2];            /* a window's slots, three words each, to compare */
 	struct window_piece *pieces[2]; /* a one-chunk window's pieces (window_pieces) */
 	size_t piece_count[2];
+	bool have_view_pieces;          /* pieces[1] are of view_pieces_process's ..._window, */
+	size_t view_pieces_process;     /* as describe_window cut it, a chunk of */
+	uint64_t view_pieces_window;
+	long view_pieces_content;       /* ... this content (-1: none) */
 	bool have_first_pieces;         /* pieces[0] are of first_pieces_process's ..._window, */
 	size_t first_pieces_process;
 	uint64_t first_pieces_window;
@@ -1210,6 +1214,27 @@ static const struct vma *vma_from(const struct process *p, size_t *v, uint64_t v
 	return *v < p->vma_count && p->vmas[*v].start <= vaddr ? &p->vmas[*v] : NULL;
 }
 
+/* A run of a one-chunk window's records under the same permissions (of
+ * one VMA or of neighbours, or outside every VMA): the records before
+ * `end`, their permissions (4 bytes each: no padding for memcmp). */
+struct window_piece {
+	uint32_t end;
+	uint32_t perms;
+};
+
+/* A piece of the window describe_window cuts, kept in pieces[1] as
+ * window_pieces would find it: neighbours under the same permissions
+ * merged (two VMAs' records alike to the slots). */
+static void keep_piece(struct identical *x, uint32_t end, uint32_t perms)
+{
+	struct window_piece *kept = x->pieces[1];
+	size_t *n = &x->piece_count[1];
+	if (*n && kept[*n - 1].perms == perms)
+		kept[*n - 1].end = end;
+	else
+		kept[(*n)++] = (struct window_piece){ end, perms };
+}
+
 /* known: the window's content when it is one chunk (-1: look it up). */
 static void describe_window(struct model_context *c, struct identical *x, size_t process, uint64_t window,
 			    long known, struct window_view *view)
@@ -1218,10 +1243,16 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 	unsigned k = c->chunks_per_window_shift;
 	uint64_t hash = 0, pieces = 0;
 	*view = (struct window_view){ .process = process, .window = window, .content = -1 };
+	x->have_view_pieces = k == 0;
+	x->view_pieces_process = process;
+	x->view_pieces_window = window;
+	x->view_pieces_content = -1;
+	x->piece_count[1] = 0;
 	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
 		long content = k == 0 && known >= 0 ? known : process_chunk_content(p, chunk);
 		if (content < 0)
 			continue;
+		x->view_pieces_content = content;
 		uint32_t count = c->snapshot->contents[content].count;
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
 		const struct pagemap_extent *e = pagemap_content_extent(c->snapshot, (uint32_t)content, 0);
@@ -1245,6 +1276,7 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 			}
 			view->perms = perms_word(vma);
 			hash += sum * perms_factor(view->perms);
+			keep_piece(x, end, (uint32_t)view->perms);
 			pieces++;
 			first = end;
 		}
@@ -1281,14 +1313,6 @@ static size_t window_fields(struct model_context *c, size_t process, uint64_t wi
 	return n;
 }
 
-/* A run of a one-chunk window's records under the same permissions (of
- * one VMA or of neighbours, or outside every VMA): the records before
- * `end`, their permissions. */
-struct window_piece {
-	uint32_t end;
-	uint64_t perms;
-};
-
 /* The pieces of a window that is one chunk (chunks_per_window_shift 0),
  * at most `most`: how many, 0 when the window is not one chunk, holds no
  * record or has more pieces.  *content: its chunk's. */
@@ -1309,7 +1333,7 @@ static size_t window_pieces(const struct model_context *c, size_t process, uint6
 		const struct vma *vma = process_find_vma(p, base + e->offset + (uint64_t)(first - e->rank) * 4096);
 		/* as describe_window cuts it: the records below the VMA's end */
 		first = vma ? rank_from(e, count, vma->end - base) : first + 1;
-		struct window_piece piece = { first, perms_word(vma) };
+		struct window_piece piece = { first, (uint32_t)perms_word(vma) };
 		if (n && out[n - 1].perms == piece.perms)
 			out[n - 1].end = first;         /* two VMAs' records alike to the slots */
 		else
@@ -1335,7 +1359,13 @@ static bool same_pieces(struct model_context *c, struct identical *x, const stru
 		x->first_pieces_window = class->window;
 		x->have_first_pieces = true;
 	}
-	size_t n = window_pieces(c, view->process, view->window, x->pieces[1], most, &content);
+	/* the view was described last: its pieces are kept, as cut */
+	size_t n = x->piece_count[1];
+	content = x->view_pieces_content;
+	if (!x->have_view_pieces || x->view_pieces_process != view->process || x->view_pieces_window != view->window) {
+		n = window_pieces(c, view->process, view->window, x->pieces[1], most, &content);
+		x->have_view_pieces = false;
+	}
 	return n && n == x->piece_count[0] && content == x->first_pieces_content &&
 	       !memcmp(x->pieces[0], x->pieces[1], n * sizeof(*x->pieces[1]));
 }
@@ -1400,13 +1430,21 @@ static struct window_class *find_class(struct model_context *c, struct identical
 	return &x->classes[x->count - 1];
 }
 
+/* The class of a window whose records are all of `content`, under
+ * permissions perms, as that content under those permissions had it
+ * before (slot by slot the same window), or NULL. */
+static struct window_class *content_perms_class(struct identical *x, long content, uint64_t perms)
+{
+	if (!x->content_class[content] || perms != x->content_perms[content])
+		return NULL;
+	return &x->classes[x->content_class[content] - 1];
+}
+
 /* The class of a window that is one whole chunk in one VMA (`vma`), as
  * its content under the same permissions had it before, or NULL. */
 static struct window_class *known_class(struct identical *x, long content, const struct vma *vma)
 {
-	if (!vma || !x->content_class[content] || perms_word(vma) != x->content_perms[content])
-		return NULL;
-	return &x->classes[x->content_class[content] - 1];
+	return vma ? content_perms_class(x, content, perms_word(vma)) : NULL;
 }
 
 /* A window's class: counting, found or made from its description; then
@@ -1424,7 +1462,9 @@ static struct window_class *window_class(struct model_context *c, struct identic
 	if (!class) {
 		struct window_view view;
 		describe_window(c, x, process, window, content, &view);
-		class = find_class(c, x, &view, counting);
+		/* its records all in one VMA that does not hold the whole chunk */
+		class = view.content >= 0 ? content_perms_class(x, view.content, view.perms) : NULL;
+		class = class ? class : find_class(c, x, &view, counting);
 		if (class && view.content >= 0 && x->count < UINT32_MAX) {
 			x->content_class[view.content] = (uint32_t)(class - x->classes) + 1;
 			x->content_perms[view.content] = view.perms;
