@@ -83,6 +83,9 @@ struct slots {
 	 * name, crediting walks again) */
 	struct pushed_slot { uint32_t window, process; } *pushes;
 	size_t push_count, push_capacity;
+	size_t *starts;                 /* per member of the group: its first run (member_starts), */
+	uint32_t *start_contents;       /* ... and the content there (or UINT32_MAX: none) */
+	size_t start_capacity;
 	bool pushes_whole;              /* every slot of the walk is in pushes */
 	bool crediting;                 /* second walk: credit the partners */
 	size_t rule_index;
@@ -166,7 +169,8 @@ static void slots_reset(struct slots *slots)
 
 static void slots_free(struct slots *slots)
 {
-	FREE_ALL(slots->pages, slots->windows, slots->boundaries, slots->covers, slots->touched, slots->pushes);
+	FREE_ALL(slots->pages, slots->windows, slots->boundaries, slots->covers, slots->touched, slots->pushes,
+		 slots->starts, slots->start_contents);
 	hash_free(&slots->page_table);
 	hash_free(&slots->window_table);
 }
@@ -384,10 +388,44 @@ static bool next_record_vaddr(const struct model_context *c, const struct proces
 	return false;
 }
 
+/* Each member's first run, the first reaching its first window (found by
+ * halving: walking on from the process's first run stepped over 19 runs a
+ * member on the generated 4000), and the content of the chunk it starts in
+ * and that content's extents asked for from memory.  Members lie far
+ * apart, each in its own process: these loops, a member's steps apart from
+ * the next one's, overlap the misses that member_slots met one after the
+ * other. */
+static void member_starts(const struct model_context *c, const struct sharing_rule *rule, const struct member *group,
+			  size_t count, struct slots *slots)
+{
+	size_t capacity = slots->start_capacity;
+	array_reserve(&slots->starts, &slots->start_capacity, count, sizeof(*slots->starts));
+	array_reserve(&slots->start_contents, &capacity, count, sizeof(*slots->start_contents));
+	for (size_t i = 0; i < count; i++) {
+		const struct process *p = &c->snapshot->processes[group[i].process];
+		uint64_t first, end;
+		member_windows(rule, group[i].vma, &first, &end);
+		uint64_t chunk = window_base(rule, group[i].vma, first) >> PAGEMAP_CHUNK_SHIFT;
+		size_t run = array_lower_bound(p->runs, p->run_count, sizeof(*p->runs), run_end_chunk, chunk + 1);
+		slots->start_contents[i] = UINT32_MAX;
+		if (run < p->run_count) {
+			const struct pagemap_run *r = &p->runs[run];
+			slots->start_contents[i] = r->content + (uint32_t)(chunk > r->chunk ? chunk - r->chunk : 0);
+			__builtin_prefetch(&c->snapshot->contents[slots->start_contents[i]]);
+		}
+		slots->starts[i] = run;
+	}
+	/* then the extents the contents name */
+	for (size_t i = 0; i < count; i++)
+		if (slots->start_contents[i] != UINT32_MAX)
+			__builtin_prefetch(c->snapshot->content_extents +
+					   c->snapshot->contents[slots->start_contents[i]].first_extent);
+}
+
 /* The windows a member populated (records); a member without pagemap is
- * counted as a run (cover_runs). */
+ * counted as a run (cover_runs).  run: its first run (member_starts). */
 static void member_slots(struct model_context *c, const struct sharing_rule *rule,
-			 const struct member *m, struct slots *slots)
+			 const struct member *m, size_t run, struct slots *slots)
 {
 	const struct process *p = &c->snapshot->processes[m->process];
 	const struct vma *v = m->vma;
@@ -400,12 +438,7 @@ static void member_slots(struct model_context *c, const struct sharing_rule *rul
 	uint64_t pte_mask = ((uint64_t)1 << c->pte_shift) - 1;
 	bool check_pmd = rule->skip_pmd_mapped && rule->window_shift == c->pte_shift &&
 			 !model_range_pmd_none(c, p, window_base(rule, v, first) & ~pte_mask, limit);
-	/* the cursor starts at the first run reaching the VMA's first window,
-	 * found by halving: walking on from the process's first run stepped
-	 * over 19 runs a member on the generated 4000 */
 	uint64_t at = window_base(rule, v, first);
-	size_t run = array_lower_bound(p->runs, p->run_count, sizeof(*p->runs), run_end_chunk,
-				       (at >> PAGEMAP_CHUNK_SHIFT) + 1);
 	uint64_t vaddr;
 	while (at < limit && next_record_vaddr(c, p, &run, at, limit, &vaddr)) {
 		uint64_t w = rule->partners == PARTNERS_LENGTH ? (vaddr - v->start) >> rule->window_shift
@@ -637,8 +670,9 @@ static uint64_t share_group(struct model_context *c, struct model_sharing *out, 
 			    const struct member *group, size_t count, struct slots *slots)
 {
 	slots_reset(slots);
+	member_starts(c, out->rule, group, count, slots);
 	for (size_t i = 0; i < count; i++)
-		member_slots(c, out->rule, &group[i], slots);
+		member_slots(c, out->rule, &group[i], slots->starts[i], slots);
 	uint64_t shared = cover_runs(slots, out->rule, group, count, c->snapshot);
 	uint64_t twice = join_runs(slots, out->rule);
 	for (size_t w = 0; w < slots->window_count; w++)
@@ -654,7 +688,7 @@ static uint64_t share_group(struct model_context *c, struct model_sharing *out, 
 	for (size_t i = 0; slots->pushes_whole && i < slots->push_count; i++)
 		credit_slot(slots, &slots->windows[slots->pushes[i].window], slots->pushes[i].process);
 	for (size_t i = 0; !slots->pushes_whole && i < count; i++)
-		member_slots(c, out->rule, &group[i], slots);
+		member_slots(c, out->rule, &group[i], slots->starts[i], slots);
 	credit_runs(slots, out->rule, group, count, c, rule_index);
 	return shared;
 }
