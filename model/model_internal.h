@@ -212,8 +212,18 @@ bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p
 uint64_t model_walk_run_bytes(uint64_t designs);
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
-/* The same for the window of a segment's (first) chunk, its content known. */
-enum pmd_kind segment_pmd_kind(struct model_context *c, const struct segment *seg);
+/* The same for the window of a segment's (first) chunk, its content known
+ * (inline below: once or twice a segment in count_work's walk). */
+enum pmd_kind model_segment_pmd_kind(struct model_context *c, const struct segment *seg);
+static inline enum pmd_kind segment_pmd_kind(struct model_context *c, const struct segment *seg)
+{
+	/* windows of one chunk, no PID/pmd_mapped, no smaps override for the
+	 * process, the content's kind known: it is the window's */
+	if (c->chunks_per_window_shift || c->snapshot->processes[seg->process].has_pmd_map || !c->override_count ||
+	    c->override_count[seg->process] || c->content_pmd[seg->content] == PMD_UNKNOWN)
+		return model_segment_pmd_kind(c, seg);
+	return (enum pmd_kind)c->content_pmd[seg->content];
+}
 
 /* The per-design counts (chain_allocations, chain_frees, direct_pages) of
  * `mapped` mappings of pages without a PFN, `anon` of them anonymous, added
@@ -234,8 +244,16 @@ typedef void (*ancestor_visit)(struct model_context *c, const struct vma *ancest
 uint64_t model_vma_ancestors(struct model_context *c, const struct process *p, const struct vma *vma,
 			     ancestor_visit visit, void *data);
 
-/* Does fork copy this VMA's PTEs under the design (lazy fork: model/walk.c)? */
-bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma);
+/* Does fork copy this VMA's PTEs under the design?  Lazy fork (2.6.14+)
+ * skips a VMA without an anon_vma, since faults refill it, unless its
+ * VmFlags say a fault could not (hugetlb before 6.0, PFN and mixed maps,
+ * userfaultfd write-protect): the profile's copies-vmflags.  (Inline: once
+ * a segment and design.) */
+static inline bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma)
+{
+	return profile->fork_copies_file_ptes || has_anon_vma ||
+	       (vma && (vma->vm_flags & profile->fork_copy_flags));
+}
 /* PTE windows of the VMA smaps counts PMD-mapped (*anon: mostly anonymous ones). */
 uint64_t model_smaps_pmd_windows(const struct model_context *context, const struct vma *vma, bool *anon);
 /* The address range whose windows a rule would share for a VMA it makes

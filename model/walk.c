@@ -1070,8 +1070,9 @@ enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, 
 }
 
 /* With a window of one chunk (the common geometry) the segment names its
- * content: records_pmd_kind without looking it up. */
-enum pmd_kind segment_pmd_kind(struct model_context *c, const struct segment *seg)
+ * content: records_pmd_kind without looking it up (segment_pmd_kind, in
+ * model_internal.h, answers the commonest case itself). */
+enum pmd_kind model_segment_pmd_kind(struct model_context *c, const struct segment *seg)
 {
 	const struct process *p = &c->snapshot->processes[seg->process];
 	uint64_t window = seg->base >> c->pte_shift;
@@ -1247,16 +1248,6 @@ static void resolve_pmd_windows(struct model_context *c)
 	c->overrides = list.items ? list.items : xcalloc(1, sizeof(*c->overrides));
 }
 
-
-/* Does fork copy this VMA's PTEs under the design?  Lazy fork (2.6.14+)
- * skips a VMA without an anon_vma, since faults refill it, unless its
- * VmFlags say a fault could not (hugetlb before 6.0, PFN and mixed maps,
- * userfaultfd write-protect): the profile's copies-vmflags. */
-bool model_fork_copies(const struct rmap_profile *profile, const struct vma *vma, bool has_anon_vma)
-{
-	return profile->fork_copies_file_ptes || has_anon_vma ||
-	       (vma && (vma->vm_flags & profile->fork_copy_flags));
-}
 
 /* Pass 1, before any rule: the PFN table, the figures of every content and
  * the PMD windows smaps overrides (`before` each process's first walk). */
