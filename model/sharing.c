@@ -1032,7 +1032,9 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
  */
 struct window_class {
 	uint64_t hash;
-	size_t process;                 /* the first window of the class */
+	uint32_t process;               /* the first window of the class (share_identical:
+					   fewer processes than 2^32) */
+	uint32_t chunk_content;         /* ... its chunk's content when it is one (else UINT32_MAX) */
 	uint64_t window;
 	long content;                   /* one chunk in one VMA: its content, else -1 */
 	uint32_t perms;
@@ -1321,10 +1323,10 @@ static size_t window_fields(struct model_context *c, size_t process, uint64_t wi
  * at most `most`: how many, 0 when the window is not one chunk, holds no
  * record or has more pieces.  *content: its chunk's. */
 static size_t window_pieces(const struct model_context *c, size_t process, uint64_t window, size_t vma_first,
-			    struct window_piece *out, size_t most, long *content)
+			    uint32_t known, struct window_piece *out, size_t most, long *content)
 {
 	const struct process *p = &c->snapshot->processes[process];
-	*content = c->chunks_per_window_shift ? -1 : process_chunk_content(p, window);
+	*content = c->chunks_per_window_shift ? -1 : known != UINT32_MAX ? (long)known : process_chunk_content(p, window);
 	if (*content < 0)
 		return 0;
 	uint32_t count = c->snapshot->contents[*content].count;
@@ -1358,8 +1360,8 @@ static bool same_pieces(struct model_context *c, struct identical *x, const stru
 	long content;
 	if (!x->have_first_pieces || x->first_pieces_process != class->process ||
 	    x->first_pieces_window != class->window) {
-		x->piece_count[0] = window_pieces(c, class->process, class->window, class->vma_first, x->pieces[0],
-						  most, &x->first_pieces_content);
+		x->piece_count[0] = window_pieces(c, class->process, class->window, class->vma_first,
+						  class->chunk_content, x->pieces[0], most, &x->first_pieces_content);
 		x->first_pieces_process = class->process;
 		x->first_pieces_window = class->window;
 		x->have_first_pieces = true;
@@ -1368,7 +1370,8 @@ static bool same_pieces(struct model_context *c, struct identical *x, const stru
 	size_t n = x->piece_count[1];
 	content = x->view_pieces_content;
 	if (!x->have_view_pieces || x->view_pieces_process != view->process || x->view_pieces_window != view->window) {
-		n = window_pieces(c, view->process, view->window, view->vma_first, x->pieces[1], most, &content);
+		n = window_pieces(c, view->process, view->window, view->vma_first, UINT32_MAX, x->pieces[1], most,
+				  &content);
 		x->have_view_pieces = false;
 	}
 	return n && n == x->piece_count[0] && content == x->first_pieces_content &&
@@ -1429,7 +1432,10 @@ static struct window_class *find_class(struct model_context *c, struct identical
 	if (!create)
 		return NULL;
 	struct window_class *class = ARRAY_PUSH(x->classes, x->count, x->capacity);
-	*class = (struct window_class){ .hash = view->hash, .process = view->process, .window = view->window,
+	uint32_t chunk = x->have_view_pieces && x->view_pieces_content >= 0 && x->view_pieces_content < UINT32_MAX
+				 ? (uint32_t)x->view_pieces_content : UINT32_MAX;
+	*class = (struct window_class){ .hash = view->hash, .process = (uint32_t)view->process,
+					.chunk_content = chunk, .window = view->window,
 					.content = view->content, .perms = (uint32_t)view->perms,
 					.vma_first = view->vma_first < UINT32_MAX ? (uint32_t)view->vma_first : UINT32_MAX };
 	hash_add(&x->table, view->hash, x->count - 1, class_hash, x);
@@ -1560,6 +1566,8 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 {
 	const struct snapshot *s = c->snapshot;
 	size_t slots = (size_t)1 << (c->pte_shift - 12);
+	if (s->process_count >= UINT32_MAX)    /* classes name processes in 32 bits */
+		out_of_memory();
 	struct identical x = {
 		.window_classes = xreallocarray(NULL, 1, sizeof(*x.window_classes)),
 		.window_ends = xcalloc(s->process_count + 1, sizeof(*x.window_ends)),
