@@ -1035,7 +1035,9 @@ struct window_class {
 	size_t process;                 /* the first window of the class */
 	uint64_t window;
 	long content;                   /* one chunk in one VMA: its content, else -1 */
-	uint64_t perms;
+	uint32_t perms;
+	uint32_t vma_first;             /* a process VMA at or before its window's (UINT32_MAX:
+					   none kept), for window_pieces' cursor */
 	uint64_t members;
 };
 
@@ -1204,6 +1206,7 @@ struct window_view {
 	uint64_t window, hash;
 	long content;
 	uint64_t perms;
+	size_t vma_first;               /* the pass's VMA cursor when it was described */
 };
 
 /* The VMA holding vaddr, or NULL, from the pass's cursor (no search). */
@@ -1242,7 +1245,8 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 	const struct process *p = &c->snapshot->processes[process];
 	unsigned k = c->chunks_per_window_shift;
 	uint64_t hash = 0, pieces = 0;
-	*view = (struct window_view){ .process = process, .window = window, .content = -1 };
+	*view = (struct window_view){ .process = process, .window = window, .content = -1,
+				      .vma_first = x->vma_cursor };
 	x->have_view_pieces = k == 0;
 	x->view_pieces_process = process;
 	x->view_pieces_window = window;
@@ -1316,8 +1320,8 @@ static size_t window_fields(struct model_context *c, size_t process, uint64_t wi
 /* The pieces of a window that is one chunk (chunks_per_window_shift 0),
  * at most `most`: how many, 0 when the window is not one chunk, holds no
  * record or has more pieces.  *content: its chunk's. */
-static size_t window_pieces(const struct model_context *c, size_t process, uint64_t window, struct window_piece *out,
-			    size_t most, long *content)
+static size_t window_pieces(const struct model_context *c, size_t process, uint64_t window, size_t vma_first,
+			    struct window_piece *out, size_t most, long *content)
 {
 	const struct process *p = &c->snapshot->processes[process];
 	*content = c->chunks_per_window_shift ? -1 : process_chunk_content(p, window);
@@ -1330,7 +1334,8 @@ static size_t window_pieces(const struct model_context *c, size_t process, uint6
 	for (uint32_t first = 0; first < count && n < most;) {
 		while (e->rank + e->length <= first)
 			e++;
-		const struct vma *vma = process_find_vma(p, base + e->offset + (uint64_t)(first - e->rank) * 4096);
+		uint64_t vaddr = base + e->offset + (uint64_t)(first - e->rank) * 4096;
+		const struct vma *vma = vma_first < UINT32_MAX ? vma_from(p, &vma_first, vaddr) : process_find_vma(p, vaddr);
 		/* as describe_window cuts it: the records below the VMA's end */
 		first = vma ? rank_from(e, count, vma->end - base) : first + 1;
 		struct window_piece piece = { first, (uint32_t)perms_word(vma) };
@@ -1353,8 +1358,8 @@ static bool same_pieces(struct model_context *c, struct identical *x, const stru
 	long content;
 	if (!x->have_first_pieces || x->first_pieces_process != class->process ||
 	    x->first_pieces_window != class->window) {
-		x->piece_count[0] = window_pieces(c, class->process, class->window, x->pieces[0], most,
-						  &x->first_pieces_content);
+		x->piece_count[0] = window_pieces(c, class->process, class->window, class->vma_first, x->pieces[0],
+						  most, &x->first_pieces_content);
 		x->first_pieces_process = class->process;
 		x->first_pieces_window = class->window;
 		x->have_first_pieces = true;
@@ -1363,7 +1368,7 @@ static bool same_pieces(struct model_context *c, struct identical *x, const stru
 	size_t n = x->piece_count[1];
 	content = x->view_pieces_content;
 	if (!x->have_view_pieces || x->view_pieces_process != view->process || x->view_pieces_window != view->window) {
-		n = window_pieces(c, view->process, view->window, x->pieces[1], most, &content);
+		n = window_pieces(c, view->process, view->window, view->vma_first, x->pieces[1], most, &content);
 		x->have_view_pieces = false;
 	}
 	return n && n == x->piece_count[0] && content == x->first_pieces_content &&
@@ -1425,7 +1430,8 @@ static struct window_class *find_class(struct model_context *c, struct identical
 		return NULL;
 	struct window_class *class = ARRAY_PUSH(x->classes, x->count, x->capacity);
 	*class = (struct window_class){ .hash = view->hash, .process = view->process, .window = view->window,
-					.content = view->content, .perms = view->perms };
+					.content = view->content, .perms = (uint32_t)view->perms,
+					.vma_first = view->vma_first < UINT32_MAX ? (uint32_t)view->vma_first : UINT32_MAX };
 	hash_add(&x->table, view->hash, x->count - 1, class_hash, x);
 	return &x->classes[x->count - 1];
 }
