@@ -247,17 +247,35 @@ static struct member member_key(const struct sharing_rule *rule, const struct vm
 
 /* Windows a member could share: whole windows inside the VMA, named by
  * address, by file index, or by position in the VMA. */
-static void member_windows(const struct sharing_rule *rule, const struct vma *v,
-			   uint64_t *first, uint64_t *end)
+static void span_windows(const struct sharing_rule *rule, uint64_t start, uint64_t stop, uint64_t *first,
+			 uint64_t *end)
 {
 	uint64_t size = (uint64_t)1 << rule->window_shift;
 	if (rule->partners == PARTNERS_LENGTH) {
 		*first = 0;
-		*end = (v->end - v->start) / size;
+		*end = (stop - start) / size;
 	} else {
-		*first = (v->start + size - 1) >> rule->window_shift;
-		*end = v->end >> rule->window_shift;
+		*first = (start + size - 1) >> rule->window_shift;
+		*end = stop >> rule->window_shift;
 	}
+}
+
+static void member_windows(const struct sharing_rule *rule, const struct vma *v,
+			   uint64_t *first, uint64_t *end)
+{
+	span_windows(rule, v->start, v->end, first, end);
+}
+
+/* The same from the member's key where it holds the VMA's bounds (address
+ * partners) or length (length partners): its VMA lies a line away. */
+static void key_windows(const struct sharing_rule *rule, const struct member *m, uint64_t *first, uint64_t *end)
+{
+	if (rule->partners == PARTNERS_ADDRESS)
+		span_windows(rule, m->start, m->end, first, end);
+	else if (rule->partners == PARTNERS_LENGTH)
+		span_windows(rule, 0, m->length, first, end);
+	else
+		member_windows(rule, m->vma, first, end);
 }
 
 static uint64_t window_base(const struct sharing_rule *rule, const struct vma *v, uint64_t w)
@@ -753,7 +771,7 @@ static int compare_files(const void *a, const void *b)
  */
 struct apart_group {
 	const struct member *first;
-	uint64_t hash;
+	uint64_t hash, offset, length;  /* the mapping's offset and length */
 	bool processes;                 /* a second process maps it */
 	bool together;                  /* two of them at one address */
 };
@@ -780,20 +798,35 @@ static uint64_t perms_key(const char *perms)
 	return key;
 }
 
-static uint64_t mapping_hash(const struct member *m)
+/* A member's VMA as the census sees it: from the member's key where the
+ * key holds it (address partners: all; length partners: all but the
+ * start), else from the VMA. */
+struct mapping {
+	uint64_t offset, length, start;
+};
+
+static struct mapping member_mapping(const struct sharing_rule *rule, const struct member *m)
 {
-	const struct vma *v = m->vma;
-	uint64_t h = hash_u64((uint64_t)m->dev_major << 32 ^ m->dev_minor ^ perms_key(m->perms) << 20);
-	h = hash_u64(h ^ m->inode);
-	h = hash_u64(h ^ v->offset);
-	return hash_u64(h ^ (v->end - v->start));
+	if (rule->partners == PARTNERS_ADDRESS)
+		return (struct mapping){ m->offset, m->end - m->start, m->start };
+	if (rule->partners == PARTNERS_LENGTH)
+		return (struct mapping){ m->offset, m->length, m->vma->start };
+	return (struct mapping){ m->vma->offset, m->vma->end - m->vma->start, m->vma->start };
 }
 
-static bool same_mapping(const struct member *x, const struct member *y)
+static uint64_t mapping_hash(const struct member *m, struct mapping map)
 {
+	uint64_t h = hash_u64((uint64_t)m->dev_major << 32 ^ m->dev_minor ^ perms_key(m->perms) << 20);
+	h = hash_u64(h ^ m->inode);
+	h = hash_u64(h ^ map.offset);
+	return hash_u64(h ^ map.length);
+}
+
+static bool same_mapping(const struct apart_group *g, const struct member *y, struct mapping map)
+{
+	const struct member *x = g->first;
 	return x->dev_major == y->dev_major && x->dev_minor == y->dev_minor && x->inode == y->inode &&
-	       x->vma->offset == y->vma->offset && x->vma->end - x->vma->start == y->vma->end - y->vma->start &&
-	       !strcmp(x->perms, y->perms);
+	       g->offset == map.offset && g->length == map.length && !strcmp(x->perms, y->perms);
 }
 
 static uint64_t rehash_group(const void *context, size_t index)
@@ -806,14 +839,15 @@ static uint64_t rehash_start(const void *context, size_t index)
 	return ((const struct apart *)context)->starts[index].hash;
 }
 
-static struct apart_group *apart_group(struct apart *a, const struct member *m)
+static struct apart_group *apart_group(struct apart *a, const struct member *m, struct mapping map)
 {
-	uint64_t h = mapping_hash(m);
+	uint64_t h = mapping_hash(m, map);
 	struct hash_probe probe;
 	for (size_t i = hash_first(&a->group_table, h, &probe); i != HASH_NONE; i = hash_next(&a->group_table, &probe))
-		if (a->groups[i].hash == h && same_mapping(a->groups[i].first, m))
+		if (a->groups[i].hash == h && same_mapping(&a->groups[i], m, map))
 			return &a->groups[i];
-	*ARRAY_PUSH(a->groups, a->group_count, a->group_capacity) = (struct apart_group){ .first = m, .hash = h };
+	*ARRAY_PUSH(a->groups, a->group_count, a->group_capacity) =
+		(struct apart_group){ .first = m, .hash = h, .offset = map.offset, .length = map.length };
 	hash_add(&a->group_table, h, a->group_count - 1, rehash_group, a);
 	return &a->groups[a->group_count - 1];
 }
@@ -831,11 +865,12 @@ static bool apart_start_seen(struct apart *a, uint64_t group, uint64_t start)
 	return false;
 }
 
-static void census_apart_member(struct apart *a, const struct member *m)
+static void census_apart_member(struct apart *a, const struct sharing_rule *rule, const struct member *m)
 {
-	struct apart_group *g = apart_group(a, m);
+	struct mapping map = member_mapping(rule, m);
+	struct apart_group *g = apart_group(a, m, map);
 	g->processes |= g->first->process != m->process;
-	g->together |= apart_start_seen(a, (uint64_t)(g - a->groups), m->vma->start);
+	g->together |= apart_start_seen(a, (uint64_t)(g - a->groups), map.start);
 }
 
 static void census_apart_count(struct sharing_census *census, struct apart *a)
@@ -861,7 +896,7 @@ static void take_census(const struct sharing_rule *rule, const struct member *me
 	size_t n = 0;
 	for (size_t i = 0; i < count; i++) {
 		uint64_t first, end;
-		member_windows(rule, members[i].vma, &first, &end);
+		key_windows(rule, &members[i], &first, &end);
 		if (first >= end)
 			continue;
 		n++;
@@ -872,7 +907,7 @@ static void take_census(const struct sharing_rule *rule, const struct member *me
 		census->shared_groups += !new_group && (!last[1] || !same_group(last[1], last[0]));
 		last[1] = last[0];
 		last[0] = &members[i];
-		census_apart_member(&apart, &members[i]);
+		census_apart_member(&apart, rule, &members[i]);
 	}
 	census->window_vmas = n;
 	census_apart_count(census, &apart);
