@@ -1032,10 +1032,14 @@ static void share_by_partners(struct model_context *c, struct model_sharing *out
  */
 struct window_class {
 	uint64_t hash;
-	size_t process;                 /* the first window of the class */
+	uint32_t process;               /* the first window of the class (share_identical:
+					   fewer processes than 2^32) */
+	uint32_t chunk_content;         /* ... its chunk's content when it is one (else UINT32_MAX) */
 	uint64_t window;
 	long content;                   /* one chunk in one VMA: its content, else -1 */
-	uint64_t perms;
+	uint32_t perms;
+	uint32_t vma_first;             /* a process VMA at or before its window's (UINT32_MAX:
+					   none kept), for window_pieces' cursor */
 	uint64_t members;
 };
 
@@ -1053,6 +1057,10 @@ struct identical {
 	uint64_t *fields[2];            /* a window's slots, three words each, to compare */
 	struct window_piece *pieces[2]; /* a one-chunk window's pieces (window_pieces) */
 	size_t piece_count[2];
+	bool have_view_pieces;          /* pieces[1] are of view_pieces_process's ..._window, */
+	size_t view_pieces_process;     /* as describe_window cut it, a chunk of */
+	uint64_t view_pieces_window;
+	long view_pieces_content;       /* ... this content (-1: none) */
 	bool have_first_pieces;         /* pieces[0] are of first_pieces_process's ..._window, */
 	size_t first_pieces_process;
 	uint64_t first_pieces_window;
@@ -1200,6 +1208,7 @@ struct window_view {
 	uint64_t window, hash;
 	long content;
 	uint64_t perms;
+	size_t vma_first;               /* the pass's VMA cursor when it was described */
 };
 
 /* The VMA holding vaddr, or NULL, from the pass's cursor (no search). */
@@ -1210,6 +1219,27 @@ static const struct vma *vma_from(const struct process *p, size_t *v, uint64_t v
 	return *v < p->vma_count && p->vmas[*v].start <= vaddr ? &p->vmas[*v] : NULL;
 }
 
+/* A run of a one-chunk window's records under the same permissions (of
+ * one VMA or of neighbours, or outside every VMA): the records before
+ * `end`, their permissions (4 bytes each: no padding for memcmp). */
+struct window_piece {
+	uint32_t end;
+	uint32_t perms;
+};
+
+/* A piece of the window describe_window cuts, kept in pieces[1] as
+ * window_pieces would find it: neighbours under the same permissions
+ * merged (two VMAs' records alike to the slots). */
+static void keep_piece(struct identical *x, uint32_t end, uint32_t perms)
+{
+	struct window_piece *kept = x->pieces[1];
+	size_t *n = &x->piece_count[1];
+	if (*n && kept[*n - 1].perms == perms)
+		kept[*n - 1].end = end;
+	else
+		kept[(*n)++] = (struct window_piece){ end, perms };
+}
+
 /* known: the window's content when it is one chunk (-1: look it up). */
 static void describe_window(struct model_context *c, struct identical *x, size_t process, uint64_t window,
 			    long known, struct window_view *view)
@@ -1217,11 +1247,18 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 	const struct process *p = &c->snapshot->processes[process];
 	unsigned k = c->chunks_per_window_shift;
 	uint64_t hash = 0, pieces = 0;
-	*view = (struct window_view){ .process = process, .window = window, .content = -1 };
+	*view = (struct window_view){ .process = process, .window = window, .content = -1,
+				      .vma_first = x->vma_cursor };
+	x->have_view_pieces = k == 0;
+	x->view_pieces_process = process;
+	x->view_pieces_window = window;
+	x->view_pieces_content = -1;
+	x->piece_count[1] = 0;
 	for (uint64_t chunk = window << k; chunk < (window + 1) << k; chunk++) {
 		long content = k == 0 && known >= 0 ? known : process_chunk_content(p, chunk);
 		if (content < 0)
 			continue;
+		x->view_pieces_content = content;
 		uint32_t count = c->snapshot->contents[content].count;
 		uint64_t base = chunk << PAGEMAP_CHUNK_SHIFT;
 		const struct pagemap_extent *e = pagemap_content_extent(c->snapshot, (uint32_t)content, 0);
@@ -1245,6 +1282,7 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 			}
 			view->perms = perms_word(vma);
 			hash += sum * perms_factor(view->perms);
+			keep_piece(x, end, (uint32_t)view->perms);
 			pieces++;
 			first = end;
 		}
@@ -1281,22 +1319,14 @@ static size_t window_fields(struct model_context *c, size_t process, uint64_t wi
 	return n;
 }
 
-/* A run of a one-chunk window's records under the same permissions (of
- * one VMA or of neighbours, or outside every VMA): the records before
- * `end`, their permissions. */
-struct window_piece {
-	uint32_t end;
-	uint64_t perms;
-};
-
 /* The pieces of a window that is one chunk (chunks_per_window_shift 0),
  * at most `most`: how many, 0 when the window is not one chunk, holds no
  * record or has more pieces.  *content: its chunk's. */
-static size_t window_pieces(const struct model_context *c, size_t process, uint64_t window, struct window_piece *out,
-			    size_t most, long *content)
+static size_t window_pieces(const struct model_context *c, size_t process, uint64_t window, size_t vma_first,
+			    uint32_t known, struct window_piece *out, size_t most, long *content)
 {
 	const struct process *p = &c->snapshot->processes[process];
-	*content = c->chunks_per_window_shift ? -1 : process_chunk_content(p, window);
+	*content = c->chunks_per_window_shift ? -1 : known != UINT32_MAX ? (long)known : process_chunk_content(p, window);
 	if (*content < 0)
 		return 0;
 	uint32_t count = c->snapshot->contents[*content].count;
@@ -1306,10 +1336,11 @@ static size_t window_pieces(const struct model_context *c, size_t process, uint6
 	for (uint32_t first = 0; first < count && n < most;) {
 		while (e->rank + e->length <= first)
 			e++;
-		const struct vma *vma = process_find_vma(p, base + e->offset + (uint64_t)(first - e->rank) * 4096);
+		uint64_t vaddr = base + e->offset + (uint64_t)(first - e->rank) * 4096;
+		const struct vma *vma = vma_first < UINT32_MAX ? vma_from(p, &vma_first, vaddr) : process_find_vma(p, vaddr);
 		/* as describe_window cuts it: the records below the VMA's end */
 		first = vma ? rank_from(e, count, vma->end - base) : first + 1;
-		struct window_piece piece = { first, perms_word(vma) };
+		struct window_piece piece = { first, (uint32_t)perms_word(vma) };
 		if (n && out[n - 1].perms == piece.perms)
 			out[n - 1].end = first;         /* two VMAs' records alike to the slots */
 		else
@@ -1329,13 +1360,20 @@ static bool same_pieces(struct model_context *c, struct identical *x, const stru
 	long content;
 	if (!x->have_first_pieces || x->first_pieces_process != class->process ||
 	    x->first_pieces_window != class->window) {
-		x->piece_count[0] = window_pieces(c, class->process, class->window, x->pieces[0], most,
-						  &x->first_pieces_content);
+		x->piece_count[0] = window_pieces(c, class->process, class->window, class->vma_first,
+						  class->chunk_content, x->pieces[0], most, &x->first_pieces_content);
 		x->first_pieces_process = class->process;
 		x->first_pieces_window = class->window;
 		x->have_first_pieces = true;
 	}
-	size_t n = window_pieces(c, view->process, view->window, x->pieces[1], most, &content);
+	/* the view was described last: its pieces are kept, as cut */
+	size_t n = x->piece_count[1];
+	content = x->view_pieces_content;
+	if (!x->have_view_pieces || x->view_pieces_process != view->process || x->view_pieces_window != view->window) {
+		n = window_pieces(c, view->process, view->window, view->vma_first, UINT32_MAX, x->pieces[1], most,
+				  &content);
+		x->have_view_pieces = false;
+	}
 	return n && n == x->piece_count[0] && content == x->first_pieces_content &&
 	       !memcmp(x->pieces[0], x->pieces[1], n * sizeof(*x->pieces[1]));
 }
@@ -1394,19 +1432,31 @@ static struct window_class *find_class(struct model_context *c, struct identical
 	if (!create)
 		return NULL;
 	struct window_class *class = ARRAY_PUSH(x->classes, x->count, x->capacity);
-	*class = (struct window_class){ .hash = view->hash, .process = view->process, .window = view->window,
-					.content = view->content, .perms = view->perms };
+	uint32_t chunk = x->have_view_pieces && x->view_pieces_content >= 0 && x->view_pieces_content < UINT32_MAX
+				 ? (uint32_t)x->view_pieces_content : UINT32_MAX;
+	*class = (struct window_class){ .hash = view->hash, .process = (uint32_t)view->process,
+					.chunk_content = chunk, .window = view->window,
+					.content = view->content, .perms = (uint32_t)view->perms,
+					.vma_first = view->vma_first < UINT32_MAX ? (uint32_t)view->vma_first : UINT32_MAX };
 	hash_add(&x->table, view->hash, x->count - 1, class_hash, x);
 	return &x->classes[x->count - 1];
+}
+
+/* The class of a window whose records are all of `content`, under
+ * permissions perms, as that content under those permissions had it
+ * before (slot by slot the same window), or NULL. */
+static struct window_class *content_perms_class(struct identical *x, long content, uint64_t perms)
+{
+	if (!x->content_class[content] || perms != x->content_perms[content])
+		return NULL;
+	return &x->classes[x->content_class[content] - 1];
 }
 
 /* The class of a window that is one whole chunk in one VMA (`vma`), as
  * its content under the same permissions had it before, or NULL. */
 static struct window_class *known_class(struct identical *x, long content, const struct vma *vma)
 {
-	if (!vma || !x->content_class[content] || perms_word(vma) != x->content_perms[content])
-		return NULL;
-	return &x->classes[x->content_class[content] - 1];
+	return vma ? content_perms_class(x, content, perms_word(vma)) : NULL;
 }
 
 /* A window's class: counting, found or made from its description; then
@@ -1424,7 +1474,9 @@ static struct window_class *window_class(struct model_context *c, struct identic
 	if (!class) {
 		struct window_view view;
 		describe_window(c, x, process, window, content, &view);
-		class = find_class(c, x, &view, counting);
+		/* its records all in one VMA that does not hold the whole chunk */
+		class = view.content >= 0 ? content_perms_class(x, view.content, view.perms) : NULL;
+		class = class ? class : find_class(c, x, &view, counting);
 		if (class && view.content >= 0 && x->count < UINT32_MAX) {
 			x->content_class[view.content] = (uint32_t)(class - x->classes) + 1;
 			x->content_perms[view.content] = view.perms;
@@ -1514,6 +1566,8 @@ static void share_identical(struct model_context *c, struct model_sharing *out, 
 {
 	const struct snapshot *s = c->snapshot;
 	size_t slots = (size_t)1 << (c->pte_shift - 12);
+	if (s->process_count >= UINT32_MAX)    /* classes name processes in 32 bits */
+		out_of_memory();
 	struct identical x = {
 		.window_classes = xreallocarray(NULL, 1, sizeof(*x.window_classes)),
 		.window_ends = xcalloc(s->process_count + 1, sizeof(*x.window_ends)),
