@@ -1111,10 +1111,15 @@ static enum pmd_kind records_pmd_kind(struct model_context *c, const struct proc
 /* Windows of a VMA mapped by PMD leaves, as smaps counts them. */
 uint64_t model_smaps_pmd_windows(const struct model_context *c, const struct vma *v, bool *anon)
 {
-	uint64_t window_kb = ((uint64_t)1 << c->pte_shift) / 1024;
+	/* a VMA holds only its counters that are not 0: mostly none of these */
+	const uint32_t held = UINT32_C(1) << SMAPS_ANON_HUGE_PAGES | UINT32_C(1) << SMAPS_SHMEM_PMD_MAPPED |
+			      UINT32_C(1) << SMAPS_FILE_PMD_MAPPED;
+	*anon = true;
+	if (!(v->counter_fields & held))
+		return 0;
 	uint64_t anon_kb = vma_kb(v, SMAPS_ANON_HUGE_PAGES), file_kb = vma_kb(v, SMAPS_SHMEM_PMD_MAPPED) + vma_kb(v, SMAPS_FILE_PMD_MAPPED);
 	*anon = anon_kb >= file_kb;
-	return (anon_kb + file_kb) / window_kb;
+	return (anon_kb + file_kb) >> (c->pte_shift - 10);     /* windows of 2^pte_shift bytes, in kB */
 }
 
 /* Does smaps count PMD mappings for this VMA?  (AnonHugePages since 2.6.38;
