@@ -621,18 +621,36 @@ static void estimate_chains(struct model_context *c, const struct file_census *c
 	free(drift);
 }
 
+static struct file_census *census_new(const struct snapshot *s)
+{
+	struct file_census *census = xcalloc(1, sizeof(*census));
+	census->file_of = xcalloc(s->vma_count + 1, sizeof(*census->file_of));
+	return census;
+}
+
+/* Process i's page tables from smaps, and its VMAs counted in the files'
+ * census: called for each process in order, while the first walk has its
+ * VMAs in the cache (model.c sum_vmas), before model_estimate. */
+void model_estimate_process(struct model_context *c, size_t i)
+{
+	if (!c->census)
+		c->census = census_new(c->snapshot);
+	struct model_process *mp = &c->result->process_figures[i];
+	estimate_process_tables(c, &c->snapshot->processes[i], &mp->pagetable_estimate, &mp->upper_pages_at_least,
+			       c->census);
+}
+
 void model_estimate(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
 	r->pagetable_estimate.method = model_pagetable_method;
 	r->pagetable_whole.method = model_pagetable_whole_method;
-	struct file_census *census = xcalloc(1, sizeof(*census));
-	census->file_of = xcalloc(s->vma_count + 1, sizeof(*census->file_of));
+	struct file_census *census = c->census ? c->census : census_new(s);   /* none: no process */
+	c->census = NULL;
 	for (size_t i = 0; i < s->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
-		struct estimate *e = &mp->pagetable_estimate;
-		estimate_process_tables(c, &s->processes[i], e, &mp->upper_pages_at_least, census);
+		const struct estimate *e = &mp->pagetable_estimate;
 		r->pagetable_estimate.point += e->point;
 		r->pagetable_estimate.lower += e->lower;
 		r->pagetable_estimate.upper += e->upper;

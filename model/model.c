@@ -707,10 +707,11 @@ static int choose_profiles(struct model_context *c, struct error *error)
 	return 0;
 }
 
-/* What process i's VMAs' counters give, just before the first walk of its
- * segments (model_walk_begin; its VMAs are then fresh in the cache), which
- * marks the VMAs whose records show an exclusive anonymous page among the
- * rest (model/walk.c). */
+/* What process i's VMAs' counters give, and its smaps-only page-table
+ * estimate (model/estimate.c), just before the first walk of its segments
+ * (model_walk_begin; its VMAs are then fresh in the cache), which marks the
+ * VMAs whose records show an exclusive anonymous page among the rest
+ * (model/walk.c). */
 #define VMAS_AHEAD 6
 
 static void sum_vmas(struct model_context *c, size_t i)
@@ -738,6 +739,7 @@ static void sum_vmas(struct model_context *c, size_t i)
 	c->result->process_figures[i].rss_bytes = rss;
 	c->result->process_figures[i].pss_bytes = pss;
 	c->result->vma_count += s->processes[i].vma_count;
+	model_estimate_process(c, i);   /* while the VMAs are in the cache */
 }
 
 static void sum_processes(struct model_context *c)
