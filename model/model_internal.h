@@ -80,6 +80,7 @@ struct pfn_run {
 
 struct pfn_table {
 	struct pfn_run *runs;           /* by PFN once built; by first record once numbered */
+	uint64_t *lasts;                /* each run's last PFN while they are by PFN (NULL after) */
 	size_t count, capacity;
 	uint64_t pages;                 /* distinct PFNs */
 };
@@ -155,11 +156,11 @@ typedef void (*segment_visit)(struct model_context *c, const struct segment *seg
 
 /* The walk (model/walk.c): the bottom of the model, calling no rule. */
 /* The PFN table (model/pfn_table.c): built from the snapshot's referenced
- * contents, broken at the sorted PFN_CUT_KEYs; found by PFN while sorted;
- * numbered: each record's run in record_pfns (index + 1, 0: no PFN), the
- * runs put in the order the records first name them. */
+ * contents, broken at the sorted PFN_CUT_KEYs; numbered: each record's run
+ * (found by PFN while the runs are sorted) in record_pfns (index + 1, 0: no
+ * PFN), the runs put in the order the records first name them. */
 void pfn_table_build(struct pfn_table *table, const struct snapshot *s, const uint64_t *cuts, size_t cut_count);
-struct pfn_run *pfn_table_find(const struct pfn_table *table, uint64_t pfn);
+struct pfn_run *pfn_table_find(const struct pfn_table *table, uint64_t pfn);   /* built, not yet numbered */
 void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_t *record_pfns);
 void pfn_table_free(struct pfn_table *table);
 
