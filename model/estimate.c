@@ -158,7 +158,6 @@ static void file_census_add(struct file_census *census, size_t g, const struct v
 	census->last = i;
 }
 
-#define VMAS_AHEAD 6
 
 /* One pass over the VMAs counts every level (each VMA read once): the PTE
  * level's needs, above it the windows spanned (all) and the windows of
@@ -172,12 +171,6 @@ static void count_process_levels(const struct model_context *c, const struct pro
 	size_t first_vma = (size_t)(p->vmas - c->snapshot->vmas);
 	for (size_t v = 0; v < p->vma_count; v++) {
 		const struct vma *vma = &p->vmas[v];
-		/* the estimate's first read of each VMA and its counters: a
-		 * cache miss each, fetched a few ahead */
-		if (v + VMAS_AHEAD < p->vma_count)
-			__builtin_prefetch(&p->vmas[v + VMAS_AHEAD]);
-		if (v + VMAS_AHEAD / 2 < p->vma_count)
-			__builtin_prefetch(p->vmas[v + VMAS_AHEAD / 2].counters);
 		file_census_add(census, first_vma + v, vma);
 		uint64_t pages = pte_mapped_pages(vma);
 		if (!pages || vma->end <= vma->start)
@@ -599,8 +592,8 @@ static void estimate_chains(struct model_context *c, const struct file_census *c
 	struct chain_addends *sums = xcalloc(shapes.own_count + 1, sizeof(*sums));
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];
-		if (g + VMAS_AHEAD < s->vma_count)
-			__builtin_prefetch(&s->vmas[g + VMAS_AHEAD]);
+		if (g + MODEL_VMAS_AHEAD < s->vma_count)
+			__builtin_prefetch(&s->vmas[g + MODEL_VMAS_AHEAD]);
 		/* anonymous pages are mapped at most once per process; file pages at
 		 * most once per VMA of the file */
 		uint64_t m_max = s->process_count;
@@ -621,18 +614,36 @@ static void estimate_chains(struct model_context *c, const struct file_census *c
 	free(drift);
 }
 
+static struct file_census *census_new(const struct snapshot *s)
+{
+	struct file_census *census = xcalloc(1, sizeof(*census));
+	census->file_of = xcalloc(s->vma_count + 1, sizeof(*census->file_of));
+	return census;
+}
+
+/* Process i's page tables from smaps, and its VMAs counted in the files'
+ * census: called for each process in order, while the first walk has its
+ * VMAs in the cache (model.c sum_vmas), before model_estimate. */
+void model_estimate_process(struct model_context *c, size_t i)
+{
+	if (!c->census)
+		c->census = census_new(c->snapshot);
+	struct model_process *mp = &c->result->process_figures[i];
+	estimate_process_tables(c, &c->snapshot->processes[i], &mp->pagetable_estimate, &mp->upper_pages_at_least,
+			       c->census);
+}
+
 void model_estimate(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
 	struct model_result *r = c->result;
 	r->pagetable_estimate.method = model_pagetable_method;
 	r->pagetable_whole.method = model_pagetable_whole_method;
-	struct file_census *census = xcalloc(1, sizeof(*census));
-	census->file_of = xcalloc(s->vma_count + 1, sizeof(*census->file_of));
+	struct file_census *census = c->census ? c->census : census_new(s);   /* none: no process */
+	c->census = NULL;
 	for (size_t i = 0; i < s->process_count; i++) {
 		struct model_process *mp = &r->process_figures[i];
-		struct estimate *e = &mp->pagetable_estimate;
-		estimate_process_tables(c, &s->processes[i], e, &mp->upper_pages_at_least, census);
+		const struct estimate *e = &mp->pagetable_estimate;
 		r->pagetable_estimate.point += e->point;
 		r->pagetable_estimate.lower += e->lower;
 		r->pagetable_estimate.upper += e->upper;

@@ -707,12 +707,11 @@ static int choose_profiles(struct model_context *c, struct error *error)
 	return 0;
 }
 
-/* What process i's VMAs' counters give, just before the first walk of its
- * segments (model_walk_begin; its VMAs are then fresh in the cache), which
- * marks the VMAs whose records show an exclusive anonymous page among the
- * rest (model/walk.c). */
-#define VMAS_AHEAD 6
-
+/* What process i's VMAs' counters give, and its smaps-only page-table
+ * estimate (model/estimate.c), just before the first walk of its segments
+ * (model_walk_begin; its VMAs are then fresh in the cache), which marks the
+ * VMAs whose records show an exclusive anonymous page among the rest
+ * (model/walk.c). */
 static void sum_vmas(struct model_context *c, size_t i)
 {
 	const struct snapshot *s = c->snapshot;
@@ -721,9 +720,9 @@ static void sum_vmas(struct model_context *c, size_t i)
 	for (size_t v = 0; v < s->processes[i].vma_count; v++) {
 		/* the VMAs and their counters are read here first: a cache miss
 		 * each, fetched a few ahead */
-		__builtin_prefetch(&vmas[v + VMAS_AHEAD]);   /* a hint: never a fault */
-		if (v + VMAS_AHEAD / 2 < s->processes[i].vma_count)
-			__builtin_prefetch(vmas[v + VMAS_AHEAD / 2].counters);
+		__builtin_prefetch(&vmas[v + MODEL_VMAS_AHEAD]);   /* a hint: never a fault */
+		if (v + MODEL_VMAS_AHEAD / 2 < s->processes[i].vma_count)
+			__builtin_prefetch(vmas[v + MODEL_VMAS_AHEAD / 2].counters);
 		rss += vma_kb(&vmas[v], SMAPS_RSS) * 1024;
 		pss += vma_kb(&vmas[v], SMAPS_PSS) * 1024;
 		/* an anonymous page: an anon_vma; read here, where the
@@ -738,6 +737,7 @@ static void sum_vmas(struct model_context *c, size_t i)
 	c->result->process_figures[i].rss_bytes = rss;
 	c->result->process_figures[i].pss_bytes = pss;
 	c->result->vma_count += s->processes[i].vma_count;
+	model_estimate_process(c, i);   /* while the VMAs are in the cache */
 }
 
 static void sum_processes(struct model_context *c)

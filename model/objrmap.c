@@ -250,8 +250,6 @@ static void remember_nearest(struct model_context *c, const struct vma *ancestor
  * anon_vma per VMA holding one, but compatible neighbours (never forked)
  * count one between them; chains: d + 1 per VMA.  The neighbour's depth is
  * known: VMAs are walked in address order. */
-#define VMAS_AHEAD 6
-
 static uint64_t process_anon_vmas(struct model_context *c, size_t i, uint64_t *chains)
 {
 	const struct snapshot *s = c->snapshot;
@@ -266,7 +264,7 @@ static uint64_t process_anon_vmas(struct model_context *c, size_t i, uint64_t *c
 		size_t g = (size_t)(&p->vmas[v] - s->vmas);
 		/* the process's VMAs are read here first in count_work's walk: a
 		 * cache miss each, fetched a few ahead */
-		__builtin_prefetch(&p->vmas[v + VMAS_AHEAD]);
+		__builtin_prefetch(&p->vmas[v + MODEL_VMAS_AHEAD]);
 		nearest = NULL;
 		if (!c->vma_has_anon_vma[g])
 			continue;
