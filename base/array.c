@@ -94,3 +94,49 @@ void array_sort(void *items, size_t count, size_t item_bytes,
 	if (count > 1)
 		qsort(items, count, item_bytes, compare);
 }
+
+static uint64_t key_at(const char *items, size_t index, size_t item_bytes, size_t key_offset)
+{
+	uint64_t key;
+	memcpy(&key, items + index * item_bytes + key_offset, sizeof(key));
+	return key;
+}
+
+/* One stable counting pass on the byte at `shift` of each key: from into to. */
+static void sort_pass(const char *from, char *to, size_t count, size_t item_bytes, size_t key_offset,
+		      unsigned shift)
+{
+	size_t at[256] = { 0 };
+	for (size_t i = 0; i < count; i++)
+		at[key_at(from, i, item_bytes, key_offset) >> shift & 0xff]++;
+	for (size_t b = 0, sum = 0; b < 256; b++) {
+		size_t n = at[b];
+		at[b] = sum;
+		sum += n;
+	}
+	for (size_t i = 0; i < count; i++)
+		memcpy(to + at[key_at(from, i, item_bytes, key_offset) >> shift & 0xff]++ * item_bytes,
+		       from + i * item_bytes, item_bytes);
+}
+
+void array_sort_by_u64(void *items, size_t count, size_t item_bytes, size_t key_offset)
+{
+	if (count < 2)
+		return;
+	/* the bytes in which some two keys differ: only those need a pass */
+	uint64_t first = key_at(items, 0, item_bytes, key_offset), differ = 0;
+	for (size_t i = 1; i < count; i++)
+		differ |= key_at(items, i, item_bytes, key_offset) ^ first;
+	char *from = items, *spare = xreallocarray(NULL, count, item_bytes), *to = spare;
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		if (!(differ >> shift & 0xff))
+			continue;
+		sort_pass(from, to, count, item_bytes, key_offset, shift);
+		char *swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != items)
+		memcpy(items, from, count * item_bytes);
+	free(spare);
+}

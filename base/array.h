@@ -66,4 +66,11 @@ static inline size_t array_lower_bound(const void *items, size_t count, size_t i
 void array_sort(void *items, size_t count, size_t item_bytes,
 		int (*compare)(const void *, const void *));
 
+/* Sort items by the unsigned 64-bit key each holds at key_offset, keeping
+ * items of equal keys in their order (a stable sort): least significant
+ * byte first, one counting pass a byte, bytes that every key shares left
+ * out.  Linear in the items; for large arrays of integer keys, where a
+ * comparison sort calls its comparator n log n times. */
+void array_sort_by_u64(void *items, size_t count, size_t item_bytes, size_t key_offset);
+
 #endif

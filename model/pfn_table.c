@@ -21,6 +21,7 @@
  * between two cuts.  O(R log R) in the record runs R, no hash, and nothing
  * kept per page.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,12 +86,6 @@ static void collect_record_runs(const struct snapshot *s, const uint64_t *cuts, 
 			out->count++;
 		}
 	}
-}
-
-static int by_pfn(const void *a, const void *b)
-{
-	const struct record_run *x = a, *y = b;
-	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
 }
 
 /* ---- the sweep: record runs open at their first PFN, close at their end ---- */
@@ -224,7 +219,7 @@ void pfn_table_build(struct pfn_table *table, const struct snapshot *s, const ui
 	collect_record_runs(s, cuts, cut_count, &runs);
 	runs.items = xcalloc(runs.count + 1, sizeof(*runs.items));
 	collect_record_runs(s, cuts, cut_count, &runs);
-	array_sort(runs.items, runs.count, sizeof(*runs.items), by_pfn);
+	array_sort_by_u64(runs.items, runs.count, sizeof(*runs.items), offsetof(struct record_run, pfn));
 	/* twice: the runs counted, then made in an array of their size (a
 	 * doubling array holds up to twice its runs, and three times as it moves) */
 	sweep(table, s, &runs);

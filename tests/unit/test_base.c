@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -78,6 +79,43 @@ static void test_array_push(void)
 	ARRAY_RESERVE(items, capacity, 1025);
 	CU_ASSERT_EQUAL(capacity, 2048);
 	free(items);
+}
+
+/*
+ * The radix sort against insertion (stable by construction): items of
+ * 24 bytes, the key in the middle, keys from a small set (so many are
+ * equal: their order must be kept, told by a sequence number) spread over
+ * bytes 0, 2 and 5 (so passes are skipped and made), and the edges: none,
+ * one, two equal.
+ */
+struct keyed { uint32_t sequence, pad; uint64_t key; uint64_t tail; };
+
+static void test_sort_by_u64(void)
+{
+	static const uint64_t keys[] = { 0, 7, UINT64_C(0x30000), UINT64_C(0x30007), UINT64_C(0x9900000000),
+					 UINT64_C(0x9900030000), UINT64_C(0x9900030007), 5 };
+	enum { N = 3000 };
+	struct keyed *items = calloc(N, sizeof(*items)), *want = calloc(N, sizeof(*want));
+	uint32_t state = 12345;
+	for (uint32_t i = 0; i < N; i++) {
+		state = state * 1103515245u + 12345u;
+		items[i] = (struct keyed){ .sequence = i, .key = keys[(state >> 16) % 8], .tail = ~(uint64_t)i };
+	}
+	memcpy(want, items, N * sizeof(*items));
+	for (size_t i = 1; i < N; i++)          /* insertion: stable */
+		for (size_t j = i; j > 0 && want[j - 1].key > want[j].key; j--) {
+			struct keyed t = want[j];
+			want[j] = want[j - 1];
+			want[j - 1] = t;
+		}
+	array_sort_by_u64(items, N, sizeof(*items), offsetof(struct keyed, key));
+	CU_ASSERT_EQUAL(memcmp(items, want, N * sizeof(*items)), 0);
+	array_sort_by_u64(NULL, 0, sizeof(*items), offsetof(struct keyed, key));
+	struct keyed two[2] = { { 1, 0, 4, 0 }, { 0, 0, 4, 0 } };
+	array_sort_by_u64(two, 2, sizeof(two[0]), offsetof(struct keyed, key));
+	CU_ASSERT(two[0].sequence == 1 && two[1].sequence == 0);
+	free(items);
+	free(want);
 }
 
 static void test_buffer(void)
@@ -557,7 +595,7 @@ static void test_error_status(void)
 
 void suite_base(void)
 {
-	ADD_SUITE("base", test_alloc_strings, test_out_of_memory_exits_2, test_array_push, test_buffer,
+	ADD_SUITE("base", test_alloc_strings, test_out_of_memory_exits_2, test_array_push, test_sort_by_u64, test_buffer,
 		  test_hash_integer_keys, test_hash_collisions, test_hash_keyed_colliding_keys, test_file_read, test_file_exact, test_output_publish,
 		  test_output_discard_and_replace, test_output_signal_cleanup, test_output_in_place,
 		  test_output_stream_keeps_errno, test_error_text, test_error_status);
