@@ -147,7 +147,8 @@ static void file_census_add(struct file_census *census, size_t g, const struct v
 	if (!census->count || memcmp(&census->files[i].key, &key, sizeof(key))) {
 		size_t slot = (size_t)(hash_u64((uint64_t)(uintptr_t)v->path) & (PATH_SLOTS - 1));
 		i = census->by_path[slot].file;
-		if (census->by_path[slot].path != v->path || memcmp(&census->files[i].key, &key, sizeof(key))) {
+		if (!census->by_path[slot].path || census->by_path[slot].path != v->path ||
+		    memcmp(&census->files[i].key, &key, sizeof(key))) {
 			i = census_find(census, &key);
 			census->by_path[slot].path = v->path;
 			census->by_path[slot].file = i;
@@ -157,7 +158,6 @@ static void file_census_add(struct file_census *census, size_t g, const struct v
 	census->file_of[g] = (uint32_t)i;
 	census->last = i;
 }
-
 
 /* One pass over the VMAs counts every level (each VMA read once): the PTE
  * level's needs, above it the windows spanned (all) and the windows of
@@ -371,9 +371,11 @@ struct shape_table {
 /*
  * A VMA's shape follows from its counters, its m_max and its drift alone,
  * and counters are interned (inputs/arena.c): VMAs with the same counters
- * hold the same pointer.  So a second cache, keyed by those three words
- * and read before any counter is, names the shape slot the VMA's addends
- * are in; the slot's generation tells whether they are still there.
+ * hold the same pointer.  So a second cache, keyed by the counters'
+ * pointer and fields, m_max and drift, and read before any counter is,
+ * names the shape slot the VMA's addends are in; the slot's generation
+ * tells whether they are still there (it would take 2^32 VMAs worked out
+ * in one slot to wrap it).
  */
 #define SOURCE_SLOTS 4096
 
