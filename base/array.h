@@ -61,6 +61,31 @@ static inline size_t array_lower_bound(const void *items, size_t count, size_t i
 	return low;
 }
 
+/*
+ * array_lower_bound for an array the search meets cold (a process's VMAs
+ * or runs, looked in process after process; a table of PFN runs searched
+ * record by record), so each step of the search is a cache miss of its own.  The halving does
+ * not branch on the compare, and both items the next step may read are
+ * fetched while this one waits.  The same index as array_lower_bound.
+ */
+static inline __attribute__((always_inline)) size_t array_lower_bound_cold(const void *items, size_t count,
+									   size_t item_bytes,
+									   uint64_t (*key_of)(const void *item),
+									   uint64_t key)
+{
+	const char *base = items;
+	if (!count)
+		return 0;
+	while (count > 1) {
+		size_t half = count / 2, next = (count - half) / 2;
+		__builtin_prefetch(base + next * item_bytes);
+		__builtin_prefetch(base + (half + next) * item_bytes);
+		base = key_of(base + half * item_bytes) < key ? base + half * item_bytes : base;
+		count -= half;
+	}
+	return (size_t)(base - (const char *)items) / item_bytes + (key_of(base) < key);
+}
+
 /* qsort that an empty array (items NULL, count 0) may be handed: qsort's
  * pointer must not be NULL even for no items. */
 void array_sort(void *items, size_t count, size_t item_bytes,

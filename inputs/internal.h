@@ -216,31 +216,6 @@ int check_pagemap_record(const struct pagemap_record *record, const struct pagem
 int check_kpage_record(const struct kpage_record *record, const struct kpage_record *previous, size_t index,
 		       const struct parse_place *place);
 
-/*
- * array_lower_bound (base/array.h) for an array the search meets cold: a
- * process's VMAs or runs, which the model looks in process after process,
- * so each step of the search is a cache miss of its own.  The halving does
- * not branch on the compare, and both items the next step may read are
- * fetched while this one waits.  The same index as array_lower_bound.
- */
-static inline __attribute__((always_inline)) size_t lower_bound_cold(const void *items, size_t count,
-								     size_t item_bytes,
-								     uint64_t (*key_of)(const void *item),
-								     uint64_t key)
-{
-	const char *base = items;
-	if (!count)
-		return 0;
-	while (count > 1) {
-		size_t half = count / 2, next = (count - half) / 2;
-		__builtin_prefetch(base + next * item_bytes);
-		__builtin_prefetch(base + (half + next) * item_bytes);
-		base = key_of(base + half * item_bytes) < key ? base + half * item_bytes : base;
-		count -= half;
-	}
-	return (size_t)(base - (const char *)items) / item_bytes + (key_of(base) < key);
-}
-
 /* ---- distinct pagemap contents (pagemap_store.c) ---- */
 /* Feed one process's records, ascending, in as many calls as convenient. */
 int pagemap_feed_begin(struct snapshot *snapshot, struct process *p);

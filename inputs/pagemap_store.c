@@ -462,7 +462,7 @@ static uint64_t run_end(const void *element)
 /* The run holding chunk, or the first run after it (run_count if none). */
 static size_t run_at_or_after(const struct process *p, uint64_t chunk)
 {
-	return lower_bound_cold(p->runs, p->run_count, sizeof(*p->runs), run_end, chunk + 1);
+	return array_lower_bound_cold(p->runs, p->run_count, sizeof(*p->runs), run_end, chunk + 1);
 }
 
 long process_chunk_content(const struct process *p, uint64_t chunk)

@@ -105,7 +105,7 @@ static uint64_t vma_end(const void *element)
 const struct vma *process_find_vma(const struct process *p, uint64_t vaddr)
 {
 	/* the first VMA ending above vaddr holds it, if it starts at or below */
-	size_t i = lower_bound_cold(p->vmas, p->vma_count, sizeof(*p->vmas), vma_end, vaddr + 1);
+	size_t i = array_lower_bound_cold(p->vmas, p->vma_count, sizeof(*p->vmas), vma_end, vaddr + 1);
 	return i < p->vma_count && p->vmas[i].start <= vaddr ? &p->vmas[i] : NULL;
 }
 

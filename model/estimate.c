@@ -594,8 +594,7 @@ static void estimate_chains(struct model_context *c, const struct file_census *c
 	struct chain_addends *sums = xcalloc(shapes.own_count + 1, sizeof(*sums));
 	for (size_t g = 0; g < s->vma_count; g++) {
 		const struct vma *v = &s->vmas[g];
-		if (g + MODEL_VMAS_AHEAD < s->vma_count)
-			__builtin_prefetch(&s->vmas[g + MODEL_VMAS_AHEAD]);
+		model_prefetch_vma(s->vmas, s->vma_count, g, MODEL_VMAS_AHEAD);
 		/* anonymous pages are mapped at most once per process; file pages at
 		 * most once per VMA of the file */
 		uint64_t m_max = s->process_count;

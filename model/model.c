@@ -720,7 +720,7 @@ static void sum_vmas(struct model_context *c, size_t i)
 	for (size_t v = 0; v < s->processes[i].vma_count; v++) {
 		/* the VMAs and their counters are read here first: a cache miss
 		 * each, fetched a few ahead */
-		__builtin_prefetch(&vmas[v + MODEL_VMAS_AHEAD]);   /* a hint: never a fault */
+		model_prefetch_vma(vmas, s->processes[i].vma_count, v, MODEL_VMAS_AHEAD);
 		if (v + MODEL_VMAS_AHEAD / 2 < s->processes[i].vma_count)
 			__builtin_prefetch(vmas[v + MODEL_VMAS_AHEAD / 2].counters);
 		rss += vma_kb(&vmas[v], SMAPS_RSS) * 1024;

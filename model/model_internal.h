@@ -152,6 +152,16 @@ struct model_context {
  * each on a large snapshot) asks for the next ones. */
 #define MODEL_VMAS_AHEAD 6
 
+/* Ask for vmas[v + ahead] of count, both lines of it; nothing past the
+ * end (not even a pointer there). */
+static inline void model_prefetch_vma(const struct vma *vmas, size_t count, size_t v, size_t ahead)
+{
+	if (v + ahead < count) {
+		__builtin_prefetch(&vmas[v + ahead]);
+		__builtin_prefetch((const char *)&vmas[v + ahead] + 64);
+	}
+}
+
 typedef void (*segment_visit)(struct model_context *c, const struct segment *segment, void *data);
 
 /* The walk (model/walk.c): the bottom of the model, calling no rule. */

@@ -264,7 +264,7 @@ static uint64_t process_anon_vmas(struct model_context *c, size_t i, uint64_t *c
 		size_t g = (size_t)(&p->vmas[v] - s->vmas);
 		/* the process's VMAs are read here first in count_work's walk: a
 		 * cache miss each, fetched a few ahead */
-		__builtin_prefetch(&p->vmas[v + MODEL_VMAS_AHEAD]);
+		model_prefetch_vma(p->vmas, p->vma_count, v, MODEL_VMAS_AHEAD);
 		nearest = NULL;
 		if (!c->vma_has_anon_vma[g])
 			continue;

@@ -233,23 +233,14 @@ void pfn_table_build(struct pfn_table *table, const struct snapshot *s, const ui
 		table->lasts[r] = table->runs[r].pfn + table->runs[r].pages - 1;
 }
 
-/* The first of count ascending lasts at or above pfn (count: none):
- * halving without a branch on the data, over 8-byte keys rather than the
- * runs themselves, so a search touches a few cache lines, not a run's each. */
-static size_t last_at_or_above(const uint64_t *lasts, size_t count, uint64_t pfn)
+static uint64_t last_of(const void *last)
 {
-	size_t base = 0;
-	while (count > 1) {
-		size_t half = count / 2;
-		base = lasts[base + half - 1] < pfn ? base + half : base;
-		count -= half;
-	}
-	return base + (count == 1 && lasts[base] < pfn);
+	return *(const uint64_t *)last;
 }
 
 struct pfn_run *pfn_table_find(const struct pfn_table *table, uint64_t pfn)
 {
-	size_t i = last_at_or_above(table->lasts, table->count, pfn);
+	size_t i = array_lower_bound_cold(table->lasts, table->count, sizeof(*table->lasts), last_of, pfn);
 	return i < table->count && table->runs[i].pfn <= pfn ? &table->runs[i] : NULL;
 }
 
@@ -274,7 +265,7 @@ void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_
 			uint64_t pfn = record.entry & PAGEMAP_PFN_MASK;
 			/* every record's PFN lies in a run: the runs were made from them */
 			if (i >= table->count || pfn < table->runs[i].pfn || pfn - table->runs[i].pfn >= table->runs[i].pages)
-				i = last_at_or_above(table->lasts, table->count, pfn);
+				i = array_lower_bound_cold(table->lasts, table->count, sizeof(*table->lasts), last_of, pfn);
 			if (!number[i])
 				number[i] = ++next;
 			record_pfns[pc->first + k] = number[i];
