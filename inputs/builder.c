@@ -979,16 +979,13 @@ static int check_pmd_ranges(struct snapshot_builder *b, const struct process_bui
 	size_t v = 0;
 	for (size_t i = 0; i < p->pmd_count; i++) {
 		const struct address_range *range = &s->pmd_ranges[p->pmd_first + i];
-		for (uint64_t at = range->start; at < range->end; at = vmas[v].end) {
-			while (v < p->vma_count && vmas[v].end <= at)
-				v++;
-			if (v == p->vma_count || at < vmas[v].start) {
-				char member[64];
-				snprintf(member, sizeof(member), "%d/pmd_mapped", p->pid);
-				input_error_set(error, s->source, member, 0,
-						"range %zu: address %#" PRIx64 " is outside every VMA", i, at);
-				return -1;
-			}
+		uint64_t at = range_outside_spans(vmas, p->vma_count, sizeof(*vmas), &v, range->start, range->end);
+		if (at < range->end) {
+			char member[64];
+			snprintf(member, sizeof(member), "%d/pmd_mapped", p->pid);
+			input_error_set(error, s->source, member, 0, "range %zu: address %#" PRIx64 " is outside every VMA",
+					i, at);
+			return -1;
 		}
 	}
 	return 0;

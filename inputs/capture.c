@@ -286,10 +286,12 @@ static int choose_processes(int proc_fd, const struct capture_options *options,
 
 /* A VMA of the smaps text, as read_pagemap walks it. */
 struct vma_span {
-	uint64_t start, end;
+	uint64_t start, end;            /* first: range_outside_spans reads them */
 	bool skip;                      /* [vsyscall]: not in the page tables */
 	bool pfn_mapped;                /* VmFlags "pf": raw PFNs, no struct page */
 };
+_Static_assert(offsetof(struct vma_span, start) == 0 && offsetof(struct vma_span, end) == 8,
+	       "a span begins {start, end}");
 
 /* A header line (the readers' parser, proc_lines.c): its span. */
 static bool parse_vma_header(const char *line, const char *line_end, struct vma_span *vma)
@@ -460,12 +462,9 @@ static bool pmd_ranges_inside(const struct pagemap_reader *reader)
 	for (size_t offset = 0; offset < reader->pmd_ranges.length; offset += 2 * sizeof(uint64_t)) {
 		uint64_t range[2];
 		memcpy(range, reader->pmd_ranges.data + offset, sizeof(range));
-		for (uint64_t at = le64toh(range[0]); at < le64toh(range[1]); at = spans[v].end) {
-			while (v < span_count && spans[v].end <= at)
-				v++;
-			if (v == span_count || at < spans[v].start)
-				return false;
-		}
+		uint64_t end = le64toh(range[1]);
+		if (range_outside_spans(spans, span_count, sizeof(*spans), &v, le64toh(range[0]), end) < end)
+			return false;
 	}
 	return true;
 }

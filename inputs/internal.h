@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "snapshot.h"
@@ -215,6 +216,33 @@ int check_pagemap_record(const struct pagemap_record *record, const struct pagem
 			 size_t index, const struct parse_place *place);
 int check_kpage_record(const struct kpage_record *record, const struct kpage_record *previous, size_t index,
 		       const struct parse_place *place);
+
+/* The first address of [start, end) outside every span of an ascending
+ * array whose items begin {uint64_t start, end} (struct vma, capture's
+ * vma_span), or end when there is none; *v is a cursor over the spans,
+ * moved on, so ranges that ascend are checked in one pass.  A range may
+ * run across neighbouring spans.  What the builder checks of a member's PMD
+ * ranges, and the capture of a process read while it changed. */
+static inline uint64_t span_word(const void *spans, size_t span_bytes, size_t index, size_t word)
+{
+	uint64_t value;
+	memcpy(&value, (const char *)spans + index * span_bytes + word * sizeof(value), sizeof(value));
+	return value;
+}
+
+static inline uint64_t range_outside_spans(const void *spans, size_t count, size_t span_bytes, size_t *v,
+					   uint64_t start, uint64_t end)
+{
+	for (uint64_t at = start; at < end; at = span_word(spans, span_bytes, *v, 1)) {
+		while (*v < count && span_word(spans, span_bytes, *v, 1) <= at)
+			++*v;
+		if (*v == count || at < span_word(spans, span_bytes, *v, 0))
+			return at;
+	}
+	return end;
+}
+
+_Static_assert(offsetof(struct vma, start) == 0 && offsetof(struct vma, end) == 8, "a VMA begins {start, end}");
 
 /* ---- distinct pagemap contents (pagemap_store.c) ---- */
 /* Feed one process's records, ascending, in as many calls as convenient. */

@@ -302,8 +302,28 @@ static void test_process_lookups(void)
 	}
 }
 
+/*
+ * range_outside_spans, worked by hand over VMAs [0x1000, 0x3000),
+ * [0x3000, 0x5000) (neighbours) and [0x8000, 0x9000): a range across the
+ * neighbours lies inside; one into the hole after them leaves at 0x5000;
+ * one inside the third, after the cursor has moved, lies inside; one past
+ * the last leaves at 0x9000; one starting in the hole leaves at its start.
+ */
+static void test_ranges_in_spans(void)
+{
+	const struct vma vmas[] = { { .start = 0x1000, .end = 0x3000 }, { .start = 0x3000, .end = 0x5000 },
+				    { .start = 0x8000, .end = 0x9000 } };
+	size_t v = 0, n = sizeof(vmas) / sizeof(vmas[0]);
+	CU_ASSERT_EQUAL(range_outside_spans(vmas, n, sizeof(vmas[0]), &v, 0x2000, 0x4000), 0x4000);
+	CU_ASSERT_EQUAL(range_outside_spans(vmas, n, sizeof(vmas[0]), &v, 0x4000, 0x6000), 0x5000);
+	CU_ASSERT_EQUAL(range_outside_spans(vmas, n, sizeof(vmas[0]), &v, 0x8000, 0x8800), 0x8800);
+	CU_ASSERT_EQUAL(range_outside_spans(vmas, n, sizeof(vmas[0]), &v, 0x8800, 0xa000), 0x9000);
+	v = 0;
+	CU_ASSERT_EQUAL(range_outside_spans(vmas, n, sizeof(vmas[0]), &v, 0x6000, 0x8800), 0x6000);
+}
+
 void suite_extents(void)
 {
 	ADD_SUITE("extents", test_encode, test_round_trip, test_fed, test_fed_fitting, test_equal_hashes,
-		  test_dropped_while_waiting, test_next_record, test_process_lookups);
+		  test_dropped_while_waiting, test_next_record, test_process_lookups, test_ranges_in_spans);
 }
