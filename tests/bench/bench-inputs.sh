@@ -13,7 +13,9 @@
 # The snapshot is generated once into CACHE_DIR by gen-snapshot.py (2000
 # processes, seed 1: the same bytes on every run, said with its checksum) and
 # kept, with and without pagemap records (info skips the records' bytes, cat
-# reads them: the text-only tar is the fair floor for parsing).  Figures are printed, never asserted.
+# reads them: the text-only tar is the fair floor for parsing), and against
+# the line floor (linefloor.c), the least a parser of that text does.
+# Figures are printed, never asserted.
 . "$(dirname "$0")/bench-common.sh"
 nproc=2000
 need /usr/bin/python3 python3
@@ -40,6 +42,14 @@ echo "$ratio_work_kb $vmas" | awk '$2 > 0 { printf "ptscope info peak memory per
 text=$(generated_snapshot "$nproc" text) || exit 1
 ratio "info, text only (smaps, status, stat, cmdline), $processes processes" "cat of the same tar" \
 	"'$ptscope' info '$text/snapshot.tar'" "cat '$text/snapshot.tar'" || exit 1
+# Between the two, the least any line parser does: find each line's end
+# (linefloor.c: the tar mapped as info maps it, newlines found 16 bytes a
+# step, nothing parsed or kept).  What info spends above it is parsing.
+${CC:-cc} -O2 -o "$tmp/linefloor" "$here/linefloor.c" || exit 1
+ratio "line floor: each line's end found in the text-only tar (linefloor.c)" "cat of the same tar" \
+	"'$tmp/linefloor' '$text/snapshot.tar'" "cat '$text/snapshot.tar'" || exit 1
+ratio "info, text only, $processes processes" "the line floor (linefloor.c)" \
+	"'$ptscope' info '$text/snapshot.tar'" "'$tmp/linefloor' '$text/snapshot.tar'" || exit 1
 if command -v smem > /dev/null; then
 	pairs=${BENCH_SMEM_PAIRS:-3}
 	ratio "smem -S DIR (the tool a user would reach for)" "ptscope info DIR/proc" \
