@@ -626,8 +626,10 @@ static int parse_piece(struct smaps_parser *parser, const char *text, size_t siz
 			continue;
 		}
 		__builtin_prefetch(p + 1024);   /* the text streams from memory: ask ahead */
-		const char *next = field_line(parser, p, end);
-		if (!next)
+		/* every field name begins with a capital: a line that begins with
+		 * a digit or a-f (a VMA header) goes to take_line at once */
+		const char *next = NULL;
+		if ((unsigned)(*p - '0') >= 10 && (unsigned)(*p - 'a') >= 6 && !(next = field_line(parser, p, end)))
 			next = vm_flags_line(parser, p, end);
 		if (next) {
 			p = next;

@@ -501,6 +501,30 @@ static void test_smaps_hostile(void)
 	}
 }
 
+/* A line that begins with a digit or a-f is tried as a VMA header first
+ * (parse_piece); one that is a field of a name no kernel prints yet is
+ * still kept by name, in its VMA, and the next header still begins one. */
+static void test_smaps_lowercase_fields(void)
+{
+	static const char text[] =
+		"00400000-00401000 r--p 00000000 08:01 1 /x\nSize: 4 kB\nRss: 4 kB\nabc_field:   3 kB\n0day: 2\n"
+		"00401000-00403000 rw-p 00000000 00:00 0 \nSize: 8 kB\nRss: 0 kB\nfe: 5\n";
+	struct parsed_smaps p = smaps_of(text, sizeof(text) - 1);
+	CU_ASSERT_EQUAL_FATAL(p.status, 0);
+	CU_ASSERT_EQUAL_FATAL(p.vmas.count, 2);
+	const struct vma *v = p.vmas.items;
+	CU_ASSERT_EQUAL_FATAL(v[0].extra_count, 2);
+	CU_ASSERT_STRING_EQUAL(p.extras.items[v[0].extra_first].name, "abc_field");
+	CU_ASSERT_EQUAL(p.extras.items[v[0].extra_first].value, 3);
+	CU_ASSERT_STRING_EQUAL(p.extras.items[v[0].extra_first + 1].name, "0day");
+	CU_ASSERT_EQUAL(p.extras.items[v[0].extra_first + 1].value, 2);
+	CU_ASSERT_EQUAL(vma_kb(&v[0], SMAPS_RSS), 4);
+	CU_ASSERT_EQUAL_FATAL(v[1].extra_count, 1);
+	CU_ASSERT_STRING_EQUAL(p.extras.items[v[1].extra_first].name, "fe");
+	CU_ASSERT_EQUAL(vma_kb(&v[1], SMAPS_SIZE), 8);
+	parsed_free(&p);
+}
+
 /* Numbers at their bounds: 2^64 - 1 taken, 2^64 refused, in decimal and hex;
  * leading zeros never overflow; the stop and the limit respected. */
 static void test_numbers(void)
@@ -805,7 +829,8 @@ static void test_slabinfo(void)
 void suite_parse(void)
 {
 	ADD_SUITE("parse", test_smaps_real, test_smaps_in_pieces, test_smaps_field_numbers, test_smaps_learned_order,
-		  test_smaps_names_and_old_formats, test_smaps_compact_counters, test_arena_words, test_smaps_hostile, test_numbers, test_line_parsers,
+		  test_smaps_names_and_old_formats, test_smaps_compact_counters, test_arena_words, test_smaps_hostile,
+		  test_smaps_lowercase_fields, test_numbers, test_line_parsers,
 		  test_status_real, test_stat, test_cmdline_and_meminfo, test_info, test_binary_members, test_pmd_ranges,
 		  test_slabinfo, test_kpage_runs);
 }
