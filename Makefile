@@ -41,7 +41,10 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # C API is stable, and the library itself is opened at run time (analyzer/libclang.c).
 CLANG_INC  := $(patsubst %/clang-c/Index.h,%,$(lastword $(sort $(wildcard /usr/lib/llvm-1[4-9]/include/clang-c/Index.h))))
 
-CFLAGS  ?= -O2 -g
+# -O3: the readers' word-at-a-time loops unrolled and inlined; on the bench's
+# text-only 2000 processes info took 0.95 of -O2's CPU time, report on the
+# 4000 0.98, outputs byte-identical.  A package build sets its own (Debian's -O2).
+CFLAGS  ?= -O3 -g
 # -Werror for the developers' builds; a package build leaves it out (WERROR=),
 # so a newer compiler's new warning cannot break the build of a release.
 WERROR  ?= -Werror

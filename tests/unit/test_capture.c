@@ -43,7 +43,8 @@ static char proc[512];
 static void put_file(const char *name, const char *text)
 {
 	char path[1024];
-	snprintf(path, sizeof(path), "%s/%s", proc, name);
+	int length = snprintf(path, sizeof(path), "%s/%s", proc, name);
+	CU_ASSERT_FATAL(length > 0 && (size_t)length < sizeof(path));
 	FILE *f = fopen(path, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	fputs(text, f);
