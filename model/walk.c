@@ -265,12 +265,13 @@ static uint32_t figure_records(struct model_context *c, uint32_t content, uint32
 {
 	const struct pagemap_content *pc = &c->snapshot->contents[content];
 	const uint32_t *pfns = pc->without_pfns ? NULL : c->record_pfns + pc->first;
-	/* the counts cleared one by one, the per-design arrays kept: gcc clears
-	 * a struct literal with `rep stos`, whose start-up cost was half of this
-	 * function's time */
-	out->present = out->swap = out->zero_page = 0;
-	out->mapped = out->mapped_anon = out->with_pfn = out->shared = 0;
-	out->shared_anon = false;
+	/* the counts cleared, the per-design arrays kept, built in a local and
+	 * stored whole: a struct literal stored in place gcc clears with `rep
+	 * stos`, whose start-up cost was half of this function's time */
+	struct record_figures cleared = { .chain_bytes = out->chain_bytes, .chain_bytes_anon = out->chain_bytes_anon,
+					  .chain_allocations = out->chain_allocations, .chain_frees = out->chain_frees,
+					  .direct_pages = out->direct_pages };
+	*out = cleared;
 	uint8_t uniform = c->content_uniform ? c->content_uniform[content] : 0;
 	if (uniform && count) {
 		/* one without PFNs reads no record: its bits are kept; one group
