@@ -125,7 +125,10 @@ struct model_context {
 	struct record_figures run_counts; /* ... a run's counts alone, for a walk of counts */
 	/* per m < MAPPING_COSTS_M, anonymous or not, and design: what one
 	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */
-	struct mapping_cost { uint64_t allocations, frees, direct, now; } *mapping_costs;
+	struct mapping_cost {
+		uint64_t allocations, frees, direct;
+		double charge;  /* the page's cost / m: one mapping's share, divided once */
+	} *mapping_costs;
 	struct mapping_cost *mapping_costs_high; /* ... m above: the last m of each slot (walk.c) */
 	uint64_t *mapping_costs_high_m;   /* ... that m per slot (0: none yet) */
 	/* Without PID/pmd_mapped, smaps' count of PMD-mapped windows per VMA

@@ -107,7 +107,8 @@ static struct mapping_cost mapping_cost(const struct rmap_profile *profile, uint
 	uint64_t after = rmap_page_cost(profile, m + 1, anon), unit = chain_unit_bytes(profile);
 	return (struct mapping_cost){ .allocations = after > now && unit ? (after - now) / unit : 0,
 				      .frees = now > before && unit ? (now - before) / unit : 0,
-				      .direct = direct_mapping(profile, m, anon), .now = now };
+				      .direct = direct_mapping(profile, m, anon),
+				      .charge = m ? (double)now / (double)m : 0 };
 }
 
 /* The pages mapped fewer than MAPPING_COSTS_M times (nearly all) look their
@@ -163,7 +164,7 @@ static void figure_mappings(struct model_context *c, const struct pfn_run *e, bo
 		out->direct_pages[d] += n * cost.direct;
 		if (!e)
 			continue;
-		double charge = (double)cost.now / (double)m, *bytes = &out->chain_bytes[d], *bytes_anon = &out->chain_bytes_anon[d];
+		double charge = cost.charge, *bytes = &out->chain_bytes[d], *bytes_anon = &out->chain_bytes_anon[d];
 		for (uint64_t i = 0; i < n; i++) {
 			*bytes += charge;
 			if (anon)
