@@ -147,30 +147,33 @@ static const struct mapping_cost *mapping_costs(struct model_context *c, uint64_
 	return costs;
 }
 
+/* One mapping's charge, every design, added to bytes. */
+static void add_charges(double *bytes, const struct mapping_cost *table, size_t designs)
+{
+	for (size_t d = 0; d < designs; d++)
+		bytes[d] += table[d].charge;
+}
+
 /* n mappings, each of a page mapped m times (e its PFN run, NULL unknown),
- * every design at once: the counts n at a time; each design's charge added
- * n times over, one record after another, as a sum of doubles in record
- * order gives the same bits whatever else is grouped. */
+ * every design at once, a loop per figure: the counts n at a time; each
+ * design's charge added n times over, one record after another, as a sum
+ * of doubles in record order gives the same bits whatever else is grouped. */
 static void figure_mappings(struct model_context *c, const struct pfn_run *e, bool anon, uint64_t n,
 			    struct record_figures *out)
 {
-	const struct model_result *r = c->result;
-	uint64_t m = e ? pfn_mapcount(e) : 1;
-	const struct mapping_cost *table = mapping_costs(c, m, anon);
-	for (size_t d = 0; d < r->design_count; d++) {
-		struct mapping_cost cost = table[d];
-		out->chain_allocations[d] += n * cost.allocations;
-		out->chain_frees[d] += n * cost.frees;
-		out->direct_pages[d] += n * cost.direct;
-		if (!e)
-			continue;
-		double charge = cost.charge, *bytes = &out->chain_bytes[d], *bytes_anon = &out->chain_bytes_anon[d];
-		for (uint64_t i = 0; i < n; i++) {
-			*bytes += charge;
-			if (anon)
-				*bytes_anon += charge;
-		}
+	size_t designs = c->result->design_count;
+	const struct mapping_cost *table = mapping_costs(c, e ? pfn_mapcount(e) : 1, anon);
+	for (size_t d = 0; d < designs; d++) {
+		out->chain_allocations[d] += n * table[d].allocations;
+		out->chain_frees[d] += n * table[d].frees;
+		out->direct_pages[d] += n * table[d].direct;
 	}
+	if (!e)
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		add_charges(out->chain_bytes, table, designs);
+	for (uint64_t i = 0; anon && i < n; i++)
+		add_charges(out->chain_bytes_anon, table, designs);
 }
 
 /* The per-design counts of `mapped` mappings of pages without a PFN, `anon`
