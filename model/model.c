@@ -64,11 +64,12 @@ static void charge_pte_chains(struct model_context *c, struct fraction_sum *sums
 		uint64_t m = pfn_mapcount(e);
 		bool all_anon = e->kpage_anon;
 		uint64_t anon = all_anon ? e->records : e->anon_records;
+		/* C(m) from the walk's table: priced once per m, not per run */
+		const struct mapping_cost *anon_costs = model_mapping_costs(c, m, true);
+		const struct mapping_cost *file_costs = model_mapping_costs(c, m, false);
 		for (size_t d = 0; d < r->design_count; d++) {
-			const struct rmap_profile *profile = r->designs[d].profile;
-			unsigned __int128 numerator =
-				(unsigned __int128)anon * rmap_page_cost(profile, m, true) +
-				(unsigned __int128)(e->records - anon) * rmap_page_cost(profile, m, false);
+			unsigned __int128 numerator = (unsigned __int128)anon * anon_costs[d].now +
+						      (unsigned __int128)(e->records - anon) * file_costs[d].now;
 			fraction_sum_add(&sums[d], numerator * e->pages, m);
 		}
 	}

@@ -127,7 +127,8 @@ struct model_context {
 	 * mapping of a page mapped m times gives (walk.c, figure_mappings) */
 	struct mapping_cost {
 		uint64_t allocations, frees, direct;
-		double charge;  /* the page's cost / m: one mapping's share, divided once */
+		uint64_t now;   /* the page's pte_chain bytes, rmap_page_cost at m */
+		double charge;  /* now / m: one mapping's share, divided once */
 	} *mapping_costs;
 	struct mapping_cost *mapping_costs_high; /* ... m above: the last m of each slot (walk.c) */
 	uint64_t *mapping_costs_high_m;   /* ... that m per slot (0: none yet) */
@@ -230,6 +231,10 @@ bool model_walk_chunks_pmd_none(struct model_context *c, const struct process *p
 				uint64_t chunks);
 /* The memory of the walk's tables: runs, mapping costs (model/walk.c). */
 uint64_t model_walk_run_bytes(uint64_t designs);
+/* The costs of one mapping of a page mapped m times, every design (made
+ * between model_walk_begin and model_walk_end; the pointer holds until
+ * the next call for the same anon and an m of the same slot). */
+const struct mapping_cost *model_mapping_costs(struct model_context *c, uint64_t m, bool anon);
 /* How a process's PTE window (vaddr >> pte_shift) is mapped. */
 enum pmd_kind window_pmd_kind(struct model_context *c, const struct process *p, uint64_t window);
 /* The same for the window of a segment's (first) chunk, its content known

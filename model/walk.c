@@ -107,7 +107,7 @@ static struct mapping_cost mapping_cost(const struct rmap_profile *profile, uint
 	uint64_t after = rmap_page_cost(profile, m + 1, anon), unit = chain_unit_bytes(profile);
 	return (struct mapping_cost){ .allocations = after > now && unit ? (after - now) / unit : 0,
 				      .frees = now > before && unit ? (now - before) / unit : 0,
-				      .direct = direct_mapping(profile, m, anon),
+				      .direct = direct_mapping(profile, m, anon), .now = now,
 				      .charge = m ? (double)now / (double)m : 0 };
 }
 
@@ -132,7 +132,7 @@ static void make_mapping_costs(struct model_context *c)
  * the table below MAPPING_COSTS_M, else from a second table of the last m
  * seen in each of its slots (a page mapped by a thousand processes is
  * priced once, not once per group of records). */
-static const struct mapping_cost *mapping_costs(struct model_context *c, uint64_t m, bool anon)
+const struct mapping_cost *model_mapping_costs(struct model_context *c, uint64_t m, bool anon)
 {
 	size_t designs = c->result->design_count;
 	if (m < MAPPING_COSTS_M)
@@ -162,7 +162,7 @@ static void figure_mappings(struct model_context *c, const struct pfn_run *e, bo
 			    struct record_figures *out)
 {
 	size_t designs = c->result->design_count;
-	const struct mapping_cost *table = mapping_costs(c, e ? pfn_mapcount(e) : 1, anon);
+	const struct mapping_cost *table = model_mapping_costs(c, e ? pfn_mapcount(e) : 1, anon);
 	for (size_t d = 0; d < designs; d++) {
 		out->chain_allocations[d] += n * table[d].allocations;
 		out->chain_frees[d] += n * table[d].frees;
