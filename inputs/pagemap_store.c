@@ -473,10 +473,8 @@ long process_chunk_content(const struct process *p, uint64_t chunk)
 	return (long)(p->runs[r].content + (chunk - p->runs[r].chunk));
 }
 
-/* The content's first record at or above offset in the chunk: 1 with
- * *record filled (its vaddr within the chunk), else 0.  O(log extents). */
-static int content_record_from(const struct snapshot *s, uint32_t content, uint64_t offset,
-			       struct pagemap_record *record)
+int pagemap_content_record_from(const struct snapshot *s, uint32_t content, uint64_t offset,
+				struct pagemap_record *record)
 {
 	const struct pagemap_content *c = &s->contents[content];
 	const struct pagemap_extent *extents = s->content_extents + c->first_extent;
@@ -484,7 +482,7 @@ static int content_record_from(const struct snapshot *s, uint32_t content, uint6
 	if (k == c->extent_count)
 		return 0;
 	const struct pagemap_extent *e = &extents[k];
-	uint64_t i = offset > e->offset ? (offset - e->offset + 4095) / 4096 : 0;
+	uint64_t i = pagemap_extent_records_below(e, offset);
 	*record = (struct pagemap_record){ e->offset + i * 4096, e->entry + i * e->step };
 	return 1;
 }
@@ -501,7 +499,7 @@ int process_next_record(const struct snapshot *s, const struct process *p, uint6
 			if (base >= limit)
 				return 0;
 			struct pagemap_record found;
-			if (content_record_from(s, (uint32_t)(run->content + i), vaddr > base ? vaddr - base : 0, &found)) {
+			if (pagemap_content_record_from(s, (uint32_t)(run->content + i), vaddr > base ? vaddr - base : 0, &found)) {
 				if (base + found.vaddr >= limit)
 					return 0;
 				*record = (struct pagemap_record){ base + found.vaddr, found.entry };

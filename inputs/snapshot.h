@@ -371,16 +371,28 @@ static inline struct pagemap_record pagemap_content_record(const struct snapshot
 	k -= e->rank;
 	return (struct pagemap_record){ e->offset + (uint64_t)k * 4096, e->entry + k * e->step };
 }
-/* How many of the content's records lie below offset (within the chunk). */
-static inline uint32_t pagemap_content_rank(const struct snapshot *snapshot, uint32_t content, uint64_t offset)
+/* How many of extent e's records lie below offset (its last at or above offset). */
+static inline uint32_t pagemap_extent_records_below(const struct pagemap_extent *e, uint64_t offset)
 {
-	const struct pagemap_content *c = &snapshot->contents[content];
-	const struct pagemap_extent *e = snapshot->content_extents + c->first_extent;
-	if (pagemap_extent_last(&e[c->extent_count - 1]) < offset)
-		return c->count;        /* mostly: the limit is past the chunk */
-	size_t x = array_lower_bound(e, c->extent_count, sizeof(*e), pagemap_extent_last, offset);
-	return e[x].rank + (offset > e[x].offset ? (uint32_t)((offset - e[x].offset + 4095) / 4096) : 0);
+	return offset > e->offset ? (uint32_t)((offset - e->offset + 4095) / 4096) : 0;
 }
+/* How many of a content's `count` records lie below offset (within the
+ * chunk), from e on: the content's first extent, or one whose first record
+ * lies below offset.  The extents are walked, not searched: a content has
+ * a few, and the callers' offsets mostly lie in e or the next. */
+static inline uint32_t pagemap_content_rank_from(const struct pagemap_extent *e, uint32_t count, uint64_t offset)
+{
+	while (pagemap_extent_last(e) < offset) {
+		if (e->rank + e->length == count)
+			return count;
+		e++;
+	}
+	return e->rank + pagemap_extent_records_below(e, offset);
+}
+/* The content's first record at or above offset in the chunk: 1 with
+ * *record filled (its vaddr within the chunk), else 0.  O(log extents). */
+int pagemap_content_record_from(const struct snapshot *snapshot, uint32_t content, uint64_t offset,
+				struct pagemap_record *record);
 
 /* Records [first, end) of a content read one at a time: content_cursor_start
  * (or _from, the extent holding record first known), then

@@ -238,9 +238,15 @@ static uint64_t last_of(const void *last)
 	return *(const uint64_t *)last;
 }
 
+/* The first run ending at or above pfn (count: none), while they are by PFN. */
+static size_t run_at_or_after(const struct pfn_table *table, uint64_t pfn)
+{
+	return array_lower_bound_cold(table->lasts, table->count, sizeof(*table->lasts), last_of, pfn);
+}
+
 struct pfn_run *pfn_table_find(const struct pfn_table *table, uint64_t pfn)
 {
-	size_t i = array_lower_bound_cold(table->lasts, table->count, sizeof(*table->lasts), last_of, pfn);
+	size_t i = run_at_or_after(table, pfn);
 	return i < table->count && table->runs[i].pfn <= pfn ? &table->runs[i] : NULL;
 }
 
@@ -265,7 +271,7 @@ void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_
 			uint64_t pfn = record.entry & PAGEMAP_PFN_MASK;
 			/* every record's PFN lies in a run: the runs were made from them */
 			if (i >= table->count || pfn < table->runs[i].pfn || pfn - table->runs[i].pfn >= table->runs[i].pages)
-				i = array_lower_bound_cold(table->lasts, table->count, sizeof(*table->lasts), last_of, pfn);
+				i = run_at_or_after(table, pfn);
 			if (!number[i])
 				number[i] = ++next;
 			record_pfns[pc->first + k] = number[i];

@@ -393,12 +393,9 @@ static bool next_record_vaddr(const struct model_context *c, const struct proces
 				*vaddr = base + offset;
 				return *vaddr < limit;
 			}
-			/* the extent holding the first record at or above offset, one search */
-			const struct pagemap_extent *e = s->content_extents + held->first_extent;
-			size_t x = offset ? array_lower_bound(e, held->extent_count, sizeof(*e), pagemap_extent_last, offset) : 0;
-			if (x < held->extent_count) {
-				e += x;
-				*vaddr = base + e->offset + (offset > e->offset ? (offset - e->offset + 4095) / 4096 * 4096 : 0);
+			struct pagemap_record record;
+			if (pagemap_content_record_from(s, content, offset, &record)) {
+				*vaddr = base + record.vaddr;
 				return *vaddr < limit;
 			}
 		}
@@ -954,14 +951,16 @@ struct rule_members {
  * 4000), so each is read once, while its line is at hand, not once per
  * rule.  A rule takes a VMA of its kind that is large enough: the kind's
  * tests are made once per key. */
-/* A VMA of rule k's kind: counted, and taken when large enough. */
-static void take_vma(const struct model_context *c, struct rule_members *all, size_t k, const struct vma *vma,
-		     size_t process)
+/* A VMA of rule k's kind: counted, and taken when large enough (inline:
+ * once a VMA and kind in the pass). */
+static inline __attribute__((always_inline)) void take_vma(const struct model_context *c, struct rule_members *all,
+							    size_t k, const struct vma *vma, size_t process,
+							    bool large_enough)
 {
-	const struct sharing_rule *rule = c->result->sharing[k].rule;
 	all[k].kind_vmas++;
-	if (sharing_vma_large_enough(rule, vma))
-		*ARRAY_PUSH(all[k].members, all[k].count, all[k].capacity) = member_key(rule, vma, process);
+	if (large_enough)
+		*ARRAY_PUSH(all[k].members, all[k].count, all[k].capacity) =
+			member_key(c->result->sharing[k].rule, vma, process);
 }
 
 /* The VMAs of one process into the partner rules of their kinds (up to
@@ -980,10 +979,7 @@ static void take_process_vmas(const struct model_context *c, struct rule_members
 		uint64_t bytes = vma->end - vma->start;
 		for (uint64_t kinds = key_kinds(c, memo, sharing_vma_kind_key(vma)); kinds; kinds &= kinds - 1) {
 			size_t k = (size_t)__builtin_ctzll(kinds);
-			all[k].kind_vmas++;
-			if (bytes >= least[k])
-				*ARRAY_PUSH(all[k].members, all[k].count, all[k].capacity) =
-					member_key(c->result->sharing[k].rule, vma, process);
+			take_vma(c, all, k, vma, process, bytes >= least[k]);
 		}
 	}
 }
@@ -1010,7 +1006,8 @@ static struct rule_members *gather_members(const struct model_context *c)
 			for (size_t k = 0; k < rules; k++)
 				if (c->result->sharing[k].rule->partners != PARTNERS_CONTENT &&
 				    sharing_kind_eligible(c->result->sharing[k].rule, sharing_vma_kind_key(vma)))
-					take_vma(c, all, k, vma, i);
+					take_vma(c, all, k, vma, i,
+						 sharing_vma_large_enough(c->result->sharing[k].rule, vma));
 		}
 	}
 	return all;
@@ -1229,18 +1226,6 @@ static uint64_t content_sum(const struct model_context *c, struct identical *x, 
 	return x->content_sums[content];
 }
 
-/* How many of a content's `count` records lie below offset, e holding one
- * that does: the extents from e walked on, none searched. */
-static uint32_t rank_from(const struct pagemap_extent *e, uint32_t count, uint64_t offset)
-{
-	while (pagemap_extent_last(e) < offset) {
-		if (e->rank + e->length == count)
-			return count;
-		e++;
-	}
-	return e->rank + (offset > e->offset ? (uint32_t)((offset - e->offset + 4095) / 4096) : 0);
-}
-
 /* A window's description: its hash, and whether it is one chunk inside one VMA. */
 struct window_view {
 	size_t process;
@@ -1310,7 +1295,7 @@ static void describe_window(struct model_context *c, struct identical *x, size_t
 			if (!vma) {
 				vma = vma_from(p, &x->vma_cursor, base + e->offset + (uint64_t)(first - e->rank) * 4096);
 				/* the records below its end (record first lies in it) */
-				end = vma ? rank_from(e, count, vma->end - base) : end;
+				end = vma ? pagemap_content_rank_from(e, count, vma->end - base) : end;
 			}
 			uint64_t sum = 0;
 			if (k == 0 && first == 0 && end == count) {
@@ -1378,7 +1363,7 @@ static size_t window_pieces(const struct model_context *c, size_t process, uint6
 		uint64_t vaddr = base + e->offset + (uint64_t)(first - e->rank) * 4096;
 		const struct vma *vma = vma_first < UINT32_MAX ? vma_from(p, &vma_first, vaddr) : process_find_vma(p, vaddr);
 		/* as describe_window cuts it: the records below the VMA's end */
-		first = vma ? rank_from(e, count, vma->end - base) : first + 1;
+		first = vma ? pagemap_content_rank_from(e, count, vma->end - base) : first + 1;
 		struct window_piece piece = { first, (uint32_t)perms_word(vma) };
 		if (n && out[n - 1].perms == piece.perms)
 			out[n - 1].end = first;         /* two VMAs' records alike to the slots */

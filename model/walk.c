@@ -323,19 +323,13 @@ static uint32_t segment_end(const struct model_context *c, const struct process 
 {
 	const struct pagemap_content *pc = &c->snapshot->contents[seg->content];
 	const struct pagemap_extent *e = segment_extent(c, seg);
-	const struct pagemap_extent *last = c->snapshot->content_extents + pc->first_extent + pc->extent_count;
 	uint64_t vaddr = seg->base + e->offset + (uint64_t)(seg->first - e->rank) * 4096;
 	while (*v < p->vma_count && p->vmas[*v].end <= vaddr)
 		(*v)++;
 	*vma = *v < p->vma_count && p->vmas[*v].start <= vaddr ? &p->vmas[*v] : NULL;
 	uint64_t limit = (*vma ? (*vma)->end : *v < p->vma_count ? p->vmas[*v].start : UINT64_MAX) - seg->base;
-	/* the segment's first record lies below limit, so the records below it
-	 * end in its extent or after: from there, the first extent whose last
-	 * record is at or above it (a content has a few extents) */
-	for (; e < last; e++)
-		if (pagemap_extent_last(e) >= limit)
-			return e->rank + (limit > e->offset ? (uint32_t)((limit - e->offset + 4095) / 4096) : 0);
-	return pc->count;
+	/* the segment's first record lies below limit: count on from its extent */
+	return pagemap_content_rank_from(e, pc->count, limit);
 }
 
 /* The VMA holding the whole chunk at `base`, the process's place-th in
@@ -470,8 +464,26 @@ static void add_counts(struct record_figures *sum, const struct record_figures *
 	sum->shared_anon |= f->shared_anon;
 }
 
+/* Where content id's per-design figures lie: per design two doubles and
+ * three counts, each kind in its own stride of (contents + 1) x (designs +
+ * 1) (figure_contents allocates them so; the last content is a spare). */
+static size_t content_stride(const struct model_context *c)
+{
+	return (c->snapshot->content_count + 2) * (c->result->design_count + 1);
+}
+
+static void content_arrays(const struct model_context *c, size_t id, struct record_figures *f)
+{
+	size_t designs = c->result->design_count + 1, stride = content_stride(c);
+	f->chain_bytes = c->content_bytes + id * designs;
+	f->chain_bytes_anon = c->content_bytes + stride + id * designs;
+	f->chain_allocations = c->content_counts + id * designs;
+	f->chain_frees = c->content_counts + stride + id * designs;
+	f->direct_pages = c->content_counts + 2 * stride + id * designs;
+}
+
 /* A content's figures made in *out: its counts, and its per-design arrays
- * (figure_contents' layout; NULL without PFNs, as it leaves them unwritten). */
+ * (NULL without PFNs, as figure_contents leaves them unwritten). */
 static const struct record_figures *content_figures(const struct model_context *c, uint32_t content,
 						    struct record_figures *out)
 {
@@ -479,14 +491,8 @@ static const struct record_figures *content_figures(const struct model_context *
 	*out = (struct record_figures){ .present = t->present, .swap = t->swap, .zero_page = t->zero_page,
 					.mapped = t->mapped, .mapped_anon = t->mapped_anon, .with_pfn = t->with_pfn,
 					.shared = t->shared, .shared_anon = t->shared_anon };
-	if (c->snapshot->contents[content].without_pfns)
-		return out;
-	size_t designs = c->result->design_count + 1, stride = (c->snapshot->content_count + 2) * designs;
-	out->chain_bytes = c->content_bytes + content * designs;
-	out->chain_bytes_anon = c->content_bytes + stride + content * designs;
-	out->chain_allocations = c->content_counts + content * designs;
-	out->chain_frees = c->content_counts + stride + content * designs;
-	out->direct_pages = c->content_counts + 2 * stride + content * designs;
+	if (!c->snapshot->contents[content].without_pfns)
+		content_arrays(c, content, out);
 	return out;
 }
 
@@ -937,29 +943,20 @@ static void count_pfns(struct model_context *c, process_visit before)
 static void figure_contents(struct model_context *c)
 {
 	const struct snapshot *s = c->snapshot;
-	size_t designs = c->result->design_count + 1, contents = s->content_count + 1;
+	size_t contents = s->content_count + 1;
 	c->content_totals = xcalloc(contents, sizeof(*c->content_totals));
 	c->content_pmd = xcalloc(contents, sizeof(*c->content_pmd));
 	uint8_t *uniform = xcalloc(contents, sizeof(*uniform));
-	/* per content and design: two doubles, then three counts */
-	double *bytes = xcalloc(2 * (contents * designs + designs), sizeof(*bytes));
-	uint64_t *counts = xcalloc(3 * (contents * designs + designs), sizeof(*counts));
-	size_t stride = contents * designs + designs;   /* content_figures finds them so */
-	c->content_bytes = bytes;
-	c->content_counts = counts;
+	c->content_bytes = xcalloc(2 * content_stride(c), sizeof(*c->content_bytes));
+	c->content_counts = xcalloc(3 * content_stride(c), sizeof(*c->content_counts));
 	for (size_t id = 0; id < contents; id++) {
 		struct record_figures f = { 0 };
 		/* a content without PFNs prices each mapping as a page mapped
 		 * once: its per-design counts follow from its counts
 		 * (model_figure_without_pfns), its charges are 0, so none is kept
 		 * (NULL) and those calloc pages are never touched */
-		if (id == s->content_count || !s->contents[id].without_pfns) {
-			f.chain_bytes = bytes + id * designs;
-			f.chain_bytes_anon = bytes + stride + id * designs;
-			f.chain_allocations = counts + id * designs;
-			f.chain_frees = counts + stride + id * designs;
-			f.direct_pages = counts + 2 * stride + id * designs;
-		}
+		if (id == s->content_count || !s->contents[id].without_pfns)
+			content_arrays(c, id, &f);
 		if (id < s->content_count && s->contents[id].references &&
 		    figure_records(c, (uint32_t)id, 0, s->contents[id].count, NULL, &f) == 1)
 			uniform[id] = uniform_kind(pagemap_content_record(s, (uint32_t)id, 0).entry,

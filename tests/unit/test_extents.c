@@ -104,11 +104,18 @@ static void test_round_trip(void)
 	}
 	CU_ASSERT_EQUAL(k, 11);
 	/* a step from PFN 0 reaches PFN 1: that content has a PFN */
-	/* records below an offset, counted from the extents */
+	/* records below an offset, counted from the extents: from the first,
+	 * and from the extent holding record 4 for every offset above that
+	 * extent's first record */
+	const struct pagemap_extent *first = s.content_extents + s.contents[0].first_extent;
+	const struct pagemap_extent *fourth = pagemap_content_extent(&s, 0, 4);
 	const uint64_t below[][2] = { { 0, 0 }, { 0x1000, 1 }, { 0x3800, 4 }, { 0x6000, 6 }, { 0x7000, 6 },
 				      { 0x7001, 7 }, { 0xe000, 13 }, { 0x10000, 15 }, { UINT64_MAX, 15 } };
-	for (size_t i = 0; i < sizeof(below) / sizeof(below[0]); i++)
-		CU_ASSERT_EQUAL(pagemap_content_rank(&s, 0, below[i][0]), below[i][1]);
+	for (size_t i = 0; i < sizeof(below) / sizeof(below[0]); i++) {
+		CU_ASSERT_EQUAL(pagemap_content_rank_from(first, s.contents[0].count, below[i][0]), below[i][1]);
+		if (below[i][0] > fourth->offset)
+			CU_ASSERT_EQUAL(pagemap_content_rank_from(fourth, s.contents[0].count, below[i][0]), below[i][1]);
+	}
 	CU_ASSERT_FALSE(s.contents[0].without_pfns);
 	CU_ASSERT_FALSE(s.contents[1].without_pfns);
 	CU_ASSERT_TRUE(s.contents[2].without_pfns);
