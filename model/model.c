@@ -819,22 +819,28 @@ uint64_t model_memory_bytes(const struct snapshot *s, const struct model_options
 	uint64_t designs = o->designs ? o->design_count : o->profiles->rmap_count;
 	uint64_t rules = o->rules ? o->rule_count : o->profiles->rule_count;
 	uint64_t records = s->content_record_count, contents = s->content_count;
-	/* per record kept: its PFN run's index, and at most one PFN run, one
-	 * record run (32 bytes) and its place in the sweep's heap while the table
-	 * is built (model/pfn_table.c; arrays doubling: twice each) */
-	uint64_t bytes = records * (2 * sizeof(uint32_t) + 2 * (sizeof(struct pfn_run) + 32 + sizeof(void *)));
+	uint64_t record_runs, pfn_runs;
+	pfn_table_runs_most(s, &record_runs, &pfn_runs);
+	/* per record kept: its PFN run's index (allocated for every record) */
+	uint64_t bytes = records * sizeof(uint32_t);
+	/* per record run: itself (32 bytes) and its place in the sweep's heap
+	 * (an array doubling: twice); per PFN run: itself, its last PFN and its
+	 * number while the table is built (model/pfn_table.c), and reclaim's
+	 * walk kind (eleven counts), its pages and hash slot (doubling: twice) */
+	bytes += record_runs * (32 + 2 * sizeof(void *));
+	bytes += pfn_runs * (sizeof(struct pfn_run) + sizeof(uint64_t) + sizeof(uint32_t) +
+			     2 * (11 * sizeof(uint32_t) + sizeof(uint64_t) + 2 * sizeof(uint32_t)));
 	/* per content: figures for every design, PMD kind, identical-rule sums and
 	 * classes, and the class of a window that is the whole chunk */
 	bytes += contents * (sizeof(struct content_totals) + 1 + designs * (2 * sizeof(double) + 3 * sizeof(uint64_t)) +
 			     2 * sizeof(uint64_t) + 2 * 64 + sizeof(uint32_t) + sizeof(uint64_t));
-	/* per record kept: at most one page's walk lengths and histogram slot (model/reclaim.c) */
-	bytes += records * (11 * sizeof(uint32_t) + sizeof(uint64_t));
 	/* per VMA: anon_vma flag, drift, union-find, sharing members, estimate keys,
-	 * each rule's eligibility (a byte);
+	 * each rule's eligibility (a byte), reclaim's histogram slot (a walk
+	 * visits each VMA once at most);
 	 * depth (a byte), family, reclaim's file order, descendants and owners;
 	 * the segments of chunks its two edges cut, two each (an array doubling: twice) */
 	bytes += (uint64_t)s->vma_count * (2 + sizeof(double) + 2 * sizeof(double) + 2 * sizeof(size_t) + 128 +
-					   6 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t) + rules);
+					   7 * sizeof(uint64_t) + 2 * 4 * sizeof(uint32_t) + rules);
 	/* per chunk a process references (a PTE window at most): the identical
 	 * rule's class of the window (model/sharing.c; an array doubling), the
 	 * VMA holding it whole (model/walk.c) */

@@ -212,6 +212,28 @@ static void sweep(struct pfn_table *table, const struct snapshot *s, const struc
 	free(o.heap);
 }
 
+void pfn_table_runs_most(const struct snapshot *s, uint64_t *record_runs, uint64_t *pfn_runs)
+{
+	/* a record run starts at most once per extent of ascending PFNs, at
+	 * every record of an extent of one entry repeated (its PFN does not go
+	 * up by one), and at each cut, a VMA edge, which falls in one content:
+	 * two a VMA.  A PFN run is a stretch between two record runs' or kpage
+	 * runs' edges that holds a record's page. */
+	uint64_t records = 0, starts = 2 * (uint64_t)s->vma_count;
+	for (size_t i = 0; i < s->content_count; i++) {
+		const struct pagemap_content *pc = &s->contents[i];
+		if (!pc->references || pc->without_pfns)
+			continue;       /* as collect_record_runs */
+		records += pc->count;
+		const struct pagemap_extent *e = s->content_extents + pc->first_extent;
+		for (uint32_t k = 0; k < pc->extent_count; k++)
+			starts += e[k].step ? 1 : e[k].length;
+	}
+	*record_runs = records < starts ? records : starts;
+	uint64_t pieces = 2 * *record_runs + 2 * (uint64_t)s->kpage_run_count + 1;
+	*pfn_runs = records < pieces ? records : pieces;
+}
+
 void pfn_table_build(struct pfn_table *table, const struct snapshot *s, const uint64_t *cuts, size_t cut_count)
 {
 	struct record_runs runs = { 0 };

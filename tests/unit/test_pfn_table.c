@@ -143,7 +143,46 @@ static void test_number(void)
 	snapshot_release_pagemaps(&s);
 }
 
+/* The bound on the runs (model_memory_bytes'), by hand.  Above: extents
+ * A, B, C, D, the record without a PFN, E-F, G (content 3 is held by
+ * nobody): 7 starts of record runs, 11 records with PFNs; PFN runs at most
+ * min(11, 2 x 7 + 2 x 6 kpage runs + 1).  Then one entry repeated: each
+ * record of a step-0 extent starts a run of its own (the PFN does not go
+ * up), and each VMA adds two cuts. */
+static void test_runs_most(void)
+{
+	struct snapshot s;
+	struct pfn_table table;
+	uint64_t record_runs, pfn_runs;
+	build(&s, &table);
+	pfn_table_runs_most(&s, &record_runs, &pfn_runs);
+	CU_ASSERT_EQUAL(record_runs, 7);
+	CU_ASSERT_EQUAL(pfn_runs, 11);
+	CU_ASSERT(pfn_runs >= table.count);
+	pfn_table_free(&table);
+	snapshot_release_pagemaps(&s);
+
+	/* PFN 7 at three pages (the zero page, say), then 8 and 9 after it */
+	const struct pagemap_record repeated[] = {
+		{ 0xa000, P | 7 }, { 0xb000, P | 7 }, { 0xc000, P | 7 }, { 0xd000, P | 8 }, { 0xe000, P | 9 },
+	};
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL_FATAL(pagemap_add_chunk(&s, repeated, 5), 0);
+	CU_ASSERT_EQUAL_FATAL(s.contents[0].extent_count, 2);
+	s.contents[0].references = 1;
+	pfn_table_build(&table, &s, NULL, 0);
+	pfn_table_runs_most(&s, &record_runs, &pfn_runs);
+	CU_ASSERT_EQUAL(record_runs, 4);        /* [7], [7], [7, 8, 9] built: 3 */
+	CU_ASSERT_EQUAL(pfn_runs, 5);
+	CU_ASSERT_EQUAL(table.count, 2);        /* [7, 8) under three runs, [8, 10) */
+	s.vma_count = 1;
+	pfn_table_runs_most(&s, &record_runs, &pfn_runs);
+	CU_ASSERT_EQUAL(record_runs, 5);        /* 4 + 2 cuts, no more than the records */
+	pfn_table_free(&table);
+	snapshot_release_pagemaps(&s);
+}
+
 void suite_pfn_table(void)
 {
-	ADD_SUITE("pfn_table", test_runs, test_find, test_number);
+	ADD_SUITE("pfn_table", test_runs, test_find, test_number, test_runs_most);
 }
