@@ -29,7 +29,7 @@ PACKAGES_RUN   = libclang1-14 man-db libgsl27 libsodium23
 PACKAGES_CHECK = libcunit1-dev libcsv-dev smem smemcap cflow time python3 jq xz-utils zstd linux-config-6.1 \
                  linux-config-6.12 bash-completion debhelper dpkg-dev fakeroot libclang-19-dev llvm-19-dev \
                  clang-19 python3-jsonschema sqlite3 chromium lintian prometheus
-PACKAGES_BENCH = smem cflow time jq bc clang-14 linux-source-6.1 linux-config-6.1
+PACKAGES_BENCH = smem cflow time jq clang-14 linux-source-6.1 linux-config-6.1
 PACKAGES_FUZZ  = clang-14 libclang-rt-14-dev
 
 # The version, written once in version.h.
