@@ -12,6 +12,11 @@
  *   lmbench lat_proc   "Process fork+exit: 179.0000 microseconds"
  *   perf stat          "27.814 seconds time elapsed" "35.12 seconds user" "65.96 seconds sys"
  *                      (with -r: "27.81 +- 0.12 seconds time elapsed")
+ *   kernbench          "Average Optimal load -j 32 Run (std deviation):" then
+ *                      "Elapsed Time 128.07 (0.59)" "User Time 800.25 (1.2)"
+ *                      "System Time 112.76 (0.8)" (older: "Average Optimal -j 32
+ *                      Load Run:", no deviations); each time named for its load,
+ *                      "system (optimal)", so a load is compared with the same load
  *
  * Every run of a file adds one value to each measure it shows; real, user
  * and system are in seconds, lmbench's in microseconds.  A run's "total"
@@ -277,21 +282,91 @@ static bool read_perf_line(struct timing_set *set, const char *line)
 	return false;
 }
 
-/* user + system of each run, where both were given as often. */
+/*
+ * kernbench's block header, "Average <load words> Run[ (std deviation)]:":
+ * the load's first word, lower case ("optimal", "half", "maximal",
+ * "single"), into load; false for any other line.  Its later words ("load
+ * -j 32") name the jobs, which differ between machines.
+ */
+static bool read_kernbench_block(const char *line, char *load, size_t load_size)
+{
+	static const char *const endings[] = { " Run:", " Run (std deviation):" };
+	if (strncmp(line, "Average ", 8))
+		return false;
+	const char *word = line + 8, *end = word + strlen(word);
+	while (end > word && (end[-1] == ' ' || end[-1] == '\r'))
+		end--;
+	bool ended = false;
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(endings[i]);
+		ended |= (size_t)(end - word) > n && !strncmp(end - n, endings[i], n);
+	}
+	size_t length = 0;
+	while (isalpha((unsigned char)word[length]))
+		length++;
+	if (!ended || !length || length >= load_size || word[length] != ' ')
+		return false;
+	for (size_t i = 0; i < length; i++)
+		load[i] = (char)tolower((unsigned char)word[i]);
+	load[length] = '\0';
+	return true;
+}
+
+/* kernbench's times in a block: "Elapsed Time 128.07 (0.59)"; the
+ * deviation in brackets is skipped (one value: the block's mean), as are
+ * "Percent CPU", "Context Switches" and "Sleeps", which are not times, and
+ * "No data". */
+static bool read_kernbench_line(struct timing_set *set, const char *load, const char *line)
+{
+	static const char *const words[][2] = {
+		{ "Elapsed Time ", "real" }, { "User Time ", "user" }, { "System Time ", "system" },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(words[i][0]);
+		if (strncmp(line, words[i][0], n))
+			continue;
+		const char *s = skip_space(line + n);
+		double seconds, deviation;
+		if (!read_number(&s, &seconds))
+			return false;
+		s = skip_space(s);
+		if (*s == '(') {
+			s++;
+			if (!read_number(&s, &deviation) || *s != ')')
+				return false;
+			s++;
+		}
+		if (!at_end(s))
+			return false;
+		char name[sizeof(set->measures[0].name)];
+		snprintf(name, sizeof(name), load[0] ? "%s (%s)" : "%s", words[i][1], load);
+		note_shape(set, "kernbench");
+		add_value(set, name, "s", seconds);
+		return true;
+	}
+	return false;
+}
+
+/* user + system of each run, where both were given as often: "total" of
+ * "user" and "system", and "total (optimal)" of kernbench's "user
+ * (optimal)" and "system (optimal)". */
 static void add_totals(struct timing_set *set)
 {
-	struct timing_measure *user = NULL, *system = NULL;
-	for (size_t i = 0; i < set->measure_count; i++) {
-		if (!strcmp(set->measures[i].name, "user"))
-			user = &set->measures[i];
-		else if (!strcmp(set->measures[i].name, "system"))
-			system = &set->measures[i];
+	size_t measures = set->measure_count;   /* the totals added are not looked at */
+	for (size_t u = 0; u < measures; u++) {
+		const char *name = set->measures[u].name;
+		if (strncmp(name, "user", 4) || (name[4] && name[4] != ' '))
+			continue;
+		char system[sizeof(set->measures[0].name)], total[sizeof(set->measures[0].name)];
+		snprintf(system, sizeof(system), "system%s", name + 4);
+		snprintf(total, sizeof(total), "total%s", name + 4);
+		const struct timing_measure *y = timing_find(set, system);
+		if (!y || y->count != set->measures[u].count)
+			continue;
+		size_t count = y->count, s = (size_t)(y - set->measures);
+		for (size_t i = 0; i < count; i++)
+			add_value(set, total, "s", set->measures[u].values[i] + set->measures[s].values[i]);
 	}
-	if (!user || !system || user->count != system->count)
-		return;
-	size_t count = user->count, u = (size_t)(user - set->measures), y = (size_t)(system - set->measures);
-	for (size_t i = 0; i < count; i++)
-		add_value(set, "total", "s", set->measures[u].values[i] + set->measures[y].values[i]);
 }
 
 int timing_read_text(const char *name, const char *text, size_t length, struct timing_set *set,
@@ -299,6 +374,7 @@ int timing_read_text(const char *name, const char *text, size_t length, struct t
 {
 	memset(set, 0, sizeof(*set));
 	unsigned long number = 0;
+	char load[16] = "";     /* kernbench's block, once one began */
 	for (size_t at = 0; at < length;) {
 		const char *line = text + at;
 		const char *end = memchr(line, '\n', length - at);
@@ -315,13 +391,14 @@ int timing_read_text(const char *name, const char *text, size_t length, struct t
 			return error_set(error, name, number, "a NUL byte: not a text of timings");
 		}
 		(void)(read_shell_line(set, copy) || read_zsh_line(set, copy) || read_gnu_time_line(set, copy) ||
-		       read_lmbench_line(set, copy) || read_perf_line(set, copy));
+		       read_lmbench_line(set, copy) || read_perf_line(set, copy) ||
+		       read_kernbench_block(copy, load, sizeof(load)) || read_kernbench_line(set, load, copy));
 	}
 	if (!set->measure_count) {
 		timing_set_free(set);
 		return error_set(error, name, 0,
 				 "no timing found (bash, zsh or POSIX time, /usr/bin/time [-v], lmbench lat_proc, "
-				 "perf stat)");
+				 "perf stat, kernbench)");
 	}
 	add_totals(set);
 	return 0;

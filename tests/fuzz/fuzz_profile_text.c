@@ -1,6 +1,8 @@
 /*
  * libFuzzer target for workload profiles as text (inputs/perf_samples.c):
- * perf report --stdio, opreport -l and readprofile output.
+ * perf report --stdio, opreport -l and readprofile output; and the same
+ * bytes as posted timings (inputs/timings.c: time, lmbench, perf stat,
+ * kernbench), which bench --compare reads.
  *
  *   make fuzz; build-fuzz/fuzz_profile_text -max_total_time=60 CORPUS_DIR
  */
@@ -16,6 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct error error;
 	if (perf_samples_read(path, &samples, &error) == 0)
 		perf_samples_free(&samples);
+	struct timing_set timings;
+	if (timing_read_text("posted.txt", (const char *)data, size, &timings, &error) == 0)
+		timing_set_free(&timings);
 	close(fd);
 	return 0;
 }

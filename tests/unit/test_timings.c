@@ -133,6 +133,42 @@ static void test_lmbench_and_perf(void)
 	CU_ASSERT_EQUAL(runs("real"), 1);   /* the task-clock line is no time */
 }
 
+/* kernbench: a block per load, each time named for the load's first word;
+ * the deviation in brackets and the counts that are not times skipped; the
+ * log of two invocations, two runs of each measure; total = user + system
+ * within a load (800.25 + 112.76 = 913.01). */
+static void test_kernbench(void)
+{
+	static const struct post current = {
+		"4 cpus found\nAverage Half load -j 3 Run (std deviation):\nElapsed Time 141.562 (0.612)\n"
+		"User Time 901.482 (1.94)\nSystem Time 120.5 (0.35)\nPercent CPU 716.2 (2.1)\n"
+		"Context Switches 61252.6 (311.2)\nSleeps 35466.2 (120.9)\n\n"
+		"Average Optimal load -j 16 Run (std deviation):\nElapsed Time 128.07 (0.59)\n"
+		"User Time 800.25 (1.2)\nSystem Time 112.76 (0.8)\nPercent CPU 712.4 (3.1)\n", "kernbench",
+		{ { "real (half)", 0, 141.562 }, { "system (half)", 0, 120.5 }, { "system (optimal)", 0, 112.76 },
+		  { "total (optimal)", 0, 913.01 } }
+	};
+	check_post(&current);
+	CU_ASSERT_EQUAL(set.measure_count, 8);   /* real, user, system and total of two loads */
+	CU_ASSERT_PTR_NULL(timing_find(&set, "system"));
+	/* an older kernbench ("-j 16 Load"), two invocations appended to its log */
+	static const struct post older = {
+		"Average Optimal -j 16 Load Run:\r\nElapsed Time 47.776\r\nUser Time 434.104\r\nSystem Time 112.76\r\n"
+		"Average Optimal -j 16 Load Run:\nElapsed Time 47.5\nUser Time 433.9\nSystem Time 98.29\n", "kernbench",
+		{ { "system (optimal)", 0, 112.76 }, { "system (optimal)", 1, 98.29 }, { "real (optimal)", 1, 47.5 } }
+	};
+	check_post(&older);
+	CU_ASSERT_EQUAL(runs("user (optimal)"), 2);
+	/* times pasted without their block: the plain names; a header of another
+	 * shape ("Average ... Run" without the colon) is no block */
+	static const struct post bare = {
+		"Average Optimal load -j 16 Run\nSystem Time 98.29\nUser Time 433.9\n", "kernbench",
+		{ { "system", 0, 98.29 }, { "total", 0, 532.19 } }
+	};
+	check_post(&bare);
+	CU_ASSERT_EQUAL(read_text("Average Optimal load -j 16 Run:\nSystem Time No data\nElapsed Time 1.5 (x)\n"), -1);
+}
+
 static void test_refused_and_skipped(void)
 {
 	CU_ASSERT_EQUAL(read_text("hello\nreal soon now\n"), -1);
@@ -183,6 +219,19 @@ static void test_compare(void)
 	CU_ASSERT_EQUAL(c.unmatched_count, 1);   /* real: only in BASE */
 	CU_ASSERT_STRING_EQUAL(c.unmatched[0], "real");
 	timing_compare_free(&c);
+	/* kernbench's system time, 112.76 -> 98.29 s (object rmap, 2003): 12.83 %,
+	 * compared load with load */
+	timing_set_free(&after);
+	timing_set_free(&before);
+	static const char kernbench_before[] = "Average Optimal load -j 16 Run:\nSystem Time 112.76\n";
+	static const char kernbench_after[] = "Average Optimal load -j 32 Run (std deviation):\nSystem Time 98.29 (0.4)\n";
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("b", kernbench_before, sizeof(kernbench_before) - 1, &before, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("a", kernbench_after, sizeof(kernbench_after) - 1, &after, &error), 0);
+	timing_compare(&before, &after, NULL, &c);
+	CU_ASSERT_EQUAL_FATAL(c.change_count, 1);
+	CU_ASSERT_STRING_EQUAL(c.changes[0].name, "system (optimal)");
+	CU_ASSERT(fabs(c.changes[0].win_percent - 12.8326) < 1e-4);
+	timing_compare_free(&c);
 	/* two sets: the 2006 lmbench fork, 179 -> 136 us: 24.02 % */
 	timing_set_free(&after);
 	timing_set_free(&before);
@@ -201,6 +250,7 @@ static void test_compare(void)
 
 void suite_timings(void)
 {
-	ADD_SUITE("timings", test_bash, test_posix_and_zsh, test_gnu_time, test_lmbench_and_perf, test_refused_and_skipped,
+	ADD_SUITE("timings", test_bash, test_posix_and_zsh, test_gnu_time, test_lmbench_and_perf, test_kernbench,
+		  test_refused_and_skipped,
 		  test_compare);
 }
