@@ -192,6 +192,7 @@ static int info(void *request, int count, char **operands)
 int cmd_info(int argc, char **argv)
 {
 	/* info shows pagemap sizes only; records are loaded and checked with --verify. */
-	struct info_request r = { .read = { .pagemap_sizes_only = true, .progress = isatty(STDERR_FILENO) } };
+	struct info_request r = { .read = { .pagemap_sizes_only = true, .progress = isatty(STDERR_FILENO),
+					      .skip_bad_offered = true } };
 	return command_run(&info_help, argc, argv, parse_option, info, &r);
 }

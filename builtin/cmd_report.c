@@ -259,7 +259,7 @@ static int report(void *request, int count, char **operands)
 int cmd_report(int argc, char **argv)
 {
 	struct report_request r = { .job = { .report = { .format = REPORT_TEXT },
-					     .read = { .progress = isatty(STDERR_FILENO) } } };
+					     .read = { .progress = isatty(STDERR_FILENO), .skip_bad_offered = true } } };
 	struct error error;
 	if (profiles_load_builtin(&r.job.set, &error)) {
 		error_print(&error);

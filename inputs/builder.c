@@ -294,12 +294,19 @@ static void release_runs(struct snapshot_builder *b, struct process_build *pb)
 	pb->runs_unresolved = false;
 }
 
-/* A broken process fails the read, or with skip_bad is marked and dropped later. */
+/* A broken process fails the read, saying how to read the rest (a capture
+ * of a busy machine by another tool holds a process torn as it changed),
+ * or with skip_bad is marked and dropped later. */
 static int process_problem(struct snapshot_builder *b, struct process_build *pb,
 			   struct error *error)
 {
-	if (!b->options.skip_bad)
+	if (!b->options.skip_bad) {
+		size_t length = strlen(error->message);
+		if (b->options.skip_bad_offered)
+			snprintf(error->message + length, sizeof(error->message) - length,
+				 " (--skip-bad reads the rest without process %d)", pb->process.pid);
 		return -1;
+	}
 	if (!b->first_bad.message[0])
 		b->first_bad = *error;
 	if (!pb->bad)

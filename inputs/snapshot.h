@@ -296,6 +296,8 @@ struct snapshot {
  * line, "SOURCE: MEMBER:LINE: problem" ready to print after "ptscope: ". */
 struct read_options {
 	bool skip_bad;                  /* drop a broken process instead of failing */
+	bool skip_bad_offered;          /* the command has --skip-bad: a broken process's
+					   error says it reads the rest */
 	bool progress;                  /* progress on stderr */
 	bool pagemap_sizes_only;        /* count pagemap bytes, load no records (info) */
 	uint64_t memory_budget_bytes;   /* refuse, saying what it needs, past this (0: no limit) */

@@ -55,6 +55,15 @@ rm -rf "$tmp/snap/8"   # process 8 is the tar's; the directory has 1 and 7 good
 [ $? -eq 1 ] || fail "report of a broken snapshot: want exit 1"
 [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "^ptscope: $tmp/snap: [0-9]*/" "$tmp/err" ||
 	fail "report of a broken snapshot: $(cat "$tmp/err")"
+# ... saying how to read the rest, with the process it names; info alike;
+# bench --like has no --skip-bad and does not offer it
+pid=$(sed -n "s|^ptscope: $tmp/snap: \([0-9]*\)/.*|\1|p" "$tmp/err")
+grep -q " (--skip-bad reads the rest without process $pid)\$" "$tmp/err" ||
+	fail "the error does not offer --skip-bad for process $pid: $(cat "$tmp/err")"
+"$PTSCOPE" info "$tmp/snap" > /dev/null 2> "$tmp/err" && fail "info of a broken snapshot succeeded"
+grep -q "(--skip-bad reads the rest without process [0-9]*)\$" "$tmp/err" || fail "info: $(cat "$tmp/err")"
+"$PTSCOPE" bench --like "$tmp/snap" fork --runs 2 > /dev/null 2> "$tmp/err" && fail "bench --like a broken snapshot succeeded"
+grep -q "skip-bad" "$tmp/err" && fail "bench --like offers an option it does not have: $(cat "$tmp/err")"
 [ -s "$tmp/out" ] && fail "report of a broken snapshot wrote a report"
 check() { # SNAPSHOT BROKEN
 	"$PTSCOPE" report --skip-bad "$1" > "$tmp/out" 2> "$tmp/err" || fail "report --skip-bad $1: $(cat "$tmp/err")"
