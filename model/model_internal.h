@@ -173,13 +173,13 @@ typedef void (*segment_visit)(struct model_context *c, const struct segment *seg
  * contents, broken at the sorted PFN_CUT_KEYs; numbered: each record's run
  * (found by PFN while the runs are sorted) in record_pfns (index + 1, 0: no
  * PFN), the runs put in the order the records first name them. */
-/* The most record runs and PFN runs pfn_table_build can make of s, from its
- * contents' extents, VMAs and kpage runs (model_memory_bytes' bound). */
-void pfn_table_runs_most(const struct snapshot *s, uint64_t *record_runs, uint64_t *pfn_runs);
 void pfn_table_build(struct pfn_table *table, const struct snapshot *s, const uint64_t *cuts, size_t cut_count);
 struct pfn_run *pfn_table_find(const struct pfn_table *table, uint64_t pfn);   /* built, not yet numbered */
 void pfn_table_number(struct pfn_table *table, const struct snapshot *s, uint32_t *record_pfns);
 void pfn_table_free(struct pfn_table *table);
+/* The most record runs and PFN runs pfn_table_build can make of s, from its
+ * contents' extents, VMAs and kpage runs (model_memory_bytes' bound). */
+void pfn_table_runs_most(const struct snapshot *s, uint64_t *record_runs, uint64_t *pfn_runs);
 
 /* The VMA holding the whole of the chunk at address `base`, so every
  * record of it, or NULL; *v a cursor over the process's VMAs that only

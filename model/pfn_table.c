@@ -216,9 +216,10 @@ void pfn_table_runs_most(const struct snapshot *s, uint64_t *record_runs, uint64
 {
 	/* a record run starts at most once per extent of ascending PFNs, at
 	 * every record of an extent of one entry repeated (its PFN does not go
-	 * up by one), and at each cut, a VMA edge, which falls in one content:
-	 * two a VMA.  A PFN run is a stretch between two record runs' or kpage
-	 * runs' edges that holds a record's page. */
+	 * up by one) or of one whose PFN would pass 55 bits (the entry's flags
+	 * change there), and at each cut, a VMA edge, which falls in one
+	 * content: two a VMA.  A PFN run is a stretch between two record runs'
+	 * or kpage runs' edges that holds a record's page. */
 	uint64_t records = 0, starts = 2 * (uint64_t)s->vma_count;
 	for (size_t i = 0; i < s->content_count; i++) {
 		const struct pagemap_content *pc = &s->contents[i];
@@ -227,7 +228,8 @@ void pfn_table_runs_most(const struct snapshot *s, uint64_t *record_runs, uint64
 		records += pc->count;
 		const struct pagemap_extent *e = s->content_extents + pc->first_extent;
 		for (uint32_t k = 0; k < pc->extent_count; k++)
-			starts += e[k].step ? 1 : e[k].length;
+			starts += e[k].step && (e[k].entry & PAGEMAP_PFN_MASK) + e[k].length <= PAGEMAP_PFN_MASK + 1
+					  ? 1 : e[k].length;
 	}
 	*record_runs = records < starts ? records : starts;
 	uint64_t pieces = 2 * *record_runs + 2 * (uint64_t)s->kpage_run_count + 1;

@@ -180,6 +180,24 @@ static void test_runs_most(void)
 	CU_ASSERT_EQUAL(record_runs, 5);        /* 4 + 2 cuts, no more than the records */
 	pfn_table_free(&table);
 	snapshot_release_pagemaps(&s);
+
+	/* an entry ascending past PFN 2^55 - 1 carries into the flags (bit 55):
+	 * one extent, but the runs [2^55 - 1] and [1] (PFN 0 is none): each
+	 * record may start one */
+	const uint64_t top = PAGEMAP_PFN_MASK;
+	const struct pagemap_record carried[] = { { 0xa000, P | top }, { 0xb000, P | (top + 1) },
+						  { 0xc000, P | (top + 2) } };
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL_FATAL(pagemap_add_chunk(&s, carried, 3), 0);
+	CU_ASSERT_EQUAL_FATAL(s.contents[0].extent_count, 1);
+	s.contents[0].references = 1;
+	pfn_table_runs_most(&s, &record_runs, &pfn_runs);
+	CU_ASSERT_EQUAL(record_runs, 3);
+	pfn_table_build(&table, &s, NULL, 0);
+	CU_ASSERT_EQUAL(table.count, 2);
+	CU_ASSERT(pfn_runs >= table.count);
+	pfn_table_free(&table);
+	snapshot_release_pagemaps(&s);
 }
 
 void suite_pfn_table(void)
