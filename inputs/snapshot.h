@@ -622,13 +622,20 @@ int hugetlb_measure(size_t runs, size_t warmup, struct hugetlb_result *result, s
 
 /* ---- timings as they were posted (bench --compare: inputs/timings.c) ---- */
 
-/* One measure of a file, a value per run: "real", "user", "system", "total"
- * (user + system of each run) in seconds, lmbench's "Process fork+exit" in
- * microseconds. */
+/* What a file gives of a measure at one place: a run's time, or the mean
+ * of several runs as posted (perf stat -r N, kernbench) with their count
+ * and sample standard deviation, worked back from what the post says. */
+struct timing_value {
+	double mean;
+	double deviation;               /* 0 for one run; NAN: not known (a total of means) */
+	size_t runs;                    /* 1 .. */
+};
+/* One measure of a file: "real", "user", "system", "total" (user + system
+ * of each run) in seconds, lmbench's "Process fork+exit" in microseconds. */
 struct timing_measure {
 	char name[64];
 	char unit[4];                   /* "s", "us" */
-	double *values;
+	struct timing_value *values;
 	size_t count, capacity;
 };
 struct timing_set {
@@ -636,9 +643,13 @@ struct timing_set {
 	struct timing_measure *measures;/* in the order first seen; total last */
 	size_t measure_count, measure_capacity;
 };
+/* Every run of a measure pooled, as if each run's time were given: the
+ * runs, their mean and sample standard deviation (NAN where a value's is
+ * not known); lowest and highest only when every value is one run. */
 struct timing_summary {
 	size_t runs;
-	double mean, deviation, lowest, highest;   /* deviation: sample standard deviation */
+	double mean, deviation, lowest, highest;
+	bool extremes_known;
 };
 /* Read the timings of a file (at most 16 MiB) / of a text (name for
  * messages).  No timing in it is bad input.  0, or -1 with *error. */

@@ -18,11 +18,14 @@
  *                      Load Run:", no deviations); each time named for its load,
  *                      "system (optimal)", so a load is compared with the same load
  *
- * Every run of a file adds one value to each measure it shows; real, user
- * and system are in seconds, lmbench's in microseconds.  A run's "total"
- * is its user + system time (the CPU time the kernel-list threads compared
- * beside the wall clock), formed where a file gives both as often.  Lines
- * of no known shape are skipped; a file with none is refused.
+ * Every run of a file adds one value to each measure it shows, and a mean
+ * posted for N runs (perf stat -r N, kernbench after "Performing N runs
+ * of") one value standing for them, with their deviation, so that the
+ * summary pools the runs themselves; real, user and system are in seconds,
+ * lmbench's in microseconds.  A run's "total" is its user + system time
+ * (the CPU time the kernel-list threads compared beside the wall clock),
+ * formed where a file gives both as often.  Lines of no known shape are
+ * skipped; a file with none is refused.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -125,10 +128,50 @@ static struct timing_measure *measure_named(struct timing_set *set, const char *
 	return m;
 }
 
-static void add_value(struct timing_set *set, const char *name, const char *unit, double value)
+/* The mean of `runs` runs with their sample standard deviation. */
+static void add_runs(struct timing_set *set, const char *name, const char *unit, double mean, double deviation,
+		     size_t runs)
 {
 	struct timing_measure *m = measure_named(set, name, unit);
-	*ARRAY_PUSH(m->values, m->count, m->capacity) = value;
+	*ARRAY_PUSH(m->values, m->count, m->capacity) = (struct timing_value){ mean, deviation, runs };
+}
+
+static void add_value(struct timing_set *set, const char *name, const char *unit, double value)
+{
+	add_runs(set, name, unit, value, 0, 1);
+}
+
+/* What earlier lines said of the ones after them: kernbench's load, and
+ * how many runs a posted mean is of (perf stat's "(5 runs)", kernbench's
+ * "Performing 5 runs of"); 0: not said. */
+struct reading {
+	char load[16];
+	size_t perf_runs, kernbench_runs;
+};
+
+/* "N" then `ending`, the rest of the line: N (1 or more, whole) into *runs. */
+static bool runs_before(const char *s, const char *ending, size_t *runs)
+{
+	double n;
+	size_t length = strlen(ending);
+	if (!read_number(&s, &n) || n < 1 || n > 1e9 || n != floor(n) || strncmp(s, ending, length) ||
+	    !at_end(s + length))
+		return false;
+	*runs = (size_t)n;
+	return true;
+}
+
+/* perf stat's header, " Performance counter stats for 'make' (5 runs):"
+ * (without "(N runs)": one run), or kernbench's "Performing 5 runs of". */
+static bool read_runs_line(struct reading *r, const char *line)
+{
+	if (strstr(line, "Performance counter stats for ")) {
+		const char *open = strrchr(line, '(');
+		if (!open || !runs_before(open + 1, " runs):", &r->perf_runs))
+			r->perf_runs = 0;
+		return true;
+	}
+	return !strncmp(line, "Performing ", 11) && runs_before(line + 11, " runs of", &r->kernbench_runs);
 }
 
 static void note_shape(struct timing_set *set, const char *shape)
@@ -251,14 +294,18 @@ static bool read_lmbench_line(struct timing_set *set, const char *line)
 	return true;
 }
 
-/* perf stat: "27.814 seconds time elapsed", "35.12 seconds user", "... sys". */
-static bool read_perf_line(struct timing_set *set, const char *line)
+/* perf stat: "27.814 seconds time elapsed", "35.12 seconds user", "... sys".
+ * With -r N: "27.814 +- 0.120 seconds time elapsed", the mean of the N runs
+ * and the standard error of that mean (perf's stddev_stats: the sample
+ * deviation over the square root of N), so the runs' own deviation is the
+ * spread times the square root of N, where the header said N. */
+static bool read_perf_line(struct timing_set *set, const struct reading *r, const char *line)
 {
 	static const char *const endings[][2] = {
 		{ "seconds time elapsed", "real" }, { "seconds user", "user" }, { "seconds sys", "system" },
 	};
 	const char *s = skip_space(line);
-	double seconds, spread;
+	double seconds, spread = -1;
 	if (!read_number(&s, &seconds))
 		return false;
 	s = skip_space(s);
@@ -276,7 +323,10 @@ static bool read_perf_line(struct timing_set *set, const char *line)
 		if (*rest && *rest != '(' && !at_end(rest))
 			return false;
 		note_shape(set, "perf stat");
-		add_value(set, endings[i][1], "s", seconds);
+		if (spread >= 0 && r->perf_runs >= 2)
+			add_runs(set, endings[i][1], "s", seconds, spread * sqrt((double)r->perf_runs), r->perf_runs);
+		else
+			add_value(set, endings[i][1], "s", seconds);
 		return true;
 	}
 	return false;
@@ -312,11 +362,12 @@ static bool read_kernbench_block(const char *line, char *load, size_t load_size)
 	return true;
 }
 
-/* kernbench's times in a block: "Elapsed Time 128.07 (0.59)"; the
- * deviation in brackets is skipped (one value: the block's mean), as are
- * "Percent CPU", "Context Switches" and "Sleeps", which are not times, and
- * "No data". */
-static bool read_kernbench_line(struct timing_set *set, const char *load, const char *line)
+/* kernbench's times in a block: "Elapsed Time 128.07 (0.59)", the mean of
+ * its runs and their sample standard deviation (kernbench's show_statistics);
+ * the mean of as many runs as "Performing N runs of" said, else one value
+ * (its log does not say N).  "Percent CPU", "Context Switches" and "Sleeps"
+ * are not times and are skipped, as is "No data". */
+static bool read_kernbench_line(struct timing_set *set, const struct reading *r, const char *line)
 {
 	static const char *const words[][2] = {
 		{ "Elapsed Time ", "real" }, { "User Time ", "user" }, { "System Time ", "system" },
@@ -326,7 +377,7 @@ static bool read_kernbench_line(struct timing_set *set, const char *load, const 
 		if (strncmp(line, words[i][0], n))
 			continue;
 		const char *s = skip_space(line + n);
-		double seconds, deviation;
+		double seconds, deviation = -1;
 		if (!read_number(&s, &seconds))
 			return false;
 		s = skip_space(s);
@@ -339,9 +390,12 @@ static bool read_kernbench_line(struct timing_set *set, const char *load, const 
 		if (!at_end(s))
 			return false;
 		char name[sizeof(set->measures[0].name)];
-		snprintf(name, sizeof(name), load[0] ? "%s (%s)" : "%s", words[i][1], load);
+		snprintf(name, sizeof(name), r->load[0] ? "%s (%s)" : "%s", words[i][1], r->load);
 		note_shape(set, "kernbench");
-		add_value(set, name, "s", seconds);
+		if (deviation >= 0 && r->kernbench_runs >= 2)
+			add_runs(set, name, "s", seconds, deviation, r->kernbench_runs);
+		else
+			add_value(set, name, "s", seconds);
 		return true;
 	}
 	return false;
@@ -364,8 +418,13 @@ static void add_totals(struct timing_set *set)
 		if (!y || y->count != set->measures[u].count)
 			continue;
 		size_t count = y->count, s = (size_t)(y - set->measures);
-		for (size_t i = 0; i < count; i++)
-			add_value(set, total, "s", set->measures[u].values[i] + set->measures[s].values[i]);
+		for (size_t i = 0; i < count; i++) {
+			struct timing_value user = set->measures[u].values[i], sys = set->measures[s].values[i];
+			if (user.runs != sys.runs)
+				continue;
+			/* of means, the total's deviation needs the runs' own pairs */
+			add_runs(set, total, "s", user.mean + sys.mean, user.runs == 1 ? 0 : NAN, user.runs);
+		}
 	}
 }
 
@@ -374,7 +433,7 @@ int timing_read_text(const char *name, const char *text, size_t length, struct t
 {
 	memset(set, 0, sizeof(*set));
 	unsigned long number = 0;
-	char load[16] = "";     /* kernbench's block, once one began */
+	struct reading reading = { "", 0, 0 };
 	for (size_t at = 0; at < length;) {
 		const char *line = text + at;
 		const char *end = memchr(line, '\n', length - at);
@@ -391,8 +450,10 @@ int timing_read_text(const char *name, const char *text, size_t length, struct t
 			return error_set(error, name, number, "a NUL byte: not a text of timings");
 		}
 		(void)(read_shell_line(set, copy) || read_zsh_line(set, copy) || read_gnu_time_line(set, copy) ||
-		       read_lmbench_line(set, copy) || read_perf_line(set, copy) ||
-		       read_kernbench_block(copy, load, sizeof(load)) || read_kernbench_line(set, load, copy));
+		       read_lmbench_line(set, copy) || read_perf_line(set, &reading, copy) ||
+		       read_runs_line(&reading, copy) ||
+		       read_kernbench_block(copy, reading.load, sizeof(reading.load)) ||
+		       read_kernbench_line(set, &reading, copy));
 	}
 	if (!set->measure_count) {
 		timing_set_free(set);
@@ -424,26 +485,40 @@ void timing_set_free(struct timing_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
+/* The runs pooled: N = the sum of the runs, the mean weighted by them, and
+ * the sum of squares about it, sum (n - 1) s^2 + sum n (m - mean)^2, over
+ * N - 1: exactly the sample deviation of the runs themselves.  A value of
+ * one run adds (m - mean)^2, as runs listed one by one always did. */
 void timing_summary(const struct timing_measure *measure, struct timing_summary *summary)
 {
 	memset(summary, 0, sizeof(*summary));
-	summary->runs = measure->count;
 	if (!measure->count)
 		return;
 	double sum = 0;
-	summary->lowest = summary->highest = measure->values[0];
+	size_t runs = 0;
+	summary->extremes_known = true;
+	summary->lowest = summary->highest = measure->values[0].mean;
 	for (size_t i = 0; i < measure->count; i++) {
-		double v = measure->values[i];
-		sum += v;
-		summary->lowest = v < summary->lowest ? v : summary->lowest;
-		summary->highest = v > summary->highest ? v : summary->highest;
+		const struct timing_value *v = &measure->values[i];
+		sum += v->runs == 1 ? v->mean : v->mean * (double)v->runs;
+		runs += v->runs;
+		summary->extremes_known &= v->runs == 1;
+		summary->lowest = v->mean < summary->lowest ? v->mean : summary->lowest;
+		summary->highest = v->mean > summary->highest ? v->mean : summary->highest;
 	}
-	summary->mean = sum / (double)measure->count;
+	summary->runs = runs;
+	summary->mean = sum / (double)runs;
 	double squares = 0;
-	for (size_t i = 0; i < measure->count; i++)
-		squares += (measure->values[i] - summary->mean) * (measure->values[i] - summary->mean);
-	/* sample standard deviation; one run has no spread */
-	summary->deviation = measure->count > 1 ? sqrt(squares / (double)(measure->count - 1)) : 0;
+	for (size_t i = 0; i < measure->count; i++) {
+		const struct timing_value *v = &measure->values[i];
+		double apart = v->mean - summary->mean;
+		squares += v->runs == 1 ? apart * apart
+					: (double)(v->runs - 1) * v->deviation * v->deviation + (double)v->runs * apart * apart;
+	}
+	/* one run has no spread */
+	summary->deviation = runs > 1 ? sqrt(squares / (double)(runs - 1)) : 0;
+	if (!summary->extremes_known)
+		summary->lowest = summary->highest = NAN;
 }
 
 const struct timing_measure *timing_find(const struct timing_set *set, const char *name)

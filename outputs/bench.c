@@ -493,7 +493,10 @@ void timing_compare_free(struct timing_comparison *comparison)
 static void write_summary_text(FILE *out, const struct timing_summary *s, const char *unit)
 {
 	char cell[64];
-	snprintf(cell, sizeof(cell), "%.3f ± %.3f %s (%zu)", s->mean, s->deviation, unit, s->runs);
+	if (isnan(s->deviation))   /* a total of posted means: its runs' pairs were not posted */
+		snprintf(cell, sizeof(cell), "%.3f ± ? %s (%zu)", s->mean, unit, s->runs);
+	else
+		snprintf(cell, sizeof(cell), "%.3f ± %.3f %s (%zu)", s->mean, s->deviation, unit, s->runs);
 	fprintf(out, "  %-28s", cell);
 }
 
@@ -574,9 +577,13 @@ static struct json_object *summary_json(const struct timing_summary *s)
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "runs", json_object_new_int64((int64_t)s->runs));
 	json_object_object_add(o, "mean", json_object_new_double(s->mean));
-	json_object_object_add(o, "deviation", json_object_new_double(s->deviation));
-	json_object_object_add(o, "lowest", json_object_new_double(s->lowest));
-	json_object_object_add(o, "highest", json_object_new_double(s->highest));
+	/* null: not known (a total of posted means); no lowest and highest
+	 * where a posted mean stands for its runs */
+	json_object_object_add(o, "deviation", isnan(s->deviation) ? NULL : json_object_new_double(s->deviation));
+	if (s->extremes_known) {
+		json_object_object_add(o, "lowest", json_object_new_double(s->lowest));
+		json_object_object_add(o, "highest", json_object_new_double(s->highest));
+	}
 	return o;
 }
 

@@ -26,7 +26,7 @@ static int read_text(const char *text)
 static double value(const char *name, size_t run)
 {
 	const struct timing_measure *m = timing_find(&set, name);
-	return m && run < m->count ? m->values[run] : NAN;
+	return m && run < m->count ? m->values[run].mean : NAN;
 }
 
 static size_t runs(const char *name)
@@ -169,6 +169,47 @@ static void test_kernbench(void)
 	CU_ASSERT_EQUAL(read_text("Average Optimal load -j 16 Run:\nSystem Time No data\nElapsed Time 1.5 (x)\n"), -1);
 }
 
+/* Posted means with their spread, pooled as the runs themselves would be.
+ * perf stat -r 5: 27.814 +- 0.120, the standard error of the mean, so the
+ * runs' deviation is 0.120 x sqrt(5).  Kernbench's 3 runs of mean 2 and
+ * deviation 1 beside runs of 4 and 6 s: the five runs 1, 2, 3, 4, 6 (any
+ * with that mean and deviation) have mean 3.2 and deviation
+ * sqrt(14.8 / 4); a total of means has no deviation to give. */
+static void test_posted_spread(void)
+{
+	struct timing_summary s;
+	CU_ASSERT_EQUAL_FATAL(read_text(" Performance counter stats for 'make -j8' (5 runs):\n\n"
+					"       27.814 +- 0.120 seconds time elapsed  ( +-  0.43% )\n"), 0);
+	timing_summary(timing_find(&set, "real"), &s);
+	CU_ASSERT_EQUAL(s.runs, 5);
+	CLOSE(s.mean, 27.814);
+	CLOSE(s.deviation, 0.120 * sqrt(5));
+	CU_ASSERT_FALSE(s.extremes_known);
+	/* a header without "(N runs)" after it: one run again */
+	CU_ASSERT_EQUAL_FATAL(read_text(" Performance counter stats for 'a' (5 runs):\n 1.0 +- 0.1 seconds time elapsed\n"
+					" Performance counter stats for 'b':\n 3.0 +- 0.1 seconds time elapsed\n"), 0);
+	timing_summary(timing_find(&set, "real"), &s);
+	CU_ASSERT_EQUAL(s.runs, 6);
+	CLOSE(s.mean, 8.0 / 6);
+	CU_ASSERT_EQUAL_FATAL(read_text("Performing 3 runs of\nmake -j 16\nElapsed Time 2 (1)\nUser Time 5 (1)\n"
+					"System Time 1 (0.5)\nreal\t0m4.000s\nreal\t0m6.000s\n"), 0);
+	CU_ASSERT_STRING_EQUAL(set.shape, "kernbench and bash time");
+	timing_summary(timing_find(&set, "real"), &s);
+	CU_ASSERT_EQUAL(s.runs, 5);
+	CLOSE(s.mean, 3.2);
+	CLOSE(s.deviation, sqrt(14.8 / 4));
+	timing_summary(timing_find(&set, "total"), &s);
+	CU_ASSERT_EQUAL(s.runs, 3);
+	CLOSE(s.mean, 6.0);
+	CU_ASSERT(isnan(s.deviation));
+	/* without "Performing N runs" (kernbench's log) the mean is one value */
+	CU_ASSERT_EQUAL_FATAL(read_text("Elapsed Time 2 (1)\n"), 0);
+	timing_summary(timing_find(&set, "real"), &s);
+	CU_ASSERT_EQUAL(s.runs, 1);
+	CLOSE(s.deviation, 0.0);
+	CU_ASSERT(s.extremes_known);
+}
+
 static void test_refused_and_skipped(void)
 {
 	CU_ASSERT_EQUAL(read_text("hello\nreal soon now\n"), -1);
@@ -251,6 +292,6 @@ static void test_compare(void)
 void suite_timings(void)
 {
 	ADD_SUITE("timings", test_bash, test_posix_and_zsh, test_gnu_time, test_lmbench_and_perf, test_kernbench,
-		  test_refused_and_skipped,
+		  test_posted_spread, test_refused_and_skipped,
 		  test_compare);
 }
