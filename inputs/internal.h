@@ -217,12 +217,7 @@ int check_pagemap_record(const struct pagemap_record *record, const struct pagem
 int check_kpage_record(const struct kpage_record *record, const struct kpage_record *previous, size_t index,
 		       const struct parse_place *place);
 
-/* The first address of [start, end) outside every span of an ascending
- * array whose items begin {uint64_t start, end} (struct vma, capture's
- * vma_span), or end when there is none; *v is a cursor over the spans,
- * moved on, so ranges that ascend are checked in one pass.  A range may
- * run across neighbouring spans.  What the builder checks of a member's PMD
- * ranges, and the capture of a process read while it changed. */
+/* Word `word` (0: start, 1: end) of span `index`. */
 static inline uint64_t span_word(const void *spans, size_t span_bytes, size_t index, size_t word)
 {
 	uint64_t value;
@@ -230,6 +225,12 @@ static inline uint64_t span_word(const void *spans, size_t span_bytes, size_t in
 	return value;
 }
 
+/* The first address of [start, end) outside every span of an ascending
+ * array whose items begin {uint64_t start, end} (struct vma, capture's
+ * vma_span), or end when there is none; *v is a cursor over the spans,
+ * moved on, so ranges that ascend are checked in one pass.  A range may
+ * run across neighbouring spans.  What the builder checks of a member's PMD
+ * ranges, and the capture of a process read while it changed. */
 static inline uint64_t range_outside_spans(const void *spans, size_t count, size_t span_bytes, size_t *v,
 					   uint64_t start, uint64_t end)
 {

@@ -363,9 +363,9 @@ static bool read_kernbench_block(const char *line, char *load, size_t load_size)
 }
 
 /* kernbench's times in a block: "Elapsed Time 128.07 (0.59)", the mean of
- * its runs and their sample standard deviation (kernbench's show_statistics);
- * the mean of as many runs as "Performing N runs of" said, else one value
- * (its log does not say N).  "Percent CPU", "Context Switches" and "Sleeps"
+ * its runs and their sample standard deviation (kernbench's show_statistics;
+ * older ones print none); the mean of as many runs as "Performing N runs
+ * of" said, else one value (its log does not say N).  "Percent CPU", "Context Switches" and "Sleeps"
  * are not times and are skipped, as is "No data". */
 static bool read_kernbench_line(struct timing_set *set, const struct reading *r, const char *line)
 {
@@ -392,8 +392,8 @@ static bool read_kernbench_line(struct timing_set *set, const struct reading *r,
 		char name[sizeof(set->measures[0].name)];
 		snprintf(name, sizeof(name), r->load[0] ? "%s (%s)" : "%s", words[i][1], r->load);
 		note_shape(set, "kernbench");
-		if (deviation >= 0 && r->kernbench_runs >= 2)
-			add_runs(set, name, "s", seconds, deviation, r->kernbench_runs);
+		if (r->kernbench_runs >= 2)   /* an older kernbench gives no deviation: not known */
+			add_runs(set, name, "s", seconds, deviation >= 0 ? deviation : NAN, r->kernbench_runs);
 		else
 			add_value(set, name, "s", seconds);
 		return true;
@@ -421,7 +421,7 @@ static void add_totals(struct timing_set *set)
 		for (size_t i = 0; i < count; i++) {
 			struct timing_value user = set->measures[u].values[i], sys = set->measures[s].values[i];
 			if (user.runs != sys.runs)
-				continue;
+				continue;       /* no total of runs that are not the same runs */
 			/* of means, the total's deviation needs the runs' own pairs */
 			add_runs(set, total, "s", user.mean + sys.mean, user.runs == 1 ? 0 : NAN, user.runs);
 		}
