@@ -14,7 +14,8 @@
 # processes, seed 1: the same bytes on every run, said with its checksum) and
 # kept, with and without pagemap records (info skips the records' bytes, cat
 # reads them: the text-only tar is the fair floor for parsing), and against
-# the line floor (linefloor.c), the least a parser of that text does.
+# the line floor (linefloor.c), the least a parser of that text does, and
+# the number floor (linefloor.c --numbers), the least an smaps parser does.
 # Figures are printed, never asserted.
 . "$(dirname "$0")/bench-common.sh"
 nproc=2000
@@ -50,6 +51,14 @@ ratio "line floor: each line's end found in the text-only tar (linefloor.c)" "ca
 	"'$tmp/linefloor' '$text/snapshot.tar'" "cat '$text/snapshot.tar'" || exit 1
 ratio "info, text only, $processes processes" "the line floor (linefloor.c)" \
 	"'$ptscope' info '$text/snapshot.tar'" "'$tmp/linefloor' '$text/snapshot.tar'" || exit 1
+# Above it, the least an smaps parser does: each counter's number read too
+# (linefloor.c --numbers: one word per line in the kernel's columns, no name
+# looked up, nothing checked or kept): against the aim of info at 1.5x cat,
+# how much of it reading the numbers alone takes on this machine.
+ratio "number floor: each line's end found and each counter in the kernel's columns read (linefloor.c --numbers)" "cat of the same tar" \
+	"'$tmp/linefloor' --numbers '$text/snapshot.tar'" "cat '$text/snapshot.tar'" || exit 1
+ratio "info, text only, $processes processes, against the number floor" "the number floor (linefloor.c --numbers)" \
+	"'$ptscope' info '$text/snapshot.tar'" "'$tmp/linefloor' --numbers '$text/snapshot.tar'" || exit 1
 if command -v smem > /dev/null; then
 	pairs=${BENCH_SMEM_PAIRS:-3}
 	ratio "smem -S DIR (the tool a user would reach for)" "ptscope info DIR/proc" \

@@ -1,14 +1,21 @@
 /*
- * tests/bench/linefloor.c - the floor under parsing a snapshot's text: the
- * least any line parser does, which is to find where each line ends.
+ * tests/bench/linefloor.c - the floors under parsing a snapshot's text: the
+ * least any line parser does, which is to find where each line ends, and
+ * the least an smaps parser does, which is that and each counter's value.
  *
- *   linefloor FILE
+ *   linefloor FILE             the line floor
+ *   linefloor --numbers FILE   the number floor
  *
  * The file is mapped as `ptscope info` maps a tar (inputs/mapped_file.c):
- * 2 MiB windows at 2 MiB offsets, populated, one at a time.  Every byte is
- * looked at once and the newlines counted, 16 bytes a step with SSE2 (every
- * x86-64 has it), else 8 a step in a word.  Nothing is split, parsed or
- * kept.  Prints the lines and bytes it saw.
+ * 2 MiB windows at 2 MiB offsets, populated, one at a time.  The line
+ * floor looks at every byte once and counts the newlines, 16 bytes a step
+ * with SSE2 (every x86-64 has it), else 8 a step in a word.  The number
+ * floor walks the lines: a line in the kernel's counter columns ("Rss:"
+ * padded to 16, the number right-aligned in 8, " kB\n": 28 bytes, most of
+ * an smaps file) has its number read in one word and summed, any other line
+ * its end found with memchr.  No field name is looked up, nothing is
+ * checked or kept: a parser that keeps VMAs and refuses bad text does more.
+ * Prints the lines and bytes it saw (and the counters' sum).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -66,30 +73,134 @@ static uint64_t newlines(const unsigned char *p, size_t size)
 	return count;
 }
 
+/* The number floor's walk, carried from one window to the next. */
+struct number_walk {
+	uint64_t lines, sum_kb;
+	unsigned char cut[64];  /* the start of a line the last window ended inside */
+	size_t cut_bytes;       /* how much of it (a longer line is never in columns) */
+	int inside_line;
+};
+
+static uint64_t load_word(const unsigned char *p)
+{
+	uint64_t word;
+	memcpy(&word, p, 8);
+	return word;
+}
+
+/* The top bit of each byte of word that is not a decimal digit (a byte's
+ * carry only marks bytes after a marked one). */
+static uint64_t other_than_digits(uint64_t word)
+{
+	uint64_t x = word ^ UINT64_C(0x3030303030303030);
+	return ((x + UINT64_C(0x7676767676767676)) | x) & UINT64_C(0x8080808080808080);
+}
+
+/* A word of spaces then 1 to 8 digits: its value (a space reads as 0 once
+ * masked), else -1. */
+static int64_t right_aligned(uint64_t word)
+{
+	const uint64_t spaces = UINT64_C(0x2020202020202020);
+	if (word == spaces)
+		return -1;
+	unsigned first = (unsigned)__builtin_ctzll(word ^ spaces) & ~7u;
+	if (other_than_digits(word) != (UINT64_C(0x8080808080808080) & ((UINT64_C(1) << first) - 1)))
+		return -1;
+	uint64_t v = word & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	v = (v * 10 + (v >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	v = (v * 100 + (v >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	return (int64_t)((v * 10000 + (v >> 32)) & UINT64_C(0xffffffff));
+}
+
+/* The line at p if it is in the counter columns: its number added, the
+ * next line returned; else NULL. */
+static const unsigned char *column_line(const unsigned char *p, const unsigned char *end, struct number_walk *walk)
+{
+	int64_t value;
+	if (end - p < 28 || memcmp(p + 24, " kB\n", 4) || (value = right_aligned(load_word(p + 16))) < 0)
+		return NULL;
+	walk->sum_kb += (uint64_t)value;
+	walk->lines++;
+	return p + 28;
+}
+
+/* A line the last window cut, ended in this one: kept start and rest read
+ * as one line.  Where the window carries on after the line. */
+static const unsigned char *finish_cut_line(const unsigned char *p, size_t size, struct number_walk *walk)
+{
+	const unsigned char *newline = memchr(p, '\n', size);
+	if (!newline) {
+		walk->cut_bytes = sizeof(walk->cut) + 1;   /* longer than any line in columns */
+		return p + size;
+	}
+	size_t rest = (size_t)(newline + 1 - p);
+	if (walk->cut_bytes + rest <= sizeof(walk->cut)) {
+		memcpy(walk->cut + walk->cut_bytes, p, rest);
+		if (column_line(walk->cut, walk->cut + walk->cut_bytes + rest, walk))
+			walk->lines--;   /* counted below */
+	}
+	walk->lines++;
+	walk->inside_line = 0;
+	return newline + 1;
+}
+
+static void numbers(const unsigned char *p, size_t size, struct number_walk *walk)
+{
+	const unsigned char *end = p + size, *next;
+	if (walk->inside_line)
+		p = finish_cut_line(p, size, walk);
+	while (p < end) {
+		if ((next = column_line(p, end, walk))) {
+			p = next;
+			continue;
+		}
+		const unsigned char *newline = memchr(p, '\n', (size_t)(end - p));
+		if (!newline) {
+			walk->inside_line = 1;
+			walk->cut_bytes = (size_t)(end - p) <= sizeof(walk->cut) ? (size_t)(end - p) : sizeof(walk->cut) + 1;
+			if (walk->cut_bytes <= sizeof(walk->cut))
+				memcpy(walk->cut, p, walk->cut_bytes);
+			return;
+		}
+		walk->lines++;
+		p = newline + 1;
+	}
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: linefloor FILE\n");
+	int numbers_too = argc == 3 && !strcmp(argv[1], "--numbers");
+	if (argc != 2 + numbers_too) {
+		fprintf(stderr, "usage: linefloor [--numbers] FILE\n");
 		return 2;
 	}
-	int fd = open(argv[1], O_RDONLY);
+	const char *path = argv[argc - 1];
+	int fd = open(path, O_RDONLY);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		perror(argv[1]);
+		perror(path);
 		return 1;
 	}
+	struct number_walk walk = { 0 };
 	uint64_t lines = 0, size = (uint64_t)st.st_size;
 	for (uint64_t start = 0; start < size; start += WINDOW_BYTES) {
 		size_t bytes = size - start < WINDOW_BYTES ? (size_t)(size - start) : WINDOW_BYTES;
 		void *window = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, (off_t)start);
 		if (window == MAP_FAILED) {
-			perror(argv[1]);
+			perror(path);
 			return 1;
 		}
-		lines += newlines(window, bytes);
+		if (numbers_too)
+			numbers(window, bytes, &walk);
+		else
+			lines += newlines(window, bytes);
 		munmap(window, bytes);
 	}
 	close(fd);
-	printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes\n", lines, size);
+	if (numbers_too)
+		printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes, counters in columns summing to %" PRIu64 " kB\n",
+		       walk.lines, size, walk.sum_kb);
+	else
+		printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes\n", lines, size);
 	return 0;
 }
