@@ -14,8 +14,9 @@
 # processes, seed 1: the same bytes on every run, said with its checksum) and
 # kept, with and without pagemap records (info skips the records' bytes, cat
 # reads them: the text-only tar is the fair floor for parsing), and against
-# the line floor (linefloor.c), the least a parser of that text does, and
-# the number floor (linefloor.c --numbers), the least an smaps parser does.
+# the line floor (linefloor.c), the least a parser of that text does, the
+# number floor (linefloor.c --numbers), the least an smaps parser does, and
+# the VMA floor (linefloor.c --vmas), the least a reader holding VMAs does.
 # Figures are printed, never asserted.
 . "$(dirname "$0")/bench-common.sh"
 nproc=2000
@@ -46,19 +47,24 @@ ratio "info, text only (smaps, status, stat, cmdline), $processes processes" "ca
 # Between the two, the least any line parser does: find each line's end
 # (linefloor.c: the tar mapped as info maps it, newlines found 16 bytes a
 # step, nothing parsed or kept).  What info spends above it is parsing.
-${CC:-cc} -O2 -o "$tmp/linefloor" "$here/linefloor.c" || exit 1
+${CC:-cc} -O2 -I "$here/../.." -o "$tmp/linefloor" "$here/linefloor.c" || exit 1
 ratio "line floor: each line's end found in the text-only tar (linefloor.c)" "cat of the same tar" \
 	"'$tmp/linefloor' '$text/snapshot.tar'" "cat '$text/snapshot.tar'" || exit 1
 ratio "info, text only, $processes processes" "the line floor (linefloor.c)" \
 	"'$ptscope' info '$text/snapshot.tar'" "'$tmp/linefloor' '$text/snapshot.tar'" || exit 1
 # Above it, the least an smaps parser does: each counter's number read too
 # (linefloor.c --numbers: one word per line in the kernel's columns, no name
-# looked up, nothing checked or kept): against the aim of info at 1.5x cat,
-# how much of it reading the numbers alone takes on this machine.
+# looked up, nothing checked or kept); and the least a reader that holds
+# the VMAs does: that and a record of sizeof(struct vma) bytes per VMA in an
+# array grown by doubling (linefloor.c --vmas), which costs what fresh
+# memory costs on this machine.  Against the aim of info at 1.5x cat: how
+# much of it these alone take here.
 ratio "number floor: each line's end found and each counter in the kernel's columns read (linefloor.c --numbers)" "cat of the same tar" \
 	"'$tmp/linefloor' --numbers '$text/snapshot.tar'" "cat '$text/snapshot.tar'" || exit 1
-ratio "info, text only, $processes processes, against the number floor" "the number floor (linefloor.c --numbers)" \
-	"'$ptscope' info '$text/snapshot.tar'" "'$tmp/linefloor' --numbers '$text/snapshot.tar'" || exit 1
+ratio "VMA floor: the number floor and each VMA held as info holds it, sizeof(struct vma) bytes (linefloor.c --vmas)" "cat of the same tar" \
+	"'$tmp/linefloor' --vmas '$text/snapshot.tar'" "cat '$text/snapshot.tar'" || exit 1
+ratio "info, text only, $processes processes, against the VMA floor" "the VMA floor (linefloor.c --vmas)" \
+	"'$ptscope' info '$text/snapshot.tar'" "'$tmp/linefloor' --vmas '$text/snapshot.tar'" || exit 1
 if command -v smem > /dev/null; then
 	pairs=${BENCH_SMEM_PAIRS:-3}
 	ratio "smem -S DIR (the tool a user would reach for)" "ptscope info DIR/proc" \

@@ -1,10 +1,13 @@
 /*
  * tests/bench/linefloor.c - the floors under parsing a snapshot's text: the
- * least any line parser does, which is to find where each line ends, and
- * the least an smaps parser does, which is that and each counter's value.
+ * least any line parser does, which is to find where each line ends; the
+ * least an smaps parser does, which is that and each counter's value; and
+ * the least a reader that holds the VMAs does, which is that and a record
+ * of each VMA as big as ptscope's (struct vma) kept in memory.
  *
  *   linefloor FILE             the line floor
  *   linefloor --numbers FILE   the number floor
+ *   linefloor --vmas FILE      the VMA floor
  *
  * The file is mapped as `ptscope info` maps a tar (inputs/mapped_file.c):
  * 2 MiB windows at 2 MiB offsets, populated, one at a time.  The line
@@ -15,7 +18,11 @@
  * an smaps file) has its number read in one word and summed, any other line
  * its end found with memchr.  No field name is looked up, nothing is
  * checked or kept: a parser that keeps VMAs and refuses bad text does more.
- * Prints the lines and bytes it saw (and the counters' sum).
+ * The VMA floor adds, for each VMA header line ("7f00-7f01 ..."), a record
+ * of sizeof(struct vma) bytes in an array grown by doubling, as info holds
+ * its VMAs: the cost of fresh memory (on a VM whose host takes back freed
+ * pages, each first touch is a fault there too).  Prints the lines and
+ * bytes it saw (and the counters' sum, and the VMAs kept).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -24,8 +31,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "inputs/snapshot.h"   /* struct vma: the VMA floor's record (built with -I at the top) */
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -77,8 +87,11 @@ static uint64_t newlines(const unsigned char *p, size_t size)
 struct number_walk {
 	uint64_t lines, sum_kb;
 	unsigned char cut[64];  /* the start of a line the last window ended inside */
-	size_t cut_bytes;       /* how much of it (a longer line is never in columns) */
+	size_t cut_bytes;       /* the line's length so far (a longer one is never in columns) */
 	int inside_line;
+	int keep_vmas;          /* the VMA floor */
+	struct vma *vmas;
+	size_t vma_count, vma_capacity;
 };
 
 static uint64_t load_word(const unsigned char *p)
@@ -124,23 +137,67 @@ static const unsigned char *column_line(const unsigned char *p, const unsigned c
 	return p + 28;
 }
 
+/* "start-end ...": hex digits, then '-' (a stat line has a space). */
+static int vma_header(const unsigned char *p, const unsigned char *end)
+{
+	const unsigned char *q = p;
+	while (q < end && q - p <= 16 && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f')))
+		q++;
+	return q > p && q < end && *q == '-';
+}
+
+/* The VMA floor's record: the bytes info keeps for a VMA, stored whole. */
+static void keep_vma(struct number_walk *walk, uint64_t line_offset)
+{
+	if (walk->vma_count == walk->vma_capacity) {
+		walk->vma_capacity = walk->vma_capacity ? 2 * walk->vma_capacity : 64;
+		walk->vmas = realloc(walk->vmas, walk->vma_capacity * sizeof(*walk->vmas));
+		if (!walk->vmas) {
+			perror("linefloor");
+			exit(2);
+		}
+	}
+	walk->vmas[walk->vma_count++] = (struct vma){ .start = line_offset, .end = walk->sum_kb };
+}
+
+/* A line that is not in columns: a VMA kept when it is a header.  The
+ * first line of a tar member is read from the file as one with the 512-byte
+ * header block before it: its text begins after the block's last NUL. */
+static void other_line(struct number_walk *walk, const unsigned char *p, const unsigned char *end)
+{
+	walk->lines++;
+	if (!walk->keep_vmas)
+		return;
+	if (end - p > 512) {
+		const unsigned char *nul = memrchr(p, '\0', (size_t)(end - p));
+		p = nul ? nul + 1 : p;
+	}
+	if (vma_header(p, end))
+		keep_vma(walk, walk->lines);
+}
+
 /* A line the last window cut, ended in this one: kept start and rest read
  * as one line.  Where the window carries on after the line. */
 static const unsigned char *finish_cut_line(const unsigned char *p, size_t size, struct number_walk *walk)
 {
 	const unsigned char *newline = memchr(p, '\n', size);
-	if (!newline) {
-		walk->cut_bytes = sizeof(walk->cut) + 1;   /* longer than any line in columns */
-		return p + size;
-	}
-	size_t rest = (size_t)(newline + 1 - p);
-	if (walk->cut_bytes + rest <= sizeof(walk->cut)) {
-		memcpy(walk->cut + walk->cut_bytes, p, rest);
-		if (column_line(walk->cut, walk->cut + walk->cut_bytes + rest, walk))
-			walk->lines--;   /* counted below */
-	}
-	walk->lines++;
+	size_t rest = newline ? (size_t)(newline + 1 - p) : size;
+	size_t kept = walk->cut_bytes < sizeof(walk->cut) ? walk->cut_bytes : sizeof(walk->cut);
+	size_t copied = rest < sizeof(walk->cut) - kept ? rest : sizeof(walk->cut) - kept;
+	memcpy(walk->cut + kept, p, copied);
+	walk->cut_bytes += rest;
+	if (!newline)
+		return p + size;   /* a line longer than a window */
 	walk->inside_line = 0;
+	if (walk->cut_bytes <= sizeof(walk->cut) && column_line(walk->cut, walk->cut + walk->cut_bytes, walk))
+		return newline + 1;
+	/* a line with a tar header in it: its text in this window when the
+	 * header's last NUL is here */
+	const unsigned char *nul = walk->cut_bytes > 512 ? memrchr(p, '\0', (size_t)(newline - p)) : NULL;
+	if (nul)
+		other_line(walk, nul + 1, newline);
+	else
+		other_line(walk, walk->cut, walk->cut + kept + copied);
 	return newline + 1;
 }
 
@@ -157,21 +214,21 @@ static void numbers(const unsigned char *p, size_t size, struct number_walk *wal
 		const unsigned char *newline = memchr(p, '\n', (size_t)(end - p));
 		if (!newline) {
 			walk->inside_line = 1;
-			walk->cut_bytes = (size_t)(end - p) <= sizeof(walk->cut) ? (size_t)(end - p) : sizeof(walk->cut) + 1;
-			if (walk->cut_bytes <= sizeof(walk->cut))
-				memcpy(walk->cut, p, walk->cut_bytes);
+			walk->cut_bytes = (size_t)(end - p);
+			memcpy(walk->cut, p, walk->cut_bytes < sizeof(walk->cut) ? walk->cut_bytes : sizeof(walk->cut));
 			return;
 		}
-		walk->lines++;
+		other_line(walk, p, newline);
 		p = newline + 1;
 	}
 }
 
 int main(int argc, char **argv)
 {
-	int numbers_too = argc == 3 && !strcmp(argv[1], "--numbers");
+	struct number_walk walk = { 0 };
+	int numbers_too = argc == 3 && (!strcmp(argv[1], "--numbers") || (walk.keep_vmas = !strcmp(argv[1], "--vmas")));
 	if (argc != 2 + numbers_too) {
-		fprintf(stderr, "usage: linefloor [--numbers] FILE\n");
+		fprintf(stderr, "usage: linefloor [--numbers | --vmas] FILE\n");
 		return 2;
 	}
 	const char *path = argv[argc - 1];
@@ -181,7 +238,6 @@ int main(int argc, char **argv)
 		perror(path);
 		return 1;
 	}
-	struct number_walk walk = { 0 };
 	uint64_t lines = 0, size = (uint64_t)st.st_size;
 	for (uint64_t start = 0; start < size; start += WINDOW_BYTES) {
 		size_t bytes = size - start < WINDOW_BYTES ? (size_t)(size - start) : WINDOW_BYTES;
@@ -197,10 +253,15 @@ int main(int argc, char **argv)
 		munmap(window, bytes);
 	}
 	close(fd);
-	if (numbers_too)
+	if (!numbers_too)
+		printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes\n", lines, size);
+	else if (!walk.keep_vmas)
 		printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes, counters in columns summing to %" PRIu64 " kB\n",
 		       walk.lines, size, walk.sum_kb);
 	else
-		printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes\n", lines, size);
+		printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes, counters in columns summing to %" PRIu64
+		       " kB, %zu VMAs kept in %zu bytes\n", walk.lines, size, walk.sum_kb, walk.vma_count,
+		       walk.vma_count * sizeof(*walk.vmas));
+	free(walk.vmas);
 	return 0;
 }

@@ -35,7 +35,8 @@ if not xf:
 rep = {
  "info": ratio("info, 2000 processes"), "text": ratio("info, text only ("), "smem": ratio("smem -S DIR"),
  "linefloor": ratio("line floor:"), "textfloor": ratio("info, text only, "),
- "numberfloor": ratio("number floor:"), "textnumber": ratio("info, text only, 2000 processes, against the number"),
+ "numberfloor": ratio("number floor:"), "vmafloor": ratio("VMA floor:"),
+ "textvma": ratio("info, text only, 2000 processes, against the VMA"),
  "r2000": ratio("report, generated, 2000"), "r4000": ratio("report, generated, 4000 processes (libc"),
  "r4000text": ratio("report, generated, no pagemap records, 4000"),
  "r4000verify": ratio("report, generated, 4000 processes, against reading"),
@@ -52,7 +53,8 @@ seconds, ratios of alternating pairs; every figure and its method in
 [`docs/measurements.md`](docs/measurements.md)): `info` reads a 2000-process snapshot in
 {rep['info']} the CPU time of `cat` reading the same tar, {rep['text']} without pagemap records (every byte
 text to parse; finding each line's end and nothing more takes {rep['linefloor']}, reading each counter's number
-too {rep['numberfloor']}, so info is {rep['textfloor']} that line floor and {rep['textnumber']} that number floor; `smem -S` takes {rep['smem']} ptscope's); `report` takes {rep['r2000']} `info`'s time on it
+too {rep['numberfloor']}, holding each VMA as info does too {rep['vmafloor']} (fresh memory is dear on this VM), so info
+is {rep['textfloor']} that line floor and {rep['textvma']} that VMA floor; `smem -S` takes {rep['smem']} ptscope's); `report` takes {rep['r2000']} `info`'s time on it
 and {rep['r4000']} on 4000 processes that all map one libc ({rep['r4000text']} without pagemap records,
 the passes over VMAs, files and processes alone; {rep['r4000verify']} of `info --verify`, which reads
 every record too); capturing 4 GiB shared by 48 processes takes {rep['cap']} the kernel's read floor with zstd,

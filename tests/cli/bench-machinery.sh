@@ -23,19 +23,25 @@ libc=$(grep -l 'libc0.so' "$tmp/gen1/root/proc"/*/smaps | wc -l)
 [ "$libc" -eq 40 ] || fail "libc mapped by $libc of 40 processes"
 echo "ok: gen-snapshot.py: the same bytes twice, others for another seed"
 
-# linefloor.c's two floors count what a parser would: 80,000 counter lines
-# in the kernel's columns (1 to 80000 kB, 28 bytes each, so lines cross the
-# 2 MiB windows), among them every 1000th a header line out of columns and
-# one line with 9 digits (longer: not in columns); sums worked out here
+# linefloor.c's three floors count what a parser would: 80,000 counter
+# lines in the kernel's columns (1 to 80000 kB, 28 bytes each, so lines
+# cross the 2 MiB windows), among them every 1000th a VMA header out of
+# columns and one line with 9 digits (longer: not in columns), then a VMA
+# header after a tar-like header block (a name, NULs); sums worked out here
 command -v "${CC:-cc}" > /dev/null || skip "no C compiler for linefloor.c"
-"${CC:-cc}" -O2 -o "$tmp/linefloor" "$benchdir/linefloor.c" || fail "linefloor.c does not build"
+"${CC:-cc}" -O2 -I "$benchdir/../.." -o "$tmp/linefloor" "$benchdir/linefloor.c" || fail "linefloor.c does not build"
 awk 'BEGIN { for (i = 1; i <= 80000; i++) { if (i % 1000 == 0) print "7f00-7f01 r--p 0 00:00 0 /lib/x"; printf "Rss:            %8d kB\n", i }
-	print "Size:           123456789 kB" }' > "$tmp/columns.txt"
-[ "$("$tmp/linefloor" "$tmp/columns.txt")" = "linefloor: 80081 lines in $(wc -c < "$tmp/columns.txt") bytes" ] ||
+	print "Size:           123456789 kB"; printf "proc/1/smaps" }' > "$tmp/columns.txt"
+head -c 600 /dev/zero >> "$tmp/columns.txt"
+echo "7f02-7f03 r--p 0 00:00 0" >> "$tmp/columns.txt"
+bytes=$(wc -c < "$tmp/columns.txt")
+[ "$("$tmp/linefloor" "$tmp/columns.txt")" = "linefloor: 80082 lines in $bytes bytes" ] ||
 	fail "line floor: $("$tmp/linefloor" "$tmp/columns.txt")"
-[ "$("$tmp/linefloor" --numbers "$tmp/columns.txt")" = "linefloor: 80081 lines in $(wc -c < "$tmp/columns.txt") bytes, counters in columns summing to 3200040000 kB" ] ||
+[ "$("$tmp/linefloor" --numbers "$tmp/columns.txt")" = "linefloor: 80082 lines in $bytes bytes, counters in columns summing to 3200040000 kB" ] ||
 	fail "number floor: $("$tmp/linefloor" --numbers "$tmp/columns.txt")"
-echo "ok: linefloor.c: every line counted and every counter in columns summed, across its windows"
+"$tmp/linefloor" --vmas "$tmp/columns.txt" | grep -q "^linefloor: 80082 lines in $bytes bytes, counters in columns summing to 3200040000 kB, 81 VMAs kept in " ||
+	fail "VMA floor: $("$tmp/linefloor" --vmas "$tmp/columns.txt")"
+echo "ok: linefloor.c: every line counted, every counter in columns summed and every VMA kept, across its windows"
 
 # ratio's order and arithmetic, with timed_run replaced by a script: the
 # command's name is logged, its CPU seconds and peak kB come from a list
@@ -118,7 +124,7 @@ grep -q "no row 'info, 2000 processes'" "$tmp/err" || fail "readme-figures.py: $
 cmp -s "$tmp/README.md" "$PTSCOPE_TESTS/../README.md" || fail "readme-figures.py changed the README after an error"
 python3 "$benchdir/readme-figures.py" "$PTSCOPE_TESTS/bench/readme-figures.fixture.md" "$tmp/README.md" ||
 	fail "readme-figures.py on the fixture"
-for figure in "8.36× the" "6.00× without pagemap records" "nothing more takes 0.77×" "info is 7.79× that" "too 1.22×" "4.92× that number floor" "5.85× ptscope" "33.31×" "27.38× on 4000" "2.11× without pagemap" '2.93× of `info --verify`' "1.24× the kernel" "1.23× with" "0.56× the CPU" \
+for figure in "8.36× the" "6.00× without pagemap records" "nothing more takes 0.77×" "info is 7.79× that" "too 1.22×" "too 3.01×" "1.99× that VMA floor" "5.85× ptscope" "33.31×" "27.38× on 4000" "2.11× without pagemap" '2.93× of `info --verify`' "1.24× the kernel" "1.23× with" "0.56× the CPU" \
 	"warm one 0.1687 s" "fork() 1593.2 us measured, 1340.6 +- 449.7 predicted (+19 %)" "3225.9 +- 484.7 us today"; do
 	tr '\n' ' ' < "$tmp/README.md" | grep -qF "$figure" || fail "README lacks '$figure' from the measurements"
 done
