@@ -628,7 +628,8 @@ int hugetlb_measure(size_t runs, size_t warmup, struct hugetlb_result *result, s
 struct timing_value {
 	double mean;
 	double deviation;               /* 0 for one run; NAN: not known (a total of means) */
-	size_t runs;                    /* 1 .. */
+	size_t runs;                    /* 1 ..; 0: a mean of runs not counted (perf stat -r's
+					 * "+-" line pasted without its header: two or more) */
 };
 /* One measure of a file: "real", "user", "system", "total" (user + system
  * of each run) in seconds, lmbench's "Process fork+exit" in microseconds. */
@@ -645,11 +646,14 @@ struct timing_set {
 };
 /* Every run of a measure pooled, as if each run's time were given: the
  * runs, their mean and sample standard deviation (NAN where a value's is
- * not known); lowest and highest only when every value is one run. */
+ * not known); lowest and highest only when every value is one run.  Where
+ * a mean's runs were not counted, runs is the least they can be (two for
+ * such a mean, runs_at_least), the mean that of the values' means alike
+ * (their weights are not known) and the deviation not known. */
 struct timing_summary {
 	size_t runs;
 	double mean, deviation, lowest, highest;
-	bool extremes_known;
+	bool extremes_known, runs_at_least;
 };
 /* Read the timings of a file (at most 16 MiB) / of a text (name for
  * messages).  No timing in it is bad input.  0, or -1 with *error. */

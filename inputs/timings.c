@@ -147,6 +147,7 @@ static void add_value(struct timing_set *set, const char *name, const char *unit
 struct reading {
 	char load[16];
 	size_t perf_runs, kernbench_runs;
+	bool perf_header;       /* a perf stat header was read, with or without its runs */
 };
 
 /* "N" then `ending`, the rest of the line: N (1 or more, whole) into *runs. */
@@ -169,6 +170,7 @@ static bool read_runs_line(struct reading *r, const char *line)
 		const char *open = strrchr(line, '(');
 		if (!open || !runs_before(open + 1, " runs):", &r->perf_runs))
 			r->perf_runs = 0;
+		r->perf_header = true;
 		return true;
 	}
 	return !strncmp(line, "Performing ", 11) && runs_before(line + 11, " runs of", &r->kernbench_runs);
@@ -298,7 +300,9 @@ static bool read_lmbench_line(struct timing_set *set, const char *line)
  * With -r N: "27.814 +- 0.120 seconds time elapsed", the mean of the N runs
  * and the standard error of that mean (perf's stddev_stats: the sample
  * deviation over the square root of N), so the runs' own deviation is the
- * spread times the square root of N, where the header said N. */
+ * spread times the square root of N, where the header said N.  perf prints
+ * "+-" only for two or more runs: pasted without its header, the line is a
+ * mean of runs not counted (runs 0), its deviation not known. */
 static bool read_perf_line(struct timing_set *set, const struct reading *r, const char *line)
 {
 	static const char *const endings[][2] = {
@@ -325,6 +329,8 @@ static bool read_perf_line(struct timing_set *set, const struct reading *r, cons
 		note_shape(set, "perf stat");
 		if (spread >= 0 && r->perf_runs >= 2)
 			add_runs(set, endings[i][1], "s", seconds, spread * sqrt((double)r->perf_runs), r->perf_runs);
+		else if (spread >= 0 && !r->perf_header)   /* a mean of runs not counted */
+			add_runs(set, endings[i][1], "s", seconds, NAN, 0);
 		else
 			add_value(set, endings[i][1], "s", seconds);
 		return true;
@@ -433,7 +439,7 @@ int timing_read_text(const char *name, const char *text, size_t length, struct t
 {
 	memset(set, 0, sizeof(*set));
 	unsigned long number = 0;
-	struct reading reading = { "", 0, 0 };
+	struct reading reading = { .load = "" };
 	for (size_t at = 0; at < length;) {
 		const char *line = text + at;
 		const char *end = memchr(line, '\n', length - at);
@@ -485,6 +491,26 @@ void timing_set_free(struct timing_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
+/* A measure with a mean of runs not counted: its runs at least two, the
+ * values' means alike, the deviation and the extremes not known.  false
+ * when every value's runs are counted. */
+static bool summary_of_uncounted(const struct timing_measure *measure, struct timing_summary *summary)
+{
+	size_t runs = 0;
+	double sum = 0;
+	for (size_t i = 0; i < measure->count; i++) {
+		runs += measure->values[i].runs ? measure->values[i].runs : 2;
+		sum += measure->values[i].mean;
+		summary->runs_at_least |= !measure->values[i].runs;
+	}
+	if (!summary->runs_at_least)
+		return false;
+	summary->runs = runs;
+	summary->mean = sum / (double)measure->count;
+	summary->deviation = summary->lowest = summary->highest = NAN;
+	return true;
+}
+
 /* The runs pooled: N = the sum of the runs, the mean weighted by them, and
  * the sum of squares about it, sum (n - 1) s^2 + sum n (m - mean)^2, over
  * N - 1: exactly the sample deviation of the runs themselves.  A value of
@@ -493,6 +519,8 @@ void timing_summary(const struct timing_measure *measure, struct timing_summary 
 {
 	memset(summary, 0, sizeof(*summary));
 	if (!measure->count)
+		return;
+	if (summary_of_uncounted(measure, summary))
 		return;
 	double sum = 0;
 	size_t runs = 0;

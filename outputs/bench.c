@@ -493,11 +493,13 @@ void timing_compare_free(struct timing_comparison *comparison)
 static void write_summary_text(FILE *out, const struct timing_summary *s, const char *unit)
 {
 	char cell[64];
+	const char *at_least = s->runs_at_least ? "≥" : "";   /* runs of a posted mean not counted */
 	if (isnan(s->deviation))   /* a total of posted means: its runs' pairs were not posted */
-		snprintf(cell, sizeof(cell), "%.3f ± ? %s (%zu)", s->mean, unit, s->runs);
+		snprintf(cell, sizeof(cell), "%.3f ± ? %s (%s%zu)", s->mean, unit, at_least, s->runs);
 	else
 		snprintf(cell, sizeof(cell), "%.3f ± %.3f %s (%zu)", s->mean, s->deviation, unit, s->runs);
-	fprintf(out, "  %-28s", cell);
+	/* the width in bytes: "≥" takes three for its one column */
+	fprintf(out, "  %-*s", s->runs_at_least ? 30 : 28, cell);
 }
 
 /* The model's change: win and overhead ratio of its predicted times, as
@@ -576,6 +578,9 @@ static struct json_object *summary_json(const struct timing_summary *s)
 {
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "runs", json_object_new_int64((int64_t)s->runs));
+	/* runs the least they can be: a posted mean's runs were not counted */
+	if (s->runs_at_least)
+		json_object_object_add(o, "runs_at_least", json_object_new_boolean(1));
 	json_object_object_add(o, "mean", json_object_new_double(s->mean));
 	/* null: not known (a total of posted means); no lowest and highest
 	 * where a posted mean stands for its runs */

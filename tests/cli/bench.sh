@@ -98,6 +98,16 @@ printf " Performance counter stats for 'make' (5 runs):\n\n   26.000 +- 0.100 se
 "$PTSCOPE" bench --compare "$tmp/perf-before.txt" "$tmp/perf-after.txt" > "$tmp/perf.txt" || fail "--compare perf stat -r"
 grep -q '^real  *27.814 ± 0.268 s (5)  *26.000 ± 0.224 s (5)  *+6.5%$' "$tmp/perf.txt" ||
 	fail "--compare perf stat -r: $(cat "$tmp/perf.txt")"
+# the same line pasted without its header: a mean of two or more runs, how
+# many not said, so no deviation; the columns stay aligned after the "≥"
+printf '   27.814 +- 0.120 seconds time elapsed  ( +-  0.43%% )\n' > "$tmp/perf-excerpt.txt"
+"$PTSCOPE" bench --compare "$tmp/perf-excerpt.txt" "$tmp/perf-after.txt" > "$tmp/perf.txt" || fail "--compare perf stat excerpt"
+grep -q '^real  *27.814 ± ? s (≥2)            26.000 ± 0.224 s (5)  *+6.5%$' "$tmp/perf.txt" ||
+	fail "--compare perf stat excerpt: $(cat "$tmp/perf.txt")"
+"$PTSCOPE" bench --compare "$tmp/perf-excerpt.txt" "$tmp/perf-after.txt" --format json | python3 -c '
+import json, sys
+b = json.load(sys.stdin)["changes"][0]["before"]
+assert b["runs"] == 2 and b["runs_at_least"] is True and b["deviation"] is None, b' || fail "--compare perf stat excerpt json"
 printf 'nothing here\n' > "$tmp/empty.txt"
 refused "empty.txt: no timing found" --compare "$tmp/rmap.txt" "$tmp/empty.txt"
 refused "no-such.txt: No such file" --compare "$tmp/rmap.txt" "$tmp/no-such.txt"

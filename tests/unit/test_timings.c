@@ -209,12 +209,27 @@ static void test_posted_spread(void)
 	CU_ASSERT_EQUAL(s.runs, 3);
 	CLOSE(s.mean, 4.0);
 	CU_ASSERT(isnan(s.deviation));
+	/* perf stat -r's line pasted without its header: a mean of 2 or more
+	 * runs, how many not said; two such means taken alike, (1 + 3) / 2 */
+	CU_ASSERT_EQUAL_FATAL(read_text("       27.814 +- 0.120 seconds time elapsed  ( +-  0.43% )\n"), 0);
+	timing_summary(timing_find(&set, "real"), &s);
+	CU_ASSERT_EQUAL(s.runs, 2);
+	CU_ASSERT(s.runs_at_least);
+	CLOSE(s.mean, 27.814);
+	CU_ASSERT(isnan(s.deviation));
+	CU_ASSERT_FALSE(s.extremes_known);
+	CU_ASSERT_EQUAL_FATAL(read_text(" 1.0 +- 0.1 seconds time elapsed\n 3.0 +- 0.2 seconds time elapsed\n"), 0);
+	timing_summary(timing_find(&set, "real"), &s);
+	CU_ASSERT_EQUAL(s.runs, 4);
+	CU_ASSERT(s.runs_at_least);
+	CLOSE(s.mean, 2.0);
 	/* without "Performing N runs" (kernbench's log) the mean is one value */
 	CU_ASSERT_EQUAL_FATAL(read_text("Elapsed Time 2 (1)\n"), 0);
 	timing_summary(timing_find(&set, "real"), &s);
 	CU_ASSERT_EQUAL(s.runs, 1);
 	CLOSE(s.deviation, 0.0);
 	CU_ASSERT(s.extremes_known);
+	CU_ASSERT_FALSE(s.runs_at_least);
 }
 
 static void test_refused_and_skipped(void)
