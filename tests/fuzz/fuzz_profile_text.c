@@ -2,7 +2,8 @@
  * libFuzzer target for workload profiles as text (inputs/perf_samples.c):
  * perf report --stdio, opreport -l and readprofile output; and the same
  * bytes as posted timings (inputs/timings.c: time, lmbench, perf stat,
- * kernbench), which bench --compare reads.
+ * kernbench), which bench --compare reads, each measure pooled as it
+ * prints them (timing_summary).
  *
  *   make fuzz; build-fuzz/fuzz_profile_text -max_total_time=60 CORPUS_DIR
  */
@@ -19,8 +20,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (perf_samples_read(path, &samples, &error) == 0)
 		perf_samples_free(&samples);
 	struct timing_set timings;
-	if (timing_read_text("posted.txt", (const char *)data, size, &timings, &error) == 0)
+	if (timing_read_text("posted.txt", (const char *)data, size, &timings, &error) == 0) {
+		for (size_t i = 0; i < timings.measure_count; i++) {
+			struct timing_summary summary;
+			timing_summary(&timings.measures[i], &summary);
+			if (summary.runs == 0)   /* a measure has a value, so at least one run */
+				__builtin_trap();
+		}
 		timing_set_free(&timings);
+	}
 	close(fd);
 	return 0;
 }
