@@ -628,8 +628,9 @@ int hugetlb_measure(size_t runs, size_t warmup, struct hugetlb_result *result, s
 struct timing_value {
 	double mean;
 	double deviation;               /* 0 for one run; NAN: not known (a total of means) */
-	size_t runs;                    /* 1 ..; 0: a mean of runs not counted (perf stat -r's
-					 * "+-" line pasted without its header: two or more) */
+	size_t runs;                    /* 1 ..; 0: a mean of runs not counted, two or more
+					 * (perf stat -r's "+-" line pasted without its header,
+					 * kernbench's log with a deviation above 0) */
 };
 /* One measure of a file: "real", "user", "system", "total" (user + system
  * of each run) in seconds, lmbench's "Process fork+exit" in microseconds. */
@@ -649,7 +650,8 @@ struct timing_set {
  * not known); lowest and highest only when every value is one run.  Where
  * a mean's runs were not counted, runs is the least they can be (two for
  * such a mean, runs_at_least), the mean that of the values' means alike
- * (their weights are not known) and the deviation not known. */
+ * (their weights are not known) and the deviation only that of a lone
+ * value. */
 struct timing_summary {
 	size_t runs;
 	double mean, deviation, lowest, highest;

@@ -371,8 +371,10 @@ static bool read_kernbench_block(const char *line, char *load, size_t load_size)
 /* kernbench's times in a block: "Elapsed Time 128.07 (0.59)", the mean of
  * its runs and their sample standard deviation (kernbench's show_statistics;
  * older ones print none); the mean of as many runs as "Performing N runs
- * of" said, else one value (its log does not say N).  "Percent CPU", "Context Switches" and "Sleeps"
- * are not times and are skipped, as is "No data". */
+ * of" said.  Its log does not say N: there a deviation above 0 is of two
+ * or more runs, not counted (runs 0), and a mean without one is one
+ * value.  "Percent CPU", "Context Switches" and "Sleeps" are not times and
+ * are skipped, as is "No data". */
 static bool read_kernbench_line(struct timing_set *set, const struct reading *r, const char *line)
 {
 	static const char *const words[][2] = {
@@ -400,6 +402,8 @@ static bool read_kernbench_line(struct timing_set *set, const struct reading *r,
 		note_shape(set, "kernbench");
 		if (r->kernbench_runs >= 2)   /* an older kernbench gives no deviation: not known */
 			add_runs(set, name, "s", seconds, deviation >= 0 ? deviation : NAN, r->kernbench_runs);
+		else if (deviation > 0)
+			add_runs(set, name, "s", seconds, deviation, 0);
 		else
 			add_value(set, name, "s", seconds);
 		return true;
@@ -492,8 +496,9 @@ void timing_set_free(struct timing_set *set)
 }
 
 /* A measure with a mean of runs not counted: its runs at least two, the
- * values' means alike, the deviation and the extremes not known.  false
- * when every value's runs are counted. */
+ * values' means alike, the deviation that of the one value (kernbench's
+ * log gives it) or else not known, the extremes not known.  false when
+ * every value's runs are counted. */
 static bool summary_of_uncounted(const struct timing_measure *measure, struct timing_summary *summary)
 {
 	size_t runs = 0;
@@ -507,7 +512,8 @@ static bool summary_of_uncounted(const struct timing_measure *measure, struct ti
 		return false;
 	summary->runs = runs;
 	summary->mean = sum / (double)measure->count;
-	summary->deviation = summary->lowest = summary->highest = NAN;
+	summary->deviation = measure->count == 1 ? measure->values[0].deviation : NAN;
+	summary->lowest = summary->highest = NAN;
 	return true;
 }
 

@@ -492,12 +492,13 @@ void timing_compare_free(struct timing_comparison *comparison)
 
 static void write_summary_text(FILE *out, const struct timing_summary *s, const char *unit)
 {
-	char cell[64];
-	const char *at_least = s->runs_at_least ? "≥" : "";   /* runs of a posted mean not counted */
+	char cell[64], runs[32];
+	/* "≥": the least the runs can be, a posted mean's runs not counted */
+	snprintf(runs, sizeof(runs), "%s%zu", s->runs_at_least ? "≥" : "", s->runs);
 	if (isnan(s->deviation))   /* a total of posted means: its runs' pairs were not posted */
-		snprintf(cell, sizeof(cell), "%.3f ± ? %s (%s%zu)", s->mean, unit, at_least, s->runs);
+		snprintf(cell, sizeof(cell), "%.3f ± ? %s (%s)", s->mean, unit, runs);
 	else
-		snprintf(cell, sizeof(cell), "%.3f ± %.3f %s (%zu)", s->mean, s->deviation, unit, s->runs);
+		snprintf(cell, sizeof(cell), "%.3f ± %.3f %s (%s)", s->mean, s->deviation, unit, runs);
 	/* the width in bytes: "≥" takes three for its one column */
 	fprintf(out, "  %-*s", s->runs_at_least ? 30 : 28, cell);
 }

@@ -223,13 +223,22 @@ static void test_posted_spread(void)
 	CU_ASSERT_EQUAL(s.runs, 4);
 	CU_ASSERT(s.runs_at_least);
 	CLOSE(s.mean, 2.0);
-	/* without "Performing N runs" (kernbench's log) the mean is one value */
+	/* without "Performing N runs" (kernbench's log) a deviation above 0 is
+	 * of two or more runs, and the lone value keeps it; a deviation of 0,
+	 * or none, is one value */
 	CU_ASSERT_EQUAL_FATAL(read_text("Elapsed Time 2 (1)\n"), 0);
 	timing_summary(timing_find(&set, "real"), &s);
-	CU_ASSERT_EQUAL(s.runs, 1);
-	CLOSE(s.deviation, 0.0);
-	CU_ASSERT(s.extremes_known);
+	CU_ASSERT_EQUAL(s.runs, 2);
+	CU_ASSERT(s.runs_at_least);
+	CLOSE(s.mean, 2.0);
+	CLOSE(s.deviation, 1.0);
+	CU_ASSERT_FALSE(s.extremes_known);
+	CU_ASSERT_EQUAL_FATAL(read_text("Elapsed Time 2 (0)\nElapsed Time 3\n"), 0);
+	timing_summary(timing_find(&set, "real"), &s);
+	CU_ASSERT_EQUAL(s.runs, 2);
 	CU_ASSERT_FALSE(s.runs_at_least);
+	CLOSE(s.deviation, sqrt(0.5));
+	CU_ASSERT(s.extremes_known);
 }
 
 static void test_refused_and_skipped(void)
