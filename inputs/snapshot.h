@@ -658,10 +658,13 @@ struct timing_summary {
 	bool extremes_known, runs_at_least;
 };
 /* Read the timings of a file (at most 16 MiB) / of a text (name for
- * messages).  No timing in it is bad input.  0, or -1 with *error. */
+ * messages).  No timing in it is bad input.  PATH may be FILE@ROW, where
+ * no file is named PATH whole: the row of FILE's tables of kernels (row
+ * for a text; NULL: none, and a text with tables is refused).  0, or -1
+ * with *error. */
 int timing_read(const char *path, struct timing_set *set, struct error *error);
-int timing_read_text(const char *name, const char *text, size_t length, struct timing_set *set,
-		     struct error *error);
+int timing_read_text(const char *name, const char *text, size_t length, const char *row,
+		     struct timing_set *set, struct error *error);
 void timing_set_free(struct timing_set *set);
 const struct timing_measure *timing_find(const struct timing_set *set, const char *name);
 void timing_summary(const struct timing_measure *measure, struct timing_summary *summary);

@@ -17,6 +17,13 @@
  *                      "System Time 112.76 (0.8)" (older: "Average Optimal -j 32
  *                      Load Run:", no deviations); each time named for its load,
  *                      "system (optimal)", so a load is compared with the same load
+ *   a table of kernels "Kernbench: (make -j vmlinux, maximal tasks)", then
+ *                      "Elapsed System User CPU", then a row per kernel,
+ *                      "2.5.62-objrmap 44.77 84.14 563.59 1447.67" (Martin Bligh's
+ *                      posts of 2003): the row FILE@ROW names is read, each time
+ *                      named for its table's title, "system (make -j vmlinux,
+ *                      maximal tasks)"; a file of tables without a row named is
+ *                      refused, naming its rows
  *
  * Every run of a file adds one value to each measure it shows, and a mean
  * posted for N runs (perf stat -r N, kernbench after "Performing N runs
@@ -33,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/array.h"
@@ -141,6 +149,26 @@ static void add_value(struct timing_set *set, const char *name, const char *unit
 	add_runs(set, name, unit, value, 0, 1);
 }
 
+/* The tables of kernels read so far, and the one being read. */
+#define TABLE_COLUMNS_MOST 8
+#define TABLE_ROWS_NAMED 8
+struct kernel_tables {
+	char above[48];         /* the words in brackets on the line before this one */
+	char title[48];         /* the table's: the line above its header's, else "table N" */
+	signed char columns[TABLE_COLUMNS_MOST];   /* a measure each (table_measures), -1 not a time */
+	size_t column_count;    /* 0: not in a table */
+	size_t count;           /* tables seen */
+	unsigned long first_line;
+	char rows[TABLE_ROWS_NAMED][32];   /* the first rows' names, for messages */
+	size_t row_count;
+	bool more_rows, row_read;
+};
+
+/* The columns a table of kernels may have, and the measure of each. */
+static const struct { const char *column, *measure; } table_measures[] = {
+	{ "Elapsed", "real" }, { "User", "user" }, { "System", "system" }, { "CPU", NULL },
+};
+
 /* What earlier lines said of the ones after them: kernbench's load, and
  * how many runs a posted mean is of (perf stat's "(5 runs)", kernbench's
  * "Performing 5 runs of"); 0: not said. */
@@ -148,6 +176,8 @@ struct reading {
 	char load[16];
 	size_t perf_runs, kernbench_runs;
 	bool perf_header;       /* a perf stat header was read, with or without its runs */
+	const char *row;        /* the row of the tables of kernels to read; NULL: none named */
+	struct kernel_tables tables;
 };
 
 /* "N" then `ending`, the rest of the line: N (1 or more, whole) into *runs. */
@@ -411,6 +441,111 @@ static bool read_kernbench_line(struct timing_set *set, const struct reading *r,
 	return false;
 }
 
+/* The next word of *at (up to a space), its length; 0 at the end. */
+static size_t next_word(const char **at)
+{
+	const char *s = skip_space(*at);
+	size_t length = 0;
+	while (s[length] && s[length] != ' ' && s[length] != '\t' && s[length] != '\r' && s[length] != '\n')
+		length++;
+	*at = s;
+	return length;
+}
+
+/* A table's header, "Elapsed System User CPU": every word a column of
+ * table_measures, two or more, one of them a time.  Its title is the
+ * bracketed words of the line above, as Martin Bligh's posts put it. */
+static bool read_table_header(struct kernel_tables *t, const char *line, unsigned long number)
+{
+	size_t count = 0, times = 0, length;
+	signed char columns[TABLE_COLUMNS_MOST];
+	for (const char *s = line; (length = next_word(&s)); s += length) {
+		size_t i = 0;
+		while (i < sizeof(table_measures) / sizeof(table_measures[0]) &&
+		       (strlen(table_measures[i].column) != length || strncmp(s, table_measures[i].column, length)))
+			i++;
+		if (i == sizeof(table_measures) / sizeof(table_measures[0]) || count == TABLE_COLUMNS_MOST)
+			return false;
+		columns[count++] = table_measures[i].measure ? (signed char)i : -1;
+		times += table_measures[i].measure != NULL;
+	}
+	if (count < 2 || !times)
+		return false;
+	memcpy(t->columns, columns, count);
+	t->column_count = count;
+	t->count++;
+	t->first_line = t->first_line ? t->first_line : number;
+	if (t->above[0])
+		snprintf(t->title, sizeof(t->title), "%s", t->above);
+	else
+		snprintf(t->title, sizeof(t->title), "table %zu", t->count);
+	return true;
+}
+
+static void note_row_name(struct kernel_tables *t, const char *name, size_t length)
+{
+	for (size_t i = 0; i < t->row_count; i++)
+		if (strlen(t->rows[i]) == length && !strncmp(t->rows[i], name, length))
+			return;
+	if (t->row_count == TABLE_ROWS_NAMED || length >= sizeof(t->rows[0])) {
+		t->more_rows = true;
+		return;
+	}
+	memcpy(t->rows[t->row_count], name, length);
+	t->rows[t->row_count++][length] = '\0';
+}
+
+/* A row of the table being read, "2.5.62-objrmap 44.77 84.14 563.59
+ * 1447.67": a kernel's name, then a number per column.  Its times are
+ * kept when it is the row named; any other line ends the table. */
+static bool read_table_row(struct timing_set *set, struct reading *r, const char *line)
+{
+	struct kernel_tables *t = &r->tables;
+	if (!t->column_count)
+		return false;
+	const char *s = line;
+	size_t name_length = next_word(&s);
+	const char *name = s;
+	double values[TABLE_COLUMNS_MOST];
+	s += name_length;
+	size_t count = 0;
+	while (count < t->column_count) {
+		s = skip_space(s);
+		if (!read_number(&s, &values[count]))
+			break;
+		s += *s == '%';   /* "1447.67%": a CPU column */
+		count++;
+	}
+	if (!name_length || count < t->column_count || !at_end(s)) {
+		t->column_count = 0;
+		return false;
+	}
+	note_row_name(t, name, name_length);
+	if (!r->row || strlen(r->row) != name_length || strncmp(r->row, name, name_length))
+		return true;
+	t->row_read = true;
+	note_shape(set, "kernbench table");
+	for (size_t i = 0; i < count; i++) {
+		if (t->columns[i] < 0)
+			continue;
+		char measure[sizeof(set->measures[0].name)];
+		snprintf(measure, sizeof(measure), "%s (%s)", table_measures[t->columns[i]].measure, t->title);
+		add_value(set, measure, "s", values[i]);
+	}
+	return true;
+}
+
+/* The bracketed words of a line, "Kernbench: (make -j vmlinux, maximal
+ * tasks)", kept as the title of a table whose header comes next. */
+static void note_above(struct kernel_tables *t, const char *line)
+{
+	const char *open = strchr(line, '('), *close = open ? strrchr(open, ')') : NULL;
+	if (open && close && close > open + 1)
+		snprintf(t->above, sizeof(t->above), "%.*s", (int)(close - open - 1), open + 1);
+	else
+		t->above[0] = '\0';
+}
+
 /* user + system of each run, where both were given as often: "total" of
  * "user" and "system", and "total (optimal)" of kernbench's "user
  * (optimal)" and "system (optimal)". */
@@ -438,12 +573,41 @@ static void add_totals(struct timing_set *set)
 	}
 }
 
-int timing_read_text(const char *name, const char *text, size_t length, struct timing_set *set,
-		     struct error *error)
+/* The rows of the tables, "2.5.62, 2.5.62-objrmap", for a message. */
+static void row_list(const struct kernel_tables *t, char *list, size_t size)
+{
+	size_t used = 0;
+	list[0] = '\0';
+	for (size_t i = 0; i < t->row_count && used < size; i++)
+		used += (size_t)snprintf(list + used, size - used, "%s%s", i ? ", " : "", t->rows[i]);
+	if (t->more_rows && used < size)
+		snprintf(list + used, size - used, ", ...");
+}
+
+/* A file of tables read without a row named, or a row named that no table
+ * has: -1 with *error; else 0. */
+static int check_tables(const char *name, const struct reading *r, struct error *error)
+{
+	const struct kernel_tables *t = &r->tables;
+	char list[sizeof(t->rows) + 8 * TABLE_ROWS_NAMED];
+	row_list(t, list, sizeof(list));
+	if (t->count && !r->row)
+		return error_set(error, name, t->first_line, "a table of kernels, a row each (%s): name one, as %s@%s",
+				 list, name, t->rows[0]);
+	if (r->row && !t->count)
+		return error_set(error, name, 0, "no table of kernels (a header such as \"Elapsed System User CPU\", "
+				 "then a row per kernel) to take row '%s' from", r->row);
+	if (r->row && !t->row_read)
+		return error_set(error, name, 0, "no row '%s' in its tables of kernels (rows: %s)", r->row, list);
+	return 0;
+}
+
+int timing_read_text(const char *name, const char *text, size_t length, const char *row,
+		     struct timing_set *set, struct error *error)
 {
 	memset(set, 0, sizeof(*set));
 	unsigned long number = 0;
-	struct reading reading = { .load = "" };
+	struct reading reading = { .load = "", .row = row };
 	for (size_t at = 0; at < length;) {
 		const char *line = text + at;
 		const char *end = memchr(line, '\n', length - at);
@@ -459,17 +623,24 @@ int timing_read_text(const char *name, const char *text, size_t length, struct t
 			timing_set_free(set);
 			return error_set(error, name, number, "a NUL byte: not a text of timings");
 		}
-		(void)(read_shell_line(set, copy) || read_zsh_line(set, copy) || read_gnu_time_line(set, copy) ||
-		       read_lmbench_line(set, copy) || read_perf_line(set, &reading, copy) ||
-		       read_runs_line(&reading, copy) ||
+		/* with a row named, the tables' other lines are not its times */
+		bool taken = read_table_row(set, &reading, copy) || read_table_header(&reading.tables, copy, number);
+		(void)(taken || row || read_shell_line(set, copy) || read_zsh_line(set, copy) ||
+		       read_gnu_time_line(set, copy) || read_lmbench_line(set, copy) ||
+		       read_perf_line(set, &reading, copy) || read_runs_line(&reading, copy) ||
 		       read_kernbench_block(copy, reading.load, sizeof(reading.load)) ||
 		       read_kernbench_line(set, &reading, copy));
+		note_above(&reading.tables, copy);
+	}
+	if (check_tables(name, &reading, error)) {
+		timing_set_free(set);
+		return -1;
 	}
 	if (!set->measure_count) {
 		timing_set_free(set);
 		return error_set(error, name, 0,
 				 "no timing found (bash, zsh or POSIX time, /usr/bin/time [-v], lmbench lat_proc, "
-				 "perf stat, kernbench)");
+				 "perf stat, kernbench, a table of kernels)");
 	}
 	add_totals(set);
 	return 0;
@@ -480,9 +651,17 @@ int timing_read_text(const char *name, const char *text, size_t length, struct t
 int timing_read(const char *path, struct timing_set *set, struct error *error)
 {
 	struct buffer text = { 0 };
-	if (file_read_input(path, "text of timings", FILE_LIMIT_TIMINGS_BYTES, &text, error) != 0)
+	char file[4096];
+	const char *row = NULL, *at = strrchr(path, '@');
+	snprintf(file, sizeof(file), "%s", path);
+	/* FILE@ROW: a row of FILE's tables of kernels, where no file is named PATH whole */
+	if (at && at[1] && (size_t)(at - path) < sizeof(file) && access(path, F_OK) != 0) {
+		file[at - path] = '\0';
+		row = at + 1;
+	}
+	if (file_read_input(file, "text of timings", FILE_LIMIT_TIMINGS_BYTES, &text, error) != 0)
 		return -1;
-	int status = timing_read_text(path, text.data ? text.data : "", text.length, set, error);
+	int status = timing_read_text(file, text.data ? text.data : "", text.length, row, set, error);
 	buffer_free(&text);
 	return status;
 }

@@ -542,7 +542,11 @@ static void write_comparison_text(FILE *out, const struct timing_comparison *c)
 	for (size_t s = 0; s < 3; s++)
 		if (c->sets[s])
 			fprintf(out, "%-6s %s: %s\n", roles[s], c->paths[s] ? c->paths[s] : "-", c->sets[s]->shape);
-	fprintf(out, "\n%-18s  %-28s  %-28s", "measure", "BEFORE mean ± sd (runs)", "AFTER mean ± sd (runs)");
+	/* as wide as the longest name: a table of kernels names its measures for its title */
+	int width = 18;
+	for (size_t i = 0; i < c->change_count; i++)
+		width = (int)strlen(c->changes[i].name) > width ? (int)strlen(c->changes[i].name) : width;
+	fprintf(out, "\n%-*s  %-28s  %-28s", width, "measure", "BEFORE mean ± sd (runs)", "AFTER mean ± sd (runs)");
 	if (c->sets[2])
 		fprintf(out, "  %-28s", "BASE mean ± sd (runs)");
 	fprintf(out, "  %8s", "win");
@@ -551,7 +555,7 @@ static void write_comparison_text(FILE *out, const struct timing_comparison *c)
 	fputc('\n', out);
 	for (size_t i = 0; i < c->change_count; i++) {
 		const struct timing_change *t = &c->changes[i];
-		fprintf(out, "%-18s", t->name);
+		fprintf(out, "%-*s", width, t->name);
 		write_summary_text(out, &t->before, t->unit);
 		write_summary_text(out, &t->after, t->unit);
 		if (t->has_base)

@@ -109,6 +109,19 @@ grep -q '^real  *27.814 ± ? s (≥2)            26.000 ± 0.224 s (5)  *+6.5%$'
 import json, sys
 b = json.load(sys.stdin)["changes"][0]["before"]
 assert b["runs"] == 2 and b["runs_at_least"] is True and b["deviation"] is None, b' || fail "--compare perf stat excerpt json"
+# Martin Bligh's table of kernels (objrmap, 2003): FILE@ROW reads a row;
+# system time 98.92 -> 84.14 s at maximal tasks, (98.92 - 84.14) / 98.92 =
+# 14.9 %; the file alone is refused, naming its rows
+printf 'Kernbench: (make -j vmlinux, maximal tasks)\n                              Elapsed      System        User         CPU\n                   2.5.62       45.06       98.92      564.35     1471.67\n              2.5.62-objrmap       44.77       84.14      563.59     1447.67\n' > "$tmp/bligh.txt"
+"$PTSCOPE" bench --compare "$tmp/bligh.txt@2.5.62" "$tmp/bligh.txt@2.5.62-objrmap" > "$tmp/bligh.out" ||
+	fail "--compare a table's rows: $(cat "$tmp/bligh.out")"
+grep -q '^system (make -j vmlinux, maximal tasks)  *98.920 ± 0.000 s (1)  *84.140 ± 0.000 s (1)  *+14.9%$' "$tmp/bligh.out" ||
+	fail "--compare a table's system row: $(cat "$tmp/bligh.out")"
+grep -q "^BEFORE $tmp/bligh.txt@2.5.62: kernbench table$" "$tmp/bligh.out" || fail "--compare a table: $(cat "$tmp/bligh.out")"
+refused "bligh.txt:2: a table of kernels, a row each (2.5.62, 2.5.62-objrmap): name one, as $tmp/bligh.txt@2.5.62" \
+	--compare "$tmp/bligh.txt" "$tmp/bligh.txt@2.5.62"
+refused "bligh.txt: no row '2.6.0' in its tables of kernels (rows: 2.5.62, 2.5.62-objrmap)" \
+	--compare "$tmp/bligh.txt@2.5.62" "$tmp/bligh.txt@2.6.0"
 printf 'nothing here\n' > "$tmp/empty.txt"
 refused "empty.txt: no timing found" --compare "$tmp/rmap.txt" "$tmp/empty.txt"
 refused "no-such.txt: No such file" --compare "$tmp/rmap.txt" "$tmp/no-such.txt"

@@ -19,7 +19,7 @@ static struct error error;
 static int read_text(const char *text)
 {
 	timing_set_free(&set);
-	return timing_read_text("posted.txt", text, strlen(text), &set, &error);
+	return timing_read_text("posted.txt", text, strlen(text), NULL, &set, &error);
 }
 
 /* The values of a measure, as given (NAN past the end). */
@@ -248,7 +248,7 @@ static void test_refused_and_skipped(void)
 	CU_ASSERT_EQUAL(read_text(""), -1);
 	static const char nul[] = "real 1.0\nus\0er 2.0\n";
 	timing_set_free(&set);
-	CU_ASSERT_EQUAL(timing_read_text("posted.txt", nul, sizeof(nul) - 1, &set, &error), -1);
+	CU_ASSERT_EQUAL(timing_read_text("posted.txt", nul, sizeof(nul) - 1, NULL, &set, &error), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "posted.txt:2: a NUL byte"));
 	/* what only looks like a time is skipped: exponents, signs, a lone clock colon */
 	CU_ASSERT_EQUAL_FATAL(read_text("real 1e5\nuser -3\nsys 0x10\nreal 0m\nreal 2.5\n"), 0);
@@ -276,9 +276,9 @@ static void test_refused_and_skipped(void)
 static void test_compare(void)
 {
 	struct timing_set before, after, base;
-	CU_ASSERT_EQUAL_FATAL(timing_read_text("b", "sys 106.80\nsys 106.80\n", 22, &before, &error), 0);
-	CU_ASSERT_EQUAL_FATAL(timing_read_text("a", "sys 95.66\n", 10, &after, &error), 0);
-	CU_ASSERT_EQUAL_FATAL(timing_read_text("z", "sys 65.96\nreal 1\n", 17, &base, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("b", "sys 106.80\nsys 106.80\n", 22, NULL, &before, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("a", "sys 95.66\n", 10, NULL, &after, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("z", "sys 65.96\nreal 1\n", 17, NULL, &base, &error), 0);
 	struct timing_comparison c = { .paths = { "b", "a", "z" } };
 	timing_compare(&before, &after, &base, &c);
 	CU_ASSERT_EQUAL_FATAL(c.change_count, 1);
@@ -297,8 +297,8 @@ static void test_compare(void)
 	timing_set_free(&before);
 	static const char kernbench_before[] = "Average Optimal load -j 16 Run:\nSystem Time 112.76\n";
 	static const char kernbench_after[] = "Average Optimal load -j 32 Run (std deviation):\nSystem Time 98.29 (0.4)\n";
-	CU_ASSERT_EQUAL_FATAL(timing_read_text("b", kernbench_before, sizeof(kernbench_before) - 1, &before, &error), 0);
-	CU_ASSERT_EQUAL_FATAL(timing_read_text("a", kernbench_after, sizeof(kernbench_after) - 1, &after, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("b", kernbench_before, sizeof(kernbench_before) - 1, NULL, &before, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("a", kernbench_after, sizeof(kernbench_after) - 1, NULL, &after, &error), 0);
 	timing_compare(&before, &after, NULL, &c);
 	CU_ASSERT_EQUAL_FATAL(c.change_count, 1);
 	CU_ASSERT_STRING_EQUAL(c.changes[0].name, "system (optimal)");
@@ -307,8 +307,8 @@ static void test_compare(void)
 	/* two sets: the 2006 lmbench fork, 179 -> 136 us: 24.02 % */
 	timing_set_free(&after);
 	timing_set_free(&before);
-	CU_ASSERT_EQUAL_FATAL(timing_read_text("b", "Process fork+exit: 179.0 microseconds\n", 38, &before, &error), 0);
-	CU_ASSERT_EQUAL_FATAL(timing_read_text("a", "Process fork+exit: 136.0 microseconds\n", 38, &after, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("b", "Process fork+exit: 179.0 microseconds\n", 38, NULL, &before, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(timing_read_text("a", "Process fork+exit: 136.0 microseconds\n", 38, NULL, &after, &error), 0);
 	timing_compare(&before, &after, NULL, &c);
 	CU_ASSERT_EQUAL_FATAL(c.change_count, 1);
 	CLOSE(c.changes[0].win_percent, 43.0 / 179.0 * 100);
@@ -320,9 +320,75 @@ static void test_compare(void)
 	timing_set_free(&set);
 }
 
+/* Martin Bligh's tables of kernels (2003): the row named read, its times
+ * named for their table's title; CPU is no time; totals 563.59 + 84.14 =
+ * 647.73 and 562.35 + 80.93 = 643.28; without a title, "table N". */
+static const char bligh[] =
+	"real 9.0\n"
+	"Kernbench: (make -j N vmlinux, where N = 2 x num_cpus)\n"
+	"                              Elapsed      System        User         CPU\n"
+	"                   2.5.62       44.49       95.09      563.54     1480.00\n"
+	"              2.5.62-objrmap       44.14       80.93      562.35     1457.67%\n"
+	"\n"
+	"Kernbench: (make -j vmlinux, maximal tasks)\n"
+	"                              Elapsed      System        User         CPU\n"
+	"                   2.5.62       45.06       98.92      564.35     1471.67\n"
+	"              2.5.62-objrmap       44.77       84.14      563.59     1447.67\n"
+	"\n"
+	"SDET 32  (see disclaimer)\n"
+	"                           Throughput    Std. Dev\n"
+	"                   2.5.62       100.0%         0.3%\n"
+	"\n"
+	"                              System        User\n"
+	"              2.5.62-objrmap       1.5       2.5\n"
+	"                   2.5.63       1.0\n"
+	"                   2.5.64       1.0       2.0\n";
+
+static int read_row(const char *text, const char *row)
+{
+	timing_set_free(&set);
+	return timing_read_text("posted.txt", text, strlen(text), row, &set, &error);
+}
+
+static void test_kernel_tables(void)
+{
+	CU_ASSERT_EQUAL_FATAL(read_row(bligh, "2.5.62-objrmap"), 0);
+	CU_ASSERT_STRING_EQUAL(set.shape, "kernbench table");
+	CLOSE(value("system (make -j vmlinux, maximal tasks)", 0), 84.14);
+	CLOSE(value("real (make -j N vmlinux, where N = 2 x num_cpus)", 0), 44.14);
+	CLOSE(value("total (make -j vmlinux, maximal tasks)", 0), 647.73);
+	CLOSE(value("total (make -j N vmlinux, where N = 2 x num_cpus)", 0), 643.28);
+	CLOSE(value("system (table 3)", 0), 1.5);   /* the third: SDET's header is no table */
+	CU_ASSERT_EQUAL(set.measure_count, 2 * 4 + 3);   /* two tables' real, user, system, total; the third's */
+	CU_ASSERT_PTR_NULL(timing_find(&set, "real"));   /* with a row named, only the tables count */
+	/* a line that is no row ends its table: 2.5.64 is after one */
+	CU_ASSERT_EQUAL(read_row(bligh, "2.5.64"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "posted.txt: no row '2.5.64' in its tables of kernels "
+					      "(rows: 2.5.62, 2.5.62-objrmap)"));
+	CU_ASSERT_EQUAL(read_row(bligh, NULL), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "posted.txt:3: a table of kernels, a row each (2.5.62, "
+					      "2.5.62-objrmap): name one, as posted.txt@2.5.62"));
+	CU_ASSERT_EQUAL(read_row("real 1.0\n", "2.5.62"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "no table of kernels"));
+	/* FILE@ROW where no file is named so whole; a file named with an '@' read whole */
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/bligh@2003.txt", test_tmpdir());
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(bligh, f);
+	fclose(f);
+	timing_set_free(&set);
+	CU_ASSERT_EQUAL(timing_read(path, &set, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "name one, as "));
+	strcat(path, "@2.5.62");
+	CU_ASSERT_EQUAL_FATAL(timing_read(path, &set, &error), 0);
+	CLOSE(value("system (make -j vmlinux, maximal tasks)", 0), 98.92);
+	timing_set_free(&set);
+}
+
 void suite_timings(void)
 {
 	ADD_SUITE("timings", test_bash, test_posix_and_zsh, test_gnu_time, test_lmbench_and_perf, test_kernbench,
 		  test_posted_spread, test_refused_and_skipped,
-		  test_compare);
+		  test_compare, test_kernel_tables);
 }
