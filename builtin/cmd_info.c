@@ -67,6 +67,43 @@ static void print_chunks(const struct snapshot *s)
 		       chunks, distinct, records);
 }
 
+/* smaps fields this reader does not know (a newer kernel's), each with the
+ * VMAs that show it: their counters are kept, not modelled.  Read from the
+ * VMAs kept (a process skipped as bad leaves its fields in s->extras);
+ * names are interned, so one pointer is one name. */
+static void print_unknown_fields(const struct snapshot *s)
+{
+	enum { NAMES_SHOWN = 8 };
+	const char *names[NAMES_SHOWN];
+	size_t vmas[NAMES_SHOWN], count = 0, more = 0;
+	if (!s->extra_count)
+		return;   /* most snapshots: no pass over the VMAs */
+	for (size_t v = 0; v < s->vma_count; v++) {
+		for (size_t e = s->vmas[v].extra_first; e < s->vmas[v].extra_first + s->vmas[v].extra_count; e++) {
+			size_t i = 0;
+			while (i < count && names[i] != s->extras[e].name)
+				i++;
+			if (i < count)
+				vmas[i]++;
+			else if (count < NAMES_SHOWN)
+				names[count] = s->extras[e].name, vmas[count++] = 1;
+			else
+				more++;   /* counts lines past the names shown, not names */
+		}
+	}
+	if (!count)
+		return;
+	fputs("smaps fields not known (kept, not modelled):", stdout);
+	for (size_t i = 0; i < count; i++) {
+		fputs(i ? ", " : " ", stdout);
+		escape_fputs(escape_text, names[i], stdout);
+		printf(" (%zu VMA%s)", vmas[i], vmas[i] == 1 ? "" : "s");
+	}
+	if (more)
+		printf(", and %zu lines of other fields", more);
+	putchar('\n');
+}
+
 static void print_summary(const struct snapshot *s)
 {
 	const struct snapshot_info *info = &s->info;
@@ -95,6 +132,7 @@ static void print_summary(const struct snapshot *s)
 	printf("kernel threads skipped: %zu\n", s->kernel_threads);
 	printf("zombies skipped: %zu\n", s->zombies);
 	printf("VMAs: %zu\n", s->vma_count);
+	print_unknown_fields(s);
 	printf("pagemap bytes: %" PRIu64 "\n", s->pagemap_bytes);
 	print_chunks(s);
 	printf("kpages: %" PRIu64 "\n", s->kpage_count);
