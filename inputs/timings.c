@@ -653,15 +653,15 @@ int timing_read(const char *path, struct timing_set *set, struct error *error)
 	struct buffer text = { 0 };
 	char file[4096];
 	const char *row = NULL, *at = strrchr(path, '@');
-	snprintf(file, sizeof(file), "%s", path);
 	/* FILE@ROW: a row of FILE's tables of kernels, where no file is named PATH whole */
 	if (at && at[1] && (size_t)(at - path) < sizeof(file) && access(path, F_OK) != 0) {
-		file[at - path] = '\0';
+		snprintf(file, sizeof(file), "%.*s", (int)(at - path), path);
 		row = at + 1;
+		path = file;
 	}
-	if (file_read_input(file, "text of timings", FILE_LIMIT_TIMINGS_BYTES, &text, error) != 0)
+	if (file_read_input(path, "text of timings", FILE_LIMIT_TIMINGS_BYTES, &text, error) != 0)
 		return -1;
-	int status = timing_read_text(file, text.data ? text.data : "", text.length, row, set, error);
+	int status = timing_read_text(path, text.data ? text.data : "", text.length, row, set, error);
 	buffer_free(&text);
 	return status;
 }
