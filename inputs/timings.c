@@ -169,9 +169,9 @@ static const struct { const char *column, *measure; } table_measures[] = {
 	{ "Elapsed", "real" }, { "User", "user" }, { "System", "system" }, { "CPU", NULL },
 };
 
-/* What earlier lines said of the ones after them: kernbench's load, and
- * how many runs a posted mean is of (perf stat's "(5 runs)", kernbench's
- * "Performing 5 runs of"); 0: not said. */
+/* What earlier lines said of the ones after them: kernbench's load, how
+ * many runs a posted mean is of (perf stat's "(5 runs)", kernbench's
+ * "Performing 5 runs of"; 0: not said), and the tables of kernels. */
 struct reading {
 	char load[16];
 	size_t perf_runs, kernbench_runs;
@@ -457,14 +457,14 @@ static size_t next_word(const char **at)
  * bracketed words of the line above, as Martin Bligh's posts put it. */
 static bool read_table_header(struct kernel_tables *t, const char *line, unsigned long number)
 {
+	const size_t known = sizeof(table_measures) / sizeof(table_measures[0]);
 	size_t count = 0, times = 0, length;
 	signed char columns[TABLE_COLUMNS_MOST];
 	for (const char *s = line; (length = next_word(&s)); s += length) {
 		size_t i = 0;
-		while (i < sizeof(table_measures) / sizeof(table_measures[0]) &&
-		       (strlen(table_measures[i].column) != length || strncmp(s, table_measures[i].column, length)))
+		while (i < known && (strlen(table_measures[i].column) != length || strncmp(s, table_measures[i].column, length)))
 			i++;
-		if (i == sizeof(table_measures) / sizeof(table_measures[0]) || count == TABLE_COLUMNS_MOST)
+		if (i == known || count == TABLE_COLUMNS_MOST)
 			return false;
 		columns[count++] = table_measures[i].measure ? (signed char)i : -1;
 		times += table_measures[i].measure != NULL;

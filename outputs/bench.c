@@ -495,7 +495,9 @@ static void write_summary_text(FILE *out, const struct timing_summary *s, const 
 	char cell[64], runs[32];
 	/* "≥": the least the runs can be, a posted mean's runs not counted */
 	snprintf(runs, sizeof(runs), "%s%zu", s->runs_at_least ? "≥" : "", s->runs);
-	if (isnan(s->deviation))   /* a total of posted means: its runs' pairs were not posted */
+	/* not known: a total of posted means (its runs' pairs were not posted),
+	 * or a pool with a mean whose runs were not counted */
+	if (isnan(s->deviation))
 		snprintf(cell, sizeof(cell), "%.3f ± ? %s (%s)", s->mean, unit, runs);
 	else
 		snprintf(cell, sizeof(cell), "%.3f ± %.3f %s (%s)", s->mean, s->deviation, unit, runs);
@@ -587,7 +589,7 @@ static struct json_object *summary_json(const struct timing_summary *s)
 	if (s->runs_at_least)
 		json_object_object_add(o, "runs_at_least", json_object_new_boolean(1));
 	json_object_object_add(o, "mean", json_object_new_double(s->mean));
-	/* null: not known (a total of posted means); no lowest and highest
+	/* null: not known (as in write_summary_text); no lowest and highest
 	 * where a posted mean stands for its runs */
 	json_object_object_add(o, "deviation", isnan(s->deviation) ? NULL : json_object_new_double(s->deviation));
 	if (s->extremes_known) {

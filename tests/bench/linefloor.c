@@ -29,9 +29,9 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -226,7 +226,9 @@ static void numbers(const unsigned char *p, size_t size, struct number_walk *wal
 int main(int argc, char **argv)
 {
 	struct number_walk walk = { 0 };
-	int numbers_too = argc == 3 && (!strcmp(argv[1], "--numbers") || (walk.keep_vmas = !strcmp(argv[1], "--vmas")));
+	/* --vmas is --numbers and the VMAs kept */
+	walk.keep_vmas = argc == 3 && !strcmp(argv[1], "--vmas");
+	int numbers_too = walk.keep_vmas || (argc == 3 && !strcmp(argv[1], "--numbers"));
 	if (argc != 2 + numbers_too) {
 		fprintf(stderr, "usage: linefloor [--numbers | --vmas] FILE\n");
 		return 2;
@@ -253,15 +255,12 @@ int main(int argc, char **argv)
 		munmap(window, bytes);
 	}
 	close(fd);
-	if (!numbers_too)
-		printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes\n", lines, size);
-	else if (!walk.keep_vmas)
-		printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes, counters in columns summing to %" PRIu64 " kB\n",
-		       walk.lines, size, walk.sum_kb);
-	else
-		printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes, counters in columns summing to %" PRIu64
-		       " kB, %zu VMAs kept in %zu bytes\n", walk.lines, size, walk.sum_kb, walk.vma_count,
-		       walk.vma_count * sizeof(*walk.vmas));
+	printf("linefloor: %" PRIu64 " lines in %" PRIu64 " bytes", numbers_too ? walk.lines : lines, size);
+	if (numbers_too)
+		printf(", counters in columns summing to %" PRIu64 " kB", walk.sum_kb);
+	if (walk.keep_vmas)
+		printf(", %zu VMAs kept in %zu bytes", walk.vma_count, walk.vma_count * sizeof(*walk.vmas));
+	putchar('\n');
 	free(walk.vmas);
 	return 0;
 }

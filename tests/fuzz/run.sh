@@ -33,6 +33,8 @@ done
 	printf '   120 page_add_rmap                             0.5000\n  2400 total                                      0.0012\n' > "$seeds/fuzz_profile_text/readprofile"
 	printf 'Average Optimal load -j 16 Run (std deviation):\nElapsed Time 128.07 (0.59)\nUser Time 800.25 (1.2)\nSystem Time 112.76 (0.8)\n' > "$seeds/fuzz_profile_text/kernbench"
 	printf 'real\t0m27.814s\nuser\t0m35.120s\nsys\t1m5.960s\n' > "$seeds/fuzz_profile_text/time"
+	printf '       27.814 +- 0.120 seconds time elapsed  ( +-  0.43%%)\n' > "$seeds/fuzz_profile_text/perf-excerpt"
+	printf 'Kernbench: (make -j vmlinux, maximal tasks)\n                              Elapsed      System        User         CPU\n                   2.5.62       45.06       98.92      564.35     1471.67\n              2.5.62-objrmap       44.77       84.14      563.59     1447.67\n' > "$seeds/fuzz_profile_text/kernel-table"
 }
 [ -d "$seeds/fuzz_kbuild" ] && {
 	{ printf '\001'; cat "$f/kernel-2.5/.config"; } > "$seeds/fuzz_kbuild/config"
